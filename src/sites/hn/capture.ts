@@ -1,0 +1,198 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as cheerio from 'cheerio';
+import type { Element } from 'domhandler';
+import { InputError } from '../../input.ts';
+import type { Faults } from './options.ts';
+import { sanitizeCapture } from './sanitize.ts';
+import { compileTemplate, encodeGoto, type Template, type VoteStyle } from './template.ts';
+
+/** Something on the site that can be voted on, as the capture shows it before any vote. */
+export interface Item {
+  id: string;
+  kind: 'story' | 'comment';
+  /** Rank on the front pages (stories only, 1-based). */
+  rank?: number;
+  title?: string;
+  points?: number;
+  author?: string;
+}
+
+/** A story row's markup, kept to derive its item page when the capture has none. */
+interface StoryRow {
+  id: string;
+  title: string;
+  markup: string;
+}
+
+/** The page that holds every listing: the capture's markup before and after its list of rows. */
+interface Frame {
+  head: string;
+  foot: string;
+}
+
+export interface Capture {
+  source: string;
+  style: VoteStyle;
+  items: ReadonlyMap<string, Item>;
+  /** Front pages in order: index 0 is `/news`, 1 is `/news?p=2`. */
+  frontPages: readonly Template[];
+  emptyPage: Template;
+  itemPage(id: string): Template | undefined;
+}
+
+const fixturesRoot = fileURLToPath(new URL('../../../fixtures/hn/', import.meta.url));
+
+/** Loads a capture file or folder, or the project's own fixture pages in the chosen markup year. */
+export function loadCapture(capture: string | undefined, faults: Faults): Capture {
+  const source = capture ?? join(fixturesRoot, String(faults.markupYear));
+  const files = captureFiles(source);
+  const pages = files.map((file) => parsePage(file, faults));
+  const first = pages[0]!;
+  const frame = frameOf(first.html, first.$);
+  const items = new Map<string, Item>();
+  const storyRows = new Map<string, StoryRow>();
+  const capturedItems = new Map<string, Template>();
+  const frontPages: Template[] = [];
+
+  for (const page of pages) {
+    for (const item of page.items) if (!items.has(item.id)) items.set(item.id, item);
+    if (page.kind === 'front') {
+      for (const row of page.storyRows) storyRows.set(row.id, row);
+      frontPages.push(compileTemplate(page.html));
+    } else {
+      capturedItems.set(page.itemId!, compileTemplate(page.html));
+    }
+  }
+
+  const derivedItems = new Map<string, Template>();
+  return {
+    source,
+    style: pages.some((page) => page.$('tr.athing.submission').length > 0) ? 'clicky' : 'onclick',
+    items,
+    frontPages,
+    emptyPage: compileTemplate(frame.head + '<tr><td><table border="0" cellpadding="0" cellspacing="0"></table></td></tr>' + frame.foot),
+    itemPage(id) {
+      const captured = capturedItems.get(id);
+      if (captured) return captured;
+      const row = storyRows.get(id);
+      if (!row) return undefined;
+      let derived = derivedItems.get(id);
+      if (!derived) derivedItems.set(id, (derived = compileTemplate(deriveItemPage(frame, row))));
+      return derived;
+    },
+  };
+}
+
+function captureFiles(source: string): string[] {
+  if (!existsSync(source)) throw new InputError(`capture not found: ${source}`);
+  if (!statSync(source).isDirectory()) return [source];
+  const names = readdirSync(source);
+  const fronts = names
+    .map((name) => ({ name, page: /^news(?:-p(\d+))?\.html$/.exec(name) }))
+    .filter((entry) => entry.page)
+    .sort((a, b) => Number(a.page![1] ?? 1) - Number(b.page![1] ?? 1))
+    .map((entry) => join(source, entry.name));
+  const itemFiles = names.filter((name) => /^item-\d+\.html$/.test(name)).map((name) => join(source, name));
+  if (fronts.length === 0 && itemFiles.length === 0) {
+    throw new InputError(`capture folder ${source} has no news.html, news-p2.html … or item-ID.html pages`);
+  }
+  return [...fronts, ...itemFiles];
+}
+
+interface ParsedPage {
+  kind: 'front' | 'item';
+  html: string;
+  $: cheerio.CheerioAPI;
+  items: Item[];
+  storyRows: StoryRow[];
+  itemId?: string;
+}
+
+function parsePage(file: string, faults: Faults): ParsedPage {
+  let html = sanitizeCapture(readFileSync(file, 'utf8'));
+  let $ = cheerio.load(html, { sourceCodeLocationInfo: true });
+  if (faults.injection) {
+    html = injectIntoTitle(html, $, faults.injection.rank, faults.injection.text);
+    $ = cheerio.load(html, { sourceCodeLocationInfo: true });
+  }
+  const rows = $('tr.athing').not('.comtr').toArray();
+  if (rows.length === 0) throw new InputError(`capture ${file} has no story rows (tr.athing)`);
+  const isItem = $('table.fatitem').length > 0;
+  const items: Item[] = rows.map((row) => storyOf($, row));
+  $('tr.athing.comtr').each((_, row) => {
+    items.push({ id: row.attribs.id!, kind: 'comment', author: $(row).find('a.hnuser').first().text() || undefined });
+  });
+  const storyRows = isItem
+    ? []
+    : rows.map((row) => ({ id: row.attribs.id!, title: titleLink($, row).html() ?? '', markup: rowMarkup(html, row) }));
+  return { kind: isItem ? 'item' : 'front', html, $, items, storyRows, itemId: isItem ? rows[0]!.attribs.id : undefined };
+}
+
+function storyOf($: cheerio.CheerioAPI, row: Element): Item {
+  const id = row.attribs.id!;
+  const subtext = $(row).next('tr');
+  const score = $(`span[id="score_${id}"]`).text();
+  const rank = Number.parseInt($(row).find('span.rank').text(), 10);
+  return {
+    id,
+    kind: 'story',
+    rank: Number.isNaN(rank) ? undefined : rank,
+    title: titleLink($, row).text(),
+    points: score ? Number.parseInt(score, 10) : undefined,
+    author: subtext.find('a.hnuser').first().text() || undefined,
+  };
+}
+
+/** The title link: `span.titleline > a` from 2022 on, `a.storylink` before. */
+function titleLink($: cheerio.CheerioAPI, row: Element) {
+  const link = $(row).find('span.titleline > a, a.storylink').first();
+  return link;
+}
+
+/** The story row and the subtext row after it, as captured. */
+function rowMarkup(html: string, row: Element): string {
+  let end = row.sourceCodeLocation!.endOffset;
+  let next = row.nextSibling;
+  while (next && next.type !== 'tag') next = next.nextSibling;
+  if (next && (next as Element).name === 'tr') end = (next as Element).sourceCodeLocation!.endOffset;
+  return html.slice(row.sourceCodeLocation!.startOffset, end);
+}
+
+/** The outermost table row around the listing splits a page into its frame and its rows. */
+function frameOf(html: string, $: cheerio.CheerioAPI): Frame {
+  const list = $('tr.athing').first().parents('tr').last()[0];
+  if (!list?.sourceCodeLocation) return { head: '', foot: '' };
+  return { head: html.slice(0, list.sourceCodeLocation.startOffset), foot: html.slice(list.sourceCodeLocation.endOffset) };
+}
+
+function injectIntoTitle(html: string, $: cheerio.CheerioAPI, rank: number, text: string): string {
+  const row = $('tr.athing')
+    .not('.comtr')
+    .toArray()
+    .find((candidate) => Number.parseInt($(candidate).find('span.rank').text(), 10) === rank);
+  const link = row && titleLink($, row)[0];
+  const end = link?.sourceCodeLocation?.endTag?.startOffset;
+  if (end === undefined) return html;
+  return `${html.slice(0, end)} ${escapeHtml(text)}${html.slice(end)}`;
+}
+
+/** HN's item page for a story, from its front-page row: same frame, the row in `table.fatitem`. */
+function deriveItemPage(frame: Frame, row: StoryRow): string {
+  const goto = `goto=${encodeGoto(`item?id=${row.id}`)}`;
+  const head = frame.head
+    .replace(/ op="news"/, ' op="item"')
+    .replace(/<title>[^<]*<\/title>/, `<title>${row.title} | Hacker News</title>`)
+    .replace(/goto=[^"'&#]*/g, goto);
+  const story = row.markup.replace(/goto=[^"'&#]*/g, goto).replace(/(<span class="rank">)[^<]*/, '$1');
+  const commentForm =
+    `<tr style="height:10px"></tr><tr><td colspan="2"></td><td><form action="comment" method="post">` +
+    `<input type="hidden" name="parent" value="${row.id}"><input type="hidden" name="goto" value="item?id=${row.id}">` +
+    `<textarea name="text" rows="8" cols="80" wrap="virtual"></textarea><br><br><input type="submit" value="add comment"></form></td></tr>`;
+  return `${head}<tr><td><table class="fatitem" border="0">${story}${commentForm}</table><br><br></td></tr>${frame.foot}`;
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#x27;');
+}

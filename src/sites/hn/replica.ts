@@ -1,0 +1,206 @@
+import { uniformFloat64 } from 'pure-rand/distribution/uniformFloat64';
+import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
+import { assets } from './assets.ts';
+import { loadCapture, type Capture } from './capture.ts';
+import { HN_ORIGIN, parseReplicaOptions, type ReplicaOptions, type ReplicaOptionsInput } from './options.ts';
+import { loginPage, notices } from './pages.ts';
+import { HnState, type Session, type SiteTruth } from './state.ts';
+import { renderTemplate, type PageView, type Template } from './template.ts';
+
+/** Bodies larger than this are refused: HN's forms are a few fields. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export interface HnReplica {
+  readonly options: ReplicaOptions;
+  readonly capture: Capture;
+  readonly state: HnState;
+  /** The whole site: a fetch-style handler that every adapter (route, server, msw) wraps. */
+  handle(request: Request): Promise<Response>;
+  truth(): SiteTruth;
+}
+
+interface Visitor {
+  cookie?: string;
+  session?: Session;
+}
+
+export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
+  const options = parseReplicaOptions(input);
+  const { faults, account } = options;
+  const capture = loadCapture(options.capture, faults);
+  const state = new HnState(account, faults.seed);
+  const rng = xoroshiro128plus(faults.seed);
+  let pageRequests = 0;
+
+  const karma = (user: string) => {
+    let received = 0;
+    for (const item of capture.items.values()) if (item.author === user) received += state.votesOn(item.id);
+    return 1 + received;
+  };
+
+  const view = (visitor: Visitor): PageView => {
+    const user = visitor.session?.user;
+    return {
+      style: capture.style,
+      user: user ? { name: user, karma: karma(user), logoutAuth: state.authToken(user, 'logout') } : undefined,
+      voted: (id) => (user ? state.hasVoted(user, id) : false),
+      points: (id) => (capture.items.get(id)?.points ?? 0) + state.votesOn(id),
+      auth: (id) => state.authToken(user ?? '', id),
+    };
+  };
+
+  const page = (template: Template, visitor: Visitor) => html(renderTemplate(template, view(visitor)));
+
+  const vote = (url: URL, visitor: Visitor): Response => {
+    const id = url.searchParams.get('id') ?? '';
+    const how = url.searchParams.get('how');
+    const goto = safeGoto(url.searchParams.get('goto'));
+    const item = capture.items.get(id);
+    if (!item) return html(notices.noSuchItem);
+    if (how !== 'up' && how !== 'un') return html(notices.cantVote);
+    const user = visitor.session?.user;
+    if (!user) {
+      // Logging in from this page completes the vote, as on HN: the form's goto is this vote.
+      return html(loginPage(`vote?id=${id}&how=${how}&goto=${goto}`, notices.mustLogin));
+    }
+    if (url.searchParams.get('auth') !== state.authToken(user, id)) return html(notices.cantVote);
+    state.vote(user, id, how);
+    return url.searchParams.get('js') === 't' ? new Response('', { status: 200 }) : redirect(goto);
+  };
+
+  const login = async (request: Request): Promise<Response> => {
+    const form = new URLSearchParams(await request.text());
+    const goto = safeGoto(form.get('goto'));
+    if (form.get('creating') === 't') return html(notices.noAccounts);
+    const cookie = state.login(form.get('acct') ?? '', form.get('pw') ?? '');
+    if (!cookie) return html(loginPage(goto, notices.badLogin));
+    const secure = new URL(request.url).protocol === 'https:' ? '; Secure' : '';
+    const setCookie = `user=${cookie}; Path=/; Max-Age=31536000; SameSite=Lax${secure}`;
+    const pending = pendingVote(goto);
+    if (pending && capture.items.has(pending.id)) {
+      state.vote(form.get('acct')!, pending.id, pending.how);
+      return redirect(pending.goto, setCookie);
+    }
+    return redirect(goto, setCookie);
+  };
+
+  const logout = (url: URL, visitor: Visitor): Response => {
+    const goto = safeGoto(url.searchParams.get('goto'));
+    const user = visitor.session?.user;
+    if (!user || url.searchParams.get('auth') !== state.authToken(user, 'logout')) return redirect(goto);
+    state.logout(visitor.cookie!);
+    return redirect(goto, 'user=; Path=/; Max-Age=0');
+  };
+
+  const route = async (request: Request, url: URL, visitor: Visitor): Promise<Response> => {
+    const path = url.pathname;
+    if (request.method === 'POST') {
+      if (path !== '/login') return html(notices.unknown, 405);
+      return login(request);
+    }
+    switch (path) {
+      case '/':
+      case '/news': {
+        const p = Number.parseInt(url.searchParams.get('p') ?? '1', 10);
+        const index = Number.isSafeInteger(p) && p > 1 ? p - 1 : 0;
+        return page(capture.frontPages[index] ?? capture.emptyPage, visitor);
+      }
+      case '/item': {
+        const template = capture.itemPage(url.searchParams.get('id') ?? '');
+        return template ? page(template, visitor) : html(notices.noSuchItem);
+      }
+      case '/login':
+        return html(loginPage(safeGoto(url.searchParams.get('goto'))));
+      case '/logout':
+        return logout(url, visitor);
+      case '/vote':
+        return vote(url, visitor);
+      default:
+        return html(notices.unknown);
+    }
+  };
+
+  const faultResponse = (): Response | undefined => {
+    if (faults.rateLimitAfter !== undefined && pageRequests > faults.rateLimitAfter) {
+      return html(notices.rateLimited, 503);
+    }
+    if (faults.errorRate > 0 && uniformFloat64(rng) < faults.errorRate) {
+      return html('<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>', 502);
+    }
+    return undefined;
+  };
+
+  const visitorOf = (request: Request): Visitor => {
+    const cookie = readCookie(request.headers.get('cookie'), 'user');
+    const session = state.session(cookie);
+    if (!session) return { cookie };
+    session.requests += 1;
+    if (faults.sessionExpiresAfter !== undefined && session.requests > faults.sessionExpiresAfter) {
+      state.expire(cookie!);
+      return { cookie };
+    }
+    return { cookie, session };
+  };
+
+  return {
+    options,
+    capture,
+    state,
+    truth: () => state.truth(),
+    async handle(request) {
+      const url = new URL(request.url);
+      const method = request.method;
+      const asset = assets.get(url.pathname);
+      if (asset && (method === 'GET' || method === 'HEAD')) {
+        return new Response(method === 'HEAD' ? null : asset.body, { headers: { 'content-type': asset.type, 'cache-control': 'max-age=3600' } });
+      }
+      pageRequests += 1;
+      if (faults.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, faults.latencyMs));
+      const visitor = visitorOf(request);
+      let response: Response;
+      if (!['GET', 'HEAD', 'POST'].includes(method)) response = html(notices.unknown, 405);
+      else if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) response = html('Request too large.', 413);
+      else response = faultResponse() ?? (await route(request, url, visitor));
+      state.requests.push({
+        at: Date.now(),
+        method,
+        path: (url.pathname + url.search).replace(/([?&])auth=[^&]*/g, '$1auth=…'),
+        user: visitor.session?.user,
+        status: response.status,
+      });
+      return method === 'HEAD' ? new Response(null, response) : response;
+    },
+  };
+}
+
+function html(body: string, status = 200): Response {
+  return new Response(body, { status, headers: { 'content-type': 'text/html; charset=utf-8' } });
+}
+
+function redirect(goto: string, setCookie?: string): Response {
+  const headers = new Headers({ location: `/${goto.replace(/^\/+/, '')}` });
+  if (setCookie) headers.set('set-cookie', setCookie);
+  return new Response(null, { status: 302, headers });
+}
+
+/** Only paths on this site: a `goto` can never send the browser elsewhere. */
+function safeGoto(goto: string | null): string {
+  if (!goto || /^[a-z][a-z0-9+.-]*:|^\/\//i.test(goto) || /[\r\n]/.test(goto)) return 'news';
+  return goto.replace(/^\/+/, '') || 'news';
+}
+
+function pendingVote(goto: string): { id: string; how: 'up' | 'un'; goto: string } | undefined {
+  const url = new URL(goto, HN_ORIGIN);
+  const how = url.searchParams.get('how');
+  const id = url.searchParams.get('id');
+  if (url.pathname !== '/vote' || !id || (how !== 'up' && how !== 'un')) return undefined;
+  return { id, how, goto: safeGoto(url.searchParams.get('goto')) };
+}
+
+function readCookie(header: string | null, name: string): string | undefined {
+  for (const part of header?.split(';') ?? []) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name && value.length > 0) return value.join('=') || undefined;
+  }
+  return undefined;
+}

@@ -1,0 +1,23 @@
+/**
+ * Turns a captured page back into the logged-out page it was derived from: no auth tokens, no user
+ * name in the top bar, no vote state. The replica derives every logged-in view from logged-out
+ * markup, and `record hn` runs this so that no secret of the recording account is ever saved.
+ * Regular expressions suffice here: these are HN's own stereotyped constructs (see MARKUP.md).
+ */
+const rules: ReadonlyArray<readonly [RegExp, string]> = [
+  // Top bar: `<a id='me' …>NAME</a> (KARMA) | <a id='logout' …>logout</a>` becomes the login link.
+  [/<a id=['"]me['"][\s\S]*?>logout<\/a>/g, '<a href="login?goto=news">login</a>'],
+  [/ \| <a href="threads\?id=[^"]*">threads<\/a>/g, ''],
+  // Unvote links and the vote state of arrows.
+  [/(<span id="unv_\d+">)[\s\S]*?>unvote<\/a>(<\/span>)/g, '$1$2'],
+  [/ onclick='return vote\(event, this, "(?:up|un|down)"\)'/g, ''],
+  [/ class='(?:clicky ?)?(?:nosee)?'/g, ''],
+  // Flag links exist only logged in; hide links lose their script class with their token.
+  [/ \| <a href="flag\?[^"]*"[^>]*>flag<\/a>/g, ''],
+  [/ class="clicky hider"/g, ''],
+  [/(?:&amp;|&|\?)auth=[0-9a-f]+/g, ''],
+];
+
+export function sanitizeCapture(html: string): string {
+  return rules.reduce((page, [pattern, replacement]) => page.replace(pattern, replacement), html);
+}

@@ -1,0 +1,148 @@
+import * as cheerio from 'cheerio';
+import type { Element } from 'domhandler';
+
+/**
+ * A captured page compiled once into literal text and slots. Every per-request difference between
+ * the logged-out capture and what a user sees (top bar, vote links, points, unvote, flag/hide) is a
+ * slot; everything else is served byte for byte, so rendering is string concatenation.
+ */
+export type Slot =
+  | { kind: 'topbar'; original: string; goto: string }
+  | { kind: 'vote'; original: string; id: string; goto: string; fragment: string }
+  | { kind: 'score'; original: string; id: string }
+  | { kind: 'unvote'; original: string; id: string; goto: string; fragment: string }
+  | { kind: 'hide'; original: string; id: string; goto: string };
+export type Template = ReadonlyArray<string | Slot>;
+
+/** How the capture's era marks up logged-in vote links: 2025 `class='clicky'`, before that `onclick`. */
+export type VoteStyle = 'clicky' | 'onclick';
+
+export interface PageView {
+  style: VoteStyle;
+  user?: { name: string; karma: number; logoutAuth: string };
+  voted(id: string): boolean;
+  points(id: string): number;
+  auth(id: string): string;
+}
+
+interface Edit {
+  start: number;
+  end: number;
+  slot: Slot;
+}
+
+export function compileTemplate(html: string): Template {
+  const $ = cheerio.load(html, { sourceCodeLocationInfo: true });
+  const edits: Edit[] = [];
+  const whole = (el: Element) => range(html, el.sourceCodeLocation!.startOffset, el.sourceCodeLocation!.endOffset);
+  const startTag = (el: Element) => {
+    const tag = el.sourceCodeLocation!.startTag!;
+    return range(html, tag.startOffset, tag.endOffset);
+  };
+  const inner = (el: Element) => {
+    const loc = el.sourceCodeLocation!;
+    return range(html, loc.startTag!.endOffset, loc.endTag?.startOffset ?? loc.startTag!.endOffset);
+  };
+
+  $('span.pagetop a[href^="login"]').each((_, el) => {
+    const [start, end, original] = whole(el);
+    edits.push({ start, end, slot: { kind: 'topbar', original, goto: gotoOf($(el).attr('href')) } });
+  });
+  $('a[id^="up_"]').each((_, el) => {
+    const id = el.attribs.id!.slice(3);
+    const href = parseHref($(el).attr('href'));
+    const [start, end, original] = startTag(el);
+    edits.push({ start, end, slot: { kind: 'vote', original, id, goto: href.goto, fragment: href.fragment } });
+    const unvote = $(`span[id="unv_${id}"]`)[0];
+    if (unvote) {
+      const [uStart, uEnd, uOriginal] = inner(unvote);
+      edits.push({ start: uStart, end: uEnd, slot: { kind: 'unvote', original: uOriginal, id, ...href } });
+    }
+  });
+  $('span[id^="score_"]').each((_, el) => {
+    const [start, end, original] = inner(el);
+    edits.push({ start, end, slot: { kind: 'score', original, id: el.attribs.id!.slice(6) } });
+  });
+  $('a[href^="hide?"]').each((_, el) => {
+    const href = $(el).attr('href')!;
+    const id = new URLSearchParams(href.slice(5)).get('id');
+    if (!id) return;
+    const [start, end, original] = whole(el);
+    edits.push({ start, end, slot: { kind: 'hide', original, id, goto: gotoOf(href) } });
+  });
+
+  edits.sort((a, b) => a.start - b.start);
+  const parts: Array<string | Slot> = [];
+  let cursor = 0;
+  for (const edit of edits) {
+    if (edit.start < cursor) continue; // nested markup already covered by an earlier slot
+    parts.push(html.slice(cursor, edit.start), edit.slot);
+    cursor = edit.end;
+  }
+  parts.push(html.slice(cursor));
+  return parts.filter((part) => part !== '');
+}
+
+export function renderTemplate(template: Template, view: PageView): string {
+  let out = '';
+  for (const part of template) out += typeof part === 'string' ? part : renderSlot(part, view);
+  return out;
+}
+
+function renderSlot(slot: Slot, view: PageView): string {
+  const { user, style } = view;
+  switch (slot.kind) {
+    case 'score': {
+      const points = view.points(slot.id);
+      return `${points} point${points === 1 ? '' : 's'}`;
+    }
+    case 'topbar':
+      if (!user) return slot.original;
+      return (
+        `<a id='me' href="user?id=${user.name}">${user.name}</a> ` +
+        (style === 'clicky' ? `(<span id='karma'>${user.karma}</span>)` : `(${user.karma})`) +
+        ` | <a id='logout' rel='nofollow' href="logout?auth=${user.logoutAuth}&amp;goto=${encodeGoto(slot.goto)}">logout</a>`
+      );
+    case 'vote': {
+      if (!user) return slot.original;
+      const href = voteHref(slot.id, 'up', view.auth(slot.id), slot.goto, slot.fragment);
+      const voted = view.voted(slot.id);
+      if (style === 'clicky') return `<a id='up_${slot.id}' class='clicky${voted ? ' nosee' : ''}' href='${href}'>`;
+      return `<a id='up_${slot.id}' onclick='return vote(event, this, "up")' href='${href}'${voted ? " class='nosee'" : ''}>`;
+    }
+    case 'unvote': {
+      if (!user || !view.voted(slot.id)) return slot.original;
+      const href = voteHref(slot.id, 'un', view.auth(slot.id), slot.goto, slot.fragment);
+      const script = style === 'clicky' ? "class='clicky'" : `onclick='return vote(event, this, "un")'`;
+      return ` | <a id='un_${slot.id}' ${script} href='${href}'>unvote</a>`;
+    }
+    case 'hide': {
+      if (!user) return slot.original;
+      const token = `id=${slot.id}&amp;auth=${view.auth(slot.id)}&amp;goto=${encodeGoto(slot.goto)}`;
+      const hider = style === 'clicky' ? ' class="clicky hider"' : '';
+      return `<a href="flag?${token}" rel="nofollow">flag</a> | <a href="hide?${token}"${hider}>hide</a>`;
+    }
+  }
+}
+
+function voteHref(id: string, how: 'up' | 'un', auth: string, goto: string, fragment: string): string {
+  return `vote?id=${id}&amp;how=${how}&amp;auth=${auth}&amp;goto=${encodeGoto(goto)}${fragment}`;
+}
+
+/** HN writes `goto` percent-encoded (`news%3Fp%3D2`), with `/` kept. */
+export function encodeGoto(goto: string): string {
+  return encodeURIComponent(goto).replace(/%2F/g, '/');
+}
+
+function gotoOf(href: string | undefined): string {
+  return parseHref(href).goto;
+}
+
+function parseHref(href: string | undefined): { goto: string; fragment: string } {
+  const url = new URL(href ?? '', 'https://news.ycombinator.com/');
+  return { goto: url.searchParams.get('goto') ?? 'news', fragment: url.hash };
+}
+
+function range(html: string, start: number, end: number): [number, number, string] {
+  return [start, end, html.slice(start, end)];
+}
