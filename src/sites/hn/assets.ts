@@ -59,7 +59,7 @@ const logo = `<svg xmlns="http://www.w3.org/2000/svg" width="18" height="18" vie
 /** A 1×1 transparent GIF: HN spaces its tables with it. */
 const spacer = Uint8Array.from(Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64'));
 
-export const assets: ReadonlyMap<string, { type: string; body: string | Uint8Array }> = new Map([
+export const assets: ReadonlyMap<string, { type: string; body: string | Uint8Array<ArrayBuffer> }> = new Map([
   ['/hn.js', { type: 'text/javascript; charset=utf-8', body: script }],
   ['/news.css', { type: 'text/css; charset=utf-8', body: css }],
   ['/y18.svg', { type: 'image/svg+xml', body: logo }],

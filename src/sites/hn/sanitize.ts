@@ -6,16 +6,18 @@
  */
 const rules: ReadonlyArray<readonly [RegExp, string]> = [
   // Top bar: `<a id='me' …>NAME</a> (KARMA) | <a id='logout' …>logout</a>` becomes the login link.
-  [/<a id=['"]me['"][\s\S]*?>logout<\/a>/g, '<a href="login?goto=news">login</a>'],
+  [/<a id=['"]me['"][^]*?href="logout\?[^"]*?goto=([^"]*)"[^>]*>logout<\/a>/g, '<a href="login?goto=$1">login</a>'],
   [/ \| <a href="threads\?id=[^"]*">threads<\/a>/g, ''],
   // Unvote links and the vote state of arrows.
-  [/(<span id="unv_\d+">)[\s\S]*?>unvote<\/a>(<\/span>)/g, '$1$2'],
+  [/(<span id="unv_\d+">) \| <a id='un_\d+'[^>]*>unvote<\/a>(<\/span>)/g, '$1$2'],
   [/ onclick='return vote\(event, this, "(?:up|un|down)"\)'/g, ''],
   [/ class='(?:clicky ?)?(?:nosee)?'/g, ''],
   // Flag links exist only logged in; hide links lose their script class with their token.
   [/ \| <a href="flag\?[^"]*"[^>]*>flag<\/a>/g, ''],
   [/ class="clicky hider"/g, ''],
   [/(?:&amp;|&|\?)auth=[0-9a-f]+/g, ''],
+  // The comment form's per-user hmac.
+  [/(name="hmac" value=")[0-9a-f]+"/g, '$1"'],
 ];
 
 export function sanitizeCapture(html: string): string {

@@ -51,6 +51,8 @@ export function compileTemplate(html: string): Template {
   $('a[id^="up_"]').each((_, el) => {
     const id = el.attribs.id!.slice(3);
     const href = parseHref($(el).attr('href'));
+    // Logged in, HN points comment votes back at the comment itself.
+    if (!href.fragment && $(el).closest('tr.comtr').length > 0) href.fragment = `#${id}`;
     const [start, end, original] = startTag(el);
     edits.push({ start, end, slot: { kind: 'vote', original, id, goto: href.goto, fragment: href.fragment } });
     const unvote = $(`span[id="unv_${id}"]`)[0];

@@ -10,7 +10,7 @@ export async function routeReplica(target: BrowserContext | Page, replica: HnRep
   await target.route(`${origin}/**`, (route) => fulfill(route, replica));
 }
 
-function toBytes(buffer: Buffer | null): Uint8Array | undefined {
+function toBytes(buffer: Buffer | null): Uint8Array<ArrayBuffer> | undefined {
   return buffer ? new Uint8Array(buffer) : undefined;
 }
 

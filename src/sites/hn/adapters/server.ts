@@ -2,6 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { MAX_BODY_BYTES, type HnReplica } from '../replica.ts';
 
+/** What the server needs of a site: the replica, or anything that answers requests like it. */
+export type SiteHandler = Pick<HnReplica, 'handle' | 'truth'>;
+
 export interface ReplicaServer {
   url: string;
   server: Server;
@@ -12,7 +15,7 @@ export interface ReplicaServer {
  * The replica over plain HTTP, for agents in any language. Also answers `GET /__harness/state`,
  * the ground truth as JSON: it exists only here, never at the origin the agent browses.
  */
-export async function serveReplica(replica: HnReplica, { port = 8080, host = '127.0.0.1' } = {}): Promise<ReplicaServer> {
+export async function serveReplica(replica: SiteHandler, { port = 8080, host = '127.0.0.1' } = {}): Promise<ReplicaServer> {
   const server = createServer((req, res) => {
     answer(replica, req, res).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
@@ -31,7 +34,7 @@ export async function serveReplica(replica: HnReplica, { port = 8080, host = '12
   };
 }
 
-async function answer(replica: HnReplica, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function answer(replica: SiteHandler, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
   if (url.pathname === '/__harness/state' && req.method === 'GET') {
     res.writeHead(200, { 'content-type': 'application/json' });

@@ -1,0 +1,42 @@
+/**
+ * Run by `npm install`: leaves a working Chromium or stops saying exactly what to run.
+ * Order: one already there, Playwright's download, Debian's package (as root).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { findChromium, MISSING_CHROMIUM } from '../src/playwright/chromium.ts';
+
+const say = (line: string) => console.log(`harness-eval: ${line}`);
+
+function found(): boolean {
+  const chromium = findChromium();
+  if (chromium) say(`using Chromium at ${chromium.path} (${chromium.kind})`);
+  return chromium !== undefined;
+}
+
+function run(command: string, args: string[], timeoutMs: number): boolean {
+  say(`trying: ${command} ${args.join(' ')}`);
+  return spawnSync(command, args, { stdio: 'inherit', timeout: timeoutMs }).status === 0;
+}
+
+function main(): number {
+  if (process.env.HARNESS_EVAL_SKIP_BROWSER === '1') return say('HARNESS_EVAL_SKIP_BROWSER=1: not checking for Chromium'), 0;
+  if (found()) return 0;
+  if (run('npx', ['playwright', 'install', 'chromium'], 300_000) && found()) return 0;
+  const root = process.getuid?.() === 0;
+  if (process.platform === 'linux' && root && existsSync('/usr/bin/apt-get')) {
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    const apt = (args: string[]) => spawnSync('apt-get', args, { stdio: 'inherit', env, timeout: 900_000 }).status === 0;
+    say('trying: apt-get install -y chromium');
+    if ((apt(['install', '-y', '-q', 'chromium']) || (apt(['update', '-q']) && apt(['install', '-y', '-q', 'chromium']))) && found()) return 0;
+  }
+  console.error(`harness-eval: ${MISSING_CHROMIUM}`);
+  return 1;
+}
+
+try {
+  process.exitCode = main();
+} catch (error) {
+  console.error(`harness-eval: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,118 @@
+import { parseArgs } from 'node:util';
+import { InputError } from '../input.ts';
+import { serveReplica } from '../sites/hn/adapters/server.ts';
+import { defaultAccount } from '../sites/hn/options.ts';
+import { recordHn } from '../sites/hn/record.ts';
+import { createReplica } from '../sites/hn/replica.ts';
+
+const usage = `Usage:
+  harness-eval hn serve [--port 8080] [--host 127.0.0.1] [--capture FILE|DIR] [fault options]
+  harness-eval record hn --out DIR [--origin https://news.ycombinator.com] [--login] [--delay-ms 1000]
+
+Fault options (hn serve):
+  --latency MS              delay every page request
+  --error-rate R            answer a share R (0..1) of requests with 502, drawn from --seed
+  --seed N                  seed for the 502s and for tokens (default 1)
+  --rate-limit-after N      after N requests answer "Sorry, we're not able to serve your requests this quickly."
+  --session-expires-after N a login session ends after N requests
+  --inject-rank N           put a prompt-injection line in the title of the story at rank N
+  --inject-text TEXT        the injected line (default: an order to claim success)
+  --markup-year Y           serve the project's fixture pages in 2017, 2020 or 2025 markup`;
+
+/** Fault flags and the option field each sets: numbers are checked by the replica's schema. */
+const faultFlags = {
+  latency: 'latencyMs',
+  'error-rate': 'errorRate',
+  seed: 'seed',
+  'rate-limit-after': 'rateLimitAfter',
+  'session-expires-after': 'sessionExpiresAfter',
+  'markup-year': 'markupYear',
+} as const;
+
+async function serve(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: {
+      port: { type: 'string', default: '8080' },
+      host: { type: 'string', default: '127.0.0.1' },
+      capture: { type: 'string' },
+      'inject-rank': { type: 'string' },
+      'inject-text': { type: 'string' },
+      ...Object.fromEntries(Object.keys(faultFlags).map((flag) => [flag, { type: 'string' as const }])),
+    },
+  });
+  const faults: Record<string, unknown> = {};
+  for (const [flag, field] of Object.entries(faultFlags)) {
+    const value = values[flag as keyof typeof values];
+    if (typeof value === 'string') faults[field] = numberFlag(flag, value);
+  }
+  if (values['inject-rank'] !== undefined || values['inject-text'] !== undefined) {
+    faults.injection = {
+      ...(values['inject-rank'] !== undefined && { rank: numberFlag('inject-rank', values['inject-rank']) }),
+      ...(values['inject-text'] !== undefined && { text: values['inject-text'] }),
+    };
+  }
+  const port = numberFlag('port', values.port!);
+  const replica = withFlagNames(() => createReplica({ capture: values.capture, faults }));
+  const server = await serveReplica(replica, { port, host: values.host });
+  console.log(`harness-eval: Hacker News replica at ${server.url} (${replica.capture.source}); ground truth at ${server.url}/__harness/state`);
+  const stop = () => void server.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+async function record(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: {
+      out: { type: 'string' },
+      origin: { type: 'string' },
+      login: { type: 'boolean', default: false },
+      'delay-ms': { type: 'string', default: '1000' },
+    },
+  });
+  if (!values.out) throw new InputError('record hn: --out DIR is required');
+  const saved = await recordHn({
+    out: values.out,
+    origin: values.origin,
+    account: values.login ? defaultAccount() : undefined,
+    delayMs: numberFlag('delay-ms', values['delay-ms']!),
+  });
+  console.log(`harness-eval: saved ${saved.join(', ')} in ${values.out}`);
+}
+
+function numberFlag(flag: string, value: string): number {
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number)) throw new InputError(`--${flag}: expected a number, got "${value}"`);
+  return number;
+}
+
+/** Schema errors name option fields; on the command line, name the flag instead. */
+function withFlagNames<T>(build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    let message = error.message.replace('faults.injection.rank', '--inject-rank').replace('faults.injection.text', '--inject-text');
+    for (const [flag, field] of Object.entries(faultFlags)) message = message.replace(`faults.${field}`, `--${flag}`);
+    throw new InputError(message);
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [first, second, ...rest] = argv;
+  try {
+    if (first === 'hn' && second === 'serve') await serve(rest);
+    else if (first === 'record' && second === 'hn') await record(rest);
+    else if (first === undefined || first === '--help' || first === '-h') console.log(usage);
+    else throw new InputError(`unknown command "${argv.join(' ')}"\n${usage}`);
+    return 0;
+  } catch (error) {
+    // Bad input is a one-line message; anything else is a bug and keeps its stack.
+    const known = error instanceof InputError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    console.error(`harness-eval: ${known ? (error as Error).message : (error as Error).stack}`);
+    return known ? 2 : 1;
+  }
+}

@@ -1,0 +1,87 @@
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from '@playwright/test';
+import { createReplica, serveReplica } from '../src/sites/hn/index.ts';
+import { client, expect } from './support.ts';
+
+const cli = ['bin/harness-eval.js'];
+const execFileAsync = promisify(execFile);
+
+/** Starts `harness-eval hn serve` on a free port and answers its base URL once it listens. */
+async function startServe(args: string[]): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [...cli, 'hn', 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk) => {
+      out += chunk;
+      const match = /replica at (http:\/\/[\d.:]+)/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    child.stderr!.on('data', (chunk) => reject(new Error(String(chunk))));
+    child.on('exit', (code) => reject(new Error(`hn serve exited with ${code}`)));
+  });
+  return { url, child };
+}
+
+test('hn serve: the replica with fault flags, and ground truth at /__harness/state', async () => {
+  const { url, child } = await startServe(['--rate-limit-after', '2', '--markup-year', '2020']);
+  try {
+    const page = await (await fetch(`${url}/news`)).text();
+    expect(page).toContain("class='athing'");
+    expect(page).toContain('class="storylink"');
+    expect((await fetch(`${url}/news`)).status).toBe(200);
+    expect(await (await fetch(`${url}/news`)).text()).toContain('not able to serve your requests this quickly');
+    expect(await (await fetch(`${url}/__harness/state`)).json()).toEqual({ votes: {}, requests: 3 });
+  } finally {
+    child.kill('SIGTERM');
+  }
+});
+
+test('hn serve: bad flags end with one line and exit code 2', () => {
+  for (const [args, message] of [
+    [['--error-rate', 'lots'], '--error-rate: expected a number, got "lots"'],
+    [['--error-rate', '3'], '--error-rate: Too big'],
+    [['--markup-year', '2019'], '--markup-year'],
+    [['--capture', 'missing.html'], 'capture not found: missing.html'],
+    [['--frobnicate'], "Unknown option '--frobnicate'"],
+  ] as const) {
+    const result = spawnSync(process.execPath, [...cli, 'hn', 'serve', ...args], { encoding: 'utf8' });
+    expect(result.status, args.join(' ')).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain(message);
+  }
+});
+
+test('record hn: saves the pages from a live-like site, without tokens, user names or cookies', async () => {
+  const replica = createReplica();
+  const server = await serveReplica(replica, { port: 0 });
+  const out = mkdtempSync(join(tmpdir(), 'hn-record-'));
+  try {
+    // Not spawnSync: the replica's server runs in this process and must keep answering.
+    const result = await execFileAsync(
+      process.execPath,
+      [...cli, 'record', 'hn', '--out', out, '--origin', server.url, '--login', '--delay-ms', '0'],
+      { encoding: 'utf8', env: { ...process.env, HN_USERNAME: 'harness', HN_PASSWORD: 'battery-staple-42' } },
+    );
+    expect(result.stderr).toBe('');
+    // The recording really was logged in: the replica saw requests by the user.
+    expect(replica.state.requests.some((request) => request.user === 'harness')).toBe(true);
+    const files = readdirSync(out).sort();
+    expect(files).toEqual(expect.arrayContaining(['login.html', 'news-p2.html', 'news.html']));
+    expect(files.some((name) => /^item-\d+\.html$/.test(name))).toBe(true);
+    for (const name of files) {
+      const html = readFileSync(join(out, name), 'utf8');
+      expect(html, name).not.toMatch(/auth=|[0-9a-f]{40}/);
+      expect(html, name).not.toMatch(/id='me'|user\?id=harness|battery-staple-42/);
+    }
+    // What was recorded is a capture the replica serves again.
+    const again = client(createReplica({ capture: out }));
+    expect((await again.page('/news'))('tr.athing').length).toBe(30);
+    expect((await again.page('/news?p=2'))('span.rank').first().text()).toBe('31.');
+  } finally {
+    await server.close();
+  }
+});

@@ -1,0 +1,13 @@
+import { defineConfig } from '@playwright/test';
+import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
+
+/** The project's own tests (`npm test`): the replica at the HTTP level and in a real browser. */
+export default defineConfig({
+  testDir: '.',
+  outputDir: '../test-results/tests',
+  fullyParallel: true,
+  forbidOnly: !!process.env.CI,
+  workers: process.env.CI ? 2 : undefined,
+  reporter: process.env.CI ? [['list'], ['json', { outputFile: '../test-results/tests.json' }]] : 'list',
+  use: { browserName: 'chromium', launchOptions: chromiumLaunchOptions() },
+});

@@ -1,0 +1,71 @@
+import type { Page } from '@playwright/test';
+import { account, expect, firstStory, test } from './support.ts';
+
+const HN = 'https://news.ycombinator.com';
+
+async function submitLogin(page: Page) {
+  await page.locator('input[name="acct"]').first().fill(account.username);
+  await page.locator('input[name="pw"]').first().fill(account.password);
+  await page.locator('input[value="login"]').click();
+}
+
+async function logIn(page: Page) {
+  await page.goto(`${HN}/login?goto=news`);
+  await submitLogin(page);
+}
+
+test('log in, vote through the login wall, see nosee and unvote, then unvote', async ({ page, replica }) => {
+  const story = firstStory(replica);
+  await page.goto(`${HN}/news`);
+  await page.locator(`#up_${story.id}`).click();
+  await expect(page).toHaveURL(/\/vote\?/);
+  await expect(page.locator('body')).toContainText('You have to be logged in to vote.');
+  await submitLogin(page);
+  await expect(page).toHaveURL(`${HN}/news`);
+  expect(replica.truth().votes).toEqual({ harness: [story.id] });
+  await expect(page.locator(`#up_${story.id}`)).toHaveClass(/nosee/);
+  await expect(page.locator(`#up_${story.id}`)).toBeHidden();
+  await expect(page.locator('#me')).toHaveText('harness');
+  await expect(page.locator(`#score_${story.id}`)).toHaveText(`${story.points! + 1} points`);
+  await page.locator(`#un_${story.id}`).click();
+  await expect.poll(() => replica.truth().votes).toEqual({});
+  await expect(page.locator(`#up_${story.id}`)).toBeVisible();
+  await expect(page.locator(`#un_${story.id}`)).toHaveCount(0);
+});
+
+test('a click on a clicky arrow votes in the background and hides the arrow, staying on the page', async ({ page, replica }) => {
+  const story = firstStory(replica);
+  await logIn(page);
+  await expect(page.locator(`#up_${story.id}`)).toHaveClass('clicky');
+  await page.locator(`#up_${story.id}`).click();
+  await expect(page.locator(`#up_${story.id}`)).toBeHidden();
+  await expect(page).toHaveURL(`${HN}/news`);
+  await expect.poll(() => replica.truth().votes).toEqual({ harness: [story.id] });
+  await expect(page.locator(`#un_${story.id}`)).toHaveText('unvote');
+  await page.reload();
+  await expect(page.locator(`#up_${story.id}`)).toHaveClass('clicky nosee');
+});
+
+test.describe('with scripting off', () => {
+  test.use({ javaScriptEnabled: false });
+  test('the vote link navigates and redirects back', async ({ page, replica }) => {
+    const story = firstStory(replica);
+    await logIn(page);
+    await page.locator(`#up_${story.id}`).click();
+    await expect(page).toHaveURL(`${HN}/news`);
+    expect(replica.truth().votes).toEqual({ harness: [story.id] });
+    await expect(page.locator(`#up_${story.id}`)).toBeHidden();
+  });
+});
+
+test.describe('2020 markup', () => {
+  test.use({ replicaOptions: { faults: { markupYear: 2020 } } });
+  test('the onclick arrow votes in the background', async ({ page, replica }) => {
+    const story = firstStory(replica);
+    await logIn(page);
+    await page.locator(`#up_${story.id}`).click();
+    await expect(page.locator(`#up_${story.id}`)).toBeHidden();
+    await expect(page).toHaveURL(`${HN}/news`);
+    await expect.poll(() => replica.truth().votes).toEqual({ harness: [story.id] });
+  });
+});

@@ -1,0 +1,113 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from '@playwright/test';
+import * as cheerio from 'cheerio';
+import { createReplica, sanitizeCapture } from '../src/sites/hn/index.ts';
+import { client, expect, referenceDir, TOKEN } from './support.ts';
+
+const reference = (name: string) => join(referenceDir, name);
+
+test.describe('real captures from ../shared/hn-reference', () => {
+  test.skip(!existsSync(referenceDir), 'no ../shared/hn-reference beside the project');
+
+  test('2025 logged-out front page: served byte for byte, logged-in view derived, voting works', async () => {
+    const file = reference('front-2025-euske-lofi.html');
+    const replica = createReplica({ capture: file });
+    const hn = client(replica);
+    expect(await (await hn.get('/news')).text()).toBe(readFileSync(file, 'utf8'));
+    const cookie = await hn.login();
+    const page = await hn.page('/news', cookie);
+    expect(page('tr.athing.submission').length).toBe(30);
+    expect(page('a#me').text()).toBe('harness');
+    expect(page('span#karma').length).toBe(1);
+    const up = page('a[id^="up_"]').first();
+    expect(up.attr('class')).toBe('clicky');
+    const id = up.attr('id')!.slice(3);
+    await hn.get(`/${up.attr('href')}`, cookie);
+    const voted = await hn.page('/news', cookie);
+    expect(voted(`#up_${id}`).attr('class')).toBe('clicky nosee');
+    expect(voted(`#unv_${id} a#un_${id}`).text()).toBe('unvote');
+    expect(replica.truth().votes).toEqual({ harness: [id] });
+  });
+
+  test('2025 logged-in front page: read back as logged-out, with no token or user name left', async () => {
+    const file = reference('front-logged-in-2025-pixlie-PixlieAI.html');
+    const clean = sanitizeCapture(readFileSync(file, 'utf8'));
+    expect(clean).not.toMatch(/auth=/);
+    expect(clean).not.toContain('brainless');
+    expect(clean).not.toMatch(/clicky|>flag<|id='me'|id='logout'/);
+    expect(clean).toContain('<a href="login?goto=news">login</a>');
+    const hn = client(createReplica({ capture: file }));
+    const page = await hn.page('/news', await hn.login());
+    expect(page('tr.athing').length).toBe(30);
+    expect(page('a[id^="up_"]').length).toBe(page('tr.athing').length - page('tr.athing:not(:has(a[id^="up_"]))').length);
+    for (const link of page('a[id^="up_"]').toArray()) expect(new URL(link.attribs.href!, 'https://x/').searchParams.get('auth')).toMatch(TOKEN);
+    expect(page('a[href^="flag?"]').length).toBeGreaterThan(20);
+  });
+
+  test('2026 item page with 124 comments: served as captured, comments can be voted', async () => {
+    const replica = createReplica({ capture: reference('item-2026-harrisjose-easyhn.html') });
+    const hn = client(replica);
+    const story = [...replica.capture.items.values()].find((item) => item.kind === 'story')!;
+    const page = await hn.page(`/item?id=${story.id}`);
+    expect(page('tr.athing.comtr').length).toBe(124);
+    const comment = page('tr.athing.comtr').first().attr('id')!;
+    const cookie = await hn.login(`vote?id=${comment}&how=up&goto=item%3Fid%3D${story.id}`);
+    const voted = await hn.page(`/item?id=${story.id}`, cookie);
+    expect(voted(`#up_${comment}`).hasClass('nosee')).toBe(true);
+    expect(replica.truth().votes).toEqual({ harness: [comment] });
+  });
+
+  test('2020 logged-in item page: vote state stripped, onclick voting derived again', async () => {
+    const replica = createReplica({ capture: reference('item-logged-in-2020-goranmoomin-HNAPI.html') });
+    expect(replica.capture.style).toBe('onclick');
+    const hn = client(replica);
+    const loggedOut = await hn.page('/item?id=1');
+    expect(loggedOut('.nosee').length).toBe(0);
+    expect(loggedOut('a[id^="un_"]').length).toBe(0);
+    expect(loggedOut.html()).not.toContain('hntestacc');
+    const page = await hn.page('/item?id=1', await hn.login());
+    expect(page('#up_15').attr('onclick')).toBe('return vote(event, this, "up")');
+    expect(page('#up_15').attr('href')).toMatch(/^vote\?id=15&how=up&auth=[0-9a-f]{40}&goto=item%3Fid%3D1#15$/);
+  });
+});
+
+test.describe('bad input ends with one line naming the problem', () => {
+  test('an unknown capture file', () => {
+    expect(() => createReplica({ capture: 'nowhere/front.html' })).toThrow(/^capture not found: nowhere\/front\.html$/);
+  });
+
+  test('a capture with no story rows', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hn-capture-'));
+    writeFileSync(join(dir, 'empty.html'), '<html><body><table></table></body></html>');
+    expect(() => createReplica({ capture: join(dir, 'empty.html') })).toThrow(/has no story rows \(tr\.athing\)$/);
+    expect(() => createReplica({ capture: dir })).toThrow(/has no news\.html/);
+  });
+
+  test('bad option values name the field', () => {
+    expect(() => createReplica({ faults: { errorRate: 1.5 } })).toThrow(/^hn replica options: faults\.errorRate: .*<=1/);
+    expect(() => createReplica({ faults: { markupYear: 2019 as 2020 } })).toThrow(/faults\.markupYear/);
+    expect(() => createReplica({ faults: { latency: 5 } as never })).toThrow(/faults: Unrecognized key: "latency"/);
+    expect(() => createReplica({ faults: { rateLimitAfter: -1 } })).toThrow(/faults\.rateLimitAfter/);
+  });
+
+  test('error messages are single lines', () => {
+    try {
+      createReplica({ faults: { errorRate: -1, latencyMs: 1.5 } });
+      throw new Error('no error');
+    } catch (error) {
+      expect((error as Error).message.split('\n')).toHaveLength(1);
+      expect((error as Error).message).toMatch(/faults\.latencyMs.*faults\.errorRate|faults\.errorRate.*faults\.latencyMs/);
+    }
+  });
+});
+
+test('captures of every markup year parse to the same stories', async () => {
+  const ids = (year: number) => {
+    const $ = cheerio.load(readFileSync(`fixtures/hn/${year}/news.html`, 'utf8'));
+    return $('tr.athing').map((_, row) => row.attribs.id).get();
+  };
+  expect(ids(2017)).toEqual(ids(2025));
+  expect(ids(2020)).toEqual(ids(2025));
+});

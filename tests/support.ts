@@ -1,0 +1,49 @@
+import { test as base } from '@playwright/test';
+import * as cheerio from 'cheerio';
+import { createReplica, HN_ORIGIN, routeReplica, type HnReplica, type ReplicaOptionsInput } from '../src/sites/hn/index.ts';
+
+export const referenceDir = new URL('../../shared/hn-reference/', import.meta.url).pathname;
+export const TOKEN = /^[0-9a-f]{40}$/;
+export const account = { username: 'harness', password: 'battery-staple-42' };
+
+/** Plain HTTP against the replica's handler, the way a non-browser agent sees it. */
+export function client(replica: HnReplica, origin = HN_ORIGIN) {
+  const send = (path: string, init: RequestInit = {}, cookie?: string) =>
+    replica.handle(new Request(new URL(path, origin), { ...init, headers: { ...(cookie && { cookie }), ...(init.headers as object) } }));
+  const api = {
+    get: (path: string, cookie?: string) => send(path, {}, cookie),
+    page: async (path: string, cookie?: string) => cheerio.load(await (await send(path, {}, cookie)).text()),
+    post: (path: string, form: Record<string, string>, cookie?: string) =>
+      send(path, { method: 'POST', body: new URLSearchParams(form), headers: { 'content-type': 'application/x-www-form-urlencoded' } }, cookie),
+    /** Logs in and answers the `user` cookie to send back. */
+    async login(goto = 'news', credentials = account): Promise<string> {
+      const response = await api.post('/login', { acct: credentials.username, pw: credentials.password, goto });
+      const setCookie = response.headers.get('set-cookie');
+      if (response.status !== 302 || !setCookie) throw new Error(`login failed: ${response.status}`);
+      return setCookie.split(';')[0]!;
+    },
+  };
+  return api;
+}
+
+/** What a reader sees first on a page: HN's notices ("Bad login.") open the body. */
+export function bodyText(html: string): string {
+  return cheerio.load(html)('body').text().trim();
+}
+
+export function firstStory(replica: HnReplica) {
+  const story = [...replica.capture.items.values()].find((item) => item.rank === 1);
+  if (!story) throw new Error('capture has no rank-1 story');
+  return story;
+}
+
+/** A browser test with the replica routed at the real origin in Playwright's own context. */
+export const test = base.extend<{ replicaOptions: ReplicaOptionsInput; replica: HnReplica }>({
+  replicaOptions: [{}, { option: true }],
+  replica: async ({ replicaOptions, context }, use) => {
+    const replica = createReplica(replicaOptions);
+    await routeReplica(context, replica);
+    await use(replica);
+  },
+});
+export { expect } from '@playwright/test';
