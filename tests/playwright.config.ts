@@ -8,6 +8,6 @@ export default defineConfig({
   fullyParallel: true,
   forbidOnly: !!process.env.CI,
   workers: process.env.CI ? 2 : undefined,
-  reporter: process.env.CI ? [['list'], ['json', { outputFile: '../test-results/tests.json' }]] : 'list',
+  reporter: 'list',
   use: { browserName: 'chromium', launchOptions: chromiumLaunchOptions() },
 });
