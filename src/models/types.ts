@@ -1,0 +1,64 @@
+/**
+ * The one interface every model provider implements: messages and tool schemas in, text or tool
+ * calls and token usage out. Messages follow the OpenAI chat shape, the field's lingua franca.
+ */
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string | null; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; name: string; content: string };
+
+/** A tool call as the model wrote it: `arguments` is raw JSON text, parsed (and maybe rejected) by the harness. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export interface ToolSchema {
+  name: string;
+  description: string;
+  /** JSON Schema of the parameters object. */
+  parameters: Record<string, unknown>;
+}
+
+export interface Usage {
+  input: number;
+  output: number;
+}
+
+export interface ChatRequest {
+  messages: readonly ChatMessage[];
+  tools: readonly ToolSchema[];
+  signal?: AbortSignal;
+}
+
+export interface ChatResponse {
+  message: { content: string | null; toolCalls: ToolCall[] };
+  usage: Usage;
+  finishReason?: string;
+}
+
+export interface Model {
+  /** The string that names it: `openai:gpt-4o-mini`, `ollama:llama3.1`, `scripted:overclaimer`. */
+  readonly id: string;
+  chat(request: ChatRequest): Promise<ChatResponse>;
+}
+
+export interface SamplingOptions {
+  seed?: number;
+  temperature?: number;
+  maxTokens?: number;
+}
+
+/** A provider failure after the provider's own retries: the run stops with `stopReason: 'model_error'`. */
+export class ModelError extends Error {
+  override name = 'ModelError';
+  constructor(
+    readonly kind: 'rate_limited' | 'server' | 'timeout' | 'network' | 'bad_response',
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
