@@ -1,0 +1,109 @@
+import type { Page } from '@playwright/test';
+import type { ChatMessage, Model, Usage } from '../models/types.ts';
+import { browserTools, type Claim, type ToolState } from '../tools/browser.ts';
+import { ToolRegistry } from '../tools/registry.ts';
+import { redact, Trace, type StopReason, type TraceEventBody } from './trace.ts';
+
+/** The site account the harness may use. It never enters a prompt, the trace or a log. */
+export interface Credentials {
+  username: string;
+  password: string;
+}
+
+/**
+ * What a layer sees of a run, and the few named things it may do: push a message, replace the
+ * conversation (trimming), record an event, stop with a reason.
+ */
+export class RunContext {
+  readonly trace: Trace;
+  readonly startedAt = Date.now();
+  readonly tokens: Usage = { input: 0, output: 0 };
+  /** Model turns in the whole run, and in the current attempt. */
+  iterations = 0;
+  attemptIterations = 0;
+  attempt = 0;
+  private conversation: ChatMessage[] = [];
+  private stopReason?: { reason: StopReason; detail: string };
+  private session?: { page: Page; tools: ToolRegistry; state: ToolState };
+
+  private readonly secretValues: readonly string[];
+
+  constructor(
+    readonly task: string,
+    readonly model: Model,
+    readonly systemPrompt: string,
+    readonly credentials: Credentials | undefined,
+    secrets: readonly string[],
+  ) {
+    this.secretValues = [...secrets, ...(credentials ? [credentials.password] : [])];
+    this.trace = new Trace(() => this.secretValues);
+  }
+
+  /** The value with every secret replaced: for anything the run hands out besides the trace. */
+  redact<T>(value: T): T {
+    return redact(value, this.secretValues);
+  }
+
+  /** Starts an attempt on a fresh page: a new conversation, new tools, no claim. */
+  beginAttempt(page: Page): void {
+    this.attempt += 1;
+    this.attemptIterations = 0;
+    this.stopReason = undefined;
+    const state: ToolState = {};
+    this.session = { page, state, tools: new ToolRegistry(browserTools(page, state)) };
+    this.conversation = [
+      { role: 'system', content: this.systemPrompt },
+      { role: 'user', content: this.task },
+    ];
+    this.record({ type: 'attempt_start' });
+  }
+
+  get page(): Page {
+    return this.current.page;
+  }
+
+  get tools(): ToolRegistry {
+    return this.current.tools;
+  }
+
+  get claim(): Claim | undefined {
+    return this.current.state.claim;
+  }
+
+  get messages(): readonly ChatMessage[] {
+    return this.conversation;
+  }
+
+  get stopped(): { reason: StopReason; detail: string } | undefined {
+    return this.stopReason;
+  }
+
+  push(message: ChatMessage): void {
+    this.conversation.push(message);
+  }
+
+  replaceMessages(messages: ChatMessage[]): void {
+    this.conversation = messages;
+  }
+
+  /** A message from the harness to the model, marked as such and recorded. */
+  tell(layer: string, message: string): void {
+    this.push({ role: 'user', content: `[harness] ${message}` });
+    this.record({ type: 'harness_note', layer, message });
+  }
+
+  record(event: TraceEventBody): void {
+    this.trace.append(event, { attempt: this.attempt, iteration: this.iterations });
+  }
+
+  stop(reason: StopReason, detail: string): void {
+    if (this.stopReason) return;
+    this.stopReason = { reason, detail };
+    this.record({ type: 'harness_guardrail_stop', reason, detail });
+  }
+
+  private get current() {
+    if (!this.session) throw new Error('no attempt has begun');
+    return this.session;
+  }
+}

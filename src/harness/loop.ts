@@ -1,0 +1,63 @@
+import { ModelError } from '../models/types.ts';
+import type { RunContext } from './context.ts';
+import type { AttemptOutcome, Layer } from './layer.ts';
+
+/** An absolute cap, whatever the layers: a harness with no guardrails must still end. */
+export const HARD_MAX_ITERATIONS = 50;
+
+/**
+ * One attempt of the agent loop: layers before the model call, the model, the tool calls (each in
+ * the trace), layers after the tools, until the model finishes or something stops the run.
+ */
+export async function runAttempt(run: RunContext, layers: readonly Layer[]): Promise<AttemptOutcome> {
+  for (;;) {
+    if (run.attemptIterations >= HARD_MAX_ITERATIONS) run.stop('max_iterations', `hard limit of ${HARD_MAX_ITERATIONS} iterations`);
+    for (const layer of layers) if (!run.stopped) await layer.beforeModel?.(run);
+    if (run.stopped) return { stopReason: run.stopped.reason };
+
+    const tools = run.tools.schemas();
+    run.record({ type: 'model_request', messages: run.messages.length, tools: tools.length });
+    const started = performance.now();
+    let response;
+    try {
+      response = await run.model.chat({ messages: run.messages, tools });
+    } catch (error) {
+      const kind = error instanceof ModelError ? error.kind : 'unexpected';
+      const message = error instanceof Error ? error.message : String(error);
+      run.record({ type: 'model_error', kind, message });
+      return { stopReason: 'model_error', error: message };
+    }
+    run.iterations += 1;
+    run.attemptIterations += 1;
+    run.tokens.input += response.usage.input;
+    run.tokens.output += response.usage.output;
+    const { content, toolCalls } = response.message;
+    run.record({ type: 'model_response', content, toolCalls, usage: response.usage, ms: Math.round(performance.now() - started) });
+    run.push({ role: 'assistant', content, ...(toolCalls.length > 0 && { toolCalls }) });
+
+    if (toolCalls.length === 0) {
+      run.tell('loop', 'Use a tool to act, or call finish(success, summary) when the task is done or cannot be done.');
+      continue;
+    }
+    for (const call of toolCalls) {
+      run.record({ type: 'tool_call', callId: call.id, name: call.name, arguments: call.arguments });
+      const callStarted = performance.now();
+      const outcome = await run.tools.call(call);
+      const ms = Math.round(performance.now() - callStarted);
+      if (outcome.ok) {
+        run.record({ type: 'tool_result', callId: call.id, name: call.name, ok: true, output: outcome.output, ms });
+      } else {
+        run.record({ type: 'tool_result', callId: call.id, name: call.name, ok: false, error: outcome.error, kind: outcome.kind, ms });
+      }
+      const observation = outcome.ok ? outcome.output : { error: outcome.error };
+      run.push({ role: 'tool', toolCallId: call.id, name: call.name, content: JSON.stringify(observation) });
+    }
+    for (const layer of layers) await layer.afterTools?.(run);
+
+    let claim = run.claim;
+    if (claim) {
+      for (const layer of layers) if (layer.onFinish) claim = await layer.onFinish(run, claim);
+      return { stopReason: 'finished', claim };
+    }
+  }
+}

@@ -1,0 +1,92 @@
+import type { Page } from '@playwright/test';
+import type { Model, Usage } from '../models/types.ts';
+import { RunContext, type Credentials } from './context.ts';
+import type { AttemptOutcome, Layer } from './layer.ts';
+import { runAttempt } from './loop.ts';
+import type { StopReason, TraceEvent } from './trace.ts';
+
+export const DEFAULT_SYSTEM_PROMPT =
+  'You are a browser agent. Use the tools to carry out the task in the browser. ' +
+  'When the task is done, or cannot be done, call finish(success, summary); set success=true only if the task is done.';
+
+/** A browser page the harness may use for one attempt; the caller owns the browser. */
+export interface BrowserSession {
+  page: Page;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  task: string;
+  model: Model;
+  layers?: readonly Layer[];
+  /** Opens the page for an attempt: the first may be the test's own, later ones fresh contexts. */
+  openSession(attempt: number): Promise<BrowserSession>;
+  credentials?: Credentials;
+  /** Further values that must never appear in the trace (API keys). */
+  secrets?: readonly string[];
+  systemPrompt?: string;
+}
+
+/** What the harness reports about a run. `claimed` is its word, not the truth. */
+export interface RunResult {
+  task: string;
+  model: string;
+  layers: string[];
+  claimed: boolean;
+  summary: string;
+  stopReason: StopReason;
+  iterations: number;
+  attempts: number;
+  tokens: Usage;
+  wallMs: number;
+  trace: TraceEvent[];
+}
+
+export async function runHarness(options: HarnessOptions): Promise<RunResult> {
+  const layers = options.layers ?? [];
+  const run = new RunContext(
+    options.task,
+    options.model,
+    options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
+    options.credentials,
+    options.secrets ?? [],
+  );
+  run.record({ type: 'run_start', task: options.task, model: options.model.id, layers: layers.map((layer) => layer.name) });
+
+  const attempt = async (): Promise<AttemptOutcome> => {
+    const session = await options.openSession(run.attempt + 1);
+    try {
+      run.beginAttempt(session.page);
+      return await runAttempt(run, layers);
+    } finally {
+      await session.close();
+    }
+  };
+  const wrapped = layers.reduceRight<() => Promise<AttemptOutcome>>(
+    (next, layer) => (layer.aroundAttempt ? () => layer.aroundAttempt!(run, next) : next),
+    attempt,
+  );
+
+  let outcome: AttemptOutcome;
+  try {
+    outcome = await wrapped();
+  } catch (error) {
+    // A harness or browser failure: recorded as the run's end, never thrown at the caller's test.
+    outcome = { stopReason: 'error', error: error instanceof Error ? error.message : String(error) };
+  }
+  const claimed = outcome.stopReason === 'finished' && outcome.claim?.success === true;
+  run.record({ type: 'run_end', claimed, stopReason: outcome.stopReason, iterations: run.iterations });
+  return run.redact({
+    task: options.task,
+    model: options.model.id,
+    layers: layers.map((layer) => layer.name),
+    claimed,
+    summary: outcome.claim?.summary ?? outcome.error ?? run.stopped?.detail ?? '',
+    stopReason: outcome.stopReason,
+    iterations: run.iterations,
+    attempts: run.attempt,
+    tokens: { ...run.tokens },
+    wallMs: Date.now() - run.startedAt,
+    trace: [...run.trace.events],
+  });
+}

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+
+const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
+const usage = z.object({ input: z.number(), output: z.number() });
+
+export const stopReasons = ['finished', 'max_iterations', 'budget', 'model_error', 'error'] as const;
+export type StopReason = (typeof stopReasons)[number];
+
+/** Every event the harness writes, as data: the schema is the type and validates traces read back. */
+export const traceEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('run_start'), task: z.string(), model: z.string(), layers: z.array(z.string()) }),
+  z.object({ type: z.literal('attempt_start') }),
+  z.object({ type: z.literal('model_request'), messages: z.number(), tools: z.number() }),
+  z.object({ type: z.literal('model_response'), content: z.string().nullable(), toolCalls: z.array(toolCall), usage, ms: z.number() }),
+  z.object({ type: z.literal('model_error'), kind: z.string(), message: z.string() }),
+  z.object({ type: z.literal('tool_call'), callId: z.string(), name: z.string(), arguments: z.string() }),
+  z.object({
+    type: z.literal('tool_result'),
+    callId: z.string(),
+    name: z.string(),
+    ok: z.boolean(),
+    output: z.record(z.string(), z.unknown()).optional(),
+    error: z.string().optional(),
+    kind: z.string().optional(),
+    ms: z.number(),
+  }),
+  z.object({ type: z.literal('harness_auto_login'), ok: z.boolean(), from: z.string(), to: z.string() }),
+  z.object({ type: z.literal('harness_compaction'), layer: z.string(), before: z.number(), after: z.number() }),
+  z.object({ type: z.literal('harness_guardrail_stop'), reason: z.enum(stopReasons), detail: z.string() }),
+  z.object({ type: z.literal('harness_verification'), ok: z.boolean(), detail: z.string() }),
+  z.object({ type: z.literal('harness_note'), layer: z.string(), message: z.string() }),
+  z.object({ type: z.literal('run_end'), claimed: z.boolean(), stopReason: z.enum(stopReasons), iterations: z.number() }),
+]);
+
+const stamp = z.object({ seq: z.number(), attempt: z.number(), iteration: z.number(), atMs: z.number() });
+export const stampedEventSchema = z.intersection(stamp, traceEventSchema);
+
+export type TraceEventBody = z.infer<typeof traceEventSchema>;
+export type TraceEvent = z.infer<typeof stampedEventSchema>;
+export type TraceEventOf<T extends TraceEventBody['type']> = Extract<TraceEventBody, { type: T }> & z.infer<typeof stamp>;
+
+/**
+ * The run's append-only log. Secret values (passwords, API keys) are replaced wherever they
+ * appear before an event is stored, so no trace, report or attachment can carry one.
+ */
+export class Trace {
+  private readonly list: TraceEvent[] = [];
+  private readonly started = Date.now();
+
+  constructor(private readonly secrets: () => readonly string[] = () => []) {}
+
+  append(event: TraceEventBody, position: { attempt: number; iteration: number }): TraceEvent {
+    const stamped = redact({ seq: this.list.length + 1, ...position, atMs: Date.now() - this.started, ...event }, this.secrets());
+    this.list.push(stamped);
+    return stamped;
+  }
+
+  get events(): readonly TraceEvent[] {
+    return this.list;
+  }
+
+  of<T extends TraceEventBody['type']>(type: T): TraceEventOf<T>[] {
+    return this.list.filter((event) => event.type === type) as TraceEventOf<T>[];
+  }
+}
+
+export function redact<T>(value: T, secrets: readonly string[]): T {
+  const active = secrets.filter((secret) => secret.length >= 4);
+  if (active.length === 0) return value;
+  let json = JSON.stringify(value);
+  for (const secret of active) json = json.split(JSON.stringify(secret).slice(1, -1)).join('[secret]');
+  return JSON.parse(json) as T;
+}

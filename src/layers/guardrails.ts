@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import type { Layer } from '../harness/layer.ts';
+import { keepRecent } from '../harness/messages.ts';
+import { parseInput } from '../input.ts';
+
+export const guardrailsOptions = z
+  .object({
+    maxIterations: z.number().int().positive().default(15),
+    /** Past this many messages the conversation is compacted to half, with a note of what was done. */
+    maxMessages: z.number().int().min(6).default(50),
+    maxWallMs: z.number().positive().optional(),
+    maxTokens: z.number().int().positive().optional(),
+  })
+  .strict();
+
+/** Budgets that end a run before it runs away: iterations, wall clock, tokens; and compaction. */
+export function guardrails(options: z.input<typeof guardrailsOptions> = {}): Layer {
+  const { maxIterations, maxMessages, maxWallMs, maxTokens } = parseInput(guardrailsOptions, options, 'layer guardrails');
+  return {
+    name: 'guardrails',
+    beforeModel(run) {
+      if (run.attemptIterations >= maxIterations) return run.stop('max_iterations', `reached ${maxIterations} iterations`);
+      const elapsed = Date.now() - run.startedAt;
+      if (maxWallMs !== undefined && elapsed > maxWallMs) return run.stop('budget', `wall clock ${elapsed} ms over ${maxWallMs} ms`);
+      const tokens = run.tokens.input + run.tokens.output;
+      if (maxTokens !== undefined && tokens > maxTokens) return run.stop('budget', `${tokens} tokens over ${maxTokens}`);
+      if (run.messages.length > maxMessages) {
+        const before = run.messages.length;
+        const kept = keepRecent(run.messages, Math.floor(maxMessages / 2));
+        const calls = run.trace.of('tool_call').map((event) => event.name);
+        const counts = [...new Set(calls)].map((name) => `${name} ×${calls.filter((call) => call === name).length}`);
+        kept.messages.splice(2, 0, {
+          role: 'user',
+          content: `[harness] ${kept.dropped} earlier messages were removed to save context. Tool calls so far: ${counts.join(', ') || 'none'}.`,
+        });
+        run.replaceMessages(kept.messages);
+        run.record({ type: 'harness_compaction', layer: 'guardrails', before, after: kept.messages.length });
+      }
+    },
+  };
+}

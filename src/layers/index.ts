@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import type { Layer } from '../harness/layer.ts';
+import { InputError } from '../input.ts';
+import { context } from './context.ts';
+import { guardrails } from './guardrails.ts';
+import { login } from './login.ts';
+import { retry } from './retry.ts';
+import { verify } from './verify.ts';
+
+export { context, guardrails, login, retry, verify };
+
+/** Every layer by the name a spec or a matrix uses for it. */
+export const layerFactories = { guardrails, context, verify, login, retry } as const;
+export type LayerName = keyof typeof layerFactories;
+
+/** A layer as a spec names it: `'verify'`, `['guardrails', { maxIterations: 8 }]`, or a Layer. */
+export type LayerSpec = LayerName | readonly [LayerName, Record<string, unknown>] | Layer;
+
+export function resolveLayers(specs: readonly LayerSpec[], label = 'layers'): Layer[] {
+  return specs.map((spec, index) => {
+    if (typeof spec === 'object' && !Array.isArray(spec)) return spec as Layer;
+    const [name, options] = typeof spec === 'string' ? [spec, {}] : (spec as readonly [string, Record<string, unknown>]);
+    const factory = layerFactories[name as LayerName] as ((options: object) => Layer) | undefined;
+    if (!factory) {
+      throw new InputError(`${label}[${index}]: unknown layer "${name}" (accepted: ${Object.keys(layerFactories).join(', ')})`);
+    }
+    return factory(z.record(z.string(), z.unknown()).parse(options));
+  });
+}

@@ -1,0 +1,140 @@
+import { Ollama } from 'ollama';
+import type { ChatResponse as OllamaChatResponse, Message as OllamaMessage, Tool as OllamaTool } from 'ollama';
+import { z } from 'zod';
+import { parseInput } from '../input.ts';
+import { retryingFetch } from './retrying-fetch.ts';
+import { ModelError } from './types.ts';
+import type { ChatMessage, ChatResponse, Model, SamplingOptions, ToolSchema } from './types.ts';
+
+export interface OllamaModelOptions extends SamplingOptions {
+  /** e.g. `http://127.0.0.1:11434`. */
+  host: string;
+  /** Retries on 429/5xx, network errors and timeouts (the SDK has none of its own). Default 2. */
+  maxRetries?: number;
+  /** Per attempt. Default 60 s. */
+  timeoutMs?: number;
+  /** A custom fetch, e.g. to serve test doubles in-process. */
+  fetch?: typeof globalThis.fetch;
+}
+
+const optionsSchema = z.object({
+  host: z.string().min(1, 'is required'),
+  maxRetries: z.int().min(0).default(2),
+  timeoutMs: z.int().positive().default(60_000),
+  fetch: z.custom<typeof globalThis.fetch>((value) => typeof value === 'function', 'must be a function').optional(),
+  seed: z.int().optional(),
+  temperature: z.number().min(0).optional(),
+  maxTokens: z.int().positive().optional(),
+});
+
+/** A model served by Ollama's native chat API, through the official SDK. */
+export function ollamaModel(name: string, options: OllamaModelOptions): Model {
+  const id = `ollama:${name}`;
+  const { host, maxRetries, timeoutMs, fetch, seed, temperature, maxTokens } = parseInput(
+    optionsSchema,
+    options,
+    `${id} options`,
+  );
+  // Looked up per request, not captured here, so a fetch patched later (msw) is still seen.
+  const baseFetch = fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const fetchWithRetries = retryingFetch(baseFetch, { maxRetries, timeoutMs });
+
+  return {
+    id,
+    async chat({ messages, tools, signal }) {
+      // The SDK passes no signal on non-streaming requests, so the caller's is added to each fetch here.
+      const client = new Ollama({ host, fetch: (input, init) => fetchWithRetries(input, { ...init, signal }) });
+      let response: OllamaChatResponse;
+      try {
+        response = await client.chat({
+          model: name,
+          messages: messages.map(toOllamaMessage),
+          ...(tools.length > 0 && { tools: tools.map(toOllamaTool) }),
+          options: { seed, temperature, num_predict: maxTokens },
+          stream: false,
+        });
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        throw toModelError(error);
+      }
+      const turn = messages.filter((message) => message.role === 'assistant').length;
+      return fromOllamaResponse(response, turn);
+    },
+  };
+}
+
+function toOllamaMessage(message: ChatMessage): OllamaMessage {
+  switch (message.role) {
+    case 'system':
+    case 'user':
+      return { role: message.role, content: message.content };
+    case 'assistant':
+      return {
+        role: 'assistant',
+        content: message.content ?? '',
+        ...(message.toolCalls?.length && {
+          tool_calls: message.toolCalls.map((call) => ({
+            function: { name: call.name, arguments: parseArgumentsObject(call.arguments) },
+          })),
+        }),
+      };
+    case 'tool':
+      return { role: 'tool', content: message.content, tool_name: message.name };
+  }
+}
+
+/** Ollama wants arguments as an object; raw text the model got wrong is sent back as `{}`. */
+function parseArgumentsObject(raw: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(raw);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // Falls through to the empty object.
+  }
+  return {};
+}
+
+function toOllamaTool(tool: ToolSchema): OllamaTool {
+  return {
+    type: 'function',
+    // The SDK's parameters type is a narrow slice of JSON Schema; Ollama takes any.
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters as OllamaTool['function']['parameters'] },
+  };
+}
+
+/**
+ * Ollama has no tool-call ids, so they are made from the turn (assistant messages so far) and the
+ * call's index: the same conversation always gets the same ids, and no two calls in it share one.
+ */
+function fromOllamaResponse(response: OllamaChatResponse, turn: number): ChatResponse {
+  const message = response?.message;
+  if (!message) throw new ModelError('bad_response', 'ollama: the response has no message');
+  const toolCalls = (message.tool_calls ?? []).map((call, index) => ({
+    id: `call_${turn}_${index}`,
+    name: call.function.name,
+    arguments: JSON.stringify(call.function.arguments ?? {}),
+  }));
+  return {
+    // Ollama answers "" where OpenAI answers null: no text besides the tool calls.
+    message: { content: message.content || null, toolCalls },
+    usage: { input: response.prompt_eval_count ?? 0, output: response.eval_count ?? 0 },
+    finishReason: response.done_reason,
+  };
+}
+
+function toModelError(error: unknown): ModelError {
+  const message = `ollama: ${error instanceof Error ? error.message : String(error)}`;
+  // The SDK's ResponseError is not exported, so it is recognised by shape.
+  const status = (error as { status_code?: unknown } | null)?.status_code;
+  if (typeof status === 'number') return new ModelError(kindOfStatus(status), message, status);
+  if (error instanceof Error && error.name === 'TimeoutError') return new ModelError('timeout', message);
+  // fetch rejects with a TypeError when it cannot connect.
+  if (error instanceof TypeError) return new ModelError('network', message);
+  return new ModelError('bad_response', message);
+}
+
+function kindOfStatus(status: number): ModelError['kind'] {
+  if (status === 429) return 'rate_limited';
+  if (status >= 500) return 'server';
+  return 'bad_response';
+}

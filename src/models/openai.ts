@@ -1,0 +1,135 @@
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import type {
+  ChatCompletion,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
+import { z } from 'zod';
+import { parseInput } from '../input.ts';
+import { ModelError } from './types.ts';
+import type { ChatMessage, ChatResponse, Model, SamplingOptions, ToolSchema } from './types.ts';
+
+export interface OpenAIModelOptions extends SamplingOptions {
+  apiKey: string;
+  /** Any OpenAI-compatible chat completions endpoint; the SDK's default (or `OPENAI_BASE_URL`) otherwise. */
+  baseURL?: string;
+  /** Retries the SDK makes itself on 408/409/429/5xx and connection errors. Default 2. */
+  maxRetries?: number;
+  /** Per attempt. Default 60 s. */
+  timeoutMs?: number;
+  /** A custom fetch, e.g. to serve test doubles in-process. */
+  fetch?: typeof globalThis.fetch;
+}
+
+const optionsSchema = z.object({
+  apiKey: z.string().min(1, 'is required'),
+  baseURL: z.url().optional(),
+  maxRetries: z.int().min(0).default(2),
+  timeoutMs: z.int().positive().default(60_000),
+  fetch: z.custom<typeof globalThis.fetch>((value) => typeof value === 'function', 'must be a function').optional(),
+  seed: z.int().optional(),
+  temperature: z.number().min(0).optional(),
+  maxTokens: z.int().positive().optional(),
+});
+
+/** A model behind the OpenAI chat completions API, through the official SDK (which does the retrying). */
+export function openaiModel(name: string, options: OpenAIModelOptions): Model {
+  const id = `openai:${name}`;
+  const { apiKey, baseURL, maxRetries, timeoutMs, fetch, seed, temperature, maxTokens } = parseInput(
+    optionsSchema,
+    options,
+    `${id} options`,
+  );
+  const client = new OpenAI({ apiKey, baseURL, maxRetries, timeout: timeoutMs, fetch });
+
+  return {
+    id,
+    async chat({ messages, tools, signal }) {
+      let completion: ChatCompletion;
+      try {
+        completion = await client.chat.completions.create(
+          {
+            model: name,
+            messages: messages.map(toOpenAIMessage),
+            ...(tools.length > 0 && { tools: tools.map(toOpenAITool) }),
+            seed,
+            temperature,
+            max_tokens: maxTokens,
+          },
+          { signal },
+        );
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        throw toModelError(error, apiKey);
+      }
+      return fromCompletion(completion);
+    },
+  };
+}
+
+function toOpenAIMessage(message: ChatMessage): ChatCompletionMessageParam {
+  switch (message.role) {
+    case 'system':
+    case 'user':
+      return { role: message.role, content: message.content };
+    case 'assistant':
+      return {
+        role: 'assistant',
+        content: message.content,
+        // The API rejects an empty `tool_calls` array, so it is left out.
+        ...(message.toolCalls?.length && {
+          tool_calls: message.toolCalls.map((call) => ({
+            id: call.id,
+            type: 'function' as const,
+            function: { name: call.name, arguments: call.arguments },
+          })),
+        }),
+      };
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+  }
+}
+
+function toOpenAITool(tool: ToolSchema): ChatCompletionTool {
+  return {
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  };
+}
+
+function fromCompletion(completion: ChatCompletion): ChatResponse {
+  const choice = completion.choices?.[0];
+  if (!choice?.message) throw new ModelError('bad_response', 'openai: the response has no choices');
+  const toolCalls = (choice.message.tool_calls ?? []).map((call) =>
+    call.type === 'function'
+      ? { id: call.id, name: call.function.name, arguments: call.function.arguments }
+      : { id: call.id, name: call.custom.name, arguments: call.custom.input },
+  );
+  return {
+    message: { content: choice.message.content ?? null, toolCalls },
+    usage: { input: completion.usage?.prompt_tokens ?? 0, output: completion.usage?.completion_tokens ?? 0 },
+    finishReason: choice.finish_reason ?? undefined,
+  };
+}
+
+function toModelError(error: unknown, apiKey: string): ModelError {
+  const message = `openai: ${redact(error instanceof Error ? error.message : String(error), apiKey)}`;
+  // The timeout error is a connection error too, so it is checked first.
+  if (error instanceof APIConnectionTimeoutError) return new ModelError('timeout', message);
+  if (error instanceof APIConnectionError) return new ModelError('network', message);
+  if (error instanceof APIError && error.status !== undefined) {
+    return new ModelError(kindOfStatus(error.status), message, error.status);
+  }
+  return new ModelError('bad_response', message);
+}
+
+function kindOfStatus(status: number): ModelError['kind'] {
+  if (status === 429) return 'rate_limited';
+  if (status >= 500) return 'server';
+  return 'bad_response';
+}
+
+/** Error bodies come from the server, which may echo what it was sent (some proxies quote the key). */
+function redact(text: string, apiKey: string): string {
+  return text.replaceAll(apiKey, '[redacted]').replace(/Bearer\s+\S+/gi, 'Bearer [redacted]');
+}

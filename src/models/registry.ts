@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { InputError, parseInput } from '../input.ts';
+import { ollamaModel } from './ollama.ts';
+import { openaiModel } from './openai.ts';
+import { doubles } from './scripted/doubles.ts';
+import { SCRIPTED_BASE_URL, scriptedFetch } from './scripted/endpoint.ts';
+import type { Model } from './types.ts';
+
+export const modelSchemes = ['openai', 'ollama', 'scripted'] as const;
+
+const modelOptionsSchema = z
+  .object({
+    id: z.string().min(1),
+    seed: z.int().optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    maxTokens: z.int().positive().optional(),
+    timeoutMs: z.int().positive().optional(),
+    maxRetries: z.int().min(0).max(10).optional(),
+  })
+  .strict();
+
+/** A model as specs and configs name it: `'openai:gpt-4o-mini'`, or that with sampling options. */
+export type ModelSpec = string | z.input<typeof modelOptionsSchema>;
+
+/**
+ * Builds the model a spec names. Checks everything before any browser starts: the scheme, the
+ * double's name, the API key a real provider needs.
+ */
+export function createModel(spec: ModelSpec, env: NodeJS.ProcessEnv = process.env): Model {
+  const { id, ...options } = parseInput(modelOptionsSchema, typeof spec === 'string' ? { id: spec } : spec, 'model');
+  const match = /^([a-z]+):(.+)$/.exec(id);
+  if (!match) throw new InputError(`model: "${id}" is not scheme:name (accepted schemes: ${modelSchemes.join(', ')})`);
+  const [, scheme, name] = match as unknown as [string, string, string];
+  switch (scheme) {
+    case 'openai': {
+      const apiKey = env.OPENAI_API_KEY;
+      if (!apiKey) throw new InputError(`model ${id}: OPENAI_API_KEY is not set (openai: models need it; OPENAI_BASE_URL selects any compatible server)`);
+      return openaiModel(name, { apiKey, baseURL: env.OPENAI_BASE_URL || undefined, ...options });
+    }
+    case 'ollama':
+      return ollamaModel(name, { host: env.OLLAMA_HOST || 'http://127.0.0.1:11434', ...options });
+    case 'scripted': {
+      if (!(name in doubles)) {
+        throw new InputError(`model ${id}: unknown scripted double "${name}" (accepted: ${Object.keys(doubles).join(', ')})`);
+      }
+      // The doubles go through the real OpenAI SDK, answered in-process by msw handlers.
+      const double = openaiModel(name, { apiKey: 'scripted-double', baseURL: SCRIPTED_BASE_URL, fetch: scriptedFetch, maxRetries: 0, ...options });
+      return { id, chat: (request) => double.chat(request) };
+    }
+    default:
+      throw new InputError(`model: unknown scheme "${scheme}" in "${id}" (accepted: ${modelSchemes.join(', ')})`);
+  }
+}
+
+/** Values that must never reach a trace or report: the API keys a run could hold. */
+export function modelSecrets(env: NodeJS.ProcessEnv = process.env): string[] {
+  return [env.OPENAI_API_KEY].filter((value): value is string => Boolean(value));
+}

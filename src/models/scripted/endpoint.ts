@@ -1,0 +1,43 @@
+import { getResponse, http, HttpResponse } from 'msw';
+import { doubles } from './doubles.ts';
+import { readHistory, type WireMessage } from './history.ts';
+
+/** Where the doubles answer: an OpenAI-compatible endpoint that exists only as msw handlers. */
+export const SCRIPTED_BASE_URL = 'https://scripted.harness-eval.invalid/v1';
+
+/** A rough, deterministic token count (4 characters a token) for the doubles' usage figures. */
+const tokens = (value: unknown) => Math.ceil(JSON.stringify(value).length / 4);
+
+export const scriptedHandlers = [
+  http.post(`${SCRIPTED_BASE_URL}/chat/completions`, async ({ request }) => {
+    const body = (await request.json()) as { model: string; messages: WireMessage[] };
+    const policy = doubles[body.model];
+    if (!policy) {
+      return HttpResponse.json(
+        { error: { message: `The model \`${body.model}\` does not exist`, type: 'invalid_request_error', code: 'model_not_found' } },
+        { status: 404 },
+      );
+    }
+    const history = readHistory(body.messages);
+    const action = policy(history);
+    const toolCalls = [
+      { id: `call_${history.turns + 1}_0`, type: 'function', function: { name: action.name, arguments: JSON.stringify(action.args) } },
+    ];
+    return HttpResponse.json({
+      id: `chatcmpl-scripted-${history.turns + 1}`,
+      object: 'chat.completion',
+      created: 0,
+      model: body.model,
+      choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: toolCalls } }],
+      usage: { prompt_tokens: tokens(body.messages), completion_tokens: tokens(toolCalls), total_tokens: tokens(body.messages) + tokens(toolCalls) },
+    });
+  }),
+];
+
+/** A fetch for the OpenAI SDK that msw answers in-process from the handlers above. */
+export const scriptedFetch: typeof fetch = async (input, init) => {
+  const request = new Request(input, init);
+  const response = await getResponse(scriptedHandlers, request);
+  if (!response) throw new TypeError(`no scripted endpoint answers ${request.method} ${request.url}`);
+  return response;
+};

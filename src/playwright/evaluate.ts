@@ -1,0 +1,59 @@
+import type { BrowserContext } from '@playwright/test';
+import { judge, type Judgement } from '../eval/oracle.ts';
+import type { Task } from '../eval/tasks.ts';
+import { runHarness, type BrowserSession, type RunResult } from '../harness/run.ts';
+import type { Model } from '../models/types.ts';
+import { createModel, modelSecrets, type ModelSpec } from '../models/registry.ts';
+import { resolveLayers, type LayerSpec } from '../layers/index.ts';
+import type { Site } from '../sites/hn/site.ts';
+
+export interface EvaluateOptions {
+  /** The test's own browser context: the first attempt runs in it, so Playwright's trace shows it. */
+  context: BrowserContext;
+  site: Site;
+  model: ModelSpec | Model;
+  layers: readonly LayerSpec[];
+  task: Task;
+}
+
+/** A run as the report sees it: what the harness claimed and what the oracle found. */
+export interface RunRecord extends RunResult {
+  site: string;
+  actual: boolean;
+  falseSuccess: boolean;
+  verdicts: Judgement['verdicts'];
+}
+
+/**
+ * One harness run, judged: the site's ground truth before, the run, the ground truth after, and
+ * the oracle's verdict. Bad model or layer names fail here, before any page opens.
+ */
+export async function evaluateHarness({ context, site, model, layers, task }: EvaluateOptions): Promise<RunRecord> {
+  const resolvedModel = typeof model === 'object' && 'chat' in model ? model : createModel(model);
+  const resolvedLayers = resolveLayers(layers);
+  await site.attach(context);
+  const start = await site.snapshot();
+
+  const openSession = async (attempt: number): Promise<BrowserSession> => {
+    if (attempt === 1) {
+      const page = await context.newPage();
+      return { page, close: async () => {} };
+    }
+    // Later attempts start clean: a fresh context with no cookies, on the same site state.
+    const fresh = await context.browser()!.newContext();
+    await site.attach(fresh);
+    return { page: await fresh.newPage(), close: () => fresh.close() };
+  };
+
+  const result = await runHarness({
+    task: task.prompt,
+    model: resolvedModel,
+    layers: resolvedLayers,
+    openSession,
+    credentials: site.account,
+    secrets: modelSecrets(),
+  });
+  const end = await site.snapshot();
+  const judgement = judge(task.postconditions, { start, end, user: site.account.username });
+  return { ...result, site: site.name, actual: judgement.actual, falseSuccess: result.claimed && !judgement.actual, verdicts: judgement.verdicts };
+}

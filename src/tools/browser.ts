@@ -1,0 +1,140 @@
+import type { Page } from '@playwright/test';
+import { z } from 'zod';
+import { defineTool, ToolError, type Tool } from './registry.ts';
+
+/** The claim a model makes through `finish`: what the harness will report unless a layer objects. */
+export interface Claim {
+  success: boolean;
+  summary: string;
+}
+
+/** Run state the tools share with the harness: the claim, once made. */
+export interface ToolState {
+  claim?: Claim;
+}
+
+export const TEXT_LIMIT = 4000;
+
+/** One story row as `get_stories` reads it, on every markup year the replica serves. */
+export interface StoryView {
+  rank: number | null;
+  id: string;
+  title: string;
+  url: string | null;
+  points: number | null;
+  voted: boolean;
+  votable: boolean;
+}
+
+/**
+ * The browser tools, bound to one page of a session the harness opened: tools never open or
+ * close the browser. Actions wait for the navigation they cause, or for the page to settle.
+ */
+export function browserTools(page: Page, state: ToolState): Tool[] {
+  const element = async (selector: string) => {
+    const locator = page.locator(selector).first();
+    if ((await locator.count()) === 0) throw new ToolError(`no element matches ${selector}`);
+    return locator;
+  };
+
+  return [
+    defineTool({
+      name: 'navigate',
+      description: 'Open a URL in the browser.',
+      parameters: z.object({ url: z.url({ protocol: /^https?$/ }) }),
+      async execute({ url }) {
+        const response = await page.goto(url, { waitUntil: 'load' });
+        return { url: page.url(), status: response?.status() ?? null, title: await page.title() };
+      },
+    }),
+    defineTool({
+      name: 'current_url',
+      description: 'The URL the browser is on.',
+      parameters: z.object({}),
+      async execute() {
+        return { url: page.url() };
+      },
+    }),
+    defineTool({
+      name: 'get_text',
+      description: `The visible text of the page (at most ${TEXT_LIMIT} characters).`,
+      parameters: z.object({}),
+      async execute() {
+        const text = await page.locator('body').innerText();
+        if (text.length <= TEXT_LIMIT) return { url: page.url(), text };
+        return { url: page.url(), text: text.slice(0, TEXT_LIMIT), truncated: `showing ${TEXT_LIMIT} of ${text.length} characters` };
+      },
+    }),
+    defineTool({
+      name: 'fill',
+      description: 'Type a value into the input matching a CSS selector.',
+      parameters: z.object({ selector: z.string().min(1), value: z.string() }),
+      async execute({ selector, value }) {
+        await (await element(selector)).fill(value);
+        return { filled: selector };
+      },
+    }),
+    defineTool({
+      name: 'click',
+      description: 'Click the first element matching a CSS selector; waits for any navigation.',
+      parameters: z.object({ selector: z.string().min(1) }),
+      async execute({ selector }) {
+        const target = await element(selector);
+        if (!(await target.isVisible())) throw new ToolError(`${selector} is not visible`);
+        const clicked = await target.evaluate((node) => {
+          const link = node.closest('a') ?? node;
+          return `${link.tagName.toLowerCase()}${link.id ? `#${link.id}` : ''}${link.getAttribute('href') ? ` href=${link.getAttribute('href')}` : ''}`;
+        });
+        await target.click();
+        await page.waitForLoadState('load');
+        return { clicked, url: page.url(), title: await page.title() };
+      },
+    }),
+    defineTool({
+      name: 'get_stories',
+      description: 'The stories listed on the current Hacker News page: rank, id, title, url, points, voted.',
+      parameters: z.object({}),
+      async execute() {
+        return { url: page.url(), stories: await page.evaluate(readStories) };
+      },
+    }),
+    defineTool({
+      name: 'has_class',
+      description: 'Whether the first element matching a CSS selector has a class.',
+      parameters: z.object({ selector: z.string().min(1), className: z.string().min(1) }),
+      async execute({ selector, className }) {
+        const classes = (await (await element(selector)).getAttribute('class')) ?? '';
+        return { selector, className, present: classes.split(/\s+/).includes(className), classes };
+      },
+    }),
+    defineTool({
+      name: 'finish',
+      description: 'End the task and report the outcome: success=true only if the task is done.',
+      parameters: z.object({ success: z.boolean(), summary: z.string().max(2000) }),
+      async execute(claim) {
+        state.claim = claim;
+        return { recorded: true };
+      },
+    }),
+  ];
+}
+
+/** Runs in the page: story rows of any HN markup year (2017 `a.storylink` … 2025 `span.titleline`). */
+function readStories(): StoryView[] {
+  return [...document.querySelectorAll('tr.athing:not(.comtr)')].map((row) => {
+    const id = row.id;
+    const link = row.querySelector<HTMLAnchorElement>('span.titleline > a, a.storylink');
+    const rank = Number.parseInt(row.querySelector('span.rank')?.textContent ?? '', 10);
+    const score = document.getElementById(`score_${id}`)?.textContent ?? '';
+    const up = document.getElementById(`up_${id}`);
+    return {
+      rank: Number.isNaN(rank) ? null : rank,
+      id,
+      title: link?.textContent ?? '',
+      url: link?.getAttribute('href') ?? null,
+      points: score ? Number.parseInt(score, 10) : null,
+      voted: up?.classList.contains('nosee') === true || document.getElementById(`un_${id}`) !== null,
+      votable: up !== null,
+    };
+  });
+}

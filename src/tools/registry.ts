@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import type { ToolCall, ToolSchema } from '../models/types.ts';
+
+/** What a tool answers: a JSON-serialisable observation for the model and the trace. */
+export type ToolOutput = Record<string, unknown>;
+
+export interface Tool<P extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  parameters: P;
+  execute(args: z.output<P>): Promise<ToolOutput>;
+}
+
+/** A tool's own failure, reported to the model as an observation (not a crash). */
+export class ToolError extends Error {
+  override name = 'ToolError';
+}
+
+export type ToolOutcome =
+  | { ok: true; output: ToolOutput }
+  | { ok: false; kind: 'unknown_tool' | 'invalid_json' | 'invalid_arguments' | 'tool_error'; error: string };
+
+export function defineTool<P extends z.ZodType>(tool: Tool<P>): Tool<P> {
+  return tool;
+}
+
+/** The tools offered to a model: their schemas, and one safe way to run a call the model wrote. */
+export class ToolRegistry {
+  private readonly byName: Map<string, Tool>;
+
+  constructor(tools: readonly Tool[]) {
+    this.byName = new Map(tools.map((tool) => [tool.name, tool]));
+  }
+
+  get names(): string[] {
+    return [...this.byName.keys()];
+  }
+
+  schemas(): ToolSchema[] {
+    return [...this.byName.values()].map((tool) => {
+      const { $schema: _, ...parameters } = z.toJSONSchema(tool.parameters) as Record<string, unknown>;
+      return { name: tool.name, description: tool.description, parameters };
+    });
+  }
+
+  /** Never throws: unknown tools, bad JSON, schema failures and tool errors become outcomes. */
+  async call(call: ToolCall): Promise<ToolOutcome> {
+    const tool = this.byName.get(call.name);
+    if (!tool) return { ok: false, kind: 'unknown_tool', error: `unknown tool "${call.name}" (tools: ${this.names.join(', ')})` };
+    let raw: unknown;
+    try {
+      raw = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
+    } catch (error) {
+      return { ok: false, kind: 'invalid_json', error: `arguments are not valid JSON: ${(error as Error).message}` };
+    }
+    const parsed = tool.parameters.safeParse(raw);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(arguments)'}: ${issue.message}`);
+      return { ok: false, kind: 'invalid_arguments', error: `invalid arguments for ${call.name}: ${problems.join('; ')}` };
+    }
+    try {
+      return { ok: true, output: await tool.execute(parsed.data) };
+    } catch (error) {
+      return { ok: false, kind: 'tool_error', error: error instanceof Error ? error.message.split('\n')[0]! : String(error) };
+    }
+  }
+}
