@@ -4,7 +4,7 @@ import { setupServer } from 'msw/node';
 import { ollamaModel } from '../src/models/ollama.ts';
 import { openaiModel } from '../src/models/openai.ts';
 import { ModelError } from '../src/models/types.ts';
-import type { ChatMessage, Model, ToolSchema, Usage } from '../src/models/types.ts';
+import type { ChatMessage, ToolSchema, Usage } from '../src/models/types.ts';
 
 const API_KEY = 'sk-test-MARKER-123';
 const OPENAI_BASE_URL = 'https://api.example.test/v1';
@@ -13,7 +13,12 @@ const OLLAMA_HOST = 'http://ollama.example.test:11434';
 // msw patches this process's fetch, so the tests in this file must not overlap.
 test.describe.configure({ mode: 'serial' });
 const server = setupServer();
-test.beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+test.beforeAll(() => {
+  server.listen({ onUnhandledRequest: 'error' });
+  // msw gives its listeners a tee'd clone of each mocked response, and until that clone is consumed, cancelling
+  // the original body never settles (mswjs/interceptors#799). The OpenAI SDK cancels error bodies before retrying.
+  server.events.on('response:mocked', ({ response }) => void response.body?.cancel());
+});
 test.afterEach(() => server.resetHandlers());
 test.afterAll(() => server.close());
 
@@ -22,8 +27,8 @@ interface WireToolCall {
   arguments: Record<string, unknown>;
 }
 
-/** A chat completions answer. Tool-call ids are the ones Ollama's are derived as on a first turn, so expectations are shared. */
-function completion(content: string | null, calls: WireToolCall[], usage: Usage | null) {
+/** A chat completions answer. Its tool-call ids are the ones Ollama's are derived as on a first turn, so expectations are shared. */
+function openaiAnswer(content: string | null, calls: WireToolCall[], usage: Usage | null) {
   return openaiCompletion(
     content,
     calls.map((call, index) => ({ id: `call_0_${index}`, name: call.name, arguments: JSON.stringify(call.arguments) })),
@@ -50,7 +55,7 @@ function openaiCompletion(content: string | null, calls: { id: string; name: str
 }
 
 /** An answer from Ollama's /api/chat: arguments as objects, no tool-call ids, "" for no text. */
-function ollamaChat(content: string | null, calls: WireToolCall[], usage: Usage | null) {
+function ollamaAnswer(content: string | null, calls: WireToolCall[], usage: Usage | null) {
   return {
     model: 'llama-test',
     created_at: '2025-01-01T00:00:00Z',
@@ -65,21 +70,19 @@ function ollamaChat(content: string | null, calls: WireToolCall[], usage: Usage 
   };
 }
 
-const providers = [
-  {
-    name: 'openai',
-    url: `${OPENAI_BASE_URL}/chat/completions`,
-    model: (options: { maxRetries?: number; timeoutMs?: number } = {}) =>
-      openaiModel('gpt-test', { apiKey: API_KEY, baseURL: OPENAI_BASE_URL, ...options }),
-    answer: completion,
-  },
-  {
-    name: 'ollama',
-    url: `${OLLAMA_HOST}/api/chat`,
-    model: (options: { maxRetries?: number; timeoutMs?: number } = {}) => ollamaModel('llama-test', { host: OLLAMA_HOST, ...options }),
-    answer: ollamaChat,
-  },
-];
+type ProviderOptions = { maxRetries?: number; timeoutMs?: number };
+const openai = {
+  name: 'openai',
+  url: `${OPENAI_BASE_URL}/chat/completions`,
+  model: (options: ProviderOptions = {}) => openaiModel('gpt-test', { apiKey: API_KEY, baseURL: OPENAI_BASE_URL, ...options }),
+  answer: openaiAnswer,
+};
+const ollama = {
+  name: 'ollama',
+  url: `${OLLAMA_HOST}/api/chat`,
+  model: (options: ProviderOptions = {}) => ollamaModel('llama-test', { host: OLLAMA_HOST, ...options }),
+  answer: ollamaAnswer,
+};
 
 type Reply = () => Response | Promise<Response>;
 
@@ -135,7 +138,7 @@ const answers: { name: string; content: string | null; calls: WireToolCall[] }[]
   { name: 'a plain text answer', content: 'No stories about Rust today.', calls: [] },
 ];
 
-for (const provider of providers) {
+for (const provider of [openai, ollama]) {
   test.describe(provider.name, () => {
     for (const answer of answers) {
       test(`${answer.name}: tool-call arguments become raw JSON text, usage is counted`, async () => {
@@ -213,14 +216,14 @@ for (const provider of providers) {
 test.describe('openai', () => {
   test('invalid JSON arguments are kept as the raw text', async () => {
     const truncated = '{"query": "rust", "filt';
-    serve(`${OPENAI_BASE_URL}/chat/completions`, json(openaiCompletion(null, [{ id: 'call_x', name: 'search', arguments: truncated }], null)));
-    const response = await providers[0]!.model().chat({ messages: question, tools });
+    serve(openai.url, json(openaiCompletion(null, [{ id: 'call_x', name: 'search', arguments: truncated }], null)));
+    const response = await openai.model().chat({ messages: question, tools });
     expect(response.message.toolCalls).toEqual([{ id: 'call_x', name: 'search', arguments: truncated }]);
   });
 
   test('sends our conversation in the chat completions shape; tool-call ids round-trip', async () => {
     const requests = serve(
-      `${OPENAI_BASE_URL}/chat/completions`,
+      openai.url,
       json(openaiCompletion(null, [{ id: 'call_abc', name: 'search', arguments: '{"query":"rust"}' }], null)),
       json(openaiCompletion('Three stories.', [], null)),
     );
@@ -261,8 +264,8 @@ test.describe('openai', () => {
       () => HttpResponse.text(`rate limited for ${API_KEY}`, { status: 429 }),
     ];
     for (const echo of echoes) {
-      serve(`${OPENAI_BASE_URL}/chat/completions`, echo);
-      const error = await modelError(providers[0]!.model({ maxRetries: 0 }).chat({ messages: question, tools }));
+      serve(openai.url, echo);
+      const error = await modelError(openai.model({ maxRetries: 0 }).chat({ messages: question, tools }));
       expect(error.message).toContain('[redacted]');
       expect(`${error.message}\n${error.stack}`).not.toContain(API_KEY);
     }
@@ -272,9 +275,9 @@ test.describe('openai', () => {
 test.describe('ollama', () => {
   test('sends our conversation in the /api/chat shape; ids are unique across turns', async () => {
     const requests = serve(
-      `${OLLAMA_HOST}/api/chat`,
-      json(ollamaChat(null, [{ name: 'search', arguments: { query: 'rust' } }], null)),
-      json(ollamaChat(null, [{ name: 'search', arguments: { query: 'rust lang' } }], null)),
+      ollama.url,
+      json(ollamaAnswer(null, [{ name: 'search', arguments: { query: 'rust' } }], null)),
+      json(ollamaAnswer(null, [{ name: 'search', arguments: { query: 'rust lang' } }], null)),
     );
     const model = ollamaModel('llama-test', { host: OLLAMA_HOST, ...sampling });
     const first = await model.chat({ messages: question, tools });

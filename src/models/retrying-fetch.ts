@@ -33,7 +33,8 @@ export function retryingFetch(fetch: Fetch, { maxRetries, timeoutMs }: RetryingF
         continue;
       }
       if (isLastAttempt || !isRetryable(response.status)) return response;
-      await response.body?.cancel();
+      // Not awaited: nothing depends on it, and some fetch implementations (msw's) never settle it.
+      void response.body?.cancel().catch(() => undefined);
       const wait = retryAfterMs(response.headers.get('retry-after')) ?? backoffMs(attempt);
       await sleep(wait, undefined, { signal: callerSignal });
     }

@@ -15,7 +15,7 @@ function vote(ev, link, how) {
   var background = new URL(link.href);
   background.hash = '';
   background.searchParams.set('js', 't');
-  fetch(background, { credentials: 'same-origin' });
+  fetch(background, { credentials: 'same-origin' }).then(function (response) { return response.text(); });
   if (how === 'up') {
     if (up) up.classList.add('nosee');
     if (unv) {
