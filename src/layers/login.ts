@@ -1,3 +1,4 @@
+import type { Page } from '@playwright/test';
 import { z } from 'zod';
 import type { Layer } from '../harness/layer.ts';
 import { parseInput } from '../input.ts';
@@ -18,8 +19,8 @@ export function login(options: z.input<typeof loginOptions> = {}): Layer {
       const page = run.page;
       const path = new URL(page.url()).pathname;
       if (path !== '/login' && path !== '/vote') return;
+      if (logins >= maxLogins || !(await hasLoginForm(page))) return;
       const form = page.locator('form:has(input[name="acct"])').first();
-      if ((await form.count()) === 0 || logins >= maxLogins) return;
       if (!run.credentials) {
         run.tell('login', 'The browser is on a login page and the harness has no credentials for this site.');
         return;
@@ -28,7 +29,7 @@ export function login(options: z.input<typeof loginOptions> = {}): Layer {
       await form.locator('input[name="acct"]').fill(run.credentials.username);
       await form.locator('input[name="pw"]').fill(run.credentials.password);
       await Promise.all([page.waitForEvent('load'), form.locator('input[type="submit"]').click()]);
-      const ok = !(await page.locator('form input[name="pw"]').count());
+      const ok = !(await hasLoginForm(page));
       run.record({ type: 'harness_auto_login', ok, from, to: page.url() });
       run.tell(
         'login',
@@ -38,4 +39,9 @@ export function login(options: z.input<typeof loginOptions> = {}): Layer {
       );
     },
   };
+}
+
+/** One round trip: is HN's login form on the page (a wrong password answers it again)? */
+function hasLoginForm(page: Page): Promise<boolean> {
+  return page.evaluate(() => document.querySelector('form input[name="acct"]') !== null);
 }

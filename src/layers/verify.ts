@@ -1,3 +1,5 @@
+import type { Page } from '@playwright/test';
+import * as cheerio from 'cheerio';
 import { z } from 'zod';
 import type { RunContext } from '../harness/context.ts';
 import type { Layer } from '../harness/layer.ts';
@@ -25,26 +27,28 @@ export function verify(options: z.input<typeof verifyOptions> = {}): Layer {
 }
 
 async function checkUpvote(run: RunContext): Promise<{ ok: boolean; detail: string }> {
-  const clicks = run.trace
+  const click = run.trace
     .of('tool_result')
-    .filter((event) => event.attempt === run.attempt && event.ok && event.name === 'click')
-    .map((event) => /#up_(\d+)/.exec(String(event.output?.clicked ?? ''))?.[1])
-    .filter((id): id is string => id !== undefined);
-  const id = clicks.at(-1);
-  if (!id) return { ok: false, detail: 'no click on an upvote arrow in the trace' };
-
-  // A new page in the same session: what the server says now, not what a script left on screen.
-  const page = await run.page.context().newPage();
-  try {
-    await page.goto(new URL(`/item?id=${id}`, run.page.url()).href, { waitUntil: 'load' });
-    const arrow = page.locator(`#up_${id}`);
-    if ((await arrow.count()) === 0) return { ok: true, detail: `story ${id}: arrow gone` };
-    const classes = (await arrow.getAttribute('class')) ?? '';
-    return classes.split(/\s+/).includes('nosee')
-      ? { ok: true, detail: `story ${id}: arrow has class nosee` }
-      : { ok: false, detail: `story ${id}: the arrow is still there, the vote did not register` };
-  } finally {
-    await page.close();
-  }
+    .findLast((event) => event.attempt === run.attempt && event.ok && event.name === 'click' && /#up_\d+/.test(String(event.output?.clicked)));
+  if (!click) return { ok: false, detail: 'no click on an upvote arrow in the trace' };
+  const id = /#up_(\d+)/.exec(String(click.output!.clicked))![1]!;
+  const html = await loadFresh(run.page, new URL(`/item?id=${id}`, String(click.output!.url)).href);
+  const arrow = cheerio.load(html)(`#up_${id}`);
+  if (arrow.length === 0) return { ok: true, detail: `story ${id}: arrow gone` };
+  return arrow.hasClass('nosee')
+    ? { ok: true, detail: `story ${id}: arrow has class nosee` }
+    : { ok: false, detail: `story ${id}: the arrow is still there, the vote did not register` };
 }
 
+/** What the server answers now, in the agent's session, not what a script left on the screen. */
+async function loadFresh(page: Page, url: string): Promise<string> {
+  if (new URL(page.url()).origin === new URL(url).origin) {
+    return page.evaluate(async (target) => (await fetch(target, { credentials: 'same-origin' })).text(), url);
+  }
+  const fresh = await page.context().newPage();
+  try {
+    return (await (await fresh.goto(url))?.text()) ?? '';
+  } finally {
+    await fresh.close();
+  }
+}

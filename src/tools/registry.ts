@@ -27,6 +27,7 @@ export function defineTool<P extends z.ZodType>(tool: Tool<P>): Tool<P> {
 /** The tools offered to a model: their schemas, and one safe way to run a call the model wrote. */
 export class ToolRegistry {
   private readonly byName: Map<string, Tool>;
+  private cachedSchemas?: ToolSchema[];
 
   constructor(tools: readonly Tool[]) {
     this.byName = new Map(tools.map((tool) => [tool.name, tool]));
@@ -36,11 +37,13 @@ export class ToolRegistry {
     return [...this.byName.keys()];
   }
 
+  /** The tools as models see them; computed once, the same on every turn. */
   schemas(): ToolSchema[] {
-    return [...this.byName.values()].map((tool) => {
+    this.cachedSchemas ??= [...this.byName.values()].map((tool) => {
       const { $schema: _, ...parameters } = z.toJSONSchema(tool.parameters) as Record<string, unknown>;
       return { name: tool.name, description: tool.description, parameters };
     });
+    return this.cachedSchemas;
   }
 
   /** Never throws: unknown tools, bad JSON, schema failures and tool errors become outcomes. */
