@@ -47,3 +47,19 @@ export const test = base.extend<{ replicaOptions: ReplicaOptionsInput; replica: 
   },
 });
 export { expect } from '@playwright/test';
+
+/** A test double: answers the given assistant turns in order, then claims failure. Records requests. */
+export function turnsDouble(turns: Array<Array<{ name: string; arguments: string }> | string>) {
+  const requests: import('../src/models/types.ts').ChatRequest[] = [];
+  let index = 0;
+  const model: import('../src/models/types.ts').Model = {
+    id: 'test:turns-double',
+    async chat(request) {
+      requests.push({ ...request, messages: [...request.messages] });
+      const turn = turns[index++] ?? [{ name: 'finish', arguments: '{"success":false,"summary":"out of turns"}' }];
+      const toolCalls = typeof turn === 'string' ? [] : turn.map((call, i) => ({ id: `t${index}_${i}`, ...call }));
+      return { message: { content: typeof turn === 'string' ? turn : null, toolCalls }, usage: { input: 10, output: 5 } };
+    },
+  };
+  return { model, requests };
+}

@@ -1,0 +1,133 @@
+import type { BrowserContext } from '@playwright/test';
+import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import type { Layer } from '../src/harness/layer.ts';
+import type { LayerSpec } from '../src/layers/index.ts';
+import { createModel } from '../src/models/registry.ts';
+import type { ChatRequest, Model } from '../src/models/types.ts';
+import { evaluateHarness } from '../src/playwright/evaluate.ts';
+import { recordedHn, type Site } from '../src/sites/hn/site.ts';
+import { expect, test, turnsDouble } from './support.ts';
+
+const run = (context: BrowserContext, model: string | Model, layers: readonly LayerSpec[], site: Site = recordedHn()) =>
+  evaluateHarness({ context, site, model, layers, task: upvoteFirstPost });
+
+/** Wraps a model to keep every request it was sent. */
+function recording(model: Model) {
+  const requests: ChatRequest[] = [];
+  return { requests, model: { id: model.id, chat: (request: ChatRequest) => (requests.push({ ...request, messages: [...request.messages] }), model.chat(request)) } };
+}
+
+const currentUrlTurns = (n: number) => Array.from({ length: n }, () => [{ name: 'current_url', arguments: '{}' }]);
+
+test.describe('guardrails', () => {
+  test('stops a looping model at max iterations (default 15, or as set)', async ({ context }) => {
+    const looped = await run(context, 'scripted:looper', ['guardrails']);
+    expect(looped).toMatchObject({ stopReason: 'max_iterations', iterations: 15, claimed: false });
+    expect(looped.trace.filter((event) => event.type === 'tool_call').every((event) => event.type === 'tool_call' && event.name === 'get_stories')).toBe(true);
+    const short = await run(context, 'scripted:looper', [['guardrails', { maxIterations: 4 }]]);
+    expect(short).toMatchObject({ stopReason: 'max_iterations', iterations: 4 });
+    expect(short.trace.some((event) => event.type === 'harness_guardrail_stop' && event.reason === 'max_iterations')).toBe(true);
+  });
+
+  test('past max messages the conversation is compacted, keeping system prompt and task', async ({ context }) => {
+    const { model, requests } = turnsDouble(currentUrlTurns(14));
+    const result = await run(context, model, [['guardrails', { maxMessages: 10, maxIterations: 30 }]]);
+    expect(result.trace.some((event) => event.type === 'harness_compaction' && event.layer === 'guardrails')).toBe(true);
+    for (const request of requests) {
+      expect(request.messages.length).toBeLessThanOrEqual(11);
+      expect(request.messages[0]!.role).toBe('system');
+      expect(request.messages[1]).toMatchObject({ role: 'user', content: upvoteFirstPost.prompt });
+    }
+    expect(requests.at(-1)!.messages.some((message) => message.role === 'user' && /earlier messages were removed/.test(message.content))).toBe(true);
+  });
+
+  test('wall-clock and token budgets stop the run with stopReason budget', async ({ context }) => {
+    expect(await run(context, 'scripted:looper', [['guardrails', { maxWallMs: 1 }]])).toMatchObject({ stopReason: 'budget' });
+    const tokens = await run(context, 'scripted:looper', [['guardrails', { maxTokens: 2000 }]]);
+    expect(tokens.stopReason).toBe('budget');
+    expect(tokens.tokens.input + tokens.tokens.output).toBeGreaterThan(2000);
+    expect(tokens.iterations).toBeLessThan(15);
+  });
+});
+
+test('context keeps the system prompt, the task and the last N messages, never an orphan tool result', async ({ context }) => {
+  const { model, requests } = turnsDouble(currentUrlTurns(8));
+  const result = await run(context, model, [['context', { keepLast: 4 }]]);
+  expect(result.trace.some((event) => event.type === 'harness_compaction' && event.layer === 'context')).toBe(true);
+  for (const request of requests) {
+    expect(request.messages.length).toBeLessThanOrEqual(6);
+    expect(request.messages.slice(0, 2).map((message) => message.role)).toEqual(['system', 'user']);
+    const calls = new Set(request.messages.flatMap((message) => (message.role === 'assistant' ? (message.toolCalls ?? []).map((call) => call.id) : [])));
+    for (const message of request.messages) if (message.role === 'tool') expect(calls.has(message.toolCallId)).toBe(true);
+  }
+});
+
+test.describe('verify', () => {
+  test('a claim with no upvote click in the trace becomes a failure', async ({ context }) => {
+    const { model } = turnsDouble([[{ name: 'finish', arguments: '{"success": true, "summary": "done!"}' }]]);
+    const result = await run(context, model, ['verify']);
+    expect(result).toMatchObject({ claimed: false, actual: false, falseSuccess: false });
+    expect(result.trace.find((event) => event.type === 'harness_verification')).toMatchObject({ ok: false, detail: 'no click on an upvote arrow in the trace' });
+  });
+
+  test('a claim whose vote the page does not show becomes a failure; a real vote passes', async ({ context }) => {
+    const caught = await run(context, 'scripted:overclaimer', ['verify']);
+    expect(caught.claimed).toBe(false);
+    expect(caught.summary).toMatch(/^verify rejected the claim: story \d+: the arrow is still there/);
+    const real = await run(context, 'scripted:overclaimer', ['login', 'verify']);
+    expect(real).toMatchObject({ claimed: true, actual: true });
+    expect(real.trace.find((event) => event.type === 'harness_verification')).toMatchObject({ ok: true });
+  });
+
+  test('a failure claim is left alone', async ({ context }) => {
+    const result = await run(context, 'scripted:diligent', ['verify']);
+    expect(result.claimed).toBe(false);
+    expect(result.trace.some((event) => event.type === 'harness_verification')).toBe(false);
+  });
+});
+
+test.describe('login', () => {
+  test('logs in at the login wall, records harness_auto_login and tells the model to continue', async ({ context }) => {
+    const { model, requests } = recording(createModel('scripted:overclaimer'));
+    const site = recordedHn();
+    const result = await run(context, model, ['login'], site);
+    expect(result.trace.find((event) => event.type === 'harness_auto_login')).toMatchObject({ ok: true, from: expect.stringContaining('/vote?') });
+    expect(result.actual).toBe(true);
+    const told = requests.flatMap((request) => request.messages).filter((message) => message.role === 'user');
+    expect(told.some((message) => message.content.includes('You are now logged in'))).toBe(true);
+    // The credentials went into the form only.
+    const everything = JSON.stringify({ requests, result });
+    expect(everything).not.toContain(site.account.password);
+  });
+
+  test('refused credentials are reported to the model, and still never written anywhere', async ({ context }) => {
+    const site = { ...recordedHn(), account: { username: 'harness', password: 'not-the-password-7' } };
+    const result = await run(context, 'scripted:overclaimer', ['login', 'verify'], site);
+    expect(result.trace.find((event) => event.type === 'harness_auto_login')).toMatchObject({ ok: false });
+    expect(result).toMatchObject({ claimed: false, actual: false });
+    expect(JSON.stringify(result)).not.toContain('not-the-password-7');
+  });
+});
+
+test('retry runs a new attempt in a fresh browser context, sharing the run state', async ({ context }) => {
+  const seen: Array<{ attempt: number; context: BrowserContext; cookies: string[] }> = [];
+  const observer: Layer = {
+    name: 'observer',
+    async beforeModel(run) {
+      if (run.attemptIterations === 0) seen.push({ attempt: run.attempt, context: run.page.context(), cookies: (await run.page.context().cookies()).map((cookie) => cookie.name) });
+    },
+  };
+  const { model } = turnsDouble([
+    [{ name: 'navigate', arguments: '{"url": "https://news.ycombinator.com/login?goto=news"}' }],
+    [{ name: 'finish', arguments: '{"success": false, "summary": "first attempt gives up"}' }],
+    [{ name: 'current_url', arguments: '{}' }],
+    [{ name: 'finish', arguments: '{"success": false, "summary": "second attempt gives up"}' }],
+  ]);
+  const result = await run(context, model, [observer, 'login', ['retry', { attempts: 2 }]]);
+  expect(result).toMatchObject({ attempts: 2, iterations: 4, summary: 'second attempt gives up' });
+  expect(seen.map((entry) => entry.attempt)).toEqual([1, 2]);
+  expect(seen[1]!.context).not.toBe(seen[0]!.context);
+  expect(await seen[0]!.context.cookies()).toEqual([expect.objectContaining({ name: 'user' })]);
+  expect(seen[1]!.cookies).toEqual([]);
+  expect(new Set(result.trace.map((event) => event.attempt))).toEqual(new Set([0, 1, 2]));
+});
