@@ -1,0 +1,66 @@
+import type { Page } from '@playwright/test';
+import { markupYears } from '../src/sites/hn/index.ts';
+import { browserTools, TEXT_LIMIT, type ToolState } from '../src/tools/browser.ts';
+import { ToolRegistry } from '../src/tools/registry.ts';
+import { expect, test } from './support.ts';
+
+const HN = 'https://news.ycombinator.com';
+
+function tools(page: Page) {
+  const state: ToolState = {};
+  const registry = new ToolRegistry(browserTools(page, state));
+  let n = 0;
+  const call = async (name: string, args: object = {}) => registry.call({ id: `c${++n}`, name, arguments: JSON.stringify(args) });
+  return { registry, state, call };
+}
+
+for (const markupYear of markupYears) {
+  test.describe(`${markupYear} markup`, () => {
+    test.use({ replicaOptions: { faults: { markupYear } } });
+    test('get_stories reads rank, id, title, url, points and voted', async ({ page, replica }) => {
+      const { call } = tools(page);
+      await call('navigate', { url: `${HN}/news` });
+      const result = await call('get_stories');
+      if (!result.ok) throw new Error(result.error);
+      const stories = result.output.stories as Array<Record<string, unknown>>;
+      expect(stories).toHaveLength(30);
+      const first = [...replica.capture.items.values()].find((item) => item.rank === 1)!;
+      expect(stories[0]).toEqual({ rank: 1, id: first.id, title: first.title, url: expect.any(String), points: first.points, voted: false, votable: true });
+      expect(stories.filter((story) => !story.votable)).toHaveLength(1);
+    });
+  });
+}
+
+test('get_stories sees a vote; has_class reads classes', async ({ page, replica }) => {
+  const { call } = tools(page);
+  const first = [...replica.capture.items.values()].find((item) => item.rank === 1)!;
+  await call('navigate', { url: `${HN}/login?goto=news` });
+  await call('fill', { selector: 'input[name="acct"]', value: replica.options.account.username });
+  await call('fill', { selector: 'input[name="pw"]', value: replica.options.account.password });
+  expect(await call('click', { selector: 'input[value="login"]' })).toMatchObject({ ok: true, output: { url: `${HN}/news` } });
+  expect(await call('has_class', { selector: `#up_${first.id}`, className: 'nosee' })).toMatchObject({ ok: true, output: { present: false, classes: 'clicky' } });
+  expect(await call('click', { selector: `#up_${first.id}` })).toMatchObject({ ok: true, output: { clicked: expect.stringContaining(`a#up_${first.id} href=vote?id=${first.id}`) } });
+  await expect.poll(() => replica.truth().votes).toEqual({ harness: [first.id] });
+  const result = await call('get_stories');
+  expect(result.ok && (result.output.stories as Array<{ voted: boolean }>)[0]!.voted).toBe(true);
+  expect(await call('has_class', { selector: `#up_${first.id}`, className: 'nosee' })).toMatchObject({ ok: true, output: { present: true } });
+  expect(await call('click', { selector: `#up_${first.id}` })).toMatchObject({ ok: false, kind: 'tool_error', error: `#up_${first.id} is not visible` });
+});
+
+test('get_text truncates with a notice; navigate takes only http(s); finish records the claim', async ({ page, replica }) => {
+  const { call, state, registry } = tools(page);
+  expect(replica.capture.items.size).toBeGreaterThan(0);
+  await call('navigate', { url: `${HN}/news` });
+  const text = await call('get_text');
+  if (!text.ok) throw new Error(text.error);
+  expect((text.output.text as string).length).toBe(TEXT_LIMIT);
+  expect(text.output.truncated).toMatch(new RegExp(`^showing ${TEXT_LIMIT} of \\d+ characters$`));
+  expect(await call('navigate', { url: 'file:///etc/passwd' })).toMatchObject({ ok: false, kind: 'invalid_arguments' });
+  expect(await call('current_url')).toEqual({ ok: true, output: { url: `${HN}/news` } });
+  expect(state.claim).toBeUndefined();
+  await call('finish', { success: true, summary: 'done' });
+  expect(state.claim).toEqual({ success: true, summary: 'done' });
+  const schemas = registry.schemas();
+  expect(schemas.map((schema) => schema.name)).toEqual(['navigate', 'current_url', 'get_text', 'fill', 'click', 'get_stories', 'has_class', 'finish']);
+  expect(schemas.find((schema) => schema.name === 'click')!.parameters).toMatchObject({ type: 'object', required: ['selector'] });
+});
