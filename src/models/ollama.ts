@@ -2,6 +2,7 @@ import { Ollama } from 'ollama';
 import type { ChatResponse as OllamaChatResponse, Message as OllamaMessage, Tool as OllamaTool } from 'ollama';
 import { z } from 'zod';
 import { parseInput } from '../input.ts';
+import { samplingSchema, transportSchema } from './options.ts';
 import { retryingFetch } from './retrying-fetch.ts';
 import { ModelError } from './types.ts';
 import type { ChatMessage, ChatResponse, Model, SamplingOptions, ToolSchema } from './types.ts';
@@ -17,15 +18,12 @@ export interface OllamaModelOptions extends SamplingOptions {
   fetch?: typeof globalThis.fetch;
 }
 
-const optionsSchema = z.object({
-  host: z.string().min(1, 'is required'),
-  maxRetries: z.int().min(0).default(2),
-  timeoutMs: z.int().positive().default(60_000),
-  fetch: z.custom<typeof globalThis.fetch>((value) => typeof value === 'function', 'must be a function').optional(),
-  seed: z.int().optional(),
-  temperature: z.number().min(0).optional(),
-  maxTokens: z.int().positive().optional(),
-});
+const optionsSchema = z
+  .object({
+    host: z.string().min(1, 'is required'),
+  })
+  .extend(transportSchema.shape)
+  .extend(samplingSchema.shape);
 
 /** A model served by Ollama's native chat API, through the official SDK. */
 export function ollamaModel(name: string, options: OllamaModelOptions): Model {

@@ -6,6 +6,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import { parseInput } from '../input.ts';
+import { samplingSchema, transportSchema } from './options.ts';
 import { ModelError } from './types.ts';
 import type { ChatMessage, ChatResponse, Model, SamplingOptions, ToolSchema } from './types.ts';
 
@@ -21,16 +22,13 @@ export interface OpenAIModelOptions extends SamplingOptions {
   fetch?: typeof globalThis.fetch;
 }
 
-const optionsSchema = z.object({
-  apiKey: z.string().min(1, 'is required'),
-  baseURL: z.url().optional(),
-  maxRetries: z.int().min(0).default(2),
-  timeoutMs: z.int().positive().default(60_000),
-  fetch: z.custom<typeof globalThis.fetch>((value) => typeof value === 'function', 'must be a function').optional(),
-  seed: z.int().optional(),
-  temperature: z.number().min(0).optional(),
-  maxTokens: z.int().positive().optional(),
-});
+const optionsSchema = z
+  .object({
+    apiKey: z.string().min(1, 'is required'),
+    baseURL: z.url().optional(),
+  })
+  .extend(transportSchema.shape)
+  .extend(samplingSchema.shape);
 
 /** A model behind the OpenAI chat completions API, through the official SDK (which does the retrying). */
 export function openaiModel(name: string, options: OpenAIModelOptions): Model {

@@ -4,19 +4,14 @@ import { ollamaModel } from './ollama.ts';
 import { openaiModel } from './openai.ts';
 import { doubles } from './scripted/doubles.ts';
 import { SCRIPTED_BASE_URL, scriptedFetch } from './scripted/endpoint.ts';
+import { samplingSchema } from './options.ts';
 import type { Model } from './types.ts';
 
 export const modelSchemes = ['openai', 'ollama', 'scripted'] as const;
 
 const modelOptionsSchema = z
-  .object({
-    id: z.string().min(1),
-    seed: z.int().optional(),
-    temperature: z.number().min(0).max(2).optional(),
-    maxTokens: z.int().positive().optional(),
-    timeoutMs: z.int().positive().optional(),
-    maxRetries: z.int().min(0).max(10).optional(),
-  })
+  .object({ id: z.string().min(1), timeoutMs: z.int().positive().optional(), maxRetries: z.int().min(0).max(10).optional() })
+  .extend(samplingSchema.shape)
   .strict();
 
 /** A model as specs and configs name it: `'openai:gpt-4o-mini'`, or that with sampling options. */

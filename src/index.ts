@@ -1,0 +1,12 @@
+export { evaluateHarness, type EvaluateOptions, type RunRecord } from './playwright/evaluate.ts';
+export { runHarness, type HarnessOptions, type RunResult, type BrowserSession } from './harness/run.ts';
+export type { Layer, AttemptOutcome } from './harness/layer.ts';
+export type { RunContext, Credentials } from './harness/context.ts';
+export type { TraceEvent, StopReason } from './harness/trace.ts';
+export { context, guardrails, login, resolveLayers, retry, verify, type LayerSpec } from './layers/index.ts';
+export { createModel, type ModelSpec } from './models/registry.ts';
+export type { Model, ChatRequest, ChatResponse, ChatMessage } from './models/types.ts';
+export { judge } from './eval/oracle.ts';
+export { upvoted, type Postcondition } from './eval/postconditions.ts';
+export { upvoteFirstPost, type Task } from './eval/tasks.ts';
+export { recordedHn, type Site, type SiteSnapshot } from './sites/hn/site.ts';
