@@ -5,18 +5,8 @@ import { parseInput } from '../input.ts';
 import { samplingSchema, transportSchema } from './options.ts';
 import { retryingFetch } from './retrying-fetch.ts';
 import { ModelError } from './types.ts';
-import type { ChatMessage, ChatResponse, Model, SamplingOptions, ToolSchema } from './types.ts';
+import type { ChatMessage, ChatResponse, Model, ToolSchema } from './types.ts';
 
-export interface OllamaModelOptions extends SamplingOptions {
-  /** e.g. `http://127.0.0.1:11434`. */
-  host: string;
-  /** Retries on 429/5xx, network errors and timeouts (the SDK has none of its own). Default 2. */
-  maxRetries?: number;
-  /** Per attempt. Default 60 s. */
-  timeoutMs?: number;
-  /** A custom fetch, e.g. to serve test doubles in-process. */
-  fetch?: typeof globalThis.fetch;
-}
 
 const optionsSchema = z
   .object({
@@ -24,6 +14,7 @@ const optionsSchema = z
   })
   .extend(transportSchema.shape)
   .extend(samplingSchema.shape);
+export type OllamaModelOptions = z.input<typeof optionsSchema>;
 
 /** A model served by Ollama's native chat API, through the official SDK. */
 export function ollamaModel(name: string, options: OllamaModelOptions): Model {

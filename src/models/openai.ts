@@ -8,19 +8,8 @@ import { z } from 'zod';
 import { parseInput } from '../input.ts';
 import { samplingSchema, transportSchema } from './options.ts';
 import { ModelError } from './types.ts';
-import type { ChatMessage, ChatResponse, Model, SamplingOptions, ToolSchema } from './types.ts';
+import type { ChatMessage, ChatResponse, Model, ToolSchema } from './types.ts';
 
-export interface OpenAIModelOptions extends SamplingOptions {
-  apiKey: string;
-  /** Any OpenAI-compatible chat completions endpoint; the SDK's default (or `OPENAI_BASE_URL`) otherwise. */
-  baseURL?: string;
-  /** Retries the SDK makes itself on 408/409/429/5xx and connection errors. Default 2. */
-  maxRetries?: number;
-  /** Per attempt. Default 60 s. */
-  timeoutMs?: number;
-  /** A custom fetch, e.g. to serve test doubles in-process. */
-  fetch?: typeof globalThis.fetch;
-}
 
 const optionsSchema = z
   .object({
@@ -29,6 +18,7 @@ const optionsSchema = z
   })
   .extend(transportSchema.shape)
   .extend(samplingSchema.shape);
+export type OpenAIModelOptions = z.input<typeof optionsSchema>;
 
 /** A model behind the OpenAI chat completions API, through the official SDK (which does the retrying). */
 export function openaiModel(name: string, options: OpenAIModelOptions): Model {

@@ -7,7 +7,7 @@ export const samplingSchema = z.object({
   maxTokens: z.int().positive().optional(),
 });
 
-/** How a provider reaches its endpoint. */
+/** How a provider reaches its endpoint: retries (on 429, 5xx, timeouts), a timeout per attempt, a custom fetch (to serve doubles in-process). */
 export const transportSchema = z.object({
   maxRetries: z.int().min(0).max(10).default(2),
   timeoutMs: z.int().positive().default(60_000),

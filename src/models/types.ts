@@ -45,12 +45,6 @@ export interface Model {
   chat(request: ChatRequest): Promise<ChatResponse>;
 }
 
-export interface SamplingOptions {
-  seed?: number;
-  temperature?: number;
-  maxTokens?: number;
-}
-
 /** A provider failure after the provider's own retries: the run stops with `stopReason: 'model_error'`. */
 export class ModelError extends Error {
   override name = 'ModelError';
