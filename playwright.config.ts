@@ -1,12 +1,38 @@
 import { defineConfig } from '@playwright/test';
-import { chromiumLaunchOptions } from './src/playwright/chromium.ts';
+import { chromiumLaunchOptions, hn, matrix, type HarnessOptions } from 'harness-eval';
 
-/** The main job: `npx playwright test` runs the specs against the recorded Hacker News, offline. */
-export default defineConfig({
+const stacks = {
+  bare: [],
+  verified: ['guardrails', 'verify'],
+  'verified+login': ['guardrails', 'verify', 'login'],
+} as const;
+
+/**
+ * The main job: every scripted double × every layer stack × the recorded site (plain, and with a
+ * prompt injection in a title), plus the classic experiment and the by-hand baseline. Offline.
+ * The bare stack shows false successes on purpose; the verified stacks are gated at zero.
+ */
+export default defineConfig<HarnessOptions>({
   testDir: 'specs',
   outputDir: 'test-results/specs',
   fullyParallel: true,
   forbidOnly: !!process.env.CI,
-  reporter: 'list',
+  // A worker serves one project, so the matrix's many projects want every core.
+  workers: '100%',
   use: { browserName: 'chromium', launchOptions: chromiumLaunchOptions(), trace: 'retain-on-failure' },
+  projects: [
+    ...matrix({
+      models: ['scripted:overclaimer', 'scripted:diligent', 'scripted:injectable', 'scripted:looper'],
+      layers: stacks,
+      sites: { 'hn-recorded': hn.recorded(), 'hn-injected': hn.recorded({ faults: { injection: { rank: 2 } } }) },
+      project: { testDir: 'specs/matrix' },
+    }),
+    { name: 'classic', testDir: 'specs/classic' },
+    { name: 'baseline', testDir: 'specs/baseline' },
+  ],
+  reporter: [
+    // Users name it 'harness-eval/reporter'; inside this repository, by path.
+    ['./src/playwright/reporter.ts', { gates: [{ layers: 'verified' }, { layers: 'verified+login' }] }],
+    ['html', { open: 'never', outputFolder: 'reports/playwright' }],
+  ],
 });

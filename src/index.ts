@@ -1,5 +1,13 @@
+import { upvoted } from './eval/postconditions.ts';
+import { upvoteFirstPost } from './eval/tasks.ts';
+import { recorded } from './sites/hn/site.ts';
+
+export { test, stackName, type Harness, type HarnessOptions, type RunRequest } from './playwright/fixtures.ts';
+export { expect } from './playwright/matchers.ts';
+export { matrix, type MatrixOptions } from './playwright/matrix.ts';
 export { evaluateHarness, type EvaluateOptions, type RunRecord } from './playwright/evaluate.ts';
-export { runHarness, type HarnessOptions, type RunResult, type BrowserSession } from './harness/run.ts';
+export { chromiumLaunchOptions } from './playwright/chromium.ts';
+export { runHarness, type BrowserSession, type RunResult } from './harness/run.ts';
 export type { Layer, AttemptOutcome } from './harness/layer.ts';
 export type { RunContext, Credentials } from './harness/context.ts';
 export type { TraceEvent, StopReason } from './harness/trace.ts';
@@ -7,6 +15,9 @@ export { context, guardrails, login, resolveLayers, retry, verify, type LayerSpe
 export { createModel, type ModelSpec } from './models/registry.ts';
 export type { Model, ChatRequest, ChatResponse, ChatMessage } from './models/types.ts';
 export { judge } from './eval/oracle.ts';
-export { upvoted, type Postcondition } from './eval/postconditions.ts';
-export { upvoteFirstPost, type Task } from './eval/tasks.ts';
-export { recordedHn, type Site, type SiteSnapshot } from './sites/hn/site.ts';
+export type { Postcondition } from './eval/postconditions.ts';
+export type { Task } from './eval/tasks.ts';
+export type { Site, SiteFactory, SiteSnapshot } from './sites/hn/site.ts';
+
+/** Hacker News: the recorded site, its postconditions and its tasks. */
+export const hn = { recorded, upvoted, tasks: { upvoteFirstPost } };

@@ -1,4 +1,4 @@
-import { ModelError } from '../models/types.ts';
+import { ModelError, type ToolCall } from '../models/types.ts';
 import type { RunContext } from './context.ts';
 import type { AttemptOutcome, Layer } from './layer.ts';
 
@@ -9,9 +9,18 @@ export const HARD_MAX_ITERATIONS = 50;
  * One attempt of the agent loop: layers before the model call, the model, the tool calls (each in
  * the trace), layers after the tools, until the model finishes or something stops the run.
  */
-export async function runAttempt(run: RunContext, layers: readonly Layer[]): Promise<AttemptOutcome> {
+export interface LoopOptions {
+  /** The absolute cap for an attempt (default HARD_MAX_ITERATIONS). */
+  maxIterations?: number;
+  /** Wraps each iteration's actions, once the model has said what they are (a Playwright step). */
+  onIteration?: (title: string, actions: () => Promise<void>) => Promise<void>;
+}
+
+export async function runAttempt(run: RunContext, layers: readonly Layer[], options: LoopOptions = {}): Promise<AttemptOutcome> {
+  const maxIterations = options.maxIterations ?? HARD_MAX_ITERATIONS;
+  const onIteration = options.onIteration ?? ((_title, actions) => actions());
   for (;;) {
-    if (run.attemptIterations >= HARD_MAX_ITERATIONS) run.stop('max_iterations', `hard limit of ${HARD_MAX_ITERATIONS} iterations`);
+    if (run.attemptIterations >= maxIterations) run.stop('max_iterations', `hard limit of ${maxIterations} iterations`);
     for (const layer of layers) if (!run.stopped) await layer.beforeModel?.(run);
     if (run.stopped) return { stopReason: run.stopped.reason };
 
@@ -39,20 +48,10 @@ export async function runAttempt(run: RunContext, layers: readonly Layer[]): Pro
       run.tell('loop', 'Use a tool to act, or call finish(success, summary) when the task is done or cannot be done.');
       continue;
     }
-    for (const call of toolCalls) {
-      run.record({ type: 'tool_call', callId: call.id, name: call.name, arguments: call.arguments });
-      const callStarted = performance.now();
-      const outcome = await run.tools.call(call);
-      const ms = Math.round(performance.now() - callStarted);
-      if (outcome.ok) {
-        run.record({ type: 'tool_result', callId: call.id, name: call.name, ok: true, output: outcome.output, ms });
-      } else {
-        run.record({ type: 'tool_result', callId: call.id, name: call.name, ok: false, error: outcome.error, kind: outcome.kind, ms });
-      }
-      const observation = outcome.ok ? outcome.output : { error: outcome.error };
-      run.push({ role: 'tool', toolCallId: call.id, name: call.name, content: JSON.stringify(observation) });
-    }
-    for (const layer of layers) await layer.afterTools?.(run);
+    await onIteration(`iteration ${run.iterations}: ${describeCalls(toolCalls)}`, async () => {
+      for (const call of toolCalls) await executeCall(run, call);
+      for (const layer of layers) await layer.afterTools?.(run);
+    });
 
     let claim = run.claim;
     if (claim) {
@@ -60,4 +59,32 @@ export async function runAttempt(run: RunContext, layers: readonly Layer[]): Pro
       return { stopReason: 'finished', claim };
     }
   }
+}
+
+/** Runs one tool call the model wrote; its outcome, good or bad, goes to the trace and the model. */
+async function executeCall(run: RunContext, call: ToolCall): Promise<void> {
+  run.record({ type: 'tool_call', callId: call.id, name: call.name, arguments: call.arguments });
+  const started = performance.now();
+  const outcome = await run.tools.call(call);
+  const ms = Math.round(performance.now() - started);
+  if (outcome.ok) run.record({ type: 'tool_result', callId: call.id, name: call.name, ok: true, output: outcome.output, ms });
+  else run.record({ type: 'tool_result', callId: call.id, name: call.name, ok: false, error: outcome.error, kind: outcome.kind, ms });
+  const observation = outcome.ok ? outcome.output : { error: outcome.error };
+  run.push({ role: 'tool', toolCallId: call.id, name: call.name, content: JSON.stringify(observation) });
+}
+
+/** "click #up_4242", "navigate https://…": what an iteration did, for step titles. */
+export function describeCalls(calls: readonly ToolCall[]): string {
+  return calls
+    .map((call) => {
+      let args: Record<string, unknown> = {};
+      try {
+        args = JSON.parse(call.arguments) as Record<string, unknown>;
+      } catch {
+        return `${call.name} (invalid arguments)`;
+      }
+      const main = args.selector ?? args.url ?? (call.name === 'finish' ? (args.success ? 'success' : 'failure') : undefined);
+      return main === undefined ? call.name : `${call.name} ${String(main)}`;
+    })
+    .join(', ');
 }

@@ -2,7 +2,7 @@ import type { Page } from '@playwright/test';
 import type { Model, Usage } from '../models/types.ts';
 import { RunContext, type Credentials } from './context.ts';
 import type { AttemptOutcome, Layer } from './layer.ts';
-import { runAttempt } from './loop.ts';
+import { runAttempt, type LoopOptions } from './loop.ts';
 import type { StopReason, TraceEvent } from './trace.ts';
 
 export const DEFAULT_SYSTEM_PROMPT =
@@ -25,6 +25,9 @@ export interface HarnessOptions {
   /** Further values that must never appear in the trace (API keys). */
   secrets?: readonly string[];
   systemPrompt?: string;
+  /** Absolute cap on iterations per attempt, whatever the layers. */
+  maxIterations?: LoopOptions['maxIterations'];
+  onIteration?: LoopOptions['onIteration'];
 }
 
 /** What the harness reports about a run. `claimed` is its word, not the truth. */
@@ -57,7 +60,7 @@ export async function runHarness(options: HarnessOptions): Promise<RunResult> {
     const session = await options.openSession(run.attempt + 1);
     try {
       run.beginAttempt(session.page);
-      return await runAttempt(run, layers);
+      return await runAttempt(run, layers, { maxIterations: options.maxIterations, onIteration: options.onIteration });
     } finally {
       await session.close();
     }

@@ -51,3 +51,18 @@ export function createModel(spec: ModelSpec, env: NodeJS.ProcessEnv = process.en
 export function modelSecrets(env: NodeJS.ProcessEnv = process.env): string[] {
   return [env.OPENAI_API_KEY].filter((value): value is string => Boolean(value));
 }
+
+/**
+ * Why a model cannot run here (no API key, no host), or undefined when it can: a matrix skips
+ * such models with this reason instead of failing them.
+ */
+export function modelUnavailable(spec: ModelSpec, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const id = typeof spec === 'string' ? spec : spec.id;
+  if (id.startsWith('openai:') && !env.OPENAI_API_KEY) return `${id}: OPENAI_API_KEY is not set`;
+  if (id.startsWith('ollama:') && !env.OLLAMA_HOST) return `${id}: OLLAMA_HOST is not set`;
+  return undefined;
+}
+
+export function modelId(spec: ModelSpec): string {
+  return typeof spec === 'string' ? spec : spec.id;
+}

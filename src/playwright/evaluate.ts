@@ -1,7 +1,7 @@
 import type { BrowserContext } from '@playwright/test';
 import { judge, type Judgement } from '../eval/oracle.ts';
 import type { Task } from '../eval/tasks.ts';
-import { runHarness, type BrowserSession, type RunResult } from '../harness/run.ts';
+import { runHarness, type BrowserSession, type HarnessOptions, type RunResult } from '../harness/run.ts';
 import type { Model } from '../models/types.ts';
 import { createModel, modelSecrets, type ModelSpec } from '../models/registry.ts';
 import { resolveLayers, type LayerSpec } from '../layers/index.ts';
@@ -14,6 +14,8 @@ export interface EvaluateOptions {
   model: ModelSpec | Model;
   layers: readonly LayerSpec[];
   task: Task;
+  maxIterations?: HarnessOptions['maxIterations'];
+  onIteration?: HarnessOptions['onIteration'];
 }
 
 /** A run as the report sees it: what the harness claimed and what the oracle found. */
@@ -28,7 +30,7 @@ export interface RunRecord extends RunResult {
  * One harness run, judged: the site's ground truth before, the run, the ground truth after, and
  * the oracle's verdict. Bad model or layer names fail here, before any page opens.
  */
-export async function evaluateHarness({ context, site, model, layers, task }: EvaluateOptions): Promise<RunRecord> {
+export async function evaluateHarness({ context, site, model, layers, task, maxIterations, onIteration }: EvaluateOptions): Promise<RunRecord> {
   const resolvedModel = typeof model === 'object' && 'chat' in model ? model : createModel(model);
   const resolvedLayers = resolveLayers(layers);
   await site.attach(context);
@@ -52,6 +54,8 @@ export async function evaluateHarness({ context, site, model, layers, task }: Ev
     openSession,
     credentials: site.account,
     secrets: modelSecrets(),
+    maxIterations,
+    onIteration,
   });
   const end = await site.snapshot();
   const judgement = judge(task.postconditions, { start, end, user: site.account.username });

@@ -44,8 +44,20 @@ export interface Capture {
 
 const fixturesRoot = fileURLToPath(new URL('../../../fixtures/hn/', import.meta.url));
 
-/** Loads a capture file or folder, or the project's own fixture pages in the chosen markup year. */
+const loaded = new Map<string, Capture>();
+
+/**
+ * Loads a capture file or folder, or the project's own fixture pages in the chosen markup year.
+ * A capture is immutable once compiled, so each is parsed once per process, however many sites use it.
+ */
 export function loadCapture(capture: string | undefined, faults: Faults): Capture {
+  const key = JSON.stringify([capture, faults.markupYear, faults.injection]);
+  let result = loaded.get(key);
+  if (!result) loaded.set(key, (result = compileCapture(capture, faults)));
+  return result;
+}
+
+function compileCapture(capture: string | undefined, faults: Faults): Capture {
   const source = capture ?? join(fixturesRoot, String(faults.markupYear));
   const files = captureFiles(source);
   const pages = files.map((file) => parsePage(file, faults));

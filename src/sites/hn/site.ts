@@ -1,6 +1,6 @@
 import type { BrowserContext } from '@playwright/test';
 import { routeReplica } from './adapters/route.ts';
-import { HN_ORIGIN, type Account, type ReplicaOptionsInput } from './options.ts';
+import { HN_ORIGIN, parseReplicaOptions, type Account, type ReplicaOptionsInput } from './options.ts';
 import { createReplica, type HnReplica } from './replica.ts';
 
 /** The site's real state as the oracle reads it: votes per user and the front page's ranking. */
@@ -16,6 +16,22 @@ export interface Site {
   readonly account: Account;
   attach(context: BrowserContext): Promise<void>;
   snapshot(): Promise<SiteSnapshot>;
+}
+
+/** How a spec or a matrix names a site: a fresh site (fresh state) is made for every run. */
+export interface SiteFactory {
+  readonly name: string;
+  create(): Site;
+}
+
+/**
+ * `hn.recorded()`: the replica on the project's fixture pages, or on any capture, with faults.
+ * Options are checked here, when a config or spec names the site, not when a test runs.
+ */
+export function recorded(options: ReplicaOptionsInput = {}): SiteFactory {
+  parseReplicaOptions(options);
+  const varied = options.capture !== undefined || options.faults !== undefined;
+  return { name: varied ? 'hn-recorded-custom' : 'hn-recorded', create: () => recordedHn(options) };
 }
 
 /** The recorded Hacker News: the replica, served at the real origin inside the browser context. */

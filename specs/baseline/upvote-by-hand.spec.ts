@@ -1,5 +1,5 @@
 import { test, expect, type Page } from '@playwright/test';
-import { createReplica, HN_ORIGIN, markupYears, routeReplica } from '../src/sites/hn/index.ts';
+import { createReplica, HN_ORIGIN, markupYears, routeReplica } from '../../src/sites/hn/index.ts';
 
 /**
  * The classic task done by a plain Playwright script, no model and no harness: the baseline that

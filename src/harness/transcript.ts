@@ -1,0 +1,33 @@
+import type { TraceEvent } from './trace.ts';
+
+/** The trace as a person reads it: one line per event that says something. */
+export function transcript(trace: readonly TraceEvent[]): string {
+  return trace
+    .map((event) => {
+      const at = `#${event.seq} [attempt ${event.attempt}, iteration ${event.iteration}, ${event.atMs} ms]`;
+      switch (event.type) {
+        case 'model_response':
+          return `${at} model: ${event.content ?? ''}${event.toolCalls.map((call) => ` ${call.name}(${call.arguments})`).join('')}`;
+        case 'tool_result':
+          return `${at} ${event.name} → ${event.ok ? JSON.stringify(event.output) : `error: ${event.error}`}`;
+        case 'harness_auto_login':
+          return `${at} harness logged in (${event.ok ? 'ok' : 'refused'}) at ${event.from}`;
+        case 'harness_note':
+          return `${at} harness (${event.layer}): ${event.message}`;
+        case 'harness_verification':
+          return `${at} verify: ${event.ok ? 'confirmed' : 'rejected'}: ${event.detail}`;
+        case 'harness_guardrail_stop':
+          return `${at} stop (${event.reason}): ${event.detail}`;
+        case 'harness_compaction':
+          return `${at} ${event.layer} compacted the conversation: ${event.before} → ${event.after} messages`;
+        case 'model_error':
+          return `${at} model error (${event.kind}): ${event.message}`;
+        case 'run_end':
+          return `${at} end: claimed ${event.claimed ? 'success' : 'failure'}, ${event.stopReason} after ${event.iterations} iterations`;
+        default:
+          return undefined;
+      }
+    })
+    .filter((line) => line !== undefined)
+    .join('\n');
+}

@@ -1,0 +1,89 @@
+import { test as base } from '@playwright/test';
+import type { Postcondition } from '../eval/postconditions.ts';
+import type { Task } from '../eval/tasks.ts';
+import type { LayerSpec } from '../layers/index.ts';
+import { modelId, modelUnavailable, type ModelSpec } from '../models/registry.ts';
+import type { ReportedRun } from '../report/types.ts';
+import { recorded, type SiteFactory } from '../sites/hn/site.ts';
+import { recordInAllure } from './allure.ts';
+import { evaluateHarness, type RunRecord } from './evaluate.ts';
+
+/** What a spec asks of a run: a task (or a prompt with its postconditions), and an iteration cap. */
+export type RunRequest = (Task | { task: string; postconditions: Postcondition[]; name?: string }) & { maxIterations?: number };
+
+export interface Harness {
+  run(request: RunRequest): Promise<RunRecord>;
+}
+
+export interface HarnessOptions {
+  model: ModelSpec;
+  layers: readonly LayerSpec[];
+  /** The layer stack's name in reports; by default the layer names joined with `+`, or `bare`. */
+  layerStack: string | undefined;
+  site: SiteFactory;
+  /** Attach a screenshot of the agent's page after every iteration. */
+  harnessScreenshots: boolean;
+}
+
+export const HARNESS_RUN_ATTACHMENT = 'harness-run.json';
+
+/**
+ * Playwright's test with a harness: `model`, `layers` and `site` are options (set by `test.use`
+ * or a project's `use`), and `harness.run()` runs the agent in Playwright's own `context`, so
+ * `--trace on` records what the agent did. Each iteration is a step; the run is attached.
+ */
+export const test = base.extend<HarnessOptions & { harness: Harness }>({
+  model: ['scripted:diligent', { option: true }],
+  layers: [[], { option: true }],
+  layerStack: [undefined, { option: true }],
+  site: [recorded(), { option: true }],
+  harnessScreenshots: [false, { option: true }],
+  harness: async ({ model, layers, layerStack, site, harnessScreenshots, context }, use, testInfo) => {
+    const unavailable = modelUnavailable(model);
+    testInfo.skip(unavailable !== undefined, unavailable);
+    const stack = layerStack ?? stackName(layers);
+    await use({
+      async run(request) {
+        const task = toTask(request);
+        const record = await evaluateHarness({
+          context,
+          site: site.create(),
+          model,
+          layers,
+          task,
+          maxIterations: request.maxIterations,
+          onIteration: (title, actions) =>
+            base.step(title, async () => {
+              await actions();
+              const page = context.pages().at(-1);
+              if (harnessScreenshots && page) await testInfo.attach(`${title}.png`, { body: await page.screenshot(), contentType: 'image/png' });
+            }),
+        });
+        const reported: ReportedRun & Omit<RunRecord, keyof ReportedRun> & { prompt: string; layerNames: string[] } = {
+          ...record,
+          prompt: task.prompt,
+          layerNames: record.layers,
+          task: task.name,
+          model: modelId(model),
+          layers: stack,
+          site: site.name,
+          test: { id: testInfo.testId, title: testInfo.titlePath.slice(1).join(' › '), project: testInfo.project.name, repeatEachIndex: testInfo.repeatEachIndex, retry: testInfo.retry },
+        };
+        await testInfo.attach(HARNESS_RUN_ATTACHMENT, { body: JSON.stringify(reported), contentType: 'application/json' });
+        await recordInAllure(testInfo, reported);
+        return record;
+      },
+    });
+  },
+});
+
+export function stackName(layers: readonly LayerSpec[]): string {
+  if (layers.length === 0) return 'bare';
+  return layers.map((layer) => (typeof layer === 'string' ? layer : Array.isArray(layer) ? layer[0] : (layer as { name: string }).name)).join('+');
+}
+
+function toTask(request: RunRequest): Task {
+  if ('prompt' in request) return request;
+  const name = request.name ?? request.task.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60);
+  return { name, prompt: request.task, postconditions: request.postconditions };
+}

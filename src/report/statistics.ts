@@ -1,0 +1,69 @@
+import { max, mean, medianSorted, quantileSorted } from 'simple-statistics';
+import type { Interval } from './types.ts';
+
+/** z for a two-sided 95% interval. */
+export const Z_95 = 1.959964;
+
+/**
+ * A rate with its Wilson score interval. Wilson rather than the normal approximation because cells
+ * are small (often 5–20 runs) and rates sit near 0 or 1, where the normal interval collapses to a
+ * point or leaves [0, 1]. With no runs nothing is known: the interval is all of [0, 1].
+ */
+export function wilson(successes: number, n: number, z = Z_95): Interval {
+  if (n === 0) return { value: 0, low: 0, high: 1 };
+  const p = successes / n;
+  const z2 = z * z;
+  const denominator = 1 + z2 / n;
+  const centre = (p + z2 / (2 * n)) / denominator;
+  const halfWidth = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denominator;
+  // Rounding can push the bounds a hair past 0 or 1 (e.g. 0/n gives low = -1e-17).
+  return { value: p, low: clamp01(centre - halfWidth), high: clamp01(centre + halfWidth) };
+}
+
+/**
+ * pass^k: the chance that k trials drawn without replacement from a cell's n runs, c of them
+ * successes, all succeed: C(c,k)/C(n,k). It shows how fast reliability decays when a task must
+ * work every time. Computed as the product ∏ (c−i)/(n−i) for i < k, so no factorial or binomial
+ * ever overflows, even for thousands of runs.
+ */
+export function passHatK(c: number, n: number, k: number): number {
+  if (!Number.isInteger(k) || k < 0 || k > n) throw new RangeError(`passHatK: k must be an integer in 0…n (k = ${k}, n = ${n})`);
+  if (c < k) return 0;
+  let product = 1;
+  for (let i = 0; i < k; i++) product *= (c - i) / (n - i);
+  return product;
+}
+
+/** pass^k for every k = 1 … n, keyed by k as a string (the summary's JSON shape). */
+export function passHatKTable(c: number, n: number): Record<string, number> {
+  const table: Record<string, number> = {};
+  // Build the products incrementally: pass^(k) = pass^(k−1) · (c−k+1)/(n−k+1), O(n) for the table.
+  let product = 1;
+  for (let k = 1; k <= n; k++) {
+    product = c < k ? 0 : product * ((c - k + 1) / (n - k + 1));
+    table[String(k)] = product;
+  }
+  return table;
+}
+
+export interface Description {
+  mean: number;
+  median: number;
+  p95: number;
+  max: number;
+}
+
+/**
+ * Mean, median, 95th percentile and maximum; all 0 for no values, so empty cells still render. The
+ * percentile interpolates between order statistics (simple-statistics: R type 7, numpy's default).
+ */
+export function describe(values: readonly number[]): Description {
+  if (values.length === 0) return { mean: 0, median: 0, p95: 0, max: 0 };
+  // Sort once and use the sorted variants: quantile() would copy and select again for each statistic.
+  const sorted = [...values].sort((a, b) => a - b);
+  return { mean: mean(sorted), median: medianSorted(sorted), p95: quantileSorted(sorted, 0.95), max: max(sorted) };
+}
+
+function clamp01(x: number): number {
+  return Math.min(1, Math.max(0, x));
+}
