@@ -1,0 +1,146 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from '@playwright/test';
+import { summarySchema, type Summary } from '../src/report/types.ts';
+import { expect } from './support.ts';
+
+/**
+ * The Playwright surface from the outside: a small project (tests/fixtures/surface) run by a child
+ * Playwright, as a user would run theirs, with its reports read back.
+ */
+test.describe.configure({ mode: 'parallel', timeout: 180_000 });
+
+const project = 'tests/fixtures/surface';
+const cli = 'node_modules/@playwright/test/cli.js';
+
+interface Child {
+  code: number | null;
+  stdout: string;
+}
+
+function playwright(args: string[], env: Record<string, string>, onOutput?: (stdout: string, kill: () => void) => void): Promise<Child> {
+  const { OPENAI_API_KEY: _, ...inherited } = process.env;
+  const child = spawn(process.execPath, [cli, ...args], { env: { ...inherited, ...env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  const collect = (chunk: Buffer) => {
+    stdout += chunk;
+    onOutput?.(stdout, () => child.kill('SIGINT'));
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout })));
+}
+
+function workspace() {
+  const dir = mkdtempSync(join(tmpdir(), 'harness-eval-surface-'));
+  return { dir, env: { REPORT_DIR: join(dir, 'reports'), OUTPUT_DIR: join(dir, 'test-results'), JSON_OUT: join(dir, 'results.json') } };
+}
+
+const readSummary = (dir: string): Summary => summarySchema.parse(JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')));
+const runTest = (args: string[], env: Record<string, string>, onOutput?: Parameters<typeof playwright>[2]) =>
+  playwright(['test', '-c', `${project}/playwright.config.ts`, ...args], env, onOutput);
+
+test('the reporter prints a line per run and writes the summary of its cells', async () => {
+  const { env } = workspace();
+  const result = await runTest(['--project', 'synthetic'], env);
+  expect(result.code).toBe(0);
+  expect(result.stdout).toMatch(/\[12\/12, 0 left\] synthetic-task · double:b · verified · hn-recorded: success, \d+ iterations, finished/);
+  const summary = readSummary(env.REPORT_DIR);
+  expect(summary).toMatchObject({ complete: true, totals: { runs: 12, successes: 8, falseSuccesses: 2 } });
+  const bare = summary.cells.find((cell) => cell.layers === 'bare')!;
+  expect(bare).toMatchObject({ runs: 4, successes: 1, claimed: 3, falseSuccesses: 2, iterations: { max: 6 } });
+  expect(existsSync(join(env.REPORT_DIR, 'index.html'))).toBe(true);
+  expect(readFileSync(join(env.REPORT_DIR, 'summary.md'), 'utf8')).toContain('| synthetic-task | double:a | bare |');
+});
+
+test('merged shards give the same summary as one unsharded run', async () => {
+  const whole = workspace();
+  expect((await runTest(['--project', 'synthetic'], whole.env)).code).toBe(0);
+  const sharded = workspace();
+  const blobs = join(sharded.dir, 'blobs');
+  for (const shard of ['1/2', '2/2']) {
+    const result = await runTest(['--project', 'synthetic', `--shard=${shard}`, '--reporter=blob'], {
+      ...sharded.env,
+      PLAYWRIGHT_BLOB_OUTPUT_FILE: join(blobs, `report-${shard[0]}.zip`),
+    });
+    expect(result.code).toBe(0);
+  }
+  const merged = await playwright(['merge-reports', '-c', `${project}/merge.config.ts`, blobs], sharded.env);
+  expect(merged.code).toBe(0);
+  const one = readSummary(whole.env.REPORT_DIR);
+  const shards = readSummary(sharded.env.REPORT_DIR);
+  expect(shards.cells).toEqual(one.cells);
+  expect(shards.totals).toEqual(one.totals);
+});
+
+test('a breached gate fails the whole run and names the cells', async () => {
+  const { env } = workspace();
+  const falseSuccess = await runTest(['--project', 'synthetic'], { ...env, GATES: '[{ "layers": "bare" }]' });
+  expect(falseSuccess.code).toBe(1);
+  expect(falseSuccess.stdout).toContain('harness-eval: gate breached in 1 cell:\n  synthetic-task · double:a · bare · hn-recorded: false-success rate 0.50 > 0.00');
+  const lowSuccess = await runTest(['--project', 'synthetic'], { ...env, GATES: '[{ "layers": "verified", "minSuccessRate": 0.9 }]' });
+  expect(lowSuccess.code).toBe(1);
+  expect(lowSuccess.stdout).toContain('synthetic-task · double:a · verified · hn-recorded: success rate 0.75 < 0.90');
+  expect(lowSuccess.stdout).not.toContain('double:b · verified · hn-recorded: success rate');
+  const none = await runTest(['--project', 'synthetic'], { ...env, GATES: '[{ "layers": "verified" }]' });
+  expect(none.code).toBe(0);
+});
+
+test('an interrupted run (Ctrl-C) still leaves the summary of the runs that finished', async () => {
+  const { env } = workspace();
+  let interrupted = false;
+  const result = await runTest(['--project', 'synthetic', '--workers=1'], { ...env, SLOW: '1' }, (stdout, kill) => {
+    if (!interrupted && stdout.includes('[12/13, 1 left]')) {
+      interrupted = true;
+      // Give the slow test a moment to start, as a user's Ctrl-C would come mid-run.
+      setTimeout(kill, 500);
+    }
+  });
+  expect(interrupted).toBe(true);
+  expect(result.code).not.toBe(0);
+  const summary = readSummary(env.REPORT_DIR);
+  expect(summary).toMatchObject({ complete: false, totals: { runs: 12 } });
+});
+
+test('harness fixture: unconfigured models skip with their reason; steps, attachment and matcher messages', async () => {
+  const { env } = workspace();
+  const result = await runTest(['--project', 'openai:gpt-4o-mini · bare', '--project', 'scripted:overclaimer · bare'], env);
+  expect(result.code).toBe(1);
+  const report = JSON.parse(readFileSync(env.JSON_OUT, 'utf8'));
+  const results = collect(report).map(({ title, project: name, result: run }) => ({ title, project: name, ...run }));
+
+  const skipped = results.filter((run) => run.project === 'openai:gpt-4o-mini · bare');
+  expect(skipped.map((run) => run.status)).toEqual(['skipped', 'skipped']);
+  for (const run of skipped) expect(run.annotations).toContainEqual(expect.objectContaining({ type: 'skip', description: 'openai:gpt-4o-mini: OPENAI_API_KEY is not set' }));
+
+  const failing = results.find((run) => run.project === 'scripted:overclaimer · bare' && run.title.includes('bare stack'))!;
+  expect(failing.status).toBe('failed');
+  const message: string = failing.errors[0].message;
+  expect(message).toContain('expected no false success');
+  expect(message).toMatch(/claimed: success — "Upvoted the first post/);
+  expect(message).toMatch(/oracle: {2}not actual — does not hold: story \d+ \(rank 1\) is not upvoted by harness/);
+  expect(message).toMatch(/trace: {3}#\d+ tool_call \(attempt 1, iteration 4\) finish/);
+  const steps: string[] = failing.steps.map((step: { title: string }) => step.title);
+  expect(steps).toEqual(expect.arrayContaining(['iteration 1: navigate https://news.ycombinator.com/news', 'iteration 2: get_stories']));
+  expect(steps.some((title) => /^iteration 3: click #up_\d+$/.test(title))).toBe(true);
+  expect(failing.attachments.map((attachment: { name: string }) => attachment.name)).toContain('harness-run.json');
+
+  const passing = results.find((run) => run.project === 'scripted:overclaimer · bare' && run.title.includes('succeeds'))!;
+  expect(passing.status).toBe('passed');
+  const screenshots = passing.attachments.filter((attachment: { contentType: string }) => attachment.contentType === 'image/png');
+  expect(screenshots.map((shot: { name: string }) => shot.name)).toContain('iteration 1: navigate https://news.ycombinator.com/news.png');
+  expect(screenshots.length).toBeGreaterThanOrEqual(5);
+});
+
+/** Every test result in a Playwright JSON report, with its title and project. */
+function collect(report: { suites: unknown[] }) {
+  const out: Array<{ title: string; project: string; result: any }> = [];
+  const walk = (suite: any) => {
+    for (const spec of suite.specs ?? []) for (const t of spec.tests) for (const result of t.results) out.push({ title: spec.title, project: t.projectName, result: { ...result, annotations: t.annotations } });
+    for (const child of suite.suites ?? []) walk(child);
+  };
+  report.suites.forEach(walk);
+  return out;
+}
