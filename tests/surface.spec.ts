@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
@@ -132,6 +132,23 @@ test('harness fixture: unconfigured models skip with their reason; steps, attach
   const screenshots = passing.attachments.filter((attachment: { contentType: string }) => attachment.contentType === 'image/png');
   expect(screenshots.map((shot: { name: string }) => shot.name)).toContain('iteration 1: navigate https://news.ycombinator.com/news.png');
   expect(screenshots.length).toBeGreaterThanOrEqual(5);
+});
+
+test('with allure-playwright beside it, a run carries its cell as parameters and labels, with trace and transcript', async () => {
+  const { dir, env } = workspace();
+  const allure = join(dir, 'allure-results');
+  const result = await runTest(['--project', 'scripted:overclaimer · bare', '-g', 'succeeds'], { ...env, ALLURE_DIR: allure });
+  expect(result.code).toBe(0);
+  const results = readdirSync(allure).filter((name) => name.endsWith('-result.json')).map((name) => JSON.parse(readFileSync(join(allure, name), 'utf8')));
+  expect(results).toHaveLength(1);
+  const [run] = results;
+  for (const [name, value] of [['task', 'upvote-first-post'], ['model', 'scripted:overclaimer'], ['layers', 'verify+login'], ['site', 'hn-recorded']]) {
+    expect(run.parameters).toContainEqual(expect.objectContaining({ name, value }));
+    expect(run.labels).toContainEqual({ name, value });
+  }
+  const attachments = JSON.stringify(run);
+  expect(attachments).toContain('"name":"transcript"');
+  expect(attachments).toContain('"name":"harness trace"');
 });
 
 /** Every test result in a Playwright JSON report, with its title and project. */
