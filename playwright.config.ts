@@ -34,5 +34,7 @@ export default defineConfig<HarnessOptions>({
     // Users name it 'harness-eval/reporter'; inside this repository, by path.
     ['./src/playwright/reporter.ts', { gates: [{ layers: 'verified' }, { layers: 'verified+login' }] }],
     ['html', { open: 'never', outputFolder: 'reports/playwright' }],
+    // CI counts results from Playwright's JSON report when it asks for one.
+    ...(process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ? [['json'] as const] : []),
   ],
 });
