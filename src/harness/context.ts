@@ -1,7 +1,8 @@
 import type { Page } from '@playwright/test';
 import type { ChatMessage, Model, Usage } from '../models/types.ts';
 import { browserTools, type Claim, type ToolState } from '../tools/browser.ts';
-import { ToolRegistry } from '../tools/registry.ts';
+import { ToolRegistry, type Tool } from '../tools/registry.ts';
+import type { Layer } from './layer.ts';
 import { redact, Trace, type StopReason, type TraceEventBody } from './trace.ts';
 
 /** The site account the harness may use. It never enters a prompt, the trace or a log. */
@@ -45,12 +46,13 @@ export class RunContext {
   }
 
   /** Starts an attempt on a fresh page: a new conversation, new tools, no claim. */
-  beginAttempt(page: Page): void {
+  beginAttempt(page: Page, layers: readonly Layer[] = []): void {
     this.attempt += 1;
     this.attemptIterations = 0;
     this.stopReason = undefined;
     const state: ToolState = {};
-    this.session = { page, state, tools: new ToolRegistry(browserTools(page, state)) };
+    const tools = layers.reduce<readonly Tool[]>((offered, layer) => layer.tools?.(this, offered) ?? offered, browserTools(page, state));
+    this.session = { page, state, tools: new ToolRegistry(tools) };
     this.conversation = [
       { role: 'system', content: this.systemPrompt },
       { role: 'user', content: this.task },

@@ -1,4 +1,5 @@
 import { ModelError, type ToolCall } from '../models/types.ts';
+import type { ToolOutcome } from '../tools/registry.ts';
 import type { RunContext } from './context.ts';
 import type { AttemptOutcome, Layer } from './layer.ts';
 
@@ -22,7 +23,8 @@ export async function runAttempt(run: RunContext, layers: readonly Layer[], opti
   for (;;) {
     if (run.attemptIterations >= maxIterations) run.stop('max_iterations', `hard limit of ${maxIterations} iterations`);
     for (const layer of layers) if (!run.stopped) await layer.beforeModel?.(run);
-    if (run.stopped) return { stopReason: run.stopped.reason };
+    const blocked = stopped(run);
+    if (blocked) return blocked;
 
     const tools = run.tools.schemas();
     run.record({ type: 'model_request', messages: run.messages.length, tools: tools.length });
@@ -43,13 +45,16 @@ export async function runAttempt(run: RunContext, layers: readonly Layer[], opti
     const { content, toolCalls } = response.message;
     run.record({ type: 'model_response', content, toolCalls, usage: response.usage, ms: Math.round(performance.now() - started) });
     run.push({ role: 'assistant', content, ...(toolCalls.length > 0 && { toolCalls }) });
+    for (const layer of layers) if (!run.stopped) await layer.afterModel?.(run, response);
+    const halted = stopped(run);
+    if (halted) return halted;
 
     if (toolCalls.length === 0) {
       run.tell('loop', 'Use a tool to act, or call finish(success, summary) when the task is done or cannot be done.');
       continue;
     }
     await onIteration(`iteration ${run.iterations}: ${describeCalls(toolCalls)}`, async () => {
-      for (const call of toolCalls) await executeCall(run, call);
+      for (const call of toolCalls) await executeCall(run, layers, call);
       for (const layer of layers) await layer.afterTools?.(run);
     });
 
@@ -61,11 +66,21 @@ export async function runAttempt(run: RunContext, layers: readonly Layer[], opti
   }
 }
 
+/** The outcome of a run a layer has stopped (a getter TypeScript cannot narrow twice). */
+function stopped(run: RunContext): AttemptOutcome | undefined {
+  const stop = run.stopped;
+  return stop && { stopReason: stop.reason };
+}
+
 /** Runs one tool call the model wrote; its outcome, good or bad, goes to the trace and the model. */
-async function executeCall(run: RunContext, call: ToolCall): Promise<void> {
+async function executeCall(run: RunContext, layers: readonly Layer[], call: ToolCall): Promise<void> {
   run.record({ type: 'tool_call', callId: call.id, name: call.name, arguments: call.arguments });
   const started = performance.now();
-  const outcome = await run.tools.call(call);
+  const execute = layers.reduceRight<() => Promise<ToolOutcome>>(
+    (next, layer) => (layer.aroundTool ? () => layer.aroundTool!(run, call, next) : next),
+    () => run.tools.call(call),
+  );
+  const outcome = await execute();
   const ms = Math.round(performance.now() - started);
   if (outcome.ok) run.record({ type: 'tool_result', callId: call.id, name: call.name, ok: true, output: outcome.output, ms });
   else run.record({ type: 'tool_result', callId: call.id, name: call.name, ok: false, error: outcome.error, kind: outcome.kind, ms });

@@ -59,7 +59,7 @@ export async function runHarness(options: HarnessOptions): Promise<RunResult> {
   const attempt = async (): Promise<AttemptOutcome> => {
     const session = await options.openSession(run.attempt + 1);
     try {
-      run.beginAttempt(session.page);
+      run.beginAttempt(session.page, layers);
       return await runAttempt(run, layers, { maxIterations: options.maxIterations, onIteration: options.onIteration });
     } finally {
       await session.close();

@@ -3,7 +3,7 @@ import { z } from 'zod';
 const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
 const usage = z.object({ input: z.number(), output: z.number() });
 
-export const stopReasons = ['finished', 'max_iterations', 'budget', 'model_error', 'error'] as const;
+export const stopReasons = ['finished', 'max_iterations', 'budget', 'stalled', 'model_error', 'error'] as const;
 export type StopReason = (typeof stopReasons)[number];
 
 /** Every event the harness writes, as data: the schema is the type and validates traces read back. */
@@ -29,6 +29,16 @@ export const traceEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('harness_guardrail_stop'), reason: z.enum(stopReasons), detail: z.string() }),
   z.object({ type: z.literal('harness_verification'), ok: z.boolean(), detail: z.string() }),
   z.object({ type: z.literal('harness_note'), layer: z.string(), message: z.string() }),
+  z.object({ type: z.literal('harness_prompt_tokens'), layer: z.string(), tokens: z.number(), window: z.number(), dropped: z.number() }),
+  z.object({ type: z.literal('harness_checkpoint'), file: z.string(), messages: z.number() }),
+  z.object({ type: z.literal('harness_stall'), repeats: z.number(), action: z.enum(['warned', 'stopped']) }),
+  z.object({ type: z.literal('harness_settle'), callId: z.string(), ms: z.number(), settled: z.boolean() }),
+  z.object({ type: z.literal('harness_output'), callId: z.string(), tier: z.enum(['inline', 'paged', 'artifact']), bytes: z.number(), artifact: z.string().optional() }),
+  z.object({ type: z.literal('harness_denied'), layer: z.string(), callId: z.string(), tool: z.string(), reason: z.string() }),
+  z.object({ type: z.literal('harness_approval'), callId: z.string(), tool: z.string(), action: z.string(), decision: z.enum(['approved', 'denied']) }),
+  z.object({ type: z.literal('harness_observation'), callId: z.string(), valid: z.boolean(), flags: z.array(z.string()) }),
+  z.object({ type: z.literal('harness_evidence'), ok: z.boolean(), cited: z.array(z.string()), detail: z.string() }),
+  z.object({ type: z.literal('harness_resume'), file: z.string(), fromStep: z.number() }),
   z.object({ type: z.literal('run_end'), claimed: z.boolean(), stopReason: z.enum(stopReasons), iterations: z.number() }),
 ]);
 

@@ -6,6 +6,8 @@ import { defineTool, ToolError, type Tool } from './registry.ts';
 export interface Claim {
   success: boolean;
   summary: string;
+  /** Ids of the tool calls whose results support the claim (checked by the `evidence` layer). */
+  evidence?: string[];
 }
 
 /** Run state the tools share with the harness: the claim, once made. */
@@ -40,6 +42,7 @@ export function browserTools(page: Page, state: ToolState): Tool[] {
   return [
     defineTool({
       name: 'navigate',
+      effect: 'act',
       description: 'Open a URL in the browser.',
       parameters: z.object({ url: z.url({ protocol: /^https?$/ }) }),
       async execute({ url }) {
@@ -49,6 +52,7 @@ export function browserTools(page: Page, state: ToolState): Tool[] {
     }),
     defineTool({
       name: 'current_url',
+      effect: 'read',
       description: 'The URL the browser is on.',
       parameters: z.object({}),
       async execute() {
@@ -57,6 +61,7 @@ export function browserTools(page: Page, state: ToolState): Tool[] {
     }),
     defineTool({
       name: 'get_text',
+      effect: 'read',
       description: `The visible text of the page (at most ${TEXT_LIMIT} characters).`,
       parameters: z.object({}),
       async execute() {
@@ -67,6 +72,7 @@ export function browserTools(page: Page, state: ToolState): Tool[] {
     }),
     defineTool({
       name: 'fill',
+      effect: 'act',
       description: 'Type a value into the input matching a CSS selector.',
       parameters: z.object({ selector: z.string().min(1), value: z.string() }),
       async execute({ selector, value }) {
@@ -76,6 +82,7 @@ export function browserTools(page: Page, state: ToolState): Tool[] {
     }),
     defineTool({
       name: 'click',
+      effect: 'act',
       description: 'Click the first element matching a CSS selector; waits for any navigation.',
       parameters: z.object({ selector: z.string().min(1) }),
       async execute({ selector }) {
@@ -92,6 +99,7 @@ export function browserTools(page: Page, state: ToolState): Tool[] {
     }),
     defineTool({
       name: 'get_stories',
+      effect: 'read',
       description: 'The stories listed on the current Hacker News page: rank, id, title, url, points, voted.',
       parameters: z.object({}),
       async execute() {
@@ -100,6 +108,7 @@ export function browserTools(page: Page, state: ToolState): Tool[] {
     }),
     defineTool({
       name: 'has_class',
+      effect: 'read',
       description: 'Whether the first element matching a CSS selector has a class.',
       parameters: z.object({ selector: z.string().min(1), className: z.string().min(1) }),
       async execute({ selector, className }) {
@@ -109,8 +118,13 @@ export function browserTools(page: Page, state: ToolState): Tool[] {
     }),
     defineTool({
       name: 'finish',
+      effect: 'read',
       description: 'End the task and report the outcome: success=true only if the task is done.',
-      parameters: z.object({ success: z.boolean(), summary: z.string().max(2000) }),
+      parameters: z.object({
+        success: z.boolean(),
+        summary: z.string().max(2000),
+        evidence: z.array(z.string()).max(50).optional().describe('ids of the tool calls whose results show the outcome'),
+      }),
       async execute(claim) {
         state.claim = claim;
         return { recorded: true };

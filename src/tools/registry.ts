@@ -8,6 +8,10 @@ export interface Tool<P extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   parameters: P;
+  /** `act` tools change the world (click, fill, navigate); `read` tools only look. */
+  effect: 'read' | 'act';
+  /** The observation's shape, for layers that validate what tools answer. */
+  output?: z.ZodType;
   execute(args: z.output<P>): Promise<ToolOutput>;
 }
 
@@ -18,7 +22,7 @@ export class ToolError extends Error {
 
 export type ToolOutcome =
   | { ok: true; output: ToolOutput }
-  | { ok: false; kind: 'unknown_tool' | 'invalid_json' | 'invalid_arguments' | 'tool_error'; error: string };
+  | { ok: false; kind: 'unknown_tool' | 'invalid_json' | 'invalid_arguments' | 'tool_error' | 'denied'; error: string };
 
 export function defineTool<P extends z.ZodType>(tool: Tool<P>): Tool<P> {
   return tool;
