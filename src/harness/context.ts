@@ -1,7 +1,7 @@
 import type { Page } from '@playwright/test';
-import type { ChatMessage, Model, Usage } from '../models/types.ts';
+import type { ChatMessage, Model, ToolCall, Usage } from '../models/types.ts';
 import { browserTools, type Claim, type ToolState } from '../tools/browser.ts';
-import { ToolRegistry, type Tool } from '../tools/registry.ts';
+import { ToolRegistry, type Tool, type ToolOutcome } from '../tools/registry.ts';
 import type { Layer } from './layer.ts';
 import { redact, Trace, type StopReason, type TraceEventBody } from './trace.ts';
 
@@ -25,7 +25,7 @@ export class RunContext {
   attempt = 0;
   private conversation: ChatMessage[] = [];
   private stopReason?: { reason: StopReason; detail: string };
-  private session?: { page: Page; tools: ToolRegistry; state: ToolState };
+  private session?: { page: Page; tools: ToolRegistry; state: ToolState; layers: readonly Layer[] };
 
   private readonly secretValues: readonly string[];
 
@@ -52,12 +52,30 @@ export class RunContext {
     this.stopReason = undefined;
     const state: ToolState = {};
     const tools = layers.reduce<readonly Tool[]>((offered, layer) => layer.tools?.(this, offered) ?? offered, browserTools(page, state));
-    this.session = { page, state, tools: new ToolRegistry(tools) };
+    this.session = { page, state, tools: new ToolRegistry(tools), layers };
     this.conversation = [
       { role: 'system', content: this.systemPrompt },
       { role: 'user', content: this.task },
     ];
     this.record({ type: 'attempt_start' });
+  }
+
+  /**
+   * Runs one tool call through the layers' `aroundTool` hooks (permissions, approval, output…)
+   * and the registry, with its call and result in the trace. The loop and code mode both use it.
+   */
+  async callTool(call: ToolCall): Promise<ToolOutcome> {
+    this.record({ type: 'tool_call', callId: call.id, name: call.name, arguments: call.arguments });
+    const started = performance.now();
+    const execute = this.current.layers.reduceRight<() => Promise<ToolOutcome>>(
+      (next, layer) => (layer.aroundTool ? () => layer.aroundTool!(this, call, next) : next),
+      () => this.current.tools.call(call),
+    );
+    const outcome = await execute();
+    const ms = Math.round(performance.now() - started);
+    if (outcome.ok) this.record({ type: 'tool_result', callId: call.id, name: call.name, ok: true, output: outcome.output, ms });
+    else this.record({ type: 'tool_result', callId: call.id, name: call.name, ok: false, error: outcome.error, kind: outcome.kind, ms });
+    return outcome;
   }
 
   get page(): Page {

@@ -1,5 +1,4 @@
 import { ModelError, type ToolCall } from '../models/types.ts';
-import type { ToolOutcome } from '../tools/registry.ts';
 import type { RunContext } from './context.ts';
 import type { AttemptOutcome, Layer } from './layer.ts';
 
@@ -54,7 +53,7 @@ export async function runAttempt(run: RunContext, layers: readonly Layer[], opti
       continue;
     }
     await onIteration(`iteration ${run.iterations}: ${describeCalls(toolCalls)}`, async () => {
-      for (const call of toolCalls) await executeCall(run, layers, call);
+      for (const call of toolCalls) await executeCall(run, call);
       for (const layer of layers) await layer.afterTools?.(run);
     });
 
@@ -72,18 +71,9 @@ function stopped(run: RunContext): AttemptOutcome | undefined {
   return stop && { stopReason: stop.reason };
 }
 
-/** Runs one tool call the model wrote; its outcome, good or bad, goes to the trace and the model. */
-async function executeCall(run: RunContext, layers: readonly Layer[], call: ToolCall): Promise<void> {
-  run.record({ type: 'tool_call', callId: call.id, name: call.name, arguments: call.arguments });
-  const started = performance.now();
-  const execute = layers.reduceRight<() => Promise<ToolOutcome>>(
-    (next, layer) => (layer.aroundTool ? () => layer.aroundTool!(run, call, next) : next),
-    () => run.tools.call(call),
-  );
-  const outcome = await execute();
-  const ms = Math.round(performance.now() - started);
-  if (outcome.ok) run.record({ type: 'tool_result', callId: call.id, name: call.name, ok: true, output: outcome.output, ms });
-  else run.record({ type: 'tool_result', callId: call.id, name: call.name, ok: false, error: outcome.error, kind: outcome.kind, ms });
+/** Runs one tool call the model wrote; its outcome, good or bad, goes to the model. */
+async function executeCall(run: RunContext, call: ToolCall): Promise<void> {
+  const outcome = await run.callTool(call);
   const observation = outcome.ok ? outcome.output : { error: outcome.error };
   run.push({ role: 'tool', toolCallId: call.id, name: call.name, content: JSON.stringify(observation) });
 }

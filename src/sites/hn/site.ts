@@ -28,14 +28,19 @@ export interface SiteFactory {
  * `hn.recorded()`: the replica on the project's fixture pages, or on any capture, with faults.
  * Options are checked here, when a config or spec names the site, not when a test runs.
  */
-export function recorded(options: ReplicaOptionsInput = {}): SiteFactory {
+export function recorded({ startLoggedIn, ...options }: RecordedOptions = {}): SiteFactory {
   parseReplicaOptions(options);
-  const varied = options.capture !== undefined || options.faults !== undefined;
-  return { name: varied ? 'hn-recorded-custom' : 'hn-recorded', create: () => recordedHn(options) };
+  const varied = options.capture !== undefined || options.faults !== undefined || startLoggedIn;
+  return { name: varied ? 'hn-recorded-custom' : 'hn-recorded', create: () => recordedHn({ ...options, startLoggedIn }) };
+}
+
+export interface RecordedOptions extends ReplicaOptionsInput {
+  /** The browser starts with the account's session cookie, as a saved login would give it. */
+  startLoggedIn?: boolean;
 }
 
 /** The recorded Hacker News: the replica, served at the real origin inside the browser context. */
-export function recordedHn(options: ReplicaOptionsInput = {}): Site & { replica: HnReplica } {
+export function recordedHn({ startLoggedIn, ...options }: RecordedOptions = {}): Site & { replica: HnReplica } {
   const replica = createReplica(options);
   const ranking = [...replica.capture.items.values()]
     .filter((item) => item.rank !== undefined)
@@ -46,7 +51,12 @@ export function recordedHn(options: ReplicaOptionsInput = {}): Site & { replica:
     origin: HN_ORIGIN,
     account: replica.options.account,
     replica,
-    attach: (context) => routeReplica(context, replica),
+    async attach(context) {
+      await routeReplica(context, replica);
+      if (!startLoggedIn) return;
+      const { username, password } = replica.options.account;
+      await context.addCookies([{ name: 'user', value: replica.state.login(username, password)!, url: HN_ORIGIN }]);
+    },
     snapshot: async () => ({ votes: replica.truth().votes, ranking }),
   };
 }
