@@ -3,7 +3,16 @@ import type { ChatMessage, Model, ToolCall, Usage } from '../models/types.ts';
 import { browserTools, type Claim, type ToolState } from '../tools/browser.ts';
 import { ToolRegistry, type Tool, type ToolOutcome } from '../tools/registry.ts';
 import type { Layer } from './layer.ts';
-import { redact, Trace, type StopReason, type TraceEventBody } from './trace.ts';
+import { redact, Trace, type StopReason, type TraceEvent, type TraceEventBody } from './trace.ts';
+
+export interface RunSnapshot {
+  attempt: number;
+  iterations: number;
+  attemptIterations: number;
+  tokens: Usage;
+  messages: ChatMessage[];
+  trace: TraceEvent[];
+}
 
 /** The site account the harness may use. It never enters a prompt, the trace or a log. */
 export interface Credentials {
@@ -43,6 +52,26 @@ export class RunContext {
   /** The value with every secret replaced: for anything the run hands out besides the trace. */
   redact<T>(value: T): T {
     return redact(value, this.secretValues);
+  }
+
+  /** The run as data after a step: what `durable` saves, and `resume` takes back in a new process. */
+  snapshot(): RunSnapshot {
+    return this.redact({
+      attempt: this.attempt,
+      iterations: this.iterations,
+      attemptIterations: this.attemptIterations,
+      tokens: { ...this.tokens },
+      messages: [...this.conversation],
+      trace: [...this.trace.events],
+    });
+  }
+
+  resume(saved: RunSnapshot): void {
+    Object.assign(this.tokens, saved.tokens);
+    this.iterations = saved.iterations;
+    this.attemptIterations = saved.attemptIterations;
+    this.conversation = [...saved.messages];
+    this.trace.restore(saved.trace);
   }
 
   /** Starts an attempt on a fresh page: a new conversation, new tools, no claim. */

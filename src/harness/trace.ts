@@ -55,7 +55,7 @@ export type TraceEventOf<T extends TraceEventBody['type']> = Extract<TraceEventB
  */
 export class Trace {
   private readonly list: TraceEvent[] = [];
-  private readonly started = Date.now();
+  private started = Date.now();
 
   constructor(private readonly secrets: () => readonly string[] = () => []) {}
 
@@ -63,6 +63,12 @@ export class Trace {
     const stamped = redact({ seq: this.list.length + 1, ...position, atMs: Date.now() - this.started, ...event }, this.secrets());
     this.list.push(stamped);
     return stamped;
+  }
+
+  /** Takes over a saved trace (a resumed run): its events, and its clock where it stopped. */
+  restore(events: readonly TraceEvent[]): void {
+    this.list.splice(0, this.list.length, ...events);
+    this.started = Date.now() - (events.at(-1)?.atMs ?? 0);
   }
 
   get events(): readonly TraceEvent[] {

@@ -2,15 +2,16 @@ import { z } from 'zod';
 import type { Layer } from '../harness/layer.ts';
 import { InputError } from '../input.ts';
 import { context } from './context.ts';
+import { durable } from './durable.ts';
 import { guardrails } from './guardrails.ts';
 import { login } from './login.ts';
 import { retry } from './retry.ts';
 import { verify } from './verify.ts';
 
-export { context, guardrails, login, retry, verify };
+export { context, durable, guardrails, login, retry, verify };
 
 /** Every layer by the name a spec or a matrix uses for it. */
-export const layerFactories = { guardrails, context, verify, login, retry } as const;
+export const layerFactories = { guardrails, context, verify, login, retry, durable } as const;
 export type LayerName = keyof typeof layerFactories;
 
 /** A layer as a spec names it: `'verify'`, `['guardrails', { maxIterations: 8 }]`, or a Layer. */

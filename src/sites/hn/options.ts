@@ -40,6 +40,8 @@ export const replicaOptionsSchema = z
     capture: z.string().min(1).optional(),
     faults: faultsSchema.default(faultsSchema.parse({})),
     account: accountSchema.optional(),
+    /** Keep sessions and votes in this file, so a site outlives its process (a resumed run). */
+    stateFile: z.string().min(1).optional(),
   })
   .strict();
 export type ReplicaOptionsInput = z.input<typeof replicaOptionsSchema>;

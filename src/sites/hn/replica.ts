@@ -1,3 +1,4 @@
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { uniformFloat64 } from 'pure-rand/distribution/uniformFloat64';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import { assets } from './assets.ts';
@@ -29,6 +30,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
   const { faults, account } = options;
   const capture = loadCapture(options.capture, faults);
   const state = new HnState(account, faults.seed);
+  if (options.stateFile && existsSync(options.stateFile)) state.restore(JSON.parse(readFileSync(options.stateFile, 'utf8')));
   const rng = xoroshiro128plus(faults.seed);
   let pageRequests = 0;
 
@@ -161,6 +163,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
       if (!['GET', 'HEAD', 'POST'].includes(method)) response = html(notices.unknown, 405);
       else if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) response = html('Request too large.', 413);
       else response = faultResponse() ?? (await route(request, url, visitor));
+      if (options.stateFile && (method === 'POST' || url.pathname === '/vote' || url.pathname === '/logout')) saveState(options.stateFile, state);
       state.requests.push({
         at: Date.now(),
         method,
@@ -171,6 +174,13 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
       return method === 'HEAD' ? new Response(null, response) : response;
     },
   };
+}
+
+/** Written whole and renamed, so a process killed mid-write leaves the previous state. */
+function saveState(file: string, state: HnState): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, JSON.stringify(state.toJSON()));
+  renameSync(temporary, file);
 }
 
 function html(body: string, status = 200): Response {

@@ -16,6 +16,12 @@ export interface LoggedRequest {
   status: number;
 }
 
+export interface PersistedState {
+  sessions: Record<string, Session>;
+  votes: Record<string, string[]>;
+  sessionCount: number;
+}
+
 /** What really happened on the site, as the oracle reads it: never taken from a browser page. */
 export interface SiteTruth {
   votes: Record<string, string[]>;
@@ -81,6 +87,21 @@ export class HnState {
     let count = 0;
     for (const mine of this.votes.values()) if (mine.has(id)) count += 1;
     return count;
+  }
+
+  /** Sessions and votes as data: what `stateFile` keeps between processes. */
+  toJSON(): PersistedState {
+    return {
+      sessions: Object.fromEntries(this.sessions),
+      votes: Object.fromEntries([...this.votes].map(([user, ids]) => [user, [...ids]])),
+      sessionCount: this.sessionCount,
+    };
+  }
+
+  restore(saved: PersistedState): void {
+    for (const [token, session] of Object.entries(saved.sessions)) this.sessions.set(token, session);
+    for (const [user, ids] of Object.entries(saved.votes)) this.votes.set(user, new Set(ids));
+    this.sessionCount = saved.sessionCount;
   }
 
   truth(): SiteTruth {
