@@ -28,6 +28,8 @@ export default defineConfig<HarnessOptions>({
       project: { testDir: 'specs/matrix' },
     }),
     { name: 'classic', testDir: 'specs/classic' },
+    // One spec per layer beyond the classic ones, each showing the layer's effect in its cells.
+    { name: 'layers', testDir: 'specs/layers' },
     { name: 'baseline', testDir: 'specs/baseline' },
   ],
   reporter: [
