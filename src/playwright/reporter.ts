@@ -81,13 +81,15 @@ export default class HarnessReporter implements Reporter {
   private printProgress(test: TestCase, result: TestResult, runs: ReportedRun[]): void {
     const count = `[${this.done}/${this.total}, ${this.total - this.done} left]`;
     const seconds = `${(result.duration / 1000).toFixed(1)} s`;
-    if (runs.length === 0) {
-      console.log(`${count} ${test.parent.project()?.name ?? ''} › ${test.title}: ${result.status}, ${seconds}`);
-      return;
-    }
+    if (runs.length === 0) console.log(`${count} ${test.parent.project()?.name ?? ''} › ${test.title}: ${result.status}, ${seconds}`);
     for (const run of runs) {
       console.log(`${count} ${cellLabel(run)}: ${outcomeOf(run)}, ${run.iterations} iterations, ${run.stopReason}, ${seconds}`);
     }
-    if (result.status !== 'passed' && result.status !== 'skipped') console.log(`  ${result.status}: ${result.error?.message?.split('\n')[0] ?? ''}`);
+    // Failures keep their whole message: the matchers' lines say what was claimed and found.
+    if (result.status === 'failed' || result.status === 'timedOut') console.log(indent(result.error?.message ?? result.status));
   }
+}
+
+function indent(text: string): string {
+  return text.split('\n').map((line) => `    ${line}`).join('\n');
 }
