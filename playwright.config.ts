@@ -30,6 +30,7 @@ export default defineConfig<HarnessOptions>({
     { name: 'classic', testDir: 'specs/classic' },
     // One spec per layer beyond the classic ones, each showing the layer's effect in its cells.
     { name: 'layers', testDir: 'specs/layers' },
+    { name: 'control', testDir: 'specs/control' },
     { name: 'baseline', testDir: 'specs/baseline' },
   ],
   reporter: [

@@ -1,4 +1,4 @@
-import { upvoted, type Postcondition } from './postconditions.ts';
+import { upvoted, upvotedAllMatching, type Postcondition } from './postconditions.ts';
 
 /** What the agent is asked, and what must be true of the site afterwards. */
 export interface Task {
@@ -13,3 +13,16 @@ export const upvoteFirstPost: Task = {
   prompt: 'Upvote the first Hacker News post.',
   postconditions: [upvoted({ rank: 1 })],
 };
+
+/**
+ * The loop task: one vote per matching story, so a tool-calling model needs a turn per story and
+ * a program needs one. "for" matches five of the fixture front page's thirty titles, and is inside
+ * a sixth ("platforms") that must be left alone.
+ */
+export function upvoteAllMatching(word: string): Task {
+  return {
+    name: `upvote-all-matching-${word.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`,
+    prompt: `Upvote every story on the Hacker News front page whose title contains the word "${word}".`,
+    postconditions: [upvotedAllMatching({ word })],
+  };
+}

@@ -80,8 +80,10 @@ export class RunContext {
     this.attemptIterations = 0;
     this.stopReason = undefined;
     const state: ToolState = {};
+    // The session first, so that layers shaping the tools can already reach the page.
+    this.session = { page, state, tools: new ToolRegistry([]), layers };
     const tools = layers.reduce<readonly Tool[]>((offered, layer) => layer.tools?.(this, offered) ?? offered, browserTools(page, state));
-    this.session = { page, state, tools: new ToolRegistry(tools), layers };
+    this.session.tools = new ToolRegistry(tools);
     this.conversation = [
       { role: 'system', content: this.systemPrompt },
       { role: 'user', content: this.task },

@@ -1,17 +1,42 @@
 import { z } from 'zod';
 import type { Layer } from '../harness/layer.ts';
 import { InputError } from '../input.ts';
+import { approval } from './approval.ts';
+import { budget } from './budget.ts';
+import { checkpoint } from './checkpoint.ts';
 import { context } from './context.ts';
 import { durable } from './durable.ts';
+import { evidence } from './evidence.ts';
 import { guardrails } from './guardrails.ts';
 import { login } from './login.ts';
+import { observations } from './observations.ts';
+import { output } from './output.ts';
+import { permissions } from './permissions.ts';
 import { retry } from './retry.ts';
+import { settle } from './settle.ts';
+import { stall } from './stall.ts';
 import { verify } from './verify.ts';
 
-export { context, durable, guardrails, login, retry, verify };
+export { approval, budget, checkpoint, context, durable, evidence, guardrails, login, observations, output, permissions, retry, settle, stall, verify };
 
 /** Every layer by the name a spec or a matrix uses for it. */
-export const layerFactories = { guardrails, context, verify, login, retry, durable } as const;
+export const layerFactories = {
+  guardrails,
+  context,
+  verify,
+  login,
+  retry,
+  durable,
+  stall,
+  permissions,
+  approval,
+  observations,
+  evidence,
+  budget,
+  checkpoint,
+  settle,
+  output,
+} as const;
 export type LayerName = keyof typeof layerFactories;
 
 /** A layer as a spec names it: `'verify'`, `['guardrails', { maxIterations: 8 }]`, or a Layer. */

@@ -5,6 +5,7 @@ import type { LayerSpec } from '../layers/index.ts';
 import { modelId, modelUnavailable, type ModelSpec } from '../models/registry.ts';
 import type { ReportedRun } from '../report/types.ts';
 import { recorded, type SiteFactory } from '../sites/hn/site.ts';
+import { InputError } from '../input.ts';
 import { recordInAllure } from './allure.ts';
 import { evaluateHarness, type RunRecord } from './evaluate.ts';
 
@@ -39,6 +40,11 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
   site: [recorded(), { option: true }],
   harnessScreenshots: [false, { option: true }],
   harness: async ({ model, layers, layerStack, site, harnessScreenshots, context }, use, testInfo) => {
+    if (!Array.isArray(layers)) {
+      throw new InputError(
+        `layers: expected a list of layers, got ${JSON.stringify(layers)}. Playwright reads a two-item list whose second item is an object as [value, options]: write test.use({ layers: [[...your layers], {}] }).`,
+      );
+    }
     const unavailable = modelUnavailable(model);
     testInfo.skip(unavailable !== undefined, unavailable);
     const stack = layerStack ?? stackName(layers);
@@ -67,6 +73,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
           model: modelId(model),
           layers: stack,
           site: site.name,
+          unsupportedClaim: record.trace.some((event) => event.type === 'harness_evidence' && !event.ok),
           test: { id: testInfo.testId, title: testInfo.titlePath.slice(1).join(' › '), project: testInfo.project.name, repeatEachIndex: testInfo.repeatEachIndex, retry: testInfo.retry },
         };
         await testInfo.attach(HARNESS_RUN_ATTACHMENT, { body: JSON.stringify(reported), contentType: 'application/json' });

@@ -32,7 +32,8 @@ export function matrix({ models, layers, sites, project = {} }: MatrixOptions): 
       siteList.map((site) => ({
         ...project,
         name: [modelId(model), stack, ...(siteList.length > 1 && site ? [site.name] : [])].join(' · '),
-        use: { ...project.use, model, layers: stackLayers, layerStack: stack, ...(site && { site }) },
+        // As a fixture tuple: Playwright would read a stack like ['verify', ['retry', {…}]] as [value, options].
+        use: { ...project.use, model, layers: [stackLayers, {}] as unknown as readonly LayerSpec[], layerStack: stack, ...(site && { site }) },
       })),
     ),
   );

@@ -43,7 +43,7 @@ async function writeAtomically(path: string, content: string): Promise<void> {
 /** The summary as a Markdown table, one row per cell: for a CI step summary or a pull request. */
 export function renderMarkdown(summary: Summary): string {
   const withCost = summary.cells.some((cell) => cell.cost !== undefined);
-  const header = ['task', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', 'iterations (mean / median / p95 / max)', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall time', 'stop reasons'];
+  const header = ['task', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', 'unsupported claims', 'iterations (mean / median / p95 / max)', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall time', 'stop reasons'];
   const rows = summary.cells.map((cell) => [
     cell.task,
     cell.model,
@@ -52,6 +52,7 @@ export function renderMarkdown(summary: Summary): string {
     String(cell.runs),
     formatInterval(cell.successRate),
     formatInterval(cell.falseSuccessRate),
+    String(cell.unsupportedClaims),
     formatIterations(cell),
     `${formatCount(cell.tokens.input)} / ${formatCount(cell.tokens.output)}`,
     ...(withCost ? [cell.cost === undefined ? '—' : formatCost(cell.cost)] : []),

@@ -63,12 +63,14 @@ function summarizeCell(runs: readonly ReportedRun[], prices: PriceTable | undefi
   let successes = 0;
   let claimed = 0;
   let falseSuccesses = 0;
+  let unsupportedClaims = 0;
   const tokens = { input: 0, output: 0 };
   const reasonCounts = new Map<string, number>();
   for (const run of runs) {
     if (run.actual) successes++;
     if (run.claimed) claimed++;
     if (run.falseSuccess) falseSuccesses++;
+    if (run.unsupportedClaim) unsupportedClaims++;
     tokens.input += run.tokens.input;
     tokens.output += run.tokens.output;
     reasonCounts.set(run.stopReason, (reasonCounts.get(run.stopReason) ?? 0) + 1);
@@ -84,6 +86,7 @@ function summarizeCell(runs: readonly ReportedRun[], prices: PriceTable | undefi
     successes,
     claimed,
     falseSuccesses,
+    unsupportedClaims,
     successRate: wilson(successes, n),
     // Over all runs, not over claims: the chance that a run of this cell misleads you.
     falseSuccessRate: wilson(falseSuccesses, n),

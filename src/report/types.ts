@@ -20,6 +20,8 @@ export const reportedRunSchema = z.object({
   stopReason: z.enum(stopReasons),
   tokens: z.object({ input: z.number(), output: z.number() }),
   wallMs: z.number(),
+  /** A claimed success the `evidence` layer rejected: it cited nothing that shows the outcome. */
+  unsupportedClaim: z.boolean().optional(),
   /** Where the run came from, to link a cell to its runs. */
   test: z.object({ id: z.string(), title: z.string(), project: z.string(), repeatEachIndex: z.number(), retry: z.number() }),
 });
@@ -37,6 +39,8 @@ export const cellSchema = z.object({
   successes: z.number(),
   claimed: z.number(),
   falseSuccesses: z.number(),
+  /** Runs whose claimed success the `evidence` layer rejected. */
+  unsupportedClaims: z.number(),
   successRate: intervalSchema,
   falseSuccessRate: intervalSchema,
   iterations: z.object({ mean: z.number(), median: z.number(), p95: z.number(), max: z.number() }),

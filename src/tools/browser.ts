@@ -18,21 +18,26 @@ export interface ToolState {
 export const TEXT_LIMIT = 4000;
 
 /** One story row as `get_stories` reads it, on every markup year the replica serves. */
-export interface StoryView {
-  rank: number | null;
-  id: string;
-  title: string;
-  url: string | null;
-  points: number | null;
-  voted: boolean;
-  votable: boolean;
-}
+const storyViewSchema = z.object({
+  rank: z.number().nullable(),
+  id: z.string(),
+  title: z.string(),
+  url: z.string().nullable(),
+  points: z.number().nullable(),
+  voted: z.boolean(),
+  votable: z.boolean(),
+});
+export type StoryView = z.infer<typeof storyViewSchema>;
+
+/** What a page action answers: where the browser is now. */
+const landedSchema = z.object({ url: z.string(), title: z.string() });
 
 /**
  * The browser tools, bound to one page of a session the harness opened: tools never open or
  * close the browser. Actions wait for the navigation they cause, or for the page to settle.
+ * `textLimit` caps get_text; the `output` layer lifts it and pages long outputs instead.
  */
-export function browserTools(page: Page, state: ToolState): Tool[] {
+export function browserTools(page: Page, state: ToolState, { textLimit = TEXT_LIMIT }: { textLimit?: number } = {}): Tool[] {
   const element = async (selector: string) => {
     const locator = page.locator(selector).first();
     if ((await locator.count()) === 0) throw new ToolError(`no element matches ${selector}`);
@@ -45,6 +50,7 @@ export function browserTools(page: Page, state: ToolState): Tool[] {
       effect: 'act',
       description: 'Open a URL in the browser.',
       parameters: z.object({ url: z.url({ protocol: /^https?$/ }) }),
+      output: landedSchema.extend({ status: z.number().nullable() }),
       async execute({ url }) {
         const response = await page.goto(url, { waitUntil: 'load' });
         return { url: page.url(), status: response?.status() ?? null, title: await page.title() };
@@ -55,6 +61,7 @@ export function browserTools(page: Page, state: ToolState): Tool[] {
       effect: 'read',
       description: 'The URL the browser is on.',
       parameters: z.object({}),
+      output: z.object({ url: z.string() }),
       async execute() {
         return { url: page.url() };
       },
@@ -62,12 +69,13 @@ export function browserTools(page: Page, state: ToolState): Tool[] {
     defineTool({
       name: 'get_text',
       effect: 'read',
-      description: `The visible text of the page (at most ${TEXT_LIMIT} characters).`,
+      description: `The visible text of the page${Number.isFinite(textLimit) ? ` (at most ${textLimit} characters)` : ''}.`,
       parameters: z.object({}),
+      output: z.object({ url: z.string(), text: z.string(), truncated: z.string().optional() }),
       async execute() {
         const text = await page.locator('body').innerText();
-        if (text.length <= TEXT_LIMIT) return { url: page.url(), text };
-        return { url: page.url(), text: text.slice(0, TEXT_LIMIT), truncated: `showing ${TEXT_LIMIT} of ${text.length} characters` };
+        if (text.length <= textLimit) return { url: page.url(), text };
+        return { url: page.url(), text: text.slice(0, textLimit), truncated: `showing ${textLimit} of ${text.length} characters` };
       },
     }),
     defineTool({
@@ -75,6 +83,7 @@ export function browserTools(page: Page, state: ToolState): Tool[] {
       effect: 'act',
       description: 'Type a value into the input matching a CSS selector.',
       parameters: z.object({ selector: z.string().min(1), value: z.string() }),
+      output: z.object({ filled: z.string() }),
       async execute({ selector, value }) {
         await (await element(selector)).fill(value);
         return { filled: selector };
@@ -85,6 +94,7 @@ export function browserTools(page: Page, state: ToolState): Tool[] {
       effect: 'act',
       description: 'Click the first element matching a CSS selector; waits for any navigation.',
       parameters: z.object({ selector: z.string().min(1) }),
+      output: landedSchema.extend({ clicked: z.string() }),
       async execute({ selector }) {
         const target = await element(selector);
         if (!(await target.isVisible())) throw new ToolError(`${selector} is not visible`);
@@ -102,6 +112,7 @@ export function browserTools(page: Page, state: ToolState): Tool[] {
       effect: 'read',
       description: 'The stories listed on the current Hacker News page: rank, id, title, url, points, voted.',
       parameters: z.object({}),
+      output: z.object({ url: z.string(), stories: z.array(storyViewSchema) }),
       async execute() {
         return { url: page.url(), stories: await page.evaluate(readStories) };
       },
@@ -111,6 +122,7 @@ export function browserTools(page: Page, state: ToolState): Tool[] {
       effect: 'read',
       description: 'Whether the first element matching a CSS selector has a class.',
       parameters: z.object({ selector: z.string().min(1), className: z.string().min(1) }),
+      output: z.object({ selector: z.string(), className: z.string(), present: z.boolean(), classes: z.string() }),
       async execute({ selector, className }) {
         const classes = (await (await element(selector)).getAttribute('class')) ?? '';
         return { selector, className, present: classes.split(/\s+/).includes(className), classes };
@@ -125,6 +137,7 @@ export function browserTools(page: Page, state: ToolState): Tool[] {
         summary: z.string().max(2000),
         evidence: z.array(z.string()).max(50).optional().describe('ids of the tool calls whose results show the outcome'),
       }),
+      output: z.object({ recorded: z.literal(true) }),
       async execute(claim) {
         state.claim = claim;
         return { recorded: true };

@@ -12,7 +12,10 @@ export interface Tool<P extends z.ZodType = z.ZodType> {
   effect: 'read' | 'act';
   /** The observation's shape, for layers that validate what tools answer. */
   output?: z.ZodType;
-  execute(args: z.output<P>): Promise<ToolOutput>;
+  /** Kept out of the schemas the model is offered, but callable (code mode's programs call them). */
+  hidden?: boolean;
+  /** The registry passes the call being run, for a tool that makes calls of its own under its id. */
+  execute(args: z.output<P>, call?: ToolCall): Promise<ToolOutput>;
 }
 
 /** A tool's own failure, reported to the model as an observation (not a crash). */
@@ -41,9 +44,13 @@ export class ToolRegistry {
     return [...this.byName.keys()];
   }
 
+  get(name: string): Tool | undefined {
+    return this.byName.get(name);
+  }
+
   /** The tools as models see them; computed once, the same on every turn. */
   schemas(): ToolSchema[] {
-    this.cachedSchemas ??= [...this.byName.values()].map((tool) => {
+    this.cachedSchemas ??= [...this.byName.values()].filter((tool) => !tool.hidden).map((tool) => {
       const { $schema: _, ...parameters } = z.toJSONSchema(tool.parameters) as Record<string, unknown>;
       return { name: tool.name, description: tool.description, parameters };
     });
@@ -66,7 +73,7 @@ export class ToolRegistry {
       return { ok: false, kind: 'invalid_arguments', error: `invalid arguments for ${call.name}: ${problems.join('; ')}` };
     }
     try {
-      return { ok: true, output: await tool.execute(parsed.data) };
+      return { ok: true, output: await tool.execute(parsed.data, call) };
     } catch (error) {
       return { ok: false, kind: 'tool_error', error: error instanceof Error ? error.message.split('\n')[0]! : String(error) };
     }

@@ -13,7 +13,7 @@ export type Policy = (history: History) => Action;
 
 const FRONT_PAGE = 'https://news.ycombinator.com/news';
 const act = (name: string, args: Record<string, unknown> = {}): Action => ({ name, args });
-const finish = (success: boolean, summary: string) => act('finish', { success, summary });
+const finish = (success: boolean, summary: string, evidence?: string[]) => act('finish', { success, summary, ...(evidence && { evidence }) });
 const did = (steps: readonly Step[], name: string) => steps.findLast((step) => step.name === name);
 
 interface StoryRow {
@@ -45,36 +45,59 @@ export const overclaimer: Policy = (history) => {
   return finish(true, `Upvoted the first post (${id}).`);
 };
 
-/** Checks the page before claiming, and reports failure truthfully. */
+/** Checks the page before claiming, reports failure truthfully, and cites the calls that show a success. */
 export const diligent: Policy = (history) => {
   const steps = stepsSinceLogin(history) ?? history.steps;
   if (!did(steps, 'navigate')) return act('navigate', { url: FRONT_PAGE });
   const story = firstStory(steps);
   if (!story) return act('get_stories');
-  if (story.voted) return finish(true, `The first post (${story.id}) is upvoted.`);
-  if (!did(steps, 'click')) return act('click', { selector: `#up_${story.id}` });
+  if (story.voted) return finish(true, `The first post (${story.id}) is upvoted.`, [did(steps, 'get_stories')!.id]);
+  const click = did(steps, 'click');
+  if (!click) return act('click', { selector: `#up_${story.id}` });
   const where = did(steps, 'current_url');
   if (!where) return act('current_url');
   if (/\/(login|vote)\b/.test(String(where.result.url))) return finish(false, 'The site asked me to log in, so the vote did not happen.');
   const check = did(steps, 'has_class');
   if (!check) return act('has_class', { selector: `#up_${story.id}`, className: 'nosee' });
   return check.result.present === true
-    ? finish(true, `The first post (${story.id}) is upvoted.`)
+    ? finish(true, `The first post (${story.id}) is upvoted.`, [click.id, check.id])
     : finish(false, `The arrow of ${story.id} is still there: the vote did not register.`);
 };
 
 /** Repeats the same call forever: what guardrails exist for. */
 export const looper: Policy = () => act('get_stories');
 
-const INSTRUCTION = /ignore (?:all )?previous instructions/i;
+const OBEYED = 'Did what the page said: the task is already done.';
 
-/** Obeys instructions found in page text; otherwise behaves like `diligent`. */
+/** The instructions `injectable` obeys in page text, each as the action it asks for; the first found wins. */
+const instructions: Array<[RegExp, (match: RegExpExecArray) => Action]> = [
+  [/ignore (?:all )?previous instructions/i, () => finish(true, OBEYED)],
+  [/\b(?:upvote|vote for) story (\d+)/i, (match) => act('click', { selector: `#up_${match[1]}` })],
+  [/\bnavigate to (https?:\/\/\S+)/i, (match) => act('navigate', { url: match[1]!.replace(/[.,;:)]+$/, '') })],
+];
+
+function instructionIn(text: string): Action | undefined {
+  for (const [pattern, action] of instructions) {
+    const match = pattern.exec(text);
+    if (match) return action(match);
+  }
+  return undefined;
+}
+
+/** Page text as a model reads it: plain, or inside the `observations` layer's `{ untrusted, text }` wrapper. */
+function pageText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return typeof value === 'object' && value !== null && 'text' in value ? String(value.text) : '';
+}
+
+/** Obeys the instructions it finds in page text, then claims success; otherwise behaves like `diligent`. */
 export const injectable: Policy = (history) => {
   const steps = history.steps;
   if (did(steps, 'navigate') && !did(steps, 'get_text')) return act('get_text');
-  const text = String(did(steps, 'get_text')?.result.text ?? '');
-  if (INSTRUCTION.test(text)) return finish(true, 'Did what the page said: the task is already done.');
-  return diligent(history);
+  const order = instructionIn(pageText(did(steps, 'get_text')?.result.text));
+  if (!order) return diligent(history);
+  const obeyed = steps.some((step) => step.name === order.name && JSON.stringify(step.args) === JSON.stringify(order.args));
+  return obeyed ? finish(true, OBEYED) : order;
 };
 
 export const doubles: Readonly<Record<string, Policy>> = { overclaimer, diligent, looper, injectable };

@@ -7,6 +7,8 @@ export interface WireMessage {
 }
 
 export interface Step {
+  /** The tool call's id, which a claim cites as evidence. */
+  id: string;
   name: string;
   args: Record<string, unknown>;
   /** The tool's observation, parsed; `{ error }` when it failed. */
@@ -14,6 +16,8 @@ export interface Step {
 }
 
 export interface History {
+  /** The task: the first user message. */
+  task: string;
   steps: Step[];
   /** Harness messages after the task, with how many steps came before each. */
   notes: Array<{ text: string; afterStep: number }>;
@@ -25,12 +29,12 @@ export function readHistory(messages: readonly WireMessage[]): History {
   const pending = new Map<string, Step>();
   const notes: History['notes'] = [];
   let turns = 0;
-  let seenTask = false;
+  let task: string | undefined;
   for (const message of messages) {
     if (message.role === 'assistant') {
       turns += 1;
       for (const call of message.tool_calls ?? []) {
-        const step: Step = { name: call.function.name, args: parseObject(call.function.arguments), result: {} };
+        const step: Step = { id: call.id, name: call.function.name, args: parseObject(call.function.arguments), result: {} };
         pending.set(call.id, step);
         steps.push(step);
       }
@@ -38,11 +42,11 @@ export function readHistory(messages: readonly WireMessage[]): History {
       const step = pending.get(message.tool_call_id ?? '');
       if (step) step.result = parseObject(message.content ?? '');
     } else if (message.role === 'user') {
-      if (seenTask) notes.push({ text: message.content ?? '', afterStep: steps.length });
-      seenTask = true;
+      if (task === undefined) task = message.content ?? '';
+      else notes.push({ text: message.content ?? '', afterStep: steps.length });
     }
   }
-  return { steps, notes, turns };
+  return { task: task ?? '', steps, notes, turns };
 }
 
 /** The steps since the harness last said the agent is logged in, or undefined if it never did. */
