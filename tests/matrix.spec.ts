@@ -15,7 +15,7 @@ test('matrix: a project per model × layer stack, named, with the options in use
     'openai:gpt-4o-mini · bare',
     'openai:gpt-4o-mini · verified',
   ]);
-  expect(projects[1]).toMatchObject({ testDir: 'specs/matrix', timeout: 60_000, use: { model: 'scripted:overclaimer', layers: [['guardrails', 'verify'], {}], layerStack: 'verified' } });
+  expect(projects[1]).toMatchObject({ testDir: 'specs/matrix', timeout: 60_000, use: { model: 'scripted:overclaimer', layers: ['guardrails', 'verify'], layerStack: 'verified' } });
   expect(projects[3]!.use!.model).toEqual({ id: 'openai:gpt-4o-mini', temperature: 0 });
 });
 

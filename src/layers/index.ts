@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Layer } from '../harness/layer.ts';
-import { InputError } from '../input.ts';
+import { InputError, parseInput } from '../input.ts';
 import { approval } from './approval.ts';
 import { budget } from './budget.ts';
 import { checkpoint } from './checkpoint.ts';
@@ -42,14 +42,17 @@ export type LayerName = keyof typeof layerFactories;
 /** A layer as a spec names it: `'verify'`, `['guardrails', { maxIterations: 8 }]`, or a Layer. */
 export type LayerSpec = LayerName | readonly [LayerName, Record<string, unknown>] | Layer;
 
+/** A layer named in a spec: `[name]` or `[name, options]`. */
+const layerSpecSchema = z.tuple([z.string(), z.record(z.string(), z.unknown()).optional()]);
+
 export function resolveLayers(specs: readonly LayerSpec[], label = 'layers'): Layer[] {
   return specs.map((spec, index) => {
     if (typeof spec === 'object' && !Array.isArray(spec)) return spec as Layer;
-    const [name, options] = typeof spec === 'string' ? [spec, {}] : (spec as readonly [string, Record<string, unknown>]);
+    const [name, options] = parseInput(layerSpecSchema, typeof spec === 'string' ? [spec] : spec, `${label}[${index}]`);
     const factory = layerFactories[name as LayerName] as ((options: object) => Layer) | undefined;
     if (!factory) {
       throw new InputError(`${label}[${index}]: unknown layer "${name}" (accepted: ${Object.keys(layerFactories).join(', ')})`);
     }
-    return factory(z.record(z.string(), z.unknown()).parse(options));
+    return factory(options ?? {});
   });
 }

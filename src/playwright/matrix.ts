@@ -32,8 +32,7 @@ export function matrix({ models, layers, sites, project = {} }: MatrixOptions): 
       siteList.map((site) => ({
         ...project,
         name: [modelId(model), stack, ...(siteList.length > 1 && site ? [site.name] : [])].join(' · '),
-        // As a fixture tuple: Playwright would read a stack like ['verify', ['retry', {…}]] as [value, options].
-        use: { ...project.use, model, layers: [stackLayers, {}] as unknown as readonly LayerSpec[], layerStack: stack, ...(site && { site }) },
+        use: { ...project.use, model, layers: stackLayers, layerStack: stack, ...(site && { site }) },
       })),
     ),
   );
