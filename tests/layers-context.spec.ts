@@ -231,10 +231,12 @@ test('settle waits for a quiet page after act tools: quick on the replica, bound
   const [navigated, clicked, missed] = waits;
   expect(navigated).toMatchObject({ settled: true });
   expect(navigated!.ms).toBeGreaterThanOrEqual(145);
-  expect(navigated!.ms).toBeLessThan(600);
+  // Bounds, not timings: a loaded machine may be slow, but a quiet page settles before maxMs…
+  expect(navigated!.ms).toBeLessThan(1200);
   expect(clicked).toMatchObject({ settled: false });
+  // …and a page that never quiets is left at maxMs, not waited on for ever.
   expect(clicked!.ms).toBeGreaterThanOrEqual(1150);
-  expect(clicked!.ms).toBeLessThan(1700);
+  expect(clicked!.ms).toBeLessThan(5000);
   // A failed action may still have started something, so it is waited on too.
   expect(missed).toMatchObject({ settled: false });
 });

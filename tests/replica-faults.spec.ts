@@ -5,13 +5,14 @@ import { bodyText, client, expect, firstStory } from './support.ts';
 const withFaults = (faults: FaultsInput) => createReplica({ faults });
 
 test('latency delays every page request but not the static files', async () => {
-  const hn = client(withFaults({ latencyMs: 150 }));
+  const hn = client(withFaults({ latencyMs: 1500 }));
   let started = performance.now();
   await hn.get('/news');
-  expect(performance.now() - started).toBeGreaterThanOrEqual(145);
+  expect(performance.now() - started).toBeGreaterThanOrEqual(1495);
   started = performance.now();
   await hn.get('/news.css');
-  expect(performance.now() - started).toBeLessThan(145);
+  // The latency is large so that a loaded machine cannot blur the difference.
+  expect(performance.now() - started).toBeLessThan(1000);
 });
 
 test('a share of requests answers 502, drawn from the seed: the same seed gives the same sequence', async () => {
