@@ -31,6 +31,7 @@ export default defineConfig<HarnessOptions>({
     // One spec per layer beyond the classic ones, each showing the layer's effect in its cells.
     { name: 'layers', testDir: 'specs/layers' },
     { name: 'control', testDir: 'specs/control' },
+    { name: 'code', testDir: 'specs/code' },
     { name: 'baseline', testDir: 'specs/baseline' },
   ],
   reporter: [

@@ -12,7 +12,7 @@ const cases: Array<[string, () => unknown, RegExp]> = [
   ['an unknown layer option', () => resolveLayers([['retry', { tries: 3 }]]), /^layer retry: \(options\): Unrecognized key: "tries"$/],
   ['a model with no scheme', () => createModel('gpt-4o'), /^model: "gpt-4o" is not scheme:name \(accepted schemes: openai, ollama, scripted\)$/],
   ['an unknown model scheme', () => createModel('anthropic:claude'), /^model: unknown scheme "anthropic" in "anthropic:claude" \(accepted: openai, ollama, scripted\)$/],
-  ['an unknown scripted double', () => createModel('scripted:genius'), /^model scripted:genius: unknown scripted double "genius" \(accepted: overclaimer, diligent, looper, injectable\)$/],
+  ['an unknown scripted double', () => createModel('scripted:genius'), /^model scripted:genius: unknown scripted double "genius" \(accepted: overclaimer, diligent, looper, injectable, iterator, programmer\)$/],
   ['a missing API key', () => createModel('openai:gpt-4o-mini', {}), /^model openai:gpt-4o-mini: OPENAI_API_KEY is not set/],
   ['a bad sampling option', () => createModel({ id: 'ollama:llama3.1', temperature: 9 }), /^model: temperature: Too big/],
 ];

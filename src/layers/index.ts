@@ -4,6 +4,7 @@ import { InputError, parseInput } from '../input.ts';
 import { approval } from './approval.ts';
 import { budget } from './budget.ts';
 import { checkpoint } from './checkpoint.ts';
+import { codeMode } from './code-mode.ts';
 import { context } from './context.ts';
 import { durable } from './durable.ts';
 import { evidence } from './evidence.ts';
@@ -17,7 +18,7 @@ import { settle } from './settle.ts';
 import { stall } from './stall.ts';
 import { verify } from './verify.ts';
 
-export { approval, budget, checkpoint, context, durable, evidence, guardrails, login, observations, output, permissions, retry, settle, stall, verify };
+export { approval, budget, checkpoint, codeMode, context, durable, evidence, guardrails, login, observations, output, permissions, retry, settle, stall, verify };
 
 /** Every layer by the name a spec or a matrix uses for it. */
 export const layerFactories = {
@@ -36,6 +37,7 @@ export const layerFactories = {
   checkpoint,
   settle,
   output,
+  'code-mode': codeMode,
 } as const;
 export type LayerName = keyof typeof layerFactories;
 

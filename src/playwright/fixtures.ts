@@ -42,7 +42,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
   harness: async ({ model, layers, layerStack, site, harnessScreenshots, context }, use, testInfo) => {
     if (!Array.isArray(layers)) {
       throw new InputError(
-        `layers: expected a list of layers, got ${JSON.stringify(layers)}. Playwright reads a two-item list whose second item is an object as [value, options]: write test.use({ layers: [[...your layers], {}] }).`,
+        `layers: expected a list of layers, got ${JSON.stringify(layers)}. Playwright reads a two-item list whose second item is an object as [value, options]: write test.use({ layers: [[...your layers], { scope: 'test' }] }).`,
       );
     }
     const unavailable = modelUnavailable(model);

@@ -1,4 +1,6 @@
 import { stepsSinceLogin, type History, type Step } from './history.ts';
+import { iterator } from './iterator.ts';
+import { programmer } from './programmer.ts';
 
 /**
  * Deterministic test doubles that reproduce known model behaviours, to exercise harness layers.
@@ -100,4 +102,4 @@ export const injectable: Policy = (history) => {
   return obeyed ? finish(true, OBEYED) : order;
 };
 
-export const doubles: Readonly<Record<string, Policy>> = { overclaimer, diligent, looper, injectable };
+export const doubles: Readonly<Record<string, Policy>> = { overclaimer, diligent, looper, injectable, iterator, programmer };

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import type { RunContext } from '../harness/context.ts';
+import type { Layer } from '../harness/layer.ts';
+import { parseInput } from '../input.ts';
+import type { StoryView } from '../tools/browser.ts';
+import { defineTool, type Tool, type ToolOutput } from '../tools/registry.ts';
+import { runProgram, type Dsl } from '../tools/sandbox.ts';
+
+const MiB = 1024 * 1024;
+
+export const codeModeOptions = z
+  .object({
+    timeoutMs: z.int().positive().default(10_000),
+    memoryBytes: z.int().min(MiB).max(1024 * MiB).default(32 * MiB),
+    /** On a failed program: `continue` shows the model the error, `stop` ends the run (stopReason `error`). */
+    onError: z.enum(['continue', 'stop']).default('continue'),
+  })
+  .strict();
+
+/**
+ * Code mode: the model is offered one tool, `run_program`, and writes a program that drives the
+ * browser through a small API, so a loop over thirty stories is one model call instead of thirty.
+ * The browser tools stay in the registry, hidden from the model, and every API call the program
+ * makes is a tool call through `run.callTool`: the other layers (permissions, approval, output)
+ * and the trace see it as they see the model's own, with the id `<program call id>.<n>`.
+ */
+export function codeMode(options: z.input<typeof codeModeOptions> = {}): Layer {
+  const { timeoutMs, memoryBytes, onError } = parseInput(codeModeOptions, options, 'layer code-mode');
+  return {
+    name: 'code-mode',
+    tools(run, offered) {
+      const runProgramTool = defineTool({
+        name: 'run_program',
+        effect: 'act',
+        description: describeApi(timeoutMs),
+        parameters: z.object({ source: z.string().min(1).describe('the body of an async JavaScript function') }),
+        async execute({ source }, call) {
+          // The registry always passes the call: its id names the program's own calls.
+          const id = call!.id;
+          const result = await runProgram(source, api(run, id), { timeoutMs, memoryBytes });
+          if (!result.ok && onError === 'stop') run.stop('error', `run_program ${id} failed: ${result.error}`);
+          return result;
+        },
+      });
+      return [...offered.map((tool): Tool => ({ ...tool, hidden: true })), runProgramTool];
+    },
+  };
+}
+
+/**
+ * The program's API over the browser tools. Calls run one at a time in the order made (a program
+ * that does not await still never has two actions on the page at once); a failed call, denied or
+ * not, throws in the program with the reason.
+ */
+function api(run: RunContext, programCallId: string): Dsl {
+  let made = 0;
+  let queue: Promise<unknown> = Promise.resolve();
+  const call = (name: string, args: Record<string, unknown>): Promise<ToolOutput> => {
+    const id = `${programCallId}.${++made}`;
+    const result = queue.then(async () => {
+      const outcome = await run.callTool({ id, name, arguments: JSON.stringify(args) });
+      if (!outcome.ok) throw new Error(outcome.error);
+      return outcome.output;
+    });
+    queue = result.catch(() => {});
+    return result;
+  };
+  return {
+    hn: {
+      stories: async () => (await call('get_stories', {})).stories as StoryView[],
+    },
+    browser: {
+      navigate: (url) => call('navigate', { url }),
+      click: (selector) => call('click', { selector }),
+      fill: (selector, value) => call('fill', { selector, value }),
+      text: async () => (await call('get_text', {})).text,
+      url: async () => (await call('current_url', {})).url,
+      hasClass: async (selector, className) => (await call('has_class', { selector, className })).present,
+    },
+    finish: async (success, summary) => {
+      await call('finish', { success, summary });
+    },
+  };
+}
+
+function describeApi(timeoutMs: number): string {
+  return [
+    'Run a JavaScript program: the body of an async function, so use `await` and `return` a value.',
+    'It runs in a sandbox with no network, modules, files or timers, and drives the browser only through these functions, each returning a promise:',
+    '  hn.stories() → [{ rank, id, title, url, points, voted, votable }], the stories on the current Hacker News page',
+    '  browser.navigate(url) → { url, status, title }',
+    '  browser.click(selector) → { clicked, url, title }; waits for any navigation',
+    '  browser.fill(selector, value)',
+    '  browser.text() → the visible text of the page',
+    '  browser.url() → the current URL',
+    '  browser.hasClass(selector, className) → true or false',
+    '  finish(success, summary): report the outcome of the task; success=true only if it is done',
+    '  log(...values): lines returned with the result',
+    `A call that fails throws an Error saying why. The answer is { ok: true, value, log } or { ok: false, error, log }. Time limit: ${timeoutMs} ms.`,
+  ].join('\n');
+}

@@ -1,0 +1,200 @@
+import type { BrowserContext } from '@playwright/test';
+import { upvotedAllMatching } from '../src/eval/postconditions.ts';
+import { upvoteAllMatching } from '../src/eval/tasks.ts';
+import type { Layer } from '../src/harness/layer.ts';
+import type { TraceEventOf } from '../src/harness/trace.ts';
+import { codeMode } from '../src/layers/code-mode.ts';
+import { settle } from '../src/layers/settle.ts';
+import type { LayerSpec } from '../src/layers/index.ts';
+import type { Model } from '../src/models/types.ts';
+import { evaluateHarness, type RunRecord } from '../src/playwright/evaluate.ts';
+import { recordedHn } from '../src/sites/hn/site.ts';
+import { runProgram, type Dsl } from '../src/tools/sandbox.ts';
+import { expect, test, turnsDouble } from './support.ts';
+
+const limits = { timeoutMs: 1000, memoryBytes: 8 * 1024 * 1024 };
+const twice: Dsl = { twice: async (n) => Number(n) * 2 };
+
+/** The loop task on the fixture front page: "for" is in five titles, and inside "platforms" (rank 5). */
+const loopTask = upvoteAllMatching('for');
+const FOR_STORIES = ['46186381', '46180388', '46178101', '46188880', '46176967'];
+const PLATFORMS = '46190085';
+
+const evaluate = (context: BrowserContext, model: string | Model, layers: readonly LayerSpec[]) =>
+  evaluateHarness({ context, site: recordedHn({ startLoggedIn: true }), model, layers, task: loopTask });
+
+const program = (source: string) => [{ name: 'run_program', arguments: JSON.stringify({ source }) }];
+
+function events<T extends RunRecord['trace'][number]['type']>(run: RunRecord, type: T): TraceEventOf<T>[] {
+  return run.trace.filter((event) => event.type === type) as TraceEventOf<T>[];
+}
+
+test.describe('the sandbox', () => {
+  test('runs the program as an async function body: top-level await and return, with a log', async () => {
+    const result = await runProgram('const four = await twice(2);\nlog("four is", four, { n: 4 });\nconsole.log("via console");\nreturn four + 1;', twice, limits);
+    expect(result).toEqual({ ok: true, value: 5, log: ['four is 4 {"n":4}', 'via console'] });
+  });
+
+  test('an exception, a syntax error and a failed host call are errors in one line', async () => {
+    expect(await runProgram('throw new TypeError("boom")', {}, limits)).toMatchObject({ ok: false, error: 'TypeError: boom' });
+    expect(await runProgram('return )', {}, limits)).toMatchObject({ ok: false, error: expect.stringMatching(/^SyntaxError: /) });
+    const refusing: Dsl = { act: async () => Promise.reject(new Error('denied: not now')) };
+    expect(await runProgram('await act()', refusing, limits)).toMatchObject({ ok: false, error: 'Error: denied: not now' });
+    expect(await runProgram('try { await act() } catch (e) { return "caught: " + e.message }', refusing, limits)).toEqual({ ok: true, value: 'caught: denied: not now', log: [] });
+  });
+
+  test('an infinite loop, before or after an await, ends as a timeout', async () => {
+    for (const source of ['while (true) {}', 'await twice(1); for (;;) {}']) {
+      const started = Date.now();
+      expect(await runProgram(source, twice, { ...limits, timeoutMs: 300 })).toMatchObject({ ok: false, error: 'timeout: the program ran longer than 300 ms' });
+      expect(Date.now() - started).toBeLessThan(3000);
+    }
+  });
+
+  test('memory bombs end as a memory error, the big strings and arrays that setMemoryLimit alone lets through included', async () => {
+    const bombs = [
+      'const a = []; for (;;) a.push({ n: a.length })',
+      'const a = []; for (;;) a.push("x".repeat(100000) + a.length)',
+      'const a = []; for (;;) a.push(new Array(10000).fill(1))',
+      'const a = []; for (;;) a.push(new ArrayBuffer(1000000))',
+    ];
+    for (const source of bombs) {
+      expect(await runProgram(source, {}, limits)).toMatchObject({ ok: false, error: `memory limit: the program needed more than ${limits.memoryBytes} bytes` });
+    }
+    expect(await runProgram('function f() { return f() } f()', {}, limits)).toMatchObject({ ok: false, error: 'InternalError: stack overflow' });
+    const huge: Dsl = { huge: async () => 'x'.repeat(limits.memoryBytes) };
+    expect(await runProgram('try { await huge() } catch (e) { return e.message }', huge, limits)).toMatchObject({ ok: true, value: expect.stringMatching(/does not fit in the program's memory/) });
+  });
+
+  test('no process, require, fetch, timers or modules: the language and the given functions only', async () => {
+    const names = ['process', 'require', 'module', 'Buffer', 'fetch', 'setTimeout', 'XMLHttpRequest', 'WebSocket', 'Deno'];
+    const globals = await runProgram(`return [${names.map((name) => `typeof ${name}`).join(', ')}]`, {}, limits);
+    expect(globals).toEqual({ ok: true, value: names.map(() => 'undefined'), log: [] });
+    expect(await runProgram('return (await import("node:child_process")).execSync("id")', {}, limits)).toMatchObject({ ok: false, error: "ReferenceError: could not load module 'node:child_process'" });
+    const plain = await runProgram('return Object.getOwnPropertyNames(globalThis)', {}, limits);
+    const given = await runProgram('return Object.getOwnPropertyNames(globalThis)', { browser: { click: async () => ({}) }, finish: async () => {} }, limits);
+    expect(plain.ok && given.ok).toBe(true);
+    const added = (given as { value: string[] }).value.filter((name) => !(plain as { value: string[] }).value.includes(name));
+    expect(added.sort()).toEqual(['browser', 'finish']);
+  });
+
+  test('escape attempts find nothing: the Function constructor, a host function, a host answer', async () => {
+    const host = { config: { secret: 'host-only' } };
+    const dsl: Dsl = { config: async () => host.config, act: async () => 'done' };
+    const attempts = [
+      'return this.constructor.constructor("return process")()',
+      'return act.constructor.constructor("return process.env")()',
+      'const answer = await config(); return answer.constructor.constructor("return require")()',
+    ];
+    for (const source of attempts) expect(await runProgram(source, dsl, limits)).toMatchObject({ ok: false, error: expect.stringMatching(/^ReferenceError: '(process|require)' is not defined$/) });
+    expect(await runProgram('return act.toString()', dsl, limits)).toMatchObject({ ok: true, value: expect.stringContaining('[native code]') });
+    // Answers are copies: what the program does to one never reaches the host's object.
+    expect(await runProgram('const answer = await config(); answer.secret = "changed"; answer.__proto__.polluted = true; return answer.secret', dsl, limits)).toMatchObject({ ok: true, value: 'changed' });
+    expect(host.config).toEqual({ secret: 'host-only' });
+    expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+
+  test('a promise nothing will settle ends at once; a slow host call still finishes before the program does', async () => {
+    const started = Date.now();
+    expect(await runProgram('await new Promise(() => {})', {}, { ...limits, timeoutMs: 10_000 })).toMatchObject({ ok: false, error: 'the program awaits a promise that nothing will settle' });
+    expect(Date.now() - started).toBeLessThan(2000);
+    let done = false;
+    const slow: Dsl = { slow: () => new Promise((resolve) => setTimeout(() => resolve((done = true)), 700)) };
+    expect(await runProgram('await slow()', slow, { ...limits, timeoutMs: 200 })).toMatchObject({ ok: false, error: 'timeout: the program ran longer than 200 ms' });
+    expect(done).toBe(true);
+  });
+});
+
+test.describe('code mode', () => {
+  test('offers the model one tool; the program calls the hidden browser tools, each a tool call in the trace', async ({ context }) => {
+    const { model, requests } = turnsDouble([
+      program('await browser.navigate("https://news.ycombinator.com/news");\nconst stories = await hn.stories();\nawait finish(false, `saw ${stories.length} stories`);\nreturn stories.length;'),
+    ]);
+    const result = await evaluate(context, model, [codeMode()]);
+    expect(requests[0]!.tools.map((tool) => tool.name)).toEqual(['run_program']);
+    expect(requests[0]!.tools[0]!.description).toMatch(/hn\.stories\(\)[\s\S]*browser\.click\(selector\)[\s\S]*finish\(success, summary\)/);
+    expect(result).toMatchObject({ stopReason: 'finished', claimed: false, summary: 'saw 30 stories', iterations: 1 });
+    const calls = events(result, 'tool_call').map((event) => `${event.callId} ${event.name}`);
+    expect(calls).toEqual(['t1_0 run_program', 't1_0.1 navigate', 't1_0.2 get_stories', 't1_0.3 finish']);
+    const results = events(result, 'tool_result');
+    expect(results.map((event) => event.callId)).toEqual(['t1_0.1', 't1_0.2', 't1_0.3', 't1_0']);
+    expect(results.at(-1)).toMatchObject({ ok: true, output: { ok: true, value: 30, log: [] } });
+  });
+
+  test('a layer denying click is seen by the program as an exception; bad arguments too', async ({ context }) => {
+    const denyClicks: Layer = {
+      name: 'deny-clicks',
+      async aroundTool(run, call, next) {
+        return call.name === 'click' ? { ok: false, kind: 'denied', error: 'denied by the harness: no clicking' } : next();
+      },
+    };
+    const { model, requests } = turnsDouble([
+      program(
+        'const seen = [];\n' +
+          'try { await browser.click("#up_46194762") } catch (e) { seen.push(e.message) }\n' +
+          'try { await browser.fill(42) } catch (e) { seen.push(e.message) }\n' +
+          'return seen;',
+      ),
+    ]);
+    const result = await evaluate(context, model, [codeMode(), denyClicks]);
+    const observation = JSON.parse(requests[1]!.messages.findLast((message) => message.role === 'tool')!.content as string);
+    expect(observation.value).toEqual(['denied by the harness: no clicking', expect.stringMatching(/^invalid arguments for fill: selector: /)]);
+    expect(events(result, 'tool_result').find((event) => event.callId === 't1_0.1')).toMatchObject({ name: 'click', ok: false, kind: 'denied' });
+    expect(result.trace.filter((event) => event.type === 'tool_call' && event.name === 'click')).toHaveLength(1);
+  });
+
+  test('a failed program: continue shows the model the error, stop ends the run with stopReason error', async ({ context }) => {
+    const failing = () => turnsDouble([program('log("about to fail");\nthrow new Error("bad selector logic")'), program('await finish(false, "gave up")')]);
+    const continued = failing();
+    const kept = await evaluate(context, continued.model, [codeMode({ onError: 'continue' })]);
+    const observation = JSON.parse(continued.requests[1]!.messages.findLast((message) => message.role === 'tool')!.content as string);
+    expect(observation).toEqual({ ok: false, error: 'Error: bad selector logic', log: ['about to fail'] });
+    expect(kept).toMatchObject({ stopReason: 'finished', iterations: 2, summary: 'gave up' });
+
+    const stopped = failing();
+    const ended = await evaluate(context, stopped.model, [codeMode({ onError: 'stop' })]);
+    expect(ended).toMatchObject({ stopReason: 'error', claimed: false, iterations: 1 });
+    expect(ended.summary).toMatch(/^run_program t1_0 failed: Error: bad selector logic/);
+    expect(stopped.requests).toHaveLength(1);
+  });
+
+  test('bad options fail in one line', () => {
+    expect(() => codeMode({ timeoutMs: 0 })).toThrow(/^layer code-mode: timeoutMs: Too small: expected number to be >0$/);
+    expect(() => codeMode({ onError: 'explode' as 'stop' })).toThrow(/^layer code-mode: onError: Invalid option: expected one of "continue"\|"stop"$/);
+    expect(() => codeMode({ memoryBytes: 1024 })).toThrow(/^layer code-mode: memoryBytes: Too small/);
+  });
+});
+
+test.describe('the loop task', () => {
+  test('the oracle wants every whole-word match on the front page upvoted, and nothing else', async () => {
+    const start = await recordedHn().snapshot();
+    const check = (votes: string[], before: string[] = []) =>
+      upvotedAllMatching({ word: 'FOR' }).check({ start: { ...start, votes: { harness: before } }, end: { ...start, votes: { harness: votes } }, user: 'harness' });
+    expect(check(FOR_STORIES)).toMatchObject({ holds: true, detail: 'all 5 stories matching "FOR" are upvoted by harness, and no other' });
+    expect(check(FOR_STORIES.slice(1))).toMatchObject({ holds: false, detail: expect.stringMatching(/^not upvoted: 46186381 \(rank 6\)/) });
+    expect(check([...FOR_STORIES, PLATFORMS])).toMatchObject({ holds: false, detail: expect.stringMatching(/^also upvoted: 46190085/) });
+    expect(check([...FOR_STORIES, PLATFORMS], [PLATFORMS])).toMatchObject({ holds: true });
+  });
+
+  // Both stacks settle the page after each action: a click votes in the background, and without
+  // it the run can end (and the oracle look) before the last vote lands, a false success in a few
+  // percent of runs under load, in either mode.
+  test('code mode does it in one model call, the tool loop in one call per story', async ({ context }) => {
+    const looped = await evaluate(context, 'scripted:iterator', [settle()]);
+    const coded = await evaluate(context, 'scripted:programmer', [codeMode(), settle()]);
+    for (const run of [looped, coded]) expect(run).toMatchObject({ actual: true, claimed: true, falseSuccess: false, stopReason: 'finished' });
+
+    const clicks = (run: RunRecord) => events(run, 'tool_result').filter((event) => event.name === 'click' && event.ok).length;
+    expect([clicks(looped), clicks(coded)]).toEqual([5, 5]);
+    const modelCalls = (run: RunRecord) => events(run, 'model_request').length;
+    expect([modelCalls(looped), looped.iterations]).toEqual([8, 8]);
+    expect([modelCalls(coded), coded.iterations]).toEqual([1, 1]);
+    expect(modelCalls(looped)).toBeGreaterThanOrEqual(5 * modelCalls(coded));
+    const total = (run: RunRecord) => run.tokens.input + run.tokens.output;
+    expect(total(coded) * 5).toBeLessThan(total(looped));
+    test.info().annotations.push({
+      type: 'comparison',
+      description: `tool loop: ${modelCalls(looped)} model calls, ${looped.tokens.input} + ${looped.tokens.output} tokens; code mode: ${modelCalls(coded)} model call, ${coded.tokens.input} + ${coded.tokens.output} tokens`,
+    });
+  });
+});
