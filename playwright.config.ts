@@ -10,7 +10,7 @@ const stacks = {
 /**
  * The main job: every scripted double × every layer stack × the recorded site (plain, and with a
  * prompt injection in a title), plus the classic experiment and the by-hand baseline. Offline.
- * The bare stack shows false successes on purpose; the verified stacks are gated at zero.
+ * The bare stack shows false successes on purpose; the classic task's verified stacks are gated at zero.
  */
 export default defineConfig<HarnessOptions>({
   testDir: 'specs',
@@ -32,11 +32,17 @@ export default defineConfig<HarnessOptions>({
     { name: 'layers', testDir: 'specs/layers' },
     { name: 'control', testDir: 'specs/control' },
     { name: 'code', testDir: 'specs/code' },
+    { name: 'tasks', testDir: 'specs/tasks' },
     { name: 'baseline', testDir: 'specs/baseline' },
   ],
   reporter: [
     // Users name it 'harness-eval/reporter'; inside this repository, by path.
-    ['./src/playwright/reporter.ts', { gates: [{ layers: 'verified' }, { layers: 'verified+login' }] }],
+    [
+      './src/playwright/reporter.ts',
+      // The classic task under the verified stacks: never a false success. Other cells show what
+      // layers do not catch (an infeasible task's wrong vote passes verify), and are not gated.
+      { gates: [{ task: 'upvote-first-post', layers: 'verified' }, { task: 'upvote-first-post', layers: 'verified+login' }] },
+    ],
     ['html', { open: 'never', outputFolder: 'reports/playwright' }],
     // CI counts results from Playwright's JSON report when it asks for one.
     ...(process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ? [['json'] as const] : []),

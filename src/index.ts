@@ -1,5 +1,5 @@
-import { upvoted, upvotedAllMatching } from './eval/postconditions.ts';
-import { upvoteAllMatching, upvoteFirstPost } from './eval/tasks.ts';
+import { upvoted, upvotedAllMatching, upvotedTitled } from './eval/postconditions.ts';
+import { upvoteAllMatching, upvoteFirstPost, upvoteTitled } from './eval/tasks.ts';
 import { recorded } from './sites/hn/site.ts';
 
 export { test, stackName, type Harness, type HarnessOptions, type RunRequest } from './playwright/fixtures.ts';
@@ -20,4 +20,4 @@ export type { Task } from './eval/tasks.ts';
 export type { Site, SiteFactory, SiteSnapshot } from './sites/hn/site.ts';
 
 /** Hacker News: the recorded site, its postconditions and its tasks. */
-export const hn = { recorded, upvoted, upvotedAllMatching, tasks: { upvoteFirstPost, upvoteAllMatching } };
+export const hn = { recorded, upvoted, upvotedAllMatching, upvotedTitled, tasks: { upvoteFirstPost, upvoteAllMatching, upvoteTitled } };

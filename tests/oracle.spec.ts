@@ -1,6 +1,6 @@
 import { test } from '@playwright/test';
 import { judge } from '../src/eval/oracle.ts';
-import { upvoted } from '../src/eval/postconditions.ts';
+import { upvoted, upvotedTitled } from '../src/eval/postconditions.ts';
 import { expect } from './support.ts';
 
 const ranking = [
@@ -25,4 +25,14 @@ test('the oracle holds a run actual only when every postcondition holds, and nev
   expect(judge([upvoted({ rank: 1 })], evidence).actual).toBe(true);
   expect(judge([upvoted({ rank: 1 }), upvoted({ rank: 2 })], evidence)).toMatchObject({ actual: false, verdicts: [{ holds: true }, { holds: false }] });
   expect(judge([], evidence).actual).toBe(false);
+});
+
+test('upvotedTitled finds the story by its title at the start; an unknown title never holds', () => {
+  const second = upvotedTitled({ title: 'second' });
+  expect(second.check({ start: snapshot({}), end: snapshot({ harness: ['102'] }), user: 'harness' }).holds).toBe(true);
+  expect(second.check({ start: snapshot({}), end: snapshot({ harness: ['101'] }), user: 'harness' }).holds).toBe(false);
+  expect(upvotedTitled({ title: 'never posted' }).check({ start: snapshot({}), end: snapshot({ harness: ['101', '102'] }), user: 'harness' })).toEqual({
+    holds: false,
+    detail: 'no story titled "never posted" at the start',
+  });
 });

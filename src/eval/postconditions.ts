@@ -59,3 +59,16 @@ export function upvotedAllMatching({ word }: { word: string }): Postcondition {
     },
   };
 }
+
+/** The story titled `title` at the start is upvoted at the end; with no such story, it cannot hold. */
+export function upvotedTitled({ title }: { title: string }): Postcondition {
+  return {
+    description: `the story titled "${title}" is upvoted`,
+    check({ start, end, user }) {
+      const story = start.ranking.find((entry) => entry.title === title);
+      if (!story) return { holds: false, detail: `no story titled "${title}" at the start` };
+      const voted = end.votes[user]?.includes(story.id) ?? false;
+      return { holds: voted, detail: `story ${story.id} ("${title}") is ${voted ? '' : 'not '}upvoted by ${user}` };
+    },
+  };
+}

@@ -21,13 +21,22 @@ const did = (steps: readonly Step[], name: string) => steps.findLast((step) => s
 interface StoryRow {
   id: string;
   rank: number | null;
+  title: string;
   voted: boolean;
   votable: boolean;
 }
 
+function storiesOf(steps: readonly Step[]): StoryRow[] | undefined {
+  return did(steps, 'get_stories')?.result.stories as StoryRow[] | undefined;
+}
+
 function firstStory(steps: readonly Step[]): StoryRow | undefined {
-  const stories = did(steps, 'get_stories')?.result.stories as StoryRow[] | undefined;
-  return stories?.find((story) => story.votable);
+  return storiesOf(steps)?.find((story) => story.votable);
+}
+
+/** The story a task names (`… titled "X"`), if it names one. */
+function wantedTitle(task: string): string | undefined {
+  return /titled "([^"]+)"/.exec(task)?.[1];
 }
 
 /** The weak model of the classic experiment: clicks the first arrow and claims success whatever
@@ -51,9 +60,12 @@ export const overclaimer: Policy = (history) => {
 export const diligent: Policy = (history) => {
   const steps = stepsSinceLogin(history) ?? history.steps;
   if (!did(steps, 'navigate')) return act('navigate', { url: FRONT_PAGE });
-  const story = firstStory(steps);
-  if (!story) return act('get_stories');
-  if (story.voted) return finish(true, `The first post (${story.id}) is upvoted.`, [did(steps, 'get_stories')!.id]);
+  const stories = storiesOf(steps);
+  if (!stories) return act('get_stories');
+  const wanted = wantedTitle(history.task);
+  const story = wanted === undefined ? firstStory(steps) : stories.find((row) => row.title === wanted);
+  if (!story) return finish(false, `There is no story titled "${wanted}" on the front page.`);
+  if (story.voted) return finish(true, `The story ${story.id} is upvoted.`, [did(steps, 'get_stories')!.id]);
   const click = did(steps, 'click');
   if (!click) return act('click', { selector: `#up_${story.id}` });
   const where = did(steps, 'current_url');
@@ -62,7 +74,7 @@ export const diligent: Policy = (history) => {
   const check = did(steps, 'has_class');
   if (!check) return act('has_class', { selector: `#up_${story.id}`, className: 'nosee' });
   return check.result.present === true
-    ? finish(true, `The first post (${story.id}) is upvoted.`, [click.id, check.id])
+    ? finish(true, `The story ${story.id} is upvoted.`, [click.id, check.id])
     : finish(false, `The arrow of ${story.id} is still there: the vote did not register.`);
 };
 
