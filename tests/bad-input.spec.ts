@@ -6,7 +6,7 @@ import { recordedHn } from '../src/sites/hn/site.ts';
 import { expect, test } from './support.ts';
 
 const cases: Array<[string, () => unknown, RegExp]> = [
-  ['an unknown layer', () => resolveLayers(['guardrails', 'telepathy' as never]), /^layers\[1\]: unknown layer "telepathy" \(accepted: guardrails, context, verify, login, retry, durable, stall, permissions, approval, observations, evidence, budget, checkpoint, settle, output\)$/],
+  ['an unknown layer', () => resolveLayers(['guardrails', 'telepathy' as never]), /^layers\[1\]: unknown layer "telepathy" \(accepted: guardrails, context, verify, login, retry, durable, stall, permissions, approval, observations, evidence, budget, checkpoint, settle, output, code-mode\)$/],
   ['a layer given as something else', () => resolveLayers([[42, {}] as never]), /^layers\[0\]: 0: Invalid input: expected string, received number$/],
   ['a bad layer option value', () => resolveLayers([['guardrails', { maxIterations: 0 }]]), /^layer guardrails: maxIterations: Too small/],
   ['an unknown layer option', () => resolveLayers([['retry', { tries: 3 }]]), /^layer retry: \(options\): Unrecognized key: "tries"$/],
