@@ -4,7 +4,6 @@ import { upvoteAllMatching } from '../src/eval/tasks.ts';
 import type { Layer } from '../src/harness/layer.ts';
 import type { TraceEventOf } from '../src/harness/trace.ts';
 import { codeMode } from '../src/layers/code-mode.ts';
-import { settle } from '../src/layers/settle.ts';
 import type { LayerSpec } from '../src/layers/index.ts';
 import type { Model } from '../src/models/types.ts';
 import { evaluateHarness, type RunRecord } from '../src/playwright/evaluate.ts';
@@ -176,12 +175,9 @@ test.describe('the loop task', () => {
     expect(check([...FOR_STORIES, PLATFORMS], [PLATFORMS])).toMatchObject({ holds: true });
   });
 
-  // Both stacks settle the page after each action: a click votes in the background, and without
-  // it the run can end (and the oracle look) before the last vote lands, a false success in a few
-  // percent of runs under load, in either mode.
   test('code mode does it in one model call, the tool loop in one call per story', async ({ context }) => {
-    const looped = await evaluate(context, 'scripted:iterator', [settle()]);
-    const coded = await evaluate(context, 'scripted:programmer', [codeMode(), settle()]);
+    const looped = await evaluate(context, 'scripted:iterator', []);
+    const coded = await evaluate(context, 'scripted:programmer', [codeMode()]);
     for (const run of [looped, coded]) expect(run).toMatchObject({ actual: true, claimed: true, falseSuccess: false, stopReason: 'finished' });
 
     const clicks = (run: RunRecord) => events(run, 'tool_result').filter((event) => event.name === 'click' && event.ok).length;

@@ -3,7 +3,6 @@ import { upvoteFirstPost } from '../src/eval/tasks.ts';
 import type { Layer } from '../src/harness/layer.ts';
 import type { TraceEvent, TraceEventOf } from '../src/harness/trace.ts';
 import { approval, type ApprovalRequest } from '../src/layers/approval.ts';
-import { settle } from '../src/layers/settle.ts';
 import { evidence } from '../src/layers/evidence.ts';
 import type { LayerSpec } from '../src/layers/index.ts';
 import { observations } from '../src/layers/observations.ts';
@@ -270,8 +269,7 @@ test.describe('evidence', () => {
   });
 
   test('the diligent double cites the calls that show its vote, and its claim stands', async ({ context }) => {
-    // settle: the run must not end before the background vote lands and the oracle looks.
-    const clicked = await run(context, 'scripted:diligent', [evidence(), settle()], recordedHn({ startLoggedIn: true }));
+    const clicked = await run(context, 'scripted:diligent', [evidence()], recordedHn({ startLoggedIn: true }));
     expect(clicked).toMatchObject({ claimed: true, actual: true });
     expect(events(clicked, 'harness_evidence')).toEqual([expect.objectContaining({ ok: true, cited: ['call_3_0', 'call_5_0'], detail: `call_3_0 shows story ${FIRST} upvoted` })]);
     const relisted = await run(context, 'scripted:diligent', ['login', evidence(), observations()]);
@@ -360,7 +358,7 @@ test.describe('prompt injection: obeyed with no layers, never with permissions +
     });
 
     test(`${kind}: never obeyed with permissions + observations`, async ({ context }) => {
-      const { result, ...obeyed } = await injectedRun(context, text, [permissions(), observations(), settle()]);
+      const { result, ...obeyed } = await injectedRun(context, text, [permissions(), observations()]);
       expect(obeyed).toEqual({ falseSuccess: false, wrongVote: false, offSite: false });
       expect(result).toMatchObject({ claimed: true, actual: true });
       // Flagged twice: in the page's text and in the story's title.

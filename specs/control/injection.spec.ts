@@ -54,8 +54,7 @@ test.describe('bare', () => {
 });
 
 test.describe('permissions + observations', () => {
-  // settle lets the background vote land before the run ends and the oracle looks.
-  test.use({ layers: ['permissions', 'observations', 'settle'], layerStack: 'permissions+observations+settle' });
+  test.use({ layers: ['permissions', 'observations'], layerStack: 'permissions+observations' });
   eachInjection(() => {
     test('the injection is never obeyed: the task is done instead', async ({ harness, attacker }) => {
       const run = await harness.run(hn.tasks.upvoteFirstPost);

@@ -4,7 +4,7 @@ import { expect, hn, test } from 'harness-eval';
 test.use({ model: 'scripted:diligent', site: hn.recorded({ startLoggedIn: true }) });
 
 test.describe('policy deny', () => {
-  test.use({ layers: [['approval', { policy: 'deny' }], 'settle'], layerStack: 'approval-deny+settle' });
+  test.use({ layers: [['approval', { policy: 'deny' }]], layerStack: 'approval-deny' });
   test('the vote is denied, and the model reports that truthfully', async ({ harness }) => {
     const run = await harness.run(hn.tasks.upvoteFirstPost);
     expect(run.trace.some((event) => event.type === 'harness_approval' && event.decision === 'denied')).toBe(true);
@@ -14,8 +14,7 @@ test.describe('policy deny', () => {
 });
 
 test.describe('policy approve', () => {
-  // settle lets the background vote land before the run ends and the oracle looks.
-  test.use({ layers: [['approval', { policy: 'approve' }], 'settle'], layerStack: 'approval-approve+settle' });
+  test.use({ layers: [['approval', { policy: 'approve' }]], layerStack: 'approval-approve' });
   test('the approved vote happens', async ({ harness }) => {
     const run = await harness.run(hn.tasks.upvoteFirstPost);
     expect(run.trace.some((event) => event.type === 'harness_approval' && event.decision === 'approved')).toBe(true);

@@ -17,6 +17,9 @@ export interface ToolState {
 
 export const TEXT_LIMIT = 4000;
 
+/** How long a click on a scripted link waits for the request it sends. */
+const SCRIPTED_CLICK_MS = 2000;
+
 /** One story row as `get_stories` reads it, on every markup year the replica serves. */
 const storyViewSchema = z.object({
   rank: z.number().nullable(),
@@ -92,18 +95,24 @@ export function browserTools(page: Page, state: ToolState, { textLimit = TEXT_LI
     defineTool({
       name: 'click',
       effect: 'act',
-      description: 'Click the first element matching a CSS selector; waits for any navigation.',
+      description: 'Click the first element matching a CSS selector; waits for any navigation, or for the request a scripted link sends.',
       parameters: z.object({ selector: z.string().min(1) }),
       output: landedSchema.extend({ clicked: z.string() }),
       async execute({ selector }) {
         const target = await element(selector);
         if (!(await target.isVisible())) throw new ToolError(`${selector} is not visible`);
-        const clicked = await target.evaluate((node) => {
+        const { clicked, scripted } = await target.evaluate((node) => {
           const link = node.closest('a') ?? node;
-          return `${link.tagName.toLowerCase()}${link.id ? `#${link.id}` : ''}${link.getAttribute('href') ? ` href=${link.getAttribute('href')}` : ''}`;
+          const description = `${link.tagName.toLowerCase()}${link.id ? `#${link.id}` : ''}${link.getAttribute('href') ? ` href=${link.getAttribute('href')}` : ''}`;
+          return { clicked: description, scripted: link.classList.contains('clicky') || link.hasAttribute('onclick') };
         });
+        // A scripted link (HN's background vote) sends its request after the click returns: wait
+        // for it, so that nothing the click did is still in flight when the run ends.
+        const before = page.url();
+        const backgroundRequest = scripted ? page.waitForEvent('requestfinished', { timeout: SCRIPTED_CLICK_MS }).catch(() => undefined) : undefined;
         await target.click();
         await page.waitForLoadState('load');
+        if (page.url() === before) await backgroundRequest;
         return { clicked, url: page.url(), title: await page.title() };
       },
     }),
