@@ -56,6 +56,16 @@ test('the reporter prints a line per run and writes the summary of its cells', a
   expect(readFileSync(join(env.REPORT_DIR, 'summary.md'), 'utf8')).toContain('| synthetic-task | double:a | bare |');
 });
 
+test('with a baseline summary, the reporter prints how each cell changed', async () => {
+  const first = workspace();
+  expect((await runTest(['--project', 'synthetic'], first.env)).code).toBe(0);
+  const second = workspace();
+  const result = await runTest(['--project', 'synthetic'], { ...second.env, BASELINE: join(first.env.REPORT_DIR, 'summary.json') });
+  expect(result.code).toBe(0);
+  expect(result.stdout).toContain('synthetic-task · double:a · bare · hn-recorded: success 25% (');
+  expect(result.stdout).toContain('3 cells compared, 0 flagged');
+});
+
 test('merged shards give the same summary as one unsharded run', async () => {
   const whole = workspace();
   expect((await runTest(['--project', 'synthetic'], whole.env)).code).toBe(0);

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { InputError } from '../input.ts';
+import { compareSummaries, readSummary, renderComparison } from '../report/compare.ts';
 import { serveReplica } from '../sites/hn/adapters/server.ts';
 import { defaultAccount } from '../sites/hn/options.ts';
 import { recordHn } from '../sites/hn/record.ts';
@@ -8,6 +9,7 @@ import { createReplica } from '../sites/hn/replica.ts';
 const usage = `Usage:
   harness-eval hn serve [--port 8080] [--host 127.0.0.1] [--capture FILE|DIR] [fault options]
   harness-eval record hn --out DIR [--origin https://news.ycombinator.com] [--login] [--delay-ms 1000]
+  harness-eval report --baseline OLD.json NEW.json
 
 Fault options (hn serve):
   --latency MS              delay every page request
@@ -83,6 +85,12 @@ async function record(args: string[]): Promise<void> {
   console.log(`harness-eval: saved ${saved.join(', ')} in ${values.out}`);
 }
 
+function report(args: string[]): void {
+  const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: { baseline: { type: 'string' } } });
+  if (!values.baseline || positionals.length !== 1) throw new InputError('report: usage: harness-eval report --baseline OLD.json NEW.json');
+  console.log(renderComparison(compareSummaries(readSummary(values.baseline), readSummary(positionals[0]!))));
+}
+
 function numberFlag(flag: string, value: string): number {
   const number = Number(value);
   if (value.trim() === '' || !Number.isFinite(number)) throw new InputError(`--${flag}: expected a number, got "${value}"`);
@@ -106,6 +114,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     if (first === 'hn' && second === 'serve') await serve(rest);
     else if (first === 'record' && second === 'hn') await record(rest);
+    else if (first === 'report') report(argv.slice(1));
     else if (first === undefined || first === '--help' || first === '-h') console.log(usage);
     else throw new InputError(`unknown command "${argv.join(' ')}"\n${usage}`);
     return 0;

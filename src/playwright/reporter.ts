@@ -1,9 +1,10 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
+import { compareSummaries, readSummary, renderComparison } from '../report/compare.ts';
 import { outcomeOf, renderMarkdown, writeSummaryFiles } from '../report/files.ts';
 import { checkGates, cellLabel, summarize } from '../report/summarize.ts';
-import { gateSchema, reportedRunSchema, type Gate, type PriceTable, type ReportedRun } from '../report/types.ts';
+import { gateSchema, reportedRunSchema, type Gate, type PriceTable, type ReportedRun, type Summary } from '../report/types.ts';
 import { parseInput } from '../input.ts';
 import { HARNESS_RUN_ATTACHMENT } from './fixtures.ts';
 
@@ -15,6 +16,8 @@ export interface HarnessReporterOptions {
   prices?: PriceTable;
   /** One line per finished run, with the count done and left. */
   progress?: boolean;
+  /** A summary.json from an earlier run: each cell's change is printed, flagged where the intervals part. */
+  baseline?: string;
 }
 
 /** Partial summaries are written at most this often while a matrix runs. */
@@ -27,6 +30,8 @@ const WRITE_INTERVAL_MS = 1000;
 export default class HarnessReporter implements Reporter {
   private readonly runs: ReportedRun[] = [];
   private readonly gates: Gate[];
+  /** Read when the config loads, so a bad baseline fails at once, in one line. */
+  private readonly baseline?: Summary;
   private outputDir = '';
   private total = 0;
   private done = 0;
@@ -34,6 +39,7 @@ export default class HarnessReporter implements Reporter {
   private writing: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: HarnessReporterOptions = {}) {
+    this.baseline = options.baseline ? readSummary(options.baseline) : undefined;
     this.gates = (options.gates ?? [{ maxFalseSuccessRate: 0 }]).map((gate, index) => parseInput(gateSchema, gate, `harness-eval reporter gates[${index}]`));
   }
 
@@ -61,6 +67,7 @@ export default class HarnessReporter implements Reporter {
     const summary = await this.write(result.status !== 'interrupted');
     if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, renderMarkdown(summary));
     console.log(`harness-eval: ${summary.totals.runs} runs in ${summary.cells.length} cells; report in ${this.outputDir}`);
+    if (this.baseline) console.log(renderComparison(compareSummaries(this.baseline, summary)));
     const breaches = checkGates(summary, this.gates);
     if (breaches.length === 0) return undefined;
     console.log(`harness-eval: gate breached in ${breaches.length} cell${breaches.length === 1 ? '' : 's'}:`);
