@@ -267,7 +267,7 @@ test.describe('rendering', () => {
     const html = renderHtml(summary, runs);
     expect(html).not.toContain('<script');
     expect(html).toContain('&lt;script&gt;alert(&quot;x&amp;y&quot;)&lt;/script&gt;');
-    expect(html).toContain('&#39;quoted&#39;');
+    expect(html).toContain('&#x27;quoted&#x27;');
     expect(html).not.toMatch(/https?:\/\//);
     expect(html).not.toMatch(/\bsrc=/);
     const hrefs = [...html.matchAll(/href="([^"]*)"/g)].map((match) => match[1]!);

@@ -1,6 +1,7 @@
 import { ModelError, type ToolCall } from '../models/types.ts';
 import type { RunContext } from './context.ts';
 import type { AttemptOutcome, Layer } from './layer.ts';
+import { parseJsonObject } from '../text.ts';
 
 /** An absolute cap, whatever the layers: a harness with no guardrails must still end. */
 export const HARD_MAX_ITERATIONS = 50;
@@ -82,12 +83,8 @@ async function executeCall(run: RunContext, call: ToolCall): Promise<void> {
 export function describeCalls(calls: readonly ToolCall[]): string {
   return calls
     .map((call) => {
-      let args: Record<string, unknown> = {};
-      try {
-        args = JSON.parse(call.arguments) as Record<string, unknown>;
-      } catch {
-        return `${call.name} (invalid arguments)`;
-      }
+      const args = parseJsonObject(call.arguments);
+      if (!args) return `${call.name} (invalid arguments)`;
       const main = args.selector ?? args.url ?? (call.name === 'finish' ? (args.success ? 'success' : 'failure') : undefined);
       return main === undefined ? call.name : `${call.name} ${String(main)}`;
     })

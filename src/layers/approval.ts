@@ -3,6 +3,7 @@ import type { RunContext } from '../harness/context.ts';
 import type { Layer } from '../harness/layer.ts';
 import { parseInput } from '../input.ts';
 import type { ToolCall } from '../models/types.ts';
+import { parseJsonObject } from '../text.ts';
 
 /** An action that needs a person's yes, as the policy is asked about it. */
 export interface ApprovalRequest {
@@ -54,7 +55,7 @@ function decide(policy: z.output<typeof approvalOptions>['policy'], request: App
 
 /** The vote a call would cast, or undefined when it casts none (or its arguments do not parse: the tool rejects those). */
 async function voteIn(run: RunContext, call: ToolCall): Promise<ApprovalRequest | undefined> {
-  const args = argumentsOf(call);
+  const args = parseJsonObject(call.arguments) ?? {};
   const href = call.name === 'navigate' ? args.url : call.name === 'click' ? await linkTarget(run, args.selector) : undefined;
   if (typeof href !== 'string') return undefined;
   let url: URL;
@@ -65,15 +66,6 @@ async function voteIn(run: RunContext, call: ToolCall): Promise<ApprovalRequest 
   }
   if (url.pathname !== '/vote') return undefined;
   return { tool: call.name, action: url.searchParams.get('how') === 'un' ? 'unvote' : 'upvote', target: url.searchParams.get('id') ?? '', args };
-}
-
-function argumentsOf(call: ToolCall): Record<string, unknown> {
-  try {
-    const args: unknown = JSON.parse(call.arguments);
-    return typeof args === 'object' && args !== null ? (args as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }
 
 /** Where clicking the selector's first match would go: the href of its closest link. */

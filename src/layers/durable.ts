@@ -1,9 +1,10 @@
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import type { BrowserContext } from '@playwright/test';
 import { z } from 'zod';
 import type { RunContext, RunSnapshot } from '../harness/context.ts';
 import type { Layer } from '../harness/layer.ts';
 import { parseInput } from '../input.ts';
+import { writeFileAtomic } from '../text.ts';
 
 export const durableOptions = z.object({ file: z.string().min(1) }).strict();
 
@@ -58,7 +59,5 @@ async function save(file: string, run: RunContext): Promise<void> {
     run: run.snapshot(),
   };
   // A process killed mid-write must leave the previous step, never half a file.
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, JSON.stringify(saved));
-  renameSync(temporary, file);
+  writeFileAtomic(file, JSON.stringify(saved));
 }

@@ -4,6 +4,7 @@ import type { Layer } from '../harness/layer.ts';
 import { parseInput } from '../input.ts';
 import type { ToolCall } from '../models/types.ts';
 import { HN_ORIGIN } from '../sites/hn/options.ts';
+import { parseJsonObject } from '../text.ts';
 
 export const permissionsOptions = z
   .object({
@@ -48,10 +49,7 @@ function refusal(run: RunContext, call: ToolCall, allowed: ReadonlySet<string>):
 }
 
 function originOf(args: string): string | undefined {
-  try {
-    const url: unknown = (JSON.parse(args) as { url?: unknown }).url;
-    return typeof url === 'string' ? new URL(url).origin : undefined;
-  } catch {
-    return undefined;
-  }
+  const url = parseJsonObject(args)?.url;
+  if (typeof url !== 'string' || !URL.canParse(url)) return undefined;
+  return new URL(url).origin;
 }

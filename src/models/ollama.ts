@@ -6,6 +6,7 @@ import { samplingSchema, transportSchema } from './options.ts';
 import { retryingFetch } from './retrying-fetch.ts';
 import { ModelError } from './types.ts';
 import type { ChatMessage, ChatResponse, Model, ToolSchema } from './types.ts';
+import { parseJsonObject } from '../text.ts';
 
 
 const optionsSchema = z
@@ -63,24 +64,14 @@ function toOllamaMessage(message: ChatMessage): OllamaMessage {
         content: message.content ?? '',
         ...(message.toolCalls?.length && {
           tool_calls: message.toolCalls.map((call) => ({
-            function: { name: call.name, arguments: parseArgumentsObject(call.arguments) },
+            // Ollama wants an object: arguments the model got wrong go back as {}.
+            function: { name: call.name, arguments: parseJsonObject(call.arguments) ?? {} },
           })),
         }),
       };
     case 'tool':
       return { role: 'tool', content: message.content, tool_name: message.name };
   }
-}
-
-/** Ollama wants arguments as an object; raw text the model got wrong is sent back as `{}`. */
-function parseArgumentsObject(raw: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(raw);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    // Falls through to the empty object.
-  }
-  return {};
 }
 
 function toOllamaTool(tool: ToolSchema): OllamaTool {

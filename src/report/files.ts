@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cellKey, cellLabel, groupByCell } from './summarize.ts';
 import type { Cell, Interval, ReportedRun, Summary } from './types.ts';
+import { escapeHtml, writeFileAtomic } from '../text.ts';
 
 export interface SummaryFiles {
   json: string;
@@ -18,24 +18,10 @@ export interface SummaryFiles {
 export async function writeSummaryFiles(dir: string, summary: Summary, runs: readonly ReportedRun[]): Promise<SummaryFiles> {
   await mkdir(dir, { recursive: true });
   const files = { json: join(dir, 'summary.json'), markdown: join(dir, 'summary.md'), html: join(dir, 'index.html') };
-  await Promise.all([
-    writeAtomically(files.json, `${JSON.stringify(summary, null, 2)}\n`),
-    writeAtomically(files.markdown, renderMarkdown(summary)),
-    writeAtomically(files.html, renderHtml(summary, runs)),
-  ]);
+  writeFileAtomic(files.json, `${JSON.stringify(summary, null, 2)}\n`);
+  writeFileAtomic(files.markdown, renderMarkdown(summary));
+  writeFileAtomic(files.html, renderHtml(summary, runs));
   return files;
-}
-
-async function writeAtomically(path: string, content: string): Promise<void> {
-  // Same directory, so the rename never crosses file systems and stays atomic.
-  const temporary = `${path}.${process.pid}.${randomUUID()}.tmp`;
-  try {
-    await writeFile(temporary, content);
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
 }
 
 // ── Markdown ─────────────────────────────────────────────────────────────────────────────────────
@@ -79,7 +65,7 @@ function markdownRow(cells: readonly string[]): string {
 function escapeMarkdownCell(text: string): string {
   return text
     .replace(/[\\|*`]/g, (char) => `\\${char}`)
-    .replace(/[&<>]/g, (char) => HTML_ENTITIES[char]!)
+    .replace(/[&<>]/g, (char) => escapeHtml(char))
     .replace(/[\r\n]+/g, ' ');
 }
 
@@ -306,12 +292,6 @@ function td(text: string, className?: string): string {
   return `<td${className ? ` class="${className}"` : ''}>${escapeHtml(text)}</td>`;
 }
 
-/** Escapes text for HTML content and double- or single-quoted attributes. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => HTML_ENTITIES[char]!);
-}
-
-const HTML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** A fragment-safe id: readable where the name is plain ASCII, never containing quotes or spaces. */
 function slug(text: string): string {

@@ -1,3 +1,5 @@
+import { parseJsonObject } from '../../text.ts';
+
 /** The OpenAI wire format the doubles receive, read back into what the agent did and was told. */
 export interface WireMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
@@ -34,13 +36,13 @@ export function readHistory(messages: readonly WireMessage[]): History {
     if (message.role === 'assistant') {
       turns += 1;
       for (const call of message.tool_calls ?? []) {
-        const step: Step = { id: call.id, name: call.function.name, args: parseObject(call.function.arguments), result: {} };
+        const step: Step = { id: call.id, name: call.function.name, args: parseJsonObject(call.function.arguments) ?? {}, result: {} };
         pending.set(call.id, step);
         steps.push(step);
       }
     } else if (message.role === 'tool') {
       const step = pending.get(message.tool_call_id ?? '');
-      if (step) step.result = parseObject(message.content ?? '');
+      if (step) step.result = parseJsonObject(message.content ?? '') ?? {};
     } else if (message.role === 'user') {
       if (task === undefined) task = message.content ?? '';
       else notes.push({ text: message.content ?? '', afterStep: steps.length });
@@ -53,13 +55,4 @@ export function readHistory(messages: readonly WireMessage[]): History {
 export function stepsSinceLogin(history: History): Step[] | undefined {
   const note = history.notes.findLast((entry) => /you are now logged in/i.test(entry.text));
   return note ? history.steps.slice(note.afterStep) : undefined;
-}
-
-function parseObject(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }

@@ -7,6 +7,7 @@ import { InputError } from '../../input.ts';
 import type { Faults } from './options.ts';
 import { sanitizeCapture } from './sanitize.ts';
 import { compileTemplate, encodeGoto, type Template, type VoteStyle } from './template.ts';
+import { escapeHtml } from '../../text.ts';
 
 /** Something on the site that can be voted on, as the capture shows it before any vote. */
 export interface Item {
@@ -203,8 +204,4 @@ function deriveItemPage(frame: Frame, row: StoryRow): string {
     `<input type="hidden" name="parent" value="${row.id}"><input type="hidden" name="goto" value="item?id=${row.id}">` +
     `<textarea name="text" rows="8" cols="80" wrap="virtual"></textarea><br><br><input type="submit" value="add comment"></form></td></tr>`;
   return `${head}<tr><td><table class="fatitem" border="0">${story}${commentForm}</table><br><br></td></tr>${frame.foot}`;
-}
-
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#x27;');
 }

@@ -1,4 +1,4 @@
-import { escapeHtml } from './capture.ts';
+import { escapeHtml } from '../../text.ts';
 
 /** HN's login page: a bare page, not the news frame, with the notice above the form. */
 export function loginPage(goto: string, notice?: string): string {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { uniformFloat64 } from 'pure-rand/distribution/uniformFloat64';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import { assets } from './assets.ts';
@@ -7,6 +7,8 @@ import { HN_ORIGIN, parseReplicaOptions, type ReplicaOptions, type ReplicaOption
 import { loginPage, notices } from './pages.ts';
 import { HnState, type Session, type SiteTruth } from './state.ts';
 import { renderTemplate, type PageView, type Template } from './template.ts';
+import { writeFileAtomic } from '../../text.ts';
+import { cookieHeaderPairs, parseCookies } from './cookies.ts';
 
 /** Bodies larger than this are refused: HN's forms are a few fields. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -163,7 +165,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
       if (!['GET', 'HEAD', 'POST'].includes(method)) response = html(notices.unknown, 405);
       else if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) response = html('Request too large.', 413);
       else response = faultResponse() ?? (await route(request, url, visitor));
-      if (options.stateFile && (method === 'POST' || url.pathname === '/vote' || url.pathname === '/logout')) saveState(options.stateFile, state);
+      if (options.stateFile && (method === 'POST' || url.pathname === '/vote' || url.pathname === '/logout')) writeFileAtomic(options.stateFile, JSON.stringify(state.toJSON()));
       state.requests.push({
         at: Date.now(),
         method,
@@ -174,13 +176,6 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
       return method === 'HEAD' ? new Response(null, response) : response;
     },
   };
-}
-
-/** Written whole and renamed, so a process killed mid-write leaves the previous state. */
-function saveState(file: string, state: HnState): void {
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, JSON.stringify(state.toJSON()));
-  renameSync(temporary, file);
 }
 
 function html(body: string, status = 200): Response {
@@ -208,9 +203,5 @@ function pendingVote(goto: string): { id: string; how: 'up' | 'un'; goto: string
 }
 
 function readCookie(header: string | null, name: string): string | undefined {
-  for (const part of header?.split(';') ?? []) {
-    const [key, ...value] = part.trim().split('=');
-    if (key === name && value.length > 0) return value.join('=') || undefined;
-  }
-  return undefined;
+  return parseCookies(cookieHeaderPairs(header)).get(name) || undefined;
 }

@@ -1,5 +1,6 @@
 import type { BrowserContext, Page, Request as PlaywrightRequest, Route } from '@playwright/test';
 import { HN_ORIGIN } from '../options.ts';
+import { cookieHeaderPairs, parseCookies } from '../cookies.ts';
 import type { HnReplica } from '../replica.ts';
 
 const MAX_REDIRECTS = 5;
@@ -53,15 +54,6 @@ function isRedirect(response: Response): boolean {
 
 /** The request's cookie header with the cookies the redirect chain has set (name=value parts). */
 function withCookies(header: string | undefined, setCookies: readonly string[]): string {
-  const jar = new Map<string, string>();
-  for (const part of header?.split(';') ?? []) {
-    const [name, ...value] = part.trim().split('=');
-    if (name) jar.set(name, value.join('='));
-  }
-  for (const setCookie of setCookies) {
-    const [pair] = setCookie.split(';');
-    const [name, ...value] = pair!.trim().split('=');
-    if (name) jar.set(name, value.join('='));
-  }
+  const jar = parseCookies([...cookieHeaderPairs(header), ...setCookies.map((setCookie) => setCookie.split(';')[0]!)]);
   return [...jar].filter(([, value]) => value !== '').map(([name, value]) => `${name}=${value}`).join('; ');
 }

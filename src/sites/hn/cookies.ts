@@ -1,0 +1,13 @@
+/** `name=value` pairs of a Cookie header (or of Set-Cookie values' first parts), by name. */
+export function parseCookies(pairs: readonly string[]): Map<string, string> {
+  const jar = new Map<string, string>();
+  for (const pair of pairs) {
+    const [name, ...value] = pair.trim().split('=');
+    if (name) jar.set(name, value.join('='));
+  }
+  return jar;
+}
+
+export function cookieHeaderPairs(header: string | null | undefined): string[] {
+  return header?.split(';') ?? [];
+}
