@@ -9,10 +9,21 @@ export { evaluateHarness, type EvaluateOptions, type RunRecord } from './playwri
 export { chromiumLaunchOptions } from './playwright/chromium.ts';
 export { runHarness, type BrowserSession, type RunResult } from './harness/run.ts';
 export type { Layer, AttemptOutcome } from './harness/layer.ts';
-export type { RunContext, Credentials } from './harness/context.ts';
+export type { RunContext, Credentials, SiteFetch } from './harness/context.ts';
 export type { TraceEvent, StopReason } from './harness/trace.ts';
 export { context, guardrails, login, resolveLayers, retry, verify, type LayerSpec } from './layers/index.ts';
 export { createModel, type ModelSpec } from './models/registry.ts';
+export {
+  openCassette,
+  readCassette,
+  resolveModelCache,
+  ReplayMissError,
+  type Cassette,
+  type CassetteFile,
+  type CassetteOptions,
+  type ModelCacheMode,
+  type ModelCacheOptions,
+} from './models/cassette.ts';
 export type { Model, ChatRequest, ChatResponse, ChatMessage } from './models/types.ts';
 export { judge } from './eval/oracle.ts';
 export type { Postcondition } from './eval/postconditions.ts';

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { BrowserContext } from '@playwright/test';
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
 import type { Layer } from '../src/harness/layer.ts';
@@ -6,7 +7,7 @@ import { createModel } from '../src/models/registry.ts';
 import type { ChatRequest, Model } from '../src/models/types.ts';
 import { evaluateHarness } from '../src/playwright/evaluate.ts';
 import { recordedHn, type Site } from '../src/sites/hn/site.ts';
-import { expect, test, turnsDouble } from './support.ts';
+import { expect, test, turnsDouble, unzipText } from './support.ts';
 
 const run = (context: BrowserContext, model: string | Model, layers: readonly LayerSpec[], site: Site = recordedHn()) =>
   evaluateHarness({ context, site, model, layers, task: upvoteFirstPost });
@@ -95,9 +96,21 @@ test.describe('login', () => {
     expect(result.actual).toBe(true);
     const told = requests.flatMap((request) => request.messages).filter((message) => message.role === 'user');
     expect(told.some((message) => message.content.includes('You are now logged in'))).toBe(true);
-    // The credentials went into the form only.
     const everything = JSON.stringify({ requests, result });
     expect(everything).not.toContain(site.account.password);
+  });
+
+  test("the password never enters the browser, so Playwright's trace cannot hold it", async ({ context }, testInfo) => {
+    await context.tracing.start({ screenshots: true, snapshots: true });
+    const site = recordedHn();
+    const result = await run(context, 'scripted:overclaimer', ['login'], site);
+    const zip = testInfo.outputPath('trace.zip');
+    await context.tracing.stop({ path: zip });
+    expect(result.actual).toBe(true);
+    const files = unzipText(readFileSync(zip));
+    // The trace did record the login: its request, and the page that followed.
+    expect([...files.values()].some((text) => text.includes('/login'))).toBe(true);
+    expect([...files].filter(([, text]) => text.includes(site.account.password)).map(([name]) => name)).toEqual([]);
   });
 
   test('refused credentials are reported to the model, and still never written anywhere', async ({ context }) => {

@@ -1,5 +1,6 @@
 import { test as base } from '@playwright/test';
 import * as cheerio from 'cheerio';
+import { strFromU8, unzipSync } from 'fflate';
 import { createReplica, HN_ORIGIN, routeReplica, type HnReplica, type ReplicaOptionsInput } from '../src/sites/hn/index.ts';
 
 export const referenceDir = new URL('../../shared/hn-reference/', import.meta.url).pathname;
@@ -62,4 +63,9 @@ export function turnsDouble(turns: Array<Array<{ name: string; arguments: string
     },
   };
   return { model, requests };
+}
+
+/** Every file in a zip (a Playwright `trace.zip`) as text, by name: what a secrets search reads. */
+export function unzipText(zip: Buffer): Map<string, string> {
+  return new Map(Object.entries(unzipSync(zip)).map(([name, bytes]) => [name, strFromU8(bytes, true)]));
 }

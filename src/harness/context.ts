@@ -20,6 +20,9 @@ export interface Credentials {
   password: string;
 }
 
+/** The site's own HTTP, outside the browser: one request in, its response out, redirects not followed. */
+export type SiteFetch = (request: Request) => Promise<Response>;
+
 /**
  * What a layer sees of a run, and the few named things it may do: push a message, replace the
  * conversation (trimming), record an event, stop with a reason.
@@ -44,6 +47,8 @@ export class RunContext {
     readonly systemPrompt: string,
     readonly credentials: Credentials | undefined,
     secrets: readonly string[],
+    /** How the login handler signs in: the password goes to the site from here, never into the page. */
+    readonly siteFetch: SiteFetch = (request) => fetch(request, { redirect: 'manual' }),
   ) {
     this.secretValues = [...secrets, ...(credentials ? [credentials.password] : [])];
     this.trace = new Trace(() => this.secretValues);

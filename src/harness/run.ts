@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import type { Model, Usage } from '../models/types.ts';
-import { RunContext, type Credentials } from './context.ts';
+import { RunContext, type Credentials, type SiteFetch } from './context.ts';
 import type { AttemptOutcome, Layer } from './layer.ts';
 import { runAttempt, type LoopOptions } from './loop.ts';
 import type { StopReason, TraceEvent } from './trace.ts';
@@ -22,6 +22,8 @@ export interface HarnessOptions {
   /** Opens the page for an attempt: the first may be the test's own, later ones fresh contexts. */
   openSession(attempt: number): Promise<BrowserSession>;
   credentials?: Credentials;
+  /** The site's own HTTP client (the login handler signs in through it); by default Node's fetch. */
+  siteFetch?: SiteFetch;
   /** Further values that must never appear in the trace (API keys). */
   secrets?: readonly string[];
   systemPrompt?: string;
@@ -53,6 +55,7 @@ export async function runHarness(options: HarnessOptions): Promise<RunResult> {
     options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
     options.credentials,
     options.secrets ?? [],
+    options.siteFetch,
   );
   run.record({ type: 'run_start', task: options.task, model: options.model.id, layers: layers.map((layer) => layer.name) });
 

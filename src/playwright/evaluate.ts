@@ -3,6 +3,7 @@ import { judge, type Judgement } from '../eval/oracle.ts';
 import type { Task } from '../eval/tasks.ts';
 import { runHarness, type BrowserSession, type HarnessOptions, type RunResult } from '../harness/run.ts';
 import type { Model } from '../models/types.ts';
+import { openCassette, type CassetteOptions } from '../models/cassette.ts';
 import { createModel, modelSecrets, type ModelSpec } from '../models/registry.ts';
 import { resolveLayers, type LayerSpec } from '../layers/index.ts';
 import type { Site } from '../sites/hn/site.ts';
@@ -16,6 +17,8 @@ export interface EvaluateOptions {
   task: Task;
   maxIterations?: HarnessOptions['maxIterations'];
   onIteration?: HarnessOptions['onIteration'];
+  /** Record the model's traffic (openai:, ollama:) as a cassette, or replay it; a replay miss fails with a ReplayMissError. */
+  modelCache?: Omit<CassetteOptions, 'model' | 'secrets'>;
 }
 
 /** A run as the report sees it: what the harness claimed and what the oracle found. */
@@ -30,8 +33,10 @@ export interface RunRecord extends RunResult {
  * One harness run, judged: the site's ground truth before, the run, the ground truth after, and
  * the oracle's verdict. Bad model or layer names fail here, before any page opens.
  */
-export async function evaluateHarness({ context, site, model, layers, task, maxIterations, onIteration }: EvaluateOptions): Promise<RunRecord> {
-  const resolvedModel = typeof model === 'object' && 'chat' in model ? model : createModel(model);
+export async function evaluateHarness({ context, site, model, layers, task, maxIterations, onIteration, modelCache }: EvaluateOptions): Promise<RunRecord> {
+  // Opened for any model; only openai: and ollama: models send their traffic through it.
+  const cassette = modelCache && openCassette({ ...modelCache, model: typeof model === 'string' ? model : model.id, secrets: [...modelSecrets(), site.account.password] });
+  const resolvedModel = typeof model === 'object' && 'chat' in model ? model : createModel(model, process.env, cassette);
   const resolvedLayers = resolveLayers(layers);
   await site.attach(context);
   const start = await site.snapshot();
@@ -53,10 +58,13 @@ export async function evaluateHarness({ context, site, model, layers, task, maxI
     layers: resolvedLayers,
     openSession,
     credentials: site.account,
+    siteFetch: (request) => site.fetch(request),
     secrets: modelSecrets(),
     maxIterations,
     onIteration,
   });
+  // A stale or corrupt cassette is not the model's failure: the test fails instead of reporting a run.
+  if (cassette?.failure) throw cassette.failure;
   const end = await site.snapshot();
   const judgement = judge(task.postconditions, { start, end, user: site.account.username });
   return { ...result, site: site.name, actual: judgement.actual, falseSuccess: result.claimed && !judgement.actual, verdicts: judgement.verdicts };

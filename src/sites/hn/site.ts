@@ -15,6 +15,8 @@ export interface Site {
   readonly origin: string;
   readonly account: Account;
   attach(context: BrowserContext): Promise<void>;
+  /** The site's HTTP outside any browser (redirects not followed): how the harness signs in. */
+  fetch(request: Request): Promise<Response>;
   snapshot(): Promise<SiteSnapshot>;
 }
 
@@ -57,6 +59,7 @@ export function recordedHn({ startLoggedIn, ...options }: RecordedOptions = {}):
       const { username, password } = replica.options.account;
       await context.addCookies([{ name: 'user', value: replica.state.login(username, password)!, url: HN_ORIGIN }]);
     },
+    fetch: (request) => replica.handle(request),
     snapshot: async () => ({ votes: replica.truth().votes, ranking }),
   };
 }
