@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { InputError, parseInput } from '../input.ts';
+import type { Cassette, ModelCacheMode } from './cassette.ts';
 import { ollamaModel } from './ollama.ts';
 import { openaiModel } from './openai.ts';
 import { doubles } from './scripted/doubles.ts';
@@ -19,21 +20,23 @@ export type ModelSpec = string | z.input<typeof modelOptionsSchema>;
 
 /**
  * Builds the model a spec names. Checks everything before any browser starts: the scheme, the
- * double's name, the API key a real provider needs.
+ * double's name, the API key a real provider needs. With a cassette, openai: and ollama: models
+ * record their traffic or replay it (scripted doubles are offline already and ignore it).
  */
-export function createModel(spec: ModelSpec, env: NodeJS.ProcessEnv = process.env): Model {
+export function createModel(spec: ModelSpec, env: NodeJS.ProcessEnv = process.env, cassette?: Cassette): Model {
   const { id, ...options } = parseInput(modelOptionsSchema, typeof spec === 'string' ? { id: spec } : spec, 'model');
   const match = /^([a-z]+):(.+)$/.exec(id);
   if (!match) throw new InputError(`model: "${id}" is not scheme:name (accepted schemes: ${modelSchemes.join(', ')})`);
   const [, scheme, name] = match as unknown as [string, string, string];
   switch (scheme) {
     case 'openai': {
-      const apiKey = env.OPENAI_API_KEY;
+      // A replayed model sends nothing anywhere, so it needs no key: a placeholder stands in.
+      const apiKey = cassette?.mode === 'replay' ? 'cassette-replay' : env.OPENAI_API_KEY;
       if (!apiKey) throw new InputError(`model ${id}: OPENAI_API_KEY is not set (openai: models need it; OPENAI_BASE_URL selects any compatible server)`);
-      return openaiModel(name, { apiKey, baseURL: env.OPENAI_BASE_URL || undefined, ...options });
+      return openaiModel(name, { apiKey, baseURL: env.OPENAI_BASE_URL || undefined, fetch: cassette?.fetch, ...options });
     }
     case 'ollama':
-      return ollamaModel(name, { host: env.OLLAMA_HOST || 'http://127.0.0.1:11434', ...options });
+      return ollamaModel(name, { host: env.OLLAMA_HOST || 'http://127.0.0.1:11434', fetch: cassette?.fetch, ...options });
     case 'scripted': {
       if (!(name in doubles)) {
         throw new InputError(`model ${id}: unknown scripted double "${name}" (accepted: ${Object.keys(doubles).join(', ')})`);
@@ -54,9 +57,10 @@ export function modelSecrets(env: NodeJS.ProcessEnv = process.env): string[] {
 
 /**
  * Why a model cannot run here (no API key, no host), or undefined when it can: a matrix skips
- * such models with this reason instead of failing them.
+ * such models with this reason instead of failing them. Replayed from cassettes, every model can.
  */
-export function modelUnavailable(spec: ModelSpec, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function modelUnavailable(spec: ModelSpec, env: NodeJS.ProcessEnv = process.env, cacheMode: ModelCacheMode = 'off'): string | undefined {
+  if (cacheMode === 'replay') return undefined;
   const id = typeof spec === 'string' ? spec : spec.id;
   if (id.startsWith('openai:') && !env.OPENAI_API_KEY) return `${id}: OPENAI_API_KEY is not set`;
   if (id.startsWith('ollama:') && !env.OLLAMA_HOST) return `${id}: OLLAMA_HOST is not set`;

@@ -1,7 +1,9 @@
-import { test as base } from '@playwright/test';
+import { dirname } from 'node:path';
+import { test as base, type TestInfo } from '@playwright/test';
 import type { Postcondition } from '../eval/postconditions.ts';
 import type { Task } from '../eval/tasks.ts';
 import type { LayerSpec } from '../layers/index.ts';
+import { resolveModelCache, type ModelCacheOptions } from '../models/cassette.ts';
 import { modelId, modelUnavailable, type ModelSpec } from '../models/registry.ts';
 import type { ReportedRun } from '../report/types.ts';
 import { recorded, type SiteFactory } from '../sites/hn/site.ts';
@@ -24,6 +26,11 @@ export interface HarnessOptions {
   site: SiteFactory;
   /** Attach a screenshot of the agent's page after every iteration. */
   harnessScreenshots: boolean;
+  /**
+   * Record openai:/ollama: traffic as cassettes or replay it: `{ mode: 'record' | 'replay' | 'off', dir }`
+   * (default off, `fixtures/cassettes` beside the config file). HARNESS_MODEL_CACHE overrides the mode.
+   */
+  modelCache: ModelCacheOptions;
 }
 
 export const HARNESS_RUN_ATTACHMENT = 'harness-run.json';
@@ -39,18 +46,23 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
   layerStack: [undefined, { option: true }],
   site: [recorded(), { option: true }],
   harnessScreenshots: [false, { option: true }],
-  harness: async ({ model, layers, layerStack, site, harnessScreenshots, context }, use, testInfo) => {
+  modelCache: [{}, { option: true }],
+  harness: async ({ model, layers, layerStack, site, harnessScreenshots, modelCache, context }, use, testInfo) => {
     if (!Array.isArray(layers)) {
       throw new InputError(
         `layers: expected a list of layers, got ${JSON.stringify(layers)}. Playwright reads a two-item list whose second item is an object as [value, options]: write test.use({ layers: [[...your layers], { scope: 'test' }] }).`,
       );
     }
-    const unavailable = modelUnavailable(model);
+    // Relative to the config file's folder, as Playwright's own paths are.
+    const cache = resolveModelCache(modelCache, testInfo.config.configFile ? dirname(testInfo.config.configFile) : process.cwd());
+    const unavailable = modelUnavailable(model, process.env, cache.mode);
     testInfo.skip(unavailable !== undefined, unavailable);
     const stack = layerStack ?? stackName(layers);
+    let runs = 0;
     await use({
       async run(request) {
         const task = toTask(request);
+        runs += 1;
         const record = await evaluateHarness({
           context,
           site: site.create(),
@@ -58,6 +70,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
           layers,
           task,
           maxIterations: request.maxIterations,
+          modelCache: { ...cache, run: cassetteRunName(testInfo, runs), repeatIndex: testInfo.repeatEachIndex },
           onIteration: (title, actions) =>
             base.step(title, async () => {
               await actions();
@@ -87,6 +100,11 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
 export function stackName(layers: readonly LayerSpec[]): string {
   if (layers.length === 0) return 'bare';
   return layers.map((layer) => (typeof layer === 'string' ? layer : Array.isArray(layer) ? layer[0] : (layer as { name: string }).name)).join('+');
+}
+
+/** The test (its project is the matrix cell) and, past the first, the run's number in it: what tells its cassette from others'. */
+function cassetteRunName(testInfo: TestInfo, run: number): string {
+  return [testInfo.project.name, ...testInfo.titlePath].filter(Boolean).join(' › ') + (run > 1 ? ` #${run}` : '');
 }
 
 function toTask(request: RunRequest): Task {

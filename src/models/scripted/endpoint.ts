@@ -1,4 +1,5 @@
-import { getResponse, http, HttpResponse } from 'msw';
+import { http, HttpResponse } from 'msw';
+import { handlersFetch } from '../handlers-fetch.ts';
 import { doubles } from './doubles.ts';
 import { readHistory, type WireMessage } from './history.ts';
 
@@ -35,9 +36,4 @@ export const scriptedHandlers = [
 ];
 
 /** A fetch for the OpenAI SDK that msw answers in-process from the handlers above. */
-export const scriptedFetch: typeof fetch = async (input, init) => {
-  const request = new Request(input, init);
-  const response = await getResponse(scriptedHandlers, request);
-  if (!response) throw new TypeError(`no scripted endpoint answers ${request.method} ${request.url}`);
-  return response;
-};
+export const scriptedFetch = handlersFetch(scriptedHandlers, 'scripted endpoint');
