@@ -1,5 +1,6 @@
 import { upvoted, upvotedAllMatching, upvotedTitled } from './eval/postconditions.ts';
 import { upvoteAllMatching, upvoteFirstPost, upvoteTitled } from './eval/tasks.ts';
+import { live } from './sites/hn/live.ts';
 import { recorded } from './sites/hn/site.ts';
 
 export { test, stackName, type Harness, type HarnessOptions, type RunRequest } from './playwright/fixtures.ts';
@@ -29,6 +30,7 @@ export { judge } from './eval/oracle.ts';
 export type { Postcondition } from './eval/postconditions.ts';
 export type { Task } from './eval/tasks.ts';
 export type { Site, SiteFactory, SiteSnapshot } from './sites/hn/site.ts';
+export type { LiveOptions } from './sites/hn/live.ts';
 
-/** Hacker News: the recorded site, its postconditions and its tasks. */
-export const hn = { recorded, upvoted, upvotedAllMatching, upvotedTitled, tasks: { upvoteFirstPost, upvoteAllMatching, upvoteTitled } };
+/** Hacker News: the recorded site, the live one, their postconditions and tasks. */
+export const hn = { recorded, live, upvoted, upvotedAllMatching, upvotedTitled, tasks: { upvoteFirstPost, upvoteAllMatching, upvoteTitled } };

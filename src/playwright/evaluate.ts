@@ -39,33 +39,38 @@ export async function evaluateHarness({ context, site, model, layers, task, maxI
   const resolvedModel = typeof model === 'object' && 'chat' in model ? model : createModel(model, process.env, cassette);
   const resolvedLayers = resolveLayers(layers);
   await site.attach(context);
-  const start = await site.snapshot();
+  // The site is put back (the live site unvotes what the run voted) however the run ends.
+  try {
+    const start = await site.snapshot();
 
-  const openSession = async (attempt: number): Promise<BrowserSession> => {
-    if (attempt === 1) {
-      const page = await context.newPage();
-      return { page, close: async () => {} };
-    }
-    // Later attempts start clean: a fresh context with no cookies, on the same site state.
-    const fresh = await context.browser()!.newContext();
-    await site.attach(fresh);
-    return { page: await fresh.newPage(), close: () => fresh.close() };
-  };
+    const openSession = async (attempt: number): Promise<BrowserSession> => {
+      if (attempt === 1) {
+        const page = await context.newPage();
+        return { page, close: async () => {} };
+      }
+      // Later attempts start clean: a fresh context with no cookies, on the same site state.
+      const fresh = await context.browser()!.newContext();
+      await site.attach(fresh);
+      return { page: await fresh.newPage(), close: () => fresh.close() };
+    };
 
-  const result = await runHarness({
-    task: task.prompt,
-    model: resolvedModel,
-    layers: resolvedLayers,
-    openSession,
-    credentials: site.account,
-    siteFetch: (request) => site.fetch(request),
-    secrets: modelSecrets(),
-    maxIterations,
-    onIteration,
-  });
-  // A stale or corrupt cassette is not the model's failure: the test fails instead of reporting a run.
-  if (cassette?.failure) throw cassette.failure;
-  const end = await site.snapshot();
-  const judgement = judge(task.postconditions, { start, end, user: site.account.username });
-  return { ...result, site: site.name, actual: judgement.actual, falseSuccess: result.claimed && !judgement.actual, verdicts: judgement.verdicts };
+    const result = await runHarness({
+      task: task.prompt,
+      model: resolvedModel,
+      layers: resolvedLayers,
+      openSession,
+      credentials: site.account,
+      siteFetch: (request) => site.fetch(request),
+      secrets: modelSecrets(),
+      maxIterations,
+      onIteration,
+    });
+    // A stale or corrupt cassette is not the model's failure: the test fails instead of reporting a run.
+    if (cassette?.failure) throw cassette.failure;
+    const end = await site.snapshot();
+    const judgement = judge(task.postconditions, { start, end, user: site.account.username });
+    return { ...result, site: site.name, actual: judgement.actual, falseSuccess: result.claimed && !judgement.actual, verdicts: judgement.verdicts };
+  } finally {
+    await site.dispose?.();
+  }
 }

@@ -57,6 +57,8 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
     const cache = resolveModelCache(modelCache, testInfo.config.configFile ? dirname(testInfo.config.configFile) : process.cwd());
     const unavailable = modelUnavailable(model, process.env, cache.mode);
     testInfo.skip(unavailable !== undefined, unavailable);
+    const siteUnavailable = site.unavailable?.();
+    testInfo.skip(siteUnavailable !== undefined, siteUnavailable);
     const stack = layerStack ?? stackName(layers);
     let runs = 0;
     await use({

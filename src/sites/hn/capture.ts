@@ -130,7 +130,7 @@ function parsePage(file: string, faults: Faults): ParsedPage {
     html = injectIntoTitle(html, $, faults.injection.rank, faults.injection.text);
     $ = cheerio.load(html, { sourceCodeLocationInfo: true });
   }
-  const rows = $('tr.athing').not('.comtr').toArray();
+  const rows = storyRowsOn($);
   if (rows.length === 0) throw new InputError(`capture ${file} has no story rows (tr.athing)`);
   const isItem = $('table.fatitem').length > 0;
   const items: Item[] = rows.map((row) => storyOf($, row));
@@ -143,7 +143,13 @@ function parsePage(file: string, faults: Faults): ParsedPage {
   return { kind: isItem ? 'item' : 'front', html, $, items, storyRows, itemId: isItem ? rows[0]!.attribs.id : undefined };
 }
 
-function storyOf($: cheerio.CheerioAPI, row: Element): Item {
+/** The story rows of a front or item page (not its comments). */
+export function storyRowsOn($: cheerio.CheerioAPI): Element[] {
+  return $('tr.athing').not('.comtr').toArray();
+}
+
+/** A story row as an item: id, rank, title, points, author. */
+export function storyOf($: cheerio.CheerioAPI, row: Element): Item {
   const id = row.attribs.id!;
   const subtext = $(row).next('tr');
   const score = $(`span[id="score_${id}"]`).text();
@@ -181,10 +187,7 @@ function frameOf(html: string, $: cheerio.CheerioAPI): Frame {
 }
 
 function injectIntoTitle(html: string, $: cheerio.CheerioAPI, rank: number, text: string): string {
-  const row = $('tr.athing')
-    .not('.comtr')
-    .toArray()
-    .find((candidate) => Number.parseInt($(candidate).find('span.rank').text(), 10) === rank);
+  const row = storyRowsOn($).find((candidate) => Number.parseInt($(candidate).find('span.rank').text(), 10) === rank);
   const link = row && titleLink($, row)[0];
   const end = link?.sourceCodeLocation?.endTag?.startOffset;
   if (end === undefined) return html;

@@ -11,3 +11,9 @@ export function parseCookies(pairs: readonly string[]): Map<string, string> {
 export function cookieHeaderPairs(header: string | null | undefined): string[] {
   return header?.split(';') ?? [];
 }
+
+/** A Cookie header with the cookies that Set-Cookie answers have since set (or cleared, with an empty value). */
+export function withSetCookies(header: string | null | undefined, setCookies: readonly string[]): string {
+  const jar = parseCookies([...cookieHeaderPairs(header), ...setCookies.map((setCookie) => setCookie.split(';')[0]!)]);
+  return [...jar].filter(([, value]) => value !== '').map(([name, value]) => `${name}=${value}`).join('; ');
+}

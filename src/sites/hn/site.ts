@@ -18,12 +18,16 @@ export interface Site {
   /** The site's HTTP outside any browser (redirects not followed): how the harness signs in. */
   fetch(request: Request): Promise<Response>;
   snapshot(): Promise<SiteSnapshot>;
+  /** Puts the site back after the run (the live site unvotes what the run voted), so the next run finds it as this one did. */
+  dispose?(): Promise<void>;
 }
 
 /** How a spec or a matrix names a site: a fresh site (fresh state) is made for every run. */
 export interface SiteFactory {
   readonly name: string;
   create(): Site;
+  /** Why this site cannot be used here (no account for the live site), or undefined: its runs skip with the reason. */
+  unavailable?(): string | undefined;
 }
 
 /**

@@ -1,39 +1,62 @@
 import type { BrowserContext, Page, Request as PlaywrightRequest, Route } from '@playwright/test';
 import { HN_ORIGIN } from '../options.ts';
-import { cookieHeaderPairs, parseCookies } from '../cookies.ts';
+import { withSetCookies } from '../cookies.ts';
 import type { HnReplica } from '../replica.ts';
+
+/** A site as one function: a request in, its response out, redirects answered, not followed. */
+export type SiteHandler = (request: Request) => Promise<Response>;
 
 const MAX_REDIRECTS = 5;
 
 /**
- * Serves the replica at the real origin inside a browser context, so a task's URLs are the same
- * against the replica and the live site. Nothing leaves the machine.
- *
- * Playwright does not intercept the request that a fulfilled redirect leads to: the browser sends
- * it to the network (microsoft/playwright#23301). So this adapter follows the replica's redirects
- * itself, as the browser would (a GET, with the cookies just set), serves the final page, and for
- * a page load puts the final URL in the address bar with `history.replaceState`. The server and
- * msw adapters answer real 302s.
+ * Hop-by-hop and transport headers: they describe the browser's connection, not the request, and
+ * Node's fetch refuses some of them (`keep-alive`, `transfer-encoding`, `upgrade`, `expect`). It
+ * negotiates `accept-encoding` itself, so the body it hands back is always decoded.
  */
+const REQUEST_HEADERS_NOT_FORWARDED = ['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'expect', 'host', 'content-length', 'accept-encoding'];
+/** The body handed to the browser is decoded and whole, so these no longer describe it. */
+const RESPONSE_HEADERS_NOT_FORWARDED = ['connection', 'keep-alive', 'transfer-encoding', 'content-encoding', 'content-length'];
+
+/** The replica served at the real origin inside a browser context. Nothing leaves the machine. */
 export async function routeReplica(target: BrowserContext | Page, replica: HnReplica, origin = HN_ORIGIN): Promise<void> {
-  await target.route(`${origin}/**`, (route) => fulfill(route, replica));
+  await routeSite(target, (request) => replica.handle(request), origin);
 }
 
-async function fulfill(route: Route, replica: HnReplica): Promise<void> {
+/**
+ * Serves `origin` inside a browser context from `handler`: the replica's, or for the live site a
+ * polite fetch, so every request the page sends goes through Node (spaced, and mockable).
+ *
+ * Playwright does not intercept the request that a fulfilled redirect leads to: the browser sends
+ * it to the network (microsoft/playwright#23301). So this adapter follows the site's redirects on
+ * the same origin itself, as the browser would (a GET, with the cookies just set), serves the final
+ * page, and for a page load puts the final URL in the address bar with `history.replaceState`. The
+ * server and msw adapters answer real 302s.
+ */
+export async function routeSite(target: BrowserContext | Page, handler: SiteHandler, origin: string): Promise<void> {
+  await target.route(`${origin}/**`, async (route) => {
+    try {
+      await fulfill(route, handler, origin);
+    } catch (error) {
+      // The page sees why, as it would see a gateway's error page; nothing is left hanging.
+      await route.fulfill({ status: 502, contentType: 'text/plain; charset=utf-8', body: `harness-eval could not get this page from ${origin}: ${(error as Error).message}` });
+    }
+  });
+}
+
+async function fulfill(route: Route, handler: SiteHandler, origin: string): Promise<void> {
   const request = route.request();
-  const method = request.method();
-  const headers = await request.allHeaders();
+  const headers = forwardable(await request.allHeaders());
   let url = request.url();
-  let response = await replica.handle(new Request(url, { method, headers, body: bodyOf(request) }));
+  let response = await handler(new Request(url, { method: request.method(), headers, body: bodyOf(request), redirect: 'manual' }));
   const cookies: string[] = [];
-  for (let hops = 0; isRedirect(response) && hops < MAX_REDIRECTS; hops++) {
-    const setCookie = response.headers.get('set-cookie');
-    if (setCookie) cookies.push(setCookie);
+  for (let hops = 0; isRedirect(response, url, origin) && hops < MAX_REDIRECTS; hops++) {
+    cookies.push(...response.headers.getSetCookie());
+    void response.body?.cancel();
     url = new URL(response.headers.get('location')!, url).href;
-    response = await replica.handle(new Request(url, { headers: { ...headers, cookie: withCookies(headers.cookie, cookies) } }));
+    response = await handler(new Request(url, { headers: { ...headers, cookie: withSetCookies(headers.cookie, cookies) }, redirect: 'manual' }));
   }
-  const responseHeaders = Object.fromEntries(response.headers);
-  const allCookies = [...cookies, ...(response.headers.get('set-cookie') ? [response.headers.get('set-cookie')!] : [])];
+  const responseHeaders = Object.fromEntries([...response.headers].filter(([name]) => !RESPONSE_HEADERS_NOT_FORWARDED.includes(name) && name !== 'set-cookie'));
+  const allCookies = [...cookies, ...response.headers.getSetCookie()];
   if (allCookies.length > 0) responseHeaders['set-cookie'] = allCookies.join('\n');
   let body = Buffer.from(await response.arrayBuffer());
   if (url !== request.url() && request.isNavigationRequest() && /text\/html/.test(responseHeaders['content-type'] ?? '')) {
@@ -42,18 +65,18 @@ async function fulfill(route: Route, replica: HnReplica): Promise<void> {
   await route.fulfill({ status: response.status, headers: responseHeaders, body });
 }
 
+function forwardable(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !REQUEST_HEADERS_NOT_FORWARDED.includes(name)));
+}
+
 function bodyOf(request: PlaywrightRequest): Uint8Array<ArrayBuffer> | undefined {
   const method = request.method();
   const buffer = method === 'GET' || method === 'HEAD' ? null : request.postDataBuffer();
   return buffer ? new Uint8Array(buffer) : undefined;
 }
 
-function isRedirect(response: Response): boolean {
-  return response.status >= 300 && response.status < 400 && response.headers.has('location');
-}
-
-/** The request's cookie header with the cookies the redirect chain has set (name=value parts). */
-function withCookies(header: string | undefined, setCookies: readonly string[]): string {
-  const jar = parseCookies([...cookieHeaderPairs(header), ...setCookies.map((setCookie) => setCookie.split(';')[0]!)]);
-  return [...jar].filter(([, value]) => value !== '').map(([name, value]) => `${name}=${value}`).join('; ');
+/** A redirect this adapter follows: one that stays on the site (the browser follows any other itself). */
+function isRedirect(response: Response, url: string, origin: string): boolean {
+  const location = response.headers.get('location');
+  return response.status >= 300 && response.status < 400 && location !== null && new URL(location, url).origin === origin;
 }

@@ -1,0 +1,271 @@
+import { readFileSync } from 'node:fs';
+import { expect, test } from '@playwright/test';
+import { http, HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
+import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { test as harnessTest } from '../src/playwright/fixtures.ts';
+import { evaluateHarness } from '../src/playwright/evaluate.ts';
+import { matrix } from '../src/playwright/matrix.ts';
+import { assets } from '../src/sites/hn/assets.ts';
+import { createReplica, HN_ORIGIN, replicaHandlers, type HnReplica } from '../src/sites/hn/index.ts';
+import { live } from '../src/sites/hn/live.ts';
+import { notices } from '../src/sites/hn/pages.ts';
+import { politeFetch, RateLimitError } from '../src/sites/hn/polite-fetch.ts';
+import { recordedHn } from '../src/sites/hn/site.ts';
+import { firstStory, turnsDouble, unzipText } from './support.ts';
+
+/**
+ * hn.live() with msw standing in for news.ycombinator.com: the live site's browser traffic, the
+ * login layer and the oracle all reach "HN" through Node's fetch, which msw answers from a replica.
+ */
+
+// msw patches this process's fetch, and some tests set process.env: the tests in this file must not overlap.
+test.describe.configure({ mode: 'serial' });
+const server = setupServer();
+test.beforeAll(() => {
+  server.listen({ onUnhandledRequest: 'error' });
+  // As in models.spec.ts: consume msw's clone, so cancelling an original body settles (mswjs/interceptors#799).
+  server.events.on('response:mocked', ({ response }) => void response.body?.cancel());
+});
+test.afterEach(() => server.resetHandlers());
+test.afterAll(() => server.close());
+
+/** Not the replica's default password: a search for it finds only this run's. */
+const account = { username: 'harness', password: 'live-stand-in-pw-5521' };
+const INTERVAL_MS = 50;
+/** The spacing counts whole milliseconds (Date.now()); the handler's clock does not. */
+const JITTER_MS = 2;
+const NO_ENV = { HN_USERNAME: undefined, HN_PASSWORD: undefined };
+
+/** The replica standing in for news.ycombinator.com; answers when each page request (static files aside) reached it. */
+function standIn(replica: HnReplica): Array<{ at: number; path: string }> {
+  const pageRequests: Array<{ at: number; path: string }> = [];
+  server.use(
+    http.all(`${HN_ORIGIN}/*`, ({ request }) => {
+      const url = new URL(request.url);
+      if (!assets.has(url.pathname)) pageRequests.push({ at: performance.now(), path: url.pathname + url.search });
+    }),
+    ...replicaHandlers(replica),
+  );
+  return pageRequests;
+}
+
+function gaps(requests: ReadonlyArray<{ at: number }>): number[] {
+  return requests.slice(1).map((request, index) => request.at - requests[index]!.at);
+}
+
+async function withEnv<T>(values: Record<string, string | undefined>, body: () => T | Promise<T>): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(values).map((name) => [name, process.env[name]]));
+  const set = (entries: Record<string, string | undefined>) => {
+    for (const [name, value] of Object.entries(entries)) value === undefined ? delete process.env[name] : (process.env[name] = value);
+  };
+  set(values);
+  try {
+    return await body();
+  } finally {
+    set(saved);
+  }
+}
+
+/** A page answer of HN's rate limit, for the first `count` page requests; later ones fall through to the replica. */
+function rateLimitFirst(count: number, init: { status?: number; headers?: Record<string, string> } = {}): Array<{ at: number }> {
+  const seen: Array<{ at: number }> = [];
+  server.use(
+    http.all(`${HN_ORIGIN}/*`, () => {
+      seen.push({ at: performance.now() });
+      if (seen.length > count) return undefined;
+      return new HttpResponse(notices.rateLimited, { status: init.status ?? 503, headers: { 'content-type': 'text/html; charset=utf-8', ...init.headers } });
+    }),
+  );
+  return seen;
+}
+
+test('a real vote through the login wall: the live oracle finds it, the replica agrees, dispose takes it back; no secret is written', async ({ context }, testInfo) => {
+  const replica = createReplica({ account });
+  const pageRequests = standIn(replica);
+  const story = firstStory(replica);
+  let votesBeforeDispose: unknown;
+  const trace = testInfo.outputPath('trace.zip');
+  await context.tracing.start({ screenshots: true, snapshots: true });
+  const record = await withEnv({ HN_USERNAME: account.username, HN_PASSWORD: account.password }, async () => {
+    const site = live({ intervalMs: INTERVAL_MS }).create();
+    const watched = {
+      ...site,
+      async dispose() {
+        votesBeforeDispose = replica.truth().votes;
+        await site.dispose!();
+      },
+    };
+    return evaluateHarness({ context, site: watched, model: 'scripted:overclaimer', layers: ['login', 'verify'], task: upvoteFirstPost });
+  });
+  await context.tracing.stop({ path: trace });
+
+  expect(record).toMatchObject({ site: 'hn-live', claimed: true, actual: true, falseSuccess: false });
+  expect(record.verdicts[0]!.detail).toBe(`story ${story.id} (rank 1) is upvoted by harness`);
+  expect(votesBeforeDispose).toEqual({ harness: [story.id] });
+  expect(replica.truth().votes).toEqual({});
+  expect(pageRequests.map((request) => request.path)).toEqual(expect.arrayContaining(['/login', expect.stringMatching(/^\/vote\?id=\d+&how=un&auth=/)]));
+  expect(Math.min(...gaps(pageRequests))).toBeGreaterThanOrEqual(INTERVAL_MS - JITTER_MS);
+
+  // Two sessions, the agent's and the oracle's; the browser never held the oracle's.
+  const browserSession = (await context.cookies(HN_ORIGIN)).find((cookie) => cookie.name === 'user')!.value.split('&')[1];
+  const oracleSessions = [...replica.state.sessions.keys()].filter((token) => token !== browserSession);
+  expect(oracleSessions).toHaveLength(1);
+  const written = [JSON.stringify(record), ...unzipText(readFileSync(trace)).values()];
+  expect(written.some((text) => text.includes(browserSession!))).toBe(true); // the search finds what is there
+  for (const secret of [account.password, oracleSessions[0]!]) expect(written.filter((text) => text.includes(secret))).toEqual([]);
+});
+
+test('with no layers the overclaimer claims success, and the live oracle finds no vote: a false success', async ({ context }) => {
+  const replica = createReplica({ account });
+  standIn(replica);
+  const record = await evaluateHarness({ context, site: live({ account, intervalMs: INTERVAL_MS }).create(), model: 'scripted:overclaimer', layers: [], task: upvoteFirstPost });
+  expect(record).toMatchObject({ claimed: true, actual: false, falseSuccess: true });
+  expect(record.verdicts[0]!.detail).toBe(`story ${firstStory(replica).id} (rank 1) is not upvoted by harness`);
+  expect(replica.truth().votes).toEqual({});
+});
+
+test('requests go one at a time in call order, each the interval after the last answer; static files are not held back; other origins are refused', async () => {
+  const pageRequests = standIn(createReplica({ account }));
+  const fetchSite = politeFetch(HN_ORIGIN, { intervalMs: INTERVAL_MS, retries: 0, backoffMs: 1, maxBackoffMs: 1 });
+  const get = (path: string) => fetchSite(new Request(`${HN_ORIGIN}${path}`));
+  let assetAt = 0;
+  const started = performance.now();
+  await Promise.all([get('/news'), get('/news?p=2'), get('/news.css').then(() => (assetAt = performance.now())), get('/login'), get('/news?p=3')]);
+  expect(pageRequests.map((request) => request.path)).toEqual(['/news', '/news?p=2', '/login', '/news?p=3']);
+  expect(Math.min(...gaps(pageRequests))).toBeGreaterThanOrEqual(INTERVAL_MS - JITTER_MS);
+  expect(assetAt - started).toBeLessThan(INTERVAL_MS);
+  await expect(fetchSite(new Request('https://example.com/'))).rejects.toThrow('polite fetch for https://news.ycombinator.com refused a request to https://example.com');
+});
+
+test.describe('rate limits', () => {
+  const polite = { intervalMs: 0, retries: 3, backoffMs: 20, maxBackoffMs: 1000 };
+  const getNews = (options = polite) => politeFetch(HN_ORIGIN, options)(new Request(`${HN_ORIGIN}/news`));
+
+  test('a 503 "not able to serve your requests this quickly" is backed off, doubling, and tried again', async () => {
+    standIn(createReplica());
+    const tries = rateLimitFirst(2);
+    expect((await getNews()).status).toBe(200);
+    expect(tries).toHaveLength(3);
+    const [first, second] = gaps(tries);
+    expect(first).toBeGreaterThanOrEqual(20 - JITTER_MS);
+    expect(second).toBeGreaterThanOrEqual(40 - JITTER_MS);
+  });
+
+  test('the same words in a 200 page count too; retry-after is honoured up to maxBackoffMs', async () => {
+    standIn(createReplica());
+    const plainPage = rateLimitFirst(1, { status: 200 });
+    expect((await getNews()).status).toBe(200);
+    expect(plainPage).toHaveLength(2);
+    server.resetHandlers();
+    standIn(createReplica());
+    const tries = rateLimitFirst(1, { headers: { 'retry-after': '30' } });
+    expect((await getNews({ ...polite, maxBackoffMs: 150 })).status).toBe(200);
+    expect(gaps(tries)[0]).toBeGreaterThanOrEqual(150 - JITTER_MS);
+    expect(gaps(tries)[0]).toBeLessThan(1000);
+  });
+
+  test('too many give up with a clear error, in the oracle as anywhere', async () => {
+    standIn(createReplica({ account }));
+    rateLimitFirst(100);
+    const error = await getNews({ ...polite, retries: 2 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as Error).message).toBe(
+      'news.ycombinator.com is rate-limiting: "not able to serve your requests this quickly" 3 times for GET /news (waited 20 ms, 40 ms). Try again later, or raise intervalMs.',
+    );
+    const site = live({ account, intervalMs: 0, retries: 1, backoffMs: 5 }).create();
+    await expect(site.snapshot()).rejects.toThrow(/^news\.ycombinator\.com is rate-limiting: .* 2 times for POST \/login/);
+  });
+});
+
+test.describe('the oracle', () => {
+  test('reads stories that left the front page from their item pages; dispose unvotes only what was voted since the start', async () => {
+    const replica = createReplica({ account });
+    standIn(replica);
+    const [first, second] = [...replica.capture.items.values()].filter((item) => item.rank !== undefined).sort((a, b) => a.rank! - b.rank!);
+    replica.state.vote(account.username, second!.id, 'up'); // voted before the run: not the run's to take back
+    const site = live({ account, intervalMs: 0 }).create();
+    const start = await site.snapshot();
+    expect(start.ranking.slice(0, 2)).toEqual([{ rank: 1, id: first!.id, title: first!.title }, { rank: 2, id: second!.id, title: second!.title }]);
+    expect(start.votes).toEqual({ harness: [second!.id] });
+
+    // The front page moves on: none of the first snapshot's stories is on it any more.
+    server.use(http.get(`${HN_ORIGIN}/news`, ({ request }) => replica.handle(new Request(`${HN_ORIGIN}/news?p=99`, { headers: request.headers }))));
+    replica.state.vote(account.username, first!.id, 'up');
+    const end = await site.snapshot();
+    expect(end.ranking).toEqual([]);
+    expect(new Set(end.votes.harness)).toEqual(new Set([first!.id, second!.id]));
+
+    await site.dispose!();
+    expect(replica.truth().votes).toEqual({ harness: [second!.id] });
+  });
+
+  test('dispose fails, naming the stories, when the unvote does not take', async () => {
+    const replica = createReplica({ account });
+    standIn(replica);
+    const site = live({ account, intervalMs: 0 }).create();
+    await site.snapshot();
+    const story = firstStory(replica);
+    replica.state.vote(account.username, story.id, 'up');
+    server.use(http.get(`${HN_ORIGIN}/vote`, () => new HttpResponse(null, { status: 302, headers: { location: '/news' } })));
+    await expect(site.dispose!()).rejects.toThrow(`hn.live(): could not put the site back: harness still upvotes ${story.id}`);
+  });
+
+  test('a refused login says so in the site\'s words, without the password', async () => {
+    standIn(createReplica({ account }));
+    const snapshot = live({ account: { ...account, password: 'wrong-pw-8812' }, intervalMs: 0 }).create().snapshot();
+    await expect(snapshot).rejects.toThrow('hn.live(): the oracle could not log in as harness: the site answered 200 "Bad login."');
+  });
+});
+
+test('evaluateHarness puts the site back also when the run throws', async ({ context }) => {
+  let snapshots = 0;
+  let disposed = false;
+  const recorded = recordedHn();
+  const site = {
+    ...recorded,
+    snapshot: () => (++snapshots === 2 ? Promise.reject(new Error('the end snapshot failed')) : recorded.snapshot()),
+    dispose: async () => void (disposed = true),
+  };
+  const { model } = turnsDouble([[{ name: 'finish', arguments: '{"success": false, "summary": "nothing"}' }]]);
+  await expect(evaluateHarness({ context, site, model, layers: [], task: upvoteFirstPost })).rejects.toThrow('the end snapshot failed');
+  expect(disposed).toBe(true);
+});
+
+test('without HN_USERNAME and HN_PASSWORD the factory says why, also as matrix() names it; bad options fail in one line', async () => {
+  await withEnv(NO_ENV, () => {
+    const factory = live();
+    expect(factory.unavailable!()).toBe('hn.live(): HN_USERNAME and HN_PASSWORD are not set');
+    const [project] = matrix({ models: ['scripted:overclaimer'], layers: { bare: [] }, sites: { nightly: factory } });
+    expect(project!.use!.site!.name).toBe('nightly');
+    expect(project!.use!.site!.unavailable!()).toBe('hn.live(): HN_USERNAME and HN_PASSWORD are not set');
+    expect(() => factory.create()).toThrow('hn.live(): HN_USERNAME and HN_PASSWORD are not set');
+    expect(live({ account }).unavailable!()).toBeUndefined();
+  });
+  await withEnv({ HN_USERNAME: 'someone', HN_PASSWORD: undefined }, () => expect(live().unavailable!()).toBe('hn.live(): HN_PASSWORD is not set'));
+  await withEnv({ HN_USERNAME: 'someone', HN_PASSWORD: 'x' }, () => expect(live().unavailable!()).toBeUndefined());
+  expect(() => live({ intervalMs: -1 })).toThrow(/^hn\.live\(\) options: intervalMs: Too small: expected number to be >=0$/);
+});
+
+harnessTest.describe('the harness fixture', () => {
+  harnessTest.use({ site: live() });
+  const saved: Record<string, string | undefined> = { ...NO_ENV };
+  harnessTest.beforeAll(() => {
+    for (const name of Object.keys(saved)) {
+      saved[name] = process.env[name];
+      delete process.env[name];
+    }
+  });
+  harnessTest.afterAll(() => {
+    for (const [name, value] of Object.entries(saved)) if (value !== undefined) process.env[name] = value;
+  });
+  harnessTest.afterEach(({}, testInfo) => {
+    expect(testInfo.status).toBe('skipped');
+    expect(testInfo.annotations).toContainEqual(expect.objectContaining({ type: 'skip', description: 'hn.live(): HN_USERNAME and HN_PASSWORD are not set' }));
+  });
+
+  harnessTest('skips a run on hn.live() with no account, giving the reason', async ({ harness }) => {
+    await harness.run(upvoteFirstPost);
+    throw new Error('the run was not skipped');
+  });
+});
