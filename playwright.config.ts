@@ -1,11 +1,9 @@
 import { defineConfig } from '@playwright/test';
-import { chromiumLaunchOptions, hn, matrix, type HarnessOptions } from 'harness-eval';
+import { chromiumLaunchOptions, hn, layerStacks, matrix, type HarnessOptions } from 'harness-eval';
 
-const stacks = {
-  bare: [],
-  verified: ['guardrails', 'verify'],
-  'verified+login': ['guardrails', 'verify', 'login'],
-} as const;
+// The classic experiment's three stacks; the nightly matrix adds `full`.
+const { bare, verified, 'verified+login': verifiedLogin } = layerStacks;
+const stacks = { bare, verified, 'verified+login': verifiedLogin };
 
 /**
  * The main job: every scripted double × every layer stack × the recorded site (plain, and with a

@@ -13,6 +13,7 @@ export type { Layer, AttemptOutcome } from './harness/layer.ts';
 export type { RunContext, Credentials, SiteFetch } from './harness/context.ts';
 export type { TraceEvent, StopReason } from './harness/trace.ts';
 export { context, guardrails, login, resolveLayers, retry, verify, type LayerSpec } from './layers/index.ts';
+export { layerStacks } from './layers/stacks.ts';
 export { createModel, type ModelSpec } from './models/registry.ts';
 export {
   openCassette,

@@ -229,7 +229,7 @@ test.describe('observations', () => {
     expect((text!.text as { warning: string }).warning).toMatch(/not instructions/);
     expect((text!.text as { text: string }).text).toContain('Building a tiny relational database');
     expect((text!.text as { text: string }).text).not.toMatch(/ignore your task/i);
-    expect(text!.provenance).toEqual({ tool: 'get_text', callId: 't2_0', url: NEWS, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(text!.provenance).toEqual({ tool: 'get_text', callId: 't2_0', url: NEWS });
     const [listing] = sent(requests[3]!, 'get_stories');
     const [first, second] = listing!.stories as Array<{ title: unknown }>;
     expect(first!.title).toEqual({ untrusted: true, text: 'Building a tiny relational database in 900 lines of Zig' });

@@ -1,6 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test as base } from '@playwright/test';
 import * as cheerio from 'cheerio';
 import { strFromU8, unzipSync } from 'fflate';
+import { SCRIPTED_BASE_URL, scriptedFetch } from '../src/models/scripted/endpoint.ts';
 import { createReplica, HN_ORIGIN, routeReplica, type HnReplica, type ReplicaOptionsInput } from '../src/sites/hn/index.ts';
 
 export const referenceDir = new URL('../../shared/hn-reference/', import.meta.url).pathname;
@@ -65,7 +68,32 @@ export function turnsDouble(turns: Array<Array<{ name: string; arguments: string
   return { model, requests };
 }
 
-/** Every file in a zip (a Playwright `trace.zip`) as text, by name: what a secrets search reads. */
-export function unzipText(zip: Buffer): Map<string, string> {
-  return new Map(Object.entries(unzipSync(zip)).map(([name, bytes]) => [name, strFromU8(bytes, true)]));
+/** Every file in a zip (a `trace.zip`, a blob report) as text, by name; zips inside are opened too. */
+export function unzipText(zip: Uint8Array, prefix = ''): Map<string, string> {
+  return new Map(
+    Object.entries(unzipSync(zip)).flatMap(([name, bytes]) =>
+      name.endsWith('.zip') ? [...unzipText(bytes, `${prefix}${name}/`)] : [[`${prefix}${name}`, strFromU8(bytes, true)] as const],
+    ),
+  );
+}
+
+/**
+ * An OpenAI-compatible server on localhost that answers with the scripted doubles (the request's
+ * model names the double): a real endpoint over real HTTP, for child runs that msw cannot reach.
+ * It keeps every Authorization header it was sent.
+ */
+export async function serveScriptedOpenAI() {
+  const authorizations: string[] = [];
+  const server = createServer(async (incoming, outgoing) => {
+    authorizations.push(incoming.headers.authorization ?? '');
+    const chunks: Buffer[] = [];
+    for await (const chunk of incoming) chunks.push(chunk as Buffer);
+    const path = (incoming.url ?? '/').replace(/^\/v1/, '');
+    const response = await scriptedFetch(`${SCRIPTED_BASE_URL}${path}`, { method: incoming.method, headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
+    outgoing.writeHead(response.status, { 'content-type': response.headers.get('content-type') ?? 'application/json' });
+    outgoing.end(Buffer.from(await response.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { baseURL: `http://127.0.0.1:${port}/v1`, authorizations, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }

@@ -35,7 +35,8 @@ export function observations(options: z.input<typeof observationsOptions> = {}):
       const valid = run.tools.get(call.name)?.output?.safeParse(outcome.output).success ?? true;
       const { output, flagged } = reshape(call.name, outcome.output, maxChars);
       run.record({ type: 'harness_observation', callId: call.id, valid, flags: flagged });
-      const provenance = { tool: call.name, callId: call.id, url: run.page.url(), at: new Date().toISOString() };
+      // No clock time: the same run must send the model the same text, or a recorded run could not replay.
+      const provenance = { tool: call.name, callId: call.id, url: run.page.url() };
       return { ok: true, output: { ...output, provenance } };
     },
   };

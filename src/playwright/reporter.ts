@@ -18,6 +18,8 @@ export interface HarnessReporterOptions {
   progress?: boolean;
   /** A summary.json from an earlier run: each cell's change is printed, flagged where the intervals part. */
   baseline?: string;
+  /** Set by Playwright: `'merge'` inside merge-reports. */
+  _mode?: string;
 }
 
 /** Partial summaries are written at most this often while a matrix runs. */
@@ -72,6 +74,8 @@ export default class HarnessReporter implements Reporter {
     if (breaches.length === 0) return undefined;
     console.log(`harness-eval: gate breached in ${breaches.length} cell${breaches.length === 1 ? '' : 's'}:`);
     for (const breach of breaches) console.log(`  ${breach.cell}: ${breach.rule}`);
+    // merge-reports ignores the status onEnd returns and fails only when a reporter throws.
+    if (this.options._mode === 'merge') throw new Error(`harness-eval: gate breached in ${breaches.length} cell${breaches.length === 1 ? '' : 's'}`);
     return { status: 'failed' };
   }
 

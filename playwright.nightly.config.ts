@@ -1,0 +1,54 @@
+import { defineConfig, type ReporterDescription } from '@playwright/test';
+import { chromiumLaunchOptions, hn, layerStacks, matrix, type HarnessOptions } from 'harness-eval';
+
+/**
+ * The nightly model comparison: real models × the named layer stacks, repeated, on the recorded
+ * site (or the live one). Run it sharded and merge the shards; the README's "Real models" section
+ * has the commands. Models without their key or host are skipped with the reason, so the config
+ * also lists and runs on a machine with none.
+ *
+ *   HARNESS_MODELS       comma-separated models (default below)
+ *   HARNESS_SITE         `recorded` (default) or `live` (needs HN_USERNAME / HN_PASSWORD)
+ *   HARNESS_MODEL_CACHE  `record` to write cassettes, `replay` to answer from them (CI), `off`
+ *   HARNESS_CASSETTES    the cassette folder (default fixtures/cassettes)
+ *   HARNESS_BASELINE     a previous summary.json: each cell's change is printed, flagged when intervals part
+ *   HARNESS_REPORT_DIR   where summary.json and the reports go (default reports/nightly)
+ */
+const DEFAULT_MODELS = 'openai:gpt-4o-mini,openai:gpt-4.1-mini,ollama:llama3.1:8b,ollama:qwen2.5:7b';
+const models = (process.env.HARNESS_MODELS || DEFAULT_MODELS).split(',').map((model) => model.trim()).filter(Boolean);
+const live = process.env.HARNESS_SITE === 'live';
+const reportDir = process.env.HARNESS_REPORT_DIR || 'reports/nightly';
+// `merge-reports` reads the shards' blobs; the shards themselves write them, and Allure's results
+// (allure-playwright fails inside merge-reports, and Allure merges results folders on its own).
+const merging = process.argv.includes('merge-reports');
+
+const reporters: ReporterDescription[] = [
+  ...(merging
+    ? []
+    : ([['blob', { outputDir: `${reportDir}/blob` }], ['allure-playwright', { resultsDir: `${reportDir}/allure-results` }]] as const)),
+  // Users name it 'harness-eval/reporter'; inside this repository, by path.
+  ['./src/playwright/reporter.ts', { outputDir: reportDir, baseline: process.env.HARNESS_BASELINE || undefined, gates: [{ layers: 'full' }] }],
+  ['html', { open: 'never', outputFolder: `${reportDir}/playwright` }],
+];
+
+export default defineConfig<HarnessOptions>({
+  testDir: 'specs/matrix',
+  outputDir: 'test-results/nightly',
+  fullyParallel: true,
+  // A real model takes seconds a turn; the live site is spaced about a request a second.
+  timeout: 15 * 60_000,
+  // Live HN is one account: one browser at a time keeps its votes apart and its rate limit happy.
+  workers: live ? 1 : undefined,
+  use: {
+    browserName: 'chromium',
+    launchOptions: chromiumLaunchOptions(),
+    trace: 'retain-on-failure',
+    modelCache: { dir: process.env.HARNESS_CASSETTES || undefined },
+  },
+  projects: matrix({
+    models,
+    layers: layerStacks,
+    sites: live ? { 'hn-live': hn.live() } : { 'hn-recorded': hn.recorded() },
+  }),
+  reporter: reporters,
+});

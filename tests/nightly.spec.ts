@@ -1,0 +1,124 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { test } from '@playwright/test';
+import type { Summary } from '../src/report/types.ts';
+import { playwright, readSummary } from './playwright-child.ts';
+import { expect, serveScriptedOpenAI, unzipText } from './support.ts';
+
+/**
+ * The nightly path end to end, as a user runs it: playwright.nightly.config.ts against a real
+ * OpenAI-compatible endpoint (a local server answering with the scripted doubles) in record mode,
+ * then replayed sharded with no endpoint at all, merged and compared with the recorded baseline.
+ * Then the secrets audit: every artifact those runs (and the main job's layer specs) left, searched
+ * for the marker values they were given as the API key and the site password.
+ */
+test.describe.configure({ mode: 'serial', timeout: 300_000 });
+
+const API_KEY = 'sk-audit-marker-4f7c1e9a2b';
+const PASSWORD = 'pw-audit-marker-8d3b6c0e5f';
+const MARKERS = [API_KEY, PASSWORD];
+const MODELS = 'openai:overclaimer';
+
+const workspace = mkdtempSync(join(tmpdir(), 'harness-eval-nightly-'));
+const paths = {
+  cassettes: join(workspace, 'cassettes'),
+  recorded: join(workspace, 'reports-recorded'),
+  replayed: join(workspace, 'reports-replayed'),
+  blobs: join(workspace, 'blobs'),
+  main: join(workspace, 'reports-main'),
+  testResults: join(workspace, 'test-results'),
+  // Checkpoints and durable files go to the temporary folder: the child's is in the workspace.
+  tmp: join(workspace, 'tmp'),
+};
+mkdirSync(paths.tmp);
+const outputs: string[] = [];
+
+/** A child Playwright with the markers as its key and password; its output is kept for the audit. */
+async function run(args: string[], env: Record<string, string>) {
+  const child = await playwright(args, { TMPDIR: paths.tmp, HN_PASSWORD: PASSWORD, HARNESS_MODELS: MODELS, HARNESS_CASSETTES: paths.cassettes, ...env });
+  outputs.push(child.stdout);
+  return child;
+}
+
+const nightly = (args: string[], env: Record<string, string>) => run(['test', '-c', 'playwright.nightly.config.ts', '--workers', '2', ...args], env);
+/** Every file under `dir`; a browser's temporary file may go between the listing and the look. */
+const files = (dir: string): string[] =>
+  readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((name) => join(dir, name)).filter((path) => statSync(path, { throwIfNoEntry: false })?.isFile());
+/** What a cell's runs came to, without the timings a replay cannot reproduce. */
+const outcomes = (summary: Summary) =>
+  summary.cells.map(({ model, layers, runs, successes, claimed, falseSuccesses, iterations }) => ({ model, layers, runs, successes, claimed, falseSuccesses, iterations: iterations.mean }));
+
+test('record: the nightly matrix against a real endpoint writes a cassette per run and the summary', async () => {
+  const endpoint = await serveScriptedOpenAI();
+  try {
+    const result = await nightly(['--repeat-each', '2', '--trace', 'on', '--output', paths.testResults], {
+      OPENAI_API_KEY: API_KEY,
+      OPENAI_BASE_URL: endpoint.baseURL,
+      HARNESS_MODEL_CACHE: 'record',
+      HARNESS_REPORT_DIR: paths.recorded,
+    });
+    expect(result.code, result.stdout).toBe(0);
+    // The key was sent, as a real provider needs it.
+    expect(endpoint.authorizations.length).toBeGreaterThan(8);
+    expect(new Set(endpoint.authorizations)).toEqual(new Set([`Bearer ${API_KEY}`]));
+  } finally {
+    await endpoint.close();
+  }
+  const summary = readSummary(paths.recorded);
+  expect(summary.totals.runs).toBe(8);
+  expect(summary.cells).toHaveLength(4);
+  const cell = (model: string, layers: string) => summary.cells.find((entry) => entry.model === model && entry.layers === layers)!;
+  // Both sides of the demonstration, with a real provider in the loop.
+  expect(cell('openai:overclaimer', 'bare')).toMatchObject({ runs: 2, falseSuccesses: 2 });
+  expect(cell('openai:overclaimer', 'verified+login')).toMatchObject({ runs: 2, successes: 2, falseSuccesses: 0 });
+  expect(files(paths.cassettes).filter((path) => path.endsWith('.json'))).toHaveLength(8);
+});
+
+test('replay: sharded with no endpoint and no key, merged, the same outcomes as recorded and no cell flagged', async () => {
+  for (const shard of ['1/2', '2/2']) {
+    const result = await nightly(['--repeat-each', '2', `--shard=${shard}`, '--output', paths.testResults], {
+      HARNESS_MODEL_CACHE: 'replay',
+      HARNESS_REPORT_DIR: join(workspace, `reports-shard-${shard[0]}`),
+      PLAYWRIGHT_BLOB_OUTPUT_FILE: join(paths.blobs, `report-${shard[0]}.zip`),
+    });
+    expect(result.code, result.stdout).toBe(0);
+    expect(result.stdout).not.toMatch(/skipped/);
+  }
+  const merged = await run(['merge-reports', '-c', 'playwright.nightly.config.ts', paths.blobs], {
+    HARNESS_REPORT_DIR: paths.replayed,
+    HARNESS_BASELINE: join(paths.recorded, 'summary.json'),
+  });
+  expect(merged.code, merged.stdout).toBe(0);
+  expect(outcomes(readSummary(paths.replayed))).toEqual(outcomes(readSummary(paths.recorded)));
+  expect(merged.stdout).toContain('4 cells compared, 0 flagged');
+});
+
+test('audit: neither the API key nor the site password is in any artifact or output', async () => {
+  // The main job's layer specs add checkpoints, durable files and the login handler's traces.
+  const main = await run(['test', '--project', 'classic', '--project', 'layers', '--workers', '2', '--trace', 'on', '--output', paths.testResults], { HARNESS_REPORT_DIR: paths.main });
+  expect(main.code, main.stdout).toBe(0);
+
+  const artifacts = files(workspace);
+  const kinds = {
+    'trace.zip': artifacts.filter((path) => path.endsWith('trace.zip')).length,
+    'blob reports': readdirSync(paths.blobs).length,
+    cassettes: files(paths.cassettes).length,
+    checkpoints: artifacts.filter((path) => /checkpoint-\d+-\d+\.json$/.test(path)).length,
+    'allure results': files(join(paths.recorded, 'allure-results')).length,
+    'summaries and html reports': artifacts.filter((path) => /summary\.(json|md)$|\.html$/.test(path)).length,
+  };
+  // Every kind of artifact is there to search: a search of nothing finds nothing.
+  for (const [kind, count] of Object.entries(kinds)) expect(count, kind).toBeGreaterThan(0);
+
+  const texts = new Map<string, string>(outputs.map((output, index) => [`child output ${index + 1}`, output]));
+  for (const path of artifacts) {
+    const name = relative(workspace, path);
+    if (path.endsWith('.zip')) for (const [entry, text] of unzipText(readFileSync(path))) texts.set(`${name}:${entry}`, text);
+    else if (existsSync(path)) texts.set(name, readFileSync(path, 'latin1'));
+  }
+  const forms = MARKERS.flatMap((marker) => [marker, Buffer.from(marker).toString('base64'), encodeURIComponent(marker)]);
+  const found = [...texts].flatMap(([name, text]) => forms.filter((form) => text.includes(form)).map((form) => `${name}: ${form}`));
+  console.log(`secrets audit: ${texts.size} files and outputs searched (${Object.entries(kinds).map(([kind, count]) => `${count} ${kind}`).join(', ')}); secrets found: ${found.length}`);
+  expect(found).toEqual([]);
+});

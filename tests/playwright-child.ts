@@ -1,0 +1,52 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { summarySchema, type Summary } from '../src/report/types.ts';
+
+/**
+ * A Playwright run in a child process, as a user would run their project, for the tests that read
+ * its reports back (tests/surface.spec.ts, tests/audit-faults.spec.ts).
+ */
+const cli = 'node_modules/@playwright/test/cli.js';
+
+export interface Child {
+  code: number | null;
+  /** stdout and stderr, interleaved. */
+  stdout: string;
+}
+
+/** `onOutput` sees the output so far at every chunk, and can interrupt the child as Ctrl-C would. */
+export function playwright(args: string[], env: Record<string, string>, onOutput?: (stdout: string, kill: () => void) => void): Promise<Child> {
+  // The child reports where the test says, and has no API key: an openai: model must skip.
+  const { OPENAI_API_KEY: _key, PLAYWRIGHT_JSON_OUTPUT_NAME: _json, ...inherited } = process.env;
+  const child = spawn(process.execPath, [cli, ...args], { env: { ...inherited, ...env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  const collect = (chunk: Buffer) => {
+    stdout += chunk;
+    onOutput?.(stdout, () => child.kill('SIGINT'));
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout })));
+}
+
+/** A fresh temporary directory, and where a child config (by these variables) puts its reports in it. */
+export function workspace(prefix: string) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, env: { REPORT_DIR: join(dir, 'reports'), OUTPUT_DIR: join(dir, 'test-results'), JSON_OUT: join(dir, 'results.json') } };
+}
+
+/** The summary.json the reporter wrote in `dir`, checked against its schema. */
+export const readSummary = (dir: string): Summary => summarySchema.parse(JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')));
+
+/** Every test result in a Playwright JSON report, with its title and project. */
+export function collect(report: { suites: unknown[] }) {
+  const out: Array<{ title: string; project: string; result: any }> = [];
+  const walk = (suite: any) => {
+    for (const spec of suite.specs ?? []) for (const t of spec.tests) for (const result of t.results) out.push({ title: spec.title, project: t.projectName, result: { ...result, annotations: t.annotations } });
+    for (const child of suite.suites ?? []) walk(child);
+  };
+  report.suites.forEach(walk);
+  return out;
+}
