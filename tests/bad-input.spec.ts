@@ -1,30 +1,94 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
 import { resolveLayers } from '../src/layers/index.ts';
+import { readCassette, resolveModelCache } from '../src/models/cassette.ts';
 import { createModel } from '../src/models/registry.ts';
+import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
 import { evaluateHarness } from '../src/playwright/evaluate.ts';
-import { recordedHn } from '../src/sites/hn/site.ts';
+import HarnessReporter from '../src/playwright/reporter.ts';
+import { readSummary } from '../src/report/compare.ts';
+import { live } from '../src/sites/hn/live.ts';
+import { recorded, recordedHn } from '../src/sites/hn/site.ts';
+import { playwright } from './playwright-child.ts';
 import { expect, test } from './support.ts';
 
-const cases: Array<[string, () => unknown, RegExp]> = [
+/**
+ * The README's table of bad input, row by row: each thing a user can get wrong and the one line
+ * they get for it. Rows that need a run or a browser follow the table.
+ */
+const dir = mkdtempSync(join(tmpdir(), 'harness-eval-bad-input-'));
+const file = (name: string, content: string) => (writeFileSync(join(dir, name), content), join(dir, name));
+
+const table: Array<[string, () => unknown, RegExp]> = [
+  ['a bad site option', () => recorded({ faults: { errorRate: 2 } }), /^hn replica options: faults\.errorRate: Too big: expected number to be <=1$/],
   ['an unknown layer', () => resolveLayers(['guardrails', 'telepathy' as never]), /^layers\[1\]: unknown layer "telepathy" \(accepted: guardrails, context, verify, login, retry, durable, stall, permissions, approval, observations, evidence, budget, checkpoint, settle, output, code-mode\)$/],
   ['a layer given as something else', () => resolveLayers([[42, {}] as never]), /^layers\[0\]: 0: Invalid input: expected string, received number$/],
   ['a bad layer option value', () => resolveLayers([['guardrails', { maxIterations: 0 }]]), /^layer guardrails: maxIterations: Too small/],
   ['an unknown layer option', () => resolveLayers([['retry', { tries: 3 }]]), /^layer retry: \(options\): Unrecognized key: "tries"$/],
+  ['a bad reporter gate', () => new HarnessReporter({ gates: [{ layer: 'bare' } as never] }), /^harness-eval reporter gates\[0\]: \(options\): Unrecognized key: "layer"$/],
+  ['a bad cache mode in the config', () => resolveModelCache({ mode: 'yes' as never }, dir), /^modelCache: mode: Invalid option: expected one of "record"\|"replay"\|"off"$/],
+  ['a bad HARNESS_MODEL_CACHE', () => resolveModelCache({}, dir, { HARNESS_MODEL_CACHE: 'yes' }), /^HARNESS_MODEL_CACHE: "yes" is not a cache mode \(accepted: record, replay, off\)$/],
   ['a model with no scheme', () => createModel('gpt-4o'), /^model: "gpt-4o" is not scheme:name \(accepted schemes: openai, ollama, scripted\)$/],
   ['an unknown model scheme', () => createModel('anthropic:claude'), /^model: unknown scheme "anthropic" in "anthropic:claude" \(accepted: openai, ollama, scripted\)$/],
   ['an unknown scripted double', () => createModel('scripted:genius'), /^model scripted:genius: unknown scripted double "genius" \(accepted: overclaimer, diligent, looper, injectable, iterator, programmer\)$/],
   ['a missing API key', () => createModel('openai:gpt-4o-mini', {}), /^model openai:gpt-4o-mini: OPENAI_API_KEY is not set/],
   ['a bad sampling option', () => createModel({ id: 'ollama:llama3.1', temperature: 9 }), /^model: temperature: Too big/],
+  ['a cassette that is not JSON', () => readCassette(file('truncated.json', '{"version": 1, "mod')), /truncated\.json: not a JSON object \(a corrupt cassette: delete it and re-record\)$/],
+  ['a cassette with a wrong field', () => readCassette(file('wrong.json', '{"version": 1, "model": "openai:x", "run": "r", "interactions": [{"key": "abc", "request": {"path": "/", "body": {}}, "response": {"status": 200, "body": {}}}]}')), /wrong\.json: interactions\.0\.key: must be a sha256 in hex$/],
+  ['CHROMIUM_PATH naming no file', () => chromiumLaunchOptions({ CHROMIUM_PATH: '/nowhere/chromium' }), /^CHROMIUM_PATH: no file at \/nowhere\/chromium$/],
+  ['a baseline summary that is not there', () => readSummary(join(dir, 'last-night.json')), /last-night\.json: cannot read this summary\.json \(ENOENT\)$/],
+  ['hn.live() with no account', () => live().create(), /^hn\.live\(\): HN_USERNAME and HN_PASSWORD are not set$/],
 ];
 
-for (const [what, build, message] of cases) {
-  test(`${what} is a one-line error naming the field`, () => {
-    expect(build).toThrow(message);
+for (const [what, attempt, message] of table) {
+  test(`${what} is a one-line error`, () => {
+    let error: unknown;
+    try {
+      attempt();
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toMatch(message);
+    // One line, and nothing else printed with it: no stack.
+    expect((error as Error).stack).toBe(`${(error as Error).name}: ${(error as Error).message}`);
+    expect((error as Error).message).not.toContain('\n');
   });
 }
+
+test('a corrupt durable checkpoint fails the test in one line, not a run counted as failed', async ({ context }) => {
+  const run = (content: string) =>
+    evaluateHarness({ context, site: recordedHn(), model: 'scripted:diligent', layers: [['durable', { file: file('run.json', content) }]], task: upvoteFirstPost });
+  await expect(run('{"version": 1, "task": "Upvote')).rejects.toThrow(/run\.json: not a JSON object \(a corrupt durable checkpoint: delete it, and the run starts afresh\)$/);
+  await expect(run(JSON.stringify({ version: 1, task: upvoteFirstPost.prompt, model: 'scripted:diligent', url: 'about:blank', cookies: [], run: { attempt: 1, iterations: -2 } }))).rejects.toThrow(
+    /run\.json: run\.iterations: Too small: expected number to be >=0; run\.attemptIterations: Invalid input: expected number, received undefined;/,
+  );
+});
+
+test('an unreachable model endpoint ends the run with model_error, naming the endpoint', async ({ context }) => {
+  const unreachable = { OLLAMA_HOST: 'http://127.0.0.1:9', OPENAI_API_KEY: 'sk-unused', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' };
+  for (const [id, summary] of [
+    ['ollama:llama3.1', /^ollama: cannot reach http:\/\/127\.0\.0\.1:9 \(fetch failed\)$/],
+    ['openai:gpt-4o-mini', /^openai: cannot reach http:\/\/127\.0\.0\.1:9\/v1 \(Connection error\.\)$/],
+  ] as const) {
+    const model = createModel({ id, maxRetries: 0 }, unreachable);
+    const result = await evaluateHarness({ context, site: recordedHn(), model, layers: [], task: upvoteFirstPost });
+    expect(result).toMatchObject({ stopReason: 'model_error', claimed: false, falseSuccess: false });
+    expect(result.summary).toMatch(summary);
+  }
+});
 
 test('bad input fails before any page opens', async ({ context }) => {
   await expect(evaluateHarness({ context, site: recordedHn(), model: 'scripted:nobody', layers: [], task: upvoteFirstPost })).rejects.toThrow(/unknown scripted double/);
   await expect(evaluateHarness({ context, site: recordedHn(), model: 'scripted:looper', layers: ['nope' as never], task: upvoteFirstPost })).rejects.toThrow(/unknown layer/);
   expect(context.pages()).toHaveLength(0);
+});
+
+test('a missing browser stops `npx playwright test` with that one line, no stack', async () => {
+  const child = await playwright(['test', '--list'], { CHROMIUM_PATH: '/nowhere/chromium' });
+  expect(child.code).not.toBe(0);
+  expect(child.stdout).toContain('CHROMIUM_PATH: no file at /nowhere/chromium');
+  expect(child.stdout).not.toMatch(/^\s+at /m);
 });

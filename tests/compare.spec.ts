@@ -66,6 +66,6 @@ test('harness-eval report --baseline prints the comparison from files; bad files
   expect(broken.status).toBe(2);
   expect(broken.stderr.trim().split('\n')).toHaveLength(1);
   expect(broken.stderr).toContain('broken.json: schemaVersion: Invalid input: expected 1');
-  expect(() => readSummary(join(dir, 'missing.json'))).toThrow(/missing\.json: not a readable summary\.json/);
+  expect(() => readSummary(join(dir, 'missing.json'))).toThrow(/missing\.json: cannot read this summary\.json \(ENOENT\)$/);
   expect(cli('--baseline', join(dir, 'old.json')).stderr).toContain('usage: harness-eval report --baseline OLD.json NEW.json');
 });

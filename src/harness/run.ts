@@ -1,4 +1,5 @@
 import type { Page } from '@playwright/test';
+import { InputError } from '../input.ts';
 import type { Model, Usage } from '../models/types.ts';
 import { RunContext, type Credentials, type SiteFetch } from './context.ts';
 import type { AttemptOutcome, Layer } from './layer.ts';
@@ -77,6 +78,8 @@ export async function runHarness(options: HarnessOptions): Promise<RunResult> {
   try {
     outcome = await wrapped();
   } catch (error) {
+    // Bad input (a corrupt checkpoint) is the user's to fix, not a run to count: it fails the test.
+    if (error instanceof InputError) throw error;
     // A harness or browser failure: recorded as the run's end, never thrown at the caller's test.
     outcome = { stopReason: 'error', error: error instanceof Error ? error.message : String(error) };
   }

@@ -1,21 +1,42 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import type { BrowserContext } from '@playwright/test';
+import { existsSync, rmSync } from 'node:fs';
 import { z } from 'zod';
-import type { RunContext, RunSnapshot } from '../harness/context.ts';
+import type { RunContext } from '../harness/context.ts';
+import { stampedEventSchema } from '../harness/trace.ts';
+import type { ChatMessage } from '../models/types.ts';
 import type { Layer } from '../harness/layer.ts';
-import { parseInput } from '../input.ts';
+import { parseInput, readJsonFile } from '../input.ts';
 import { writeFileAtomic } from '../text.ts';
 
 export const durableOptions = z.object({ file: z.string().min(1) }).strict();
 
-interface Saved {
-  version: 1;
-  task: string;
-  model: string;
-  url: string;
-  cookies: Awaited<ReturnType<BrowserContext['cookies']>>;
-  run: RunSnapshot;
-}
+/** The file: one schema for what is written and what a resume accepts. */
+const savedSchema = z.object({
+  version: z.int(),
+  task: z.string(),
+  model: z.string(),
+  url: z.string(),
+  cookies: z.array(
+    z.object({
+      name: z.string(),
+      value: z.string(),
+      domain: z.string(),
+      path: z.string(),
+      expires: z.number(),
+      httpOnly: z.boolean(),
+      secure: z.boolean(),
+      sameSite: z.enum(['Strict', 'Lax', 'None']),
+    }),
+  ),
+  run: z.object({
+    attempt: z.int().min(0),
+    iterations: z.int().min(0),
+    attemptIterations: z.int().min(0),
+    tokens: z.object({ input: z.number(), output: z.number() }),
+    messages: z.array(z.custom<ChatMessage>((value) => typeof value === 'object' && value !== null && 'role' in value, 'must be a chat message')),
+    trace: z.array(stampedEventSchema),
+  }),
+});
+type Saved = z.infer<typeof savedSchema>;
 
 /**
  * Saves the run after every step, so a run whose process dies resumes in a new process from its
@@ -36,7 +57,8 @@ export function durable(options: z.input<typeof durableOptions>): Layer {
     async beforeModel(run) {
       if (resumed || run.attemptIterations > 0 || !existsSync(file)) return;
       resumed = true;
-      const saved = JSON.parse(readFileSync(file, 'utf8')) as Saved;
+      const saved = readJsonFile(file, savedSchema, 'durable checkpoint', { remedy: 'delete it, and the run starts afresh' });
+      // Another run's file (another version, task or model) is not this run's to resume.
       if (saved.version !== 1 || saved.task !== run.task || saved.model !== run.model.id) return;
       run.resume(saved.run);
       await run.page.context().addCookies(saved.cookies);

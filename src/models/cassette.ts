@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { http, HttpResponse } from 'msw';
 import { z } from 'zod';
 import { redact } from '../harness/trace.ts';
-import { InputError, parseInput } from '../input.ts';
+import { InputError, parseInput, readJsonFile } from '../input.ts';
 import { parseJsonObject, writeFileAtomic } from '../text.ts';
 import { handlersFetch } from './handlers-fetch.ts';
 
@@ -103,9 +103,7 @@ export function openCassette(options: CassetteOptions): Cassette | undefined {
 
 /** Reads and checks a cassette: a corrupt one is one line naming the file and the field. */
 export function readCassette(file: string): CassetteFile {
-  const value = parseJsonObject(readFileSync(file, 'utf8'));
-  if (!value) throw new InputError(`${shown(file)}: not a JSON object (a corrupt cassette: delete it and re-record)`);
-  return parseInput(cassetteSchema, value, shown(file));
+  return readJsonFile(file, cassetteSchema, 'cassette', { label: shown(file), remedy: 'delete it and re-record' });
 }
 
 /** Passes each request to the real endpoint and writes the cassette after every answer, so an interrupted run keeps what it got. */

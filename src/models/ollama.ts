@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { parseInput } from '../input.ts';
 import { samplingSchema, transportSchema } from './options.ts';
 import { retryingFetch } from './retrying-fetch.ts';
-import { ModelError } from './types.ts';
+import { endpointName, ModelError } from './types.ts';
 import type { ChatMessage, ChatResponse, Model, ToolSchema } from './types.ts';
 import { parseJsonObject } from '../text.ts';
 
@@ -45,7 +45,7 @@ export function ollamaModel(name: string, options: OllamaModelOptions): Model {
         });
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
-        throw toModelError(error);
+        throw toModelError(error, host);
       }
       const turn = messages.filter((message) => message.role === 'assistant').length;
       return fromOllamaResponse(response, turn);
@@ -102,14 +102,14 @@ function fromOllamaResponse(response: OllamaChatResponse, turn: number): ChatRes
   };
 }
 
-function toModelError(error: unknown): ModelError {
+function toModelError(error: unknown, host: string): ModelError {
   const message = `ollama: ${error instanceof Error ? error.message : String(error)}`;
   // The SDK's ResponseError is not exported, so it is recognised by shape.
   const status = (error as { status_code?: unknown } | null)?.status_code;
   if (typeof status === 'number') return new ModelError(kindOfStatus(status), message, status);
   if (error instanceof Error && error.name === 'TimeoutError') return new ModelError('timeout', message);
   // fetch rejects with a TypeError when it cannot connect.
-  if (error instanceof TypeError) return new ModelError('network', message);
+  if (error instanceof TypeError) return new ModelError('network', `ollama: cannot reach ${endpointName(host)} (${message.slice('ollama: '.length)})`);
   return new ModelError('bad_response', message);
 }
 

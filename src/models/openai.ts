@@ -7,7 +7,7 @@ import type {
 import { z } from 'zod';
 import { parseInput } from '../input.ts';
 import { samplingSchema, transportSchema } from './options.ts';
-import { ModelError } from './types.ts';
+import { endpointName, ModelError } from './types.ts';
 import type { ChatMessage, ChatResponse, Model, ToolSchema } from './types.ts';
 
 
@@ -48,7 +48,7 @@ export function openaiModel(name: string, options: OpenAIModelOptions): Model {
         );
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
-        throw toModelError(error, apiKey);
+        throw toModelError(error, apiKey, client.baseURL);
       }
       return fromCompletion(completion);
     },
@@ -100,11 +100,11 @@ function fromCompletion(completion: ChatCompletion): ChatResponse {
   };
 }
 
-function toModelError(error: unknown, apiKey: string): ModelError {
+function toModelError(error: unknown, apiKey: string, baseURL: string): ModelError {
   const message = `openai: ${redact(error instanceof Error ? error.message : String(error), apiKey)}`;
   // The timeout error is a connection error too, so it is checked first.
   if (error instanceof APIConnectionTimeoutError) return new ModelError('timeout', message);
-  if (error instanceof APIConnectionError) return new ModelError('network', message);
+  if (error instanceof APIConnectionError) return new ModelError('network', `openai: cannot reach ${endpointName(baseURL)} (${message.slice('openai: '.length)})`);
   if (error instanceof APIError && error.status !== undefined) {
     return new ModelError(kindOfStatus(error.status), message, error.status);
   }

@@ -56,3 +56,15 @@ export class ModelError extends Error {
     super(message);
   }
 }
+
+/** An endpoint as an error may name it: no user name or password a URL might carry. */
+export function endpointName(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.href.replace(/\/$/, '');
+  } catch {
+    return 'the endpoint';
+  }
+}

@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { InputError, parseInput } from '../input.ts';
+import { InputError, parseInput, readJsonFile } from '../input.ts';
 import { formatInterval } from './files.ts';
 import { cellKey, cellLabel } from './summarize.ts';
 import { summarySchema, type Cell, type Interval, type Summary } from './types.ts';
@@ -56,11 +55,5 @@ export function renderComparison(changes: readonly CellChange[]): string {
 
 /** A summary.json from disk, checked against its schema: a one-line error names the file and field. */
 export function readSummary(path: string): Summary {
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (error) {
-    throw new InputError(`${path}: not a readable summary.json (${(error as Error).message.split('\n')[0]})`);
-  }
-  return parseInput(summarySchema, json, path);
+  return readJsonFile(path, summarySchema, 'summary.json');
 }
