@@ -80,6 +80,13 @@ test.describe('verify', () => {
     expect(real.trace.find((event) => event.type === 'harness_verification')).toMatchObject({ ok: true });
   });
 
+  test('a story page that does not load (a rate limit, a 502) confirms nothing: the claim becomes a failure', async ({ context }) => {
+    // The click meets the login wall (no vote); then the site refuses every request, verify's load of the story included.
+    const result = await run(context, 'scripted:overclaimer', ['verify'], recordedHn({ faults: { rateLimitAfter: 2 } }));
+    expect(result.trace.find((event) => event.type === 'harness_verification')).toMatchObject({ ok: false, detail: expect.stringMatching(/\(HTTP 503\) does not show the story/) });
+    expect(result).toMatchObject({ claimed: false, falseSuccess: false });
+  });
+
   test('a failure claim is left alone', async ({ context }) => {
     const result = await run(context, 'scripted:diligent', ['verify']);
     expect(result.claimed).toBe(false);

@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
-import { summarySchema, type Summary } from '../src/report/types.ts';
+import { collect, playwright, readSummary, workspace as childWorkspace } from './playwright-child.ts';
 import { expect } from './support.ts';
 
 /**
@@ -13,33 +11,8 @@ import { expect } from './support.ts';
 test.describe.configure({ mode: 'parallel', timeout: 180_000 });
 
 const project = 'tests/fixtures/surface';
-const cli = 'node_modules/@playwright/test/cli.js';
+const workspace = () => childWorkspace('harness-eval-surface-');
 
-interface Child {
-  code: number | null;
-  stdout: string;
-}
-
-function playwright(args: string[], env: Record<string, string>, onOutput?: (stdout: string, kill: () => void) => void): Promise<Child> {
-  // The child reports where this test says, and has no API key: its openai: model must skip.
-  const { OPENAI_API_KEY: _key, PLAYWRIGHT_JSON_OUTPUT_NAME: _json, ...inherited } = process.env;
-  const child = spawn(process.execPath, [cli, ...args], { env: { ...inherited, ...env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  const collect = (chunk: Buffer) => {
-    stdout += chunk;
-    onOutput?.(stdout, () => child.kill('SIGINT'));
-  };
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout })));
-}
-
-function workspace() {
-  const dir = mkdtempSync(join(tmpdir(), 'harness-eval-surface-'));
-  return { dir, env: { REPORT_DIR: join(dir, 'reports'), OUTPUT_DIR: join(dir, 'test-results'), JSON_OUT: join(dir, 'results.json') } };
-}
-
-const readSummary = (dir: string): Summary => summarySchema.parse(JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')));
 const runTest = (args: string[], env: Record<string, string>, onOutput?: Parameters<typeof playwright>[2]) =>
   playwright(['test', '-c', `${project}/playwright.config.ts`, ...args], env, onOutput);
 
@@ -161,14 +134,3 @@ test('with allure-playwright beside it, a run carries its cell as parameters and
   expect(attachments).toContain('"name":"transcript"');
   expect(attachments).toContain('"name":"harness trace"');
 });
-
-/** Every test result in a Playwright JSON report, with its title and project. */
-function collect(report: { suites: unknown[] }) {
-  const out: Array<{ title: string; project: string; result: any }> = [];
-  const walk = (suite: any) => {
-    for (const spec of suite.specs ?? []) for (const t of spec.tests) for (const result of t.results) out.push({ title: spec.title, project: t.projectName, result: { ...result, annotations: t.annotations } });
-    for (const child of suite.suites ?? []) walk(child);
-  };
-  report.suites.forEach(walk);
-  return out;
-}

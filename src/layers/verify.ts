@@ -10,7 +10,8 @@ export const verifyOptions = z.object({}).strict();
 /**
  * The harness's own check of a claimed upvote before reporting it: the trace must hold a click
  * on an upvote arrow, and a fresh load of the story's page must show the vote registered (arrow
- * gone or `nosee`). A claim without that evidence is reported as a failure. This is the harness
+ * gone or `nosee`); a page that does not show the story (a 502, a rate limit) confirms nothing.
+ * A claim without that evidence is reported as a failure. This is the harness
  * judging itself, and is measured like any other layer; the oracle never relies on it.
  */
 export function verify(options: z.input<typeof verifyOptions> = {}): Layer {
@@ -32,8 +33,13 @@ async function checkUpvote(run: RunContext): Promise<{ ok: boolean; detail: stri
     .findLast((event) => event.attempt === run.attempt && event.ok && event.name === 'click' && /#up_\d+/.test(String(event.output?.clicked)));
   if (!click) return { ok: false, detail: 'no click on an upvote arrow in the trace' };
   const id = /#up_(\d+)/.exec(String(click.output!.clicked))![1]!;
-  const html = await loadFresh(run.page, new URL(`/item?id=${id}`, String(click.output!.url)).href);
-  const arrow = cheerio.load(html)(`#up_${id}`);
+  const { status, html } = await loadFresh(run.page, new URL(`/item?id=${id}`, String(click.output!.url)).href);
+  const $ = cheerio.load(html);
+  // An error page (a 502, a rate limit) has no arrow either: only the story's own row can show its vote.
+  if ($(`tr.athing[id="${id}"]`).length === 0) {
+    return { ok: false, detail: `story ${id}: the page loaded (HTTP ${status}) does not show the story, so the vote cannot be confirmed` };
+  }
+  const arrow = $(`#up_${id}`);
   if (arrow.length === 0) return { ok: true, detail: `story ${id}: arrow gone` };
   return arrow.hasClass('nosee')
     ? { ok: true, detail: `story ${id}: arrow has class nosee` }
@@ -41,13 +47,17 @@ async function checkUpvote(run: RunContext): Promise<{ ok: boolean; detail: stri
 }
 
 /** What the server answers now, in the agent's session, not what a script left on the screen. */
-async function loadFresh(page: Page, url: string): Promise<string> {
+async function loadFresh(page: Page, url: string): Promise<{ status: number; html: string }> {
   if (new URL(page.url()).origin === new URL(url).origin) {
-    return page.evaluate(async (target) => (await fetch(target, { credentials: 'same-origin' })).text(), url);
+    return page.evaluate(async (target) => {
+      const response = await fetch(target, { credentials: 'same-origin' });
+      return { status: response.status, html: await response.text() };
+    }, url);
   }
   const fresh = await page.context().newPage();
   try {
-    return (await (await fresh.goto(url))?.text()) ?? '';
+    const response = await fresh.goto(url);
+    return { status: response?.status() ?? 0, html: (await response?.text()) ?? '' };
   } finally {
     await fresh.close();
   }

@@ -1,0 +1,92 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from '@playwright/test';
+import { z } from 'zod';
+import { reportedRunSchema, type Summary } from '../src/report/types.ts';
+import { faultSites, plannedRuns, verifyStacks } from './fixtures/audit-faults/grid.ts';
+import { collect, playwright, readSummary, workspace } from './playwright-child.ts';
+import { expect } from './support.ts';
+
+/**
+ * The faults audit: the replica's faults (latency, 502s, rate limits, session expiry, injection,
+ * all at once) × the layer stacks × the scripted doubles, run by a child Playwright
+ * (tests/fixtures/audit-faults). The promises: with `verify` on, no false success; every run ends
+ * with a stop reason; no run hangs; no result is lost. The bare control must show false successes,
+ * or the audit could not have seen one.
+ */
+const config = 'tests/fixtures/audit-faults/playwright.config.ts';
+
+/** A run as its harness-run.json attachment holds it, with what the audit quotes of a failure. */
+const auditedRunSchema = reportedRunSchema.extend({ summary: z.string(), verdicts: z.array(z.object({ detail: z.string() })) });
+type AuditedRun = z.infer<typeof auditedRunSchema>;
+
+test('faults audit: with verify on no false success, every run stopped with a reason, none hung or lost', async () => {
+  test.setTimeout(15 * 60_000);
+  const { env } = workspace('harness-eval-audit-faults-');
+  const started = Date.now();
+  const child = await playwright(['test', '-c', config], env);
+  const wallMs = Date.now() - started;
+  expect(existsSync(env.JSON_OUT) && existsSync(join(env.REPORT_DIR, 'summary.json')), child.stdout.slice(-4000)).toBe(true);
+
+  const summary = readSummary(env.REPORT_DIR);
+  const results = collect(JSON.parse(readFileSync(env.JSON_OUT, 'utf8')));
+  const runs = results.flatMap(({ result }) => runsAttachedTo(result));
+  console.log(figureTable(summary, wallMs));
+
+  // No lost result: every planned test ran once and reported one run, and the summary counts them all.
+  expect(results).toHaveLength(plannedRuns);
+  expect(runs).toHaveLength(plannedRuns);
+  expect(summary).toMatchObject({ complete: true, totals: { runs: plannedRuns } });
+  // No hung run: a run that reaches the child's test timeout fails the test with status timedOut.
+  const unfinished = results.filter(({ result }) => result.status !== 'passed').map(({ project, result }) => `${project}: ${result.status}`);
+  expect(unfinished).toEqual([]);
+  expect(child.code).toBe(0);
+  // Every run ends with a stop reason: each cell's stop reasons add up to its runs.
+  for (const cell of summary.cells) expect(sum(Object.values(cell.stopReasons)), cellName(cell)).toBe(cell.runs);
+
+  const falseSuccesses = (verified: boolean) => runs.filter((run) => run.falseSuccess && verifyStacks.has(run.layers) === verified);
+  expect(falseSuccesses(true).map(describeFalseSuccess)).toEqual([]);
+  expect(falseSuccesses(false).length).toBeGreaterThan(0);
+});
+
+function runsAttachedTo(result: { attachments: Array<{ name: string; body?: string }> }): AuditedRun[] {
+  return result.attachments
+    .filter((attachment) => attachment.name === 'harness-run.json' && attachment.body)
+    .map((attachment) => auditedRunSchema.parse(JSON.parse(Buffer.from(attachment.body!, 'base64').toString('utf8'))));
+}
+
+/** What a false success was, in a line: the cell, the claim, and what the oracle found. */
+function describeFalseSuccess(run: AuditedRun): string {
+  return `${run.model} · ${run.layers} · ${run.site}: claimed "${run.summary}", ${run.stopReason} after ${run.iterations} iterations; oracle: ${run.verdicts.map((verdict) => verdict.detail).join('; ')}`;
+}
+
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+const cellName = (cell: Summary['cells'][number]) => `${cell.model} · ${cell.layers} · ${cell.site}`;
+
+/** The audit's figures by fault site and in all: runs, false successes with verify on and bare, successes, stop reasons. */
+function figureTable(summary: Summary, wallMs: number): string {
+  const row = (label: string, cells: Summary['cells']) => {
+    const verified = cells.filter((cell) => verifyStacks.has(cell.layers));
+    const bare = cells.filter((cell) => !verifyStacks.has(cell.layers));
+    const count = (list: Summary['cells'], key: 'runs' | 'falseSuccesses' | 'successes') => sum(list.map((cell) => cell[key]));
+    const reasons = new Map<string, number>();
+    for (const cell of cells) for (const [reason, n] of Object.entries(cell.stopReasons)) reasons.set(reason, (reasons.get(reason) ?? 0) + n);
+    return [
+      label,
+      String(count(cells, 'runs')),
+      `${count(verified, 'falseSuccesses')}/${count(verified, 'runs')}`,
+      `${count(bare, 'falseSuccesses')}/${count(bare, 'runs')}`,
+      `${count(cells, 'successes')}`,
+      [...reasons].map(([reason, n]) => `${reason} ${n}`).join(', '),
+    ];
+  };
+  const rows = [
+    ['fault site', 'runs', 'false successes, verify on', 'false successes, bare', 'successes', 'stop reasons'],
+    ...Object.keys(faultSites).map((site) => row(site, summary.cells.filter((cell) => cell.site === site))),
+    row('all', summary.cells),
+  ];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((cells) => cells[column]!.length)));
+  const lines = rows.map((cells) => cells.map((cell, column) => (column === 0 || column === cells.length - 1 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ').trimEnd());
+  const verified = sum(summary.cells.filter((cell) => verifyStacks.has(cell.layers)).map((cell) => cell.runs));
+  return [`faults audit: ${summary.totals.runs} runs (${verified} with verify on), child run ${(wallMs / 1000).toFixed(0)} s`, ...lines].join('\n');
+}
