@@ -57,6 +57,10 @@ test('merged shards give the same summary as one unsharded run', async () => {
   const shards = readSummary(sharded.env.REPORT_DIR);
   expect(shards.cells).toEqual(one.cells);
   expect(shards.totals).toEqual(one.totals);
+  // A gate holds in the merge too (merge-reports ignores a reporter's status; ours throws there).
+  const gated = await playwright(['merge-reports', '-c', `${project}/merge.config.ts`, blobs], { ...sharded.env, GATES: '[{ "layers": "bare" }]' });
+  expect(gated.code).toBe(1);
+  expect(gated.stdout).toContain('harness-eval: gate breached in 1 cell:');
 });
 
 test('a breached gate fails the whole run and names the cells', async () => {
