@@ -3,7 +3,6 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { http, HttpResponse } from 'msw';
-import { setupServer } from 'msw/node';
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
 import { InputError } from '../src/input.ts';
 import { openCassette, readCassette, ReplayMissError, resolveModelCache, type Cassette, type ModelCacheMode } from '../src/models/cassette.ts';
@@ -13,6 +12,7 @@ import type { ChatMessage, Model } from '../src/models/types.ts';
 import { evaluateHarness } from '../src/playwright/evaluate.ts';
 import { test as harnessTest } from '../src/playwright/fixtures.ts';
 import { recorded, recordedHn } from '../src/sites/hn/site.ts';
+import { mswServer } from './support.ts';
 
 const API_KEY = 'sk-test-MARKER-cassette-123';
 const PASSWORD = 'site-password-MARKER-42';
@@ -20,17 +20,7 @@ const OPENAI_URL = 'https://api.openai.com/v1/chat/completions';
 const OLLAMA_HOST = 'http://ollama.example.test:11434';
 const RUN = 'cassettes.spec.ts › a run';
 
-// msw patches this process's fetch, and some tests set process.env: the tests in this file must not overlap.
-test.describe.configure({ mode: 'serial' });
-const server = setupServer();
-test.beforeAll(() => {
-  // Anything not answered by a handler fails: a replay that reached the network would.
-  server.listen({ onUnhandledRequest: 'error' });
-  // As in models.spec.ts: consume msw's clone, so cancelling an original body settles (mswjs/interceptors#799).
-  server.events.on('response:mocked', ({ response }) => void response.body?.cancel());
-});
-test.afterEach(() => server.resetHandlers());
-test.afterAll(() => server.close());
+const server = mswServer();
 
 type WireMessage = { role: string; content: string };
 const reply = (body: { messages: WireMessage[] }) => `heard ${body.messages.length}: ${body.messages.at(-1)!.content}`;

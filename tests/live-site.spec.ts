@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { http, HttpResponse } from 'msw';
-import { setupServer } from 'msw/node';
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
 import { test as harnessTest } from '../src/playwright/fixtures.ts';
 import { evaluateHarness } from '../src/playwright/evaluate.ts';
@@ -12,23 +11,14 @@ import { live } from '../src/sites/hn/live.ts';
 import { notices } from '../src/sites/hn/pages.ts';
 import { politeFetch, RateLimitError } from '../src/sites/hn/polite-fetch.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
-import { firstStory, turnsDouble, unzipText } from './support.ts';
+import { firstStory, mswServer, turnsDouble, unzipText } from './support.ts';
 
 /**
  * hn.live() with msw standing in for news.ycombinator.com: the live site's browser traffic, the
  * login layer and the oracle all reach "HN" through Node's fetch, which msw answers from a replica.
  */
 
-// msw patches this process's fetch, and some tests set process.env: the tests in this file must not overlap.
-test.describe.configure({ mode: 'serial' });
-const server = setupServer();
-test.beforeAll(() => {
-  server.listen({ onUnhandledRequest: 'error' });
-  // As in models.spec.ts: consume msw's clone, so cancelling an original body settles (mswjs/interceptors#799).
-  server.events.on('response:mocked', ({ response }) => void response.body?.cancel());
-});
-test.afterEach(() => server.resetHandlers());
-test.afterAll(() => server.close());
+const server = mswServer();
 
 /** Not the replica's default password: a search for it finds only this run's. */
 const account = { username: 'harness', password: 'live-stand-in-pw-5521' };

@@ -1,26 +1,16 @@
 import { expect, test } from '@playwright/test';
 import { delay, http, HttpResponse } from 'msw';
-import { setupServer } from 'msw/node';
 import { ollamaModel } from '../src/models/ollama.ts';
 import { openaiModel } from '../src/models/openai.ts';
 import { ModelError } from '../src/models/types.ts';
 import type { ChatMessage, ToolSchema, Usage } from '../src/models/types.ts';
+import { mswServer } from './support.ts';
 
 const API_KEY = 'sk-test-MARKER-123';
 const OPENAI_BASE_URL = 'https://api.example.test/v1';
 const OLLAMA_HOST = 'http://ollama.example.test:11434';
 
-// msw patches this process's fetch, so the tests in this file must not overlap.
-test.describe.configure({ mode: 'serial' });
-const server = setupServer();
-test.beforeAll(() => {
-  server.listen({ onUnhandledRequest: 'error' });
-  // msw gives its listeners a tee'd clone of each mocked response, and until that clone is consumed, cancelling
-  // the original body never settles (mswjs/interceptors#799). The OpenAI SDK cancels error bodies before retrying.
-  server.events.on('response:mocked', ({ response }) => void response.body?.cancel());
-});
-test.afterEach(() => server.resetHandlers());
-test.afterAll(() => server.close());
+const server = mswServer();
 
 interface WireToolCall {
   name: string;

@@ -7,7 +7,8 @@ export default defineConfig({
   outputDir: '../test-results/tests',
   fullyParallel: true,
   forbidOnly: !!process.env.CI,
-  workers: process.env.CI ? 2 : undefined,
+  // Most of a test is waiting on a browser or a child run: every core gets a worker.
+  workers: '100%',
   reporter: [['list'], ...(process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ? [['json'] as const] : [])],
   use: { browserName: 'chromium', launchOptions: chromiumLaunchOptions() },
 });

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test as base } from '@playwright/test';
+import { setupServer } from 'msw/node';
 import * as cheerio from 'cheerio';
 import { strFromU8, unzipSync } from 'fflate';
 import { SCRIPTED_BASE_URL, scriptedFetch } from '../src/models/scripted/endpoint.ts';
@@ -96,4 +97,23 @@ export async function serveScriptedOpenAI() {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return { baseURL: `http://127.0.0.1:${port}/v1`, authorizations, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/**
+ * An msw server for the calling file's tests: it answers what each test's handlers answer, and
+ * anything else fails (a request that would have reached the network). msw patches the process's
+ * fetch, and some tests set process.env, so the file's tests run one at a time.
+ */
+export function mswServer() {
+  base.describe.configure({ mode: 'serial' });
+  const server = setupServer();
+  base.beforeAll(() => {
+    server.listen({ onUnhandledRequest: 'error' });
+    // msw gives its listeners a tee'd clone of each mocked response, and until that clone is consumed, cancelling
+    // the original body never settles (mswjs/interceptors#799). The OpenAI SDK cancels error bodies before retrying.
+    server.events.on('response:mocked', ({ response }) => void response.body?.cancel());
+  });
+  base.afterEach(() => server.resetHandlers());
+  base.afterAll(() => server.close());
+  return server;
 }
