@@ -1,18 +1,21 @@
 import type { Page } from '@playwright/test';
+import { z } from 'zod';
 import type { ChatMessage, Model, ToolCall, Usage } from '../models/types.ts';
 import { browserTools, type Claim, type ToolState } from '../tools/browser.ts';
 import { ToolRegistry, type Tool, type ToolOutcome } from '../tools/registry.ts';
 import type { Layer } from './layer.ts';
-import { redact, Trace, type StopReason, type TraceEvent, type TraceEventBody } from './trace.ts';
+import { redact, stampedEventSchema, Trace, type StopReason, type TraceEvent, type TraceEventBody } from './trace.ts';
 
-export interface RunSnapshot {
-  attempt: number;
-  iterations: number;
-  attemptIterations: number;
-  tokens: Usage;
-  messages: ChatMessage[];
-  trace: TraceEvent[];
-}
+/** The run as data after a step (what `durable` saves and resumes): the schema checks a saved one read back. */
+export const runSnapshotSchema = z.object({
+  attempt: z.int().min(0),
+  iterations: z.int().min(0),
+  attemptIterations: z.int().min(0),
+  tokens: z.object({ input: z.number(), output: z.number() }),
+  messages: z.array(z.custom<ChatMessage>((value) => typeof value === 'object' && value !== null && 'role' in value, 'must be a chat message')),
+  trace: z.array(stampedEventSchema),
+});
+export type RunSnapshot = z.infer<typeof runSnapshotSchema>;
 
 /** The site account the harness may use. It never enters a prompt, the trace or a log. */
 export interface Credentials {

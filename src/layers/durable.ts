@@ -1,8 +1,6 @@
 import { existsSync, rmSync } from 'node:fs';
 import { z } from 'zod';
-import type { RunContext } from '../harness/context.ts';
-import { stampedEventSchema } from '../harness/trace.ts';
-import type { ChatMessage } from '../models/types.ts';
+import { runSnapshotSchema, type RunContext } from '../harness/context.ts';
 import type { Layer } from '../harness/layer.ts';
 import { parseInput, readJsonFile } from '../input.ts';
 import { writeFileAtomic } from '../text.ts';
@@ -27,14 +25,7 @@ const savedSchema = z.object({
       sameSite: z.enum(['Strict', 'Lax', 'None']),
     }),
   ),
-  run: z.object({
-    attempt: z.int().min(0),
-    iterations: z.int().min(0),
-    attemptIterations: z.int().min(0),
-    tokens: z.object({ input: z.number(), output: z.number() }),
-    messages: z.array(z.custom<ChatMessage>((value) => typeof value === 'object' && value !== null && 'role' in value, 'must be a chat message')),
-    trace: z.array(stampedEventSchema),
-  }),
+  run: runSnapshotSchema,
 });
 type Saved = z.infer<typeof savedSchema>;
 

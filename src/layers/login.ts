@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { RunContext } from '../harness/context.ts';
 import type { Layer } from '../harness/layer.ts';
 import { parseInput } from '../input.ts';
-import { parseCookies } from '../sites/hn/cookies.ts';
+import { parseCookies } from '../http.ts';
 
 export const loginOptions = z.object({ maxLogins: z.number().int().min(1).default(3) }).strict();
 

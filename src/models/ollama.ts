@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { parseInput } from '../input.ts';
 import { samplingSchema, transportSchema } from './options.ts';
 import { retryingFetch } from './retrying-fetch.ts';
-import { endpointName, ModelError } from './types.ts';
+import { kindOfStatus, ModelError, unreachable } from './types.ts';
 import type { ChatMessage, ChatResponse, Model, ToolSchema } from './types.ts';
 import { parseJsonObject } from '../text.ts';
 
@@ -103,18 +103,13 @@ function fromOllamaResponse(response: OllamaChatResponse, turn: number): ChatRes
 }
 
 function toModelError(error: unknown, host: string): ModelError {
-  const message = `ollama: ${error instanceof Error ? error.message : String(error)}`;
+  const detail = error instanceof Error ? error.message : String(error);
+  const message = `ollama: ${detail}`;
   // The SDK's ResponseError is not exported, so it is recognised by shape.
   const status = (error as { status_code?: unknown } | null)?.status_code;
   if (typeof status === 'number') return new ModelError(kindOfStatus(status), message, status);
   if (error instanceof Error && error.name === 'TimeoutError') return new ModelError('timeout', message);
   // fetch rejects with a TypeError when it cannot connect.
-  if (error instanceof TypeError) return new ModelError('network', `ollama: cannot reach ${endpointName(host)} (${message.slice('ollama: '.length)})`);
+  if (error instanceof TypeError) return unreachable('ollama', host, detail);
   return new ModelError('bad_response', message);
-}
-
-function kindOfStatus(status: number): ModelError['kind'] {
-  if (status === 429) return 'rate_limited';
-  if (status >= 500) return 'server';
-  return 'bad_response';
 }

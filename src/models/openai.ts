@@ -7,7 +7,7 @@ import type {
 import { z } from 'zod';
 import { parseInput } from '../input.ts';
 import { samplingSchema, transportSchema } from './options.ts';
-import { endpointName, ModelError } from './types.ts';
+import { kindOfStatus, ModelError, unreachable } from './types.ts';
 import type { ChatMessage, ChatResponse, Model, ToolSchema } from './types.ts';
 
 
@@ -101,20 +101,15 @@ function fromCompletion(completion: ChatCompletion): ChatResponse {
 }
 
 function toModelError(error: unknown, apiKey: string, baseURL: string): ModelError {
-  const message = `openai: ${redact(error instanceof Error ? error.message : String(error), apiKey)}`;
+  const detail = redact(error instanceof Error ? error.message : String(error), apiKey);
+  const message = `openai: ${detail}`;
   // The timeout error is a connection error too, so it is checked first.
   if (error instanceof APIConnectionTimeoutError) return new ModelError('timeout', message);
-  if (error instanceof APIConnectionError) return new ModelError('network', `openai: cannot reach ${endpointName(baseURL)} (${message.slice('openai: '.length)})`);
+  if (error instanceof APIConnectionError) return unreachable('openai', baseURL, detail);
   if (error instanceof APIError && error.status !== undefined) {
     return new ModelError(kindOfStatus(error.status), message, error.status);
   }
   return new ModelError('bad_response', message);
-}
-
-function kindOfStatus(status: number): ModelError['kind'] {
-  if (status === 429) return 'rate_limited';
-  if (status >= 500) return 'server';
-  return 'bad_response';
 }
 
 /** Error bodies come from the server, which may echo what it was sent (some proxies quote the key). */

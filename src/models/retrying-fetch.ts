@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { retryAfterMs } from '../http.ts';
 
 type Fetch = typeof globalThis.fetch;
 
@@ -35,7 +36,7 @@ export function retryingFetch(fetch: Fetch, { maxRetries, timeoutMs }: RetryingF
       if (isLastAttempt || !isRetryable(response.status)) return response;
       // Not awaited: nothing depends on it, and some fetch implementations (msw's) never settle it.
       void response.body?.cancel().catch(() => undefined);
-      const wait = retryAfterMs(response.headers.get('retry-after')) ?? backoffMs(attempt);
+      const wait = retryAfterMs(response.headers.get('retry-after'), MAX_RETRY_AFTER_MS) ?? backoffMs(attempt);
       await sleep(wait, undefined, { signal: callerSignal });
     }
   };
@@ -47,13 +48,4 @@ function isRetryable(status: number): boolean {
 
 function backoffMs(attempt: number): number {
   return BASE_BACKOFF_MS * 2 ** attempt;
-}
-
-/** `retry-after` is either delay-seconds or an HTTP-date; waits are capped so one header can't stall a run. */
-function retryAfterMs(header: string | null): number | undefined {
-  if (!header?.trim()) return undefined;
-  const seconds = Number(header);
-  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - Date.now();
-  if (Number.isNaN(ms)) return undefined;
-  return Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
 }

@@ -57,14 +57,23 @@ export class ModelError extends Error {
   }
 }
 
-/** An endpoint as an error may name it: no user name or password a URL might carry. */
-export function endpointName(url: string): string {
+/** A provider that could not be reached at all: the error names the endpoint, without any user or password its URL carries. */
+export function unreachable(provider: string, url: string, detail: string): ModelError {
+  let endpoint = 'its endpoint';
   try {
     const parsed = new URL(url);
     parsed.username = '';
     parsed.password = '';
-    return parsed.href.replace(/\/$/, '');
+    endpoint = parsed.href.replace(/\/$/, '');
   } catch {
-    return 'the endpoint';
+    // Not a URL: the generic name stands.
   }
+  return new ModelError('network', `${provider}: cannot reach ${endpoint} (${detail})`);
+}
+
+/** What an HTTP error status says of the provider: throttled, broken, or a request it refused. */
+export function kindOfStatus(status: number): ModelError['kind'] {
+  if (status === 429) return 'rate_limited';
+  if (status >= 500) return 'server';
+  return 'bad_response';
 }

@@ -35,7 +35,8 @@ export interface RunRecord extends RunResult {
  */
 export async function evaluateHarness({ context, site, model, layers, task, maxIterations, onIteration, modelCache }: EvaluateOptions): Promise<RunRecord> {
   // Opened for any model; only openai: and ollama: models send their traffic through it.
-  const cassette = modelCache && openCassette({ ...modelCache, model: typeof model === 'string' ? model : model.id, secrets: [...modelSecrets(), site.account.password] });
+  const secrets = modelSecrets();
+  const cassette = modelCache && openCassette({ ...modelCache, model: typeof model === 'string' ? model : model.id, secrets: [...secrets, site.account.password] });
   const resolvedModel = typeof model === 'object' && 'chat' in model ? model : createModel(model, process.env, cassette);
   const resolvedLayers = resolveLayers(layers);
   await site.attach(context);
@@ -61,7 +62,7 @@ export async function evaluateHarness({ context, site, model, layers, task, maxI
       openSession,
       credentials: site.account,
       siteFetch: (request) => site.fetch(request),
-      secrets: modelSecrets(),
+      secrets,
       maxIterations,
       onIteration,
     });

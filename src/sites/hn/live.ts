@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { InputError, parseInput } from '../../input.ts';
 import { routeSite, type SiteHandler } from './adapters/route.ts';
 import { storyOf, storyRowsOn } from './capture.ts';
-import { withSetCookies } from './cookies.ts';
+import { withSetCookies } from '../../http.ts';
 import { accountSchema, HN_ORIGIN, type Account } from './options.ts';
 import { politeFetch, politenessSchema } from './polite-fetch.ts';
 import type { Site, SiteFactory, SiteSnapshot } from './site.ts';
@@ -50,6 +50,7 @@ function missingAccount(env: NodeJS.ProcessEnv): string | undefined {
 
 function liveSite(account: Account, fetchSite: SiteHandler, oracle: OracleSession): Site {
   let first: Reading | undefined;
+  let latest: Reading | undefined;
   return {
     name: 'hn-live',
     origin: HN_ORIGIN,
@@ -60,12 +61,14 @@ function liveSite(account: Account, fetchSite: SiteHandler, oracle: OracleSessio
       // Stories ranked at the start may have left the front page since: their item pages still tell.
       const reading = await oracle.read(first?.ranking.map((story) => story.id) ?? []);
       first ??= reading;
+      latest = reading;
       return { votes: { [account.username]: [...reading.unvoteLinks.keys()] }, ranking: reading.ranking };
     },
     async dispose() {
       if (!first) return;
       const start = first;
-      const now = await oracle.read(start.ranking.map((story) => story.id));
+      // The run's end snapshot, taken just before, already tells; without one (the run threw), look again.
+      const now = latest !== start ? latest! : await oracle.read(start.ranking.map((story) => story.id));
       const added = [...now.unvoteLinks].filter(([id]) => !start.unvoteLinks.has(id));
       if (added.length === 0) return;
       for (const [id, href] of added) await oracle.unvote(id, href);

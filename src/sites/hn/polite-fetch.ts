@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
+import { retryAfterMs } from '../../http.ts';
 import type { SiteHandler } from './adapters/route.ts';
 
 /** How gently a live site is asked: one request at a time, spaced, and backing off when it says so. */
@@ -64,7 +65,7 @@ export function politeFetch(origin: string, { intervalMs, retries, backoffMs, ma
       const answer = await readRateLimit(await globalThis.fetch(request.clone(), { redirect: 'manual' }));
       // Paused before the turn is let go, so no request queued behind this one slips through.
       if (answer.limited && attempt < retries) {
-        const wait = Math.min(retryAfterMs(answer.response) ?? backoffMs * 2 ** attempt, maxBackoffMs);
+        const wait = retryAfterMs(answer.response.headers.get('retry-after'), maxBackoffMs) ?? Math.min(backoffMs * 2 ** attempt, maxBackoffMs);
         waits.push(wait);
         pausedUntil = Math.max(pausedUntil, Date.now() + wait);
       }
@@ -90,14 +91,6 @@ async function readRateLimit(response: Response): Promise<{ response: Response; 
   const text = await response.text();
   const rebuilt = new Response(text === '' ? null : text, { status: response.status, statusText: response.statusText, headers: response.headers });
   return { response: rebuilt, limited: limitStatus || RATE_LIMITED.test(text) };
-}
-
-/** `retry-after` in seconds or as an HTTP date, in milliseconds from now. */
-function retryAfterMs(response: Response): number | undefined {
-  const value = response.headers.get('retry-after');
-  if (!value) return undefined;
-  const ms = /^\d+$/.test(value.trim()) ? Number(value) * 1000 : Date.parse(value) - Date.now();
-  return Number.isFinite(ms) ? Math.max(0, ms) : undefined;
 }
 
 function duration(ms: number): string {

@@ -8,7 +8,7 @@ import { loginPage, notices } from './pages.ts';
 import { HnState, type Session, type SiteTruth } from './state.ts';
 import { renderTemplate, type PageView, type Template } from './template.ts';
 import { writeFileAtomic } from '../../text.ts';
-import { cookieHeaderPairs, parseCookies } from './cookies.ts';
+import { cookieHeaderPairs, parseCookies } from '../../http.ts';
 
 /** Bodies larger than this are refused: HN's forms are a few fields. */
 export const MAX_BODY_BYTES = 64 * 1024;

@@ -1,6 +1,6 @@
 import type { BrowserContext, Page, Request as PlaywrightRequest, Route } from '@playwright/test';
 import { HN_ORIGIN } from '../options.ts';
-import { withSetCookies } from '../cookies.ts';
+import { withSetCookies } from '../../../http.ts';
 import type { HnReplica } from '../replica.ts';
 
 /** A site as one function: a request in, its response out, redirects answered, not followed. */

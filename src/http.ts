@@ -1,3 +1,5 @@
+/** Small pieces of HTTP that the site adapters, the live site, the login layer and the model providers share. */
+
 /** `name=value` pairs of a Cookie header (or of Set-Cookie values' first parts), by name. */
 export function parseCookies(pairs: readonly string[]): Map<string, string> {
   const jar = new Map<string, string>();
@@ -16,4 +18,16 @@ export function cookieHeaderPairs(header: string | null | undefined): string[] {
 export function withSetCookies(header: string | null | undefined, setCookies: readonly string[]): string {
   const jar = parseCookies([...cookieHeaderPairs(header), ...setCookies.map((setCookie) => setCookie.split(';')[0]!)]);
   return [...jar].filter(([, value]) => value !== '').map(([name, value]) => `${name}=${value}`).join('; ');
+}
+
+/**
+ * A `retry-after` header (delay-seconds or an HTTP date) in milliseconds from now, capped so that
+ * one header cannot stall a run; undefined when absent or unreadable.
+ */
+export function retryAfterMs(header: string | null, maxMs: number): number | undefined {
+  if (!header?.trim()) return undefined;
+  const seconds = Number(header);
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - Date.now();
+  if (Number.isNaN(ms)) return undefined;
+  return Math.min(Math.max(ms, 0), maxMs);
 }
