@@ -1,6 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { chromium } from '@playwright/test';
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
 import { resolveLayers } from '../src/layers/index.ts';
 import { readCassette, resolveModelCache } from '../src/models/cassette.ts';
@@ -84,6 +85,13 @@ test('bad input fails before any page opens', async ({ context }) => {
   await expect(evaluateHarness({ context, site: recordedHn(), model: 'scripted:nobody', layers: [], task: upvoteFirstPost })).rejects.toThrow(/unknown scripted double/);
   await expect(evaluateHarness({ context, site: recordedHn(), model: 'scripted:looper', layers: ['nope' as never], task: upvoteFirstPost })).rejects.toThrow(/unknown layer/);
   expect(context.pages()).toHaveLength(0);
+});
+
+test('no Chromium anywhere is one line with the commands that install one', () => {
+  test.skip(existsSync(chromium.executablePath()), "Playwright's own Chromium is installed here, and would be found");
+  expect(() => chromiumLaunchOptions({}, [])).toThrow(
+    /^No Chromium found\. Run `npx playwright install chromium`, or on Debian as root `apt-get install -y chromium`, or set CHROMIUM_PATH to a Chromium executable\.$/,
+  );
 });
 
 test('a missing browser stops `npx playwright test` with that one line, no stack', async () => {

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { test } from '@playwright/test';
 import type { Summary } from '../src/report/types.ts';
 import { playwright, readSummary } from './playwright-child.ts';
@@ -26,7 +26,6 @@ const paths = {
   recorded: join(workspace, 'reports-recorded'),
   replayed: join(workspace, 'reports-replayed'),
   blobs: join(workspace, 'blobs'),
-  main: join(workspace, 'reports-main'),
   testResults: join(workspace, 'test-results'),
   // Checkpoints and durable files go to the temporary folder: the child's is in the workspace.
   tmp: join(workspace, 'tmp'),
@@ -96,10 +95,12 @@ test('replay: sharded with no endpoint and no key, merged, the same outcomes as 
 
 test('audit: neither the API key nor the site password is in any artifact or output', async () => {
   // The main job's layer specs add checkpoints, durable files and the login handler's traces.
-  const main = await run(['test', '--project', 'classic', '--project', 'layers', '--workers', '2', '--trace', 'on', '--output', paths.testResults], { HARNESS_REPORT_DIR: paths.main });
+  // The main job writes its reports where it always does: the checkout's reports/, searched with the rest.
+  const main = await run(['test', '--project', 'classic', '--project', 'layers', '--workers', '2', '--trace', 'on', '--output', paths.testResults], {});
   expect(main.code, main.stdout).toBe(0);
 
-  const artifacts = files(workspace);
+  const mainReports = resolve('reports');
+  const artifacts = [...files(workspace), ...files(mainReports)];
   const kinds = {
     'trace.zip': artifacts.filter((path) => path.endsWith('trace.zip')).length,
     'blob reports': readdirSync(paths.blobs).length,
@@ -107,13 +108,14 @@ test('audit: neither the API key nor the site password is in any artifact or out
     checkpoints: artifacts.filter((path) => /checkpoint-\d+-\d+\.json$/.test(path)).length,
     'allure results': files(join(paths.recorded, 'allure-results')).length,
     'summaries and html reports': artifacts.filter((path) => /summary\.(json|md)$|\.html$/.test(path)).length,
+    "the main job's reports": files(mainReports).length,
   };
   // Every kind of artifact is there to search: a search of nothing finds nothing.
   for (const [kind, count] of Object.entries(kinds)) expect(count, kind).toBeGreaterThan(0);
 
   const texts = new Map<string, string>(outputs.map((output, index) => [`child output ${index + 1}`, output]));
   for (const path of artifacts) {
-    const name = relative(workspace, path);
+    const name = path.startsWith(mainReports) ? relative(process.cwd(), path) : relative(workspace, path);
     if (path.endsWith('.zip')) for (const [entry, text] of unzipText(readFileSync(path))) texts.set(`${name}:${entry}`, text);
     else if (existsSync(path)) texts.set(name, readFileSync(path, 'latin1'));
   }

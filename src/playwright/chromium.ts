@@ -16,15 +16,15 @@ const SYSTEM_CHROMIUMS = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
 
 export type ChromiumSource = { kind: 'env' | 'system'; path: string } | { kind: 'playwright'; path: string };
 
-/** Where Chromium is: `CHROMIUM_PATH`, else Playwright's own download, else Debian's. */
-export function findChromium(env: NodeJS.ProcessEnv = process.env): ChromiumSource | undefined {
+/** Where Chromium is: `CHROMIUM_PATH`, else Playwright's own download, else the system's. */
+export function findChromium(env: NodeJS.ProcessEnv = process.env, systemChromiums: readonly string[] = SYSTEM_CHROMIUMS): ChromiumSource | undefined {
   if (env.CHROMIUM_PATH) {
     if (!existsSync(env.CHROMIUM_PATH)) throw new InputError(`CHROMIUM_PATH: no file at ${env.CHROMIUM_PATH}`);
     return { kind: 'env', path: env.CHROMIUM_PATH };
   }
   const bundled = chromium.executablePath();
   if (existsSync(bundled)) return { kind: 'playwright', path: bundled };
-  const system = SYSTEM_CHROMIUMS.find((path) => existsSync(path));
+  const system = systemChromiums.find((path) => existsSync(path));
   return system ? { kind: 'system', path: system } : undefined;
 }
 
@@ -33,8 +33,8 @@ export const MISSING_CHROMIUM =
   'or set CHROMIUM_PATH to a Chromium executable.';
 
 /** Launch options for Playwright's `use.launchOptions`: Playwright's browser as is, any other by path. */
-export function chromiumLaunchOptions(env: NodeJS.ProcessEnv = process.env): LaunchOptions {
-  const found = findChromium(env);
+export function chromiumLaunchOptions(env: NodeJS.ProcessEnv = process.env, systemChromiums?: readonly string[]): LaunchOptions {
+  const found = findChromium(env, systemChromiums);
   if (!found) throw new InputError(MISSING_CHROMIUM);
   return { args: CHROMIUM_ARGS, ...(found.kind === 'playwright' ? {} : { executablePath: found.path }) };
 }
