@@ -60,12 +60,17 @@ function syntheticRuns(count: number): ReportedRun[] {
       claimed,
       actual,
       falseSuccess: claimed && !actual,
+      falseFailure: actual && !claimed,
+      sideEffects: [],
+      incomplete: false,
+      judged: true,
+      condition: { model: model.id, layers: stack.name, site },
       iterations,
       attempts: 1,
       stopReason: hitLimit ? 'max_iterations' : chance(0.02) ? 'model_error' : 'finished',
       tokens: { input, output: iterations * int(40, 220) },
       wallMs: iterations * int(300, 1_400),
-      test: { id: `t${i.toString(16).padStart(5, '0')}`, title: `${task} with ${model.id} on ${stack.name} @ ${site}`, project: `${model.id} · ${stack.name}`, repeatEachIndex: i % 10, retry: 0 },
+      test: { id: `t${i.toString(16).padStart(5, '0')}`, title: `${task} with ${model.id} on ${stack.name} @ ${site}`, project: `${model.id} · ${stack.name}`, repeatEachIndex: i % 10, retry: 0, run: 1 },
     });
   }
   return runs;

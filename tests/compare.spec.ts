@@ -6,25 +6,21 @@ import { test } from '@playwright/test';
 import { compareSummaries, readSummary, renderComparison } from '../src/report/compare.ts';
 import { summarize } from '../src/report/summarize.ts';
 import type { ReportedRun } from '../src/report/types.ts';
-import { expect } from './support.ts';
+import { expect, reportedRun } from './support.ts';
 
 /** n runs of one cell, `successes` of them successes and `falseSuccesses` false successes. */
 function runs(model: string, n: number, successes: number, falseSuccesses = 0): ReportedRun[] {
-  return Array.from({ length: n }, (_, index) => ({
-    task: 'upvote-first-post',
-    model,
-    layers: 'verified',
-    site: 'hn-recorded',
-    claimed: index < successes + falseSuccesses,
-    actual: index < successes,
-    falseSuccess: index >= successes && index < successes + falseSuccesses,
-    iterations: 5,
-    attempts: 1,
-    stopReason: 'finished',
-    tokens: { input: 100, output: 10 },
-    wallMs: 1000,
-    test: { id: `${model}-${index}`, title: 't', project: 'p', repeatEachIndex: index, retry: 0 },
-  }));
+  return Array.from({ length: n }, (_, index) =>
+    reportedRun({
+      model,
+      layers: 'verified',
+      claimed: index < successes + falseSuccesses,
+      actual: index < successes,
+      iterations: 5,
+      tokens: { input: 100, output: 10 },
+      test: { id: `${model}-${index}`, title: 't', project: 'p', repeatEachIndex: index },
+    }),
+  );
 }
 
 const summaryOf = (...cells: ReportedRun[][]) => summarize(cells.flat(), { complete: true });

@@ -15,7 +15,7 @@ import { summarize } from '../src/report/summarize.ts';
 import type { ReportedRun } from '../src/report/types.ts';
 import { DEFAULT_INJECTION, HN_ORIGIN } from '../src/sites/hn/options.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
-import { expect, test, turnsDouble } from './support.ts';
+import { expect, reportedRun, test, turnsDouble } from './support.ts';
 
 const FIRST = '46194762'; // rank 1 in the fixture pages
 const SECOND = '46188654'; // rank 2
@@ -311,15 +311,8 @@ test.describe('evidence', () => {
   });
 
   test('the report counts unsupported claims per cell and shows them in the Markdown table', () => {
-    const base = { task: 'upvote-first-post', model: 'scripted:overclaimer', site: 'hn-recorded', actual: false, iterations: 3, attempts: 1, stopReason: 'finished' as const, tokens: { input: 1, output: 1 }, wallMs: 1 };
-    const reported = (id: string, layers: string, claimed: boolean, unsupportedClaim?: boolean): ReportedRun => ({
-      ...base,
-      layers,
-      claimed,
-      falseSuccess: claimed,
-      ...(unsupportedClaim !== undefined && { unsupportedClaim }),
-      test: { id, title: id, project: layers, repeatEachIndex: 0, retry: 0 },
-    });
+    const reported = (id: string, layers: string, claimed: boolean, unsupportedClaim?: boolean): ReportedRun =>
+      reportedRun({ layers, claimed, ...(unsupportedClaim !== undefined && { unsupportedClaim }), test: { id, title: id, project: layers } });
     const summary = summarize([reported('a', 'bare', true), reported('b', 'evidence', false, true), reported('c', 'evidence', false, true), reported('d', 'evidence', false, false)], { complete: true });
     expect(summary.cells.map((cell) => [cell.layers, cell.unsupportedClaims])).toEqual([
       ['bare', 0],

@@ -7,6 +7,7 @@ import { renderHtml, renderMarkdown, writeSummaryFiles } from '../src/report/fil
 import { describe, passHatK, passHatKTable, wilson } from '../src/report/statistics.ts';
 import { checkGates, summarize } from '../src/report/summarize.ts';
 import { summarySchema, type Gate, type ReportedRun, type Summary } from '../src/report/types.ts';
+import { reportedRun } from './support.ts';
 
 const now = new Date('2025-01-02T03:04:05.000Z');
 
@@ -15,21 +16,7 @@ let nextId = 0;
 function run(overrides: Partial<Omit<ReportedRun, 'test'>> & { title?: string } = {}): ReportedRun {
   const { title, ...fields } = overrides;
   const id = `run${String(nextId++).padStart(3, '0')}`;
-  const base = {
-    task: 'upvote-first-post',
-    model: 'scripted:overclaimer',
-    layers: 'bare',
-    site: 'hn-recorded',
-    claimed: true,
-    actual: false,
-    iterations: 3,
-    attempts: 1,
-    stopReason: 'finished' as const,
-    tokens: { input: 1_000, output: 100 },
-    wallMs: 1_000,
-    ...fields,
-  };
-  return { ...base, falseSuccess: base.claimed && !base.actual, test: { id, title: title ?? `upvote ${id}`, project: `${base.model} · ${base.layers}`, repeatEachIndex: 0, retry: 0 } };
+  return reportedRun({ ...fields, test: { id, title: title ?? `upvote ${id}`, project: `${fields.model ?? 'scripted:overclaimer'} · ${fields.layers ?? 'bare'}` } });
 }
 
 /** Three cells: the overclaimer bare (all false successes), with login (6/10), and a priced model. */

@@ -4,6 +4,7 @@ import { test as base } from '@playwright/test';
 import { setupServer } from 'msw/node';
 import * as cheerio from 'cheerio';
 import { strFromU8, unzipSync } from 'fflate';
+import type { ReportedRun } from '../src/report/types.ts';
 import { SCRIPTED_BASE_URL, scriptedFetch } from '../src/models/scripted/endpoint.ts';
 import { createReplica, HN_ORIGIN, routeReplica, type HnReplica, type ReplicaOptionsInput } from '../src/sites/hn/index.ts';
 
@@ -116,4 +117,32 @@ export function mswServer() {
   base.afterEach(() => server.resetHandlers());
   base.afterAll(() => server.close());
   return server;
+}
+
+/**
+ * A reported run for report tests: the classic task's bare overclaimer by default, with
+ * `falseSuccess` and `falseFailure` derived from `claimed` and `actual` as the fixture derives them.
+ */
+export function reportedRun(fields: Partial<Omit<ReportedRun, 'test'>> & { test?: Partial<ReportedRun['test']> } = {}): ReportedRun {
+  const { test: origin, ...rest } = fields;
+  const base = {
+    task: 'upvote-first-post',
+    model: 'scripted:overclaimer',
+    layers: 'bare',
+    site: 'hn-recorded',
+    claimed: true,
+    actual: false,
+    sideEffects: [],
+    incomplete: false,
+    judged: true,
+    iterations: 3,
+    attempts: 1,
+    stopReason: 'finished' as const,
+    tokens: { input: 1_000, output: 100 },
+    wallMs: 1_000,
+    ...rest,
+  };
+  const condition = rest.condition ?? { model: base.model, layers: base.layers, site: base.site };
+  const test = { id: 'run', title: 'run', project: `${base.model} · ${base.layers}`, repeatEachIndex: 0, retry: 0, run: 1, ...origin };
+  return { ...base, condition, falseSuccess: base.claimed && !base.actual, falseFailure: base.actual && !base.claimed, test };
 }

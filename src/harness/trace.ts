@@ -3,7 +3,8 @@ import { z } from 'zod';
 const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
 const usage = z.object({ input: z.number(), output: z.number() });
 
-export const stopReasons = ['finished', 'max_iterations', 'budget', 'stalled', 'model_error', 'error'] as const;
+/** Why a run ended. `timeout`: the test's time ran out (or the run's own limit) while the agent worked. */
+export const stopReasons = ['finished', 'max_iterations', 'budget', 'stalled', 'model_error', 'timeout', 'error'] as const;
 export type StopReason = (typeof stopReasons)[number];
 
 /** Every event the harness writes, as data: the schema is the type and validates traces read back. */

@@ -26,6 +26,11 @@ export interface RunRecord extends RunResult {
   site: string;
   actual: boolean;
   falseSuccess: boolean;
+  falseFailure: boolean;
+  sideEffects: Judgement['sideEffects'];
+  /** Cut short (the test's time ran out, the browser died): judged on the state it left. */
+  incomplete: boolean;
+  judged: boolean;
   verdicts: Judgement['verdicts'];
 }
 
@@ -70,7 +75,17 @@ export async function evaluateHarness({ context, site, model, layers, task, maxI
     if (cassette?.failure) throw cassette.failure;
     const end = await site.snapshot();
     const judgement = judge(task.postconditions, { start, end, user: site.account.username });
-    return { ...result, site: site.name, actual: judgement.actual, falseSuccess: result.claimed && !judgement.actual, verdicts: judgement.verdicts };
+    return {
+      ...result,
+      site: site.name,
+      actual: judgement.actual,
+      falseSuccess: result.claimed && !judgement.actual,
+      falseFailure: judgement.actual && !result.claimed,
+      sideEffects: judgement.sideEffects,
+      incomplete: result.stopReason === 'timeout' || result.stopReason === 'error',
+      judged: true,
+      verdicts: judgement.verdicts,
+    };
   } finally {
     await site.dispose?.();
   }

@@ -88,8 +88,9 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
           model: modelId(model),
           layers: stack,
           site: site.name,
+          condition: { model, layers: stack, site: site.name },
           unsupportedClaim: record.trace.some((event) => event.type === 'harness_evidence' && !event.ok),
-          test: { id: testInfo.testId, title: testInfo.titlePath.slice(1).join(' › '), project: testInfo.project.name, repeatEachIndex: testInfo.repeatEachIndex, retry: testInfo.retry },
+          test: { id: testInfo.testId, title: testInfo.titlePath.slice(1).join(' › '), project: testInfo.project.name, repeatEachIndex: testInfo.repeatEachIndex, retry: testInfo.retry, run: runs },
         };
         await testInfo.attach(HARNESS_RUN_ATTACHMENT, { body: JSON.stringify(reported), contentType: 'application/json' });
         await recordInAllure(testInfo, reported);

@@ -22,13 +22,9 @@ export interface SummarizeOptions {
  */
 export function summarize(runs: readonly ReportedRun[], { prices, complete, now = new Date() }: SummarizeOptions): Summary {
   const cells = [...groupByCell(runs).values()].map((cellRuns) => summarizeCell(cellRuns, prices)).sort(compareCells);
-  const totals = { runs: 0, successes: 0, falseSuccesses: 0 };
-  for (const cell of cells) {
-    totals.runs += cell.runs;
-    totals.successes += cell.successes;
-    totals.falseSuccesses += cell.falseSuccesses;
-  }
-  return { schemaVersion: 1, generatedAt: now.toISOString(), complete, totals, cells };
+  const totals = { runs: 0, successes: 0, falseSuccesses: 0, falseFailures: 0, sideEffectRuns: 0, incomplete: 0, retried: 0 };
+  for (const cell of cells) for (const key of Object.keys(totals) as Array<keyof typeof totals>) totals[key] += cell[key];
+  return { schemaVersion: 2, generatedAt: now.toISOString(), complete, planned: runs.length, recorded: runs.length, missing: [], totals, cells };
 }
 
 /** A string that is equal exactly when two cells' keys are; NUL cannot occur in the names. */
@@ -63,16 +59,25 @@ function summarizeCell(runs: readonly ReportedRun[], prices: PriceTable | undefi
   let successes = 0;
   let claimed = 0;
   let falseSuccesses = 0;
+  let falseFailures = 0;
+  let sideEffectRuns = 0;
+  let incomplete = 0;
+  let retried = 0;
   let unsupportedClaims = 0;
-  const tokens = { input: 0, output: 0 };
+  const tokens = { input: 0, output: 0, unknownRuns: 0 };
   const reasonCounts = new Map<string, number>();
   for (const run of runs) {
     if (run.actual) successes++;
     if (run.claimed) claimed++;
     if (run.falseSuccess) falseSuccesses++;
+    if (run.falseFailure) falseFailures++;
+    if (run.sideEffects.length > 0) sideEffectRuns++;
+    if (run.incomplete) incomplete++;
+    if (run.test.retry > 0) retried++;
     if (run.unsupportedClaim) unsupportedClaims++;
-    tokens.input += run.tokens.input;
-    tokens.output += run.tokens.output;
+    if (run.tokens.input === null || run.tokens.output === null) tokens.unknownRuns++;
+    tokens.input += run.tokens.input ?? 0;
+    tokens.output += run.tokens.output ?? 0;
     reasonCounts.set(run.stopReason, (reasonCounts.get(run.stopReason) ?? 0) + 1);
   }
   const n = runs.length;
@@ -86,10 +91,16 @@ function summarizeCell(runs: readonly ReportedRun[], prices: PriceTable | undefi
     successes,
     claimed,
     falseSuccesses,
+    falseFailures,
+    sideEffectRuns,
+    incomplete,
+    retried,
     unsupportedClaims,
     successRate: wilson(successes, n),
     // Over all runs, not over claims: the chance that a run of this cell misleads you.
     falseSuccessRate: wilson(falseSuccesses, n),
+    falseFailureRate: wilson(falseFailures, n),
+    sideEffectRate: wilson(sideEffectRuns, n),
     iterations: describe(runs.map((run) => run.iterations)),
     tokens,
     ...(price && { cost: (tokens.input / 1e6) * price.input + (tokens.output / 1e6) * price.output }),

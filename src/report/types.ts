@@ -1,29 +1,81 @@
 import { z } from 'zod';
 import { stopReasons } from '../harness/trace.ts';
 
+/** A change to the site's state between the run's start and end snapshots, as the oracle lists it. */
+export const stateChangeSchema = z.object({
+  /** What changed: `vote`, `unvote` (and, as sites grow, `hide`, `comment`, …). */
+  kind: z.string(),
+  /** The changed thing: a story id, a comment id. */
+  id: z.string(),
+  /** One line for a person: `harness upvoted 46194762 ("Show HN: …")`. */
+  detail: z.string(),
+});
+export type StateChange = z.infer<typeof stateChangeSchema>;
+
 /**
- * One judged run as the reporter reads it from a test's `harness-run.json` attachment: the cell
- * it belongs to, what the harness claimed, what the oracle found, and its costs. The reporter reads
- * nothing else, so merged shards give the same numbers as one run.
+ * What ran, as data: the model with its options, the layer stack with its options, the site with
+ * its capture, faults and starting state. Two runs belong to one cell only when these are equal,
+ * whatever their names say.
  */
-export const reportedRunSchema = z.object({
+export const conditionSchema = z.object({ model: z.unknown(), layers: z.unknown(), site: z.unknown() });
+export type Condition = z.infer<typeof conditionSchema>;
+
+/** Where a run came from: the test (one per planned trial and repeat), and its run's number in it. */
+export const runOriginSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  project: z.string(),
+  repeatEachIndex: z.number(),
+  /** Playwright's retry of the test that recorded this run (0 for the first attempt). */
+  retry: z.number(),
+  /** The run's number in its test, from 1: a test may plan several runs. */
+  run: z.number().int().min(1),
+});
+export type RunOrigin = z.infer<typeof runOriginSchema>;
+
+/**
+ * A run as it is planned, attached to its test when it starts (`harness-run-start.json`): if the
+ * worker dies before the run ends, the reporter still counts it, as incomplete and unjudged.
+ */
+export const plannedRunSchema = z.object({
   task: z.string(),
   model: z.string(),
   /** The layer stack's name (`bare`, `verified`), or its layers joined with `+`. */
   layers: z.string(),
   site: z.string(),
+  condition: conditionSchema,
+  test: runOriginSchema,
+});
+export type PlannedRun = z.infer<typeof plannedRunSchema>;
+
+/** A token count, or null when the provider gave none that could be trusted (the trace says why). */
+const tokenCount = z.number().finite().min(0).nullable();
+
+/**
+ * One judged run as the reporter reads it from a test's `harness-run.json` attachment: the cell
+ * it belongs to, what the agent claimed, what the oracle found, and its costs. The reporter reads
+ * nothing else, so merged shards give the same numbers as one run.
+ */
+export const reportedRunSchema = plannedRunSchema.extend({
   claimed: z.boolean(),
   actual: z.boolean(),
+  /** Claimed, not actual. */
   falseSuccess: z.boolean(),
+  /** Actual, not claimed. */
+  falseFailure: z.boolean(),
+  /** Every change the task did not ask for. */
+  sideEffects: z.array(stateChangeSchema),
+  /** Cut short (a timeout, a crash): judged on the state it left, if the site still answered. */
+  incomplete: z.boolean(),
+  /** False when the oracle could not read the site (a worker that died with it): `actual` is then false. */
+  judged: z.boolean(),
   iterations: z.number(),
   attempts: z.number(),
   stopReason: z.enum(stopReasons),
-  tokens: z.object({ input: z.number(), output: z.number() }),
+  tokens: z.object({ input: tokenCount, output: tokenCount }),
   wallMs: z.number(),
   /** A claimed success the `evidence` layer rejected: it cited nothing that shows the outcome. */
   unsupportedClaim: z.boolean().optional(),
-  /** Where the run came from, to link a cell to its runs. */
-  test: z.object({ id: z.string(), title: z.string(), project: z.string(), repeatEachIndex: z.number(), retry: z.number() }),
 });
 export type ReportedRun = z.infer<typeof reportedRunSchema>;
 
@@ -35,16 +87,30 @@ export const cellSchema = z.object({
   model: z.string(),
   layers: z.string(),
   site: z.string(),
+  /** The condition every run of the cell ran under. */
+  condition: conditionSchema.optional(),
+  /** One per planned trial: a retried test counts once, with its last attempt's run. */
   runs: z.number(),
   successes: z.number(),
   claimed: z.number(),
   falseSuccesses: z.number(),
+  falseFailures: z.number(),
+  /** Runs that changed something the task did not ask for. */
+  sideEffectRuns: z.number(),
+  /** Runs cut short (timeout, crash), counted in every rate above. */
+  incomplete: z.number(),
+  /** Trials whose test Playwright retried (their last attempt's run is the one counted). */
+  retried: z.number(),
   /** Runs whose claimed success the `evidence` layer rejected. */
   unsupportedClaims: z.number(),
   successRate: intervalSchema,
+  /** Over all runs, not over claims: the chance that a run of this cell misleads you. */
   falseSuccessRate: intervalSchema,
+  falseFailureRate: intervalSchema,
+  sideEffectRate: intervalSchema,
   iterations: z.object({ mean: z.number(), median: z.number(), p95: z.number(), max: z.number() }),
-  tokens: z.object({ input: z.number(), output: z.number() }),
+  /** Sums over the runs whose counts are known; `unknownRuns` had none that could be trusted. */
+  tokens: z.object({ input: z.number(), output: z.number(), unknownRuns: z.number() }),
   /** USD, from the price table; absent when the model has no price. */
   cost: z.number().optional(),
   wallMs: z.object({ median: z.number() }),
@@ -56,12 +122,28 @@ export const cellSchema = z.object({
 });
 export type Cell = z.infer<typeof cellSchema>;
 
+/** A test that planned a run and recorded none (never ran, or died before its run began). */
+export const missingTestSchema = z.object({ id: z.string(), title: z.string(), project: z.string() });
+
 export const summarySchema = z.object({
-  schemaVersion: z.literal(1),
+  schemaVersion: z.literal(2),
   generatedAt: z.string(),
-  /** False when written before the run finished (progress, or an interrupted run). */
+  /** False while the run goes on, when it was interrupted, or when any planned run is missing. */
   complete: z.boolean(),
-  totals: z.object({ runs: z.number(), successes: z.number(), falseSuccesses: z.number() }),
+  /** Trials planned: every test Playwright planned that was not skipped. */
+  planned: z.number(),
+  /** Trials that recorded a run (complete or not). */
+  recorded: z.number(),
+  missing: z.array(missingTestSchema),
+  totals: z.object({
+    runs: z.number(),
+    successes: z.number(),
+    falseSuccesses: z.number(),
+    falseFailures: z.number(),
+    sideEffectRuns: z.number(),
+    incomplete: z.number(),
+    retried: z.number(),
+  }),
   cells: z.array(cellSchema),
 });
 export type Summary = z.infer<typeof summarySchema>;
@@ -77,6 +159,8 @@ export const gateSchema = z
     layers: z.string().optional(),
     site: z.string().optional(),
     maxFalseSuccessRate: z.number().min(0).max(1).default(0),
+    maxFalseFailureRate: z.number().min(0).max(1).optional(),
+    maxSideEffectRate: z.number().min(0).max(1).optional(),
     minSuccessRate: z.number().min(0).max(1).optional(),
   })
   .strict();
