@@ -31,6 +31,8 @@ export interface HarnessOptions {
   /** Absolute cap on iterations per attempt, whatever the layers. */
   maxIterations?: LoopOptions['maxIterations'];
   onIteration?: LoopOptions['onIteration'];
+  /** Aborted when the run's time is up (the test's timeout): the run ends with stopReason `timeout`, as a result. */
+  signal?: AbortSignal;
 }
 
 /** What the harness reports about a run. `claimed` is its word, not the truth. */

@@ -34,6 +34,8 @@ export interface HarnessOptions {
 }
 
 export const HARNESS_RUN_ATTACHMENT = 'harness-run.json';
+/** Attached when a run starts: a run whose worker dies before it ends is still counted, as incomplete. */
+export const HARNESS_RUN_START_ATTACHMENT = 'harness-run-start.json';
 
 /**
  * Playwright's test with a harness: `model`, `layers` and `site` are options (set by `test.use`

@@ -30,6 +30,7 @@ export function live(options: LiveOptions = {}): SiteFactory {
   const unavailable = () => (account ? undefined : missingAccount(process.env));
   return {
     name: 'hn-live',
+    condition: { site: 'hn-live', ...politeness },
     unavailable,
     create() {
       const reason = unavailable();
@@ -53,6 +54,7 @@ function liveSite(account: Account, fetchSite: SiteHandler, oracle: OracleSessio
   let latest: Reading | undefined;
   return {
     name: 'hn-live',
+    condition: { site: 'hn-live', ...politeness },
     origin: HN_ORIGIN,
     account,
     attach: (context) => routeSite(context, fetchSite, HN_ORIGIN),

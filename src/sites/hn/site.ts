@@ -25,6 +25,8 @@ export interface Site {
 /** How a spec or a matrix names a site: a fresh site (fresh state) is made for every run. */
 export interface SiteFactory {
   readonly name: string;
+  /** What the site is, as data (capture, faults, starting state): runs pool into one cell only when it is equal. */
+  readonly condition: Record<string, unknown>;
   create(): Site;
   /** Why this site cannot be used here (no account for the live site), or undefined: its runs skip with the reason. */
   unavailable?(): string | undefined;
@@ -37,7 +39,7 @@ export interface SiteFactory {
 export function recorded({ startLoggedIn, ...options }: RecordedOptions = {}): SiteFactory {
   parseReplicaOptions(options);
   const varied = options.capture !== undefined || options.faults !== undefined || startLoggedIn;
-  return { name: varied ? 'hn-recorded-custom' : 'hn-recorded', create: () => recordedHn({ ...options, startLoggedIn }) };
+  return { name: varied ? 'hn-recorded-custom' : 'hn-recorded', condition: { site: 'hn-recorded', ...options, startLoggedIn }, create: () => recordedHn({ ...options, startLoggedIn }) };
 }
 
 export interface RecordedOptions extends ReplicaOptionsInput {
