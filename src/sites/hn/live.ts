@@ -54,7 +54,6 @@ function liveSite(account: Account, fetchSite: SiteHandler, oracle: OracleSessio
   let latest: Reading | undefined;
   return {
     name: 'hn-live',
-    condition: { site: 'hn-live', ...politeness },
     origin: HN_ORIGIN,
     account,
     attach: (context) => routeSite(context, fetchSite, HN_ORIGIN),
