@@ -30,7 +30,8 @@ export type { Model, ChatRequest, ChatResponse, ChatMessage } from './models/typ
 export { judge } from './eval/oracle.ts';
 export type { Postcondition } from './eval/postconditions.ts';
 export type { Task } from './eval/tasks.ts';
-export type { Site, SiteFactory, SiteSnapshot } from './sites/hn/site.ts';
+export type { Site, SiteFactory, SiteIdle, StateChange } from './sites/site.ts';
+export type { HnChange, HnSnapshot } from './sites/hn/snapshot.ts';
 export type { LiveOptions } from './sites/hn/live.ts';
 
 /** Hacker News: the recorded site, the live one, their postconditions and tasks. */

@@ -8,6 +8,7 @@ import type { LayerSpec } from '../src/layers/index.ts';
 import type { Model } from '../src/models/types.ts';
 import { evaluateHarness, type RunRecord } from '../src/playwright/evaluate.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
+import { hnDiff } from '../src/sites/hn/snapshot.ts';
 import { runProgram, type Dsl } from '../src/tools/sandbox.ts';
 import { expect, test, turnsDouble } from './support.ts';
 
@@ -169,8 +170,10 @@ test.describe('code mode', () => {
 test.describe('the loop task', () => {
   test('the oracle wants every whole-word match on the front page upvoted, and nothing else', async () => {
     const start = await recordedHn().snapshot();
-    const check = (votes: string[], before: string[] = []) =>
-      upvotedAllMatching({ word: 'FOR' }).check({ start: { ...start, votes: { harness: before } }, end: { ...start, votes: { harness: votes } }, user: 'harness' });
+    const check = (votes: string[], before: string[] = []) => {
+      const [from, to] = [{ ...start, votes: { harness: before } }, { ...start, votes: { harness: votes } }];
+      return upvotedAllMatching({ word: 'FOR' }).check({ start: from, end: to, diff: hnDiff(from, to), user: 'harness' });
+    };
     expect(check(FOR_STORIES)).toMatchObject({ holds: true, detail: 'all 5 stories matching "FOR" are upvoted by harness, and no other' });
     expect(check(FOR_STORIES.slice(1))).toMatchObject({ holds: false, detail: expect.stringMatching(/^not upvoted: 46186381 \(rank 6\)/) });
     expect(check([...FOR_STORIES, PLATFORMS])).toMatchObject({ holds: false, detail: expect.stringMatching(/^also upvoted: 46190085/) });

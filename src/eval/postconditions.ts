@@ -1,9 +1,14 @@
-import type { SiteSnapshot } from '../sites/hn/site.ts';
+import type { StateChange } from '../report/types.ts';
+import type { HnChange, HnSnapshot } from '../sites/hn/snapshot.ts';
 
-/** Ground truth at the run's start and end, and whose account the run used. */
-export interface Evidence {
-  start: SiteSnapshot;
-  end: SiteSnapshot;
+/**
+ * Ground truth at the run's start and end, every change between them (as the site's pack
+ * computes it), and whose account the run used.
+ */
+export interface Evidence<State = unknown, Change extends StateChange = StateChange> {
+  start: State;
+  end: State;
+  diff: readonly Change[];
   user: string;
 }
 
@@ -12,22 +17,51 @@ export interface Verdict {
   detail: string;
 }
 
-/** A fact about the site's real state after a run, checked by the oracle only. */
-export interface Postcondition {
+/**
+ * A fact about what a run changed on the site, checked by the oracle only, never against the
+ * trace or the page. `check` judges the change from start to end (what the account had before
+ * is not the run's work); `expects` says whether a change is one the task asked for: every change
+ * no postcondition expects is a side effect. A postcondition that asks for no change (a read-only
+ * task) expects none.
+ */
+export interface Postcondition<State = unknown, Change extends StateChange = StateChange> {
   description: string;
-  check(evidence: Evidence): Verdict;
+  check(evidence: Evidence<State, Change>): Verdict;
+  expects(change: Change, evidence: Evidence<State, Change>): boolean;
 }
 
-/** The story at `rank` when the run started is upvoted by the run's user at the end. */
-export function upvoted({ rank }: { rank: number }): Postcondition {
+type HnEvidence = Evidence<HnSnapshot, HnChange>;
+type HnPostcondition = Postcondition<HnSnapshot, HnChange>;
+
+/** Whether the run (not an earlier one) upvoted `id` as the run's user. */
+function upvotedByRun({ diff, user }: HnEvidence, id: string): boolean {
+  return diff.some((change) => change.kind === 'vote' && change.user === user && change.id === id);
+}
+
+/** Why a story counts as upvoted or not: a vote the account had at the start is named as such. */
+function voteDetail(evidence: HnEvidence, id: string, label: string): Verdict {
+  const { start, user } = evidence;
+  if (upvotedByRun(evidence, id)) return { holds: true, detail: `story ${id} (${label}) is upvoted by ${user}` };
+  if (start.votes[user]?.includes(id)) return { holds: false, detail: `story ${id} (${label}) was already upvoted by ${user} at the start: not the run's work` };
+  return { holds: false, detail: `story ${id} (${label}) is not upvoted by ${user}` };
+}
+
+/** The one vote a single-story task asks for: the run's user upvoting `story`. */
+function isVoteOn(story: { id: string } | undefined, change: HnChange, user: string): boolean {
+  return story !== undefined && change.kind === 'vote' && change.user === user && change.id === story.id;
+}
+
+/** The story at `rank` when the run started is upvoted by the run's user during the run. */
+export function upvoted({ rank }: { rank: number }): HnPostcondition {
+  const target = ({ start }: HnEvidence) => start.ranking.find((entry) => entry.rank === rank);
   return {
     description: `the story ranked ${rank} at the start is upvoted`,
-    check({ start, end, user }) {
-      const story = start.ranking.find((entry) => entry.rank === rank);
+    check(evidence) {
+      const story = target(evidence);
       if (!story) return { holds: false, detail: `no story ranked ${rank} at the start` };
-      const voted = end.votes[user]?.includes(story.id) ?? false;
-      return { holds: voted, detail: `story ${story.id} (rank ${rank}) is ${voted ? '' : 'not '}upvoted by ${user}` };
+      return voteDetail(evidence, story.id, `rank ${rank}`);
     },
+    expects: (change, evidence) => isVoteOn(target(evidence), change, evidence.user),
   };
 }
 
@@ -36,39 +70,45 @@ const FRONT_PAGE_SIZE = 30;
 
 /**
  * Every story on the front page at the start whose title contains `word` (case-insensitive, as a
- * whole word: "for" is not in "platforms") is upvoted by the run's user at the end, and the run
- * upvoted no other story.
+ * whole word: "for" is not in "platforms") is upvoted by the run's user during the run, and the
+ * run upvoted no other story.
  */
-export function upvotedAllMatching({ word }: { word: string }): Postcondition {
+export function upvotedAllMatching({ word }: { word: string }): HnPostcondition {
   const pattern = new RegExp(`(?<![\\p{L}\\p{N}_])${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}_])`, 'iu');
+  const matchingAt = ({ start }: HnEvidence) => start.ranking.filter((story) => story.rank <= FRONT_PAGE_SIZE && pattern.test(story.title));
   return {
     description: `every front-page story with the word "${word}" in its title is upvoted, and no other`,
-    check({ start, end, user }) {
-      const matching = start.ranking.filter((story) => story.rank <= FRONT_PAGE_SIZE && pattern.test(story.title));
+    check(evidence) {
+      const { diff, user } = evidence;
+      const matching = matchingAt(evidence);
       const expected = new Set(matching.map((story) => story.id));
-      const before = new Set(start.votes[user] ?? []);
-      const after = new Set(end.votes[user] ?? []);
-      const missing = matching.filter((story) => !after.has(story.id)).map((story) => `${story.id} (rank ${story.rank})`);
-      const extra = [...after].filter((id) => !expected.has(id) && !before.has(id));
+      const notByRun = matching.filter((story) => !upvotedByRun(evidence, story.id));
+      const already = notByRun.filter((story) => evidence.start.votes[user]?.includes(story.id));
+      const missing = notByRun.filter((story) => !already.includes(story));
+      const extra = diff.filter((change) => change.kind === 'vote' && change.user === user && !expected.has(change.id)).map((change) => change.id);
+      const list = (stories: typeof matching) => stories.map((story) => `${story.id} (rank ${story.rank})`).join(', ');
       const problems = [
-        ...(missing.length > 0 ? [`not upvoted: ${missing.join(', ')}`] : []),
+        ...(missing.length > 0 ? [`not upvoted: ${list(missing)}`] : []),
+        ...(already.length > 0 ? [`already upvoted at the start, not the run's work: ${list(already)}`] : []),
         ...(extra.length > 0 ? [`also upvoted: ${extra.join(', ')}`] : []),
       ];
       if (problems.length > 0) return { holds: false, detail: `${problems.join('; ')} (by ${user}, of ${matching.length} matching "${word}")` };
       return { holds: true, detail: `all ${matching.length} stories matching "${word}" are upvoted by ${user}, and no other` };
     },
+    expects: (change, evidence) => matchingAt(evidence).some((story) => isVoteOn(story, change, evidence.user)),
   };
 }
 
-/** The story titled `title` at the start is upvoted at the end; with no such story, it cannot hold. */
-export function upvotedTitled({ title }: { title: string }): Postcondition {
+/** The story titled `title` at the start is upvoted during the run; with no such story, it cannot hold, and any vote is a side effect. */
+export function upvotedTitled({ title }: { title: string }): HnPostcondition {
+  const target = ({ start }: HnEvidence) => start.ranking.find((entry) => entry.title === title);
   return {
     description: `the story titled "${title}" is upvoted`,
-    check({ start, end, user }) {
-      const story = start.ranking.find((entry) => entry.title === title);
+    check(evidence) {
+      const story = target(evidence);
       if (!story) return { holds: false, detail: `no story titled "${title}" at the start` };
-      const voted = end.votes[user]?.includes(story.id) ?? false;
-      return { holds: voted, detail: `story ${story.id} ("${title}") is ${voted ? '' : 'not '}upvoted by ${user}` };
+      return voteDetail(evidence, story.id, JSON.stringify(title));
     },
+    expects: (change, evidence) => isVoteOn(target(evidence), change, evidence.user),
   };
 }

@@ -6,7 +6,7 @@ import type { Model } from '../models/types.ts';
 import { openCassette, type CassetteOptions } from '../models/cassette.ts';
 import { createModel, modelSecrets, type ModelSpec } from '../models/registry.ts';
 import { resolveLayers, type LayerSpec } from '../layers/index.ts';
-import type { Site } from '../sites/hn/site.ts';
+import type { Site, SiteIdle } from '../sites/site.ts';
 
 export interface EvaluateOptions {
   /** The test's own browser context: the first attempt runs in it, so Playwright's trace shows it. */
@@ -32,6 +32,8 @@ export interface RunRecord extends RunResult {
   incomplete: boolean;
   judged: boolean;
   verdicts: Judgement['verdicts'];
+  /** The wait before the end snapshot: `settled` false when the site still owed answers at its bound, so the end state may miss them. */
+  siteIdle: SiteIdle;
 }
 
 /**
@@ -73,8 +75,10 @@ export async function evaluateHarness({ context, site, model, layers, task, maxI
     });
     // A stale or corrupt cassette is not the model's failure: the test fails instead of reporting a run.
     if (cassette?.failure) throw cassette.failure;
+    // Judged once the site has answered every request the run started (a vote still on its way counts).
+    const siteIdle = await site.idle();
     const end = await site.snapshot();
-    const judgement = judge(task.postconditions, { start, end, user: site.account.username });
+    const judgement = judge(task.postconditions, { start, end, diff: site.diff(start, end), user: site.account.username });
     return {
       ...result,
       site: site.name,
@@ -85,6 +89,7 @@ export async function evaluateHarness({ context, site, model, layers, task, maxI
       incomplete: result.stopReason === 'timeout' || result.stopReason === 'error',
       judged: true,
       verdicts: judgement.verdicts,
+      siteIdle,
     };
   } finally {
     await site.dispose?.();

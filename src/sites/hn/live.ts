@@ -5,8 +5,10 @@ import { routeSite, type SiteHandler } from './adapters/route.ts';
 import { storyOf, storyRowsOn } from './capture.ts';
 import { withSetCookies } from '../../http.ts';
 import { accountSchema, HN_ORIGIN, type Account } from './options.ts';
-import { politeFetch, politenessSchema } from './polite-fetch.ts';
-import type { Site, SiteFactory, SiteSnapshot } from './site.ts';
+import { politeFetch, politenessSchema, type Politeness } from './polite-fetch.ts';
+import type { HnSite } from './site.ts';
+import { hnDiff, type HnChange, type HnSnapshot } from './snapshot.ts';
+import { idleBoundMs, requestsInFlight, type SiteFactory } from '../site.ts';
 
 export const liveOptionsSchema = politenessSchema
   .extend({
@@ -22,7 +24,7 @@ export type LiveOptions = z.input<typeof liveOptionsSchema>;
  * what the run voted is unvoted, so nightly runs find the site as they left it.
  * Without an account (options, or `HN_USERNAME` and `HN_PASSWORD`) it is unavailable: runs skip.
  */
-export function live(options: LiveOptions = {}): SiteFactory {
+export function live(options: LiveOptions = {}): SiteFactory<HnSnapshot, HnChange> {
   const { account, ...politeness } = parseInput(liveOptionsSchema, options, 'hn.live() options');
   // One pace for every run of this site in the process: the agent's traffic and the oracle's share it.
   const fetchSite = politeFetch(HN_ORIGIN, politeness);
@@ -38,7 +40,7 @@ export function live(options: LiveOptions = {}): SiteFactory {
       const runAccount = account ?? parseInput(accountSchema, { username: process.env.HN_USERNAME, password: process.env.HN_PASSWORD }, 'HN_USERNAME/HN_PASSWORD');
       // One oracle login serves every run of the same account: fewer logins asked of the site.
       if (oracle?.username !== runAccount.username) oracle = new OracleSession(runAccount, fetchSite);
-      return liveSite(runAccount, fetchSite, oracle);
+      return liveSite(runAccount, fetchSite, oracle, politeness);
     },
   };
 }
@@ -49,40 +51,51 @@ function missingAccount(env: NodeJS.ProcessEnv): string | undefined {
   return `hn.live(): ${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not set`;
 }
 
-function liveSite(account: Account, fetchSite: SiteHandler, oracle: OracleSession): Site {
+/** A live answer's time, beside the politeness interval: what the end snapshot's wait allows for one. */
+const LIVE_ANSWER_MS = 3_000;
+
+function liveSite(account: Account, fetchSite: SiteHandler, oracle: OracleSession, { intervalMs }: Politeness): HnSite {
+  // The run's own traffic (the browser's and the harness's), counted so the end snapshot can wait for it; the oracle's is not the run's.
+  const inFlight = requestsInFlight();
+  const runFetch: SiteHandler = (request) => inFlight.track(() => fetchSite(request));
   let first: Reading | undefined;
   let latest: Reading | undefined;
+  const snapshotOf = (reading: Reading): HnSnapshot => ({ votes: { [account.username]: [...reading.unvoteLinks.keys()] }, ranking: reading.ranking, scope: reading.scope });
   return {
     name: 'hn-live',
     origin: HN_ORIGIN,
     account,
-    attach: (context) => routeSite(context, fetchSite, HN_ORIGIN),
-    fetch: fetchSite,
-    async snapshot(): Promise<SiteSnapshot> {
-      // Stories ranked at the start may have left the front page since: their item pages still tell.
-      const reading = await oracle.read(first?.ranking.map((story) => story.id) ?? []);
+    attach: (context) => routeSite(context, runFetch, HN_ORIGIN),
+    fetch: runFetch,
+    async snapshot() {
+      // Stories the start could read may have left the front page since: their item pages still tell.
+      const reading = await oracle.read(first?.scope ?? []);
       first ??= reading;
       latest = reading;
-      return { votes: { [account.username]: [...reading.unvoteLinks.keys()] }, ranking: reading.ranking };
+      return snapshotOf(reading);
     },
+    diff: hnDiff,
+    idle: () => inFlight.idle(idleBoundMs(intervalMs + LIVE_ANSWER_MS)),
     async dispose() {
       if (!first) return;
-      const start = first;
       // The run's end snapshot, taken just before, already tells; without one (the run threw), look again.
-      const now = latest !== start ? latest! : await oracle.read(start.ranking.map((story) => story.id));
-      const added = [...now.unvoteLinks].filter(([id]) => !start.unvoteLinks.has(id));
-      if (added.length === 0) return;
-      for (const [id, href] of added) await oracle.unvote(id, href);
-      const after = await oracle.read(added.map(([id]) => id));
-      const left = added.map(([id]) => id).filter((id) => after.unvoteLinks.has(id));
+      const end = latest !== first ? latest! : await oracle.read(first.scope);
+      // Only what the diff says the run voted: a vote the account had at the start is never taken back.
+      const voted = hnDiff(snapshotOf(first), snapshotOf(end)).filter((change) => change.kind === 'vote').map((change) => change.id);
+      if (voted.length === 0) return;
+      for (const id of voted) await oracle.unvote(id, end.unvoteLinks.get(id)!);
+      const after = await oracle.read(voted);
+      const left = voted.filter((id) => after.unvoteLinks.has(id));
       if (left.length > 0) throw new Error(`hn.live(): could not put the site back: ${account.username} still upvotes ${left.join(', ')}`);
     },
   };
 }
 
-/** What the oracle reads: the front page's ranking, and the `unvote` link of every story the user has voted. */
+/** What the oracle reads: the front page's ranking, and the `unvote` link of every story the user has voted among those it read. */
 interface Reading {
-  ranking: SiteSnapshot['ranking'];
+  ranking: HnSnapshot['ranking'];
+  /** The stories whose votes were read: the front page's, and the item pages asked for. */
+  scope: string[];
   /** Story id → its `unvote` link's href (it carries the auth token: never printed). */
   unvoteLinks: Map<string, string>;
 }
@@ -111,13 +124,14 @@ class OracleSession {
       .filter((story) => story.rank !== undefined)
       .map(({ rank, id, title }) => ({ rank: rank!, id, title: title ?? '' }));
     const unvoteLinks = unvoteLinksOn($);
-    const onFrontPage = new Set(ranking.map((story) => story.id));
+    const scope = new Set(ranking.map((story) => story.id));
     for (const id of new Set(ids)) {
-      if (onFrontPage.has(id)) continue;
+      if (scope.has(id)) continue;
       const href = unvoteLinksOn(await this.page(`item?id=${encodeURIComponent(id)}`)).get(id);
       if (href) unvoteLinks.set(id, href);
+      scope.add(id);
     }
-    return { ranking, unvoteLinks };
+    return { ranking, unvoteLinks, scope: [...scope] };
   }
 
   async unvote(id: string, href: string): Promise<void> {

@@ -7,6 +7,7 @@ import { HN_ORIGIN, parseReplicaOptions, type ReplicaOptions, type ReplicaOption
 import { loginPage, notices } from './pages.ts';
 import { HnState, type Session, type SiteTruth } from './state.ts';
 import { renderTemplate, type PageView, type Template } from './template.ts';
+import { idleBoundMs, requestsInFlight, type SiteIdle } from '../site.ts';
 import { writeFileAtomic } from '../../text.ts';
 import { cookieHeaderPairs, parseCookies } from '../../http.ts';
 
@@ -20,6 +21,8 @@ export interface HnReplica {
   /** The whole site: a fetch-style handler that every adapter (route, server, msw) wraps. */
   handle(request: Request): Promise<Response>;
   truth(): SiteTruth;
+  /** Waits until every request that reached the handler is answered, at most `idleBoundMs(latencyMs)`. */
+  idle(): Promise<SiteIdle>;
 }
 
 interface Visitor {
@@ -35,6 +38,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
   if (options.stateFile && existsSync(options.stateFile)) state.restore(JSON.parse(readFileSync(options.stateFile, 'utf8')));
   const rng = xoroshiro128plus(faults.seed);
   let pageRequests = 0;
+  const inFlight = requestsInFlight();
 
   const karma = (user: string) => {
     let received = 0;
@@ -151,31 +155,35 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     capture,
     state,
     truth: () => state.truth(),
-    async handle(request) {
-      const url = new URL(request.url);
-      const method = request.method;
-      const asset = assets.get(url.pathname);
-      if (asset && (method === 'GET' || method === 'HEAD')) {
-        return new Response(method === 'HEAD' ? null : asset.body, { headers: { 'content-type': asset.type, 'cache-control': 'max-age=3600' } });
-      }
-      pageRequests += 1;
-      if (faults.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, faults.latencyMs));
-      const visitor = visitorOf(request);
-      let response: Response;
-      if (!['GET', 'HEAD', 'POST'].includes(method)) response = html(notices.unknown, 405);
-      else if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) response = html('Request too large.', 413);
-      else response = faultResponse() ?? (await route(request, url, visitor));
-      if (options.stateFile && (method === 'POST' || url.pathname === '/vote' || url.pathname === '/logout')) writeFileAtomic(options.stateFile, JSON.stringify(state.toJSON()));
-      state.requests.push({
-        at: Date.now(),
-        method,
-        path: (url.pathname + url.search).replace(/([?&])auth=[^&]*/g, '$1auth=…'),
-        user: visitor.session?.user,
-        status: response.status,
-      });
-      return method === 'HEAD' ? new Response(null, response) : response;
-    },
+    idle: () => inFlight.idle(idleBoundMs(faults.latencyMs)),
+    handle: (request) => inFlight.track(() => answer(request)),
   };
+
+  /** The whole site, one request at a time: static files, then latency, faults and routes. */
+  async function answer(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const method = request.method;
+    const asset = assets.get(url.pathname);
+    if (asset && (method === 'GET' || method === 'HEAD')) {
+      return new Response(method === 'HEAD' ? null : asset.body, { headers: { 'content-type': asset.type, 'cache-control': 'max-age=3600' } });
+    }
+    pageRequests += 1;
+    if (faults.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, faults.latencyMs));
+    const visitor = visitorOf(request);
+    let response: Response;
+    if (!['GET', 'HEAD', 'POST'].includes(method)) response = html(notices.unknown, 405);
+    else if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) response = html('Request too large.', 413);
+    else response = faultResponse() ?? (await route(request, url, visitor));
+    if (options.stateFile && (method === 'POST' || url.pathname === '/vote' || url.pathname === '/logout')) writeFileAtomic(options.stateFile, JSON.stringify(state.toJSON()));
+    state.requests.push({
+      at: Date.now(),
+      method,
+      path: (url.pathname + url.search).replace(/([?&])auth=[^&]*/g, '$1auth=…'),
+      user: visitor.session?.user,
+      status: response.status,
+    });
+    return method === 'HEAD' ? new Response(null, response) : response;
+  }
 }
 
 function html(body: string, status = 200): Response {

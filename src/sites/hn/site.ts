@@ -1,45 +1,35 @@
+import { resolve } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
 import { routeReplica } from './adapters/route.ts';
-import { HN_ORIGIN, parseReplicaOptions, type Account, type ReplicaOptionsInput } from './options.ts';
+import { HN_ORIGIN, parseReplicaOptions, type ReplicaOptionsInput } from './options.ts';
 import { createReplica, type HnReplica } from './replica.ts';
+import { hnDiff, type HnChange, type HnSnapshot } from './snapshot.ts';
+import type { Site, SiteFactory } from '../site.ts';
 
-/** The site's real state as the oracle reads it: votes per user and the front page's ranking. */
-export interface SiteSnapshot {
-  votes: Record<string, string[]>;
-  ranking: Array<{ rank: number; id: string; title: string }>;
-}
+export type { Site, SiteFactory } from '../site.ts';
+export type { HnChange, HnSnapshot } from './snapshot.ts';
 
-/** A site a harness runs against: where it is, how a browser reaches it, and its ground truth. */
-export interface Site {
-  readonly name: string;
-  readonly origin: string;
-  readonly account: Account;
-  attach(context: BrowserContext): Promise<void>;
-  /** The site's HTTP outside any browser (redirects not followed): how the harness signs in. */
-  fetch(request: Request): Promise<Response>;
-  snapshot(): Promise<SiteSnapshot>;
-  /** Puts the site back after the run (the live site unvotes what the run voted), so the next run finds it as this one did. */
-  dispose?(): Promise<void>;
-}
-
-/** How a spec or a matrix names a site: a fresh site (fresh state) is made for every run. */
-export interface SiteFactory {
-  readonly name: string;
-  /** What the site is, as data (capture, faults, starting state): runs pool into one cell only when it is equal. */
-  readonly condition: Record<string, unknown>;
-  create(): Site;
-  /** Why this site cannot be used here (no account for the live site), or undefined: its runs skip with the reason. */
-  unavailable?(): string | undefined;
-}
+/** A Hacker News site: its snapshots are `HnSnapshot`s, its changes votes given and taken back. */
+export type HnSite = Site<HnSnapshot, HnChange>;
 
 /**
  * `hn.recorded()`: the replica on the project's fixture pages, or on any capture, with faults.
  * Options are checked here, when a config or spec names the site, not when a test runs.
  */
-export function recorded({ startLoggedIn, ...options }: RecordedOptions = {}): SiteFactory {
-  parseReplicaOptions(options);
-  const varied = options.capture !== undefined || options.faults !== undefined || startLoggedIn;
-  return { name: varied ? 'hn-recorded-custom' : 'hn-recorded', condition: { site: 'hn-recorded', ...options, startLoggedIn }, create: () => recordedHn({ ...options, startLoggedIn }) };
+export function recorded({ startLoggedIn = false, ...options }: RecordedOptions = {}): SiteFactory<HnSnapshot, HnChange> {
+  const parsed = parseReplicaOptions(options);
+  const varied = options.capture !== undefined || options.faults !== undefined || options.stateFile !== undefined || options.account !== undefined || startLoggedIn;
+  // Every option with its default, so that two spellings of one site are one cell. The account's
+  // name only: the condition is written to reports, a password never is.
+  const condition = {
+    site: 'hn-recorded',
+    capture: parsed.capture === undefined ? null : resolve(parsed.capture),
+    faults: parsed.faults,
+    account: parsed.account.username,
+    startLoggedIn,
+    stateFile: parsed.stateFile === undefined ? null : resolve(parsed.stateFile),
+  };
+  return { name: varied ? 'hn-recorded-custom' : 'hn-recorded', condition, create: () => recordedHn({ ...options, startLoggedIn }) };
 }
 
 export interface RecordedOptions extends ReplicaOptionsInput {
@@ -48,7 +38,7 @@ export interface RecordedOptions extends ReplicaOptionsInput {
 }
 
 /** The recorded Hacker News: the replica, served at the real origin inside the browser context. */
-export function recordedHn({ startLoggedIn, ...options }: RecordedOptions = {}): Site & { replica: HnReplica } {
+export function recordedHn({ startLoggedIn, ...options }: RecordedOptions = {}): HnSite & { replica: HnReplica } {
   const replica = createReplica(options);
   const ranking = [...replica.capture.items.values()]
     .filter((item) => item.rank !== undefined)
@@ -59,13 +49,16 @@ export function recordedHn({ startLoggedIn, ...options }: RecordedOptions = {}):
     origin: HN_ORIGIN,
     account: replica.options.account,
     replica,
-    async attach(context) {
+    async attach(context: BrowserContext) {
       await routeReplica(context, replica);
       if (!startLoggedIn) return;
       const { username, password } = replica.options.account;
       await context.addCookies([{ name: 'user', value: replica.state.login(username, password)!, url: HN_ORIGIN }]);
     },
     fetch: (request) => replica.handle(request),
+    // The replica's whole state a run can change: every user's votes (sessions are not the task's work).
     snapshot: async () => ({ votes: replica.truth().votes, ranking }),
+    diff: hnDiff,
+    idle: () => replica.idle(),
   };
 }

@@ -1,0 +1,96 @@
+import type { BrowserContext } from '@playwright/test';
+import type { StateChange } from '../report/types.ts';
+
+export type { StateChange };
+
+/** The account a run signs in with. */
+export interface SiteAccount {
+  username: string;
+  password: string;
+}
+
+/** How the end snapshot's wait for the site went: `settled` false when the bound ran out first. */
+export interface SiteIdle {
+  settled: boolean;
+  waitedMs: number;
+  /** Requests of the run still unanswered when the wait ended. */
+  pending: number;
+}
+
+/**
+ * A site a harness runs against: where it is, how a browser reaches it, and its ground truth.
+ * `State` is the site's whole state as its pack reads it (never sessions or logins: they are not
+ * the task's work); `diff` lists what changed between two snapshots, in the pack's own terms.
+ */
+export interface Site<State = unknown, Change extends StateChange = StateChange> {
+  readonly name: string;
+  readonly origin: string;
+  readonly account: SiteAccount;
+  attach(context: BrowserContext): Promise<void>;
+  /** The site's HTTP outside any browser (redirects not followed): how the harness signs in. */
+  fetch(request: Request): Promise<Response>;
+  snapshot(): Promise<State>;
+  diff(start: State, end: State): Change[];
+  /** Waits until the site has answered every request the run started, within a bound its own latency sets. */
+  idle(): Promise<SiteIdle>;
+  /** Puts the site back after the run (the live site unvotes what the run voted), so the next run finds it as this one did. */
+  dispose?(): Promise<void>;
+}
+
+/** How a spec or a matrix names a site: a fresh site (fresh state) is made for every run. */
+export interface SiteFactory<State = unknown, Change extends StateChange = StateChange> {
+  readonly name: string;
+  /** What the site is, as data (capture, faults, starting state): runs pool into one cell only when it is equal. */
+  readonly condition: Record<string, unknown>;
+  create(): Site<State, Change>;
+  /** Why this site cannot be used here (no account for the live site), or undefined: its runs skip with the reason. */
+  unavailable?(): string | undefined;
+}
+
+/** The shortest wait for a site to settle: answers on a loaded machine take time even with no latency set. */
+export const IDLE_FLOOR_MS = 2_000;
+
+/** The wait for a site whose answers take up to `latencyMs`: a request just sent, and one behind it. */
+export function idleBoundMs(latencyMs: number): number {
+  return IDLE_FLOOR_MS + 2 * latencyMs;
+}
+
+/**
+ * Counts a site's requests between arrival and answer, so the end snapshot can wait for the last
+ * one. A count that reaches zero is trusted only after pending callbacks have run: a redirect the
+ * adapter follows sends its next request at once.
+ */
+export function requestsInFlight() {
+  let pending = 0;
+  const waiters = new Set<() => void>();
+  const settleLater = () =>
+    setImmediate(() => {
+      if (pending !== 0) return;
+      for (const wake of waiters) wake();
+      waiters.clear();
+    });
+  return {
+    async track<T>(answer: () => Promise<T>): Promise<T> {
+      pending += 1;
+      try {
+        return await answer();
+      } finally {
+        pending -= 1;
+        if (pending === 0) settleLater();
+      }
+    },
+    async idle(boundMs: number): Promise<SiteIdle> {
+      const began = performance.now();
+      if (pending > 0) {
+        let wake!: () => void;
+        const settled = new Promise<void>((resolve) => waiters.add((wake = resolve)));
+        let timer: NodeJS.Timeout | undefined;
+        const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, boundMs)));
+        await Promise.race([settled, bound]);
+        clearTimeout(timer);
+        waiters.delete(wake);
+      }
+      return { settled: pending === 0, waitedMs: Math.round(performance.now() - began), pending };
+    },
+  };
+}
