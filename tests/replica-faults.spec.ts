@@ -1,5 +1,6 @@
 import { test } from '@playwright/test';
 import { createReplica, DEFAULT_INJECTION, type FaultsInput } from '../src/sites/hn/index.ts';
+import { recorded } from '../src/sites/hn/site.ts';
 import { bodyText, client, expect, firstStory } from './support.ts';
 
 const withFaults = (faults: FaultsInput) => createReplica({ faults });
@@ -89,3 +90,21 @@ for (const [year, expected] of Object.entries(markup)) {
     else expect(up.attr('onclick')).toBe('return vote(event, this, "up")');
   });
 }
+
+test('a site\'s condition is what it is, every fault with its default: one site spelled two ways is one condition, two sites are two', () => {
+  const plain = recorded().condition;
+  expect(plain).toEqual({
+    site: 'hn-recorded',
+    capture: null,
+    faults: { latencyMs: 0, errorRate: 0, seed: 1, markupYear: 2025 },
+    account: 'harness',
+    startLoggedIn: false,
+    stateFile: null,
+  });
+  expect(recorded({ faults: { errorRate: 0, seed: 1 }, startLoggedIn: false }).condition).toEqual(plain);
+  expect(recorded({ faults: { injection: {} } }).condition.faults).toEqual({ ...plain.faults, injection: { rank: 1, text: DEFAULT_INJECTION } });
+  expect(recorded({ stateFile: 'state.json' }).condition).toMatchObject({ stateFile: `${process.cwd()}/state.json` });
+  expect(recorded({ faults: { errorRate: 1 } }).condition).not.toEqual(recorded({ faults: { latencyMs: 3000 } }).condition);
+  // The password is a secret: the condition, written to every report, never holds it.
+  expect(JSON.stringify(recorded({ account: { username: 'someone', password: 'cond-pw-7731' } }).condition)).not.toContain('cond-pw-7731');
+});
