@@ -269,6 +269,12 @@ test('evaluateHarness puts the site back also when the run throws', async ({ con
   expect(disposed).toBe(true);
 });
 
+test('the live site\'s condition is its politeness with defaults and the account\'s name, never its password', () => {
+  const condition = live({ account, intervalMs: 0 }).condition;
+  expect(condition).toEqual({ site: 'hn-live', intervalMs: 0, retries: 3, backoffMs: 2000, maxBackoffMs: 30_000, account: 'harness' });
+  expect(JSON.stringify(condition)).not.toContain(account.password);
+});
+
 test('without HN_USERNAME and HN_PASSWORD the factory says why, also as matrix() names it; bad options fail in one line', async () => {
   await withEnv(NO_ENV, () => {
     const factory = live();

@@ -102,7 +102,7 @@ test('a site\'s condition is what it is, every fault with its default: one site 
     stateFile: null,
   });
   expect(recorded({ faults: { errorRate: 0, seed: 1 }, startLoggedIn: false }).condition).toEqual(plain);
-  expect(recorded({ faults: { injection: {} } }).condition.faults).toEqual({ ...plain.faults, injection: { rank: 1, text: DEFAULT_INJECTION } });
+  expect(recorded({ faults: { injection: {} } }).condition.faults).toEqual({ ...(plain.faults as object), injection: { rank: 1, text: DEFAULT_INJECTION } });
   expect(recorded({ stateFile: 'state.json' }).condition).toMatchObject({ stateFile: `${process.cwd()}/state.json` });
   expect(recorded({ faults: { errorRate: 1 } }).condition).not.toEqual(recorded({ faults: { latencyMs: 3000 } }).condition);
   // The password is a secret: the condition, written to every report, never holds it.

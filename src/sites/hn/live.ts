@@ -32,7 +32,8 @@ export function live(options: LiveOptions = {}): SiteFactory<HnSnapshot, HnChang
   const unavailable = () => (account ? undefined : missingAccount(process.env));
   return {
     name: 'hn-live',
-    condition: { site: 'hn-live', ...politeness },
+    // The account's name, never its password: the condition is written to every report.
+    condition: { site: 'hn-live', ...politeness, account: account?.username ?? process.env.HN_USERNAME ?? null },
     unavailable,
     create() {
       const reason = unavailable();

@@ -20,7 +20,8 @@ export function recorded({ startLoggedIn = false, ...options }: RecordedOptions 
   const parsed = parseReplicaOptions(options);
   const varied = options.capture !== undefined || options.faults !== undefined || options.stateFile !== undefined || options.account !== undefined || startLoggedIn;
   // Every option with its default, so that two spellings of one site are one cell. The account's
-  // name only: the condition is written to reports, a password never is.
+  // name only: the condition is written to reports, a password never is. The stateFile by its path,
+  // not its content: runs change the content, and each worker loads the config at its own moment.
   const condition = {
     site: 'hn-recorded',
     capture: parsed.capture === undefined ? null : resolve(parsed.capture),
