@@ -28,7 +28,7 @@ export {
 } from './models/cassette.ts';
 export type { Model, ChatRequest, ChatResponse, ChatMessage } from './models/types.ts';
 export { judge } from './eval/oracle.ts';
-export type { Postcondition } from './eval/postconditions.ts';
+export type { Evidence, Postcondition, Verdict } from './eval/postconditions.ts';
 export type { Task } from './eval/tasks.ts';
 export type { Site, SiteFactory, SiteIdle, StateChange } from './sites/site.ts';
 export type { HnChange, HnSnapshot } from './sites/hn/snapshot.ts';
