@@ -49,8 +49,9 @@ export default class HarnessReporter implements Reporter {
     this.gates = (options.gates ?? [{ maxFalseSuccessRate: 0 }]).map((gate, index) => parseInput(gateSchema, gate, `harness-eval reporter gates[${index}]`));
   }
 
+  /** Not under `--list`: Playwright then prints the list itself. */
   printsToStdio(): boolean {
-    return this.options.progress !== false;
+    return this.options.progress !== false && this.options._mode !== 'list';
   }
 
   onBegin(config: FullConfig, suite: Suite): void {
@@ -80,7 +81,10 @@ export default class HarnessReporter implements Reporter {
     if (!this.writes) return undefined;
     const summary = await this.write(result.status !== 'interrupted');
     if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, renderMarkdown(summary));
-    console.log(`harness-eval: ${summary.recorded} of ${summary.planned} planned runs recorded (${summary.totals.incomplete} cut short) in ${summary.cells.length} cells; report in ${this.outputDir}`);
+    const { successes, falseSuccesses, falseFailures, sideEffectRuns, incomplete } = summary.totals;
+    console.log(
+      `harness-eval: ${summary.recorded} of ${summary.planned} planned runs recorded (${incomplete} cut short) in ${summary.cells.length} cells: ${successes} successes, ${falseSuccesses} false successes, ${falseFailures} false failures, ${sideEffectRuns} with side effects; report in ${this.outputDir}`,
+    );
     if (summary.missing.length > 0) {
       console.log(`harness-eval: ${summary.missing.length} test${plural(summary.missing.length)} recorded no run: ${summary.missing.map((test) => `${test.title} (${test.project})`).join(', ')}`);
     }
