@@ -146,23 +146,23 @@ export default class HarnessReporter implements Reporter {
   private readAttempt(test: TestCase, result: TestResult): Attempt {
     const attempt: Attempt = { retry: result.retry, runs: [], starts: [], unreadable: [] };
     const where = `"${test.title}" (${test.parent.project()?.name ?? ''})`;
-    for (const attachment of result.attachments) {
-      const isRun = attachment.name === HARNESS_RUN_ATTACHMENT;
-      if (!isRun && attachment.name !== HARNESS_RUN_START_ATTACHMENT) continue;
+    const read = <T>(attachment: TestResult['attachments'][number], parse: (text: string, label: string) => ParsedAttachment<T>, into: T[]) => {
       const label = `harness-eval: ${attachment.name} of ${where}`;
-      let parsed: ParsedAttachment<unknown>;
+      let parsed: ParsedAttachment<T>;
       try {
-        const text = attachment.body ? attachment.body.toString('utf8') : readFileSync(attachment.path!, 'utf8');
-        parsed = isRun ? parseRunAttachment(text, label) : parseStartAttachment(text, label);
+        parsed = parse(attachment.body ? attachment.body.toString('utf8') : readFileSync(attachment.path!, 'utf8'), label);
       } catch (error) {
         parsed = { ok: false, error: `${label}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
       }
-      if (parsed.ok && isRun) attempt.runs.push(parsed.value as Attempt['runs'][number]);
-      else if (parsed.ok) attempt.starts.push(parsed.value as Attempt['starts'][number]);
+      if (parsed.ok) into.push(parsed.value);
       else {
-        console.log(`${parsed.error.split('\n')[0]}; the run counts as missing`);
+        console.log(`${parsed.error}; the run counts as missing`);
         attempt.unreadable.push(parsed.run);
       }
+    };
+    for (const attachment of result.attachments) {
+      if (attachment.name === HARNESS_RUN_ATTACHMENT) read(attachment, parseRunAttachment, attempt.runs);
+      else if (attachment.name === HARNESS_RUN_START_ATTACHMENT) read(attachment, parseStartAttachment, attempt.starts);
     }
     return attempt;
   }
