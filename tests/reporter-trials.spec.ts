@@ -39,6 +39,19 @@ test('with --retries 2, a test that fails after its run counts once, with its la
   expect(result.stdout).toContain('attempt 1: Playwright retries it');
 });
 
+test('a test --max-failures stopped before it ran is missing, and the summary is not complete', async () => {
+  const { env } = workspace();
+  const result = await runTest(['--project', 'scripted:overclaimer · bare', '--max-failures', '1'], env);
+  expect(result.code).toBe(1);
+  expect(readSummary(env.REPORT_DIR)).toMatchObject({
+    complete: false,
+    planned: 2,
+    recorded: 1,
+    missing: [{ title: 'a run that passes on its third attempt', project: 'scripted:overclaimer · bare' }],
+  });
+  expect(result.stdout).toContain('harness-eval: 1 test recorded no run: a run that passes on its third attempt (scripted:overclaimer · bare)');
+});
+
 test('a worker that dies mid-run leaves its run counted, incomplete and unjudged', async () => {
   const { env } = workspace();
   const result = await runTest(['--project', 'synthetic'], { ...env, SCENARIO: 'crash' });
