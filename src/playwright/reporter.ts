@@ -25,6 +25,8 @@ export interface HarnessReporterOptions {
 
 /** Partial summaries are written at most this often while a matrix runs. */
 const WRITE_INTERVAL_MS = 1000;
+/** Missing tests named in the final lines; summary.json lists them all. */
+const MISSING_NAMED = 5;
 
 /**
  * `harness-eval/reporter`: turns the `harness-run.json` attachment of every test into trials,
@@ -71,9 +73,9 @@ export default class HarnessReporter implements Reporter {
       if (annotation.type === 'skip' && annotation.description) record.skipReasons.add(annotation.description);
     }
     // A result Playwright will retry is not a finished trial: its next attempt is.
-    const retried = test.outcome() === 'unexpected' && test.results.length <= test.retries;
-    if (!retried) this.finished += 1;
-    if (this.options.progress !== false) this.printProgress(test, result, attempt, retried);
+    const willRetry = test.outcome() === 'unexpected' && test.results.length <= test.retries;
+    if (!willRetry) this.finished += 1;
+    if (this.options.progress !== false) this.printProgress(test, result, attempt, willRetry);
     if (this.writes && Date.now() - this.lastWrite >= WRITE_INTERVAL_MS) this.writePartial();
   }
 
@@ -86,7 +88,9 @@ export default class HarnessReporter implements Reporter {
       `harness-eval: ${summary.recorded} of ${summary.planned} planned runs recorded (${incomplete} cut short) in ${summary.cells.length} cells: ${successes} successes, ${falseSuccesses} false successes, ${falseFailures} false failures, ${sideEffectRuns} with side effects; report in ${this.outputDir}`,
     );
     if (summary.missing.length > 0) {
-      console.log(`harness-eval: ${summary.missing.length} test${plural(summary.missing.length)} recorded no run: ${summary.missing.map((test) => `${test.title} (${test.project})`).join(', ')}`);
+      const named = summary.missing.slice(0, MISSING_NAMED).map((test) => `${test.title} (${test.project})`);
+      const more = summary.missing.length > MISSING_NAMED ? `, and ${summary.missing.length - MISSING_NAMED} more (summary.json lists them)` : '';
+      console.log(`harness-eval: ${summary.missing.length} test${plural(summary.missing.length)} recorded no run: ${named.join(', ')}${more}`);
     }
     if (this.baseline) console.log(renderComparison(compareSummaries(this.baseline, summary)));
     const failure = this.failure(summary);
@@ -96,7 +100,7 @@ export default class HarnessReporter implements Reporter {
     return { status: 'failed' };
   }
 
-  /** Why the run fails, printed in full, with its first line answered; undefined when it holds. */
+  /** Prints why the run fails (nothing measured, a gate matching no cell, breaches) and answers it in one line; undefined when it holds. */
   private failure(summary: Summary): string | undefined {
     if (summary.recorded === 0) {
       const line = `harness-eval: nothing was measured: ${this.whyNothing()}`;
@@ -182,11 +186,11 @@ export default class HarnessReporter implements Reporter {
     return written.then(() => summary);
   }
 
-  private printProgress(test: TestCase, result: TestResult, attempt: Attempt, retried: boolean): void {
+  private printProgress(test: TestCase, result: TestResult, attempt: Attempt, willRetry: boolean): void {
     const total = this.tests.size;
     const count = `[${this.finished}/${total}, ${Math.max(0, total - this.finished)} left]`;
     const seconds = `${(result.duration / 1000).toFixed(1)} s`;
-    const retry = retried ? `, attempt ${result.retry + 1}: Playwright retries it` : result.retry > 0 ? `, retry ${result.retry}` : '';
+    const retry = willRetry ? `, attempt ${result.retry + 1}: Playwright retries it` : result.retry > 0 ? `, retry ${result.retry}` : '';
     if (attempt.runs.length === 0) console.log(`${count} ${test.parent.project()?.name ?? ''} › ${test.title}: ${result.status}${retry}, ${seconds}`);
     for (const run of attempt.runs) {
       const extra = [...(run.sideEffects.length > 0 ? [`${run.sideEffects.length} side effect${plural(run.sideEffects.length)}`] : []), ...(run.incomplete ? ['incomplete'] : [])];
