@@ -46,6 +46,7 @@ test('cells only in one summary are added or removed; the text has a line per ce
   ]);
   const text = renderComparison(changes);
   expect(text).toContain('upvote-first-post · model:new · verified · hn-recorded (added): success — → 50% (');
+  expect(text).toMatch(/false failure — → 0% \(0–\d+%\); side effects — → 0% \(0–\d+%\)$/m);
   expect(text.split('\n').at(-1)).toBe('2 cells compared, 0 flagged');
 });
 
@@ -61,7 +62,62 @@ test('harness-eval report --baseline prints the comparison from files; bad files
   const broken = cli('--baseline', join(dir, 'broken.json'), join(dir, 'new.json'));
   expect(broken.status).toBe(2);
   expect(broken.stderr.trim().split('\n')).toHaveLength(1);
-  expect(broken.stderr).toContain('broken.json: schemaVersion: Invalid input: expected 1');
+  expect(broken.stderr).toContain('broken.json: generatedAt: Invalid input: expected string, received undefined;');
   expect(() => readSummary(join(dir, 'missing.json'))).toThrow(/missing\.json: cannot read this summary\.json \(ENOENT\)$/);
   expect(cli('--baseline', join(dir, 'old.json')).stderr).toContain('usage: harness-eval report --baseline OLD.json NEW.json');
+});
+
+test('false failures and side effects are compared too, flagged when their intervals part', () => {
+  const sideEffect = { kind: 'vote', id: '1', detail: 'harness upvoted 1' };
+  const before = summaryOf(runs('model:a', 10, 10));
+  const after = summarize(
+    runs('model:a', 10, 10).map((run) => ({ ...run, claimed: false, falseFailure: true, sideEffects: [sideEffect] })),
+    { complete: true },
+  );
+  const [change] = compareSummaries(before, after);
+  expect(change!.flagged).toEqual(['false-failure rate', 'side-effect rate']);
+  expect(renderComparison([change!])).toContain('false failure 0% (0–28%) → 100% (72–100%); side effects 0% (0–28%) → 100% (72–100%)  ⚑ false-failure rate, side-effect rate changed beyond the intervals');
+});
+
+test('a version 1 summary is read as a baseline: what it lacks shows as —, never as 0', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'harness-eval-compare-v1-'));
+  const interval = (value: number, low: number, high: number) => ({ value, low, high });
+  // A summary.json as version 1 wrote it: no condition, false failures, side effects or planned runs.
+  const v1 = {
+    schemaVersion: 1,
+    generatedAt: '2025-06-01T00:00:00.000Z',
+    complete: true,
+    totals: { runs: 10, successes: 0, falseSuccesses: 10 },
+    cells: [
+      {
+        task: 'upvote-first-post',
+        model: 'model:a',
+        layers: 'verified',
+        site: 'hn-recorded',
+        runs: 10,
+        successes: 0,
+        claimed: 10,
+        falseSuccesses: 10,
+        unsupportedClaims: 0,
+        successRate: interval(0, 0, 0.2775),
+        falseSuccessRate: interval(1, 0.7225, 1),
+        iterations: { mean: 5, median: 5, p95: 5, max: 5 },
+        tokens: { input: 1000, output: 100 },
+        wallMs: { median: 1000 },
+        stopReasons: { finished: 10 },
+        passHatK: {},
+        runIds: [],
+      },
+    ],
+  };
+  writeFileSync(join(dir, 'v1.json'), JSON.stringify(v1));
+  writeFileSync(join(dir, 'v2.json'), JSON.stringify(summaryOf(runs('model:a', 10, 10))));
+  const baseline = readSummary(join(dir, 'v1.json'));
+  expect(baseline.schemaVersion).toBe(1);
+  expect(baseline.cells[0]!.falseFailureRate).toBeUndefined();
+  const text = renderComparison(compareSummaries(baseline, readSummary(join(dir, 'v2.json'))));
+  expect(text).toContain('upvote-first-post · model:a · verified · hn-recorded: success 0% (0–28%) → 100% (72–100%); false success 100% (72–100%) → 0% (0–28%); false failure — → 0% (0–28%); side effects — → 0% (0–28%)  ⚑ success rate, false-success rate changed beyond the intervals');
+  const cli = spawnSync(process.execPath, ['bin/harness-eval.js', 'report', '--baseline', join(dir, 'v1.json'), join(dir, 'v2.json')], { encoding: 'utf8' });
+  expect(cli.status).toBe(0);
+  expect(cli.stdout).toContain('false failure — → 0% (0–28%)');
 });

@@ -16,16 +16,21 @@ export interface Child {
   stdout: string;
 }
 
-/** `onOutput` sees the output so far at every chunk, and can interrupt the child as Ctrl-C would. */
-export function playwright(args: string[], env: Record<string, string>, onOutput?: (stdout: string, kill: () => void) => void): Promise<Child> {
+/**
+ * `onOutput` sees the output so far when the child starts (empty) and at every chunk, and can
+ * interrupt the child as Ctrl-C would, or kill it with another signal.
+ */
+export function playwright(args: string[], env: Record<string, string>, onOutput?: (stdout: string, kill: (signal?: NodeJS.Signals) => void) => void): Promise<Child> {
   // The child reports where the test says, and has no API key: an openai: model must skip.
   const { OPENAI_API_KEY: _key, PLAYWRIGHT_JSON_OUTPUT_NAME: _json, ...inherited } = process.env;
   const child = spawn(process.execPath, [cli, ...args], { env: { ...inherited, ...env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
+  const kill = (signal: NodeJS.Signals = 'SIGINT') => child.kill(signal);
   const collect = (chunk: Buffer) => {
     stdout += chunk;
-    onOutput?.(stdout, () => child.kill('SIGINT'));
+    onOutput?.(stdout, kill);
   };
+  onOutput?.(stdout, kill);
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout })));

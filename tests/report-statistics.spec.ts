@@ -5,7 +5,7 @@ import { expect, test } from '@playwright/test';
 import { InputError } from '../src/input.ts';
 import { renderHtml, renderMarkdown, writeSummaryFiles } from '../src/report/files.ts';
 import { describe, passHatK, passHatKTable, wilson } from '../src/report/statistics.ts';
-import { checkGates, summarize } from '../src/report/summarize.ts';
+import { cellLabel, checkGates, summarize, unmatchedGates } from '../src/report/summarize.ts';
 import { summarySchema, type Gate, type ReportedRun, type Summary } from '../src/report/types.ts';
 import { reportedRun } from './support.ts';
 
@@ -127,7 +127,7 @@ test.describe('summarize', () => {
       ['upvote-first-post', 'scripted:overclaimer', 'bare', 'hn-recorded', 3],
       ['upvote-first-post', 'scripted:overclaimer', 'guardrails+verify+login', 'hn-recorded', 10],
     ]);
-    expect(summary).toMatchObject({ schemaVersion: 1, generatedAt: now.toISOString(), complete: true });
+    expect(summary).toMatchObject({ schemaVersion: 2, generatedAt: now.toISOString(), complete: true, planned: 17, recorded: 17, missing: [] });
     expect(summarySchema.parse(summary)).toEqual(summary);
   });
 
@@ -138,7 +138,7 @@ test.describe('summarize', () => {
     expect(bare!.iterations).toMatchObject({ mean: 3, median: 3, max: 4 });
     expect(bare!.iterations.p95).toBeCloseTo(3.9, 10);
     expect(bare!.wallMs).toEqual({ median: 1_000 });
-    expect(bare!.tokens).toEqual({ input: 3_000, output: 300 });
+    expect(bare!.tokens).toEqual({ input: 3_000, output: 300, unknownRuns: 0 });
     expect(bare!.cost).toBeUndefined();
     expect(bare!.passHatK).toEqual({ '1': 0, '2': 0, '3': 0 });
     expect(bare!.runIds).toEqual(runs.slice(0, 3).map((r) => r.test.id));
@@ -158,14 +158,14 @@ test.describe('summarize', () => {
   test('cost from the price table, per million tokens', () => {
     const [priced] = summaryOf(classicRuns()).cells;
     expect(priced!.model).toBe('openai:gpt-4o-mini');
-    expect(priced!.tokens).toEqual({ input: 4_000_000, output: 1_000_000 });
+    expect(priced!.tokens).toEqual({ input: 4_000_000, output: 1_000_000, unknownRuns: 0 });
     expect(priced!.cost).toBeCloseTo(4 * 0.15 + 1 * 0.6, 10);
     expect(summarize(classicRuns(), { complete: false, now }).cells.every((cell) => cell.cost === undefined)).toBe(true);
   });
 
   test('totals add up the cells', () => {
     const summary = summaryOf(classicRuns());
-    expect(summary.totals).toEqual({ runs: 15, successes: 7, falseSuccesses: 3 });
+    expect(summary.totals).toEqual({ runs: 15, successes: 7, falseSuccesses: 3, falseFailures: 0, sideEffectRuns: 0, incomplete: 0, retried: 0 });
   });
 
   test('does not depend on the order of the runs', () => {
@@ -178,7 +178,16 @@ test.describe('summarize', () => {
   });
 
   test('no runs: no cells, zero totals', () => {
-    expect(summarize([], { complete: false, now })).toEqual({ schemaVersion: 1, generatedAt: now.toISOString(), complete: false, totals: { runs: 0, successes: 0, falseSuccesses: 0 }, cells: [] });
+    expect(summarize([], { complete: false, now })).toEqual({
+      schemaVersion: 2,
+      generatedAt: now.toISOString(),
+      complete: false,
+      planned: 0,
+      recorded: 0,
+      missing: [],
+      totals: { runs: 0, successes: 0, falseSuccesses: 0, falseFailures: 0, sideEffectRuns: 0, incomplete: 0, retried: 0 },
+      cells: [],
+    });
   });
 });
 
@@ -238,7 +247,7 @@ test.describe('rendering', () => {
     const markdown = renderMarkdown(summary);
     const lines = markdown.split('\n');
     expect(lines[0]).toBe('# harness-eval summary');
-    expect(markdown).toContain('15 runs in 3 cells');
+    expect(markdown).toContain('15 runs of 15 planned in 3 cells');
     expect(lines.filter((line) => line.startsWith('| upvote-first-post |'))).toHaveLength(3);
     const login = lines.find((line) => line.includes('guardrails+verify+login'))!;
     expect(login).toContain('| 60% (31–83%) |');
@@ -266,14 +275,14 @@ test.describe('rendering', () => {
     expect(ids.filter((id) => id.startsWith('run-'))).toHaveLength(runs.length);
     expect(new Set(ids).size).toBe(ids.length);
     expect(hrefs.every((href) => ids.includes(href.slice(1)))).toBe(true);
-    // Two heatmaps (success, false success) for the one task × site, each cell linked.
-    expect(html.match(/<table class="heat">/g)).toHaveLength(2);
+    // Four heatmaps (success, false success, false failure, side effects) for the one task × site, each cell linked.
+    expect(html.match(/<table class="heat">/g)).toHaveLength(4);
     expect(html.match(/<svg class="hist"/g)).toHaveLength(summary.cells.length);
   });
 
-  test('HTML: one heatmap pair per task × site', () => {
+  test('HTML: one set of four heatmaps per task × site', () => {
     const runs = [run(), run({ site: 'hn-live' }), run({ task: 'other' })];
-    expect(renderHtml(summaryOf(runs), runs).match(/<table class="heat">/g)).toHaveLength(6);
+    expect(renderHtml(summaryOf(runs), runs).match(/<table class="heat">/g)).toHaveLength(12);
   });
 });
 
@@ -289,5 +298,96 @@ test.describe('writeSummaryFiles', () => {
     expect(written).toEqual({ ...summary, complete: false });
     expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toBe(renderMarkdown(written));
     expect(readFileSync(join(dir, 'index.html'), 'utf8')).toBe(renderHtml(written, runs));
+  });
+});
+
+test.describe('cells keyed by what ran', () => {
+  // The same names over two different sites: one with every request failing and a cap of 1, one clean.
+  const faulty = { model: 'scripted:diligent', layers: 'bare', site: { name: 'hn-recorded-custom', faults: { errorRate: 1 }, maxIterations: 1 } };
+  const clean = { model: 'scripted:diligent', layers: 'bare', site: { name: 'hn-recorded-custom', maxIterations: 15 } };
+  const named = { model: 'scripted:diligent', site: 'hn-recorded-custom' };
+  const runsUnder = () => [
+    run({ ...named, condition: faulty, claimed: false }),
+    run({ ...named, condition: faulty, claimed: false }),
+    run({ ...named, condition: clean, actual: true }),
+    run({ ...named, condition: clean, actual: true }),
+  ];
+
+  test('two conditions under one name are two cells, told apart by a short hash of the part that differs', () => {
+    const summary = summaryOf(runsUnder());
+    expect(summary.cells).toHaveLength(2);
+    const sites = summary.cells.map((cell) => cell.site);
+    expect(sites.every((site) => /^hn-recorded-custom#[0-9a-f]{6}$/.test(site))).toBe(true);
+    expect(new Set(sites).size).toBe(2);
+    expect(summary.cells.map((cell) => [cell.model, cell.layers])).toEqual([['scripted:diligent', 'bare'], ['scripted:diligent', 'bare']]);
+    const bySuccess = Object.fromEntries(summary.cells.map((cell) => [cell.successRate.value, cell.condition]));
+    expect(bySuccess).toEqual({ 0: faulty, 1: clean });
+    // Stable: the same condition gets the same label in any order, in any run.
+    expect(summaryOf(shuffled(runsUnder(), 3)).cells.map((cell) => cell.site)).toEqual(sites);
+  });
+
+  test('one condition written with its keys in another order is one cell, with no hash', () => {
+    const reordered = { site: { maxIterations: 15, name: 'hn-recorded-custom' }, layers: 'bare', model: 'scripted:diligent' };
+    const summary = summaryOf([run({ ...named, condition: clean }), run({ ...named, condition: reordered })]);
+    expect(summary.cells.map((cell) => [cell.site, cell.runs])).toEqual([['hn-recorded-custom', 2]]);
+  });
+
+  test('a gate matches a label exactly, or its name without the hash', () => {
+    const summary = summaryOf(runsUnder());
+    const limits = { maxFalseSuccessRate: 1, minSuccessRate: 0.5 };
+    const [failing, succeeding] = [...summary.cells].sort((a, b) => a.successRate.value - b.successRate.value);
+    expect(checkGates(summary, [{ site: 'hn-recorded-custom', ...limits }]).map((breach) => breach.cell)).toEqual([cellLabel(failing!)]);
+    expect(checkGates(summary, [{ site: failing!.site, ...limits }])).toHaveLength(1);
+    expect(checkGates(summary, [{ site: succeeding!.site, ...limits }])).toEqual([]);
+    expect(unmatchedGates(summary, [{ site: 'hn-recorded-custom' }, { site: 'hn-recorded' }])).toEqual(['gates[1] {"site":"hn-recorded"}']);
+  });
+});
+
+test.describe('false failures, side effects, incomplete runs and unknown tokens', () => {
+  const voteElsewhere = { kind: 'vote', id: '46194762', detail: 'harness upvoted 46194762 ("Show HN: a thing")' };
+  const mixed = () => [
+    run({ layers: 'stall', actual: true, claimed: false }),
+    run({ layers: 'stall', actual: true, sideEffects: [voteElsewhere] }),
+    run({ layers: 'stall', actual: true }),
+    run({ layers: 'stall', claimed: false, incomplete: true, judged: false, stopReason: 'timeout', tokens: { input: null, output: null } }),
+  ];
+
+  test('cells count and rate them, with intervals', () => {
+    const [cell] = summaryOf(mixed()).cells;
+    expect(cell).toMatchObject({ runs: 4, falseFailures: 1, sideEffectRuns: 1, incomplete: 1, falseFailureRate: wilson(1, 4), sideEffectRate: wilson(1, 4) });
+    expect(cell!.tokens).toEqual({ input: 3_000, output: 300, unknownRuns: 1 });
+  });
+
+  test('gates on the false-failure and side-effect rates', () => {
+    const summary = summaryOf(mixed());
+    expect(checkGates(summary, [{ maxFalseFailureRate: 0.2, maxSideEffectRate: 0 }]).map((breach) => breach.rule)).toEqual(['false-failure rate 0.25 > 0.20', 'side-effect rate 0.25 > 0.00']);
+    expect(checkGates(summary, [{ maxFalseFailureRate: 0.25, maxSideEffectRate: 0.25 }])).toEqual([]);
+  });
+
+  test('Markdown and HTML show them beside the false-success rate; a run row shows its side effects and that it was cut short', () => {
+    const runs = mixed();
+    const summary = summaryOf(runs);
+    const markdown = renderMarkdown(summary);
+    expect(markdown).toContain('| false-success rate | false-failure rate | side-effect rate | incomplete | retried |');
+    expect(markdown).toContain('| 25% (5–70%) | 25% (5–70%) | 1 | 0 |');
+    expect(markdown).toContain('1 false failures (25%) · 1 with side effects (25%) · 1 cut short');
+    expect(markdown).toContain('| 3,000 / 300 (+1 unknown) |');
+    const html = renderHtml(summary, runs);
+    expect(html).toContain('<figcaption>false-failure rate</figcaption>');
+    expect(html).toContain('<figcaption>side-effect rate</figcaption>');
+    expect(html).toContain('harness upvoted 46194762 (&quot;Show HN: a thing&quot;)');
+    expect(html).toContain('<td class="truthful-failure">truthful failure (incomplete, unjudged)</td><td class="num">3</td><td>timeout</td>');
+  });
+
+  test('a cell whose every run has unknown tokens shows them as unknown, never as 0', () => {
+    const summary = summaryOf([run({ tokens: { input: null, output: null } })]);
+    expect(renderMarkdown(summary)).toContain('| unknown |');
+    expect(renderMarkdown(summary)).not.toContain('| 0 / 0 |');
+  });
+
+  test('a summary with missing tests is not complete, and the reports list them', () => {
+    const summary = summarize(mixed(), { complete: true, now, planned: 5, missing: [{ id: 'm1', title: 'upvote never ran', project: 'p' }] });
+    expect(summary).toMatchObject({ complete: false, planned: 5, recorded: 4 });
+    expect(renderMarkdown(summary)).toContain('- missing: upvote never ran (p)');
   });
 });

@@ -22,7 +22,7 @@ test('the reporter prints a line per run and writes the summary of its cells', a
   expect(result.code).toBe(0);
   expect(result.stdout).toMatch(/\[12\/12, 0 left\] synthetic-task · double:b · verified · hn-recorded: success, \d+ iterations, finished/);
   const summary = readSummary(env.REPORT_DIR);
-  expect(summary).toMatchObject({ complete: true, totals: { runs: 12, successes: 8, falseSuccesses: 2 } });
+  expect(summary).toMatchObject({ schemaVersion: 2, complete: true, planned: 12, recorded: 12, missing: [], totals: { runs: 12, successes: 8, falseSuccesses: 2, falseFailures: 0, incomplete: 0 } });
   const bare = summary.cells.find((cell) => cell.layers === 'bare')!;
   expect(bare).toMatchObject({ runs: 4, successes: 1, claimed: 3, falseSuccesses: 2, iterations: { max: 6 } });
   expect(existsSync(join(env.REPORT_DIR, 'index.html'))).toBe(true);
@@ -57,6 +57,7 @@ test('merged shards give the same summary as one unsharded run', async () => {
   const shards = readSummary(sharded.env.REPORT_DIR);
   expect(shards.cells).toEqual(one.cells);
   expect(shards.totals).toEqual(one.totals);
+  expect([shards.planned, shards.recorded, shards.complete]).toEqual([one.planned, one.recorded, one.complete]);
   // A gate holds in the merge too (merge-reports ignores a reporter's status; ours throws there).
   const gated = await playwright(['merge-reports', '-c', `${project}/merge.config.ts`, blobs], { ...sharded.env, GATES: '[{ "layers": "bare" }]' });
   expect(gated.code).toBe(1);
@@ -89,7 +90,8 @@ test('an interrupted run (Ctrl-C) still leaves the summary of the runs that fini
   expect(interrupted).toBe(true);
   expect(result.code).not.toBe(0);
   const summary = readSummary(env.REPORT_DIR);
-  expect(summary).toMatchObject({ complete: false, totals: { runs: 12 } });
+  expect(summary).toMatchObject({ complete: false, planned: 13, recorded: 12, totals: { runs: 12 } });
+  expect(summary.missing.map((test) => test.title)).toEqual(['a run that is still going when the user presses Ctrl-C']);
 });
 
 test('harness fixture: unconfigured models skip with their reason; steps, attachment and matcher messages', async () => {

@@ -1,12 +1,13 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
-import { compareSummaries, readSummary, renderComparison } from '../report/compare.ts';
+import { compareSummaries, readSummary, renderComparison, type ComparableSummary } from '../report/compare.ts';
 import { outcomeOf, renderMarkdown, writeSummaryFiles } from '../report/files.ts';
-import { checkGates, cellLabel, summarize } from '../report/summarize.ts';
-import { gateSchema, reportedRunSchema, type Gate, type PriceTable, type ReportedRun, type Summary } from '../report/types.ts';
+import { checkGates, cellLabel, summarize, unmatchedGates } from '../report/summarize.ts';
+import { countTrials, parseRunAttachment, parseStartAttachment, type Attempt, type ParsedAttachment, type TestRecord } from '../report/trials.ts';
+import { gateSchema, type Gate, type PriceTable, type Summary } from '../report/types.ts';
 import { parseInput } from '../input.ts';
-import { HARNESS_RUN_ATTACHMENT } from './fixtures.ts';
+import { HARNESS_RUN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT } from './fixtures.ts';
 
 export interface HarnessReporterOptions {
   /** Where summary.json, summary.md and index.html go, relative to the config file. */
@@ -16,27 +17,32 @@ export interface HarnessReporterOptions {
   prices?: PriceTable;
   /** One line per finished run, with the count done and left. */
   progress?: boolean;
-  /** A summary.json from an earlier run: each cell's change is printed, flagged where the intervals part. */
+  /** A summary.json (version 1 or 2) from an earlier run: each cell's change is printed, flagged where the intervals part. */
   baseline?: string;
-  /** Set by Playwright: `'merge'` inside merge-reports. */
+  /** Set by Playwright: `'test'`, `'list'` for `--list`, `'merge'` inside merge-reports. */
   _mode?: string;
 }
 
 /** Partial summaries are written at most this often while a matrix runs. */
 const WRITE_INTERVAL_MS = 1000;
+/** Missing tests named in the final lines; summary.json lists them all. */
+const MISSING_NAMED = 5;
 
 /**
- * `harness-eval/reporter`: turns the `harness-run.json` attachment of every test into cells and
- * their numbers. It reads nothing else, so `merge-reports` of shards gives the same summary.
+ * `harness-eval/reporter`: turns the `harness-run.json` attachment of every test into trials,
+ * cells and their numbers. It reads nothing else, so `merge-reports` of shards gives the same
+ * summary. It writes nothing for `--list` or when no test was found, so an earlier report stays.
  */
 export default class HarnessReporter implements Reporter {
-  private readonly runs: ReportedRun[] = [];
+  /** Every test Playwright planned, by id, in the suite's order. */
+  private readonly tests = new Map<string, TestRecord & { skipReasons: Set<string> }>();
   private readonly gates: Gate[];
   /** Read when the config loads, so a bad baseline fails at once, in one line. */
-  private readonly baseline?: Summary;
+  private readonly baseline?: ComparableSummary;
   private outputDir = '';
-  private total = 0;
-  private done = 0;
+  /** False for `--list` and when no test was found: nothing is written. */
+  private writes = false;
+  private finished = 0;
   private lastWrite = 0;
   private writing: Promise<unknown> = Promise.resolve();
 
@@ -45,60 +51,158 @@ export default class HarnessReporter implements Reporter {
     this.gates = (options.gates ?? [{ maxFalseSuccessRate: 0 }]).map((gate, index) => parseInput(gateSchema, gate, `harness-eval reporter gates[${index}]`));
   }
 
+  /** Not under `--list`: Playwright then prints the list itself. */
   printsToStdio(): boolean {
-    return this.options.progress !== false;
+    return this.options.progress !== false && this.options._mode !== 'list';
   }
 
   onBegin(config: FullConfig, suite: Suite): void {
     this.outputDir = resolve(config.configFile ? dirname(config.configFile) : config.rootDir, this.options.outputDir ?? 'reports');
-    this.total = suite.allTests().length;
+    for (const test of suite.allTests()) this.record(test);
+    this.writes = this.options._mode !== 'list' && this.tests.size > 0;
+    // At once: a run killed before its first result must not leave an earlier run's complete summary.
+    if (this.writes) this.writePartial();
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
-    this.done += 1;
-    const runs = result.attachments.filter((attachment) => attachment.name === HARNESS_RUN_ATTACHMENT).map((attachment) => {
-      const json = attachment.body ? attachment.body.toString('utf8') : readFileSync(attachment.path!, 'utf8');
-      return parseInput(reportedRunSchema, JSON.parse(json), `${HARNESS_RUN_ATTACHMENT} of "${test.title}"`);
-    });
-    this.runs.push(...runs);
-    if (this.options.progress !== false) this.printProgress(test, result, runs);
-    if (Date.now() - this.lastWrite >= WRITE_INTERVAL_MS) void this.write(false);
+    const record = this.record(test);
+    const attempt = this.readAttempt(test, result);
+    record.attempts.push(attempt);
+    record.status = result.status;
+    for (const annotation of [...test.annotations, ...(result.annotations ?? [])]) {
+      if (annotation.type === 'skip' && annotation.description) record.skipReasons.add(annotation.description);
+    }
+    // A result Playwright will retry is not a finished trial: its next attempt is.
+    const willRetry = test.outcome() === 'unexpected' && test.results.length <= test.retries;
+    if (!willRetry) this.finished += 1;
+    if (this.options.progress !== false) this.printProgress(test, result, attempt, willRetry);
+    if (this.writes && Date.now() - this.lastWrite >= WRITE_INTERVAL_MS) this.writePartial();
   }
 
   async onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
+    if (!this.writes) return undefined;
     const summary = await this.write(result.status !== 'interrupted');
     if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, renderMarkdown(summary));
-    console.log(`harness-eval: ${summary.totals.runs} runs in ${summary.cells.length} cells; report in ${this.outputDir}`);
+    const { successes, falseSuccesses, falseFailures, sideEffectRuns, incomplete } = summary.totals;
+    console.log(
+      `harness-eval: ${summary.recorded} of ${summary.planned} planned runs recorded (${incomplete} cut short) in ${summary.cells.length} cells: ${successes} successes, ${falseSuccesses} false successes, ${falseFailures} false failures, ${sideEffectRuns} with side effects; report in ${this.outputDir}`,
+    );
+    if (summary.missing.length > 0) {
+      const named = summary.missing.slice(0, MISSING_NAMED).map((test) => `${test.title} (${test.project})`);
+      const more = summary.missing.length > MISSING_NAMED ? `, and ${summary.missing.length - MISSING_NAMED} more (summary.json lists them)` : '';
+      console.log(`harness-eval: ${summary.missing.length} test${plural(summary.missing.length)} recorded no run: ${named.join(', ')}${more}`);
+    }
     if (this.baseline) console.log(renderComparison(compareSummaries(this.baseline, summary)));
-    const breaches = checkGates(summary, this.gates);
-    if (breaches.length === 0) return undefined;
-    console.log(`harness-eval: gate breached in ${breaches.length} cell${breaches.length === 1 ? '' : 's'}:`);
-    for (const breach of breaches) console.log(`  ${breach.cell}: ${breach.rule}`);
+    const failure = this.failure(summary);
+    if (!failure) return undefined;
     // merge-reports ignores the status onEnd returns and fails only when a reporter throws.
-    if (this.options._mode === 'merge') throw new Error(`harness-eval: gate breached in ${breaches.length} cell${breaches.length === 1 ? '' : 's'}`);
+    if (this.options._mode === 'merge') throw new Error(failure);
     return { status: 'failed' };
+  }
+
+  /** Prints why the run fails (nothing measured, a gate matching no cell, breaches) and answers it in one line; undefined when it holds. */
+  private failure(summary: Summary): string | undefined {
+    if (summary.recorded === 0) {
+      const line = `harness-eval: nothing was measured: ${this.whyNothing()}`;
+      console.log(line);
+      return line;
+    }
+    const unmatched = unmatchedGates(summary, this.gates);
+    for (const gate of unmatched) console.log(`harness-eval: gate matches no cell: ${gate}`);
+    const breaches = checkGates(summary, this.gates);
+    if (breaches.length > 0) {
+      console.log(`harness-eval: gate breached in ${breaches.length} cell${plural(breaches.length)}:`);
+      for (const breach of breaches) console.log(`  ${breach.cell}: ${breach.rule}`);
+    }
+    if (breaches.length > 0) return `harness-eval: gate breached in ${breaches.length} cell${plural(breaches.length)}`;
+    if (unmatched.length > 0) return `harness-eval: gate matches no cell: ${unmatched.join(', ')}`;
+    return undefined;
+  }
+
+  /** `12 tests skipped (openai:gpt-4o-mini: OPENAI_API_KEY is not set)`, and what the other tests did. */
+  private whyNothing(): string {
+    const tests = [...this.tests.values()];
+    const skipped = tests.filter((test) => test.status === 'skipped');
+    const reasons = [...new Set(skipped.flatMap((test) => [...test.skipReasons]))];
+    const notRun = tests.filter((test) => test.status === 'notRun').length;
+    const ran = tests.length - skipped.length - notRun;
+    const parts = [
+      skipped.length > 0 && `${skipped.length} test${plural(skipped.length)} skipped${reasons.length > 0 ? ` (${reasons.slice(0, 3).join('; ')}${reasons.length > 3 ? '; …' : ''})` : ''}`,
+      ran > 0 && `${ran} test${plural(ran)} ran and recorded no harness run`,
+      notRun > 0 && `${notRun} test${plural(notRun)} never ran`,
+    ];
+    return parts.filter(Boolean).join(', ');
+  }
+
+  private record(test: TestCase) {
+    let record = this.tests.get(test.id);
+    if (!record) {
+      record = { id: test.id, title: test.titlePath().slice(3).join(' › '), project: test.parent.project()?.name ?? '', status: 'notRun', attempts: [], skipReasons: new Set() };
+      this.tests.set(test.id, record);
+    }
+    return record;
+  }
+
+  /**
+   * The runs and starts one attempt attached. An attachment that cannot be read is named in one
+   * line and its trial counts as missing: no reporter exception drops the other runs.
+   */
+  private readAttempt(test: TestCase, result: TestResult): Attempt {
+    const attempt: Attempt = { retry: result.retry, runs: [], starts: [], unreadable: [] };
+    const where = `"${test.title}" (${test.parent.project()?.name ?? ''})`;
+    const read = <T>(attachment: TestResult['attachments'][number], parse: (text: string, label: string) => ParsedAttachment<T>, into: T[]) => {
+      const label = `harness-eval: ${attachment.name} of ${where}`;
+      let parsed: ParsedAttachment<T>;
+      try {
+        parsed = parse(attachment.body ? attachment.body.toString('utf8') : readFileSync(attachment.path!, 'utf8'), label);
+      } catch (error) {
+        parsed = { ok: false, error: `${label}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+      }
+      if (parsed.ok) into.push(parsed.value);
+      else {
+        console.log(`${parsed.error}; the run counts as missing`);
+        attempt.unreadable.push(parsed.run);
+      }
+    };
+    for (const attachment of result.attachments) {
+      if (attachment.name === HARNESS_RUN_ATTACHMENT) read(attachment, parseRunAttachment, attempt.runs);
+      else if (attachment.name === HARNESS_RUN_START_ATTACHMENT) read(attachment, parseStartAttachment, attempt.starts);
+    }
+    return attempt;
+  }
+
+  /** A progress write; if it fails, the final write fails the same way and says why. */
+  private writePartial(): void {
+    this.write(false).catch(() => undefined);
   }
 
   /** Writes are chained, so a late partial write never lands after the final one. */
   private write(complete: boolean) {
     this.lastWrite = Date.now();
-    const summary = summarize(this.runs, { prices: this.options.prices, complete });
-    const runs = [...this.runs];
+    const { runs, planned, missing } = countTrials([...this.tests.values()]);
+    const summary = summarize(runs, { prices: this.options.prices, complete, planned, missing });
     const written = this.writing.then(() => writeSummaryFiles(this.outputDir, summary, runs));
     this.writing = written.catch(() => undefined);
     return written.then(() => summary);
   }
 
-  private printProgress(test: TestCase, result: TestResult, runs: ReportedRun[]): void {
-    const count = `[${this.done}/${this.total}, ${this.total - this.done} left]`;
+  private printProgress(test: TestCase, result: TestResult, attempt: Attempt, willRetry: boolean): void {
+    const total = this.tests.size;
+    const count = `[${this.finished}/${total}, ${Math.max(0, total - this.finished)} left]`;
     const seconds = `${(result.duration / 1000).toFixed(1)} s`;
-    if (runs.length === 0) console.log(`${count} ${test.parent.project()?.name ?? ''} › ${test.title}: ${result.status}, ${seconds}`);
-    for (const run of runs) {
-      console.log(`${count} ${cellLabel(run)}: ${outcomeOf(run)}, ${run.iterations} iterations, ${run.stopReason}, ${seconds}`);
+    const retry = willRetry ? `, attempt ${result.retry + 1}: Playwright retries it` : result.retry > 0 ? `, retry ${result.retry}` : '';
+    if (attempt.runs.length === 0) console.log(`${count} ${test.parent.project()?.name ?? ''} › ${test.title}: ${result.status}${retry}, ${seconds}`);
+    for (const run of attempt.runs) {
+      const extra = [...(run.sideEffects.length > 0 ? [`${run.sideEffects.length} side effect${plural(run.sideEffects.length)}`] : []), ...(run.incomplete ? ['incomplete'] : [])];
+      console.log(`${count} ${cellLabel(run)}: ${outcomeOf(run)}${extra.map((note) => `, ${note}`).join('')}, ${run.iterations} iterations, ${run.stopReason}${retry}, ${seconds}`);
     }
     // Failures keep their whole message: the matchers' lines say what was claimed and found.
     if (result.status === 'failed' || result.status === 'timedOut') console.log(indent(result.error?.message ?? result.status));
   }
+}
+
+function plural(count: number): string {
+  return count === 1 ? '' : 's';
 }
 
 function indent(text: string): string {

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cellKey, cellLabel, groupByCell } from './summarize.ts';
+import { cellLabel, conditionKey, groupByCell } from './summarize.ts';
 import type { Cell, Interval, ReportedRun, Summary } from './types.ts';
 import { escapeHtml, writeFileAtomic } from '../text.ts';
 
@@ -29,7 +29,7 @@ export async function writeSummaryFiles(dir: string, summary: Summary, runs: rea
 /** The summary as a Markdown table, one row per cell: for a CI step summary or a pull request. */
 export function renderMarkdown(summary: Summary): string {
   const withCost = summary.cells.some((cell) => cell.cost !== undefined);
-  const header = ['task', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', 'unsupported claims', 'iterations (mean / median / p95 / max)', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall time', 'stop reasons'];
+  const header = ['task', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', 'false-failure rate', 'side-effect rate', 'incomplete', 'retried', 'unsupported claims', 'iterations (mean / median / p95 / max)', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall time', 'stop reasons'];
   const rows = summary.cells.map((cell) => [
     cell.task,
     cell.model,
@@ -38,10 +38,14 @@ export function renderMarkdown(summary: Summary): string {
     String(cell.runs),
     formatInterval(cell.successRate),
     formatInterval(cell.falseSuccessRate),
+    formatInterval(cell.falseFailureRate),
+    formatInterval(cell.sideEffectRate),
+    String(cell.incomplete),
+    String(cell.retried),
     String(cell.unsupportedClaims),
     formatIterations(cell),
-    `${formatCount(cell.tokens.input)} / ${formatCount(cell.tokens.output)}`,
-    ...(withCost ? [cell.cost === undefined ? '—' : formatCost(cell.cost)] : []),
+    formatTokens(cell),
+    ...(withCost ? [formatCellCost(cell)] : []),
     formatDuration(cell.wallMs.median),
     formatStopReasons(cell.stopReasons),
   ]);
@@ -49,6 +53,7 @@ export function renderMarkdown(summary: Summary): string {
     '# harness-eval summary',
     '',
     totalsLine(summary),
+    ...missingLines(summary).map((line) => `- ${escapeMarkdownCell(line)}`),
     '',
     markdownRow(header),
     markdownRow(header.map(() => '---')),
@@ -78,7 +83,7 @@ function escapeMarkdownCell(text: string): string {
  */
 export function renderHtml(summary: Summary, runs: readonly ReportedRun[]): string {
   const runsByCell = groupByCell(runs);
-  const cellIds = new Map(summary.cells.map((cell, index) => [cellKey(cell), `cell-${index + 1}-${slug(cellLabel(cell))}`]));
+  const cellIds = new Map(summary.cells.map((cell, index) => [conditionKey(cell), `cell-${index + 1}-${slug(cellLabel(cell))}`]));
   const runIds = assignRunIds(summary.cells, runsByCell);
   return `<!doctype html>
 <html lang="en">
@@ -91,7 +96,7 @@ export function renderHtml(summary: Summary, runs: readonly ReportedRun[]): stri
 <body>
 <h1>harness-eval report</h1>
 <p>${escapeHtml(totalsLine(summary))}</p>
-<section id="heatmaps">
+${renderMissing(summary)}<section id="heatmaps">
 <h2>Heatmaps</h2>
 ${renderHeatmaps(summary.cells, cellIds)}
 </section>
@@ -140,6 +145,8 @@ function renderHeatmaps(cells: readonly Cell[], cellIds: ReadonlyMap<string, str
 <div class="pair">
 ${renderHeatmap(group, cellIds, 'success rate', (cell) => cell.successRate, successColour)}
 ${renderHeatmap(group, cellIds, 'false-success rate', (cell) => cell.falseSuccessRate, (rate) => successColour(1 - rate))}
+${renderHeatmap(group, cellIds, 'false-failure rate', (cell) => cell.falseFailureRate, (rate) => successColour(1 - rate))}
+${renderHeatmap(group, cellIds, 'side-effect rate', (cell) => cell.sideEffectRate, (rate) => successColour(1 - rate))}
 </div>`;
     })
     .join('\n');
@@ -156,7 +163,7 @@ function renderHeatmap(cells: readonly Cell[], cellIds: ReadonlyMap<string, stri
       if (!cell) return '<td>—</td>';
       const rate = rateOf(cell);
       const tooltip = `${title} ${formatInterval(rate)}, n = ${cell.runs}`;
-      return `<td style="background:${colourOf(rate.value)}"><a href="#${cellIds.get(cellKey(cell))}" title="${escapeHtml(tooltip)}">${formatPercent(rate.value)}<br><small>n=${cell.runs}</small></a></td>`;
+      return `<td style="background:${colourOf(rate.value)}"><a href="#${cellIds.get(conditionKey(cell))}" title="${escapeHtml(tooltip)}">${formatPercent(rate.value)}<br><small>n=${cell.runs}</small></a></td>`;
     });
     return `<tr><th>${escapeHtml(model)}</th>${heatCells.join('')}</tr>`;
   });
@@ -170,9 +177,9 @@ function successColour(rate: number): string {
 
 function renderCellTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, string>, runsByCell: ReadonlyMap<string, ReportedRun[]>, runIds: ReadonlyMap<ReportedRun, string>): string {
   const withCost = cells.some((cell) => cell.cost !== undefined);
-  const header = ['task', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', 'iterations', 'distribution', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall', 'stop reasons', 'runs'];
+  const header = ['task', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', 'false-failure rate', 'side-effect rate', 'incomplete', 'retried', 'iterations', 'distribution', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall', 'stop reasons', 'runs'];
   const rows = cells.map((cell) => {
-    const cellRuns = runsByCell.get(cellKey(cell)) ?? [];
+    const cellRuns = runsByCell.get(conditionKey(cell)) ?? [];
     const columns = [
       td(cell.task),
       td(cell.model),
@@ -181,15 +188,19 @@ function renderCellTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, st
       td(String(cell.runs), 'num'),
       td(formatInterval(cell.successRate), 'num'),
       td(formatInterval(cell.falseSuccessRate), 'num'),
+      td(formatInterval(cell.falseFailureRate), 'num'),
+      td(formatInterval(cell.sideEffectRate), 'num'),
+      td(String(cell.incomplete), 'num'),
+      td(String(cell.retried), 'num'),
       td(formatIterations(cell), 'num'),
       `<td>${renderHistogram(cellRuns.map((run) => run.iterations))}</td>`,
-      td(`${formatCount(cell.tokens.input)} / ${formatCount(cell.tokens.output)}`, 'num'),
-      ...(withCost ? [td(cell.cost === undefined ? '—' : formatCost(cell.cost), 'num')] : []),
+      td(formatTokens(cell), 'num'),
+      ...(withCost ? [td(formatCellCost(cell), 'num')] : []),
       td(formatDuration(cell.wallMs.median), 'num'),
       td(formatStopReasons(cell.stopReasons)),
       `<td>${renderRunLinks(cellRuns, runIds)}</td>`,
     ];
-    return `<tr id="${cellIds.get(cellKey(cell))}">${columns.join('')}</tr>`;
+    return `<tr id="${cellIds.get(conditionKey(cell))}">${columns.join('')}</tr>`;
   });
   return `<table>\n<tr>${header.map((name) => `<th>${escapeHtml(name)}</th>`).join('')}</tr>\n${rows.join('\n')}\n</table>`;
 }
@@ -228,7 +239,7 @@ function renderHistogram(iterations: readonly number[]): string {
 }
 
 function renderRunTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, string>, runsByCell: ReadonlyMap<string, ReportedRun[]>, runIds: ReadonlyMap<ReportedRun, string>): string {
-  const header = ['test', 'project', 'outcome', 'iterations', 'stop reason', 'wall time'];
+  const header = ['test', 'project', 'outcome', 'iterations', 'stop reason', 'side effects', 'wall time'];
   const rows: string[] = [];
   for (const [key, cellRuns] of orderedRunGroups(cells, runsByCell)) {
     // One heading row per cell instead of a cell column: it keeps a 10,000-run page a few MB smaller.
@@ -237,7 +248,7 @@ function renderRunTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, str
     for (const run of sortRuns(cellRuns)) {
       const outcome = outcomeOf(run);
       rows.push(
-        `<tr id="${runIds.get(run)}">${td(run.test.title)}${td(run.test.project)}${td(outcome, outcomeClass(outcome))}${td(String(run.iterations), 'num')}${td(run.stopReason)}${td(formatDuration(run.wallMs), 'num')}</tr>`,
+        `<tr id="${runIds.get(run)}">${td(runTitle(run))}${td(run.test.project)}${td(runOutcome(run), outcomeClass(outcome))}${td(String(run.iterations), 'num')}${td(run.stopReason)}${td(run.sideEffects.map((change) => change.detail).join('; ') || 'none')}${td(formatDuration(run.wallMs), 'num')}</tr>`,
       );
     }
   }
@@ -246,17 +257,17 @@ function renderRunTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, str
 
 /** The summary's cells in order, then any runs whose cell the summary lacks, so no run is hidden. */
 function orderedRunGroups(cells: readonly Cell[], runsByCell: ReadonlyMap<string, ReportedRun[]>): Array<[string, ReportedRun[]]> {
-  const inCells = new Set(cells.map(cellKey));
+  const inCells = new Set(cells.map(conditionKey));
   const groups: Array<[string, ReportedRun[]]> = [];
   for (const cell of cells) {
-    const cellRuns = runsByCell.get(cellKey(cell));
-    if (cellRuns) groups.push([cellKey(cell), cellRuns]);
+    const cellRuns = runsByCell.get(conditionKey(cell));
+    if (cellRuns) groups.push([conditionKey(cell), cellRuns]);
   }
   for (const [key, cellRuns] of runsByCell) if (!inCells.has(key)) groups.push([key, cellRuns]);
   return groups;
 }
 
-/** A unique `run-…` anchor for every run; a test's retries share its id, so later ones get a suffix. */
+/** A unique `run-…` anchor for every run; a test's runs share its id, so later ones get a suffix. */
 function assignRunIds(cells: readonly Cell[], runsByCell: ReadonlyMap<string, ReportedRun[]>): Map<ReportedRun, string> {
   const ids = new Map<ReportedRun, string>();
   const taken = new Set<string>();
@@ -273,7 +284,23 @@ function assignRunIds(cells: readonly Cell[], runsByCell: ReadonlyMap<string, Re
 }
 
 function sortRuns(runs: readonly ReportedRun[]): ReportedRun[] {
-  return [...runs].sort((a, b) => (a.test.id < b.test.id ? -1 : a.test.id > b.test.id ? 1 : a.test.retry - b.test.retry));
+  return [...runs].sort((a, b) => (a.test.id < b.test.id ? -1 : a.test.id > b.test.id ? 1 : a.test.run - b.test.run || a.test.retry - b.test.retry));
+}
+
+/** The test's title, with the run's number when the test has several and its retry when it was retried. */
+function runTitle(run: ReportedRun): string {
+  return `${run.test.title}${run.test.run > 1 ? ` (run ${run.test.run})` : ''}${run.test.retry > 0 ? ` (retry ${run.test.retry})` : ''}`;
+}
+
+/** The outcome, and whether the run was cut short or could not be judged. */
+function runOutcome(run: ReportedRun): string {
+  const notes = [...(run.incomplete ? ['incomplete'] : []), ...(run.judged ? [] : ['unjudged'])];
+  return `${outcomeOf(run)}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;
+}
+
+function renderMissing(summary: Summary): string {
+  const lines = missingLines(summary);
+  return lines.length === 0 ? '' : `<ul id="missing">${lines.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>\n`;
 }
 
 export type Outcome = 'success' | 'false success' | 'truthful failure' | 'false failure';
@@ -305,10 +332,31 @@ function distinct(values: readonly string[]): string[] {
 // ── Shared formatting ────────────────────────────────────────────────────────────────────────────
 
 function totalsLine(summary: Summary): string {
-  const { runs, successes, falseSuccesses } = summary.totals;
+  const { runs, successes, falseSuccesses, falseFailures, sideEffectRuns, incomplete } = summary.totals;
   const share = (count: number) => (runs === 0 ? '' : ` (${formatPercent(count / runs)})`);
-  const state = summary.complete ? 'complete' : 'incomplete: the run had not finished';
-  return `${formatCount(runs)} runs in ${summary.cells.length} cells · ${formatCount(successes)} successes${share(successes)} · ${formatCount(falseSuccesses)} false successes${share(falseSuccesses)} · ${state} · generated ${summary.generatedAt}`;
+  const state = summary.complete ? 'complete' : `incomplete: ${summary.missing.length > 0 ? `${summary.missing.length} planned tests recorded no run` : 'the run had not finished'}`;
+  return [
+    `${formatCount(runs)} runs of ${formatCount(summary.planned)} planned in ${summary.cells.length} cells`,
+    `${formatCount(successes)} successes${share(successes)}`,
+    `${formatCount(falseSuccesses)} false successes${share(falseSuccesses)}`,
+    `${formatCount(falseFailures)} false failures${share(falseFailures)}`,
+    `${formatCount(sideEffectRuns)} with side effects${share(sideEffectRuns)}`,
+    `${formatCount(incomplete)} cut short`,
+    state,
+    `generated ${summary.generatedAt}`,
+  ].join(' · ');
+}
+
+/** One line per test that planned a run and recorded none. */
+function missingLines(summary: Summary): string[] {
+  return summary.missing.map((test) => `missing: ${test.title} (${test.project})`);
+}
+
+/** Token sums, with how many runs had no count to trust: unknown is never shown as 0. */
+function formatTokens({ runs, tokens }: Cell): string {
+  if (runs > 0 && tokens.unknownRuns === runs) return 'unknown';
+  const sums = `${formatCount(tokens.input)} / ${formatCount(tokens.output)}`;
+  return tokens.unknownRuns > 0 ? `${sums} (+${tokens.unknownRuns} unknown)` : sums;
 }
 
 /** `60% (31–83%)`: the rate with its 95% Wilson interval. */
@@ -332,6 +380,12 @@ function formatStopReasons(counts: Record<string, number>): string {
 
 function formatCount(count: number): string {
   return count.toLocaleString('en-US');
+}
+
+/** The cell's cost, `—` with no price, and a lower bound (`≥`) when some runs' tokens are unknown. */
+function formatCellCost({ cost, tokens }: Cell): string {
+  if (cost === undefined) return '—';
+  return `${tokens.unknownRuns > 0 ? '≥ ' : ''}${formatCost(cost)}`;
 }
 
 function formatCost(usd: number): string {

@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { stopReasons } from '../harness/trace.ts';
 import { parseInput } from '../input.ts';
 import { describe, passHatKTable, wilson } from './statistics.ts';
-import { gateSchema, type Cell, type Gate, type PriceTable, type ReportedRun, type Summary } from './types.ts';
+import { gateSchema, type Cell, type Condition, type Gate, type MissingTest, type PriceTable, type ReportedRun, type Summary } from './types.ts';
 
 /** What names a cell: one task, model, layer stack and site. */
 export type CellKeys = Pick<Cell, 'task' | 'model' | 'layers' | 'site'>;
@@ -9,25 +10,41 @@ export type CellKeys = Pick<Cell, 'task' | 'model' | 'layers' | 'site'>;
 export interface SummarizeOptions {
   /** Per-million-token prices; a cell gets a `cost` only when its model is listed. */
   prices?: PriceTable;
-  /** False while the run is still going (progress) or was interrupted. */
+  /** False while the run is still going (progress) or was interrupted; false too when anything is missing. */
   complete: boolean;
+  /** Trials planned (see trials.ts); by default one per run given. */
+  planned?: number;
+  /** Tests with a planned run they did not record. */
+  missing?: readonly MissingTest[];
   /** The time stamped into `generatedAt`; fixed in tests. */
   now?: Date;
 }
 
 /**
- * Groups judged runs into cells and computes each cell's rates, intervals, distributions and
- * costs. One pass groups the runs; each cell's numbers are then linear in its runs, so 10,000 runs
- * take milliseconds. The result does not depend on the runs' order (merged shards arrive in any).
+ * Groups judged runs into cells by what ran (task and condition, not names) and computes each
+ * cell's rates, intervals, distributions and costs. One pass groups the runs; each cell's numbers
+ * are then linear in its runs, so 10,000 runs take milliseconds. The result does not depend on the
+ * runs' order (merged shards arrive in any).
  */
-export function summarize(runs: readonly ReportedRun[], { prices, complete, now = new Date() }: SummarizeOptions): Summary {
-  const cells = [...groupByCell(runs).values()].map((cellRuns) => summarizeCell(cellRuns, prices)).sort(compareCells);
+export function summarize(runs: readonly ReportedRun[], { prices, complete, planned = runs.length, missing = [], now = new Date() }: SummarizeOptions): Summary {
+  const groups = [...groupByCell(runs).values()];
+  const labels = labelConditions(groups.map((group) => group.reduce((least, run) => (compareCells(run, least) < 0 ? run : least))));
+  const cells = groups.map((cellRuns, index) => summarizeCell(cellRuns, labels[index]!, prices)).sort(compareCells);
   const totals = { runs: 0, successes: 0, falseSuccesses: 0, falseFailures: 0, sideEffectRuns: 0, incomplete: 0, retried: 0 };
   for (const cell of cells) for (const key of Object.keys(totals) as Array<keyof typeof totals>) totals[key] += cell[key];
-  return { schemaVersion: 2, generatedAt: now.toISOString(), complete, planned: runs.length, recorded: runs.length, missing: [], totals, cells };
+  return {
+    schemaVersion: 2,
+    generatedAt: now.toISOString(),
+    complete: complete && missing.length === 0 && runs.length >= planned,
+    planned,
+    recorded: runs.length,
+    missing: [...missing],
+    totals,
+    cells,
+  };
 }
 
-/** A string that is equal exactly when two cells' keys are; NUL cannot occur in the names. */
+/** A string that is equal exactly when two cells' labels are; NUL cannot occur in the names. */
 export function cellKey({ task, model, layers, site }: CellKeys): string {
   return `${task}\u0000${model}\u0000${layers}\u0000${site}`;
 }
@@ -37,11 +54,16 @@ export function cellLabel({ task, model, layers, site }: CellKeys): string {
   return `${task} · ${model} · ${layers} · ${site}`;
 }
 
-/** The runs of each cell, in input order, keyed by `cellKey`. */
+/** What ran, as one string: the task and the condition as canonical JSON. Cells and their runs share it. */
+export function conditionKey({ task, condition }: { task: string; condition?: Condition }): string {
+  return `${task}\u0000${canonicalJson(condition ?? null)}`;
+}
+
+/** The runs of each cell (same task and condition), in input order, keyed by `conditionKey`. */
 export function groupByCell(runs: readonly ReportedRun[]): Map<string, ReportedRun[]> {
   const groups = new Map<string, ReportedRun[]>();
   for (const run of runs) {
-    const key = cellKey(run);
+    const key = conditionKey(run);
     const group = groups.get(key);
     if (group) group.push(run);
     else groups.set(key, [run]);
@@ -49,13 +71,53 @@ export function groupByCell(runs: readonly ReportedRun[]): Map<string, ReportedR
   return groups;
 }
 
+/** JSON with every object's keys sorted, so equal data gives equal text. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => compareStrings(a, b)))
+      : inner,
+  );
+}
+
+const conditionParts = ['model', 'layers', 'site'] as const;
+
+/**
+ * Each condition's labels. Where conditions that differ share all their names, every name whose
+ * part of the condition differs gets `#` and a short stable hash of that part
+ * (`hn-recorded-custom#3fa2c1`), so two cells never read alike. The names a run carries are taken
+ * from its condition's smallest labels, so the result does not depend on the runs' order.
+ */
+function labelConditions(firsts: readonly ReportedRun[]): CellKeys[] {
+  const labels: CellKeys[] = firsts.map(({ task, model, layers, site }) => ({ task, model, layers, site }));
+  const byLabel = new Map<string, number[]>();
+  labels.forEach((label, index) => byLabel.set(cellKey(label), [...(byLabel.get(cellKey(label)) ?? []), index]));
+  for (const indices of byLabel.values()) {
+    if (indices.length < 2) continue;
+    for (const part of conditionParts) {
+      const values = indices.map((index) => canonicalJson(firsts[index]!.condition[part] ?? null));
+      if (new Set(values).size < 2) continue;
+      indices.forEach((index, i) => (labels[index]![part] = `${labels[index]![part]}#${shortHash(values[i]!)}`));
+    }
+  }
+  return labels;
+}
+
+function shortHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 6);
+}
+
+/** A label without the `#hash` that told two conditions apart. */
+export function baseName(label: string): string {
+  return label.replace(/#[0-9a-f]{6}$/, '');
+}
+
 /** Orders cells by task, model, layers, site; code-unit order, so it is the same in every locale. */
 export function compareCells(a: CellKeys, b: CellKeys): number {
   return compareStrings(a.task, b.task) || compareStrings(a.model, b.model) || compareStrings(a.layers, b.layers) || compareStrings(a.site, b.site);
 }
 
-function summarizeCell(runs: readonly ReportedRun[], prices: PriceTable | undefined): Cell {
-  const { task, model, layers, site } = runs[0]!;
+function summarizeCell(runs: readonly ReportedRun[], { task, model, layers, site }: CellKeys, prices: PriceTable | undefined): Cell {
   let successes = 0;
   let claimed = 0;
   let falseSuccesses = 0;
@@ -81,12 +143,13 @@ function summarizeCell(runs: readonly ReportedRun[], prices: PriceTable | undefi
     reasonCounts.set(run.stopReason, (reasonCounts.get(run.stopReason) ?? 0) + 1);
   }
   const n = runs.length;
-  const price = prices && Object.hasOwn(prices, model) ? prices[model] : undefined;
+  const price = prices && Object.hasOwn(prices, runs[0]!.model) ? prices[runs[0]!.model] : undefined;
   return {
     task,
     model,
     layers,
     site,
+    condition: JSON.parse(canonicalJson(runs[0]!.condition)) as Condition,
     runs: n,
     successes,
     claimed,
@@ -138,36 +201,47 @@ export interface GateBreach {
 }
 
 /**
- * Checks every cell against the gates that match it (every key the gate gives equals the cell's).
- * Limits compare the observed rate, not an interval bound: a gate states what was seen must hold.
- * The gates are validated first, so a bad option fails in one line before anything is judged.
+ * Checks every cell against the gates that match it (every key the gate gives equals the cell's
+ * label, or its name without the `#hash` that told two conditions apart). Limits compare the
+ * observed rate, not an interval bound: a gate states what was seen must hold. The gates are
+ * validated first, so a bad option fails in one line before anything is judged.
  */
-export function checkGates(summary: Summary, gates: readonly Gate[]): GateBreach[] {
-  const parsed = gates.map((gate, index) => parseInput(gateSchema, gate, `gates[${index}]`));
+export function checkGates(summary: Pick<Summary, 'cells'>, gates: readonly Gate[]): GateBreach[] {
   const breaches: GateBreach[] = [];
-  parsed.forEach((gate, index) => {
+  parseGates(gates).forEach((gate, index) => {
     for (const cell of summary.cells) {
       if (!gateMatches(gate, cell)) continue;
-      const falseSuccessRate = cell.falseSuccessRate.value;
-      if (falseSuccessRate > gate.maxFalseSuccessRate) {
-        breaches.push(breach(cell, index, 'false-success rate', falseSuccessRate, '>', gate.maxFalseSuccessRate));
-      }
-      const successRate = cell.successRate.value;
-      if (gate.minSuccessRate !== undefined && successRate < gate.minSuccessRate) {
-        breaches.push(breach(cell, index, 'success rate', successRate, '<', gate.minSuccessRate));
+      const limits: Array<[string, number, '>' | '<', number | undefined]> = [
+        ['false-success rate', cell.falseSuccessRate.value, '>', gate.maxFalseSuccessRate],
+        ['false-failure rate', cell.falseFailureRate.value, '>', gate.maxFalseFailureRate],
+        ['side-effect rate', cell.sideEffectRate.value, '>', gate.maxSideEffectRate],
+        ['success rate', cell.successRate.value, '<', gate.minSuccessRate],
+      ];
+      for (const [what, observed, comparison, limit] of limits) {
+        if (limit !== undefined && (comparison === '>' ? observed > limit : observed < limit)) breaches.push(breach(cell, index, what, observed, comparison, limit));
       }
     }
   });
   return breaches;
 }
 
+/** Gates that match no cell, as `gates[1] {"layers":"verified"}`: a gate that checks nothing is a mistake. */
+export function unmatchedGates(summary: Pick<Summary, 'cells'>, gates: readonly Gate[]): string[] {
+  return parseGates(gates).flatMap((gate, index) => {
+    if (summary.cells.some((cell) => gateMatches(gate, cell))) return [];
+    const keys = Object.fromEntries(conditionKeys.filter((key) => gate[key] !== undefined).map((key) => [key, gate[key]]));
+    return [`gates[${index}] ${JSON.stringify(keys)}`];
+  });
+}
+
+const conditionKeys = ['task', 'model', 'layers', 'site'] as const;
+
+function parseGates(gates: readonly Gate[]) {
+  return gates.map((gate, index) => parseInput(gateSchema, gate, `gates[${index}]`));
+}
+
 function gateMatches(gate: Partial<CellKeys>, cell: CellKeys): boolean {
-  return (
-    (gate.task === undefined || gate.task === cell.task) &&
-    (gate.model === undefined || gate.model === cell.model) &&
-    (gate.layers === undefined || gate.layers === cell.layers) &&
-    (gate.site === undefined || gate.site === cell.site)
-  );
+  return conditionKeys.every((key) => gate[key] === undefined || gate[key] === cell[key] || gate[key] === baseName(cell[key]));
 }
 
 function breach(cell: CellKeys, gate: number, what: string, observed: number, comparison: '>' | '<', limit: number): GateBreach {

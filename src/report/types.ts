@@ -122,15 +122,19 @@ export const cellSchema = z.object({
 });
 export type Cell = z.infer<typeof cellSchema>;
 
-/** A test that planned a run and recorded none (never ran, or died before its run began). */
+/** A test with a planned run it did not record (it never ran, failed before its run began, or attached an unreadable run). */
 export const missingTestSchema = z.object({ id: z.string(), title: z.string(), project: z.string() });
+export type MissingTest = z.infer<typeof missingTestSchema>;
 
 export const summarySchema = z.object({
   schemaVersion: z.literal(2),
   generatedAt: z.string(),
   /** False while the run goes on, when it was interrupted, or when any planned run is missing. */
   complete: z.boolean(),
-  /** Trials planned: every test Playwright planned that was not skipped. */
+  /**
+   * Trials planned: for every test that did not end skipped, its distinct runs, and at least one
+   * unless it passed without starting a run (a plain test).
+   */
   planned: z.number(),
   /** Trials that recorded a run (complete or not). */
   recorded: z.number(),
@@ -165,3 +169,18 @@ export const gateSchema = z
   })
   .strict();
 export type Gate = z.input<typeof gateSchema>;
+
+/**
+ * A version 1 summary (before runs carried their condition, false failures, side effects and
+ * incompleteness), read for baselines only. What it lacks is unknown, not 0.
+ */
+export const summaryV1Schema = z.object({
+  schemaVersion: z.literal(1),
+  generatedAt: z.string(),
+  complete: z.boolean(),
+  totals: z.object({ runs: z.number(), successes: z.number(), falseSuccesses: z.number() }),
+  cells: z.array(
+    cellSchema.pick({ task: true, model: true, layers: true, site: true, runs: true, successes: true, claimed: true, falseSuccesses: true, successRate: true, falseSuccessRate: true }),
+  ),
+});
+export type SummaryV1 = z.infer<typeof summaryV1Schema>;

@@ -1,0 +1,143 @@
+import { parseInput } from '../input.ts';
+import { parseJsonObject } from '../text.ts';
+import { plannedRunSchema, reportedRunSchema, type MissingTest, type PlannedRun, type ReportedRun } from './types.ts';
+
+/**
+ * From the tests' attempts to the trials a summary counts. A trial is one planned run: a test (its
+ * id already differs per `--repeat-each` index) and the run's number in it. Retries never add
+ * trials: the run of the latest attempt that recorded one is kept. A run that started and never
+ * ended (its worker died) is kept as incomplete and unjudged, so a crash never loses it.
+ */
+
+/** What one attempt of a test attached, parsed. */
+export interface Attempt {
+  /** Playwright's retry number: 0 for the first attempt. */
+  retry: number;
+  runs: ReportedRun[];
+  /** Runs that started (`harness-run-start.json`); those with no run of the same number never ended. */
+  starts: PlannedRun[];
+  /** Run numbers of attachments that could not be read; `undefined` when not even that was readable. */
+  unreadable: Array<number | undefined>;
+}
+
+/** How a test ended: Playwright's status of its last attempt, or `notRun` (interrupted, `--max-failures`). */
+export type TestStatus = 'passed' | 'failed' | 'timedOut' | 'skipped' | 'interrupted' | 'notRun';
+
+export interface TestRecord extends MissingTest {
+  status: TestStatus;
+  attempts: Attempt[];
+}
+
+export interface Trials {
+  /** One per recorded trial, in the tests' order. */
+  runs: ReportedRun[];
+  /** Trials planned: see `plannedRuns`. */
+  planned: number;
+  /** Tests with a planned run that recorded none. */
+  missing: MissingTest[];
+}
+
+/**
+ * The trials of a set of tests. A test plans as many runs as the distinct run numbers it recorded
+ * or started, and at least one unless it did not end skipped-or-plain: a skipped test plans none,
+ * and so does a test that passed without starting a run (a plain test in a user's project). A test
+ * that never ran, or failed with no run, planned one and is missing.
+ */
+export function countTrials(tests: readonly TestRecord[]): Trials {
+  const runs: ReportedRun[] = [];
+  const missing: MissingTest[] = [];
+  let planned = 0;
+  for (const test of tests) {
+    const kept = keptRuns(test.attempts);
+    const numbers = new Set<number>(kept.keys());
+    for (const attempt of test.attempts) {
+      for (const start of attempt.starts) numbers.add(start.test.run);
+      for (const run of attempt.unreadable) if (run !== undefined) numbers.add(run);
+    }
+    const unreadable = test.attempts.some((attempt) => attempt.unreadable.length > 0);
+    const plannedHere = Math.max(numbers.size, plansOne(test.status, unreadable) ? 1 : 0);
+    planned += plannedHere;
+    runs.push(...kept.values());
+    if (kept.size < plannedHere) missing.push({ id: test.id, title: test.title, project: test.project });
+  }
+  return { runs, planned, missing };
+}
+
+function plansOne(status: TestStatus, unreadable: boolean): boolean {
+  return unreadable || (status !== 'skipped' && status !== 'passed');
+}
+
+/**
+ * Per run number, the run of the latest attempt that recorded one; failing that, the latest
+ * attempt's start with no run, as an incomplete run. An attempt with an unreadable attachment
+ * synthesizes nothing for it: that trial is missing, not made up.
+ */
+function keptRuns(attempts: readonly Attempt[]): Map<number, ReportedRun> {
+  const recorded = new Map<number, ReportedRun>();
+  const cutShort = new Map<number, ReportedRun>();
+  for (const attempt of [...attempts].sort((a, b) => a.retry - b.retry)) {
+    const ended = new Set(attempt.runs.map((run) => run.test.run));
+    for (const run of attempt.runs) recorded.set(run.test.run, run);
+    if (attempt.unreadable.includes(undefined)) continue;
+    for (const start of attempt.starts) {
+      const number = start.test.run;
+      if (!ended.has(number) && !attempt.unreadable.includes(number)) cutShort.set(number, incompleteRun(start));
+    }
+  }
+  for (const [number, run] of cutShort) if (!recorded.has(number)) recorded.set(number, run);
+  return new Map([...recorded].sort(([a], [b]) => a - b));
+}
+
+/** A run that started and never reported its end: unjudged, nothing known of what it did. */
+export function incompleteRun(start: PlannedRun): ReportedRun {
+  return {
+    ...start,
+    claimed: false,
+    actual: false,
+    falseSuccess: false,
+    falseFailure: false,
+    sideEffects: [],
+    incomplete: true,
+    judged: false,
+    iterations: 0,
+    attempts: 0,
+    stopReason: 'error',
+    tokens: { input: null, output: null },
+    wallMs: 0,
+  };
+}
+
+export type ParsedAttachment<T> = { ok: true; value: T } | { ok: false; run?: number; error: string };
+
+/**
+ * A `harness-run.json` body, read defensively: a token count that is not a finite, non-negative
+ * number is unknown (null), not a reason to lose the run; anything else malformed is an error
+ * in one line, with the run's number when it can still be read.
+ */
+export function parseRunAttachment(text: string, label: string): ParsedAttachment<ReportedRun> {
+  return parseAttachment(text, label, (value) => parseInput(reportedRunSchema, withTrustedTokens(value), label));
+}
+
+/** A `harness-run-start.json` body, read the same way. */
+export function parseStartAttachment(text: string, label: string): ParsedAttachment<PlannedRun> {
+  return parseAttachment(text, label, (value) => parseInput(plannedRunSchema, value, label));
+}
+
+function parseAttachment<T>(text: string, label: string, parse: (value: Record<string, unknown>) => T): ParsedAttachment<T> {
+  const value = parseJsonObject(text);
+  if (!value) return { ok: false, error: `${label}: not a JSON object` };
+  try {
+    return { ok: true, value: parse(value) };
+  } catch (error) {
+    const run = (value.test as { run?: unknown } | undefined)?.run;
+    return { ok: false, ...(Number.isInteger(run) && { run: run as number }), error: (error as Error).message.split('\n')[0]! };
+  }
+}
+
+function withTrustedTokens(value: Record<string, unknown>): Record<string, unknown> {
+  const tokens = value.tokens;
+  if (typeof tokens !== 'object' || tokens === null) return value;
+  const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : null);
+  const { input, output } = tokens as { input?: unknown; output?: unknown };
+  return { ...value, tokens: { input: count(input), output: count(output) } };
+}

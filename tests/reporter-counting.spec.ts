@@ -1,0 +1,71 @@
+import { test } from '@playwright/test';
+import { countTrials, incompleteRun, parseRunAttachment, type Attempt, type TestRecord } from '../src/report/trials.ts';
+import type { PlannedRun, ReportedRun } from '../src/report/types.ts';
+import { expect, reportedRun } from './support.ts';
+
+/** Trials from tests' attempts (src/report/trials.ts), without Playwright: the rules one by one. */
+
+const origin = { id: 't1', title: 'upvote', project: 'p' };
+const judged = (retry: number, fields: Partial<Omit<ReportedRun, 'test'>> = {}, run = 1) => reportedRun({ ...fields, test: { id: 't1', retry, run } });
+const started = (retry: number, run = 1): PlannedRun => {
+  const { task, model, layers, site, condition, test: where } = judged(retry, {}, run);
+  return { task, model, layers, site, condition, test: where };
+};
+const attempt = (retry: number, parts: Partial<Attempt> = {}): Attempt => ({ retry, runs: [], starts: [], unreadable: [], ...parts });
+const testOf = (status: TestRecord['status'], attempts: Attempt[], id = 't1'): TestRecord => ({ ...origin, id, status, attempts });
+
+test('retries never add trials: the latest attempt that recorded a run is the one kept', () => {
+  const trials = countTrials([
+    testOf('passed', [attempt(0, { runs: [judged(0, { actual: false })] }), attempt(1, { runs: [judged(1, { actual: false })] }), attempt(2, { runs: [judged(2, { actual: true })] })]),
+  ]);
+  expect(trials).toMatchObject({ planned: 1, missing: [] });
+  expect(trials.runs.map((run) => [run.test.retry, run.actual])).toEqual([[2, true]]);
+});
+
+test('a retry that died mid-run does not replace a run an earlier attempt recorded', () => {
+  const trials = countTrials([testOf('failed', [attempt(0, { starts: [started(0)], runs: [judged(0)] }), attempt(1, { starts: [started(1)] })])]);
+  expect(trials.runs.map((run) => [run.test.retry, run.incomplete])).toEqual([[0, false]]);
+});
+
+test('a run that started and never ended is an incomplete, unjudged run', () => {
+  const trials = countTrials([testOf('failed', [attempt(0, { starts: [started(0)] })])]);
+  expect(trials).toMatchObject({ planned: 1, missing: [] });
+  expect(trials.runs).toEqual([incompleteRun(started(0))]);
+  expect(trials.runs[0]).toMatchObject({ claimed: false, actual: false, judged: false, incomplete: true, stopReason: 'error', iterations: 0, tokens: { input: null, output: null }, sideEffects: [] });
+});
+
+test('a test plans as many trials as its distinct runs, and the missing ones are named', () => {
+  const trials = countTrials([testOf('timedOut', [attempt(0, { starts: [started(0, 1), started(0, 2)], runs: [judged(0, {}, 1)] })])]);
+  expect(trials.planned).toBe(2);
+  expect(trials.runs.map((run) => [run.test.run, run.incomplete])).toEqual([[1, false], [2, true]]);
+});
+
+test('what plans nothing, and what is missing', () => {
+  const trials = countTrials([
+    testOf('skipped', [attempt(0)], 'skipped'),
+    testOf('passed', [attempt(0)], 'plain'),
+    testOf('failed', [attempt(0)], 'failed-before-its-run'),
+    testOf('notRun', [], 'never-ran'),
+    testOf('passed', [attempt(0, { unreadable: [1] })], 'unreadable'),
+  ]);
+  expect(trials.planned).toBe(3);
+  expect(trials.missing.map((test) => test.id)).toEqual(['failed-before-its-run', 'never-ran', 'unreadable']);
+});
+
+test('an unreadable run is missing, not made up from its start', () => {
+  for (const unreadable of [[1], [undefined]]) {
+    const trials = countTrials([testOf('passed', [attempt(0, { starts: [started(0)], unreadable })])]);
+    expect(trials).toMatchObject({ planned: 1, runs: [], missing: [origin] });
+  }
+});
+
+test('token counts that are not finite non-negative numbers are unknown; the run is kept', () => {
+  const { tokens: _tokens, ...run } = judged(0);
+  for (const [input, output] of [['NaN', -5], [null, 1e400], ['12', { n: 1 }]]) {
+    const parsed = parseRunAttachment(JSON.stringify({ ...run, tokens: { input, output } }), 'harness-run.json of "t"');
+    expect(parsed).toEqual({ ok: true, value: { ...run, tokens: { input: null, output: null } } });
+  }
+  const bad = parseRunAttachment(JSON.stringify({ ...judged(0), claimed: 'yes' }), 'harness-run.json of "t"');
+  expect(bad).toEqual({ ok: false, run: 1, error: 'harness-run.json of "t": claimed: Invalid input: expected boolean, received string' });
+  expect(parseRunAttachment('{"claimed": tru', 'label')).toEqual({ ok: false, error: 'label: not a JSON object' });
+});

@@ -1,0 +1,123 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from '@playwright/test';
+import { playwright, readSummary, workspace as childWorkspace } from './playwright-child.ts';
+import { expect } from './support.ts';
+
+/**
+ * The reporter counts one trial per planned run, whatever Playwright does around it: retries,
+ * crashed workers, mangled attachments, skipped tests, `--list`, a killed runner. Each test runs
+ * the small project in tests/fixtures/reporter in a child Playwright and reads its reports.
+ */
+test.describe.configure({ mode: 'parallel', timeout: 180_000 });
+
+const config = 'tests/fixtures/reporter/playwright.config.ts';
+const workspace = () => childWorkspace('harness-eval-reporter-');
+const runTest = (args: string[], env: Record<string, string>, onOutput?: Parameters<typeof playwright>[2]) => playwright(['test', '-c', config, ...args], env, onOutput);
+
+/** Every `[done/total, n left]` prefix of the progress lines. */
+const progressCounts = (stdout: string) => [...stdout.matchAll(/^\[(-?\d+)\/(-?\d+), (-?\d+) left\]/gm)].map((match) => match.slice(1).map(Number));
+
+test('with --retries 2, a test that fails after its run counts once, with its last attempt\'s run', async () => {
+  const { env } = workspace();
+  const result = await runTest(['--project', 'scripted:overclaimer · bare', '--retries', '2'], env);
+  expect(result.code).toBe(1); // the false success fails its expectation on every attempt
+  const summary = readSummary(env.REPORT_DIR);
+  expect(summary).toMatchObject({ planned: 2, recorded: 2, missing: [], complete: true, totals: { runs: 2, falseSuccesses: 2, retried: 2 } });
+  const [cell] = summary.cells;
+  expect(cell).toMatchObject({ runs: 2, falseSuccesses: 2, retried: 2, claimed: 2 });
+  expect(new Set(cell!.runIds).size).toBe(cell!.runIds.length);
+  // Six attempts, two trials: the count moves only when a test is done, and never goes negative.
+  const counts = progressCounts(result.stdout);
+  expect(counts).toHaveLength(6);
+  for (const [done, total, left] of counts) {
+    expect(total).toBe(2);
+    expect(done).toBeLessThanOrEqual(total!);
+    expect(left).toBe(total! - done!);
+  }
+  expect(counts.at(-1)).toEqual([2, 2, 0]);
+  expect(result.stdout).toContain('attempt 1: Playwright retries it');
+});
+
+test('a test --max-failures stopped before it ran is missing, and the summary is not complete', async () => {
+  const { env } = workspace();
+  const result = await runTest(['--project', 'scripted:overclaimer · bare', '--max-failures', '1'], env);
+  expect(result.code).toBe(1);
+  expect(readSummary(env.REPORT_DIR)).toMatchObject({
+    complete: false,
+    planned: 2,
+    recorded: 1,
+    missing: [{ title: 'a run that passes on its third attempt', project: 'scripted:overclaimer · bare' }],
+  });
+  expect(result.stdout).toContain('harness-eval: 1 test recorded no run: a run that passes on its third attempt (scripted:overclaimer · bare)');
+});
+
+test('a worker that dies mid-run leaves its run counted, incomplete and unjudged', async () => {
+  const { env } = workspace();
+  const result = await runTest(['--project', 'synthetic'], { ...env, SCENARIO: 'crash' });
+  expect(result.code).toBe(1);
+  const summary = readSummary(env.REPORT_DIR);
+  expect(summary).toMatchObject({ planned: 2, recorded: 2, missing: [], totals: { runs: 2, successes: 1, incomplete: 1 } });
+  expect(summary.cells).toHaveLength(1);
+  expect(summary.cells[0]).toMatchObject({ runs: 2, incomplete: 1, stopReasons: { finished: 1, error: 1 }, tokens: { input: 1000, output: 50, unknownRuns: 1 } });
+  expect(readFileSync(join(env.REPORT_DIR, 'index.html'), 'utf8')).toContain('truthful failure (incomplete, unjudged)');
+});
+
+test('mangled attachments: unknown tokens stay unknown, a bad run is named in one line and missing, the rest count', async () => {
+  const { env } = workspace();
+  const result = await runTest(['--project', 'synthetic'], { ...env, SCENARIO: 'malformed' });
+  const summary = readSummary(env.REPORT_DIR);
+  expect(summary).toMatchObject({ planned: 4, recorded: 2, complete: false, totals: { runs: 2, successes: 2 } });
+  expect(summary.missing.map((test) => test.title).sort()).toEqual(['a run attachment a bug mangled', 'a run attachment that is not JSON']);
+  expect(summary.cells[0]!.tokens).toEqual({ input: 1000, output: 50, unknownRuns: 1 });
+  expect(result.stdout).toMatch(/^harness-eval: harness-run\.json of "a run attachment a bug mangled" \(synthetic\): claimed: Invalid input: expected boolean, received string; the run counts as missing$/m);
+  expect(result.stdout).toMatch(/^harness-eval: harness-run\.json of "a run attachment that is not JSON" \(synthetic\): not a JSON object; the run counts as missing$/m);
+  expect(result.stdout).toContain('harness-eval: 2 tests recorded no run:');
+  expect(readFileSync(join(env.REPORT_DIR, 'summary.md'), 'utf8')).toContain('| 1,000 / 50 (+1 unknown) |');
+});
+
+test('nothing measured fails with one line saying why', async () => {
+  const { env } = workspace();
+  const skipped = await runTest(['--project', 'openai:gpt-4o-mini · bare'], env);
+  expect(skipped.code).toBe(1);
+  expect(skipped.stdout).toContain('harness-eval: nothing was measured: 2 tests skipped (openai:gpt-4o-mini: OPENAI_API_KEY is not set)\n');
+});
+
+test('a gate that matches no cell fails, naming the gate', async () => {
+  const { env } = workspace();
+  const unmatched = await runTest(['--project', 'synthetic'], { ...env, GATES: '[{ "layers": "bare" }, { "layers": "verified", "maxFalseFailureRate": 0 }]' });
+  expect(unmatched.code).toBe(1);
+  expect(unmatched.stdout).toContain('harness-eval: gate matches no cell: gates[1] {"layers":"verified"}\n');
+  expect(unmatched.stdout).not.toContain('gates[0]');
+});
+
+test('--list, no tests found and another --reporter leave an earlier summary as it was', async () => {
+  const { env } = workspace();
+  expect((await runTest(['--project', 'synthetic'], env)).code).toBe(0);
+  const summaryPath = join(env.REPORT_DIR, 'summary.json');
+  const before = readFileSync(summaryPath, 'utf8');
+  expect(JSON.parse(before)).toMatchObject({ complete: true, recorded: 1 });
+  for (const args of [['--list'], ['-g', 'no test has this title'], ['--reporter=line']]) {
+    const result = await runTest(['--project', 'synthetic', ...args], env);
+    expect(readFileSync(summaryPath, 'utf8'), args.join(' ')).toBe(before);
+    // Under --list the reporter leaves the terminal to Playwright's own list.
+    if (args[0] === '--list') expect(result.stdout).toContain('Total: 1 test in 1 file');
+  }
+});
+
+test('a runner killed before its first result leaves no earlier complete summary behind', async () => {
+  const { dir, env } = workspace();
+  expect((await runTest(['--project', 'synthetic'], env)).code).toBe(0);
+  expect(readSummary(env.REPORT_DIR).complete).toBe(true);
+  const marker = join(dir, 'started');
+  let poll: NodeJS.Timeout | undefined;
+  const killed = await runTest(['--project', 'synthetic', '-g', 'still going'], { ...env, SCENARIO: 'slow', STARTED_MARKER: marker }, (_stdout, kill) => {
+    poll ??= setInterval(() => {
+      if (!existsSync(marker)) return;
+      clearInterval(poll);
+      kill('SIGKILL');
+    }, 100);
+  });
+  expect(killed.code).toBeNull(); // killed, not ended
+  expect(readSummary(env.REPORT_DIR)).toMatchObject({ complete: false, recorded: 0, planned: 1 });
+});
