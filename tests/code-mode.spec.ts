@@ -188,7 +188,7 @@ test.describe('the loop task', () => {
     expect([modelCalls(looped), looped.iterations]).toEqual([8, 8]);
     expect([modelCalls(coded), coded.iterations]).toEqual([1, 1]);
     expect(modelCalls(looped)).toBeGreaterThanOrEqual(5 * modelCalls(coded));
-    const total = (run: RunRecord) => run.tokens.input + run.tokens.output;
+    const total = (run: RunRecord) => run.tokens.input! + run.tokens.output!;
     expect(total(coded) * 5).toBeLessThan(total(looped));
     test.info().annotations.push({
       type: 'comparison',

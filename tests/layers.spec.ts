@@ -46,7 +46,7 @@ test.describe('guardrails', () => {
     expect(await run(context, 'scripted:looper', [['guardrails', { maxWallMs: 1 }]])).toMatchObject({ stopReason: 'budget' });
     const tokens = await run(context, 'scripted:looper', [['guardrails', { maxTokens: 2000 }]]);
     expect(tokens.stopReason).toBe('budget');
-    expect(tokens.tokens.input + tokens.tokens.output).toBeGreaterThan(2000);
+    expect(tokens.tokens.input! + tokens.tokens.output!).toBeGreaterThan(2000);
     expect(tokens.iterations).toBeLessThan(15);
   });
 });
