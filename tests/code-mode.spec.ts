@@ -9,6 +9,7 @@ import type { Model } from '../src/models/types.ts';
 import { evaluateHarness, type RunRecord } from '../src/playwright/evaluate.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { runProgram, type Dsl } from '../src/tools/sandbox.ts';
+import { silentServer } from './silent-server.ts';
 import { expect, test, turnsDouble } from './support.ts';
 
 const limits = { timeoutMs: 1000, memoryBytes: 8 * 1024 * 1024 };
@@ -104,6 +105,13 @@ test.describe('the sandbox', () => {
     expect(await runProgram('await slow()', slow, { ...limits, timeoutMs: 200 })).toMatchObject({ ok: false, error: 'timeout: the program ran longer than 200 ms' });
     expect(done).toBe(true);
   });
+
+  test('a host call that never settles fails at its time limit, and the program ends', async () => {
+    const never: Dsl = { never: () => new Promise(() => {}) };
+    const caught = await runProgram('try { await never() } catch (e) { return e.message }', never, { ...limits, timeoutMs: 10_000, hostCallMs: 300 });
+    expect(caught).toMatchObject({ ok: true, value: 'a host call did not finish within 300 ms, and was abandoned' });
+    expect(await runProgram('await never()', never, { ...limits, timeoutMs: 200, hostCallMs: 300 })).toMatchObject({ ok: false, error: 'timeout: the program ran longer than 200 ms' });
+  });
 });
 
 test.describe('code mode', () => {
@@ -157,6 +165,45 @@ test.describe('code mode', () => {
     expect(ended).toMatchObject({ stopReason: 'error', claimed: false, iterations: 1 });
     expect(ended.summary).toMatch(/^run_program t1_0 failed: Error: bad selector logic/);
     expect(stopped.requests).toHaveLength(1);
+  });
+
+  test('the model cannot call a tool it is not offered: a direct navigate is refused, under permissions too; programs still call it', async ({ context }) => {
+    for (const layers of [[codeMode()], [codeMode(), 'permissions']] as const) {
+      const { model, requests } = turnsDouble([
+        [{ name: 'navigate', arguments: '{"url": "https://news.ycombinator.com/news"}' }],
+        program('const before = await browser.url();\nawait browser.navigate("https://news.ycombinator.com/news");\nreturn [before, await browser.url()];'),
+        program('await finish(false, "done looking")'),
+      ]);
+      const result = await evaluate(context, model, layers);
+      expect(events(result, 'tool_result')[0]).toMatchObject({ callId: 't1_0', name: 'navigate', ok: false, kind: 'unknown_tool' });
+      expect(events(result, 'tool_result')[0]!.error).toContain('not offered to the model (tools: run_program)');
+      const observation = JSON.parse(requests[2]!.messages.findLast((message) => message.role === 'tool')!.content as string);
+      expect(observation.value).toEqual(['about:blank', 'https://news.ycombinator.com/news']);
+      expect(events(result, 'tool_call').map((event) => `${event.name} by ${event.by}`)).toEqual([
+        'navigate by model',
+        'run_program by model',
+        'current_url by program',
+        'navigate by program',
+        'current_url by program',
+        'run_program by model',
+        'finish by program',
+      ]);
+    }
+  });
+
+  test('a program\'s navigation to a server that never answers ends by the program\'s deadline', async ({ context }) => {
+    test.setTimeout(60_000);
+    const silent = await silentServer();
+    try {
+      const { model } = turnsDouble([program(`await browser.navigate(${JSON.stringify(silent.url)});`), program('await finish(false, "the page never loaded")')]);
+      const result = await evaluate(context, model, [codeMode({ timeoutMs: 1500 })]);
+      expect(silent.accepted()).toBeGreaterThan(0);
+      expect(events(result, 'tool_result').find((event) => event.name === 'navigate')).toMatchObject({ ok: false, kind: 'timeout' });
+      expect(events(result, 'tool_result').find((event) => event.name === 'run_program')).toMatchObject({ ok: true, output: { ok: false } });
+      expect(result).toMatchObject({ stopReason: 'finished', claimed: false });
+    } finally {
+      await silent.close();
+    }
   });
 
   test('bad options fail in one line', () => {
