@@ -129,6 +129,35 @@ test.describe('login', () => {
   });
 });
 
+test.describe('login acts for the harness through the same checks, and only signs in', () => {
+  const STORY = '46194762';
+  const loginToVote = [{ name: 'navigate', arguments: JSON.stringify({ url: `https://news.ycombinator.com/login?goto=${encodeURIComponent(`vote?id=${STORY}&how=up&goto=news`)}` }) }];
+
+  test('with approval denying votes, a login page whose goto is a vote signs in, casts no vote, and lands on the story', async ({ context }) => {
+    const site = recordedHn();
+    const result = await run(context, turnsDouble([loginToVote]).model, ['login', ['approval', { policy: 'deny' }]], site);
+    expect(site.replica.state.hasVoted(site.account.username, STORY)).toBe(false);
+    expect(result.trace.find((event) => event.type === 'harness_auto_login')).toMatchObject({ ok: true, to: `https://news.ycombinator.com/item?id=${STORY}` });
+    // The sign-in is a call of the harness's own, in the trace like any other.
+    const calls = result.trace.filter((event) => event.type === 'tool_call').map((event) => event.type === 'tool_call' && `${event.name} by ${event.by}`);
+    expect(calls.slice(0, 2)).toEqual(['navigate by model', 'sign_in by harness']);
+    expect(result.trace.find((event) => event.type === 'tool_result' && event.name === 'sign_in')).toMatchObject({ ok: true, output: { signedIn: true } });
+  });
+
+  test('a layer that denies the harness\'s sign-in is obeyed: no login, and the model is told why', async ({ context }) => {
+    const denySignIn: Layer = { name: 'deny-sign-in', aroundTool: async (_run, call, next) => (call.name === 'sign_in' ? { ok: false, kind: 'denied', error: 'denied by the harness: no signing in' } : next()) };
+    const { model, requests } = turnsDouble([loginToVote, [{ name: 'current_url', arguments: '{}' }]]);
+    const result = await run(context, model, ['login', denySignIn]);
+    expect(result.trace.find((event) => event.type === 'harness_auto_login')).toMatchObject({ ok: false });
+    expect(requests[1]!.messages.at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('could not log in: denied by the harness: no signing in') });
+  });
+
+  test('the model cannot call the harness\'s sign_in', async ({ context }) => {
+    const result = await run(context, turnsDouble([[{ name: 'sign_in', arguments: '{}' }]]).model, ['login']);
+    expect(result.trace.find((event) => event.type === 'tool_result' && event.name === 'sign_in')).toMatchObject({ ok: false, kind: 'unknown_tool' });
+  });
+});
+
 test('retry runs a new attempt in a fresh browser context, sharing the run state', async ({ context }) => {
   const seen: Array<{ attempt: number; context: BrowserContext; cookies: string[] }> = [];
   const observer: Layer = {
