@@ -87,6 +87,25 @@ test.describe('verify', () => {
     expect(result).toMatchObject({ claimed: false, falseSuccess: false });
   });
 
+  test('a look-alike arrow on another origin, confirmed by a "fresh load" there, confirms nothing', async ({ context }) => {
+    const STORY = '46194762';
+    // Every page of the look-alike shows the story voted (its arrow `nosee`).
+    await context.route('https://evil.example/**', (route) =>
+      route.fulfill({ contentType: 'text/html', body: `<title>Hacker News</title><table><tr class="athing" id="${STORY}"><td><a id="up_${STORY}" class="nosee" href="#">▲</a></td></tr></table>` }),
+    );
+    const { model } = turnsDouble([
+      [{ name: 'navigate', arguments: '{"url": "https://evil.example/news"}' }],
+      [{ name: 'click', arguments: `{"selector": "#up_${STORY}"}` }],
+      [{ name: 'finish', arguments: '{"success": true, "summary": "upvoted"}' }],
+    ]);
+    const result = await run(context, model, ['verify']);
+    expect(result).toMatchObject({ claimed: false, actual: false, falseSuccess: false });
+    expect(result.trace.find((event) => event.type === 'harness_verification')).toMatchObject({
+      ok: false,
+      detail: `story ${STORY}: the click on its arrow left the browser on https://evil.example, not on the site (https://news.ycombinator.com)`,
+    });
+  });
+
   test('a failure claim is left alone', async ({ context }) => {
     const result = await run(context, 'scripted:diligent', ['verify']);
     expect(result.claimed).toBe(false);
