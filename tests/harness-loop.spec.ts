@@ -229,3 +229,12 @@ test('token counts a model cannot give are unknown (null), with a note why, neve
   expect(result.trace.some((event) => event.type === 'harness_note' && event.message.includes('prompt_tokens is "NaN"'))).toBe(true);
   expect(JSON.parse(JSON.stringify(result.tokens))).toEqual({ input: null, output: 8 });
 });
+
+test('with a count unknown, guardrails still holds the token budget on the counts it has', async ({ context }) => {
+  const model: Model = {
+    id: 'test:no-input-counts',
+    chat: async () => ({ message: { content: null, toolCalls: [{ id: 'n', ...call('current_url') }] }, usage: { input: null, output: 1000, problem: 'prompt_tokens is missing' } }),
+  };
+  const result = await run(context, model, [['guardrails', { maxTokens: 1500 }]]);
+  expect(result).toMatchObject({ stopReason: 'budget', iterations: 2, tokens: { input: null, output: 2000 } });
+});

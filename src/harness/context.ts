@@ -76,6 +76,8 @@ export class RunContext {
   readonly startedAt = Date.now();
   /** Token counts so far; null once any model answer's count was unusable (unknown, not zero). */
   readonly tokens: Usage = { input: 0, output: 0 };
+  /** The usable counts alone, summed: a floor under the real total, which budgets can still hold. */
+  readonly knownTokens = { input: 0, output: 0 };
   readonly limits: ToolLimits;
   readonly signal?: AbortSignal;
   /** Why the browser is gone, once it is: the run cannot go on. */
@@ -126,6 +128,7 @@ export class RunContext {
 
   resume(saved: RunSnapshot): void {
     Object.assign(this.tokens, saved.tokens);
+    Object.assign(this.knownTokens, { input: saved.tokens.input ?? 0, output: saved.tokens.output ?? 0 });
     this.iterations = saved.iterations;
     this.attemptIterations = saved.attemptIterations;
     this.conversation = [...saved.messages];
@@ -192,6 +195,8 @@ export class RunContext {
   /** Adds a model call's tokens; an unusable count makes the run's total unknown (null) from then on, with a note why. */
   countTokens(usage: Usage): void {
     const known = this.tokens.input !== null && this.tokens.output !== null;
+    this.knownTokens.input += usage.input ?? 0;
+    this.knownTokens.output += usage.output ?? 0;
     this.tokens.input = this.tokens.input === null || usage.input === null ? null : this.tokens.input + usage.input;
     this.tokens.output = this.tokens.output === null || usage.output === null ? null : this.tokens.output + usage.output;
     if (known && (this.tokens.input === null || this.tokens.output === null)) {

@@ -27,8 +27,8 @@ export function guardrails(options: z.input<typeof guardrailsOptions> = {}): Lay
       if (run.attemptIterations >= maxIterations) return run.stop('max_iterations', `reached ${maxIterations} iterations`);
       const elapsed = Date.now() - run.startedAt;
       if (maxWallMs !== undefined && elapsed > maxWallMs) return run.stop('budget', `wall clock ${elapsed} ms over ${maxWallMs} ms`);
-      // Unknown counts (null) cannot be held to a budget; the trace already says they are unknown.
-      const tokens = (run.tokens.input ?? 0) + (run.tokens.output ?? 0);
+      // With a count unknown, the usable ones are a floor: a budget they exceed is exceeded.
+      const tokens = run.knownTokens.input + run.knownTokens.output;
       if (maxTokens !== undefined && tokens > maxTokens) return run.stop('budget', `${tokens} tokens over ${maxTokens}`);
       if (run.messages.length > maxMessages) {
         const before = run.messages.length;
