@@ -144,6 +144,20 @@ test.describe('a run cut short', () => {
   });
 });
 
+test('abort during a layer hook (a verify that hangs) ends the run too', async ({ context }) => {
+  const controller = new AbortController();
+  const hangingCheck: Layer = {
+    name: 'hanging-check',
+    onFinish: () => {
+      controller.abort();
+      return new Promise(() => {});
+    },
+  };
+  const { model } = turnsDouble([[call('finish', { success: true, summary: 'done' })]]);
+  const result = await runOn(context, model, { signal: controller.signal, layers: [hangingCheck] });
+  expect(result).toMatchObject({ stopReason: 'timeout', claimed: false, summary: 'the run was cut short: This operation was aborted' });
+});
+
 test('a browser that dies mid-run ends the run with error, saying the browser closed', async () => {
   const browser = await chromium.launch(chromiumLaunchOptions());
   try {

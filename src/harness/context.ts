@@ -168,7 +168,7 @@ export class RunContext {
       (next, layer) => (layer.aroundTool ? () => layer.aroundTool!(this, call, next) : next),
       () => this.runTool(call, by, withinMs),
     );
-    const outcome = (await race(execute(), { signal: this.signal })) as ToolOutcome;
+    const outcome = await this.unlessAborted(execute());
     const ms = Math.round(performance.now() - started);
     if (outcome.ok) this.record({ type: 'tool_result', callId: call.id, name: call.name, ok: true, output: outcome.output, ms });
     else this.record({ type: 'tool_result', callId: call.id, name: call.name, ok: false, error: outcome.error, kind: outcome.kind, ms });
@@ -202,6 +202,11 @@ export class RunContext {
     if (known && (this.tokens.input === null || this.tokens.output === null)) {
       this.record({ type: 'harness_note', layer: 'harness', message: `the run's token counts are unknown: the model's answer had no usable count (${usage.problem ?? 'not a number'})` });
     }
+  }
+
+  /** `work`'s outcome, unless the run is aborted first: then RunAborted, and `work` is abandoned. */
+  async unlessAborted<T>(work: T | Promise<T>): Promise<T> {
+    return (await race(Promise.resolve(work), { signal: this.signal })) as T;
   }
 
   /** Throws RunAborted once the run's signal has aborted: nothing more may start. */

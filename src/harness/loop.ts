@@ -1,8 +1,8 @@
-import { ModelError, type ChatResponse, type ToolCall } from '../models/types.ts';
+import { ModelError, type ToolCall } from '../models/types.ts';
 import type { RunContext } from './context.ts';
 import type { AttemptOutcome, Layer } from './layer.ts';
 import { parseJsonObject } from '../text.ts';
-import { race, RunAborted } from './limits.ts';
+import { RunAborted } from './limits.ts';
 
 /** An absolute cap, whatever the layers: a harness with no guardrails must still end. */
 export const HARD_MAX_ITERATIONS = 50;
@@ -24,7 +24,8 @@ export async function runAttempt(run: RunContext, layers: readonly Layer[], opti
   for (;;) {
     run.checkAborted();
     if (run.attemptIterations >= maxIterations) run.stop('max_iterations', `hard limit of ${maxIterations} iterations`);
-    for (const layer of layers) if (!run.stopped) await layer.beforeModel?.(run);
+    // Layer hooks give way to the run's signal too (a verify load, a resume's navigation).
+    for (const layer of layers) if (!run.stopped) await run.unlessAborted(layer.beforeModel?.(run));
     const blocked = stopped(run);
     if (blocked) return blocked;
 
@@ -34,7 +35,7 @@ export async function runAttempt(run: RunContext, layers: readonly Layer[], opti
     let response;
     try {
       // The model call gives way to the run's signal: an abandoned call is never awaited.
-      response = (await race(run.model.chat({ messages: run.messages, tools, signal: run.signal }), { signal: run.signal })) as ChatResponse;
+      response = await run.unlessAborted(run.model.chat({ messages: run.messages, tools, signal: run.signal }));
     } catch (error) {
       if (error instanceof RunAborted || run.signal?.aborted) throw error instanceof RunAborted ? error : new RunAborted('the run was cut short during a model call');
       const kind = error instanceof ModelError ? error.kind : 'unexpected';
@@ -49,7 +50,7 @@ export async function runAttempt(run: RunContext, layers: readonly Layer[], opti
     run.record({ type: 'model_response', content, toolCalls, usage: { input, output }, ms: Math.round(performance.now() - started) });
     run.countTokens(response.usage);
     run.push({ role: 'assistant', content, ...(toolCalls.length > 0 && { toolCalls }) });
-    for (const layer of layers) if (!run.stopped) await layer.afterModel?.(run, response);
+    for (const layer of layers) if (!run.stopped) await run.unlessAborted(layer.afterModel?.(run, response));
     const halted = stopped(run);
     if (halted) return halted;
 
@@ -60,12 +61,12 @@ export async function runAttempt(run: RunContext, layers: readonly Layer[], opti
     await onIteration(`iteration ${run.iterations}: ${describeCalls(toolCalls)}`, async () => {
       // A stop (a closed browser, a failed program under onError `stop`) ends the turn: no further call runs.
       for (const call of toolCalls) if (!run.stopped) await executeCall(run, call);
-      for (const layer of layers) if (!run.stopped) await layer.afterTools?.(run);
+      for (const layer of layers) if (!run.stopped) await run.unlessAborted(layer.afterTools?.(run));
     });
 
     let claim = run.claim;
     if (claim) {
-      for (const layer of layers) if (layer.onFinish) claim = await layer.onFinish(run, claim);
+      for (const layer of layers) if (layer.onFinish) claim = await run.unlessAborted(layer.onFinish(run, claim));
       return { stopReason: 'finished', claim };
     }
     const ended = stopped(run);
