@@ -10,6 +10,7 @@ import { evaluateHarness, type RunRecord } from '../src/playwright/evaluate.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { hnDiff } from '../src/sites/hn/snapshot.ts';
 import { runProgram, type Dsl } from '../src/tools/sandbox.ts';
+import { silentServer } from './silent-server.ts';
 import { expect, test, turnsDouble } from './support.ts';
 
 const limits = { timeoutMs: 1000, memoryBytes: 8 * 1024 * 1024 };
@@ -105,6 +106,13 @@ test.describe('the sandbox', () => {
     expect(await runProgram('await slow()', slow, { ...limits, timeoutMs: 200 })).toMatchObject({ ok: false, error: 'timeout: the program ran longer than 200 ms' });
     expect(done).toBe(true);
   });
+
+  test('a host call that never settles fails at its time limit, and the program ends', async () => {
+    const never: Dsl = { never: () => new Promise(() => {}) };
+    const caught = await runProgram('try { await never() } catch (e) { return e.message }', never, { ...limits, timeoutMs: 10_000, hostCallMs: 300 });
+    expect(caught).toMatchObject({ ok: true, value: 'a host call did not finish within 300 ms, and was abandoned' });
+    expect(await runProgram('await never()', never, { ...limits, timeoutMs: 200, hostCallMs: 300 })).toMatchObject({ ok: false, error: 'timeout: the program ran longer than 200 ms' });
+  });
 });
 
 test.describe('code mode', () => {
@@ -160,6 +168,45 @@ test.describe('code mode', () => {
     expect(stopped.requests).toHaveLength(1);
   });
 
+  test('the model cannot call a tool it is not offered: a direct navigate is refused, under permissions too; programs still call it', async ({ context }) => {
+    for (const layers of [[codeMode()], [codeMode(), 'permissions']] as const) {
+      const { model, requests } = turnsDouble([
+        [{ name: 'navigate', arguments: '{"url": "https://news.ycombinator.com/news"}' }],
+        program('const before = await browser.url();\nawait browser.navigate("https://news.ycombinator.com/news");\nreturn [before, await browser.url()];'),
+        program('await finish(false, "done looking")'),
+      ]);
+      const result = await evaluate(context, model, layers);
+      expect(events(result, 'tool_result')[0]).toMatchObject({ callId: 't1_0', name: 'navigate', ok: false, kind: 'unknown_tool' });
+      expect(events(result, 'tool_result')[0]!.error).toContain('not offered to the model (tools: run_program)');
+      const observation = JSON.parse(requests[2]!.messages.findLast((message) => message.role === 'tool')!.content as string);
+      expect(observation.value).toEqual(['about:blank', 'https://news.ycombinator.com/news']);
+      expect(events(result, 'tool_call').map((event) => `${event.name} by ${event.by}`)).toEqual([
+        'navigate by model',
+        'run_program by model',
+        'current_url by program',
+        'navigate by program',
+        'current_url by program',
+        'run_program by model',
+        'finish by program',
+      ]);
+    }
+  });
+
+  test('a program\'s navigation to a server that never answers ends by the program\'s deadline', async ({ context }) => {
+    test.setTimeout(60_000);
+    const silent = await silentServer();
+    try {
+      const { model } = turnsDouble([program(`await browser.navigate(${JSON.stringify(silent.url)});`), program('await finish(false, "the page never loaded")')]);
+      const result = await evaluate(context, model, [codeMode({ timeoutMs: 1500 })]);
+      expect(silent.accepted()).toBeGreaterThan(0);
+      expect(events(result, 'tool_result').find((event) => event.name === 'navigate')).toMatchObject({ ok: false, kind: 'timeout' });
+      expect(events(result, 'tool_result').find((event) => event.name === 'run_program')).toMatchObject({ ok: true, output: { ok: false } });
+      expect(result).toMatchObject({ stopReason: 'finished', claimed: false });
+    } finally {
+      await silent.close();
+    }
+  });
+
   test('bad options fail in one line', () => {
     expect(() => codeMode({ timeoutMs: 0 })).toThrow(/^layer code-mode: timeoutMs: Too small: expected number to be >0$/);
     expect(() => codeMode({ onError: 'explode' as 'stop' })).toThrow(/^layer code-mode: onError: Invalid option: expected one of "continue"\|"stop"$/);
@@ -191,7 +238,7 @@ test.describe('the loop task', () => {
     expect([modelCalls(looped), looped.iterations]).toEqual([8, 8]);
     expect([modelCalls(coded), coded.iterations]).toEqual([1, 1]);
     expect(modelCalls(looped)).toBeGreaterThanOrEqual(5 * modelCalls(coded));
-    const total = (run: RunRecord) => run.tokens.input + run.tokens.output;
+    const total = (run: RunRecord) => run.tokens.input! + run.tokens.output!;
     expect(total(coded) * 5).toBeLessThan(total(looped));
     test.info().annotations.push({
       type: 'comparison',

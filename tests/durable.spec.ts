@@ -1,9 +1,12 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
-import type { RunRecord } from '../src/playwright/evaluate.ts';
+import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { HARD_MAX_ITERATIONS } from '../src/harness/loop.ts';
+import { evaluateHarness, type RunRecord } from '../src/playwright/evaluate.ts';
+import { recordedHn } from '../src/sites/hn/site.ts';
 import { resolveLayers } from '../src/layers/index.ts';
 import { expect } from './support.ts';
 
@@ -32,7 +35,7 @@ test('a run killed mid-way resumes in a new process from its last durable step',
   expect(resume).toMatchObject({ fromStep: 3 });
   // The three steps of the first process are in the trace once, then the rest.
   const calls = run.trace.filter((event) => event.type === 'tool_call').map((event) => event.type === 'tool_call' && event.name);
-  expect(calls).toEqual(['navigate', 'get_stories', 'click', 'navigate', 'click', 'finish']);
+  expect(calls).toEqual(['navigate', 'get_stories', 'click', 'sign_in', 'navigate', 'click', 'finish']);
   expect(existsSync(join(dir, 'run.json'))).toBe(false);
 });
 
@@ -51,4 +54,35 @@ test('an action cut short while waiting (an unapproved vote) is not replayed on 
 
 test('durable needs a file', () => {
   expect(() => resolveLayers([['durable', {}]])).toThrow(/^layer durable: file: /);
+});
+
+test.describe('a checkpoint that parses but cannot be true is rejected in one line naming the field', () => {
+  const valid = { attempt: 1, iterations: 3, attemptIterations: 3, tokens: { input: 900, output: 60 }, messages: [], trace: [] };
+  const impossible: Array<[string, object, RegExp]> = [
+    ['iterations past the hard cap', { iterations: 400 }, new RegExp(`run\\.iterations: 400 is past the hard cap of ${HARD_MAX_ITERATIONS} per attempt`)],
+    ['an attempt past the hard cap', { iterations: 80, attemptIterations: 80 }, /run\.attemptIterations: Too big/],
+    ['tokens no run could reach', { tokens: { input: 9e12, output: 60 } }, /run\.tokens\.input: 9000000000000 is more than 3 model calls could use/],
+    ['more iterations in the attempt than in the run', { attemptIterations: 5 }, /run\.attemptIterations: 5 is more than the run's 3 iterations/],
+    ['iterations in no attempt', { attempt: 0 }, /run\.attempt: 0, yet the run has 3 iterations/],
+    ['a negative token count', { tokens: { input: -5, output: 60 } }, /run\.tokens\.input: Too small/],
+  ];
+  for (const [name, change, message] of impossible) {
+    test(name, async ({ context }) => {
+      const file = join(mkdtempSync(join(tmpdir(), 'harness-eval-durable-')), 'run.json');
+      const saved = { version: 1, task: upvoteFirstPost.prompt, model: 'scripted:diligent', url: 'about:blank', cookies: [], run: { ...valid, ...change } };
+      writeFileSync(file, JSON.stringify(saved));
+      const run = evaluateHarness({ context, site: recordedHn(), model: 'scripted:diligent', layers: [['durable', { file }]], task: upvoteFirstPost });
+      const error = await run.then(() => undefined, (caught: unknown) => caught as Error);
+      expect(error?.name).toBe('InputError');
+      expect(error?.message).toMatch(message);
+      expect(error?.message.split('\n')).toHaveLength(1);
+    });
+  }
+
+  test('the same checkpoint with possible values resumes', async ({ context }) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'harness-eval-durable-')), 'run.json');
+    writeFileSync(file, JSON.stringify({ version: 1, task: upvoteFirstPost.prompt, model: 'scripted:diligent', url: 'about:blank', cookies: [], run: valid }));
+    const result = await evaluateHarness({ context, site: recordedHn(), model: 'scripted:diligent', layers: [['durable', { file }]], task: upvoteFirstPost });
+    expect(result.trace.find((event) => event.type === 'harness_resume')).toMatchObject({ fromStep: 3 });
+  });
 });

@@ -1,4 +1,4 @@
-import type { BrowserContext } from '@playwright/test';
+import { chromium, type BrowserContext } from '@playwright/test';
 import type { ModelSpec } from '../src/models/registry.ts';
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
 import { evaluateHarness } from '../src/playwright/evaluate.ts';
@@ -6,6 +6,13 @@ import { recordedHn } from '../src/sites/hn/site.ts';
 import { ModelError, type Model } from '../src/models/types.ts';
 import { HARD_MAX_ITERATIONS } from '../src/harness/loop.ts';
 import { stampedEventSchema } from '../src/harness/trace.ts';
+import { z } from 'zod';
+import type { Layer } from '../src/harness/layer.ts';
+import { MAX_OUTPUT_CHARS } from '../src/harness/limits.ts';
+import { runHarness, type HarnessOptions } from '../src/harness/run.ts';
+import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
+import { defineTool } from '../src/tools/registry.ts';
+import { silentServer } from './silent-server.ts';
 import { expect, test, turnsDouble } from './support.ts';
 
 const run = (context: BrowserContext, model: ModelSpec | Model, layers: Parameters<typeof evaluateHarness>[0]['layers'] = []) =>
@@ -77,4 +84,171 @@ test('the trace is typed, JSON-serialisable data with iteration and time on ever
   expect(result.tokens.input).toBeGreaterThan(0);
   expect(result.tokens.output).toBeGreaterThan(0);
   expect(result.trace.every((event, index) => event.seq === index + 1 && event.atMs >= 0)).toBe(true);
+});
+
+/** A run driven by runHarness itself, in the test's context on the recorded site: for what evaluateHarness does not pass. */
+async function runOn(context: BrowserContext, model: Model, extra: Partial<HarnessOptions> = {}) {
+  const site = recordedHn();
+  await site.attach(context);
+  return runHarness({
+    task: upvoteFirstPost.prompt,
+    model,
+    credentials: site.account,
+    siteFetch: (request) => site.fetch(request),
+    openSession: async () => ({ page: await context.newPage(), close: async () => {} }),
+    ...extra,
+  });
+}
+
+const call = (name: string, args: object = {}) => ({ name, arguments: JSON.stringify(args) });
+const FRONT = 'https://news.ycombinator.com/news';
+
+test.describe('a run cut short', () => {
+  test('abort during a model call: the call is abandoned, the run returns timeout with the trace so far', async ({ context }) => {
+    const controller = new AbortController();
+    let turns = 0;
+    const model: Model = {
+      id: 'test:hangs-on-turn-2',
+      async chat() {
+        turns += 1;
+        if (turns === 1) return { message: { content: null, toolCalls: [{ id: 'a', ...call('navigate', { url: FRONT }) }] }, usage: { input: 10, output: 5 } };
+        controller.abort(new Error("the test's timeout"));
+        return new Promise(() => {});
+      },
+    };
+    const result = await runOn(context, model, { signal: controller.signal });
+    expect(result).toMatchObject({ stopReason: 'timeout', claimed: false, iterations: 1 });
+    expect(result.summary).toBe("the run was cut short: the test's timeout");
+    expect(result.trace.filter((event) => event.type === 'tool_result').map((event) => event.type === 'tool_result' && event.name)).toEqual(['navigate']);
+    expect(result.trace.at(-2)).toMatchObject({ type: 'harness_guardrail_stop', reason: 'timeout' });
+    expect(result.trace.at(-1)).toMatchObject({ type: 'run_end', stopReason: 'timeout' });
+  });
+
+  test('abort during a tool call: the call is abandoned and no further tool runs', async ({ context }) => {
+    const silent = await silentServer();
+    const controller = new AbortController();
+    try {
+      const { model } = turnsDouble([[call('navigate', { url: silent.url }), call('current_url')]]);
+      const aborting = (async () => {
+        await expect.poll(() => silent.accepted(), { timeout: 20_000 }).toBeGreaterThan(0);
+        controller.abort();
+      })();
+      const result = await runOn(context, model, { signal: controller.signal });
+      await aborting;
+      expect(result).toMatchObject({ stopReason: 'timeout', claimed: false });
+      expect(result.trace.filter((event) => event.type === 'tool_call').map((event) => event.type === 'tool_call' && event.name)).toEqual(['navigate']);
+      expect(result.trace.some((event) => event.type === 'tool_result')).toBe(false);
+    } finally {
+      await silent.close();
+    }
+  });
+});
+
+test('abort during a layer hook (a verify that hangs) ends the run too', async ({ context }) => {
+  const controller = new AbortController();
+  const hangingCheck: Layer = {
+    name: 'hanging-check',
+    onFinish: () => {
+      controller.abort();
+      return new Promise(() => {});
+    },
+  };
+  const { model } = turnsDouble([[call('finish', { success: true, summary: 'done' })]]);
+  const result = await runOn(context, model, { signal: controller.signal, layers: [hangingCheck] });
+  expect(result).toMatchObject({ stopReason: 'timeout', claimed: false, summary: 'the run was cut short: This operation was aborted' });
+});
+
+test('a browser that dies mid-run ends the run with error, saying the browser closed', async () => {
+  const browser = await chromium.launch(chromiumLaunchOptions());
+  try {
+    const context = await browser.newContext();
+    let turns = 0;
+    const model: Model = {
+      id: 'test:browser-killer',
+      async chat() {
+        turns += 1;
+        if (turns === 2) await browser.close();
+        const toolCalls = turns === 1 ? [call('navigate', { url: FRONT })] : [call('click', { selector: '#up_1' }), call('current_url')];
+        return { message: { content: null, toolCalls: toolCalls.map((c, i) => ({ id: `k${turns}_${i}`, ...c })) }, usage: { input: 1, output: 1 } };
+      },
+    };
+    const result = await runOn(context, model);
+    expect(result).toMatchObject({ stopReason: 'error', claimed: false });
+    expect(result.summary).toMatch(/^the browser( context| page)? closed mid-run/);
+    expect(turns).toBe(2);
+  } finally {
+    await browser.close();
+  }
+});
+
+test.describe('every tool call has a time limit', () => {
+  test('a navigation to a server that never answers ends at guardrails\' toolTimeoutMs, and at maxWallMs', async ({ context }) => {
+    test.setTimeout(90_000);
+    const silent = await silentServer();
+    try {
+      const limited = await run(context, turnsDouble([[call('navigate', { url: silent.url })]]).model, [['guardrails', { toolTimeoutMs: 1000 }]]);
+      const navigated = limited.trace.find((event) => event.type === 'tool_result' && event.name === 'navigate');
+      expect(navigated).toMatchObject({ ok: false, kind: 'timeout', error: 'navigate did not finish within its time limit of 1000 ms, and was abandoned' });
+      expect(limited).toMatchObject({ stopReason: 'finished', claimed: false });
+
+      const walled = await run(context, turnsDouble([[call('navigate', { url: silent.url })]]).model, [['guardrails', { maxWallMs: 2000 }]]);
+      expect(walled.trace.find((event) => event.type === 'tool_result' && event.name === 'navigate')).toMatchObject({ ok: false, kind: 'timeout' });
+      expect(walled.stopReason).toBe('budget');
+    } finally {
+      await silent.close();
+    }
+  });
+
+  test('the harness default applies with no layers (toolTimeoutMs)', async ({ context }) => {
+    const silent = await silentServer();
+    try {
+      const result = await runOn(context, turnsDouble([[call('navigate', { url: silent.url })]]).model, { toolTimeoutMs: 800 });
+      expect(result.trace.find((event) => event.type === 'tool_result' && event.name === 'navigate')).toMatchObject({ ok: false, kind: 'timeout' });
+      expect(result.stopReason).toBe('finished');
+    } finally {
+      await silent.close();
+    }
+  });
+});
+
+test('a 100 MB tool output is cut before the trace and the conversation, with a note; the claim survives', async ({ context }) => {
+  const huge: Layer = {
+    name: 'huge-output',
+    tools: (_run, tools) => [...tools, defineTool({ name: 'dump', effect: 'read', description: 'A huge answer.', parameters: z.object({}), execute: async () => ({ text: 'x'.repeat(100 * 1024 * 1024) }) })],
+  };
+  const { model, requests } = turnsDouble([[call('dump')], [call('finish', { success: true, summary: 'dumped' })]]);
+  const result = await run(context, model, [huge]);
+  expect(result).toMatchObject({ stopReason: 'finished', claimed: true, summary: 'dumped' });
+  const dumped = result.trace.find((event) => event.type === 'tool_result' && event.name === 'dump');
+  const text = dumped?.type === 'tool_result' ? String(dumped.output?.text) : '';
+  expect(text.length).toBeLessThanOrEqual(MAX_OUTPUT_CHARS + 100);
+  expect(text).toMatch(/cut by the harness: 104857600 characters in all\]$/);
+  expect(result.trace.some((event) => event.type === 'harness_note' && /dump .*: text was 104857600 characters/.test(event.message))).toBe(true);
+  expect(String(requests[1]!.messages.at(-1)!.content).length).toBeLessThan(MAX_OUTPUT_CHARS + 200);
+});
+
+test('token counts a model cannot give are unknown (null), with a note why, never 0 or NaN', async ({ context }) => {
+  let turns = 0;
+  const model: Model = {
+    id: 'test:bad-usage',
+    async chat() {
+      turns += 1;
+      const usage = turns === 1 ? { input: 10, output: 5 } : { input: null, output: 3, problem: 'prompt_tokens is "NaN"' };
+      const toolCalls = turns === 1 ? [{ id: 'u1', ...call('current_url') }] : [{ id: 'u2', ...call('finish', { success: false, summary: 'no' }) }];
+      return { message: { content: null, toolCalls }, usage };
+    },
+  };
+  const result = await run(context, model);
+  expect(result.tokens).toEqual({ input: null, output: 8 });
+  expect(result.trace.some((event) => event.type === 'harness_note' && event.message.includes('prompt_tokens is "NaN"'))).toBe(true);
+  expect(JSON.parse(JSON.stringify(result.tokens))).toEqual({ input: null, output: 8 });
+});
+
+test('with a count unknown, guardrails still holds the token budget on the counts it has', async ({ context }) => {
+  const model: Model = {
+    id: 'test:no-input-counts',
+    chat: async () => ({ message: { content: null, toolCalls: [{ id: 'n', ...call('current_url') }] }, usage: { input: null, output: 1000, problem: 'prompt_tokens is missing' } }),
+  };
+  const result = await run(context, model, [['guardrails', { maxTokens: 1500 }]]);
+  expect(result).toMatchObject({ stopReason: 'budget', iterations: 2, tokens: { input: null, output: 2000 } });
 });

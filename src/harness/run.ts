@@ -3,6 +3,7 @@ import { InputError } from '../input.ts';
 import type { Model, Usage } from '../models/types.ts';
 import { RunContext, type Credentials, type SiteFetch } from './context.ts';
 import type { AttemptOutcome, Layer } from './layer.ts';
+import { abortReason, RunAborted } from './limits.ts';
 import { runAttempt, type LoopOptions } from './loop.ts';
 import type { StopReason, TraceEvent } from './trace.ts';
 
@@ -33,6 +34,8 @@ export interface HarnessOptions {
   onIteration?: LoopOptions['onIteration'];
   /** Aborted when the run's time is up (the test's timeout): the run ends with stopReason `timeout`, as a result. */
   signal?: AbortSignal;
+  /** The most one tool call may take (default DEFAULT_TOOL_TIMEOUT_MS); `guardrails` and a tool's own limit may narrow it. */
+  toolTimeoutMs?: number;
 }
 
 /** What the harness reports about a run. `claimed` is its word, not the truth. */
@@ -59,15 +62,18 @@ export async function runHarness(options: HarnessOptions): Promise<RunResult> {
     options.credentials,
     options.secrets ?? [],
     options.siteFetch,
+    { signal: options.signal, toolTimeoutMs: options.toolTimeoutMs },
   );
   run.record({ type: 'run_start', task: options.task, model: options.model.id, layers: layers.map((layer) => layer.name) });
 
   const attempt = async (): Promise<AttemptOutcome> => {
+    run.checkAborted();
     const session = await options.openSession(run.attempt + 1);
     try {
       run.beginAttempt(session.page, layers);
       return await runAttempt(run, layers, { maxIterations: options.maxIterations, onIteration: options.onIteration });
     } finally {
+      run.endAttempt();
       await session.close();
     }
   };
@@ -82,8 +88,15 @@ export async function runHarness(options: HarnessOptions): Promise<RunResult> {
   } catch (error) {
     // Bad input (a corrupt checkpoint) is the user's to fix, not a run to count: it fails the test.
     if (error instanceof InputError) throw error;
-    // A harness or browser failure: recorded as the run's end, never thrown at the caller's test.
-    outcome = { stopReason: 'error', error: error instanceof Error ? error.message : String(error) };
+    if (error instanceof RunAborted || options.signal?.aborted) {
+      // Cut short (the test's time is up): the run so far is the result, never an exception.
+      run.stop('timeout', options.signal?.aborted ? `the run was cut short: ${abortReason(options.signal)}` : (error as Error).message);
+      outcome = { stopReason: 'timeout' };
+    } else {
+      // A harness or browser failure: recorded as the run's end, never thrown at the caller's test.
+      // A closed browser says so, rather than in the words of whatever call failed on it.
+      outcome = { stopReason: 'error', error: run.browserClosed ?? (error instanceof Error ? error.message.split('\n')[0]! : String(error)) };
+    }
   }
   const claimed = outcome.stopReason === 'finished' && outcome.claim?.success === true;
   run.record({ type: 'run_end', claimed, stopReason: outcome.stopReason, iterations: run.iterations });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
-const usage = z.object({ input: z.number(), output: z.number() });
+const usage = z.object({ input: z.number().nullable(), output: z.number().nullable() });
 
 /** Why a run ended. `timeout`: the test's time ran out (or the run's own limit) while the agent worked. */
 export const stopReasons = ['finished', 'max_iterations', 'budget', 'stalled', 'model_error', 'timeout', 'error'] as const;
@@ -14,7 +14,14 @@ export const traceEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('model_request'), messages: z.number(), tools: z.number() }),
   z.object({ type: z.literal('model_response'), content: z.string().nullable(), toolCalls: z.array(toolCall), usage, ms: z.number() }),
   z.object({ type: z.literal('model_error'), kind: z.string(), message: z.string() }),
-  z.object({ type: z.literal('tool_call'), callId: z.string(), name: z.string(), arguments: z.string() }),
+  z.object({
+    type: z.literal('tool_call'),
+    callId: z.string(),
+    name: z.string(),
+    arguments: z.string(),
+    /** Whose call: the model's, a program's (code mode) or the harness's own (a layer acting); absent in older traces. */
+    by: z.enum(['model', 'program', 'harness']).optional(),
+  }),
   z.object({
     type: z.literal('tool_result'),
     callId: z.string(),

@@ -7,6 +7,8 @@ import { defineTool, type Tool, type ToolOutput } from '../tools/registry.ts';
 import { runProgram, type Dsl } from '../tools/sandbox.ts';
 
 const MiB = 1024 * 1024;
+/** Beyond the program's own limit, the time its tool call may take to end it and report the timeout. */
+const REPORT_GRACE_MS = 2000;
 
 export const codeModeOptions = z
   .object({
@@ -22,7 +24,9 @@ export const codeModeOptions = z
  * browser through a small API, so a loop over thirty stories is one model call instead of thirty.
  * The browser tools stay in the registry, hidden from the model, and every API call the program
  * makes is a tool call through `run.callTool`: the other layers (permissions, approval, output)
- * and the trace see it as they see the model's own, with the id `<program call id>.<n>`.
+ * and the trace see it as they see the model's own, with the id `<program call id>.<n>`, marked as
+ * the program's. A direct call of a hidden tool by the model is refused; each of the program's
+ * calls ends by the program's deadline.
  */
 export function codeMode(options: z.input<typeof codeModeOptions> = {}): Layer {
   const { timeoutMs, memoryBytes, onError } = parseInput(codeModeOptions, options, 'layer code-mode');
@@ -34,10 +38,13 @@ export function codeMode(options: z.input<typeof codeModeOptions> = {}): Layer {
         effect: 'act',
         description: describeApi(timeoutMs),
         parameters: z.object({ source: z.string().min(1).describe('the body of an async JavaScript function') }),
+        timeoutMs: timeoutMs + REPORT_GRACE_MS,
         async execute({ source }, call) {
           // The registry always passes the call: its id names the program's own calls.
           const id = call!.id;
-          const result = await runProgram(source, api(run, id), { timeoutMs, memoryBytes });
+          const deadline = Date.now() + timeoutMs;
+          // Each host call (a tool call) ends by the program's deadline, so none outlives the program.
+          const result = await runProgram(source, api(run, id, deadline), { timeoutMs, memoryBytes, hostCallMs: timeoutMs });
           if (!result.ok && onError === 'stop') run.stop('error', `run_program ${id} failed: ${result.error}`);
           return result;
         },
@@ -52,13 +59,13 @@ export function codeMode(options: z.input<typeof codeModeOptions> = {}): Layer {
  * that does not await still never has two actions on the page at once); a failed call, denied or
  * not, throws in the program with the reason.
  */
-function api(run: RunContext, programCallId: string): Dsl {
+function api(run: RunContext, programCallId: string, deadline: number): Dsl {
   let made = 0;
   let queue: Promise<unknown> = Promise.resolve();
   const call = (name: string, args: Record<string, unknown>): Promise<ToolOutput> => {
     const id = `${programCallId}.${++made}`;
     const result = queue.then(async () => {
-      const outcome = await run.callTool({ id, name, arguments: JSON.stringify(args) });
+      const outcome = await run.callTool({ id, name, arguments: JSON.stringify(args) }, { by: 'program', withinMs: deadline - Date.now() });
       if (!outcome.ok) throw new Error(outcome.error);
       return outcome.output;
     });

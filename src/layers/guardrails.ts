@@ -8,21 +8,27 @@ export const guardrailsOptions = z
     maxIterations: z.number().int().positive().default(15),
     /** Past this many messages the conversation is compacted to half, with a note of what was done. */
     maxMessages: z.number().int().min(6).default(50),
+    /** The run's wall clock: checked before each model call, and no tool call outlasts it. */
     maxWallMs: z.number().positive().optional(),
+    /** The most one tool call may take (the harness's default is 30 s). */
+    toolTimeoutMs: z.number().int().positive().optional(),
     maxTokens: z.number().int().positive().optional(),
   })
   .strict();
 
-/** Budgets that end a run before it runs away: iterations, wall clock, tokens; and compaction. */
+/** Budgets that end a run before it runs away: iterations, wall clock (tool calls included), tokens; and compaction. */
 export function guardrails(options: z.input<typeof guardrailsOptions> = {}): Layer {
-  const { maxIterations, maxMessages, maxWallMs, maxTokens } = parseInput(guardrailsOptions, options, 'layer guardrails');
+  const { maxIterations, maxMessages, maxWallMs, maxTokens, toolTimeoutMs } = parseInput(guardrailsOptions, options, 'layer guardrails');
   return {
     name: 'guardrails',
     beforeModel(run) {
+      if (toolTimeoutMs !== undefined) run.limits.callMs = toolTimeoutMs;
+      if (maxWallMs !== undefined) run.limits.deadline = run.startedAt + maxWallMs;
       if (run.attemptIterations >= maxIterations) return run.stop('max_iterations', `reached ${maxIterations} iterations`);
       const elapsed = Date.now() - run.startedAt;
       if (maxWallMs !== undefined && elapsed > maxWallMs) return run.stop('budget', `wall clock ${elapsed} ms over ${maxWallMs} ms`);
-      const tokens = run.tokens.input + run.tokens.output;
+      // With a count unknown, the usable ones are a floor: a budget they exceed is exceeded.
+      const tokens = run.knownTokens.input + run.knownTokens.output;
       if (maxTokens !== undefined && tokens > maxTokens) return run.stop('budget', `${tokens} tokens over ${maxTokens}`);
       if (run.messages.length > maxMessages) {
         const before = run.messages.length;

@@ -4,43 +4,82 @@ import type { RunContext } from '../harness/context.ts';
 import type { Layer } from '../harness/layer.ts';
 import { parseInput } from '../input.ts';
 import { parseCookies } from '../http.ts';
+import { HN_ORIGIN } from '../sites/hn/options.ts';
+import { defineTool, type Tool } from '../tools/registry.ts';
 
-export const loginOptions = z.object({ maxLogins: z.number().int().min(1).default(3) }).strict();
+export const loginOptions = z
+  .object({
+    maxLogins: z.number().int().min(1).default(3),
+    /** The site the credentials are for: a login form anywhere else is never answered. */
+    origin: z.url({ protocol: /^https?$/ }).default(HN_ORIGIN),
+  })
+  .strict();
+
+/** The harness's own tool: hidden from the model, called only by this layer. */
+export const SIGN_IN = 'sign_in';
+
+/** HN pages that only show things: where a sign-in may send the browser. */
+const READ_ONLY_PAGES = new Set(['/', '/news', '/newest', '/front', '/best', '/ask', '/show', '/jobs', '/item', '/user', '/from', '/submitted', '/threads']);
 
 /**
- * A handler for a known failure state: when the browser lands on HN's login form (`/login`, or
- * the login wall a `/vote` answers), the harness logs in with the run's credentials and tells
+ * A handler for a known failure state: when the browser lands on the site's login form (`/login`,
+ * or the login wall a `/vote` answers), the harness logs in with the run's credentials and tells
  * the model it may continue.
  *
- * It submits the page's form from the harness's own HTTP client, then hands the session cookie to
- * the browser and follows the site's redirect: the password never enters the page, so it cannot
- * reach a DOM snapshot, a screenshot or Playwright's trace (which records what `fill` types and
- * every request body). Nor does it enter the conversation.
+ * The sign-in is a tool call of the harness's own (`sign_in`, hidden from the model, marked `by:
+ * harness` in the trace), so it meets the same permission and approval checks as the model's calls.
+ * It only signs in: HN's login completes the action waiting in the form's `goto` (a vote), so the
+ * harness sends a page that reads instead (the story of a pending vote, else the front page), and
+ * the model does the action itself, as it chose to.
+ *
+ * It submits the form from the harness's own HTTP client, then hands the session cookie to the
+ * browser: the password never enters the page, so it cannot reach a DOM snapshot, a screenshot or
+ * Playwright's trace (which records what `fill` types and every request body), nor the conversation.
  */
 export function login(options: z.input<typeof loginOptions> = {}): Layer {
-  const { maxLogins } = parseInput(loginOptions, options, 'layer login');
+  const { maxLogins, origin } = parseInput(loginOptions, options, 'layer login');
+  const site = new URL(origin).origin;
+  let signedIn = false;
   return {
     name: 'login',
+    tools(run, offered) {
+      const signIn = defineTool({
+        name: SIGN_IN,
+        effect: 'act',
+        hidden: true,
+        description: "The harness signs in with the run's credentials, from the login form on the page, and opens a page that only reads.",
+        parameters: z.object({}),
+        output: z.object({ signedIn: z.boolean(), url: z.string() }),
+        async execute() {
+          signedIn = await signInFrom(run, site);
+          return { signedIn, url: run.page.url() };
+        },
+      });
+      return [...offered, signIn] satisfies Tool[];
+    },
     async afterTools(run) {
       const logins = run.trace.of('harness_auto_login').filter((event) => event.attempt === run.attempt).length;
       const page = run.page;
-      const path = new URL(page.url()).pathname;
-      if (path !== '/login' && path !== '/vote') return;
+      const url = new URL(page.url());
+      if (url.origin !== site || (url.pathname !== '/login' && url.pathname !== '/vote')) return;
       if (logins >= maxLogins) return;
-      const form = await loginForm(page);
-      if (!form) return;
+      if (!(await loginForm(page, site))) return;
       if (!run.credentials) {
         run.tell('login', 'The browser is on a login page and the harness has no credentials for this site.');
         return;
       }
       const from = page.url();
-      const ok = await signIn(run, form);
+      signedIn = false;
+      const outcome = await run.callTool({ id: `login-${run.attempt}.${logins + 1}`, name: SIGN_IN, arguments: '{}' }, { by: 'harness' });
+      const ok = outcome.ok && signedIn;
       run.record({ type: 'harness_auto_login', ok, from, to: page.url() });
       run.tell(
         'login',
         ok
-          ? 'The browser reached a login page, so the harness logged in as the configured user. You are now logged in and may continue the task.'
-          : 'The browser reached a login page; the harness tried to log in, but the site refused the credentials.',
+          ? `The browser reached a login page, so the harness logged in as the configured user. You are now logged in and may continue the task. The browser is on ${page.url()}; the action that led to the login page was not carried out.`
+          : outcome.ok
+            ? 'The browser reached a login page; the harness tried to log in, but the site refused the credentials.'
+            : `The browser reached a login page; the harness could not log in: ${outcome.error}`,
       );
     },
   };
@@ -53,23 +92,28 @@ interface LoginForm {
   fields: Array<[string, string]>;
 }
 
-/** HN's login form on the page (a wrong password answers it again), read in one round trip. */
-function loginForm(page: Page): Promise<LoginForm | undefined> {
-  return page.evaluate(() => {
-    const form = document.querySelector<HTMLFormElement>('form:has(input[name="acct"])');
-    if (!form) return undefined;
-    const fields = [...new FormData(form)].filter(([name]) => name !== 'acct' && name !== 'pw').map(([name, value]) => [name, String(value)] as [string, string]);
-    return { action: form.action, fields };
+/** The site's login form on the page (a wrong password answers it again), read in one round trip; none that posts elsewhere. */
+async function loginForm(page: Page, site: string): Promise<LoginForm | undefined> {
+  const form = await page.evaluate(() => {
+    const element = document.querySelector<HTMLFormElement>('form:has(input[name="acct"])');
+    if (!element) return undefined;
+    const fields = [...new FormData(element)].filter(([name]) => name !== 'acct' && name !== 'pw').map(([name, value]) => [name, String(value)] as [string, string]);
+    return { action: element.action, fields };
   });
+  return form && URL.canParse(form.action) && new URL(form.action).origin === site ? form : undefined;
 }
 
-/** Posts the form as the browser would, with the browser's cookies; true when the site set a session. */
-async function signIn(run: RunContext, { action, fields }: LoginForm): Promise<boolean> {
-  const { username, password } = run.credentials!;
+/** Signs in from the page's login form; true when the site set a session. The browser then opens a page that reads. */
+async function signInFrom(run: RunContext, site: string): Promise<boolean> {
+  const form = await loginForm(run.page, site);
+  if (!form || !run.credentials) return false;
+  const { username, password } = run.credentials;
+  const goto = readOnlyGoto(form.fields.find(([name]) => name === 'goto')?.[1]);
+  const fields = [...form.fields.filter(([name]) => name !== 'goto'), ['goto', goto]];
   const context = run.page.context();
-  const cookies = await context.cookies(action);
+  const cookies = await context.cookies(form.action);
   const response = await run.siteFetch(
-    new Request(action, {
+    new Request(form.action, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies.map((cookie) => `${cookie.name}=${cookie.value}`).join('; ') },
       body: new URLSearchParams([...fields, ['acct', username], ['pw', password]]),
@@ -77,10 +121,18 @@ async function signIn(run: RunContext, { action, fields }: LoginForm): Promise<b
     }),
   );
   void response.body?.cancel();
-  const location = response.headers.get('location');
   const session = [...parseCookies(response.headers.getSetCookie().map((header) => header.split(';')[0]!))].filter(([, value]) => value !== '');
-  if (response.status < 300 || response.status >= 400 || !location || session.length === 0) return false;
-  await context.addCookies(session.map(([name, value]) => ({ name, value, url: action })));
-  await run.page.goto(new URL(location, action).href);
+  if (response.status < 300 || response.status >= 400 || session.length === 0) return false;
+  await context.addCookies(session.map(([name, value]) => ({ name, value, url: form.action })));
+  // The page we chose, not the site's redirect: whatever the site answers, the browser only reads.
+  await run.page.goto(new URL(goto, `${site}/`).href);
   return true;
+}
+
+/** The form's `goto` made harmless: a pending vote becomes its story's page; any other action, the front page. */
+export function readOnlyGoto(goto: string | undefined): string {
+  const target = new URL(goto ?? 'news', 'https://site.invalid/');
+  const id = target.searchParams.get('id');
+  if (target.pathname === '/vote' && id && /^\d+$/.test(id)) return `item?id=${id}`;
+  return READ_ONLY_PAGES.has(target.pathname) && !target.searchParams.has('goto') ? `${target.pathname.slice(1)}${target.search}` : 'news';
 }

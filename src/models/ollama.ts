@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { parseInput } from '../input.ts';
 import { samplingSchema, transportSchema } from './options.ts';
 import { retryingFetch } from './retrying-fetch.ts';
-import { kindOfStatus, ModelError, unreachable } from './types.ts';
+import { kindOfStatus, ModelError, readUsage, unreachable } from './types.ts';
 import type { ChatMessage, ChatResponse, Model, ToolSchema } from './types.ts';
 import { parseJsonObject } from '../text.ts';
 
@@ -97,7 +97,7 @@ function fromOllamaResponse(response: OllamaChatResponse, turn: number): ChatRes
   return {
     // Ollama answers "" where OpenAI answers null: no text besides the tool calls.
     message: { content: message.content || null, toolCalls },
-    usage: { input: response.prompt_eval_count ?? 0, output: response.eval_count ?? 0 },
+    usage: readUsage({ input: ['prompt_eval_count', response.prompt_eval_count], output: ['eval_count', response.eval_count] }),
     finishReason: response.done_reason,
   };
 }

@@ -7,7 +7,7 @@ import type {
 import { z } from 'zod';
 import { parseInput } from '../input.ts';
 import { samplingSchema, transportSchema } from './options.ts';
-import { kindOfStatus, ModelError, unreachable } from './types.ts';
+import { kindOfStatus, ModelError, readUsage, unreachable } from './types.ts';
 import type { ChatMessage, ChatResponse, Model, ToolSchema } from './types.ts';
 
 
@@ -95,7 +95,7 @@ function fromCompletion(completion: ChatCompletion): ChatResponse {
   );
   return {
     message: { content: choice.message.content ?? null, toolCalls },
-    usage: { input: completion.usage?.prompt_tokens ?? 0, output: completion.usage?.completion_tokens ?? 0 },
+    usage: readUsage({ input: ['prompt_tokens', completion.usage?.prompt_tokens], output: ['completion_tokens', completion.usage?.completion_tokens] }),
     finishReason: choice.finish_reason ?? undefined,
   };
 }

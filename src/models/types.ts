@@ -22,9 +22,24 @@ export interface ToolSchema {
   parameters: Record<string, unknown>;
 }
 
+/** Tokens a model call used; a count is null when the provider's was unusable (missing, "NaN", negative). */
 export interface Usage {
-  input: number;
-  output: number;
+  input: number | null;
+  output: number | null;
+  /** Why a count is null, in the provider's own field names. */
+  problem?: string;
+}
+
+/** A provider's usage fields read defensively: only a finite non-negative number is a count. */
+export function readUsage(fields: { input: [name: string, value: unknown]; output: [name: string, value: unknown] }): Usage {
+  const problems: string[] = [];
+  const count = ([name, value]: [string, unknown]) => {
+    if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
+    problems.push(`${name} is ${value === undefined ? 'missing' : JSON.stringify(value) ?? String(value)}`);
+    return null;
+  };
+  const usage: Usage = { input: count(fields.input), output: count(fields.output) };
+  return problems.length > 0 ? { ...usage, problem: problems.join(', ') } : usage;
 }
 
 export interface ChatRequest {

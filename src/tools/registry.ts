@@ -14,6 +14,8 @@ export interface Tool<P extends z.ZodType = z.ZodType> {
   output?: z.ZodType;
   /** Kept out of the schemas the model is offered, but callable (code mode's programs call them). */
   hidden?: boolean;
+  /** The most a call may take, when the tool has a limit of its own (a program's); the harness's limits apply too. */
+  timeoutMs?: number;
   /** The registry passes the call being run, for a tool that makes calls of its own under its id. */
   execute(args: z.output<P>, call?: ToolCall): Promise<ToolOutput>;
 }
@@ -25,7 +27,7 @@ export class ToolError extends Error {
 
 export type ToolOutcome =
   | { ok: true; output: ToolOutput }
-  | { ok: false; kind: 'unknown_tool' | 'invalid_json' | 'invalid_arguments' | 'tool_error' | 'denied'; error: string };
+  | { ok: false; kind: 'unknown_tool' | 'invalid_json' | 'invalid_arguments' | 'tool_error' | 'denied' | 'timeout'; error: string };
 
 export function defineTool<P extends z.ZodType>(tool: Tool<P>): Tool<P> {
   return tool;

@@ -1,3 +1,4 @@
+import { DEFAULT_TOOL_TIMEOUT_MS, race, TIMED_OUT } from '../harness/limits.ts';
 import {
   newQuickJSWASMModuleFromVariant,
   newVariant,
@@ -35,6 +36,8 @@ export interface Dsl {
 export interface ProgramLimits {
   timeoutMs: number;
   memoryBytes: number;
+  /** The most one host call may take (default 30 s): past it the program sees it fail, and closing the program no longer waits for it. */
+  hostCallMs?: number;
 }
 
 export type ProgramResult = { ok: true; value: unknown; log: string[] } | { ok: false; error: string; log: string[] };
@@ -139,7 +142,7 @@ class Program {
     }
   }
 
-  /** Stops the program for good: host calls still running are waited for (none outlives its program), their answers dropped. */
+  /** Stops the program for good: host calls still running are waited for (each ends within its limit, so none outlives its program), their answers dropped. */
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all(this.inFlight.keys());
@@ -164,8 +167,12 @@ class Program {
   /** Starts a host call and answers the program a promise that settles when it does. */
   private callHost(fn: HostFunction, args: unknown[]): QuickJSHandle {
     const deferred = this.vm.newPromise();
-    const call: Promise<void> = Promise.resolve()
-      .then(() => fn(...args))
+    const limit = this.limits.hostCallMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    const call: Promise<void> = race(Promise.resolve().then(() => fn(...args)), { ms: limit })
+      .then((value) => {
+        if (value === TIMED_OUT) throw new Error(`a host call did not finish within ${limit} ms, and was abandoned`);
+        return value;
+      })
       .then(
         (value) => this.settle(call, () => this.deliver(deferred, value)),
         (error: unknown) => this.settle(call, () => this.reject(deferred, error)),
