@@ -17,6 +17,8 @@ export const runSnapshotSchema = z
     tokens: z.object({ input: z.int().min(0).nullable(), output: z.int().min(0).nullable() }),
     messages: z.array(z.custom<ChatMessage>((value) => typeof value === 'object' && value !== null && 'role' in value, 'must be a chat message')),
     trace: z.array(stampedEventSchema),
+    /** The caller's own state for this run (the site's start snapshot), given back when it resumes. */
+    carried: z.unknown().optional(),
   })
   .superRefine((run, check) => {
     // A file that parses can still describe a run that never happened: these could not be true.
@@ -56,6 +58,16 @@ export interface RunContextOptions {
   /** Aborted when the run's time is up: every wait in the run gives way to it. */
   signal?: AbortSignal;
   toolTimeoutMs?: number;
+  carried?: Carried;
+}
+
+/**
+ * State of the caller's that belongs to the run, not to one process: the evaluation's start
+ * snapshot, which a resumed run must be judged from. Saved with every step, given back on resume.
+ */
+export interface Carried {
+  save(): unknown;
+  restore(saved: unknown): void;
 }
 
 /** The site account the harness may use. It never enters a prompt, the trace or a log. */
@@ -80,6 +92,7 @@ export class RunContext {
   readonly knownTokens = { input: 0, output: 0 };
   readonly limits: ToolLimits;
   readonly signal?: AbortSignal;
+  private readonly carried?: Carried;
   /** Why the browser is gone, once it is: the run cannot go on. */
   private browserGone?: string;
   private unwatchBrowser = () => {};
@@ -104,6 +117,7 @@ export class RunContext {
     options: RunContextOptions = {},
   ) {
     this.signal = options.signal;
+    this.carried = options.carried;
     this.limits = { callMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS };
     this.secretValues = [...secrets, ...(credentials ? [credentials.password] : [])];
     this.trace = new Trace(() => this.secretValues);
@@ -123,10 +137,12 @@ export class RunContext {
       tokens: { ...this.tokens },
       messages: [...this.conversation],
       trace: [...this.trace.events],
+      ...(this.carried && { carried: this.carried.save() }),
     });
   }
 
   resume(saved: RunSnapshot): void {
+    if (saved.carried !== undefined) this.carried?.restore(saved.carried);
     Object.assign(this.tokens, saved.tokens);
     Object.assign(this.knownTokens, { input: saved.tokens.input ?? 0, output: saved.tokens.output ?? 0 });
     this.iterations = saved.iterations;

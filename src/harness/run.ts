@@ -1,7 +1,7 @@
 import type { Page } from '@playwright/test';
 import { InputError } from '../input.ts';
 import type { Model, Usage } from '../models/types.ts';
-import { RunContext, type Credentials, type SiteFetch } from './context.ts';
+import { RunContext, type Carried, type Credentials, type SiteFetch } from './context.ts';
 import type { AttemptOutcome, Layer } from './layer.ts';
 import { abortReason, RunAborted } from './limits.ts';
 import { runAttempt, type LoopOptions } from './loop.ts';
@@ -36,6 +36,8 @@ export interface HarnessOptions {
   signal?: AbortSignal;
   /** The most one tool call may take (default DEFAULT_TOOL_TIMEOUT_MS); `guardrails` and a tool's own limit may narrow it. */
   toolTimeoutMs?: number;
+  /** The caller's state that outlives a process with the run (`durable` saves it and gives it back). */
+  carried?: Carried;
 }
 
 /** What the harness reports about a run. `claimed` is its word, not the truth. */
@@ -62,7 +64,7 @@ export async function runHarness(options: HarnessOptions): Promise<RunResult> {
     options.credentials,
     options.secrets ?? [],
     options.siteFetch,
-    { signal: options.signal, toolTimeoutMs: options.toolTimeoutMs },
+    { signal: options.signal, toolTimeoutMs: options.toolTimeoutMs, carried: options.carried },
   );
   run.record({ type: 'run_start', task: options.task, model: options.model.id, layers: layers.map((layer) => layer.name) });
 
