@@ -14,7 +14,7 @@ test.describe.configure({ timeout: 300_000 });
 
 test('a run cut short by the test timeout or a failing test is recorded as incomplete, judged on the site it left', async () => {
   const { dir, env } = workspace('harness-eval-cut-short-');
-  const child = await playwright(['test', '-c', 'tests/fixtures/fixture/playwright.config.ts'], { ...env, OPENAI_API_KEY: 'sk-fake-for-the-local-server' });
+  const child = await playwright(['test', '-c', 'tests/fixtures/fixture/playwright.config.ts', 'cut-short.run.ts'], { ...env, OPENAI_API_KEY: 'sk-fake-for-the-local-server' });
   const results = collect(JSON.parse(readFileSync(env.JSON_OUT, 'utf8')));
   const attached = (title: string, name: string) => {
     const result = results.find((entry) => entry.title.startsWith(title))!.result as { status: string; attachments: Array<{ name: string; body?: string }> };
