@@ -22,7 +22,10 @@ for (const markupYear of markupYears) {
       await page.goto(`${HN_ORIGIN}/news`);
     });
     await test.step('click the arrow again; the vote lands', async () => {
+      // Newer markups vote in the background and hide the arrow at once: wait for the site's answer.
+      const vote = page.waitForResponse((response) => new URL(response.url()).pathname === '/vote');
       await page.locator(`#up_${first}`).click();
+      await vote;
       await expect(page.locator(`#up_${first}`)).toBeHidden();
     });
     // The judge is the site's own state, never the page.
