@@ -132,37 +132,27 @@ export async function evaluateHarness({ context, site, model, layers, task, maxI
     if (cassette?.failure) throw cassette.failure;
     const incomplete = result.stopReason === 'timeout' || result.stopReason === 'error';
 
-    let judgement: Judgement;
+    let judgement: Judgement | undefined;
+    let unjudged = '';
     try {
       const end = await site.snapshot();
       judgement = judge(task.postconditions, { start, end, user: site.account.username });
     } catch (error) {
       // The site no longer answers (the browser or its worker is going): the run is kept, unjudged.
-      const detail = `the site could not be judged after the run: ${error instanceof Error ? error.message : String(error)}`;
-      return {
-        ...result,
-        stopReason: incomplete ? result.stopReason : 'error',
-        summary: result.summary ? `${result.summary}; ${detail}` : detail,
-        site: site.name,
-        actual: false,
-        falseSuccess: false,
-        falseFailure: false,
-        sideEffects: [],
-        incomplete: true,
-        judged: false,
-        verdicts: [],
-      };
+      unjudged = `the site could not be judged after the run: ${error instanceof Error ? error.message : String(error)}`;
     }
     return {
       ...result,
+      stopReason: judgement || incomplete ? result.stopReason : 'error',
+      summary: [result.summary, unjudged].filter(Boolean).join('; '),
       site: site.name,
-      actual: judgement.actual,
-      falseSuccess: result.claimed && !judgement.actual,
-      falseFailure: judgement.actual && !result.claimed,
-      sideEffects: judgement.sideEffects,
-      incomplete,
-      judged: true,
-      verdicts: judgement.verdicts,
+      actual: judgement?.actual ?? false,
+      falseSuccess: judgement !== undefined && result.claimed && !judgement.actual,
+      falseFailure: judgement !== undefined && judgement.actual && !result.claimed,
+      sideEffects: judgement?.sideEffects ?? [],
+      incomplete: incomplete || !judgement,
+      judged: judgement !== undefined,
+      verdicts: judgement?.verdicts ?? [],
     };
   } finally {
     await site.dispose?.();

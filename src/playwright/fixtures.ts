@@ -106,13 +106,16 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
             if (harnessScreenshots && page) await testInfo.attach(`${title}.png`, { body: await page.screenshot(), contentType: 'image/png' });
           }),
       }).then(async (record) => {
-        const reported: ReportedRun & Omit<RunRecord, keyof ReportedRun> & { prompt: string; layerNames: string[] } = {
-          ...record,
-          ...planned,
-          prompt: redact(task.prompt, secrets),
-          layerNames: record.layers,
-          unsupportedClaim: record.trace.some((event) => event.type === 'harness_evidence' && !event.ok),
-        };
+        const reported: ReportedRun & Omit<RunRecord, keyof ReportedRun> & { prompt: string; layerNames: string[] } = redact(
+          {
+            ...record,
+            ...planned,
+            prompt: task.prompt,
+            layerNames: record.layers,
+            unsupportedClaim: record.trace.some((event) => event.type === 'harness_evidence' && !event.ok),
+          },
+          secrets,
+        );
         await testInfo.attach(HARNESS_RUN_ATTACHMENT, { body: JSON.stringify(reported), contentType: 'application/json' });
         await recordInAllure(testInfo, reported);
         return record;
