@@ -14,8 +14,8 @@ import type { Site } from '../sites/hn/site.ts';
 export type CutShort = Extract<StopReason, 'timeout' | 'error'>;
 
 /**
- * How long an aborted run gets to return before it is recorded from what is known: the harness
- * ends promptly on abort, but a model call that ignores the signal could hold it for ever.
+ * How long an aborted run gets to return, by default, before it is recorded from what is known:
+ * the harness ends promptly on abort, but a model call that ignores the signal could hold it for ever.
  */
 export const ABORT_GRACE_MS = 5_000;
 
@@ -34,6 +34,8 @@ export interface EvaluateOptions {
   onStart?: () => Promise<void>;
   /** Aborted (with a CutShort as its reason) when the test's time is up or it failed: the run ends incomplete, judged on what it left. */
   signal?: AbortSignal;
+  /** How long the run gets to return once aborted (default ABORT_GRACE_MS). */
+  abortGraceMs?: number;
 }
 
 /** A run as the report sees it: what the harness claimed and what the oracle found. */
@@ -55,7 +57,7 @@ export interface RunRecord extends RunResult {
  * has begun it always returns a record: a run cut short (aborted, or an exception) is incomplete,
  * judged on the state it left if the site still answers.
  */
-export async function evaluateHarness({ context, site, model, layers, task, maxIterations, onIteration, modelCache, onStart, signal }: EvaluateOptions): Promise<RunRecord> {
+export async function evaluateHarness({ context, site, model, layers, task, maxIterations, onIteration, modelCache, onStart, signal, abortGraceMs = ABORT_GRACE_MS }: EvaluateOptions): Promise<RunRecord> {
   // Opened for any model; only openai: and ollama: models send their traffic through it.
   const secrets = modelSecrets();
   const cassette = modelCache && openCassette({ ...modelCache, model: typeof model === 'string' ? model : model.id, secrets: [...secrets, site.account.password] });
@@ -118,8 +120,8 @@ export async function evaluateHarness({ context, site, model, layers, task, maxI
         onIteration,
         signal,
       });
-      result = await returnedOrCutShort(running, signal, () =>
-        cutShort(abortReason(signal!), `the run was cut short (${abortReason(signal!)}) and did not return within ${ABORT_GRACE_MS / 1000} s of being stopped`),
+      result = await returnedOrCutShort(running, signal, abortGraceMs, () =>
+        cutShort(abortReason(signal!), `the run was cut short (${abortReason(signal!)}) and did not return within ${abortGraceMs} ms of being stopped`),
       );
     } catch (error) {
       // Bad input (a corrupt checkpoint) is the user's to fix, not a run to count: it fails the test.
@@ -163,13 +165,13 @@ function abortReason(signal: AbortSignal): CutShort {
   return signal.reason === 'error' ? 'error' : 'timeout';
 }
 
-/** The run's result; once the signal aborts, the run gets ABORT_GRACE_MS to return before `cutShort` stands in for it. */
-function returnedOrCutShort(run: Promise<RunResult>, signal: AbortSignal | undefined, cutShort: () => RunResult): Promise<RunResult> {
+/** The run's result; once the signal aborts, the run gets `graceMs` to return before `cutShort` stands in for it. */
+function returnedOrCutShort(run: Promise<RunResult>, signal: AbortSignal | undefined, graceMs: number, cutShort: () => RunResult): Promise<RunResult> {
   if (!signal) return run;
   return new Promise((resolve, reject) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const giveUp = () => {
-      timer = setTimeout(() => resolve(cutShort()), ABORT_GRACE_MS);
+      timer = setTimeout(() => resolve(cutShort()), graceMs);
     };
     const settle = () => {
       clearTimeout(timer);

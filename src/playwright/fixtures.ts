@@ -11,7 +11,7 @@ import { recorded, type SiteFactory } from '../sites/hn/site.ts';
 import { InputError } from '../input.ts';
 import { recordInAllure } from './allure.ts';
 import { layersCondition, modelCondition, stackNameInUse } from './condition.ts';
-import { evaluateHarness, type CutShort, type RunRecord } from './evaluate.ts';
+import { ABORT_GRACE_MS, evaluateHarness, type CutShort, type RunRecord } from './evaluate.ts';
 
 export { stackName } from './condition.ts';
 
@@ -98,6 +98,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
         maxIterations: request.maxIterations,
         modelCache: { ...cache, run: cassetteRunName(testInfo, runs), repeatIndex: testInfo.repeatEachIndex },
         signal: controller.signal,
+        abortGraceMs: abortGrace(testInfo),
         onStart: () => testInfo.attach(HARNESS_RUN_START_ATTACHMENT, { body: JSON.stringify(planned), contentType: 'application/json' }),
         onIteration: (title, actions) =>
           base.step(title, async () => {
@@ -131,12 +132,23 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
     await use({ run });
 
     // The test ended while runs went on (it timed out, or threw): Playwright gives this teardown a
-    // time slot of its own (the test's timeout again), so each run is stopped, judged and attached.
+    // time slot of its own (see abortGrace), so each run is stopped, judged and attached.
     const reason: CutShort = testInfo.status === 'timedOut' ? 'timeout' : 'error';
     for (const controller of inFlight.keys()) controller.abort(reason);
     await Promise.allSettled(inFlight.values());
   },
 });
+
+/**
+ * Once the test function ends (passed, failed or timed out), Playwright gives after-hooks and
+ * fixture teardown together a fresh slot of the longer of the project's and the test's timeouts
+ * (0: none; measured with Playwright 1.65): an aborted run gets a quarter of it to return, at most
+ * ABORT_GRACE_MS, leaving the rest to judge the site and attach the run.
+ */
+function abortGrace(testInfo: TestInfo): number {
+  const slot = Math.max(testInfo.project.timeout, testInfo.timeout);
+  return slot === 0 ? ABORT_GRACE_MS : Math.min(ABORT_GRACE_MS, slot / 4);
+}
 
 /** The test (its project is the matrix cell) and, past the first, the run's number in it: what tells its cassette from others'. */
 function cassetteRunName(testInfo: TestInfo, run: number): string {
