@@ -52,6 +52,17 @@ test('an action cut short while waiting (an unapproved vote) is not replayed on 
   expect(existsSync(siteFile) ? JSON.parse(readFileSync(siteFile, 'utf8')).votes : {}).toEqual({});
 });
 
+test('a resumed run is judged from the site as it was when the run first started, not when it resumed', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'harness-eval-durable-'));
+  expect((await phase('first', 'vote-then-die', dir)).code).toBe(9);
+  // The vote landed before the crash: the site's state file holds it when the run resumes.
+  expect(Object.values(JSON.parse(readFileSync(join(dir, 'site.json'), 'utf8')).votes)).toEqual([[expect.any(String)]]);
+  const resumed = await phase('resume', 'vote-then-die', dir);
+  expect(resumed.code).toBe(0);
+  const run = JSON.parse(resumed.stdout) as RunRecord;
+  expect(run).toMatchObject({ claimed: true, actual: true, falseSuccess: false, sideEffects: [] });
+});
+
 test('durable needs a file', () => {
   expect(() => resolveLayers([['durable', {}]])).toThrow(/^layer durable: file: /);
 });

@@ -1,6 +1,7 @@
 import { test } from '@playwright/test';
 import { hn, matrix } from '../src/index.ts';
 import type { recordedHn } from '../src/sites/hn/site.ts';
+import { playwright } from './playwright-child.ts';
 import { expect } from './support.ts';
 
 test('matrix: a project per model × layer stack, named, with the options in use', () => {
@@ -37,4 +38,38 @@ test('matrix: unnamed stacks are named by their layers; several sites add a thir
 
 test('hn.recorded checks its options when a config names the site', () => {
   expect(() => hn.recorded({ faults: { errorRate: 2 } })).toThrow(/faults\.errorRate/);
+});
+
+test('matrix: a bad model, layer or site fails once, as the config loads, in one line naming where it is', () => {
+  const layers = { bare: [] };
+  expect(() => matrix({ models: ['scripted:diligent', 'scripted:genius'], layers })).toThrow(/^matrix\(\): models\[1\]: model scripted:genius: unknown scripted double "genius" \(accepted: [^)]+\)$/);
+  expect(() => matrix({ models: [{ id: 'openai:gpt-4o-mini', temperature: 'hot' as never }], layers })).toThrow(/^matrix\(\): models\[0\]: model: temperature: .+$/);
+  expect(() => matrix({ models: ['scripted:diligent'], layers: { verified: ['guardrails', 'telepathy' as never] } })).toThrow(/^matrix\(\): layers\.verified: layers\[1\]: unknown layer "telepathy" \(accepted: [^)]+\)$/);
+  expect(() => matrix({ models: ['scripted:diligent'], layers: { retrying: [['retry', { tries: 3 }] as never] } })).toThrow(/^matrix\(\): layers\.retrying: layer retry: \(options\): Unrecognized key: "tries"$/);
+  expect(() => matrix({ models: ['scripted:diligent'], layers: { broken: 'verify' as never } })).toThrow(/^matrix\(\): layers\.broken: layers: .+$/);
+  expect(() => matrix({ models: ['scripted:diligent'], layers, sites: { plain: { name: 'plain' } as never } })).toThrow(/^matrix\(\): sites\.plain: site: condition: .+; create: .+$/);
+});
+
+test('matrix: a config with a bad model stops as it loads, with that one line and no test run', async () => {
+  const child = await playwright(['test', '-c', 'tests/fixtures/fixture/bad-matrix.config.ts'], {});
+  expect(child.code).not.toBe(0);
+  expect(child.stdout.trim()).toBe('[InputError: matrix(): models[1]: model scripted:genius: unknown scripted double "genius" (accepted: overclaimer, diligent, looper, injectable, iterator, programmer)]');
+});
+
+test('matrix: two entries of one name are an error naming both; named, they are two projects', () => {
+  const injected = hn.recorded({ faults: { injection: { rank: 2 } } });
+  const flaky = hn.recorded({ faults: { errorRate: 0.5 } });
+  expect(() => matrix({ models: ['scripted:diligent'], layers: { bare: [] }, sites: [injected, flaky] })).toThrow(
+    /^matrix\(\): sites\[0\] and sites\[1\] are both named "hn-recorded-custom" \(\{.*"injection".*\} and \{.*"errorRate":0\.5.*\}\): name each, sites: \{ "hn-recorded-custom-a": …, "hn-recorded-custom-b": … \}$/,
+  );
+  expect(() => matrix({ models: ['scripted:diligent'], layers: [[['retry', { attempts: 2 }]], [['retry', { attempts: 3 }]]] })).toThrow(/^matrix\(\): layers\[0\] and layers\[1\] are both named "retry"/);
+  expect(() => matrix({ models: [{ id: 'openai:gpt-4o-mini', temperature: 0 }, { id: 'openai:gpt-4o-mini', temperature: 1 }], layers: { bare: [] } })).toThrow(/^matrix\(\): models\[0\] and models\[1\] are both named "openai:gpt-4o-mini"/);
+
+  const projects = matrix({
+    models: { 'mini-t0': { id: 'openai:gpt-4o-mini', temperature: 0 }, 'mini-t1': { id: 'openai:gpt-4o-mini', temperature: 1 } },
+    layers: { bare: [] },
+    sites: { injected, flaky },
+  });
+  expect(projects.map((project) => project.name)).toEqual(['mini-t0 · bare · injected', 'mini-t0 · bare · flaky', 'mini-t1 · bare · injected', 'mini-t1 · bare · flaky']);
+  expect(projects[2]!.use!.model).toEqual({ id: 'openai:gpt-4o-mini', temperature: 1 });
 });

@@ -3,15 +3,15 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { test } from '@playwright/test';
 import type { Summary } from '../src/report/types.ts';
-import { playwright, readSummary } from './playwright-child.ts';
+import { collect, playwright, readSummary } from './playwright-child.ts';
 import { expect, serveScriptedOpenAI, unzipText } from './support.ts';
 
 /**
  * The nightly path end to end, as a user runs it: playwright.nightly.config.ts against a real
  * OpenAI-compatible endpoint (a local server answering with the scripted doubles) in record mode,
  * then replayed sharded with no endpoint at all, merged and compared with the recorded baseline.
- * Then the secrets audit: every artifact those runs (and the main job's layer specs) left, searched
- * for the marker values they were given as the API key and the site password.
+ * Then the secrets audit: every artifact those runs (and every project of the main job) left,
+ * searched for the marker values they were given as the API key and the site password.
  */
 test.describe.configure({ mode: 'serial', timeout: 300_000 });
 
@@ -93,11 +93,18 @@ test('replay: sharded with no endpoint and no key, merged, the same outcomes as 
   expect(merged.stdout).toContain('4 cells compared, 0 flagged');
 });
 
-test('audit: neither the API key nor the site password is in any artifact or output', async () => {
-  // The main job's layer specs add checkpoints, durable files and the login handler's traces.
-  // The main job writes its reports where it always does: the checkout's reports/, searched with the rest.
-  const main = await run(['test', '--project', 'classic', '--project', 'layers', '--workers', '2', '--trace', 'on', '--output', paths.testResults], {});
+test('audit: neither the API key nor the site password is in any artifact or output, of every project of the main job', async () => {
+  test.setTimeout(900_000);
+  // The main job, every project of it (the matrix, the classic experiment, the layers' specs with
+  // their checkpoints, durable files and login handler, the by-hand baseline), with both secrets
+  // set. It writes its reports where it always does: the checkout's reports/, searched with the rest.
+  const mainResults = join(workspace, 'main-results.json');
+  const main = await run(['test', '--workers', '2', '--trace', 'on', '--output', paths.testResults], { OPENAI_API_KEY: API_KEY, PLAYWRIGHT_JSON_OUTPUT_NAME: mainResults });
   expect(main.code, main.stdout).toBe(0);
+  const report = JSON.parse(readFileSync(mainResults, 'utf8')) as { config: { projects: Array<{ name: string }> }; suites: unknown[] };
+  const ran = new Set(collect(report).filter(({ result }) => result.status !== 'skipped').map(({ project }) => project));
+  expect(report.config.projects.map(({ name }) => name).filter((name) => !ran.has(name))).toEqual([]);
+  expect(ran.size).toBeGreaterThan(20);
 
   const mainReports = resolve('reports');
   const artifacts = [...files(workspace), ...files(mainReports)];

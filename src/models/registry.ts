@@ -19,15 +19,30 @@ const modelOptionsSchema = z
 export type ModelSpec = string | z.input<typeof modelOptionsSchema>;
 
 /**
+ * A model spec checked, without building anything or needing a key: its options, its scheme, and
+ * a scripted double's name. `matrix()` checks its models with it when the config loads.
+ */
+export function parseModelSpec(spec: unknown) {
+  const { id, ...options } = parseInput(modelOptionsSchema, typeof spec === 'string' ? { id: spec } : spec, 'model');
+  const match = /^([a-z]+):(.+)$/.exec(id);
+  if (!match) throw new InputError(`model: "${id}" is not scheme:name (accepted schemes: ${modelSchemes.join(', ')})`);
+  const [, scheme, name] = match as unknown as [string, string, string];
+  if (!(modelSchemes as readonly string[]).includes(scheme)) {
+    throw new InputError(`model: unknown scheme "${scheme}" in "${id}" (accepted: ${modelSchemes.join(', ')})`);
+  }
+  if (scheme === 'scripted' && !(name in doubles)) {
+    throw new InputError(`model ${id}: unknown scripted double "${name}" (accepted: ${Object.keys(doubles).join(', ')})`);
+  }
+  return { id, scheme: scheme as (typeof modelSchemes)[number], name, options };
+}
+
+/**
  * Builds the model a spec names. Checks everything before any browser starts: the scheme, the
  * double's name, the API key a real provider needs. With a cassette, openai: and ollama: models
  * record their traffic or replay it (scripted doubles are offline already and ignore it).
  */
 export function createModel(spec: ModelSpec, env: NodeJS.ProcessEnv = process.env, cassette?: Cassette): Model {
-  const { id, ...options } = parseInput(modelOptionsSchema, typeof spec === 'string' ? { id: spec } : spec, 'model');
-  const match = /^([a-z]+):(.+)$/.exec(id);
-  if (!match) throw new InputError(`model: "${id}" is not scheme:name (accepted schemes: ${modelSchemes.join(', ')})`);
-  const [, scheme, name] = match as unknown as [string, string, string];
+  const { id, scheme, name, options } = parseModelSpec(spec);
   switch (scheme) {
     case 'openai': {
       // A replayed model sends nothing anywhere, so it needs no key: a placeholder stands in.
@@ -38,15 +53,10 @@ export function createModel(spec: ModelSpec, env: NodeJS.ProcessEnv = process.en
     case 'ollama':
       return ollamaModel(name, { host: env.OLLAMA_HOST || 'http://127.0.0.1:11434', fetch: cassette?.fetch, ...options });
     case 'scripted': {
-      if (!(name in doubles)) {
-        throw new InputError(`model ${id}: unknown scripted double "${name}" (accepted: ${Object.keys(doubles).join(', ')})`);
-      }
       // The doubles go through the real OpenAI SDK, answered in-process by msw handlers.
       const double = openaiModel(name, { apiKey: 'scripted-double', baseURL: SCRIPTED_BASE_URL, fetch: scriptedFetch, maxRetries: 0, ...options });
       return { id, chat: (request) => double.chat(request) };
     }
-    default:
-      throw new InputError(`model: unknown scheme "${scheme}" in "${id}" (accepted: ${modelSchemes.join(', ')})`);
   }
 }
 

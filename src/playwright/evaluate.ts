@@ -2,11 +2,22 @@ import type { BrowserContext } from '@playwright/test';
 import { judge, type Judgement } from '../eval/oracle.ts';
 import type { Task } from '../eval/tasks.ts';
 import { runHarness, type BrowserSession, type HarnessOptions, type RunResult } from '../harness/run.ts';
+import type { StopReason } from '../harness/trace.ts';
+import { InputError } from '../input.ts';
 import type { Model } from '../models/types.ts';
 import { openCassette, type CassetteOptions } from '../models/cassette.ts';
 import { createModel, modelSecrets, type ModelSpec } from '../models/registry.ts';
 import { resolveLayers, type LayerSpec } from '../layers/index.ts';
 import type { Site, SiteIdle } from '../sites/site.ts';
+
+/** Why a run was cut short from outside: the test's time ran out, or the test failed while its agent worked. */
+export type CutShort = Extract<StopReason, 'timeout' | 'error'>;
+
+/**
+ * How long an aborted run gets to return, by default, before it is recorded from what is known:
+ * the harness ends promptly on abort, but a model call that ignores the signal could hold it for ever.
+ */
+export const ABORT_GRACE_MS = 5_000;
 
 export interface EvaluateOptions {
   /** The test's own browser context: the first attempt runs in it, so Playwright's trace shows it. */
@@ -19,6 +30,12 @@ export interface EvaluateOptions {
   onIteration?: HarnessOptions['onIteration'];
   /** Record the model's traffic (openai:, ollama:) as a cassette, or replay it; a replay miss fails with a ReplayMissError. */
   modelCache?: Omit<CassetteOptions, 'model' | 'secrets'>;
+  /** Called once the run begins (inputs checked, start snapshot taken): from here on, the run is recorded however it ends. */
+  onStart?: () => Promise<void>;
+  /** Aborted (with a CutShort as its reason) when the test's time is up or it failed: the run ends incomplete, judged on what it left. */
+  signal?: AbortSignal;
+  /** How long the run gets to return once aborted (default ABORT_GRACE_MS). */
+  abortGraceMs?: number;
 }
 
 /** A run as the report sees it: what the harness claimed and what the oracle found. */
@@ -32,15 +49,17 @@ export interface RunRecord extends RunResult {
   incomplete: boolean;
   judged: boolean;
   verdicts: Judgement['verdicts'];
-  /** The wait before the end snapshot: `settled` false when the site still owed answers at its bound, so the end state may miss them. */
-  siteIdle: SiteIdle;
+  /** The wait before the end snapshot: `settled` false when the site still owed answers at its bound, so the end state may miss them; absent when the site no longer answered. */
+  siteIdle?: SiteIdle;
 }
 
 /**
  * One harness run, judged: the site's ground truth before, the run, the ground truth after, and
- * the oracle's verdict. Bad model or layer names fail here, before any page opens.
+ * the oracle's verdict. Bad model or layer names fail here, before any page opens. Once the run
+ * has begun it always returns a record: a run cut short (aborted, or an exception) is incomplete,
+ * judged on the state it left if the site still answers.
  */
-export async function evaluateHarness({ context, site, model, layers, task, maxIterations, onIteration, modelCache }: EvaluateOptions): Promise<RunRecord> {
+export async function evaluateHarness({ context, site, model, layers, task, maxIterations, onIteration, modelCache, onStart, signal, abortGraceMs = ABORT_GRACE_MS }: EvaluateOptions): Promise<RunRecord> {
   // Opened for any model; only openai: and ollama: models send their traffic through it.
   const secrets = modelSecrets();
   const cassette = modelCache && openCassette({ ...modelCache, model: typeof model === 'string' ? model : model.id, secrets: [...secrets, site.account.password] });
@@ -49,7 +68,9 @@ export async function evaluateHarness({ context, site, model, layers, task, maxI
   await site.attach(context);
   // The site is put back (the live site unvotes what the run voted) however the run ends.
   try {
-    const start = await site.snapshot();
+    // A resumed run (durable) is judged from the site as it was when the run first began.
+    let start = await site.snapshot();
+    const carried = { save: () => start, restore: (saved: unknown) => void (start = saved as typeof start) };
 
     const openSession = async (attempt: number): Promise<BrowserSession> => {
       if (attempt === 1) {
@@ -62,36 +83,104 @@ export async function evaluateHarness({ context, site, model, layers, task, maxI
       return { page: await fresh.newPage(), close: () => fresh.close() };
     };
 
-    const result = await runHarness({
+    // A run that never returned is known only from outside: its counts are unknown, not zero.
+    const startedAt = Date.now();
+    const cutShort = (stopReason: CutShort, summary: string): RunResult => ({
       task: task.prompt,
-      model: resolvedModel,
-      layers: resolvedLayers,
-      openSession,
-      credentials: site.account,
-      siteFetch: (request) => site.fetch(request),
-      secrets,
-      maxIterations,
-      onIteration,
+      model: resolvedModel.id,
+      layers: resolvedLayers.map((layer) => layer.name),
+      claimed: false,
+      summary,
+      stopReason,
+      iterations: 0,
+      attempts: 1,
+      tokens: { input: null, output: null },
+      wallMs: Date.now() - startedAt,
+      trace: [],
     });
+
+    await onStart?.();
+    let result: RunResult;
+    try {
+      const running = runHarness({
+        task: task.prompt,
+        model: resolvedModel,
+        layers: resolvedLayers,
+        openSession,
+        credentials: site.account,
+        siteFetch: (request) => site.fetch(request),
+        secrets,
+        maxIterations,
+        onIteration,
+        signal,
+        carried,
+      });
+      result = await returnedOrCutShort(running, signal, abortGraceMs, () =>
+        cutShort(abortReason(signal!), `the run was cut short (${abortReason(signal!)}) and did not return within ${abortGraceMs} ms of being stopped`),
+      );
+    } catch (error) {
+      // Bad input (a corrupt checkpoint) is the user's to fix, not a run to count: it fails the test.
+      if (error instanceof InputError) throw error;
+      result = cutShort('error', `the run failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    // Aborted by the test's end: the stop reason is why the test ended (the harness only knows it was stopped).
+    if (signal?.aborted && result.stopReason === 'timeout') result = { ...result, stopReason: abortReason(signal) };
     // A stale or corrupt cassette is not the model's failure: the test fails instead of reporting a run.
     if (cassette?.failure) throw cassette.failure;
-    // Judged once the site has answered every request the run started (a vote still on its way counts).
-    const siteIdle = await site.idle();
-    const end = await site.snapshot();
-    const judgement = judge(task.postconditions, { start, end, diff: site.diff(start, end), user: site.account.username });
+    const incomplete = result.stopReason === 'timeout' || result.stopReason === 'error';
+
+    let judgement: Judgement | undefined;
+    let siteIdle: SiteIdle | undefined;
+    let unjudged = '';
+    try {
+      // Judged once the site has answered every request the run started (a vote still on its way counts).
+      siteIdle = await site.idle();
+      const end = await site.snapshot();
+      judgement = judge(task.postconditions, { start, end, diff: site.diff(start, end), user: site.account.username });
+    } catch (error) {
+      // The site no longer answers (the browser or its worker is going): the run is kept, unjudged.
+      unjudged = `the site could not be judged after the run: ${error instanceof Error ? error.message : String(error)}`;
+    }
     return {
       ...result,
+      stopReason: judgement || incomplete ? result.stopReason : 'error',
+      summary: [result.summary, unjudged].filter(Boolean).join('; '),
       site: site.name,
-      actual: judgement.actual,
-      falseSuccess: result.claimed && !judgement.actual,
-      falseFailure: judgement.actual && !result.claimed,
-      sideEffects: judgement.sideEffects,
-      incomplete: result.stopReason === 'timeout' || result.stopReason === 'error',
-      judged: true,
-      verdicts: judgement.verdicts,
+      actual: judgement?.actual ?? false,
+      falseSuccess: judgement !== undefined && result.claimed && !judgement.actual,
+      falseFailure: judgement !== undefined && judgement.actual && !result.claimed,
+      sideEffects: judgement?.sideEffects ?? [],
+      incomplete: incomplete || !judgement,
+      judged: judgement !== undefined,
+      verdicts: judgement?.verdicts ?? [],
       siteIdle,
     };
   } finally {
     await site.dispose?.();
   }
+}
+
+function abortReason(signal: AbortSignal): CutShort {
+  return signal.reason === 'error' ? 'error' : 'timeout';
+}
+
+/** The run's result; once the signal aborts, the run gets `graceMs` to return before `cutShort` stands in for it. */
+function returnedOrCutShort(run: Promise<RunResult>, signal: AbortSignal | undefined, graceMs: number, cutShort: () => RunResult): Promise<RunResult> {
+  if (!signal) return run;
+  return new Promise((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const giveUp = () => {
+      timer = setTimeout(() => resolve(cutShort()), graceMs);
+    };
+    const settle = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', giveUp);
+    };
+    if (signal.aborted) giveUp();
+    else signal.addEventListener('abort', giveUp, { once: true });
+    run.then(
+      (result) => (settle(), resolve(result)),
+      (error: unknown) => (settle(), reject(error)),
+    );
+  });
 }

@@ -4,12 +4,16 @@ import type { Postcondition } from '../eval/postconditions.ts';
 import type { Task } from '../eval/tasks.ts';
 import type { LayerSpec } from '../layers/index.ts';
 import { resolveModelCache, type ModelCacheOptions } from '../models/cassette.ts';
-import { modelId, modelUnavailable, type ModelSpec } from '../models/registry.ts';
-import type { ReportedRun } from '../report/types.ts';
+import { modelId, modelSecrets, modelUnavailable, type ModelSpec } from '../models/registry.ts';
+import type { PlannedRun, ReportedRun } from '../report/types.ts';
+import { redact } from '../harness/trace.ts';
 import { recorded, type SiteFactory } from '../sites/hn/site.ts';
 import { InputError } from '../input.ts';
 import { recordInAllure } from './allure.ts';
-import { evaluateHarness, type RunRecord } from './evaluate.ts';
+import { layersCondition, modelCondition, stackNameInUse } from './condition.ts';
+import { ABORT_GRACE_MS, evaluateHarness, type CutShort, type RunRecord } from './evaluate.ts';
+
+export { stackName } from './condition.ts';
 
 /** What a spec asks of a run: a task (or a prompt with its postconditions), and an iteration cap. */
 export type RunRequest = (Task | { task: string; postconditions: Postcondition[]; name?: string }) & { maxIterations?: number };
@@ -61,50 +65,89 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
     testInfo.skip(unavailable !== undefined, unavailable);
     const siteUnavailable = site.unavailable?.();
     testInfo.skip(siteUnavailable !== undefined, siteUnavailable);
-    const stack = layerStack ?? stackName(layers);
+    const stack = stackNameInUse(layers, layerStack, testInfo.project.use as Partial<HarnessOptions>);
+    const condition = { model: modelCondition(model), layers: layersCondition(layers), site: site.condition };
     let runs = 0;
-    await use({
-      async run(request) {
-        const task = toTask(request);
-        runs += 1;
-        const record = await evaluateHarness({
-          context,
-          site: site.create(),
-          model,
-          layers,
-          task,
-          maxIterations: request.maxIterations,
-          modelCache: { ...cache, run: cassetteRunName(testInfo, runs), repeatIndex: testInfo.repeatEachIndex },
-          onIteration: (title, actions) =>
-            base.step(title, async () => {
-              await actions();
-              const page = context.pages().at(-1);
-              if (harnessScreenshots && page) await testInfo.attach(`${title}.png`, { body: await page.screenshot(), contentType: 'image/png' });
-            }),
-        });
-        const reported: ReportedRun & Omit<RunRecord, keyof ReportedRun> & { prompt: string; layerNames: string[] } = {
-          ...record,
-          prompt: task.prompt,
-          layerNames: record.layers,
+    /** Runs still going: when the test ends under them (a timeout, an exception), they are stopped and recorded here. */
+    const inFlight = new Map<AbortController, Promise<unknown>>();
+
+    const run = async (request: RunRequest): Promise<RunRecord> => {
+      const task = toTask(request);
+      runs += 1;
+      const instance = site.create();
+      // No secret leaves in a record: a site's options may carry its account, a model's a key.
+      const secrets = [instance.account.password, ...modelSecrets()];
+      const planned: PlannedRun = redact(
+        {
           task: task.name,
           model: modelId(model),
           layers: stack,
           site: site.name,
-          condition: { model, layers: stack, site: site.name },
-          unsupportedClaim: record.trace.some((event) => event.type === 'harness_evidence' && !event.ok),
+          condition,
           test: { id: testInfo.testId, title: testInfo.titlePath.slice(1).join(' › '), project: testInfo.project.name, repeatEachIndex: testInfo.repeatEachIndex, retry: testInfo.retry, run: runs },
-        };
+        },
+        secrets,
+      );
+      const controller = new AbortController();
+      const running = evaluateHarness({
+        context,
+        site: instance,
+        model,
+        layers,
+        task,
+        maxIterations: request.maxIterations,
+        modelCache: { ...cache, run: cassetteRunName(testInfo, runs), repeatIndex: testInfo.repeatEachIndex },
+        signal: controller.signal,
+        abortGraceMs: abortGrace(testInfo),
+        onStart: () => testInfo.attach(HARNESS_RUN_START_ATTACHMENT, { body: JSON.stringify(planned), contentType: 'application/json' }),
+        onIteration: (title, actions) =>
+          base.step(title, async () => {
+            await actions();
+            const page = context.pages().at(-1);
+            if (harnessScreenshots && page) await testInfo.attach(`${title}.png`, { body: await page.screenshot(), contentType: 'image/png' });
+          }),
+      }).then(async (record) => {
+        const reported: ReportedRun & Omit<RunRecord, keyof ReportedRun> & { prompt: string; layerNames: string[] } = redact(
+          {
+            ...record,
+            ...planned,
+            prompt: task.prompt,
+            layerNames: record.layers,
+            unsupportedClaim: record.trace.some((event) => event.type === 'harness_evidence' && !event.ok),
+          },
+          secrets,
+        );
         await testInfo.attach(HARNESS_RUN_ATTACHMENT, { body: JSON.stringify(reported), contentType: 'application/json' });
         await recordInAllure(testInfo, reported);
         return record;
-      },
-    });
+      });
+      inFlight.set(controller, running);
+      try {
+        return await running;
+      } finally {
+        inFlight.delete(controller);
+      }
+    };
+
+    await use({ run });
+
+    // The test ended while runs went on (it timed out, or threw): Playwright gives this teardown a
+    // time slot of its own (see abortGrace), so each run is stopped, judged and attached.
+    const reason: CutShort = testInfo.status === 'timedOut' ? 'timeout' : 'error';
+    for (const controller of inFlight.keys()) controller.abort(reason);
+    await Promise.allSettled(inFlight.values());
   },
 });
 
-export function stackName(layers: readonly LayerSpec[]): string {
-  if (layers.length === 0) return 'bare';
-  return layers.map((layer) => (typeof layer === 'string' ? layer : Array.isArray(layer) ? layer[0] : (layer as { name: string }).name)).join('+');
+/**
+ * Once the test function ends (passed, failed or timed out), Playwright gives after-hooks and
+ * fixture teardown together a fresh slot of the longer of the project's and the test's timeouts
+ * (0: none; measured with Playwright 1.65): an aborted run gets a quarter of it to return, at most
+ * ABORT_GRACE_MS, leaving the rest to judge the site and attach the run.
+ */
+function abortGrace(testInfo: TestInfo): number {
+  const slot = Math.max(testInfo.project.timeout, testInfo.timeout);
+  return slot === 0 ? ABORT_GRACE_MS : Math.min(ABORT_GRACE_MS, slot / 4);
 }
 
 /** The test (its project is the matrix cell) and, past the first, the run's number in it: what tells its cassette from others'. */

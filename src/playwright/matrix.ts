@@ -1,11 +1,15 @@
 import type { Project } from '@playwright/test';
-import type { LayerSpec } from '../layers/index.ts';
-import { modelId, type ModelSpec } from '../models/registry.ts';
+import { z } from 'zod';
+import { InputError, parseInput } from '../input.ts';
+import { resolveLayers, type LayerSpec } from '../layers/index.ts';
+import { modelId, parseModelSpec, type ModelSpec } from '../models/registry.ts';
 import type { SiteFactory } from '../sites/hn/site.ts';
-import { stackName, type HarnessOptions } from './fixtures.ts';
+import { layersCondition, modelCondition, stackName } from './condition.ts';
+import type { HarnessOptions } from './fixtures.ts';
 
 export interface MatrixOptions {
-  models: readonly ModelSpec[];
+  /** Models, named (`{ 'mini-t0': { id: 'openai:gpt-4o-mini', temperature: 0 } }`) or not (named by their id). */
+  models: Record<string, ModelSpec> | readonly ModelSpec[];
   /** Layer stacks, named (`{ bare: [], verified: ['guardrails', 'verify'] }`) or not. */
   layers: Record<string, readonly LayerSpec[]> | ReadonlyArray<readonly LayerSpec[]>;
   /** Sites, named or not; by default the site option's own default (the recorded HN). */
@@ -14,26 +18,64 @@ export interface MatrixOptions {
   project?: Project<HarnessOptions>;
 }
 
+const siteSchema = z.object({
+  name: z.string().min(1),
+  condition: z.record(z.string(), z.unknown()),
+  create: z.custom<SiteFactory['create']>((value) => typeof value === 'function', 'expected a function (a site from hn.recorded() or hn.live())'),
+});
+
 /**
  * Playwright projects, one per cell: `model · layer-stack` (`· site` when there are several).
- * `--repeat-each N` gives N trials per cell.
+ * `--repeat-each N` gives N trials per cell. Every model, layer and site is checked here, when
+ * the config loads; two entries under one name are an error naming both: name them with a record.
  */
 export function matrix({ models, layers, sites, project = {} }: MatrixOptions): Project<HarnessOptions>[] {
-  const stacks = Array.isArray(layers)
-    ? (layers as ReadonlyArray<readonly LayerSpec[]>).map((stack) => [stackName(stack), stack] as const)
-    : Object.entries(layers as Record<string, readonly LayerSpec[]>);
-  const siteList: Array<SiteFactory | undefined> = sites === undefined
-    ? [undefined]
-    : Array.isArray(sites)
-      ? [...(sites as readonly SiteFactory[])]
-      : Object.entries(sites as Record<string, SiteFactory>).map(([name, site]) => ({ ...site, name }));
-  return models.flatMap((model) =>
+  const modelList = named('models', models, (model) => void parseModelSpec(model), modelId, modelCondition);
+  const stacks = named('layers', layers, (stack) => void resolveLayers(parseInput(z.array(z.unknown()), stack, 'layers') as LayerSpec[]), stackName, layersCondition);
+  const siteList: Array<SiteFactory | undefined> =
+    sites === undefined
+      ? [undefined]
+      : named('sites', sites, (site) => void parseInput(siteSchema, site, 'site'), (site) => site.name, (site) => site.condition).map(([name, site]) => ({ ...site, name }));
+  return modelList.flatMap(([modelName, model]) =>
     stacks.flatMap(([stack, stackLayers]) =>
       siteList.map((site) => ({
         ...project,
-        name: [modelId(model), stack, ...(siteList.length > 1 && site ? [site.name] : [])].join(' · '),
+        name: [modelName, stack, ...(siteList.length > 1 && site ? [site.name] : [])].join(' · '),
         use: { ...project.use, model, layers: stackLayers, layerStack: stack, ...(site && { site }) },
       })),
     ),
   );
+}
+
+/**
+ * A dimension's entries by name (a record's keys, or each entry's own name, which must then be
+ * unique), each checked first: a bad one is one line naming where it is.
+ */
+function named<T>(
+  dimension: string,
+  entries: Record<string, T> | readonly T[],
+  check: (entry: T) => void,
+  nameOf: (entry: T) => string,
+  condition: (entry: T) => unknown,
+): Array<[string, T]> {
+  const list = Array.isArray(entries)
+    ? (entries as readonly T[]).map((entry, index) => [`${dimension}[${index}]`, entry] as const)
+    : Object.entries(entries as Record<string, T>).map(([name, entry]) => [`${dimension}.${name}`, entry] as const);
+  for (const [where, entry] of list) {
+    try {
+      check(entry);
+    } catch (error) {
+      throw error instanceof InputError ? new InputError(`matrix(): ${where}: ${error.message}`) : error;
+    }
+  }
+  if (!Array.isArray(entries)) return Object.entries(entries as Record<string, T>);
+  const byName = list.map(([, entry]) => [nameOf(entry), entry] as [string, T]);
+  byName.forEach(([name, entry], index) => {
+    const first = byName.findIndex(([other]) => other === name);
+    if (first === index) return;
+    throw new InputError(
+      `matrix(): ${dimension}[${first}] and ${dimension}[${index}] are both named "${name}" (${JSON.stringify(condition(byName[first]![1]))} and ${JSON.stringify(condition(entry))}): name each, ${dimension}: { "${name}-a": …, "${name}-b": … }`,
+    );
+  });
+  return byName;
 }

@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs';
+import { test } from '@playwright/test';
+import { HARNESS_RUN_ATTACHMENT } from '../src/playwright/fixtures.ts';
+import { reportedRunSchema, type ReportedRun } from '../src/report/types.ts';
+import { collect, playwright, workspace } from './playwright-child.ts';
+import { expect } from './support.ts';
+
+/**
+ * What a run records of what ran, in a child run of a matrix project (tests/fixtures/fixture/):
+ * the model with its options, each layer with its options, the site's condition, and the name of
+ * the stack that actually ran, which is the project's only when its layers are.
+ */
+test.describe.configure({ timeout: 180_000 });
+
+let runs: Array<{ title: string; run: ReportedRun }>;
+const run = (title: string) => runs.find((entry) => entry.title === title)!.run;
+const site = { site: 'hn-recorded', faults: { injection: { rank: 2 } } };
+const model = { id: 'scripted:diligent', temperature: 0 };
+
+test.beforeAll(async () => {
+  const { env } = workspace('harness-eval-condition-');
+  const child = await playwright(['test', '-c', 'tests/fixtures/fixture/playwright.config.ts', 'condition.run.ts'], env);
+  expect(child.code, child.stdout).toBe(0);
+  runs = collect(JSON.parse(readFileSync(env.JSON_OUT, 'utf8'))).map(({ title, result }) => {
+    const attachment = (result.attachments as Array<{ name: string; body: string }>).find((entry) => entry.name === HARNESS_RUN_ATTACHMENT)!;
+    return { title, run: reportedRunSchema.parse(JSON.parse(Buffer.from(attachment.body, 'base64').toString())) };
+  });
+});
+
+test("a run's condition is the model, each layer and the site, with their options", () => {
+  expect(run('under the project stack')).toMatchObject({ model: 'scripted:diligent', layers: 'verified', site: 'hn-injected' });
+  expect(run('under the project stack').condition).toEqual({
+    model,
+    layers: [{ name: 'guardrails', options: { maxIterations: 8 } }, { name: 'verify', options: {} }],
+    site,
+  });
+});
+
+test("a spec's own layers under a matrix project are filed under their own stack, not the project's", () => {
+  expect(run('under the spec stack')).toMatchObject({ layers: 'guardrails', condition: { model, layers: [{ name: 'guardrails', options: { maxIterations: 3 } }], site } });
+});

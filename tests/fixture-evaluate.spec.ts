@@ -1,0 +1,14 @@
+import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { evaluateHarness } from '../src/playwright/evaluate.ts';
+import { recordedHn } from '../src/sites/hn/site.ts';
+import { expect, test, turnsDouble } from './support.ts';
+
+test('a site that stops answering after the run keeps the run, incomplete and unjudged, saying why', async ({ context }) => {
+  const site = recordedHn();
+  let snapshots = 0;
+  const failing = { ...site, snapshot: () => (snapshots++ === 0 ? site.snapshot() : Promise.reject(new Error('the site is gone'))) };
+  const { model } = turnsDouble([[{ name: 'finish', arguments: JSON.stringify({ success: true, summary: 'Upvoted it.' }) }]]);
+  const record = await evaluateHarness({ context, site: failing, model, layers: [], task: upvoteFirstPost });
+  expect(record).toMatchObject({ claimed: true, incomplete: true, judged: false, actual: false, stopReason: 'error', verdicts: [] });
+  expect(record.summary).toBe('Upvoted it.; the site could not be judged after the run: the site is gone');
+});
