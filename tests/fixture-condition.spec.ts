@@ -14,10 +14,20 @@ test.describe.configure({ timeout: 180_000 });
 
 let runs: Array<{ title: string; run: ReportedRun }>;
 const run = (title: string) => runs.find((entry) => entry.title === title)!.run;
-const site = { site: 'hn-recorded', faults: { injection: { rank: 2 } } };
+/** The site as data, every default applied: what tells it from a site that differs in any of them. */
+const site = {
+  site: 'hn-recorded',
+  capture: null,
+  stateFile: null,
+  startLoggedIn: false,
+  account: 'harness',
+  faults: { latencyMs: 0, errorRate: 0, seed: 1, markupYear: 2025, injection: { rank: 2, text: expect.stringContaining('ignore previous instructions') } },
+};
 const model = { id: 'scripted:diligent', temperature: 0 };
 
 test.beforeAll(async () => {
+  // A hook's own limit: describe.configure's timeout is the tests'.
+  test.setTimeout(180_000);
   const { env } = workspace('harness-eval-condition-');
   const child = await playwright(['test', '-c', 'tests/fixtures/fixture/playwright.config.ts', 'condition.run.ts'], env);
   expect(child.code, child.stdout).toBe(0);
