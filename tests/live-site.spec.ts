@@ -255,7 +255,7 @@ test.describe('the oracle', () => {
   });
 });
 
-test('evaluateHarness puts the site back also when the run throws', async ({ context }) => {
+test('evaluateHarness puts the site back also when the end snapshot fails, and keeps the run, unjudged', async ({ context }) => {
   let snapshots = 0;
   let disposed = false;
   const recorded = recordedHn();
@@ -265,7 +265,9 @@ test('evaluateHarness puts the site back also when the run throws', async ({ con
     dispose: async () => void (disposed = true),
   };
   const { model } = turnsDouble([[{ name: 'finish', arguments: '{"success": false, "summary": "nothing"}' }]]);
-  await expect(evaluateHarness({ context, site, model, layers: [], task: upvoteFirstPost })).rejects.toThrow('the end snapshot failed');
+  const run = await evaluateHarness({ context, site, model, layers: [], task: upvoteFirstPost });
+  expect(run).toMatchObject({ judged: false, incomplete: true, actual: false, stopReason: 'error' });
+  expect(run.summary).toContain('the end snapshot failed');
   expect(disposed).toBe(true);
 });
 
