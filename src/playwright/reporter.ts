@@ -42,6 +42,8 @@ export default class HarnessReporter implements Reporter {
   private outputDir = '';
   /** False for `--list` and when no test was found: nothing is written. */
   private writes = false;
+  /** One shard of several: a gate's cells may all be in other shards, so only the merged report can say it matches none. */
+  private sharded = false;
   private finished = 0;
   private lastWrite = 0;
   private writing: Promise<unknown> = Promise.resolve();
@@ -59,6 +61,7 @@ export default class HarnessReporter implements Reporter {
   onBegin(config: FullConfig, suite: Suite): void {
     this.outputDir = resolve(config.configFile ? dirname(config.configFile) : config.rootDir, this.options.outputDir ?? 'reports');
     for (const test of suite.allTests()) this.record(test);
+    this.sharded = config.shard !== null && config.shard.total > 1;
     this.writes = this.options._mode !== 'list' && this.tests.size > 0;
     // At once: a run killed before its first result must not leave an earlier run's complete summary.
     if (this.writes) this.writePartial();
@@ -107,7 +110,7 @@ export default class HarnessReporter implements Reporter {
       console.log(line);
       return line;
     }
-    const unmatched = unmatchedGates(summary, this.gates);
+    const unmatched = this.sharded ? [] : unmatchedGates(summary, this.gates);
     for (const gate of unmatched) console.log(`harness-eval: gate matches no cell: ${gate}`);
     const breaches = checkGates(summary, this.gates);
     if (breaches.length > 0) {
