@@ -98,11 +98,11 @@ test('audit: neither the API key nor the site password is in any artifact or out
   // The main job, every project of it (the matrix, the classic experiment, the layers' specs with
   // their checkpoints, durable files and login handler, the by-hand baseline), with both secrets
   // set. It writes its reports where it always does: the checkout's reports/, searched with the rest.
-  // CI runs the main job once, with the markers and --trace on, and names its JSON report and output
-  // in HARNESS_AUDIT_MAIN_JOB (`report.json:output.log`): those very artifacts are searched.
-  const ciMainJob = process.env.HARNESS_AUDIT_MAIN_JOB?.split(':');
-  const mainResults = ciMainJob?.[0] ?? join(workspace, 'main-results.json');
-  if (ciMainJob) outputs.push(readFileSync(ciMainJob[1]!, 'utf8'));
+  // CI runs the main job once, with the markers, --trace on and its temporary folder in the folder
+  // HARNESS_AUDIT_MAIN_JOB (report.json, output.log, tmp/): those very artifacts are searched.
+  const ciMainJob = process.env.HARNESS_AUDIT_MAIN_JOB;
+  const mainResults = ciMainJob ? join(ciMainJob, 'report.json') : join(workspace, 'main-results.json');
+  if (ciMainJob) outputs.push(readFileSync(join(ciMainJob, 'output.log'), 'utf8'));
   else {
     const main = await run(['test', '--workers', '2', '--trace', 'on', '--output', paths.testResults], { OPENAI_API_KEY: API_KEY, PLAYWRIGHT_JSON_OUTPUT_NAME: mainResults });
     expect(main.code, main.stdout).toBe(0);
@@ -113,7 +113,7 @@ test('audit: neither the API key nor the site password is in any artifact or out
   expect(ran.size).toBeGreaterThan(20);
 
   const mainReports = resolve('reports');
-  const artifacts = [...files(workspace), ...files(mainReports), ...(ciMainJob ? files(resolve('test-results/specs')) : [])];
+  const artifacts = [...files(workspace), ...files(mainReports), ...(ciMainJob ? [...files(ciMainJob), ...files(resolve('test-results/specs'))] : [])];
   const kinds = {
     'trace.zip': artifacts.filter((path) => path.endsWith('trace.zip')).length,
     'blob reports': readdirSync(paths.blobs).length,
