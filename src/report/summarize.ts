@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { stopReasons } from '../harness/trace.ts';
 import { parseInput } from '../input.ts';
 import { describe, passHatKTable, wilson } from './statistics.ts';
-import { gateSchema, type Cell, type Condition, type Gate, type MissingTest, type PriceTable, type ReportedRun, type Summary } from './types.ts';
+import { gateSchema, type Cell, type CellNames, type Condition, type Gate, type MissingTest, type PriceTable, type ReportedRun, type Summary } from './types.ts';
 
 /** What names a cell: one task, model, layer stack and site. */
-export type CellKeys = Pick<Cell, 'task' | 'model' | 'layers' | 'site'>;
+export type CellKeys = CellNames;
 
 export interface SummarizeOptions {
   /** Per-million-token prices; a cell gets a `cost` only when its model is listed. */

@@ -37,15 +37,18 @@ export type RunOrigin = z.infer<typeof runOriginSchema>;
  * A run as it is planned, attached to its test when it starts (`harness-run-start.json`): if the
  * worker dies before the run ends, the reporter still counts it, as incomplete and unjudged.
  */
-export const plannedRunSchema = z.object({
+/** What names a cell to a person; `condition` says what it is. */
+export const cellNamesSchema = z.object({
   task: z.string(),
   model: z.string(),
   /** The layer stack's name (`bare`, `verified`), or its layers joined with `+`. */
   layers: z.string(),
   site: z.string(),
-  condition: conditionSchema,
-  test: runOriginSchema,
 });
+
+export type CellNames = z.infer<typeof cellNamesSchema>;
+
+export const plannedRunSchema = cellNamesSchema.extend({ condition: conditionSchema, test: runOriginSchema });
 export type PlannedRun = z.infer<typeof plannedRunSchema>;
 
 /** A token count, or null when the provider gave none that could be trusted (the trace says why). */
@@ -82,11 +85,7 @@ export type ReportedRun = z.infer<typeof reportedRunSchema>;
 export const intervalSchema = z.object({ value: z.number(), low: z.number(), high: z.number() });
 export type Interval = z.infer<typeof intervalSchema>;
 
-export const cellSchema = z.object({
-  task: z.string(),
-  model: z.string(),
-  layers: z.string(),
-  site: z.string(),
+export const cellSchema = cellNamesSchema.extend({
   /** The condition every run of the cell ran under. */
   condition: conditionSchema.optional(),
   /** One per planned trial: a retried test counts once, with its last attempt's run. */
@@ -123,7 +122,7 @@ export const cellSchema = z.object({
 export type Cell = z.infer<typeof cellSchema>;
 
 /** A test with a planned run it did not record (it never ran, failed before its run began, or attached an unreadable run). */
-export const missingTestSchema = z.object({ id: z.string(), title: z.string(), project: z.string() });
+export const missingTestSchema = runOriginSchema.pick({ id: true, title: true, project: true });
 export type MissingTest = z.infer<typeof missingTestSchema>;
 
 export const summarySchema = z.object({
@@ -156,12 +155,9 @@ export type Summary = z.infer<typeof summarySchema>;
 export type PriceTable = Record<string, { input: number; output: number }>;
 
 /** A gate: cells that match (every given key equal) must stay within the limits. */
-export const gateSchema = z
-  .object({
-    task: z.string().optional(),
-    model: z.string().optional(),
-    layers: z.string().optional(),
-    site: z.string().optional(),
+export const gateSchema = cellNamesSchema
+  .partial()
+  .extend({
     maxFalseSuccessRate: z.number().min(0).max(1).default(0),
     maxFalseFailureRate: z.number().min(0).max(1).optional(),
     maxSideEffectRate: z.number().min(0).max(1).optional(),
