@@ -116,7 +116,7 @@ export async function evaluateHarness({ context, site, model, layers, task, maxI
         carried,
       });
       result = await returnedOrCutShort(running, signal, abortGraceMs, () =>
-        cutShort(abortReason(signal!), `the run was cut short (${abortReason(signal!)}) and did not return within ${abortGraceMs} ms of being stopped`),
+        cutShort(cutShortBy(signal!), `the run was cut short (${cutShortBy(signal!)}) and did not return within ${abortGraceMs} ms of being stopped`),
       );
     } catch (error) {
       // Bad input (a corrupt checkpoint) is the user's to fix, not a run to count: it fails the test.
@@ -124,7 +124,7 @@ export async function evaluateHarness({ context, site, model, layers, task, maxI
       result = cutShort('error', `the run failed: ${error instanceof Error ? error.message : String(error)}`);
     }
     // Aborted by the test's end: the stop reason is why the test ended (the harness only knows it was stopped).
-    if (signal?.aborted && result.stopReason === 'timeout') result = { ...result, stopReason: abortReason(signal) };
+    if (signal?.aborted && result.stopReason === 'timeout') result = { ...result, stopReason: cutShortBy(signal) };
     // A stale or corrupt cassette is not the model's failure: the test fails instead of reporting a run.
     if (cassette?.failure) throw cassette.failure;
     const incomplete = result.stopReason === 'timeout' || result.stopReason === 'error';
@@ -160,7 +160,7 @@ export async function evaluateHarness({ context, site, model, layers, task, maxI
   }
 }
 
-function abortReason(signal: AbortSignal): CutShort {
+function cutShortBy(signal: AbortSignal): CutShort {
   return signal.reason === 'error' ? 'error' : 'timeout';
 }
 
