@@ -1,7 +1,5 @@
 #!/usr/bin/env node
-// The CLI is TypeScript run through tsx, so the package ships no build step.
-import { register } from 'tsx/esm/api';
+import { importEntry } from './entry.js';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+const { main } = await importEntry('main');
 process.exitCode = await main(process.argv.slice(2));

@@ -1,10 +1,10 @@
 /**
- * Run by `npm install`: leaves a working Chromium or stops saying exactly what to run.
+ * Run by `npm install` (bin/ensure-chromium.js): leaves a working Chromium or says exactly what to run.
  * Order: one already there, Playwright's download, Debian's package (as root).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { findChromium, MISSING_CHROMIUM } from '../src/playwright/chromium.ts';
+import { findChromium, MISSING_CHROMIUM } from '../playwright/chromium.ts';
 
 const say = (line: string) => console.log(`harness-eval: ${line}`);
 
@@ -19,7 +19,8 @@ function run(command: string, args: string[], timeoutMs: number): boolean {
   return spawnSync(command, args, { stdio: 'inherit', timeout: timeoutMs }).status === 0;
 }
 
-function main(): number {
+/** 0 when a Chromium is there at the end; else 1, after printing what to run. */
+export function ensureChromium(): number {
   if (process.env.HARNESS_EVAL_SKIP_BROWSER === '1') return say('HARNESS_EVAL_SKIP_BROWSER=1: not checking for Chromium'), 0;
   if (found()) return 0;
   if (run('npx', ['playwright', 'install', 'chromium'], 300_000) && found()) return 0;
@@ -32,11 +33,4 @@ function main(): number {
   }
   console.error(`harness-eval: ${MISSING_CHROMIUM}`);
   return 1;
-}
-
-try {
-  process.exitCode = main();
-} catch (error) {
-  console.error(`harness-eval: ${error instanceof Error ? error.message : String(error)}`);
-  process.exitCode = 1;
 }
