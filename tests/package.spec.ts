@@ -93,6 +93,9 @@ test('the packed tarball, installed in a fresh project, runs the README quick st
     // The installed CLI runs the compiled JavaScript: no TypeScript loader at run time.
     const compared = await ok('npx harness-eval report --baseline reports/summary.json reports/summary.json', project);
     expect(compared).toContain('upvote-first-post');
+    // The postinstall never fails a user's install: with no Chromium it says so and exits 0.
+    const postinstall = await ok('CHROMIUM_PATH=/nowhere/chromium npm rebuild harness-eval --foreground-scripts 2>&1', project);
+    expect(postinstall).toContain('harness-eval: CHROMIUM_PATH: no file at /nowhere/chromium');
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
