@@ -54,7 +54,7 @@ async function ok(script: string, cwd: string): Promise<string> {
 }
 
 test('the packed tarball, installed in a fresh project, runs the README quick start and typechecks', async () => {
-  // Packing builds dist/ (prepare), installing takes the npm cache: minutes on a loaded machine.
+  // Packing builds dist/ (prepack), installing takes the npm cache: minutes on a loaded machine.
   test.setTimeout(15 * 60_000);
   const dir = await mkdtemp(join(tmpdir(), 'harness-eval-package-'));
   try {
