@@ -102,7 +102,7 @@ export default class HarnessReporter implements Reporter {
     if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, renderMarkdown(summary));
     const { successes, falseSuccesses, falseFailures, sideEffectRuns, incomplete } = summary.totals;
     console.log(
-      `harness-eval: ${summary.recorded} of ${counted(summary.planned, 'planned run')} recorded (${incomplete} incomplete) in ${counted(summary.cells.length, 'cell')}: ${counted(successes, 'success', 'successes')}, ${counted(falseSuccesses, 'false success', 'false successes')}, ${counted(falseFailures, 'false failure')}, ${sideEffectRuns} with side effects; report in ${this.outputDir}`,
+      `harness-eval: ${summary.recorded} of ${counted(summary.planned, 'planned run')} recorded (${incomplete} incomplete) in ${counted(summary.cells.length, 'cell')}: ${successes} done, ${counted(falseSuccesses, 'false success', 'false successes')}, ${counted(falseFailures, 'false failure')}, ${sideEffectRuns} with side effects; report in ${this.outputDir}`,
     );
     if (summary.missing.length > 0) {
       const named = summary.missing.slice(0, MISSING_NAMED).map((test) => `${test.title} (${test.project})`);

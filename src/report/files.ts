@@ -47,8 +47,8 @@ function totalsLine(summary: Summary): string {
   const { runs, successes, falseSuccesses, falseFailures, sideEffectRuns, incomplete } = summary.totals;
   const share = (count: number) => (runs === 0 ? '' : ` (${formatPercent(count / runs)})`);
   return [
-    `${formatCount(runs)} runs of ${formatCount(summary.planned)} planned in ${counted(summary.cells.length, 'cell')}`,
-    `${counted(successes, 'success', 'successes')}${share(successes)}`,
+    `${counted(runs, 'run')} of ${formatCount(summary.planned)} planned in ${counted(summary.cells.length, 'cell')}`,
+    `${formatCount(successes)} done${share(successes)}`,
     `${counted(falseSuccesses, 'false success', 'false successes')}${share(falseSuccesses)}`,
     `${counted(falseFailures, 'false failure')}${share(falseFailures)}`,
     `${formatCount(sideEffectRuns)} with side effects${share(sideEffectRuns)}`,
@@ -128,7 +128,7 @@ function escapeMarkdownCell(text: string): string {
     .replace(/[\r\n]+/g, ' ');
 }
 
-const ABLATION_NOTE = 'Each row: two cells of one task, model and site whose layer stacks differ by this layer alone; the change adding it made (percentage points, with · without), with a 95% Newcombe interval. An interval that excludes 0 is a change the trials vouch for.';
+const ABLATION_NOTE = 'Each row: two cells of one task, model and site whose layer stacks differ by this layer alone; the change adding it made (with − without, in percentage points) with its 95% Newcombe interval. An interval that excludes 0 is a change the trials vouch for.';
 const COMPARISON_NOTE = 'Each rate: baseline → now, and the difference in percentage points with its 95% Newcombe interval. Flagged when that interval excludes 0.';
 
 function rateChangeText(change: CellChange, key: (typeof comparedRates)[number]): string {
