@@ -117,9 +117,11 @@ test('the baseline comparison is in summary.md and the HTML report, with the dif
   expect(markdown).toContain('| upvote-first-post · scripted:overclaimer · verified · hn-recorded | 1 → 1 |');
   expect(markdown).toContain('| too few trials to detect any change |');
   const $ = cheerio.load(renderHtml(after, runs));
-  expect($('#comparison td.flagged.better').first().text()).toBe('0% → 100% +100 pts (+61 to +100)');
+  expect($('#comparison td.flagged.better').first().text()).toBe('0% → 100%+100 pts (+61 to +100)');
   expect($('#comparison td.flagged.worse').length).toBe(0);
-  expect($('#comparison tr').last().find('td').last().text()).toBe('too few trials to detect any change');
+  // What did not change is folded, and says why it may not have.
+  expect($('#comparison details summary').text()).toBe('1 cell with no change detected, 1 of them with too few trials to detect any');
+  expect($('#comparison details tr').last().find('td').last().text()).toBe('too few trials to detect any change');
 });
 
 test('every outcome is named the same in every report, and defined once in the HTML legend', () => {

@@ -45,10 +45,13 @@ test('a run row links its trace and its test in Playwright\'s report; the histor
 
   // The synthetic run's row: its claim, the oracle's verdict, stop reason, side effect and transcript.
   const synthetic = $('tr[id^="run-"]').filter((_, element) => $(element).text().includes('a run of one iteration'));
-  const cells = synthetic.find('> td').map((_, cell) => $(cell).text()).get();
-  expect(cells.slice(1, 7)).toEqual(['false success', 'claimed success: I upvoted the first story.', '✗ the first story is upvoted: 46194762 was not upvoted', 'finished', '1', 'harness upvoted 46188654 ("the second story")']);
-  expect(synthetic.find('pre').text()).toContain('model: Voting now. click({"ref":"e12"})');
-  expect(synthetic.find('pre').text()).toContain('end: claimed success, finished after 1 iteration');
+  expect(synthetic.find('> td').map((_, cell) => $(cell).text()).get().slice(1, 5)).toEqual(['false success', 'finished', '1', 'harness upvoted 46188654 ("the second story")']);
+  const detail = synthetic.next('tr.detail');
+  expect(detail.find('.claim').text()).toBe('claim claimed success: I upvoted the first story.');
+  expect(detail.find('.oracle').text()).toBe('oracle ✗ the first story is upvoted: 46194762 was not upvoted');
+  expect(detail.find('summary').text()).toBe('transcript, 2 lines');
+  expect(detail.find('pre').text()).toContain('model: Voting now. click({"ref":"e12"})');
+  expect(detail.find('pre').text()).toContain('end: claimed success, finished after 1 iteration');
 
   const second = await playwright(['test', '-c', config, '--project', 'synthetic'], env);
   expect(second.code, second.stdout).toBe(0);

@@ -377,7 +377,8 @@ test.describe('false failures, side effects, incomplete runs and unknown tokens'
     expect(html).toContain('<figcaption>false-failure rate</figcaption>');
     expect(html).toContain('<figcaption>side-effect rate</figcaption>');
     expect(html).toContain('harness upvoted 46194762 (&quot;Show HN: a thing&quot;)');
-    expect(html).toContain('<td class="truthful-failure">truthful failure (incomplete, unjudged)</td><td>claimed failure</td><td>not judged: the site no longer answered</td><td>timeout</td>');
+    expect(html).toContain('<td class="truthful-failure">truthful failure (incomplete, unjudged)</td><td>timeout</td>');
+    expect(html).toContain('<div class="claim"><b>claim</b> claimed failure</div><div class="oracle"><b>oracle</b> not judged: the site no longer answered</div>');
   });
 
   test('a cell whose every run has unknown tokens shows them as unknown, never as 0', () => {

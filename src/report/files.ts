@@ -220,7 +220,10 @@ details a{margin-right:.3rem}
 pre{margin:.25rem 0;max-width:60rem;max-height:24rem;overflow:auto;white-space:pre-wrap;font-size:12px;background:#f7f7f7;padding:.4rem}
 dl.words{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;margin:.25rem 0 1rem}
 dl.words dt{font-weight:600}dl.words dd{margin:0}
-ul.verdicts{margin:0;padding-left:1rem}
+ul.verdicts{display:inline-block;margin:0;padding-left:1.25rem;vertical-align:top}
+table.runs tr.detail td{border-top:none;background:#fafafa;padding-left:1.5rem}
+tr.detail b{display:inline-block;width:3.5rem;color:#555;font-weight:600}
+tr.detail .oracle{display:flex}
 `.trim();
 
 function renderVerdict(summary: Summary): string {
@@ -234,20 +237,35 @@ function renderVerdict(summary: Summary): string {
 
 function renderComparisonSection(comparison: Comparison | undefined): string {
   if (!comparison) return '';
-  const header = ['cell', 'runs', ...comparedRates.map((key) => rateNames[key][1]), 'verdict'];
-  const rows = comparison.cells.map((change) => {
-    const rates = comparedRates.map((key) => td(rateChangeText(change, key), `num${change.flagged.includes(rateNames[key][1]) ? ` flagged ${directionClass(key, change[key].difference)}` : ''}`));
-    return `<tr>${td(change.cell)}${td(`${change.runs.before ?? '—'} → ${change.runs.after ?? '—'}`, 'num')}${rates.join('')}${td(changeVerdict(change), change.flagged.length > 0 ? 'flagged' : undefined)}</tr>`;
-  });
+  // What changed first; cells with no detected change are folded, since most of a small matrix is there.
+  const shown = comparison.cells.filter((change) => change.flagged.length > 0 || change.status !== 'changed');
+  const folded = comparison.cells.filter((change) => !shown.includes(change));
+  const few = folded.filter((change) => change.tooFewTrials).length;
+  const rest = folded.length === 0 ? '' : `<details><summary>${counted(folded.length, 'cell')} with no change detected${few > 0 ? `, ${few} of them with too few trials to detect any` : ''}</summary>${comparisonTable(folded)}</details>`;
   return `<section id="comparison">
 <h2>Since ${escapeHtml(comparison.baseline.source)} <small>(${escapeHtml(comparison.baseline.generatedAt)})</small></h2>
 <p class="note">${escapeHtml(COMPARISON_NOTE)} A cell marked “too few trials” could not have shown a change even from all runs to none; the README says how many trials detect a given change.</p>
-<div class="scroll"><table>
-<tr>${header.map((name) => `<th>${escapeHtml(name)}</th>`).join('')}</tr>
-${rows.join('\n')}
-</table></div>
+${shown.length > 0 ? comparisonTable(shown) : '<p>No cell changed beyond chance, and none was added or removed.</p>'}
+${rest}
 </section>
 `;
+}
+
+function comparisonTable(changes: readonly CellChange[]): string {
+  const header = ['cell', 'runs', ...comparedRates.map((key) => rateNames[key][1]), 'verdict'];
+  const rows = changes.map((change) => {
+    const rates = comparedRates.map((key) => {
+      const { before, after, difference } = change[key];
+      const text = `${before ? formatPercent(before.value) : '—'} → ${after ? formatPercent(after.value) : '—'}`;
+      const flagged = change.flagged.includes(rateNames[key][1]);
+      return `<td class="num${flagged ? ` flagged ${directionClass(key, difference)}` : ''}">${escapeHtml(text)}${difference ? `<br><small>${escapeHtml(formatDifference(difference))}</small>` : ''}</td>`;
+    });
+    return `<tr>${td(change.cell)}${td(`${change.runs.before ?? '—'} → ${change.runs.after ?? '—'}`, 'num')}${rates.join('')}${td(changeVerdict(change), change.flagged.length > 0 ? 'flagged' : undefined)}</tr>`;
+  });
+  return `<div class="scroll"><table>
+<tr>${header.map((name) => `<th>${escapeHtml(name)}</th>`).join('')}</tr>
+${rows.join('\n')}
+</table></div>`;
 }
 
 /** Green when the change is good for that rate (more success, fewer false outcomes), red when bad. */
@@ -393,7 +411,7 @@ function renderHistogram(iterations: readonly number[]): string {
   return `<svg class="hist" width="${HISTOGRAM.width}" height="${HISTOGRAM.height}" viewBox="0 0 ${HISTOGRAM.width} ${HISTOGRAM.height}" role="img" aria-label="iterations ${low}–${high}">${bars.join('')}</svg>`;
 }
 
-const RUN_COLUMNS = ['test', 'outcome', 'claim', 'oracle', 'stop reason', 'iterations', 'side effects', 'wall time', 'links', 'transcript'];
+const RUN_COLUMNS = ['test', 'outcome', 'stop reason', 'iterations', 'side effects', 'wall time', 'links'];
 
 function renderRunTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, string>, runsByCell: ReadonlyMap<string, ReportedRun[]>, runIds: ReadonlyMap<ReportedRun, string>): string {
   const rows: string[] = [];
@@ -401,22 +419,27 @@ function renderRunTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, str
     // One heading row per cell instead of a cell column: it keeps a 10,000-run page a few MB smaller.
     const label = escapeHtml(cellLabel(cellRuns[0]!));
     rows.push(`<tr class="group"><th colspan="${RUN_COLUMNS.length}">${cellIds.has(key) ? `<a href="#${cellIds.get(key)}">${label}</a>` : label}</th></tr>`);
-    for (const run of sortRuns(cellRuns)) rows.push(renderRunRow(run, runIds.get(run)!));
+    for (const run of sortRuns(cellRuns)) rows.push(renderRunRows(run, runIds.get(run)!));
   }
-  return `<table>\n<tr>${RUN_COLUMNS.map((name) => `<th>${name}</th>`).join('')}</tr>\n${rows.join('\n')}\n</table>`;
+  return `<table class="runs">\n<tr>${RUN_COLUMNS.map((name) => `<th>${name}</th>`).join('')}</tr>\n${rows.join('\n')}\n</table>`;
 }
 
-/** A run: what it claimed, what the oracle found, how it stopped, what else it changed, and where its trace is. */
-function renderRunRow(run: ReportedRun, id: string): string {
+/**
+ * A run in two rows: how it ended (outcome, stop reason, iterations, side effects, time, links to
+ * its test in Playwright's report and its trace), then what it claimed, what the oracle found and
+ * its transcript, folded.
+ */
+function renderRunRows(run: ReportedRun, id: string): string {
+  const links = [run.links?.testReport && `<a href="${escapeHtml(run.links.testReport)}">test</a>`, run.links?.trace && `<a href="${escapeHtml(run.links.trace)}">trace</a>`].filter(Boolean);
+  const ended = `<tr id="${id}">${td(`${runTitle(run)} (${run.test.project})`)}${td(runOutcome(run), outcomeClass(outcomeOf(run)))}${td(run.stopReason)}${td(String(run.iterations), 'num')}${td(run.sideEffects.map((change) => change.detail).join('; ') || 'none')}${td(formatDuration(run.wallMs), 'num')}<td>${links.join(' ')}</td></tr>`;
   const claim = `${run.claimed ? 'claimed success' : 'claimed failure'}${run.summary ? `: ${run.summary}` : ''}`;
   const oracle = !run.judged
-    ? td('not judged: the site no longer answered')
+    ? escapeHtml('not judged: the site no longer answered')
     : run.verdicts && run.verdicts.length > 0
-      ? `<td><ul class="verdicts">${run.verdicts.map((verdict) => `<li>${verdict.holds ? '✓' : '✗'} ${escapeHtml(verdict.description)}: ${escapeHtml(verdict.detail)}</li>`).join('')}</ul></td>`
-      : td(run.actual ? 'done' : 'not done');
-  const links = [run.links?.testReport && `<a href="${escapeHtml(run.links.testReport)}">test</a>`, run.links?.trace && `<a href="${escapeHtml(run.links.trace)}">trace</a>`].filter(Boolean);
-  const transcript = run.transcript ? `<details><summary>${counted(run.transcript.split('\n').length, 'line')}</summary><pre>${escapeHtml(run.transcript)}</pre></details>` : '';
-  return `<tr id="${id}">${td(`${runTitle(run)} (${run.test.project})`)}${td(runOutcome(run), outcomeClass(outcomeOf(run)))}${td(claim)}${oracle}${td(run.stopReason)}${td(String(run.iterations), 'num')}${td(run.sideEffects.map((change) => change.detail).join('; ') || 'none')}${td(formatDuration(run.wallMs), 'num')}<td>${links.join(' ')}</td><td>${transcript}</td></tr>`;
+      ? `<ul class="verdicts">${run.verdicts.map((verdict) => `<li>${verdict.holds ? '✓' : '✗'} ${escapeHtml(verdict.description)}: ${escapeHtml(verdict.detail)}</li>`).join('')}</ul>`
+      : escapeHtml(run.actual ? 'done' : 'not done');
+  const transcript = run.transcript ? `<details><summary>transcript, ${counted(run.transcript.split('\n').length, 'line')}</summary><pre>${escapeHtml(run.transcript)}</pre></details>` : '';
+  return `${ended}\n<tr class="detail"><td colspan="${RUN_COLUMNS.length}"><div class="claim"><b>claim</b> ${escapeHtml(claim)}</div><div class="oracle"><b>oracle</b> ${oracle}</div>${transcript}</td></tr>`;
 }
 
 /** The summary's cells in order, then any runs whose cell the summary lacks, so no run is hidden. */
