@@ -4,8 +4,10 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
+import { listHistory, saveToHistory } from '../src/report/history.ts';
+import { summarize } from '../src/report/summarize.ts';
 import { createReplica, serveReplica } from '../src/sites/hn/index.ts';
-import { client, expect } from './support.ts';
+import { client, expect, reportedRun } from './support.ts';
 
 const cli = ['bin/harness-eval.js'];
 const execFileAsync = promisify(execFile);
@@ -84,4 +86,42 @@ test('record hn: saves the pages from a live-like site, without tokens, user nam
   } finally {
     await server.close();
   }
+});
+
+test.describe('report: the history of summaries', () => {
+  const summaryAt = (generatedAt: string, successes: number) =>
+    summarize(
+      Array.from({ length: 10 }, (_, index) => reportedRun({ claimed: true, actual: index < successes, test: { id: `t${index}` } })),
+      { complete: true, now: new Date(generatedAt) },
+    );
+
+  test('the reporter keeps each run\'s summary by its time, the newest N; the CLI lists them and compares two by number or name', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'harness-eval-history-'));
+    const saved = ['2026-11-20T10:00:00.000Z', '2026-11-21T10:00:00.000Z', '2026-11-22T23:50:00.000Z'].map((at, index) => saveToHistory(dir, summaryAt(at, index * 5), 2));
+    expect(saved).toEqual(['2026-11-20T10-00-00Z.json', '2026-11-21T10-00-00Z.json', '2026-11-22T23-50-00Z.json']);
+    // Bounded: the oldest went when the third came.
+    expect(readdirSync(join(dir, 'history')).sort()).toEqual(['2026-11-21T10-00-00Z.json', '2026-11-22T23-50-00Z.json']);
+    expect(saveToHistory(dir, summaryAt('2026-11-22T23:50:00.000Z', 10), 3)).toBe('2026-11-22T23-50-00Z-2.json');
+    expect(listHistory(dir)).toEqual(['2026-11-22T23-50-00Z-2.json', '2026-11-22T23-50-00Z.json', '2026-11-21T10-00-00Z.json']);
+    expect(saveToHistory(dir, summaryAt('2026-11-23T00:00:00.000Z', 10), 0)).toBeUndefined();
+
+    const report = (...args: string[]) => spawnSync(process.execPath, [...cli, 'report', '--dir', dir, ...args], { encoding: 'utf8' });
+    const listed = report();
+    expect(listed.status).toBe(0);
+    expect(listed.stdout.trimEnd().split('\n')).toEqual([
+      '  1  2026-11-22T23-50-00Z-2.json  complete, 10 runs in 1 cell, 0 false successes',
+      '  2  2026-11-22T23-50-00Z.json  complete, 10 runs in 1 cell, 0 false successes',
+      '  3  2026-11-21T10-00-00Z.json  complete, 10 runs in 1 cell, 5 false successes',
+    ]);
+    const byNumber = report('3', '1');
+    expect(byNumber.status).toBe(0);
+    expect(byNumber.stdout).toContain(`${join(dir, 'history', '2026-11-21T10-00-00Z.json')} → ${join(dir, 'history', '2026-11-22T23-50-00Z-2.json')}`);
+    expect(byNumber.stdout).toContain('success 50% (24–76%) → 100% (72–100%) [+50 pts (+12 to +76)]');
+    expect(report('2026-11-22T23-50-00Z', '2026-11-22T23-50-00Z-2.json').stdout).toContain('1 cell compared, 0 flagged');
+    const missing = report('9', '1');
+    expect(missing.status).toBe(2);
+    expect(missing.stderr.trim()).toBe(`harness-eval: report: no summary number 9 in ${join(dir, 'history')} (it holds 3)`);
+    const empty = spawnSync(process.execPath, [...cli, 'report', '--dir', join(dir, 'nowhere')], { encoding: 'utf8' });
+    expect(empty.stderr.trim()).toBe(`harness-eval: report: no summaries in ${join(dir, 'nowhere', 'history')} yet (the reporter keeps one per finished run)`);
+  });
 });

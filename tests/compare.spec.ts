@@ -25,7 +25,7 @@ function runs(model: string, n: number, successes: number, falseSuccesses = 0): 
 
 const summaryOf = (...cells: ReportedRun[][]) => summarize(cells.flat(), { complete: true });
 
-test('a change is flagged only when the 95% intervals no longer overlap', () => {
+test('a change is flagged only when the 95% interval of the difference excludes 0', () => {
   const baseline = summaryOf(runs('model:a', 10, 0), runs('model:b', 10, 5), runs('model:c', 10, 10));
   const current = summaryOf(runs('model:a', 10, 10), runs('model:b', 10, 6), runs('model:c', 10, 0, 10));
   const changes = compareSummaries(baseline, current);
@@ -36,6 +36,22 @@ test('a change is flagged only when the 95% intervals no longer overlap', () => 
   ]);
   expect(changes[0]!.successRate.before!.value).toBe(0);
   expect(changes[0]!.successRate.after!.value).toBe(1);
+});
+
+test('a change whose rates\' intervals still overlap is flagged when the difference\'s interval excludes 0; too few trials say so', () => {
+  const baseline = summaryOf(runs('model:d', 30, 10), runs('model:e', 1, 0));
+  const current = summaryOf(runs('model:d', 30, 20), runs('model:e', 1, 1));
+  const [d, e] = compareSummaries(baseline, current);
+  // 33% (19–51%) → 67% (49–81%): the intervals overlap, yet the difference +33 pts (+8 to +53) excludes 0.
+  expect(d!.successRate.before!.high).toBeGreaterThan(d!.successRate.after!.low);
+  expect(d!.successRate.difference!.low).toBeCloseTo(0.0804, 3);
+  expect(d!).toMatchObject({ flagged: ['success rate'], tooFewTrials: false });
+  // One run against one: 0% → 100% is within chance, and the comparison says no change could have shown.
+  expect(e!).toMatchObject({ flagged: [], tooFewTrials: true, runs: { before: 1, after: 1 } });
+  const text = renderComparison([d!, e!]);
+  expect(text).toContain('success 33% (19–51%) → 67% (49–81%) [+33 pts (+8 to +53)]');
+  expect(text).toContain('(too few trials to detect any change: 1 → 1)');
+  expect(text.split('\n').at(-1)).toBe('2 cells compared, 1 flagged, 1 with too few trials to detect any change');
 });
 
 test('cells only in one summary are added or removed; the text has a line per cell and a count', () => {
@@ -58,13 +74,13 @@ test('harness-eval report --baseline prints the comparison from files; bad files
   const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/harness-eval.js', 'report', ...args], { encoding: 'utf8' });
   const ok = cli('--baseline', join(dir, 'old.json'), join(dir, 'new.json'));
   expect(ok.status).toBe(0);
-  expect(ok.stdout).toContain('⚑ success rate changed beyond the intervals');
+  expect(ok.stdout).toContain('⚑ success rate changed (95% interval of the difference excludes 0)');
   const broken = cli('--baseline', join(dir, 'broken.json'), join(dir, 'new.json'));
   expect(broken.status).toBe(2);
   expect(broken.stderr.trim().split('\n')).toHaveLength(1);
   expect(broken.stderr).toContain('broken.json: generatedAt: Invalid input: expected string, received undefined;');
   expect(() => readSummary(join(dir, 'missing.json'))).toThrow(/missing\.json: cannot read this summary\.json \(ENOENT\)$/);
-  expect(cli('--baseline', join(dir, 'old.json')).stderr).toContain('usage: harness-eval report --baseline OLD.json NEW.json');
+  expect(cli('--baseline', join(dir, 'old.json')).stderr).toContain('usage: harness-eval report [--dir reports] [OLD NEW], or harness-eval report --baseline OLD.json NEW.json');
 });
 
 test('false failures and side effects are compared too, flagged when their intervals part', () => {
@@ -76,7 +92,7 @@ test('false failures and side effects are compared too, flagged when their inter
   );
   const [change] = compareSummaries(before, after);
   expect(change!.flagged).toEqual(['false-failure rate', 'side-effect rate']);
-  expect(renderComparison([change!])).toContain('false failure 0% (0–28%) → 100% (72–100%); side effects 0% (0–28%) → 100% (72–100%)  ⚑ false-failure rate, side-effect rate changed beyond the intervals');
+  expect(renderComparison([change!])).toContain('false failure 0% (0–28%) → 100% (72–100%) [+100 pts (+61 to +100)]; side effects 0% (0–28%) → 100% (72–100%) [+100 pts (+61 to +100)]  ⚑ false-failure rate, side-effect rate changed (95% interval of the difference excludes 0)');
 });
 
 test('a version 1 summary is read as a baseline: what it lacks shows as —, never as 0', () => {
@@ -116,7 +132,7 @@ test('a version 1 summary is read as a baseline: what it lacks shows as —, nev
   expect(baseline.schemaVersion).toBe(1);
   expect(baseline.cells[0]!.falseFailureRate).toBeUndefined();
   const text = renderComparison(compareSummaries(baseline, readSummary(join(dir, 'v2.json'))));
-  expect(text).toContain('upvote-first-post · model:a · verified · hn-recorded: success 0% (0–28%) → 100% (72–100%); false success 100% (72–100%) → 0% (0–28%); false failure — → 0% (0–28%); side effects — → 0% (0–28%)  ⚑ success rate, false-success rate changed beyond the intervals');
+  expect(text).toContain('upvote-first-post · model:a · verified · hn-recorded: success 0% (0–28%) → 100% (72–100%) [+100 pts (+61 to +100)]; false success 100% (72–100%) → 0% (0–28%) [−100 pts (−100 to −61)]; false failure — → 0% (0–28%); side effects — → 0% (0–28%)  ⚑ success rate, false-success rate changed (95% interval of the difference excludes 0)');
   const cli = spawnSync(process.execPath, ['bin/harness-eval.js', 'report', '--baseline', join(dir, 'v1.json'), join(dir, 'v2.json')], { encoding: 'utf8' });
   expect(cli.status).toBe(0);
   expect(cli.stdout).toContain('false failure — → 0% (0–28%)');

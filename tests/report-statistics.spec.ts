@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { InputError } from '../src/input.ts';
 import { renderHtml, renderMarkdown, writeSummaryFiles } from '../src/report/files.ts';
-import { describe, passHatK, passHatKTable, wilson } from '../src/report/statistics.ts';
+import { canDetectAnyChange, describe, detectionPower, differs, newcombe, passHatK, passHatKTable, trialsToDetect, wilson } from '../src/report/statistics.ts';
 import { cellLabel, checkGates, summarize, unmatchedGates } from '../src/report/summarize.ts';
 import { summarySchema, type Gate, type ReportedRun, type Summary } from '../src/report/types.ts';
 import { reportedRun } from './support.ts';
@@ -187,6 +187,7 @@ test.describe('summarize', () => {
       missing: [],
       totals: { runs: 0, successes: 0, falseSuccesses: 0, falseFailures: 0, sideEffectRuns: 0, incomplete: 0, retried: 0 },
       cells: [],
+      ablation: [],
     });
   });
 });
@@ -370,13 +371,14 @@ test.describe('false failures, side effects, incomplete runs and unknown tokens'
     const markdown = renderMarkdown(summary);
     expect(markdown).toContain('| false-success rate | false-failure rate | side-effect rate | incomplete | retried |');
     expect(markdown).toContain('| 25% (5–70%) | 25% (5–70%) | 1 | 0 |');
-    expect(markdown).toContain('1 false failures (25%) · 1 with side effects (25%) · 1 cut short');
+    expect(markdown).toContain('1 false failure (25%) · 1 with side effects (25%) · 1 incomplete');
     expect(markdown).toContain('| 3,000 / 300 (+1 unknown) |');
     const html = renderHtml(summary, runs);
     expect(html).toContain('<figcaption>false-failure rate</figcaption>');
     expect(html).toContain('<figcaption>side-effect rate</figcaption>');
     expect(html).toContain('harness upvoted 46194762 (&quot;Show HN: a thing&quot;)');
-    expect(html).toContain('<td class="truthful-failure">truthful failure (incomplete, unjudged)</td><td class="num">3</td><td>timeout</td>');
+    expect(html).toContain('<td class="truthful-failure">truthful failure (incomplete, unjudged)</td><td>timeout</td>');
+    expect(html).toContain('<div class="claim"><b>claim</b> claimed failure</div><div class="oracle"><b>oracle</b> not judged: the site no longer answered</div>');
   });
 
   test('a cell whose every run has unknown tokens shows them as unknown, never as 0', () => {
@@ -390,4 +392,48 @@ test.describe('false failures, side effects, incomplete runs and unknown tokens'
     expect(summary).toMatchObject({ complete: false, planned: 5, recorded: 4 });
     expect(renderMarkdown(summary)).toContain('- missing: upvote never ran (p)');
   });
+});
+
+test.describe('newcombe: the difference of two proportions', () => {
+  // Newcombe (1998), Statistics in Medicine 17:873–890, table II, method 10 (hybrid score, no continuity correction).
+  for (const [x1, n1, x2, n2, low, high] of [
+    [56, 70, 48, 80, 0.0524, 0.3339],
+    [9, 10, 3, 10, 0.1705, 0.809],
+    [5, 56, 0, 29, -0.0381, 0.1926],
+    [0, 10, 0, 20, -0.1611, 0.2775],
+    [0, 10, 0, 10, -0.2775, 0.2775],
+    [10, 10, 0, 20, 0.6791, 1],
+    [10, 10, 0, 10, 0.6075, 1],
+  ] as const) {
+    test(`${x1}/${n1} − ${x2}/${n2} gives (${low}, ${high})`, () => {
+      const interval = newcombe(x1, n1, x2, n2);
+      expect(interval.value).toBeCloseTo(x1 / n1 - x2 / n2, 12);
+      expect(interval.low).toBeCloseTo(low, 4);
+      expect(interval.high).toBeCloseTo(high, 4);
+    });
+  }
+
+  test('a change is detectable only when the interval of the difference excludes 0; one trial a side never is', () => {
+    expect(differs(9, 10, 3, 10)).toBe(true);
+    expect(differs(5, 56, 0, 29)).toBe(false);
+    expect(canDetectAnyChange(1, 1)).toBe(false);
+    expect(canDetectAnyChange(2, 2)).toBe(true);
+    expect(canDetectAnyChange(1, 10)).toBe(true);
+    expect(differs(0, 0, 0, 10)).toBe(false);
+  });
+
+  test('detection power is exact: certain when the rates are 0 and 1 with enough trials, never above 1', () => {
+    expect(detectionPower(1, 0, 5)).toBeCloseTo(1, 12);
+    expect(detectionPower(1, 0, 1)).toBe(0);
+    expect(detectionPower(0.5, 0.5, 20)).toBeLessThan(0.05); // the false-alarm rate stays under 5%
+  });
+});
+
+test('the README\'s table of trials per cell is what trialsToDetect computes', () => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const rows = [...readme.matchAll(/^\| (\d\.\d+) → (\d\.?\d*) \| (\d+) \| (\d+) \|$/gm)];
+  expect(rows.length).toBeGreaterThanOrEqual(3);
+  for (const [, from, to, at80, at95] of rows) {
+    expect([trialsToDetect(Number(from), Number(to), 0.8), trialsToDetect(Number(from), Number(to), 0.95)], `${from} → ${to}`).toEqual([Number(at80), Number(at95)]);
+  }
 });

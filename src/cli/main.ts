@@ -1,6 +1,9 @@
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { InputError } from '../input.ts';
 import { compareSummaries, readSummary, renderComparison } from '../report/compare.ts';
+import { counted } from '../report/format.ts';
+import { HISTORY_DIR, listHistory, resolveSummaryPath } from '../report/history.ts';
 import { serveReplica } from '../sites/hn/adapters/server.ts';
 import { defaultAccount } from '../sites/hn/options.ts';
 import { recordHn } from '../sites/hn/record.ts';
@@ -9,6 +12,8 @@ import { createReplica } from '../sites/hn/replica.ts';
 const usage = `Usage:
   harness-eval hn serve [--port 8080] [--host 127.0.0.1] [--capture FILE|DIR] [fault options]
   harness-eval record hn --out DIR [--origin https://news.ycombinator.com] [--login] [--delay-ms 1000]
+  harness-eval report [--dir reports]                 list the summaries kept in reports/history, newest first
+  harness-eval report OLD NEW [--dir reports]         compare two: each a number from that list, a history name, or a summary.json
   harness-eval report --baseline OLD.json NEW.json
 
 Fault options (hn serve):
@@ -85,10 +90,36 @@ async function record(args: string[]): Promise<void> {
   console.log(`harness-eval: saved ${saved.join(', ')} in ${values.out}`);
 }
 
+const REPORT_USAGE = 'report: usage: harness-eval report [--dir reports] [OLD NEW], or harness-eval report --baseline OLD.json NEW.json';
+
 function report(args: string[]): void {
-  const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: { baseline: { type: 'string' } } });
-  if (!values.baseline || positionals.length !== 1) throw new InputError('report: usage: harness-eval report --baseline OLD.json NEW.json');
-  console.log(renderComparison(compareSummaries(readSummary(values.baseline), readSummary(positionals[0]!))));
+  const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: { baseline: { type: 'string' }, dir: { type: 'string', default: 'reports' } } });
+  const dir = values.dir!;
+  if (values.baseline !== undefined) {
+    if (positionals.length !== 1) throw new InputError(REPORT_USAGE);
+    return compare(values.baseline, positionals[0]!);
+  }
+  if (positionals.length === 2) return compare(resolveSummaryPath(positionals[0]!, dir), resolveSummaryPath(positionals[1]!, dir));
+  if (positionals.length !== 0) throw new InputError(REPORT_USAGE);
+  listSummaries(dir);
+}
+
+function compare(baselinePath: string, currentPath: string): void {
+  console.log(`${baselinePath} → ${currentPath}`);
+  console.log(renderComparison(compareSummaries(readSummary(baselinePath), readSummary(currentPath))));
+}
+
+/** One line per kept summary, numbered for `report OLD NEW`: `1  2026-11-22T23-50-00Z.json  complete, 52 runs in 46 cells, …`. */
+function listSummaries(dir: string): void {
+  const names = listHistory(dir);
+  if (names.length === 0) throw new InputError(`report: no summaries in ${join(dir, HISTORY_DIR)} yet (the reporter keeps one per finished run)`);
+  names.forEach((name, index) => {
+    const summary = readSummary(join(dir, HISTORY_DIR, name));
+    const runs = summary.cells.reduce((sum, cell) => sum + cell.runs, 0);
+    const falseSuccesses = summary.cells.reduce((sum, cell) => sum + Math.round(cell.falseSuccessRate.value * cell.runs), 0);
+    const complete = summary.complete ? 'complete' : 'incomplete';
+    console.log(`${String(index + 1).padStart(3)}  ${name}  ${complete}, ${counted(runs, 'run')} in ${counted(summary.cells.length, 'cell')}, ${counted(falseSuccesses, 'false success', 'false successes')}`);
+  });
 }
 
 function numberFlag(flag: string, value: string): number {

@@ -23,7 +23,7 @@ export function transcript(trace: readonly TraceEvent[]): string {
         case 'model_error':
           return `${at} model error (${event.kind}): ${event.message}`;
         case 'run_end':
-          return `${at} end: claimed ${event.claimed ? 'success' : 'failure'}, ${event.stopReason} after ${event.iterations} iterations`;
+          return `${at} end: claimed ${event.claimed ? 'success' : 'failure'}, ${event.stopReason} after ${event.iterations} iteration${event.iterations === 1 ? '' : 's'}`;
         default:
           return undefined;
       }

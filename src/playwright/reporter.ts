@@ -1,11 +1,13 @@
 import { appendFileSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
-import { compareSummaries, readSummary, renderComparison, type ComparableSummary } from '../report/compare.ts';
-import { outcomeOf, renderMarkdown, writeSummaryFiles } from '../report/files.ts';
-import { checkGates, cellLabel, summarize, unmatchedGates } from '../report/summarize.ts';
+import { comparison, readSummary, renderComparison, type ComparableSummary } from '../report/compare.ts';
+import { renderMarkdown, writeSummaryFiles } from '../report/files.ts';
+import { counted, outcomeOf } from '../report/format.ts';
+import { DEFAULT_HISTORY_LIMIT, HISTORY_DIR, listHistory, saveToHistory } from '../report/history.ts';
+import { cellLabel, summarize } from '../report/summarize.ts';
 import { countTrials, parseRunAttachment, parseStartAttachment, type Attempt, type ParsedAttachment, type TestRecord } from '../report/trials.ts';
-import { gateSchema, type Gate, type PriceTable, type Summary } from '../report/types.ts';
+import { gateSchema, type Gate, type PriceTable, type ReportedRun, type Summary } from '../report/types.ts';
 import { parseInput } from '../input.ts';
 import { HARNESS_RUN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT } from './fixtures.ts';
 
@@ -17,8 +19,14 @@ export interface HarnessReporterOptions {
   prices?: PriceTable;
   /** One line per finished run, with the count done and left. */
   progress?: boolean;
-  /** A summary.json (version 1 or 2) from an earlier run: each cell's change is printed, flagged where the intervals part. */
+  /**
+   * What to compare this run with: a summary.json (version 1 or 2) from an earlier run, or
+   * `'previous'`: the newest summary in the report's history. Each cell's change goes into the
+   * reports and the console, flagged where the trials vouch for it.
+   */
   baseline?: string;
+  /** Finished runs' summaries kept in `<outputDir>/history` (default 20); 0 keeps none. */
+  history?: number;
   /** Set by Playwright: `'test'`, `'list'` for `--list`, `'merge'` inside merge-reports. */
   _mode?: string;
 }
@@ -37,9 +45,11 @@ export default class HarnessReporter implements Reporter {
   /** Every test Playwright planned, by id, in the suite's order. */
   private readonly tests = new Map<string, TestRecord & { skipReasons: Set<string> }>();
   private readonly gates: Gate[];
-  /** Read when the config loads, so a bad baseline fails at once, in one line. */
-  private readonly baseline?: ComparableSummary;
+  /** A file is read when the config loads, so a bad baseline fails at once, in one line; `'previous'` once the report's folder is known. */
+  private baseline?: { summary: ComparableSummary; source: string };
   private outputDir = '';
+  /** Playwright's HTML report's folder, when one is configured: each run row links to its test there. */
+  private htmlReportDir?: string;
   /** False for `--list` and when no test was found: nothing is written. */
   private writes = false;
   /** One shard of several: a gate's cells may all be in other shards, so only the merged report can say it matches none. */
@@ -49,7 +59,7 @@ export default class HarnessReporter implements Reporter {
   private writing: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: HarnessReporterOptions = {}) {
-    this.baseline = options.baseline ? readSummary(options.baseline) : undefined;
+    if (options.baseline && options.baseline !== 'previous') this.baseline = { summary: readSummary(options.baseline), source: options.baseline };
     this.gates = (options.gates ?? [{ maxFalseSuccessRate: 0 }]).map((gate, index) => parseInput(gateSchema, gate, `harness-eval reporter gates[${index}]`));
   }
 
@@ -59,7 +69,10 @@ export default class HarnessReporter implements Reporter {
   }
 
   onBegin(config: FullConfig, suite: Suite): void {
-    this.outputDir = resolve(config.configFile ? dirname(config.configFile) : config.rootDir, this.options.outputDir ?? 'reports');
+    const configDir = config.configFile ? dirname(config.configFile) : config.rootDir;
+    this.outputDir = resolve(configDir, this.options.outputDir ?? 'reports');
+    this.htmlReportDir = htmlReportDir(config, configDir);
+    if (this.options.baseline === 'previous') this.baseline = this.previousSummary();
     for (const test of suite.allTests()) this.record(test);
     this.sharded = config.shard !== null && config.shard.total > 1;
     this.writes = this.options._mode !== 'list' && this.tests.size > 0;
@@ -85,17 +98,21 @@ export default class HarnessReporter implements Reporter {
   async onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
     if (!this.writes) return undefined;
     const summary = await this.write(result.status !== 'interrupted');
+    if (summary.recorded > 0) saveToHistory(this.outputDir, summary, this.options.history ?? DEFAULT_HISTORY_LIMIT);
     if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, renderMarkdown(summary));
     const { successes, falseSuccesses, falseFailures, sideEffectRuns, incomplete } = summary.totals;
     console.log(
-      `harness-eval: ${summary.recorded} of ${summary.planned} planned runs recorded (${incomplete} cut short) in ${summary.cells.length} cells: ${successes} successes, ${falseSuccesses} false successes, ${falseFailures} false failures, ${sideEffectRuns} with side effects; report in ${this.outputDir}`,
+      `harness-eval: ${summary.recorded} of ${counted(summary.planned, 'planned run')} recorded (${incomplete} incomplete) in ${counted(summary.cells.length, 'cell')}: ${successes} done, ${counted(falseSuccesses, 'false success', 'false successes')}, ${counted(falseFailures, 'false failure')}, ${sideEffectRuns} with side effects; report in ${this.outputDir}`,
     );
     if (summary.missing.length > 0) {
       const named = summary.missing.slice(0, MISSING_NAMED).map((test) => `${test.title} (${test.project})`);
       const more = summary.missing.length > MISSING_NAMED ? `, and ${summary.missing.length - MISSING_NAMED} more (summary.json lists them)` : '';
-      console.log(`harness-eval: ${summary.missing.length} test${plural(summary.missing.length)} recorded no run: ${named.join(', ')}${more}`);
+      console.log(`harness-eval: ${counted(summary.missing.length, 'test')} recorded no run: ${named.join(', ')}${more}`);
     }
-    if (this.baseline) console.log(renderComparison(compareSummaries(this.baseline, summary)));
+    if (summary.comparison) {
+      console.log(`harness-eval: compared with ${summary.comparison.baseline.source} (${summary.comparison.baseline.generatedAt}):`);
+      console.log(renderComparison(summary.comparison.cells));
+    } else if (this.options.baseline === 'previous') console.log(`harness-eval: no earlier summary in ${join(this.outputDir, HISTORY_DIR)} to compare with`);
     const failure = this.failure(summary);
     if (!failure) return undefined;
     // merge-reports ignores the status onEnd returns and fails only when a reporter throws.
@@ -110,14 +127,13 @@ export default class HarnessReporter implements Reporter {
       console.log(line);
       return line;
     }
-    const unmatched = this.sharded ? [] : unmatchedGates(summary, this.gates);
+    const { unmatched, breaches } = summary.gates!;
     for (const gate of unmatched) console.log(`harness-eval: gate matches no cell: ${gate}`);
-    const breaches = checkGates(summary, this.gates);
     if (breaches.length > 0) {
-      console.log(`harness-eval: gate breached in ${breaches.length} cell${plural(breaches.length)}:`);
+      console.log(`harness-eval: gate breached in ${counted(breaches.length, 'cell')}:`);
       for (const breach of breaches) console.log(`  ${breach.cell}: ${breach.rule}`);
     }
-    if (breaches.length > 0) return `harness-eval: gate breached in ${breaches.length} cell${plural(breaches.length)}`;
+    if (breaches.length > 0) return `harness-eval: gate breached in ${counted(breaches.length, 'cell')}`;
     if (unmatched.length > 0) return `harness-eval: gate matches no cell: ${unmatched.join(', ')}`;
     return undefined;
   }
@@ -130,9 +146,9 @@ export default class HarnessReporter implements Reporter {
     const notRun = tests.filter((test) => test.status === 'notRun').length;
     const ran = tests.length - skipped.length - notRun;
     const parts = [
-      skipped.length > 0 && `${skipped.length} test${plural(skipped.length)} skipped${reasons.length > 0 ? ` (${reasons.slice(0, 3).join('; ')}${reasons.length > 3 ? '; …' : ''})` : ''}`,
-      ran > 0 && `${ran} test${plural(ran)} ran and recorded no harness run`,
-      notRun > 0 && `${notRun} test${plural(notRun)} never ran`,
+      skipped.length > 0 && `${counted(skipped.length, 'test')} skipped${reasons.length > 0 ? ` (${reasons.slice(0, 3).join('; ')}${reasons.length > 3 ? '; …' : ''})` : ''}`,
+      ran > 0 && `${counted(ran, 'test')} ran and recorded no harness run`,
+      notRun > 0 && `${counted(notRun, 'test')} never ran`,
     ];
     return parts.filter(Boolean).join(', ');
   }
@@ -171,7 +187,29 @@ export default class HarnessReporter implements Reporter {
       if (attachment.name === HARNESS_RUN_ATTACHMENT) read(attachment, parseRunAttachment, attempt.runs);
       else if (attachment.name === HARNESS_RUN_START_ATTACHMENT) read(attachment, parseStartAttachment, attempt.starts);
     }
+    const links = this.links(test, result);
+    if (links) attempt.runs = attempt.runs.map((run) => ({ ...run, links }));
     return attempt;
+  }
+
+  /**
+   * Where a run's evidence is, relative to the report's folder so the links work from disk and
+   * served alike: its test's entry in Playwright's HTML report, and the attempt's trace.
+   */
+  private links(test: TestCase, result: TestResult): ReportedRun['links'] {
+    const trace = result.attachments.find((attachment) => attachment.name === 'trace' && attachment.path)?.path;
+    const links = {
+      ...(this.htmlReportDir && { testReport: `${urlPath(relative(this.outputDir, join(this.htmlReportDir, 'index.html')))}#?testId=${encodeURIComponent(test.id)}` }),
+      ...(trace && { trace: urlPath(relative(this.outputDir, trace)) }),
+    };
+    return Object.keys(links).length > 0 ? links : undefined;
+  }
+
+  /** The newest summary in the history, read before this run saves its own. */
+  private previousSummary(): HarnessReporter['baseline'] {
+    const [newest] = listHistory(this.outputDir);
+    if (!newest) return undefined;
+    return { summary: readSummary(join(this.outputDir, HISTORY_DIR, newest)), source: `${HISTORY_DIR}/${newest}` };
   }
 
   /** A progress write; if it fails, the final write fails the same way and says why. */
@@ -183,7 +221,8 @@ export default class HarnessReporter implements Reporter {
   private write(complete: boolean) {
     this.lastWrite = Date.now();
     const { runs, planned, missing } = countTrials([...this.tests.values()]);
-    const summary = summarize(runs, { prices: this.options.prices, complete, planned, missing });
+    const measured = summarize(runs, { prices: this.options.prices, complete, planned, missing, gates: this.gates, sharded: this.sharded });
+    const summary = this.baseline ? { ...measured, comparison: comparison(this.baseline.summary, this.baseline.source, measured) } : measured;
     const written = this.writing.then(() => writeSummaryFiles(this.outputDir, summary, runs));
     this.writing = written.catch(() => undefined);
     return written.then(() => summary);
@@ -196,16 +235,28 @@ export default class HarnessReporter implements Reporter {
     const retry = willRetry ? `, attempt ${result.retry + 1}: Playwright retries it` : result.retry > 0 ? `, retry ${result.retry}` : '';
     if (attempt.runs.length === 0) console.log(`${count} ${test.parent.project()?.name ?? ''} › ${test.title}: ${result.status}${retry}, ${seconds}`);
     for (const run of attempt.runs) {
-      const extra = [...(run.sideEffects.length > 0 ? [`${run.sideEffects.length} side effect${plural(run.sideEffects.length)}`] : []), ...(run.incomplete ? ['incomplete'] : [])];
-      console.log(`${count} ${cellLabel(run)}: ${outcomeOf(run)}${extra.map((note) => `, ${note}`).join('')}, ${run.iterations} iterations, ${run.stopReason}${retry}, ${seconds}`);
+      const extra = [...(run.sideEffects.length > 0 ? [counted(run.sideEffects.length, 'side effect')] : []), ...(run.incomplete ? ['incomplete'] : [])];
+      console.log(`${count} ${cellLabel(run)}: ${outcomeOf(run)}${extra.map((note) => `, ${note}`).join('')}, ${counted(run.iterations, 'iteration')}, ${run.stopReason}${retry}, ${seconds}`);
     }
     // Failures keep their whole message: the matchers' lines say what was claimed and found.
     if (result.status === 'failed' || result.status === 'timedOut') console.log(indent(result.error?.message ?? result.status));
   }
 }
 
-function plural(count: number): string {
-  return count === 1 ? '' : 's';
+/**
+ * The folder of Playwright's HTML reporter when the config names one: its `outputFolder` option,
+ * else PLAYWRIGHT_HTML_OUTPUT_DIR, else `playwright-report`, beside the config as Playwright puts it.
+ */
+function htmlReportDir(config: FullConfig, configDir: string): string | undefined {
+  const html = config.reporter.find(([name]) => name === 'html');
+  if (!html) return undefined;
+  const folder = (html[1] as { outputFolder?: string } | undefined)?.outputFolder ?? process.env.PLAYWRIGHT_HTML_OUTPUT_DIR ?? 'playwright-report';
+  return resolve(configDir, folder);
+}
+
+/** A relative file path as a URL path: forward slashes, each segment escaped. */
+function urlPath(path: string): string {
+  return path.split(sep).map(encodeURIComponent).join('/');
 }
 
 function indent(text: string): string {

@@ -1,38 +1,35 @@
 import { z } from 'zod';
 import { parseInput, readJsonFile } from '../input.ts';
-import { formatInterval } from './files.ts';
+import { counted, formatDifference, formatInterval } from './format.ts';
+import { canDetectAnyChange, differs, newcombe } from './statistics.ts';
 import { cellKey, cellLabel, type CellKeys } from './summarize.ts';
-import { summarySchema, summaryV1Schema, type Interval } from './types.ts';
+import { comparedRates, summarySchema, summaryV1Schema, type CellChange, type Comparison, type Interval } from './types.ts';
 
-/** The rates a comparison reads, in the order it prints them. */
-const rates = [
-  ['successRate', 'success', 'success rate'],
-  ['falseSuccessRate', 'false success', 'false-success rate'],
-  ['falseFailureRate', 'false failure', 'false-failure rate'],
-  ['sideEffectRate', 'side effects', 'side-effect rate'],
-] as const;
-type RateKey = (typeof rates)[number][0];
-type RateName = (typeof rates)[number][2];
+/** Each compared rate's short name (in the line) and its full name (in the flag). */
+export const rateNames: Record<(typeof comparedRates)[number], [short: string, full: string]> = {
+  successRate: ['success', 'success rate'],
+  falseSuccessRate: ['false success', 'false-success rate'],
+  falseFailureRate: ['false failure', 'false-failure rate'],
+  sideEffectRate: ['side effects', 'side-effect rate'],
+};
 
 /**
  * A cell as a comparison reads it, from a summary of either version: a version 1 summary has no
  * false-failure or side-effect rate, and those are absent (unknown), never 0.
  */
-export type ComparableCell = CellKeys & { successRate: Interval; falseSuccessRate: Interval; falseFailureRate?: Interval; sideEffectRate?: Interval };
+export type ComparableCell = CellKeys & { runs: number; successRate: Interval; falseSuccessRate: Interval; falseFailureRate?: Interval; sideEffectRate?: Interval };
 export interface ComparableSummary {
   schemaVersion: 1 | 2;
+  generatedAt: string;
+  complete: boolean;
   cells: readonly ComparableCell[];
 }
 
-/** One cell's change between a baseline summary and a new one; a rate a summary lacks is undefined there. */
-export interface CellChange extends Record<RateKey, { before?: Interval; after?: Interval }> {
-  cell: string;
-  status: 'changed' | 'added' | 'removed';
-  /** The rates whose 95% intervals no longer overlap: a change the trials can vouch for. */
-  flagged: RateName[];
-}
-
-/** Cells matched by their labels; a rate is flagged when its intervals are disjoint. */
+/**
+ * Cells matched by their labels. A rate is flagged when the 95% Newcombe interval of its
+ * difference excludes 0; a cell whose trial counts could not tell even all from none is marked
+ * `tooFewTrials`, so silence is never read as "nothing changed".
+ */
 export function compareSummaries(baseline: ComparableSummary, current: ComparableSummary): CellChange[] {
   const before = new Map(baseline.cells.map((cell) => [cellKey(cell), cell]));
   const after = new Map(current.cells.map((cell) => [cellKey(cell), cell]));
@@ -40,33 +37,53 @@ export function compareSummaries(baseline: ComparableSummary, current: Comparabl
   return keys.map((key) => change(before.get(key), after.get(key)));
 }
 
-function change(before: ComparableCell | undefined, after: ComparableCell | undefined): CellChange {
-  const status = !before ? 'added' : !after ? 'removed' : 'changed';
-  const flagged: RateName[] = [];
-  const entry = { cell: cellLabel((after ?? before)!), status, flagged } as CellChange;
-  for (const [key, , name] of rates) {
-    entry[key] = { before: before?.[key], after: after?.[key] };
-    const { before: was, after: is } = entry[key];
-    if (was && is && disjoint(was, is)) flagged.push(name);
-  }
-  return entry;
+/** The comparison a summary carries: its baseline's source and date, and every cell's change. */
+export function comparison(baseline: ComparableSummary, source: string, current: ComparableSummary): Comparison {
+  return { baseline: { source, generatedAt: baseline.generatedAt }, cells: compareSummaries(baseline, current) };
 }
 
-function disjoint(a: Interval, b: Interval): boolean {
-  return a.high < b.low || b.high < a.low;
+function change(before: ComparableCell | undefined, after: ComparableCell | undefined): CellChange {
+  const entry: CellChange = {
+    cell: cellLabel((after ?? before)!),
+    status: !before ? 'added' : !after ? 'removed' : 'changed',
+    runs: { before: before?.runs, after: after?.runs },
+    successRate: {},
+    falseSuccessRate: {},
+    falseFailureRate: {},
+    sideEffectRate: {},
+    flagged: [],
+    tooFewTrials: !!before && !!after && !canDetectAnyChange(before.runs, after.runs),
+  };
+  for (const key of comparedRates) {
+    const was = before?.[key];
+    const is = after?.[key];
+    entry[key] = { ...(was && { before: was }), ...(is && { after: is }) };
+    if (!was || !is) continue;
+    // A rate is a count over the cell's runs, so the counts come back exactly.
+    const [x1, n1, x2, n2] = [Math.round(is.value * after!.runs), after!.runs, Math.round(was.value * before!.runs), before!.runs];
+    entry[key].difference = newcombe(x1, n1, x2, n2);
+    if (differs(x1, n1, x2, n2)) entry.flagged.push(rateNames[key][1]);
+  }
+  return entry;
 }
 
 /** The comparison as text, a line per cell: `cell: success 20% (…) → 80% (…); false success …  ⚑ success rate`. */
 export function renderComparison(changes: readonly CellChange[]): string {
   const shown = (interval?: Interval) => (interval ? formatInterval(interval) : '—');
   const lines = changes.map((entry) => {
-    const flag = entry.flagged.length > 0 ? `  ⚑ ${entry.flagged.join(', ')} changed beyond the intervals` : '';
+    const flag = entry.flagged.length > 0 ? `  ⚑ ${entry.flagged.join(', ')} changed (95% interval of the difference excludes 0)` : '';
+    const few = entry.tooFewTrials ? `  (too few trials to detect any change: ${entry.runs.before} → ${entry.runs.after})` : '';
     const status = entry.status === 'changed' ? '' : ` (${entry.status})`;
-    const parts = rates.map(([key, label]) => `${label} ${shown(entry[key].before)} → ${shown(entry[key].after)}`);
-    return `${entry.cell}${status}: ${parts.join('; ')}${flag}`;
+    const parts = comparedRates.map((key) => {
+      const { before, after, difference } = entry[key];
+      return `${rateNames[key][0]} ${shown(before)} → ${shown(after)}${difference ? ` [${formatDifference(difference)}]` : ''}`;
+    });
+    return `${entry.cell}${status}: ${parts.join('; ')}${flag}${few}`;
   });
   const flaggedCount = changes.filter((entry) => entry.flagged.length > 0).length;
-  return [...lines, `${changes.length} cells compared, ${flaggedCount} flagged`].join('\n');
+  const fewCount = changes.filter((entry) => entry.tooFewTrials).length;
+  const few = fewCount > 0 ? `, ${fewCount} with too few trials to detect any change` : '';
+  return [...lines, `${counted(changes.length, 'cell')} compared, ${flaggedCount} flagged${few}`].join('\n');
 }
 
 /**

@@ -1,7 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { rateNames } from './compare.ts';
+import { counted, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, outcomeOf, OUTCOMES, round1, runOutcome, type Outcome } from './format.ts';
 import { cellLabel, conditionKey, groupByCell } from './summarize.ts';
-import type { Cell, Interval, ReportedRun, Summary } from './types.ts';
+import { comparedRates, type Cell, type CellChange, type Comparison, type Interval, type LayerEffect, type ReportedRun, type Summary } from './types.ts';
 import { escapeHtml, writeFileAtomic } from '../text.ts';
 
 export interface SummaryFiles {
@@ -24,10 +26,42 @@ export async function writeSummaryFiles(dir: string, summary: Summary, runs: rea
   return files;
 }
 
+// ── What every report says first ─────────────────────────────────────────────────────────────────
+
+/** The verdict in words: `gates breached in 2 cells`, `gates passed`, or `no gates`; and what the run covers. */
+export function verdictLines(summary: Summary): { headline: string; breached: boolean; details: string[] } {
+  const gates = summary.gates;
+  const breachedCells = new Set(gates?.breaches.map((breach) => breach.cell));
+  const breached = breachedCells.size > 0 || (gates?.unmatched.length ?? 0) > 0;
+  const gateWords = !gates ? 'no gates checked' : breachedCells.size > 0 ? `gates breached in ${counted(breachedCells.size, 'cell')}` : gates.unmatched.length > 0 ? `${counted(gates.unmatched.length, 'gate')} matching no cell` : `${counted(gates.checked, 'gate')} passed`;
+  const state = summary.complete ? 'complete' : summary.missing.length > 0 ? `incomplete: ${counted(summary.missing.length, 'planned test')} recorded no run` : 'incomplete: the run had not finished';
+  const details = [
+    ...(gates?.breaches ?? []).map((breach) => `breach: ${breach.cell}: ${breach.rule} (by ${round1(Math.abs(breach.observed - breach.limit) * 100)} percentage points)`),
+    ...(gates?.unmatched ?? []).map((gate) => `gate matches no cell: ${gate}`),
+    ...summary.missing.map((test) => `missing: ${test.title} (${test.project})`),
+  ];
+  return { headline: `${gateWords} · ${state} · ${formatCount(summary.recorded)} of ${counted(summary.planned, 'planned run')} recorded`, breached, details };
+}
+
+function totalsLine(summary: Summary): string {
+  const { runs, successes, falseSuccesses, falseFailures, sideEffectRuns, incomplete } = summary.totals;
+  const share = (count: number) => (runs === 0 ? '' : ` (${formatPercent(count / runs)})`);
+  return [
+    `${counted(runs, 'run')} of ${formatCount(summary.planned)} planned in ${counted(summary.cells.length, 'cell')}`,
+    `${formatCount(successes)} done${share(successes)}`,
+    `${counted(falseSuccesses, 'false success', 'false successes')}${share(falseSuccesses)}`,
+    `${counted(falseFailures, 'false failure')}${share(falseFailures)}`,
+    `${formatCount(sideEffectRuns)} with side effects${share(sideEffectRuns)}`,
+    `${formatCount(incomplete)} incomplete`,
+    `generated ${summary.generatedAt}`,
+  ].join(' · ');
+}
+
 // ── Markdown ─────────────────────────────────────────────────────────────────────────────────────
 
-/** The summary as a Markdown table, one row per cell: for a CI step summary or a pull request. */
+/** The summary as Markdown: the verdict, a row per cell, the ablation and the baseline comparison. For a CI step summary or a pull request. */
 export function renderMarkdown(summary: Summary): string {
+  const verdict = verdictLines(summary);
   const withCost = summary.cells.some((cell) => cell.cost !== undefined);
   const header = ['task', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', 'false-failure rate', 'side-effect rate', 'incomplete', 'retried', 'unsupported claims', 'iterations (mean / median / p95 / max)', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall time', 'stop reasons'];
   const rows = summary.cells.map((cell) => [
@@ -52,14 +86,34 @@ export function renderMarkdown(summary: Summary): string {
   return [
     '# harness-eval summary',
     '',
-    totalsLine(summary),
-    ...missingLines(summary).map((line) => `- ${escapeMarkdownCell(line)}`),
+    `**${verdict.breached ? '✗' : '✓'} ${escapeMarkdownCell(verdict.headline)}**`,
     '',
-    markdownRow(header),
-    markdownRow(header.map(() => '---')),
-    ...rows.map(markdownRow),
+    totalsLine(summary),
+    ...verdict.details.map((line) => `- ${escapeMarkdownCell(line)}`),
+    '',
+    markdownTable(header, rows),
+    ...markdownAblation(summary.ablation ?? []),
+    ...markdownComparison(summary.comparison),
     '',
   ].join('\n');
+}
+
+function markdownAblation(effects: readonly LayerEffect[]): string[] {
+  if (effects.length === 0) return [];
+  const header = ['layer', 'model', 'task', 'site', 'without → with', 'runs', 'success rate', 'false-success rate', 'false-failure rate'];
+  const rows = effects.map((effect) => [effect.layer, effect.model, effect.task, effect.site, `${effect.without} → ${effect.with}`, `${effect.runs.without} / ${effect.runs.with}`, formatDifference(effect.successRate), formatDifference(effect.falseSuccessRate), formatDifference(effect.falseFailureRate)]);
+  return ['', '## What each layer buys', '', ABLATION_NOTE, '', markdownTable(header, rows)];
+}
+
+function markdownComparison(comparison: Comparison | undefined): string[] {
+  if (!comparison) return [];
+  const header = ['cell', 'runs', ...comparedRates.map((key) => rateNames[key][1]), 'verdict'];
+  const rows = comparison.cells.map((change) => [change.cell, `${change.runs.before ?? '—'} → ${change.runs.after ?? '—'}`, ...comparedRates.map((key) => rateChangeText(change, key)), changeVerdict(change)]);
+  return ['', `## Since ${comparison.baseline.source} (${comparison.baseline.generatedAt})`, '', COMPARISON_NOTE, '', markdownTable(header, rows)];
+}
+
+function markdownTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  return [markdownRow(header), markdownRow(header.map(() => '---')), ...rows.map(markdownRow)].join('\n');
 }
 
 function markdownRow(cells: readonly string[]): string {
@@ -74,12 +128,28 @@ function escapeMarkdownCell(text: string): string {
     .replace(/[\r\n]+/g, ' ');
 }
 
+const ABLATION_NOTE = 'Each row: two cells of one task, model and site whose layer stacks differ by this layer alone; the change adding it made (with − without, in percentage points) with its 95% Newcombe interval. An interval that excludes 0 is a change the trials vouch for.';
+const COMPARISON_NOTE = 'Each rate: baseline → now, and the difference in percentage points with its 95% Newcombe interval. Flagged when that interval excludes 0.';
+
+function rateChangeText(change: CellChange, key: (typeof comparedRates)[number]): string {
+  const { before, after, difference } = change[key];
+  const shown = (interval?: Interval) => (interval ? formatPercent(interval.value) : '—');
+  return `${shown(before)} → ${shown(after)}${difference ? ` ${formatDifference(difference)}` : ''}`;
+}
+
+function changeVerdict(change: CellChange): string {
+  if (change.status !== 'changed') return change.status;
+  if (change.flagged.length > 0) return `⚑ ${change.flagged.join(', ')} changed`;
+  return change.tooFewTrials ? 'too few trials to detect any change' : 'no change detected';
+}
+
 // ── HTML ─────────────────────────────────────────────────────────────────────────────────────────
 
 /**
  * The report as one self-contained page: inline CSS and SVG, no scripts, no external resources, so
- * it can be opened from a CI artifact with no network. Heatmaps per task × site (rows = model,
- * columns = layer stack) link to the cells' rows, which link to their runs.
+ * it can be opened from a CI artifact with no network. It opens with the verdict, then the
+ * baseline comparison, what each layer buys, heatmaps per task × site (rows = model, columns =
+ * layer stack) that link to the cells' rows, which link to their runs.
  */
 export function renderHtml(summary: Summary, runs: readonly ReportedRun[]): string {
   const runsByCell = groupByCell(runs);
@@ -95,18 +165,24 @@ export function renderHtml(summary: Summary, runs: readonly ReportedRun[]): stri
 </head>
 <body>
 <h1>harness-eval report</h1>
-<p>${escapeHtml(totalsLine(summary))}</p>
-${renderMissing(summary)}<section id="heatmaps">
+${renderVerdict(summary)}
+${renderComparisonSection(summary.comparison)}<section id="ablation">
+<h2>What each layer buys</h2>
+${renderAblation(summary.ablation ?? [])}
+</section>
+<section id="heatmaps">
 <h2>Heatmaps</h2>
+${renderHeatLegend()}
 ${renderHeatmaps(summary.cells, cellIds)}
 </section>
 <section id="cells">
 <h2>Cells</h2>
-${renderCellTable(summary.cells, cellIds, runsByCell, runIds)}
+<div class="scroll">${renderCellTable(summary.cells, cellIds, runsByCell, runIds)}</div>
 </section>
 <section id="runs">
 <h2>Runs</h2>
-${renderRunTable(summary.cells, cellIds, runsByCell, runIds)}
+${renderOutcomeLegend()}
+<div class="scroll">${renderRunTable(summary.cells, cellIds, runsByCell, runIds)}</div>
 </section>
 </body>
 </html>
@@ -114,20 +190,116 @@ ${renderRunTable(summary.cells, cellIds, runsByCell, runIds)}
 }
 
 const STYLE = `
-body{font:14px/1.4 system-ui,sans-serif;margin:1.5rem;color:#1a1a1a}
-table{border-collapse:collapse;margin:.5rem 0 1.5rem}
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5rem;color:#1a1a1a;max-width:100rem}
+h2{margin:1.75rem 0 .5rem;font-size:1.2rem;border-bottom:1px solid #ddd}
+h3{font-size:1rem;margin:1rem 0 .25rem}
+table{border-collapse:collapse;margin:.5rem 0 1rem}
 th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}
 th{background:#f3f3f3}
-td.num{text-align:right;font-variant-numeric:tabular-nums}
-.pair{display:flex;flex-wrap:wrap;gap:2rem}
-.heat td{text-align:center;min-width:5.5rem}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.scroll{overflow-x:auto;max-width:100%}
+.note{color:#444;max-width:60rem}
+#verdict{border:2px solid;padding:.75rem 1rem;margin:0 0 1rem}
+#verdict.pass{border-color:#1b7a2b;background:#eef8f0}#verdict.fail{border-color:#b3261e;background:#fdeeee}
+#verdict p.headline{font-size:1.25rem;font-weight:600;margin:0 0 .25rem}
+#verdict ul{margin:.25rem 0 0;padding-left:1.25rem}
+.pair{display:flex;flex-wrap:wrap;gap:1rem 2rem}
+.pair figure{margin:0;max-width:100%;overflow-x:auto}
+.heat td{text-align:center;min-width:5.5rem;white-space:nowrap}
 .heat a{display:block;color:inherit;text-decoration:none}
-.heat small{color:#444}
+.heat small{color:#333}
+.legend{display:flex;align-items:center;gap:.5rem;flex-wrap:wrap}
+.ramp{display:inline-block;width:12rem;height:.9rem;border:1px solid #999;background:linear-gradient(to right,hsl(0 65% 78%),hsl(60 65% 78%),hsl(120 65% 78%))}
 .hist rect{fill:#4a6fa5}
 tr:target{outline:2px solid #4a6fa5}
 .success{color:#1b7a2b}.false-success{color:#b3261e;font-weight:600}.truthful-failure{color:#555}.false-failure{color:#8a5a00}
+.better{background:#e3f4e6}.worse{background:#fbe3e1}
+tr.group th{background:#e8edf5}
+.flagged{font-weight:600}
 details a{margin-right:.3rem}
+pre{margin:.25rem 0;max-width:60rem;max-height:24rem;overflow:auto;white-space:pre-wrap;font-size:12px;background:#f7f7f7;padding:.4rem}
+dl.words{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;margin:.25rem 0 1rem}
+dl.words dt{font-weight:600}dl.words dd{margin:0}
+ul.verdicts{display:inline-block;margin:0;padding-left:1.25rem;vertical-align:top}
+table.runs tr.detail td{border-top:none;background:#fafafa;padding-left:1.5rem}
+tr.detail b{display:inline-block;width:3.5rem;color:#555;font-weight:600}
+tr.detail .oracle{display:flex}
 `.trim();
+
+function renderVerdict(summary: Summary): string {
+  const { headline, breached, details } = verdictLines(summary);
+  const list = details.length > 0 ? `<ul>${details.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>` : '';
+  return `<section id="verdict" class="${breached ? 'fail' : 'pass'}">
+<p class="headline">${breached ? '✗' : '✓'} ${escapeHtml(headline)}</p>
+<p>${escapeHtml(totalsLine(summary))}</p>${list}
+</section>`;
+}
+
+function renderComparisonSection(comparison: Comparison | undefined): string {
+  if (!comparison) return '';
+  // What changed first; cells with no detected change are folded, since most of a small matrix is there.
+  const shown = comparison.cells.filter((change) => change.flagged.length > 0 || change.status !== 'changed');
+  const folded = comparison.cells.filter((change) => !shown.includes(change));
+  const few = folded.filter((change) => change.tooFewTrials).length;
+  const rest = folded.length === 0 ? '' : `<details><summary>${counted(folded.length, 'cell')} with no change detected${few > 0 ? `, ${few} of them with too few trials to detect any` : ''}</summary>${comparisonTable(folded)}</details>`;
+  return `<section id="comparison">
+<h2>Since ${escapeHtml(comparison.baseline.source)} <small>(${escapeHtml(comparison.baseline.generatedAt)})</small></h2>
+<p class="note">${escapeHtml(COMPARISON_NOTE)} A cell marked “too few trials” could not have shown a change even from all runs to none; the README says how many trials detect a given change.</p>
+${shown.length > 0 ? comparisonTable(shown) : '<p>No cell changed beyond chance, and none was added or removed.</p>'}
+${rest}
+</section>
+`;
+}
+
+function comparisonTable(changes: readonly CellChange[]): string {
+  const header = ['cell', 'runs', ...comparedRates.map((key) => rateNames[key][1]), 'verdict'];
+  const rows = changes.map((change) => {
+    const rates = comparedRates.map((key) => {
+      const { before, after, difference } = change[key];
+      const text = `${before ? formatPercent(before.value) : '—'} → ${after ? formatPercent(after.value) : '—'}`;
+      const flagged = change.flagged.includes(rateNames[key][1]);
+      return `<td class="num${flagged ? ` flagged ${directionClass(key, difference)}` : ''}">${escapeHtml(text)}${difference ? `<br><small>${escapeHtml(formatDifference(difference))}</small>` : ''}</td>`;
+    });
+    return `<tr>${td(change.cell)}${td(`${change.runs.before ?? '—'} → ${change.runs.after ?? '—'}`, 'num')}${rates.join('')}${td(changeVerdict(change), change.flagged.length > 0 ? 'flagged' : undefined)}</tr>`;
+  });
+  return `<div class="scroll"><table>
+<tr>${header.map((name) => `<th>${escapeHtml(name)}</th>`).join('')}</tr>
+${rows.join('\n')}
+</table></div>`;
+}
+
+/** Green when the change is good for that rate (more success, fewer false outcomes), red when bad. */
+function directionClass(key: (typeof comparedRates)[number], difference: Interval | undefined): string {
+  if (!difference || difference.value === 0) return '';
+  const up = difference.value > 0;
+  return (key === 'successRate') === up ? 'better' : 'worse';
+}
+
+function renderAblation(effects: readonly LayerEffect[]): string {
+  const note = `<p class="note">${escapeHtml(ABLATION_NOTE)} Green: the layer helped beyond chance; red: it hurt; plain: within chance.</p>`;
+  if (effects.length === 0) return `${note}<p>No two cells here differ by one layer alone.</p>`;
+  const header = ['model', 'task', 'site', 'without → with', 'runs', 'success rate', 'false-success rate', 'false-failure rate'];
+  const rows: string[] = [];
+  let layer: string | undefined;
+  for (const effect of effects) {
+    if (effect.layer !== layer) rows.push(`<tr class="group"><th colspan="${header.length}">+ ${escapeHtml((layer = effect.layer))}</th></tr>`);
+    const difference = (key: 'successRate' | 'falseSuccessRate' | 'falseFailureRate') => {
+      const interval = effect[key];
+      const vouched = interval.low > 0 || interval.high < 0;
+      return td(formatDifference(interval), `num${vouched ? ` ${directionClass(key, interval)}` : ''}`);
+    };
+    rows.push(`<tr>${td(effect.model)}${td(effect.task)}${td(effect.site)}${td(`${effect.without} → ${effect.with}`)}${td(`${effect.runs.without} / ${effect.runs.with}`, 'num')}${difference('successRate')}${difference('falseSuccessRate')}${difference('falseFailureRate')}</tr>`);
+  }
+  return `${note}<div class="scroll"><table>\n<tr>${header.map((name) => `<th>${escapeHtml(name)}</th>`).join('')}</tr>\n${rows.join('\n')}\n</table></div>`;
+}
+
+function renderHeatLegend(): string {
+  return `<p class="legend note"><span>Colour:</span><span class="ramp"></span><span>red = bad, green = good, by the 95% interval's bound toward the bad side (a success rate's lower bound; the other rates' upper bound). Each cell shows the observed rate, its interval and n. A 1/1 success reads 100% but is coloured by its lower bound, 21%: few trials never look confident.</span></p>`;
+}
+
+function renderOutcomeLegend(): string {
+  return `<dl class="words">${Object.entries(OUTCOMES).map(([word, meaning]) => `<dt class="${outcomeClass(word)}">${escapeHtml(word)}</dt><dd>${escapeHtml(meaning)}</dd>`).join('')}</dl>`;
+}
 
 function renderHeatmaps(cells: readonly Cell[], cellIds: ReadonlyMap<string, string>): string {
   if (cells.length === 0) return '<p>No runs yet.</p>';
@@ -143,16 +315,22 @@ function renderHeatmaps(cells: readonly Cell[], cellIds: ReadonlyMap<string, str
       const { task, site } = group[0]!;
       return `<h3>${escapeHtml(task)} · ${escapeHtml(site)}</h3>
 <div class="pair">
-${renderHeatmap(group, cellIds, 'success rate', (cell) => cell.successRate, successColour)}
-${renderHeatmap(group, cellIds, 'false-success rate', (cell) => cell.falseSuccessRate, (rate) => successColour(1 - rate))}
-${renderHeatmap(group, cellIds, 'false-failure rate', (cell) => cell.falseFailureRate, (rate) => successColour(1 - rate))}
-${renderHeatmap(group, cellIds, 'side-effect rate', (cell) => cell.sideEffectRate, (rate) => successColour(1 - rate))}
+${renderHeatmap(group, cellIds, 'success rate', (cell) => cell.successRate, 'up')}
+${renderHeatmap(group, cellIds, 'false-success rate', (cell) => cell.falseSuccessRate, 'down')}
+${renderHeatmap(group, cellIds, 'false-failure rate', (cell) => cell.falseFailureRate, 'down')}
+${renderHeatmap(group, cellIds, 'side-effect rate', (cell) => cell.sideEffectRate, 'down')}
 </div>`;
     })
     .join('\n');
 }
 
-function renderHeatmap(cells: readonly Cell[], cellIds: ReadonlyMap<string, string>, title: string, rateOf: (cell: Cell) => Interval, colourOf: (rate: number) => string): string {
+/** The colour of a rate: its interval's bound toward the bad side, on red (bad) → green (good). */
+export function heatColour(rate: Interval, good: 'up' | 'down'): string {
+  const score = good === 'up' ? rate.low : 1 - rate.high;
+  return `hsl(${Math.round(score * 120)} 65% 78%)`;
+}
+
+function renderHeatmap(cells: readonly Cell[], cellIds: ReadonlyMap<string, string>, title: string, rateOf: (cell: Cell) => Interval, good: 'up' | 'down'): string {
   const models = distinct(cells.map((cell) => cell.model));
   const stacks = distinct(cells.map((cell) => cell.layers));
   const byPosition = new Map(cells.map((cell) => [`${cell.model}\u0000${cell.layers}`, cell]));
@@ -163,16 +341,11 @@ function renderHeatmap(cells: readonly Cell[], cellIds: ReadonlyMap<string, stri
       if (!cell) return '<td>—</td>';
       const rate = rateOf(cell);
       const tooltip = `${title} ${formatInterval(rate)}, n = ${cell.runs}`;
-      return `<td style="background:${colourOf(rate.value)}"><a href="#${cellIds.get(conditionKey(cell))}" title="${escapeHtml(tooltip)}">${formatPercent(rate.value)}<br><small>n=${cell.runs}</small></a></td>`;
+      return `<td style="background:${heatColour(rate, good)}"><a href="#${cellIds.get(conditionKey(cell))}" title="${escapeHtml(tooltip)}">${formatPercent(rate.value)}<br><small>${Math.round(rate.low * 100)}–${formatPercent(rate.high)} · n=${cell.runs}</small></a></td>`;
     });
     return `<tr><th>${escapeHtml(model)}</th>${heatCells.join('')}</tr>`;
   });
   return `<figure><figcaption>${escapeHtml(title)}</figcaption><table class="heat">${header}${rows.join('')}</table></figure>`;
-}
-
-/** Red (0) through yellow to green (1); the lightness keeps dark text readable on every hue. */
-function successColour(rate: number): string {
-  return `hsl(${Math.round(rate * 120)} 65% 78%)`;
 }
 
 function renderCellTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, string>, runsByCell: ReadonlyMap<string, ReportedRun[]>, runIds: ReadonlyMap<ReportedRun, string>): string {
@@ -210,7 +383,7 @@ function renderRunLinks(runs: readonly ReportedRun[], runIds: ReadonlyMap<Report
   const links = sortRuns(runs).map((run, index) => {
     return `<a href="#${runIds.get(run)}" class="${outcomeClass(outcomeOf(run))}">${index + 1}</a>`;
   });
-  return `<details><summary>${runs.length} run${runs.length === 1 ? '' : 's'}</summary>${links.join(' ')}</details>`;
+  return `<details><summary>${counted(runs.length, 'run')}</summary>${links.join(' ')}</details>`;
 }
 
 const HISTOGRAM = { width: 120, height: 28, maxBins: 30 };
@@ -232,27 +405,41 @@ function renderHistogram(iterations: readonly number[]): string {
   const bars = counts.map((count, index) => {
     const barHeight = (count / tallest) * HISTOGRAM.height;
     const from = low + index * binWidth;
-    const label = binWidth === 1 ? `${from}` : `${from}–${from + binWidth - 1}`;
-    return `<rect x="${(index * barWidth).toFixed(1)}" y="${(HISTOGRAM.height - barHeight).toFixed(1)}" width="${Math.max(barWidth - 1, 1).toFixed(1)}" height="${barHeight.toFixed(1)}"><title>${label} iterations: ${count}</title></rect>`;
+    const label = binWidth === 1 ? counted(from, 'iteration') : `${from}–${from + binWidth - 1} iterations`;
+    return `<rect x="${(index * barWidth).toFixed(1)}" y="${(HISTOGRAM.height - barHeight).toFixed(1)}" width="${Math.max(barWidth - 1, 1).toFixed(1)}" height="${barHeight.toFixed(1)}"><title>${label}: ${counted(count, 'run')}</title></rect>`;
   });
   return `<svg class="hist" width="${HISTOGRAM.width}" height="${HISTOGRAM.height}" viewBox="0 0 ${HISTOGRAM.width} ${HISTOGRAM.height}" role="img" aria-label="iterations ${low}–${high}">${bars.join('')}</svg>`;
 }
 
+const RUN_COLUMNS = ['test', 'outcome', 'stop reason', 'iterations', 'side effects', 'wall time', 'links'];
+
 function renderRunTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, string>, runsByCell: ReadonlyMap<string, ReportedRun[]>, runIds: ReadonlyMap<ReportedRun, string>): string {
-  const header = ['test', 'project', 'outcome', 'iterations', 'stop reason', 'side effects', 'wall time'];
   const rows: string[] = [];
   for (const [key, cellRuns] of orderedRunGroups(cells, runsByCell)) {
     // One heading row per cell instead of a cell column: it keeps a 10,000-run page a few MB smaller.
     const label = escapeHtml(cellLabel(cellRuns[0]!));
-    rows.push(`<tr><th colspan="${header.length}">${cellIds.has(key) ? `<a href="#${cellIds.get(key)}">${label}</a>` : label}</th></tr>`);
-    for (const run of sortRuns(cellRuns)) {
-      const outcome = outcomeOf(run);
-      rows.push(
-        `<tr id="${runIds.get(run)}">${td(runTitle(run))}${td(run.test.project)}${td(runOutcome(run), outcomeClass(outcome))}${td(String(run.iterations), 'num')}${td(run.stopReason)}${td(run.sideEffects.map((change) => change.detail).join('; ') || 'none')}${td(formatDuration(run.wallMs), 'num')}</tr>`,
-      );
-    }
+    rows.push(`<tr class="group"><th colspan="${RUN_COLUMNS.length}">${cellIds.has(key) ? `<a href="#${cellIds.get(key)}">${label}</a>` : label}</th></tr>`);
+    for (const run of sortRuns(cellRuns)) rows.push(renderRunRows(run, runIds.get(run)!));
   }
-  return `<table>\n<tr>${header.map((name) => `<th>${name}</th>`).join('')}</tr>\n${rows.join('\n')}\n</table>`;
+  return `<table class="runs">\n<tr>${RUN_COLUMNS.map((name) => `<th>${name}</th>`).join('')}</tr>\n${rows.join('\n')}\n</table>`;
+}
+
+/**
+ * A run in two rows: how it ended (outcome, stop reason, iterations, side effects, time, links to
+ * its test in Playwright's report and its trace), then what it claimed, what the oracle found and
+ * its transcript, folded.
+ */
+function renderRunRows(run: ReportedRun, id: string): string {
+  const links = [run.links?.testReport && `<a href="${escapeHtml(run.links.testReport)}">test</a>`, run.links?.trace && `<a href="${escapeHtml(run.links.trace)}">trace</a>`].filter(Boolean);
+  const ended = `<tr id="${id}">${td(`${runTitle(run)} (${run.test.project})`)}${td(runOutcome(run), outcomeClass(outcomeOf(run)))}${td(run.stopReason)}${td(String(run.iterations), 'num')}${td(run.sideEffects.map((change) => change.detail).join('; ') || 'none')}${td(formatDuration(run.wallMs), 'num')}<td>${links.join(' ')}</td></tr>`;
+  const claim = `${run.claimed ? 'claimed success' : 'claimed failure'}${run.summary ? `: ${run.summary}` : ''}`;
+  const oracle = !run.judged
+    ? escapeHtml('not judged: the site no longer answered')
+    : run.verdicts && run.verdicts.length > 0
+      ? `<ul class="verdicts">${run.verdicts.map((verdict) => `<li>${verdict.holds ? '✓' : '✗'} ${escapeHtml(verdict.description)}: ${escapeHtml(verdict.detail)}</li>`).join('')}</ul>`
+      : escapeHtml(run.actual ? 'done' : 'not done');
+  const transcript = run.transcript ? `<details><summary>transcript, ${counted(run.transcript.split('\n').length, 'line')}</summary><pre>${escapeHtml(run.transcript)}</pre></details>` : '';
+  return `${ended}\n<tr class="detail"><td colspan="${RUN_COLUMNS.length}"><div class="claim"><b>claim</b> ${escapeHtml(claim)}</div><div class="oracle"><b>oracle</b> ${oracle}</div>${transcript}</td></tr>`;
 }
 
 /** The summary's cells in order, then any runs whose cell the summary lacks, so no run is hidden. */
@@ -292,33 +479,13 @@ function runTitle(run: ReportedRun): string {
   return `${run.test.title}${run.test.run > 1 ? ` (run ${run.test.run})` : ''}${run.test.retry > 0 ? ` (retry ${run.test.retry})` : ''}`;
 }
 
-/** The outcome, and whether the run was cut short or could not be judged. */
-function runOutcome(run: ReportedRun): string {
-  const notes = [...(run.incomplete ? ['incomplete'] : []), ...(run.judged ? [] : ['unjudged'])];
-  return `${outcomeOf(run)}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;
-}
-
-function renderMissing(summary: Summary): string {
-  const lines = missingLines(summary);
-  return lines.length === 0 ? '' : `<ul id="missing">${lines.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>\n`;
-}
-
-export type Outcome = 'success' | 'false success' | 'truthful failure' | 'false failure';
-
-/** What claimed and actual together say about a run. */
-export function outcomeOf(run: Pick<ReportedRun, 'claimed' | 'actual'>): Outcome {
-  if (run.claimed) return run.actual ? 'success' : 'false success';
-  return run.actual ? 'false failure' : 'truthful failure';
-}
-
-function outcomeClass(outcome: Outcome): string {
+function outcomeClass(outcome: Outcome | string): string {
   return outcome.replace(/ /g, '-');
 }
 
 function td(text: string, className?: string): string {
   return `<td${className ? ` class="${className}"` : ''}>${escapeHtml(text)}</td>`;
 }
-
 
 /** A fragment-safe id: readable where the name is plain ASCII, never containing quotes or spaces. */
 function slug(text: string): string {
@@ -329,43 +496,13 @@ function distinct(values: readonly string[]): string[] {
   return [...new Set(values)];
 }
 
-// ── Shared formatting ────────────────────────────────────────────────────────────────────────────
-
-function totalsLine(summary: Summary): string {
-  const { runs, successes, falseSuccesses, falseFailures, sideEffectRuns, incomplete } = summary.totals;
-  const share = (count: number) => (runs === 0 ? '' : ` (${formatPercent(count / runs)})`);
-  const state = summary.complete ? 'complete' : `incomplete: ${summary.missing.length > 0 ? `${summary.missing.length} planned tests recorded no run` : 'the run had not finished'}`;
-  return [
-    `${formatCount(runs)} runs of ${formatCount(summary.planned)} planned in ${summary.cells.length} cells`,
-    `${formatCount(successes)} successes${share(successes)}`,
-    `${formatCount(falseSuccesses)} false successes${share(falseSuccesses)}`,
-    `${formatCount(falseFailures)} false failures${share(falseFailures)}`,
-    `${formatCount(sideEffectRuns)} with side effects${share(sideEffectRuns)}`,
-    `${formatCount(incomplete)} cut short`,
-    state,
-    `generated ${summary.generatedAt}`,
-  ].join(' · ');
-}
-
-/** One line per test that planned a run and recorded none. */
-function missingLines(summary: Summary): string[] {
-  return summary.missing.map((test) => `missing: ${test.title} (${test.project})`);
-}
+// ── Cell figures ─────────────────────────────────────────────────────────────────────────────────
 
 /** Token sums, with how many runs had no count to trust: unknown is never shown as 0. */
 function formatTokens({ runs, tokens }: Cell): string {
   if (runs > 0 && tokens.unknownRuns === runs) return 'unknown';
   const sums = `${formatCount(tokens.input)} / ${formatCount(tokens.output)}`;
   return tokens.unknownRuns > 0 ? `${sums} (+${tokens.unknownRuns} unknown)` : sums;
-}
-
-/** `60% (31–83%)`: the rate with its 95% Wilson interval. */
-export function formatInterval({ value, low, high }: Interval): string {
-  return `${formatPercent(value)} (${Math.round(low * 100)}–${formatPercent(high)})`;
-}
-
-function formatPercent(rate: number): string {
-  return `${Math.round(rate * 100)}%`;
 }
 
 function formatIterations({ iterations }: Cell): string {
@@ -378,10 +515,6 @@ function formatStopReasons(counts: Record<string, number>): string {
     .join(', ');
 }
 
-function formatCount(count: number): string {
-  return count.toLocaleString('en-US');
-}
-
 /** The cell's cost, `—` with no price, and a lower bound (`≥`) when some runs' tokens are unknown. */
 function formatCellCost({ cost, tokens }: Cell): string {
   if (cost === undefined) return '—';
@@ -391,12 +524,3 @@ function formatCellCost({ cost, tokens }: Cell): string {
 function formatCost(usd: number): string {
   return `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
 }
-
-function formatDuration(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${round1(ms / 1000)} s`;
-}
-
-function round1(x: number): string {
-  return String(Math.round(x * 10) / 10);
-}
-

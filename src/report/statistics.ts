@@ -67,3 +67,70 @@ export function describe(values: readonly number[]): Description {
 function clamp01(x: number): number {
   return Math.min(1, Math.max(0, x));
 }
+
+/**
+ * The difference of two proportions, x1/n1 − x2/n2, with Newcombe's hybrid score interval (his
+ * method 10, 1998): built from the two Wilson intervals, so it stays inside [−1, 1] and keeps its
+ * coverage for small samples and rates near 0 or 1, where the Wald interval fails.
+ */
+export function newcombe(x1: number, n1: number, x2: number, n2: number, z = Z_95): Interval {
+  const a = wilson(x1, n1, z);
+  const b = wilson(x2, n2, z);
+  const difference = a.value - b.value;
+  return {
+    value: difference,
+    low: difference - Math.hypot(a.value - a.low, b.high - b.value),
+    high: difference + Math.hypot(a.high - a.value, b.value - b.low),
+  };
+}
+
+/** True when the 95% interval of the difference excludes 0: a change the trials can vouch for. */
+export function differs(x1: number, n1: number, x2: number, n2: number): boolean {
+  if (n1 === 0 || n2 === 0) return false;
+  const { low, high } = newcombe(x1, n1, x2, n2);
+  return low > 0 || high < 0;
+}
+
+/** Whether any change at all could be told apart with these trial counts: even all vs none is within chance otherwise. */
+export function canDetectAnyChange(n1: number, n2: number): boolean {
+  return differs(n1, n1, 0, n2);
+}
+
+/**
+ * The chance that `differs` tells p1 from p2 with n trials on each side, computed exactly by summing
+ * the two binomial distributions over every pair of outcomes (no normal approximation).
+ */
+export function detectionPower(p1: number, p2: number, n: number): number {
+  const first = binomialPmf(n, p1);
+  const second = binomialPmf(n, p2);
+  let power = 0;
+  for (let x1 = 0; x1 <= n; x1++) {
+    if (first[x1]! === 0) continue;
+    for (let x2 = 0; x2 <= n; x2++) if (second[x2]! > 0 && differs(x1, n, x2, n)) power += first[x1]! * second[x2]!;
+  }
+  return power;
+}
+
+/**
+ * The fewest trials per side at which `differs` detects p1 → p2 with at least the given power, and
+ * keeps it for the next few counts too (exact power zigzags with n), up to `limit`; undefined beyond.
+ */
+export function trialsToDetect(p1: number, p2: number, power = 0.8, limit = 1000): number | undefined {
+  const steady = 5;
+  for (let n = 1; n <= limit; n++) {
+    if (detectionPower(p1, p2, n) < power) continue;
+    let holds = true;
+    for (let m = n + 1; m <= Math.min(limit, n + steady) && holds; m++) holds = detectionPower(p1, p2, m) >= power;
+    if (holds) return n;
+  }
+  return undefined;
+}
+
+/** P(X = k) for k = 0 … n, X ~ Binomial(n, p), by the recurrence on k (no factorials). */
+function binomialPmf(n: number, p: number): number[] {
+  if (p <= 0) return Array.from({ length: n + 1 }, (_, k) => (k === 0 ? 1 : 0));
+  if (p >= 1) return Array.from({ length: n + 1 }, (_, k) => (k === n ? 1 : 0));
+  const pmf = [Math.pow(1 - p, n)];
+  for (let k = 1; k <= n; k++) pmf.push((pmf[k - 1]! * (n - k + 1) * p) / (k * (1 - p)));
+  return pmf;
+}

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { stopReasons } from '../harness/trace.ts';
 import { parseInput } from '../input.ts';
 import { describe, passHatKTable, wilson } from './statistics.ts';
-import { gateSchema, type Cell, type CellNames, type Condition, type Gate, type MissingTest, type PriceTable, type ReportedRun, type Summary } from './types.ts';
+import { layerEffects } from './ablation.ts';
+import { gateSchema, type Cell, type CellNames, type Condition, type Gate, type GateBreach, type MissingTest, type PriceTable, type ReportedRun, type Summary } from './types.ts';
 
 /** What names a cell: one task, model, layer stack and site. */
 export type CellKeys = CellNames;
@@ -18,6 +19,10 @@ export interface SummarizeOptions {
   missing?: readonly MissingTest[];
   /** The time stamped into `generatedAt`; fixed in tests. */
   now?: Date;
+  /** Gates to check the cells against; their result goes into the summary. */
+  gates?: readonly Gate[];
+  /** One shard of several: a gate's cells may be in other shards, so none is reported as matching nothing. */
+  sharded?: boolean;
 }
 
 /**
@@ -26,7 +31,7 @@ export interface SummarizeOptions {
  * are then linear in its runs, so 10,000 runs take milliseconds. The result does not depend on the
  * runs' order (merged shards arrive in any).
  */
-export function summarize(runs: readonly ReportedRun[], { prices, complete, planned = runs.length, missing = [], now = new Date() }: SummarizeOptions): Summary {
+export function summarize(runs: readonly ReportedRun[], { prices, complete, planned = runs.length, missing = [], now = new Date(), gates, sharded = false }: SummarizeOptions): Summary {
   const groups = [...groupByCell(runs).values()];
   const labels = labelConditions(groups.map((group) => group.reduce((least, run) => (compareCells(run, least) < 0 ? run : least))));
   const cells = groups.map((cellRuns, index) => summarizeCell(cellRuns, labels[index]!, prices)).sort(compareCells);
@@ -41,6 +46,8 @@ export function summarize(runs: readonly ReportedRun[], { prices, complete, plan
     missing: [...missing],
     totals,
     cells,
+    ...(gates && { gates: { checked: gates.length, breaches: checkGates({ cells }, gates), unmatched: sharded ? [] : unmatchedGates({ cells }, gates) } }),
+    ablation: layerEffects(cells),
   };
 }
 
@@ -186,18 +193,6 @@ function inCanonicalOrder(counts: ReadonlyMap<string, number>): Record<string, n
 
 function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** A cell outside a gate's limits. */
-export interface GateBreach {
-  /** The cell's label, `task · model · layers · site`. */
-  cell: string;
-  /** What was broken, with the observed and allowed values: `false-success rate 1.00 > 0.00`. */
-  rule: string;
-  observed: number;
-  limit: number;
-  /** The breached gate's position in the list given. */
-  gate: number;
 }
 
 /**

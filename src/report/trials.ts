@@ -1,3 +1,5 @@
+import { stampedEventSchema } from '../harness/trace.ts';
+import { transcript } from '../harness/transcript.ts';
 import { parseInput } from '../input.ts';
 import { parseJsonObject } from '../text.ts';
 import { plannedRunSchema, reportedRunSchema, type MissingTest, type PlannedRun, type ReportedRun } from './types.ts';
@@ -115,7 +117,26 @@ export type ParsedAttachment<T> = { ok: true; value: T } | { ok: false; run?: nu
  * in one line, with the run's number when it can still be read.
  */
 export function parseRunAttachment(text: string, label: string): ParsedAttachment<ReportedRun> {
-  return parseAttachment(text, label, (value) => parseInput(reportedRunSchema, withTrustedTokens(value), label));
+  return parseAttachment(text, label, (value) => {
+    const run = parseInput(reportedRunSchema, withTrustedTokens(value), label);
+    const lines = transcriptOf(value.trace);
+    return lines ? { ...run, transcript: lines } : run;
+  });
+}
+
+/** Transcripts longer than this are cut, with a pointer to the trace: a 10,000-run page must stay openable. */
+const TRANSCRIPT_CHARS = 20_000;
+
+/** The attachment's trace as a person reads it; events this version does not know are left out, never a reason to lose the run. */
+function transcriptOf(trace: unknown): string | undefined {
+  if (!Array.isArray(trace)) return undefined;
+  const events = trace.flatMap((event) => {
+    const parsed = stampedEventSchema.safeParse(event);
+    return parsed.success ? [parsed.data] : [];
+  });
+  const text = transcript(events);
+  if (text === '') return undefined;
+  return text.length > TRANSCRIPT_CHARS ? `${text.slice(0, TRANSCRIPT_CHARS)}\n… (cut here; the run's trace has the rest)` : text;
 }
 
 /** A `harness-run-start.json` body, read the same way. */

@@ -51,6 +51,9 @@ export type CellNames = z.infer<typeof cellNamesSchema>;
 export const plannedRunSchema = cellNamesSchema.extend({ condition: conditionSchema, test: runOriginSchema });
 export type PlannedRun = z.infer<typeof plannedRunSchema>;
 
+/** A postcondition's verdict on a run. */
+export const verdictSchema = z.object({ description: z.string(), holds: z.boolean(), detail: z.string() });
+
 /** A token count, or null when the provider gave none that could be trusted (the trace says why). */
 const tokenCount = z.number().finite().min(0).nullable();
 
@@ -79,6 +82,14 @@ export const reportedRunSchema = plannedRunSchema.extend({
   wallMs: z.number(),
   /** A claimed success the `evidence` layer rejected: it cited nothing that shows the outcome. */
   unsupportedClaim: z.boolean().optional(),
+  /** The agent's own words with its claim. */
+  summary: z.string().optional(),
+  /** Each postcondition's verdict, as the oracle gave it. */
+  verdicts: z.array(verdictSchema).optional(),
+  /** The trace as a person reads it: set by the reporter from the attachment's trace, not attached. */
+  transcript: z.string().optional(),
+  /** Set by the reporter, relative to the report's folder: the run's Playwright trace and its test's entry in Playwright's HTML report. */
+  links: z.object({ trace: z.string().optional(), testReport: z.string().optional() }).optional(),
 });
 export type ReportedRun = z.infer<typeof reportedRunSchema>;
 
@@ -125,6 +136,78 @@ export type Cell = z.infer<typeof cellSchema>;
 export const missingTestSchema = runOriginSchema.pick({ id: true, title: true, project: true });
 export type MissingTest = z.infer<typeof missingTestSchema>;
 
+/** A cell outside a gate's limits. */
+export const gateBreachSchema = z.object({
+  /** The cell's label, `task · model · layers · site`. */
+  cell: z.string(),
+  /** What was broken, with the observed and allowed values: `false-success rate 1.00 > 0.00`. */
+  rule: z.string(),
+  observed: z.number(),
+  limit: z.number(),
+  /** The breached gate's position in the list given. */
+  gate: z.number(),
+});
+export type GateBreach = z.infer<typeof gateBreachSchema>;
+
+export const gateResultSchema = z.object({
+  /** How many gates were given. */
+  checked: z.number(),
+  breaches: z.array(gateBreachSchema),
+  /** Gates that matched no cell, as `gates[1] {"layers":"verified"}`. */
+  unmatched: z.array(z.string()),
+});
+export type GateResult = z.infer<typeof gateResultSchema>;
+
+/**
+ * One layer's marginal effect: two cells of one task, model and site whose layer stacks differ by
+ * that layer alone (with its options). Each rate is the difference with − without, with its 95%
+ * Newcombe interval.
+ */
+export const layerEffectSchema = z.object({
+  /** The layer's name, with its options when it has any: `retry {"attempts":3}`. */
+  layer: z.string(),
+  task: z.string(),
+  model: z.string(),
+  site: z.string(),
+  /** The stack's label without the layer, and with it. */
+  without: z.string(),
+  with: z.string(),
+  runs: z.object({ without: z.number(), with: z.number() }),
+  successRate: intervalSchema,
+  falseSuccessRate: intervalSchema,
+  falseFailureRate: intervalSchema,
+});
+export type LayerEffect = z.infer<typeof layerEffectSchema>;
+
+/** A rate before and after, and the difference after − before with its 95% Newcombe interval when both are known. */
+const rateChangeSchema = z.object({ before: intervalSchema.optional(), after: intervalSchema.optional(), difference: intervalSchema.optional() });
+
+/** The rates a comparison reads. */
+export const comparedRates = ['successRate', 'falseSuccessRate', 'falseFailureRate', 'sideEffectRate'] as const;
+
+/** One cell's change between a baseline summary and a new one; a rate a summary lacks is absent there. */
+export const cellChangeSchema = z.object({
+  cell: z.string(),
+  status: z.enum(['changed', 'added', 'removed']),
+  runs: z.object({ before: z.number().optional(), after: z.number().optional() }),
+  successRate: rateChangeSchema,
+  falseSuccessRate: rateChangeSchema,
+  falseFailureRate: rateChangeSchema,
+  sideEffectRate: rateChangeSchema,
+  /** The rates whose difference's 95% interval excludes 0: a change the trials can vouch for. */
+  flagged: z.array(z.string()),
+  /** Even all-or-nothing could not be told from chance with these trial counts. */
+  tooFewTrials: z.boolean(),
+});
+export type CellChange = z.infer<typeof cellChangeSchema>;
+
+export const comparisonSchema = z.object({
+  /** Where the baseline came from (a file, or a history entry) and when it was generated. */
+  baseline: z.object({ source: z.string(), generatedAt: z.string() }),
+  cells: z.array(cellChangeSchema),
+});
+export type Comparison = z.infer<typeof comparisonSchema>;
+
 export const summarySchema = z.object({
   schemaVersion: z.literal(2),
   generatedAt: z.string(),
@@ -148,6 +231,12 @@ export const summarySchema = z.object({
     retried: z.number(),
   }),
   cells: z.array(cellSchema),
+  /** The gates the cells were checked against, when any: the verdict the report opens with. */
+  gates: gateResultSchema.optional(),
+  /** What each layer buys: pairs of cells that differ by that layer alone. */
+  ablation: z.array(layerEffectSchema).optional(),
+  /** Each cell's change since a baseline summary, when the reporter was given one. */
+  comparison: comparisonSchema.optional(),
 });
 export type Summary = z.infer<typeof summarySchema>;
 

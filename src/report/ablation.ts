@@ -1,0 +1,69 @@
+import { newcombe } from './statistics.ts';
+import { canonicalJson, compareCells } from './summarize.ts';
+import type { Cell, LayerEffect } from './types.ts';
+
+/**
+ * What each layer buys: for every two cells of one task, model and site (equal as data, not only by
+ * name) whose layer lists differ by exactly one layer with its options, the change in the success,
+ * false-success and false-failure rates that adding it made, with 95% Newcombe intervals. Cells
+ * without a layer list in their condition (a version 1 summary) take no part.
+ */
+export function layerEffects(cells: readonly Cell[]): LayerEffect[] {
+  const groups = new Map<string, Array<{ cell: Cell; layers: string[] }>>();
+  for (const cell of cells) {
+    const layers = cell.condition?.layers;
+    if (!Array.isArray(layers)) continue;
+    const key = `${cell.task}\u0000${canonicalJson(cell.condition!.model ?? null)}\u0000${canonicalJson(cell.condition!.site ?? null)}`;
+    groups.set(key, [...(groups.get(key) ?? []), { cell, layers: layers.map((layer) => canonicalJson(layer)) }]);
+  }
+  const effects: LayerEffect[] = [];
+  for (const group of groups.values()) {
+    for (const without of group) {
+      for (const withIt of group) {
+        const added = addedLayer(without.layers, withIt.layers);
+        if (added !== undefined) effects.push(effect(layerLabel(JSON.parse(added) as unknown), without.cell, withIt.cell));
+      }
+    }
+  }
+  return effects.sort((a, b) => compareStrings(a.layer, b.layer) || compareStrings(a.model, b.model) || compareCells({ ...a, layers: a.without }, { ...b, layers: b.without }));
+}
+
+/** The one entry `longer` has beyond `shorter`, the rest equal and in order; undefined otherwise. */
+function addedLayer(shorter: readonly string[], longer: readonly string[]): string | undefined {
+  if (longer.length !== shorter.length + 1) return undefined;
+  for (let index = 0; index < longer.length; index++) {
+    const rest = [...longer.slice(0, index), ...longer.slice(index + 1)];
+    if (rest.every((layer, i) => layer === shorter[i])) return longer[index];
+  }
+  return undefined;
+}
+
+/** `verify`, or `retry {"attempts":3}` when the layer was given options. */
+function layerLabel(layer: unknown): string {
+  if (typeof layer === 'string') return layer;
+  if (Array.isArray(layer)) return layerLabel({ name: layer[0], options: layer[1] });
+  const { name, options } = (layer ?? {}) as { name?: unknown; options?: unknown };
+  if (typeof name !== 'string') return canonicalJson(layer);
+  const shown = canonicalJson(options ?? {});
+  return shown === '{}' ? name : `${name} ${shown}`;
+}
+
+function effect(layer: string, without: Cell, withIt: Cell): LayerEffect {
+  const difference = (count: (cell: Cell) => number) => newcombe(count(withIt), withIt.runs, count(without), without.runs);
+  return {
+    layer,
+    task: withIt.task,
+    model: withIt.model,
+    site: withIt.site,
+    without: without.layers,
+    with: withIt.layers,
+    runs: { without: without.runs, with: withIt.runs },
+    successRate: difference((cell) => cell.successes),
+    falseSuccessRate: difference((cell) => cell.falseSuccesses),
+    falseFailureRate: difference((cell) => cell.falseFailures),
+  };
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,145 @@
+import { test } from '@playwright/test';
+import * as cheerio from 'cheerio';
+import { comparison } from '../src/report/compare.ts';
+import { heatColour, renderHtml, renderMarkdown } from '../src/report/files.ts';
+import { OUTCOMES } from '../src/report/format.ts';
+import { wilson } from '../src/report/statistics.ts';
+import { summarize } from '../src/report/summarize.ts';
+import type { ReportedRun } from '../src/report/types.ts';
+import { expect, reportedRun } from './support.ts';
+
+/** The reports people read (src/report/files.ts): what they open with, and the evidence beside every figure. */
+
+const now = new Date('2025-01-02T03:04:05.000Z');
+const guardrails = { name: 'guardrails', options: {} };
+const verify = { name: 'verify', options: {} };
+const login = { name: 'login', options: {} };
+
+let nextId = 0;
+/** `n` runs of one stack of real layer conditions; the first `successes` succeed, the next `falseSuccesses` claim falsely. */
+function runsOf(layers: string, layerConditions: unknown[], n: number, successes: number, falseSuccesses = 0, model = 'scripted:overclaimer'): ReportedRun[] {
+  return Array.from({ length: n }, (_, index) =>
+    reportedRun({
+      model,
+      layers,
+      condition: { model: { id: model }, layers: layerConditions, site: { name: 'hn-recorded' } },
+      claimed: index < successes + falseSuccesses,
+      actual: index < successes,
+      test: { id: `t${nextId++}`, title: 'upvote', project: `${model} · ${layers}` },
+    }),
+  );
+}
+
+const classic = () => [
+  ...runsOf('bare', [], 10, 0, 10),
+  ...runsOf('verified', [guardrails, verify], 10, 2),
+  ...runsOf('verified+login', [guardrails, verify, login], 10, 9),
+];
+
+test('the HTML report opens with the verdict: which cells breached which gate and by how much, complete or not, runs planned and recorded', () => {
+  const runs = classic();
+  const summary = summarize(runs, { complete: true, now, planned: 31, missing: [{ id: 'm', title: 'never ran', project: 'p' }], gates: [{ layers: 'bare' }, { layers: 'verified', minSuccessRate: 0.5 }, { layers: 'nothing' }] });
+  const $ = cheerio.load(renderHtml(summary, runs));
+  const first = $('body > *').eq(1);
+  expect(first.attr('id')).toBe('verdict');
+  expect(first.hasClass('fail')).toBe(true);
+  expect(first.find('.headline').text()).toBe('✗ gates breached in 2 cells · incomplete: 1 planned test recorded no run · 30 of 31 planned runs recorded');
+  expect(first.find('li').map((_, item) => $(item).text()).get()).toEqual([
+    'breach: upvote-first-post · scripted:overclaimer · bare · hn-recorded: false-success rate 1.00 > 0.00 (by 100 percentage points)',
+    'breach: upvote-first-post · scripted:overclaimer · verified · hn-recorded: success rate 0.20 < 0.50 (by 30 percentage points)',
+    'gate matches no cell: gates[2] {"layers":"nothing"}',
+    'missing: never ran (p)',
+  ]);
+  expect(renderMarkdown(summary).split('\n')[2]).toBe('**✗ gates breached in 2 cells · incomplete: 1 planned test recorded no run · 30 of 31 planned runs recorded**');
+
+  const passed = summarize(runs.filter((run) => run.layers !== 'bare'), { complete: true, now, gates: [{ layers: 'verified+login' }] });
+  expect(cheerio.load(renderHtml(passed, runs))('#verdict.pass .headline').text()).toBe('✓ 1 gate passed · complete · 20 of 20 planned runs recorded');
+});
+
+test('heatmaps: n and the interval in every cell, coloured by the bound toward the bad side, wide matrices scroll in their box', () => {
+  const runs = [...runsOf('bare', [], 1, 1), ...runsOf('verified', [guardrails, verify], 40, 40)];
+  const summary = summarize(runs, { complete: true, now });
+  const $ = cheerio.load(renderHtml(summary, runs));
+  const success = $('figure').filter((_, figure) => $(figure).find('figcaption').text() === 'success rate').find('td');
+  expect(success.map((_, cell) => $(cell).text()).get()).toEqual(['100%21–100% · n=1', '100%91–100% · n=40']);
+  // 1/1 is coloured by its lower bound (21%, orange), 40/40 by 91% (green): few trials never look confident.
+  expect(success.eq(0).attr('style')).toBe(`background:${heatColour(wilson(1, 1), 'up')}`);
+  expect(heatColour(wilson(1, 1), 'up')).toBe('hsl(25 65% 78%)');
+  expect(heatColour(wilson(40, 40), 'up')).toBe('hsl(109 65% 78%)');
+  expect(heatColour(wilson(0, 1), 'down')).toBe('hsl(25 65% 78%)');
+  expect($('#heatmaps .legend').text()).toContain('1/1 success reads 100% but is coloured by its lower bound, 21%');
+  expect($('.pair figure').length).toBe(4);
+  expect($('#cells > .scroll > table, #runs > .scroll > table').length).toBe(2);
+  expect(renderHtml(summary, runs)).toContain('.pair figure{margin:0;max-width:100%;overflow-x:auto}');
+});
+
+test('the ablation view: each layer\'s marginal effect per model from stacks that differ by it alone, with intervals, in JSON, Markdown and HTML', () => {
+  const runs = [...classic(), ...runsOf('verified', [guardrails, verify], 4, 4, 0, 'scripted:diligent'), ...runsOf('guardrails+login', [guardrails, login], 4, 4, 0, 'scripted:diligent')];
+  const summary = summarize(runs, { complete: true, now });
+  // bare → verified differs by two layers, and the diligent stacks by a swap: neither is a pair.
+  expect(summary.ablation).toEqual([
+    {
+      layer: 'login',
+      task: 'upvote-first-post',
+      model: 'scripted:overclaimer',
+      site: 'hn-recorded',
+      without: 'verified',
+      with: 'verified+login',
+      runs: { without: 10, with: 10 },
+      successRate: expect.objectContaining({ value: expect.closeTo(0.7, 12) }),
+      falseSuccessRate: { value: 0, low: expect.closeTo(-0.2775, 4), high: expect.closeTo(0.2775, 4) },
+      falseFailureRate: { value: 0, low: expect.closeTo(-0.2775, 4), high: expect.closeTo(0.2775, 4) },
+    },
+  ]);
+  expect(summary.ablation![0]!.successRate.low).toBeGreaterThan(0);
+  expect(renderMarkdown(summary)).toContain('| login | scripted:overclaimer | upvote-first-post | hn-recorded | verified → verified+login | 10 / 10 | +70 pts (+27 to +87) | 0 pts (−28 to +28) | 0 pts (−28 to +28) |');
+  const $ = cheerio.load(renderHtml(summary, runs));
+  expect($('#ablation tr.group').text()).toBe('+ login');
+  expect($('#ablation td.better').text()).toBe('+70 pts (+27 to +87)');
+
+  // A layer given options is named with them, and a change of options alone is no pair.
+  const retry = (attempts: number) => ({ name: 'retry', options: { attempts } });
+  const withOptions = summarize([...runsOf('bare', [], 2, 1), ...runsOf('retry3', [retry(3)], 2, 2), ...runsOf('retry5', [retry(5)], 2, 2)], { complete: true, now });
+  expect(withOptions.ablation!.map((effect) => [effect.layer, effect.with])).toEqual([
+    ['retry {"attempts":3}', 'retry3'],
+    ['retry {"attempts":5}', 'retry5'],
+  ]);
+});
+
+test('the baseline comparison is in summary.md and the HTML report, with the difference\'s interval and cells with too few trials', () => {
+  const before = summarize([...runsOf('bare', [], 10, 0, 10), ...runsOf('verified', [guardrails, verify], 1, 1)], { complete: true, now });
+  const runs = [...runsOf('bare', [], 10, 10), ...runsOf('verified', [guardrails, verify], 1, 0)];
+  const after = { ...summarize(runs, { complete: true, now }), comparison: comparison(before, 'history/2025-01-01T00-00-00Z.json', summarize(runs, { complete: true, now })) };
+  const markdown = renderMarkdown(after);
+  expect(markdown).toContain('## Since history/2025-01-01T00-00-00Z.json (2025-01-02T03:04:05.000Z)');
+  expect(markdown).toContain('| upvote-first-post · scripted:overclaimer · bare · hn-recorded | 10 → 10 | 0% → 100% +100 pts (+61 to +100) | 100% → 0% −100 pts (−100 to −61) |');
+  expect(markdown).toContain('| ⚑ success rate, false-success rate changed |');
+  expect(markdown).toContain('| upvote-first-post · scripted:overclaimer · verified · hn-recorded | 1 → 1 |');
+  expect(markdown).toContain('| too few trials to detect any change |');
+  const $ = cheerio.load(renderHtml(after, runs));
+  expect($('#comparison td.flagged.better').first().text()).toBe('0% → 100%+100 pts (+61 to +100)');
+  expect($('#comparison td.flagged.worse').length).toBe(0);
+  // What did not change is folded, and says why it may not have.
+  expect($('#comparison details summary').text()).toBe('1 cell with no change detected, 1 of them with too few trials to detect any');
+  expect($('#comparison details tr').last().find('td').last().text()).toBe('too few trials to detect any change');
+});
+
+test('every outcome is named the same in every report, and defined once in the HTML legend', () => {
+  const runs = [
+    reportedRun({ claimed: true, actual: true, test: { id: 'a' } }),
+    reportedRun({ claimed: true, actual: false, test: { id: 'b' } }),
+    reportedRun({ claimed: false, actual: false, incomplete: true, test: { id: 'c' } }),
+    reportedRun({ claimed: false, actual: true, iterations: 1, test: { id: 'd' } }),
+  ];
+  const summary = summarize(runs, { complete: true, now });
+  const $ = cheerio.load(renderHtml(summary, runs));
+  expect($('dl.words dt').map((_, term) => $(term).text()).get()).toEqual(['success', 'false success', 'truthful failure', 'false failure', 'incomplete']);
+  expect(Object.keys(OUTCOMES)).toEqual(['success', 'false success', 'truthful failure', 'false failure', 'incomplete']);
+  expect($('tr[id^="run-"]').map((_, row) => $(row).find('td').eq(1).text()).get()).toEqual(['success', 'false success', 'truthful failure (incomplete)', 'false failure']);
+  expect(renderMarkdown(summary)).toContain('4 runs of 4 planned in 1 cell · 2 done (50%) · 1 false success (25%) · 1 false failure (25%) · 0 with side effects (0%) · 1 incomplete');
+  const readme = new URL('../README.md', import.meta.url);
+  return import('node:fs').then(({ readFileSync }) => {
+    const text = readFileSync(readme, 'utf8');
+    for (const [word, meaning] of Object.entries(OUTCOMES)) expect(text, word).toContain(`- **${word}**: ${meaning}`);
+  });
+});
