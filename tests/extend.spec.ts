@@ -10,6 +10,7 @@ import { evaluateHarness } from '../src/playwright/evaluate.ts';
 import { attachRun, HARNESS_RUN_ATTACHMENT } from '../src/playwright/fixtures.ts';
 import { reportedRunSchema, type ReportedRun } from '../src/report/types.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
+import * as api from '../src/index.ts';
 import { collect, playwright, readSummary, workspace } from './playwright-child.ts';
 import { expect, reportedRun, test } from './support.ts';
 
@@ -45,6 +46,16 @@ test.describe('a layer is one condition however it is written', () => {
       ]);
     });
   }
+});
+
+test('every built-in layer is exported as a factory of values, and so are the extension points', () => {
+  const exported = Object.keys(api.layerFactories).map((name) => {
+    const factory = (api as Record<string, unknown>)[name.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase())] as () => LayerValue;
+    return factory().name;
+  });
+  expect(exported).toEqual(Object.keys(api.layerFactories));
+  expect(exported).toHaveLength(16);
+  for (const name of ['defineLayer', 'defineTool', 'attachRun', 'reportedRunSchema', 'traceEventSchema', 'transcript', 'ToolError'] as const) expect(api[name], name).toBeDefined();
 });
 
 test('every run gets its own instance: the same durable value resumes in each of two runs', async ({ context }, testInfo) => {
