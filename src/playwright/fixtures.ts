@@ -2,6 +2,7 @@ import { dirname } from 'node:path';
 import { test as base, type TestInfo } from '@playwright/test';
 import type { Postcondition } from '../eval/postconditions.ts';
 import type { Task } from '../eval/tasks.ts';
+import { isLayerValue } from '../harness/layer.ts';
 import type { LayerSpec } from '../layers/index.ts';
 import { resolveModelCache, type ModelCacheOptions } from '../models/cassette.ts';
 import { modelId, modelSecrets, modelUnavailable, type ModelSpec } from '../models/registry.ts';
@@ -56,7 +57,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
   harness: async ({ model, layers, layerStack, site, harnessScreenshots, modelCache, context }, use, testInfo) => {
     if (!Array.isArray(layers)) {
       throw new InputError(
-        `layers: expected a list of layers, got ${JSON.stringify(layers)}. Playwright reads a list whose second item is an object (a ['name', options] pair) as [value, options]: write the layers as values (guardrails({ maxIterations: 8 })), or test.use({ layers: [[...your layers], { scope: 'test' }] }).`,
+        `layers: expected a list of layers, got ${isLayerValue(layers) ? `the layer ${layers.name}` : JSON.stringify(layers)}. Playwright reads a list whose second item is an object (a ['name', options] pair) as [value, options]: write the layers as values (guardrails({ maxIterations: 8 })), or test.use({ layers: [[...your layers], { scope: 'test' }] }).`,
       );
     }
     // Relative to the config file's folder, as Playwright's own paths are.
