@@ -8,7 +8,7 @@
  */
 import { chromium, type Browser } from '@playwright/test';
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
-import type { Layer } from '../src/harness/layer.ts';
+import type { LayerValue } from '../src/harness/layer.ts';
 import { messageCounter, promptTokens } from '../src/harness/tokens.ts';
 import { budget } from '../src/layers/budget.ts';
 import { context } from '../src/layers/context.ts';
@@ -41,7 +41,7 @@ async function reader(): Promise<{ model: Model; prompts: number[] }> {
   return { model, prompts };
 }
 
-async function promptsPerCall(browser: Browser, layers: Layer[]): Promise<number[]> {
+async function promptsPerCall(browser: Browser, layers: LayerValue[]): Promise<number[]> {
   const { model, prompts } = await reader();
   const browserContext = await browser.newContext();
   await evaluateHarness({ context: browserContext, site: recordedHn(), model, layers, task: upvoteFirstPost, maxIterations: ITERATIONS });

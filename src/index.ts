@@ -3,16 +3,41 @@ import { upvoteAllMatching, upvoteFirstPost, upvoteTitled } from './eval/tasks.t
 import { live } from './sites/hn/live.ts';
 import { recorded } from './sites/hn/site.ts';
 
-export { test, stackName, type Harness, type HarnessOptions, type RunRequest } from './playwright/fixtures.ts';
+export { attachRun, test, stackName, type Harness, type HarnessOptions, type RunRequest } from './playwright/fixtures.ts';
 export { expect } from './playwright/matchers.ts';
 export { matrix, type MatrixOptions } from './playwright/matrix.ts';
 export { evaluateHarness, type EvaluateOptions, type RunRecord } from './playwright/evaluate.ts';
 export { chromiumLaunchOptions } from './playwright/chromium.ts';
 export { runHarness, type BrowserSession, type RunResult } from './harness/run.ts';
-export type { Layer, AttemptOutcome } from './harness/layer.ts';
-export type { RunContext, Credentials, SiteFetch } from './harness/context.ts';
-export type { TraceEvent, StopReason } from './harness/trace.ts';
-export { context, guardrails, login, resolveLayers, retry, verify, type LayerSpec } from './layers/index.ts';
+export { defineLayer, type AttemptOutcome, type Layer, type LayerDefinition, type LayerFactory, type LayerHooks, type LayerSetup, type LayerValue } from './harness/layer.ts';
+export type { CallOptions, CallOrigin, Carried, Credentials, RunContext, SiteFetch, ToolLimits } from './harness/context.ts';
+export { customEventSchema, traceEventSchema, type StopReason, type TraceEvent, type TraceEventBody, type TraceEventOf } from './harness/trace.ts';
+export { transcript } from './harness/transcript.ts';
+export { defineTool, ToolError, type Tool, type ToolOutcome, type ToolOutput } from './tools/registry.ts';
+export type { Claim } from './tools/browser.ts';
+export {
+  approval,
+  budget,
+  checkpoint,
+  codeMode,
+  context,
+  durable,
+  evidence,
+  guardrails,
+  layerFactories,
+  login,
+  observations,
+  output,
+  permissions,
+  resolveLayers,
+  retry,
+  settle,
+  stall,
+  verify,
+  type LayerName,
+  type LayerSpec,
+} from './layers/index.ts';
+export type { ApprovalCheck, ApprovalRequest } from './layers/approval.ts';
 export { layerStacks } from './layers/stacks.ts';
 export { createModel, type ModelSpec } from './models/registry.ts';
 export {
@@ -26,10 +51,11 @@ export {
   type ModelCacheMode,
   type ModelCacheOptions,
 } from './models/cassette.ts';
-export type { Model, ChatRequest, ChatResponse, ChatMessage } from './models/types.ts';
+export type { Model, ChatRequest, ChatResponse, ChatMessage, ToolCall, Usage } from './models/types.ts';
 export { judge } from './eval/oracle.ts';
 export type { Evidence, Postcondition, Verdict } from './eval/postconditions.ts';
 export type { Task } from './eval/tasks.ts';
+export { reportedRunSchema, type ReportedRun } from './report/types.ts';
 export type { Site, SiteFactory, SiteIdle, StateChange } from './sites/site.ts';
 export type { HnChange, HnSnapshot } from './sites/hn/snapshot.ts';
 export type { LiveOptions } from './sites/hn/live.ts';

@@ -1,7 +1,7 @@
 import type { BrowserContext } from '@playwright/test';
 import { upvotedAllMatching } from '../src/eval/postconditions.ts';
 import { upvoteAllMatching } from '../src/eval/tasks.ts';
-import type { Layer } from '../src/harness/layer.ts';
+import { defineLayer } from '../src/harness/layer.ts';
 import type { TraceEventOf } from '../src/harness/trace.ts';
 import { codeMode } from '../src/layers/code-mode.ts';
 import type { LayerSpec } from '../src/layers/index.ts';
@@ -132,12 +132,14 @@ test.describe('code mode', () => {
   });
 
   test('a layer denying click is seen by the program as an exception; bad arguments too', async ({ context }) => {
-    const denyClicks: Layer = {
+    const denyClicks = defineLayer({
       name: 'deny-clicks',
-      async aroundTool(run, call, next) {
-        return call.name === 'click' ? { ok: false, kind: 'denied', error: 'denied by the harness: no clicking' } : next();
-      },
-    };
+      create: () => ({
+        async aroundTool(_run, call, next) {
+          return call.name === 'click' ? { ok: false, kind: 'denied', error: 'denied by the harness: no clicking' } : next();
+        },
+      }),
+    })();
     const { model, requests } = turnsDouble([
       program(
         'const seen = [];\n' +

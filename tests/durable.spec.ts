@@ -1,16 +1,21 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
 import { HARD_MAX_ITERATIONS } from '../src/harness/loop.ts';
 import { evaluateHarness, type RunRecord } from '../src/playwright/evaluate.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
-import { resolveLayers } from '../src/layers/index.ts';
 import { expect } from './support.ts';
 
 test.describe.configure({ timeout: 120_000 });
+
+/** The test's own folder in its output folder: nothing is left in the system's temporary folder. */
+function testFolder(): string {
+  const dir = test.info().outputPath('durable');
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
 
 function phase(name: 'first' | 'resume', scenario: string, dir: string): Promise<{ code: number | null; stdout: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/durable/run.ts', name, scenario, join(dir, 'run.json'), join(dir, 'site.json')], {
@@ -22,7 +27,7 @@ function phase(name: 'first' | 'resume', scenario: string, dir: string): Promise
 }
 
 test('a run killed mid-way resumes in a new process from its last durable step', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'harness-eval-durable-'));
+  const dir = testFolder();
   const first = await phase('first', 'classic', dir);
   expect(first.code).toBe(9);
   expect(existsSync(join(dir, 'run.json'))).toBe(true);
@@ -40,7 +45,7 @@ test('a run killed mid-way resumes in a new process from its last durable step',
 });
 
 test('an action cut short while waiting (an unapproved vote) is not replayed on resume', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'harness-eval-durable-'));
+  const dir = testFolder();
   expect((await phase('first', 'vote-waits', dir)).code).toBe(9);
   const resumed = await phase('resume', 'vote-waits', dir);
   expect(resumed.code).toBe(0);
@@ -53,7 +58,7 @@ test('an action cut short while waiting (an unapproved vote) is not replayed on 
 });
 
 test('a resumed run is judged from the site as it was when the run first started, not when it resumed', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'harness-eval-durable-'));
+  const dir = testFolder();
   expect((await phase('first', 'vote-then-die', dir)).code).toBe(9);
   // The vote landed before the crash: the site's state file holds it when the run resumes.
   expect(Object.values(JSON.parse(readFileSync(join(dir, 'site.json'), 'utf8')).votes)).toEqual([[expect.any(String)]]);
@@ -61,10 +66,6 @@ test('a resumed run is judged from the site as it was when the run first started
   expect(resumed.code).toBe(0);
   const run = JSON.parse(resumed.stdout) as RunRecord;
   expect(run).toMatchObject({ claimed: true, actual: true, falseSuccess: false, sideEffects: [] });
-});
-
-test('durable needs a file', () => {
-  expect(() => resolveLayers([['durable', {}]])).toThrow(/^layer durable: file: /);
 });
 
 test.describe('a checkpoint that parses but cannot be true is rejected in one line naming the field', () => {
@@ -79,7 +80,7 @@ test.describe('a checkpoint that parses but cannot be true is rejected in one li
   ];
   for (const [name, change, message] of impossible) {
     test(name, async ({ context }) => {
-      const file = join(mkdtempSync(join(tmpdir(), 'harness-eval-durable-')), 'run.json');
+      const file = join(testFolder(), 'run.json');
       const saved = { version: 1, task: upvoteFirstPost.prompt, model: 'scripted:diligent', url: 'about:blank', cookies: [], run: { ...valid, ...change } };
       writeFileSync(file, JSON.stringify(saved));
       const run = evaluateHarness({ context, site: recordedHn(), model: 'scripted:diligent', layers: [['durable', { file }]], task: upvoteFirstPost });
@@ -91,7 +92,7 @@ test.describe('a checkpoint that parses but cannot be true is rejected in one li
   }
 
   test('the same checkpoint with possible values resumes', async ({ context }) => {
-    const file = join(mkdtempSync(join(tmpdir(), 'harness-eval-durable-')), 'run.json');
+    const file = join(testFolder(), 'run.json');
     writeFileSync(file, JSON.stringify({ version: 1, task: upvoteFirstPost.prompt, model: 'scripted:diligent', url: 'about:blank', cookies: [], run: valid }));
     const result = await evaluateHarness({ context, site: recordedHn(), model: 'scripted:diligent', layers: [['durable', { file }]], task: upvoteFirstPost });
     expect(result.trace.find((event) => event.type === 'harness_resume')).toMatchObject({ fromStep: 3 });

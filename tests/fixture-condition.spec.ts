@@ -24,6 +24,11 @@ const site = {
   faults: { latencyMs: 0, errorRate: 0, seed: 1, markupYear: 2025, injection: { rank: 2, text: expect.stringContaining('ignore previous instructions') } },
 };
 const model = { id: 'scripted:diligent', temperature: 0 };
+/** The project's stack: each layer with its options, every default applied. */
+const verified = [
+  { name: 'guardrails', options: { maxIterations: 8, maxMessages: 50 } },
+  { name: 'verify', options: { origin: 'https://news.ycombinator.com' } },
+];
 
 test.beforeAll(async () => {
   // A hook's own limit: describe.configure's timeout is the tests'.
@@ -41,11 +46,15 @@ test("a run's condition is the model, each layer and the site, with their option
   expect(run('under the project stack')).toMatchObject({ model: 'scripted:diligent', layers: 'verified', site: 'hn-injected' });
   expect(run('under the project stack').condition).toEqual({
     model,
-    layers: [{ name: 'guardrails', options: { maxIterations: 8 } }, { name: 'verify', options: {} }],
+    layers: verified,
     site,
   });
 });
 
 test("a spec's own layers under a matrix project are filed under their own stack, not the project's", () => {
-  expect(run('under the spec stack')).toMatchObject({ layers: 'guardrails', condition: { model, layers: [{ name: 'guardrails', options: { maxIterations: 3 } }], site } });
+  expect(run('under the spec stack')).toMatchObject({ layers: 'guardrails', condition: { model, layers: [{ name: 'guardrails', options: { maxIterations: 3, maxMessages: 50 } }], site } });
+});
+
+test("a spec that writes the project's own stack as values runs under the project's stack and condition", () => {
+  expect(run('the project stack as values')).toMatchObject({ layers: 'verified', condition: { model, layers: verified, site } });
 });

@@ -7,7 +7,7 @@ import { ModelError, type Model } from '../src/models/types.ts';
 import { HARD_MAX_ITERATIONS } from '../src/harness/loop.ts';
 import { stampedEventSchema } from '../src/harness/trace.ts';
 import { z } from 'zod';
-import type { Layer } from '../src/harness/layer.ts';
+import { defineLayer } from '../src/harness/layer.ts';
 import { MAX_OUTPUT_CHARS } from '../src/harness/limits.ts';
 import { runHarness, type HarnessOptions } from '../src/harness/run.ts';
 import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
@@ -60,7 +60,7 @@ test('a model error ends the run with stopReason model_error; any other failure 
   expect(result).toMatchObject({ stopReason: 'model_error', claimed: false, iterations: 0 });
   expect(result.trace.some((event) => event.type === 'model_error' && event.kind === 'server')).toBe(true);
 
-  const exploding = { name: 'exploding', afterTools: () => { throw new Error('boom'); } };
+  const exploding = defineLayer({ name: 'exploding', create: () => ({ afterTools: () => { throw new Error('boom'); } }) })();
   const crashed = await run(context, 'scripted:overclaimer', [exploding]);
   expect(crashed).toMatchObject({ stopReason: 'error', summary: 'boom', claimed: false });
   expect(crashed.trace.at(-1)).toMatchObject({ type: 'run_end', stopReason: 'error' });
@@ -146,13 +146,15 @@ test.describe('a run cut short', () => {
 
 test('abort during a layer hook (a verify that hangs) ends the run too', async ({ context }) => {
   const controller = new AbortController();
-  const hangingCheck: Layer = {
+  const hangingCheck = defineLayer({
     name: 'hanging-check',
-    onFinish: () => {
-      controller.abort();
-      return new Promise(() => {});
-    },
-  };
+    create: () => ({
+      onFinish: () => {
+        controller.abort();
+        return new Promise(() => {});
+      },
+    }),
+  })();
   const { model } = turnsDouble([[call('finish', { success: true, summary: 'done' })]]);
   const result = await runOn(context, model, { signal: controller.signal, layers: [hangingCheck] });
   expect(result).toMatchObject({ stopReason: 'timeout', claimed: false, summary: 'the run was cut short: This operation was aborted' });
@@ -212,10 +214,12 @@ test.describe('every tool call has a time limit', () => {
 });
 
 test('a 100 MB tool output is cut before the trace and the conversation, with a note; the claim survives', async ({ context }) => {
-  const huge: Layer = {
+  const huge = defineLayer({
     name: 'huge-output',
-    tools: (_run, tools) => [...tools, defineTool({ name: 'dump', effect: 'read', description: 'A huge answer.', parameters: z.object({}), execute: async () => ({ text: 'x'.repeat(100 * 1024 * 1024) }) })],
-  };
+    create: () => ({
+      tools: (_run, tools) => [...tools, defineTool({ name: 'dump', effect: 'read', description: 'A huge answer.', parameters: z.object({}), execute: async () => ({ text: 'x'.repeat(100 * 1024 * 1024) }) })],
+    }),
+  })();
   const { model, requests } = turnsDouble([[call('dump')], [call('finish', { success: true, summary: 'dumped' })]]);
   const result = await run(context, model, [huge]);
   expect(result).toMatchObject({ stopReason: 'finished', claimed: true, summary: 'dumped' });

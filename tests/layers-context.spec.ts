@@ -4,7 +4,10 @@ import { countTokens as o200kTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { countTokens as cl100kTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
 import { RunContext } from '../src/harness/context.ts';
-import type { Layer } from '../src/harness/layer.ts';
+import { defineLayer, type LayerValue } from '../src/harness/layer.ts';
+
+/** One run's instance of a layer, for tests that call its hooks directly. */
+const instance = (layer: LayerValue) => layer({ outputDir: test.info().outputDir });
 import { contextWindow, DEFAULT_CONTEXT_WINDOW, messageCounter, promptTokens } from '../src/harness/tokens.ts';
 import type { TraceEvent, TraceEventOf } from '../src/harness/trace.ts';
 import { budget, REMOVED_OUTPUT } from '../src/layers/budget.ts';
@@ -20,7 +23,7 @@ import { TEXT_LIMIT } from '../src/tools/browser.ts';
 import { expect, referenceDir, test, turnsDouble } from './support.ts';
 
 const HN = 'https://news.ycombinator.com';
-const run = (context: BrowserContext, model: Model, layers: readonly Layer[], site: Site = recordedHn()) =>
+const run = (context: BrowserContext, model: Model, layers: readonly LayerValue[], site: Site = recordedHn()) =>
   evaluateHarness({ context, site, model, layers, task: upvoteFirstPost });
 
 const events = <T extends TraceEvent['type']>(trace: readonly TraceEvent[], type: T) => trace.filter((event) => event.type === type) as TraceEventOf<T>[];
@@ -104,7 +107,7 @@ test.describe('budget', () => {
     const messages = [call('a', 'navigate', { url: `${HN}/news` }), result('a', 'navigate', page(1)), call('b', 'get_text'), result('b', 'get_text', page(2)), call('c', 'get_text', { again: true }), result('c', 'get_text', page(3))];
     const context = conversation(messages);
     const before = await tokensOf(context.messages);
-    await budget({ window: before - 100, reserve: 0 }).beforeModel!(context);
+    await instance(budget({ window: before - 100, reserve: 0 })).beforeModel!(context);
     expect(context.messages.map((message) => message.content)).toEqual([
       context.systemPrompt, context.task, null, REMOVED_OUTPUT, null, page(2), null, page(3),
     ]);
@@ -124,19 +127,19 @@ test.describe('budget', () => {
     ];
     const repeats = conversation(messages);
     const all = await tokensOf(repeats.messages);
-    await budget({ window: all - 1, reserve: 0 }).beforeModel!(repeats);
+    await instance(budget({ window: all - 1, reserve: 0 })).beforeModel!(repeats);
     // One repeated pair (the oldest get_stories) is enough; nothing was stubbed, as stubs would not be shorter.
     expect(repeats.messages.slice(2)).toEqual(messages.slice(2));
 
     const tight = conversation(messages);
     const latest = await tokensOf([...tight.messages.slice(0, 2), ...messages.slice(-2)]);
-    await budget({ window: latest + 20, reserve: 0 }).beforeModel!(tight);
+    await instance(budget({ window: latest + 20, reserve: 0 })).beforeModel!(tight);
     // Both older get_stories copies went first; then the oldest turns (current_url, then the note) until it fit.
     expect(tight.messages.map((message) => message.role)).toEqual(['system', 'user', 'user', 'assistant', 'tool']);
     expect(tight.messages.slice(2)).toEqual([messages[4], ...messages.slice(-2)]);
 
     const none = conversation(messages);
-    await budget({ window: 1, reserve: 0 }).beforeModel!(none);
+    await instance(budget({ window: 1, reserve: 0 })).beforeModel!(none);
     expect(none.messages).toEqual([...none.messages.slice(0, 2), ...messages.slice(-2)]);
     expect(none.messages.slice(0, 2).map((message) => message.content)).toEqual([none.systemPrompt, none.task]);
   });
@@ -210,14 +213,16 @@ test('checkpoint saves the conversation, redacted, restarts from a summary, and 
 
 test('settle waits for a quiet page after act tools: quick on the replica, bounded by maxMs on a page that keeps changing', async ({ context }) => {
   let ticking = false;
-  const ticker: Layer = {
+  const ticker = defineLayer({
     name: 'ticker',
-    async afterTools(harness) {
-      if (ticking) return;
-      ticking = true;
-      await harness.page.evaluate(() => setInterval(() => (document.body.dataset.tick = String(Date.now())), 30));
-    },
-  };
+    create: () => ({
+      async afterTools(harness) {
+        if (ticking) return;
+        ticking = true;
+        await harness.page.evaluate(() => setInterval(() => (document.body.dataset.tick = String(Date.now())), 30));
+      },
+    }),
+  })();
   const { model } = turnsDouble([
     [{ name: 'navigate', arguments: JSON.stringify({ url: `${HN}/news` }) }],
     [{ name: 'click', arguments: '{"selector": "span.rank"}' }],

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext } from '@playwright/test';
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
-import type { Layer } from '../src/harness/layer.ts';
+import { defineLayer } from '../src/harness/layer.ts';
 import type { TraceEvent, TraceEventOf } from '../src/harness/trace.ts';
 import { approval, type ApprovalRequest } from '../src/layers/approval.ts';
 import { evidence } from '../src/layers/evidence.ts';
@@ -293,10 +293,12 @@ test.describe('observations', () => {
   });
 
   test('long strings are cut with a notice; an output off its tool’s schema is recorded as invalid; failures pass untouched', async ({ context }) => {
-    const broken: Layer = {
+    const broken = defineLayer({
       name: 'broken-tool',
-      tools: (_run, offered) => offered.map((tool) => (tool.name === 'current_url' ? { ...tool, execute: async () => ({ url: 42 }) } : tool)),
-    };
+      create: () => ({
+        tools: (_run, offered) => offered.map((tool) => (tool.name === 'current_url' ? { ...tool, execute: async () => ({ url: 42 }) } : tool)),
+      }),
+    })();
     const { model, requests } = turnsDouble([call('navigate', { url: NEWS }), call('get_text'), call('current_url'), call('click', { selector: '#nothing' }), finish(false, 'read')]);
     const result = await run(context, model, [broken, observations({ maxChars: 100 })]);
     const [text] = sent(requests[2]!, 'get_text');

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { BrowserContext } from '@playwright/test';
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
-import type { Layer } from '../src/harness/layer.ts';
+import { defineLayer } from '../src/harness/layer.ts';
 import type { LayerSpec } from '../src/layers/index.ts';
 import { createModel } from '../src/models/registry.ts';
 import type { ChatRequest, Model } from '../src/models/types.ts';
@@ -164,7 +164,10 @@ test.describe('login acts for the harness through the same checks, and only sign
   });
 
   test('a layer that denies the harness\'s sign-in is obeyed: no login, and the model is told why', async ({ context }) => {
-    const denySignIn: Layer = { name: 'deny-sign-in', aroundTool: async (_run, call, next) => (call.name === 'sign_in' ? { ok: false, kind: 'denied', error: 'denied by the harness: no signing in' } : next()) };
+    const denySignIn = defineLayer({
+      name: 'deny-sign-in',
+      create: () => ({ aroundTool: async (_run, call, next) => (call.name === 'sign_in' ? { ok: false, kind: 'denied', error: 'denied by the harness: no signing in' } : next()) }),
+    })();
     const { model, requests } = turnsDouble([loginToVote, [{ name: 'current_url', arguments: '{}' }]]);
     const result = await run(context, model, ['login', denySignIn]);
     expect(result.trace.find((event) => event.type === 'harness_auto_login')).toMatchObject({ ok: false });
@@ -179,12 +182,14 @@ test.describe('login acts for the harness through the same checks, and only sign
 
 test('retry runs a new attempt in a fresh browser context, sharing the run state', async ({ context }) => {
   const seen: Array<{ attempt: number; context: BrowserContext; cookies: string[] }> = [];
-  const observer: Layer = {
+  const observer = defineLayer({
     name: 'observer',
-    async beforeModel(run) {
-      if (run.attemptIterations === 0) seen.push({ attempt: run.attempt, context: run.page.context(), cookies: (await run.page.context().cookies()).map((cookie) => cookie.name) });
-    },
-  };
+    create: () => ({
+      async beforeModel(run) {
+        if (run.attemptIterations === 0) seen.push({ attempt: run.attempt, context: run.page.context(), cookies: (await run.page.context().cookies()).map((cookie) => cookie.name) });
+      },
+    }),
+  })();
   const { model } = turnsDouble([
     [{ name: 'navigate', arguments: '{"url": "https://news.ycombinator.com/login?goto=news"}' }],
     [{ name: 'finish', arguments: '{"success": false, "summary": "first attempt gives up"}' }],

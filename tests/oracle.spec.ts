@@ -1,5 +1,4 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { judge } from '../src/eval/oracle.ts';
@@ -112,7 +111,7 @@ test.describe('side effects: every change no postcondition asked for', () => {
 });
 
 test('a stateFile that already holds the vote on the rank-1 story, and a run that does nothing: not actual', async ({ context }) => {
-  const stateFile = join(mkdtempSync(join(tmpdir(), 'oracle-')), 'state.json');
+  const stateFile = join(mkdtempSync(test.info().outputPath('oracle-')), 'state.json');
   const first = recordedHn().replica;
   const rankOne = [...first.capture.items.values()].find((item) => item.rank === 1)!;
   first.state.vote('harness', rankOne.id, 'up');

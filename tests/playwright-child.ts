@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { test } from '@playwright/test';
 import { summarySchema, type Summary } from '../src/report/types.ts';
 
 /**
@@ -36,9 +36,9 @@ export function playwright(args: string[], env: Record<string, string>, onOutput
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout })));
 }
 
-/** A fresh temporary directory, and where a child config (by these variables) puts its reports in it. */
+/** A fresh folder in the test's output folder (none is left in the system's temporary folder), and where a child config (by these variables) puts its reports in it. */
 export function workspace(prefix: string) {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(test.info().outputPath(prefix));
   return { dir, env: { REPORT_DIR: join(dir, 'reports'), OUTPUT_DIR: join(dir, 'test-results'), JSON_OUT: join(dir, 'results.json') } };
 }
 

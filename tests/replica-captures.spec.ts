@@ -1,5 +1,4 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
 import * as cheerio from 'cheerio';
@@ -79,7 +78,7 @@ test.describe('bad input ends with one line naming the problem', () => {
   });
 
   test('a capture with no story rows', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hn-capture-'));
+    const dir = mkdtempSync(test.info().outputPath('hn-capture-'));
     writeFileSync(join(dir, 'empty.html'), '<html><body><table></table></body></html>');
     expect(() => createReplica({ capture: join(dir, 'empty.html') })).toThrow(/has no story rows \(tr\.athing\)$/);
     expect(() => createReplica({ capture: dir })).toThrow(/has no news\.html/);

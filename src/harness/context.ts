@@ -1,12 +1,13 @@
 import type { Page } from '@playwright/test';
 import { z } from 'zod';
+import { parseInput } from '../input.ts';
 import type { ChatMessage, Model, ToolCall, Usage } from '../models/types.ts';
 import { browserTools, type Claim, type ToolState } from '../tools/browser.ts';
 import { ToolRegistry, type Tool, type ToolOutcome } from '../tools/registry.ts';
 import type { Layer } from './layer.ts';
 import { abortReason, capStrings, DEFAULT_TOOL_TIMEOUT_MS, MAX_OUTPUT_CHARS, race, RunAborted, TIMED_OUT } from './limits.ts';
 import { HARD_MAX_ITERATIONS } from './loop.ts';
-import { redact, stampedEventSchema, Trace, type StopReason, type TraceEvent, type TraceEventBody } from './trace.ts';
+import { customEventSchema, redact, stampedEventSchema, Trace, type StopReason, type TraceEvent, type TraceEventBody } from './trace.ts';
 
 /** The run as data after a step (what `durable` saves and resumes): the schema checks a saved one read back. */
 export const runSnapshotSchema = z
@@ -298,8 +299,10 @@ export class RunContext {
     this.record({ type: 'harness_note', layer, message });
   }
 
+  /** Appends an event to the trace; a layer's own (`type: 'custom'`) is checked first: bad data is an InputError naming the field. */
   record(event: TraceEventBody): void {
-    this.trace.append(event, { attempt: this.attempt, iteration: this.iterations });
+    const checked = event.type === 'custom' ? parseInput(customEventSchema, event, `custom event of layer ${event.layer}`) : event;
+    this.trace.append(checked, { attempt: this.attempt, iteration: this.iterations });
   }
 
   stop(reason: StopReason, detail: string): void {

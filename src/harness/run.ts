@@ -1,8 +1,10 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { InputError } from '../input.ts';
 import type { Model, Usage } from '../models/types.ts';
 import { RunContext, type Carried, type Credentials, type SiteFetch } from './context.ts';
-import type { AttemptOutcome, Layer } from './layer.ts';
+import type { AttemptOutcome, LayerValue } from './layer.ts';
 import { abortReason, RunAborted } from './limits.ts';
 import { runAttempt, type LoopOptions } from './loop.ts';
 import type { StopReason, TraceEvent } from './trace.ts';
@@ -20,7 +22,10 @@ export interface BrowserSession {
 export interface HarnessOptions {
   task: string;
   model: Model;
-  layers?: readonly Layer[];
+  /** The stack, as values: each run creates its own instance of every layer. */
+  layers?: readonly LayerValue[];
+  /** The run's folder for files its layers write (durable's file, checkpoints); by default `harness-eval` in the system's temporary folder. */
+  outputDir?: string;
   /** Opens the page for an attempt: the first may be the test's own, later ones fresh contexts. */
   openSession(attempt: number): Promise<BrowserSession>;
   credentials?: Credentials;
@@ -56,7 +61,8 @@ export interface RunResult {
 }
 
 export async function runHarness(options: HarnessOptions): Promise<RunResult> {
-  const layers = options.layers ?? [];
+  const outputDir = options.outputDir ?? join(tmpdir(), 'harness-eval');
+  const layers = (options.layers ?? []).map((layer) => layer({ outputDir }));
   const run = new RunContext(
     options.task,
     options.model,

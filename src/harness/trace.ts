@@ -7,6 +7,17 @@ const usage = z.object({ input: z.number().nullable(), output: z.number().nullab
 export const stopReasons = ['finished', 'max_iterations', 'budget', 'stalled', 'model_error', 'timeout', 'error'] as const;
 export type StopReason = (typeof stopReasons)[number];
 
+/**
+ * A layer's own event (a user's layer, counting what it cares about): its layer's name, the event's
+ * name, and JSON data. Checked when recorded, redacted like every other, shown in the transcript.
+ */
+export const customEventSchema = z.object({
+  type: z.literal('custom'),
+  layer: z.string().min(1),
+  name: z.string().min(1),
+  data: z.record(z.string(), z.json()).optional(),
+});
+
 /** Every event the harness writes, as data: the schema is the type and validates traces read back. */
 export const traceEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('run_start'), task: z.string(), model: z.string(), layers: z.array(z.string()) }),
@@ -48,6 +59,7 @@ export const traceEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('harness_evidence'), ok: z.boolean(), cited: z.array(z.string()), detail: z.string() }),
   z.object({ type: z.literal('harness_resume'), file: z.string(), fromStep: z.number() }),
   z.object({ type: z.literal('run_end'), claimed: z.boolean(), stopReason: z.enum(stopReasons), iterations: z.number() }),
+  customEventSchema,
 ]);
 
 const stamp = z.object({ seq: z.number(), attempt: z.number(), iteration: z.number(), atMs: z.number() });

@@ -20,6 +20,8 @@ export function transcript(trace: readonly TraceEvent[]): string {
           return `${at} stop (${event.reason}): ${event.detail}`;
         case 'harness_compaction':
           return `${at} ${event.layer} compacted the conversation: ${event.before} → ${event.after} messages`;
+        case 'custom':
+          return `${at} ${event.layer}: ${event.name}${event.data ? ` ${JSON.stringify(event.data)}` : ''}`;
         case 'model_error':
           return `${at} model error (${event.kind}): ${event.message}`;
         case 'run_end':

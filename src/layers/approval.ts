@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { RunContext } from '../harness/context.ts';
-import type { Layer } from '../harness/layer.ts';
-import { parseInput } from '../input.ts';
+import { defineLayer } from '../harness/layer.ts';
 import type { ToolCall } from '../models/types.ts';
 import { parseJsonObject } from '../text.ts';
 
@@ -32,20 +31,22 @@ export const approvalOptions = z
  * its target, resolved in the page, is a `vote?…how=up|un` link; so does any `navigate` to `/vote`.
  * A denied action is not executed, and the model is told so.
  */
-export function approval(options: z.input<typeof approvalOptions> = {}): Layer {
-  const { policy } = parseInput(approvalOptions, options, 'layer approval');
-  return {
-    name: 'approval',
-    async aroundTool(run, call, next) {
-      const request = await voteIn(run, call);
-      if (!request) return next();
-      const approved = await decide(policy, request, run);
-      const action = `${request.action} ${request.target}`;
-      run.record({ type: 'harness_approval', callId: call.id, tool: call.name, action, decision: approved ? 'approved' : 'denied' });
-      return approved ? next() : { ok: false, kind: 'denied', error: `denied by the harness: ${action} needs approval, and it was not approved` };
-    },
-  };
-}
+export const approval = defineLayer({
+  name: 'approval',
+  options: approvalOptions,
+  create({ policy }) {
+    return {
+      async aroundTool(run, call, next) {
+        const request = await voteIn(run, call);
+        if (!request) return next();
+        const approved = await decide(policy, request, run);
+        const action = `${request.action} ${request.target}`;
+        run.record({ type: 'harness_approval', callId: call.id, tool: call.name, action, decision: approved ? 'approved' : 'denied' });
+        return approved ? next() : { ok: false, kind: 'denied', error: `denied by the harness: ${action} needs approval, and it was not approved` };
+      },
+    };
+  },
+});
 
 function decide(policy: z.output<typeof approvalOptions>['policy'], request: ApprovalRequest, run: RunContext): boolean | Promise<boolean> {
   if (typeof policy === 'function') return policy(request);

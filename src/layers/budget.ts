@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import type { Layer } from '../harness/layer.ts';
+import { defineLayer } from '../harness/layer.ts';
 import { contextWindow, messageCounter, promptTokens, type MessageCounter } from '../harness/tokens.ts';
-import { parseInput } from '../input.ts';
 import type { ChatMessage } from '../models/types.ts';
 
 export const budgetOptions = z
@@ -23,21 +22,23 @@ export const REMOVED_OUTPUT = '[tool output removed to fit the context window]';
  * then the oldest turns. Never the system prompt, the task or the latest turn; a tool result always
  * keeps the call it answers. Put it after any layer that trims, so it counts what the model gets.
  */
-export function budget(options: z.input<typeof budgetOptions> = {}): Layer {
-  const { window, reserve } = parseInput(budgetOptions, options, 'layer budget');
-  return {
-    name: 'budget',
-    async beforeModel(run) {
-      const size = window ?? contextWindow(run.model.id);
-      const count = await messageCounter(run.model.id);
-      const before = promptTokens(run.messages, count);
-      const limit = Math.floor(size * (1 - reserve));
-      if (before > limit) run.replaceMessages(fit(run.messages, count, limit));
-      const tokens = before > limit ? promptTokens(run.messages, count) : before;
-      run.record({ type: 'harness_prompt_tokens', layer: 'budget', tokens, window: size, dropped: before - tokens });
-    },
-  };
-}
+export const budget = defineLayer({
+  name: 'budget',
+  options: budgetOptions,
+  create({ window, reserve }) {
+    return {
+      async beforeModel(run) {
+        const size = window ?? contextWindow(run.model.id);
+        const count = await messageCounter(run.model.id);
+        const before = promptTokens(run.messages, count);
+        const limit = Math.floor(size * (1 - reserve));
+        if (before > limit) run.replaceMessages(fit(run.messages, count, limit));
+        const tokens = before > limit ? promptTokens(run.messages, count) : before;
+        run.record({ type: 'harness_prompt_tokens', layer: 'budget', tokens, window: size, dropped: before - tokens });
+      },
+    };
+  },
+});
 
 /** The conversation trimmed, in order of least value, until it fits `limit` or only the protected messages remain. */
 function fit(messages: readonly ChatMessage[], count: MessageCounter, limit: number): ChatMessage[] {

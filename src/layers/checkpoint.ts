@@ -1,18 +1,16 @@
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { RunContext } from '../harness/context.ts';
-import type { Layer } from '../harness/layer.ts';
+import { defineLayer } from '../harness/layer.ts';
 import { contextWindow, messageCounter, promptTokens } from '../harness/tokens.ts';
-import { parseInput } from '../input.ts';
 import type { ChatMessage } from '../models/types.ts';
 import { defineTool, ToolError } from '../tools/registry.ts';
 
 export const checkpointOptions = z
   .object({
-    /** Where each run gets its own folder of checkpoint files. */
-    dir: z.string().min(1).default(join(tmpdir(), 'harness-eval', 'checkpoints')),
+    /** Where each run gets its own folder of checkpoint files; by default `checkpoints/` in the run's output folder. */
+    dir: z.string().min(1).optional(),
     /** The share of the context window at which the conversation is saved and restarted. */
     threshold: z.number().gt(0).max(1).default(0.8),
     /** The model's context window in tokens (default: the known window of the run's model). */
@@ -30,26 +28,29 @@ const QUOTE = 100;
  * latest turn (without which it would repeat the call that filled the window). The
  * `read_checkpoint` tool reads the saved messages back.
  */
-export function checkpoint(options: z.input<typeof checkpointOptions> = {}): Layer {
-  const { dir, threshold, window } = parseInput(checkpointOptions, options, 'layer checkpoint');
-  return {
-    name: 'checkpoint',
-    tools: (run, tools) => [...tools, readCheckpoint(run)],
-    async beforeModel(run) {
-      const tokens = promptTokens(run.messages, await messageCounter(run.model.id));
-      if (tokens < threshold * (window ?? contextWindow(run.model.id))) return;
-      const latest = run.messages.findLastIndex((message) => message.role === 'assistant');
-      // Something to save: at least one message besides a previous summary before the latest turn.
-      if (latest - 2 < 2) return;
-      const n = checkpointsOf(run).length + 1;
-      const file = join(await runFolder(run, dir), `checkpoint-${run.attempt}-${n}.json`);
-      await writeFile(file, JSON.stringify(run.redact({ attempt: run.attempt, n, messages: run.messages }), null, 2));
-      run.record({ type: 'harness_checkpoint', file, messages: run.messages.length });
-      const summary = `[harness] To free the context window, the conversation so far (${run.messages.length} messages) was saved as checkpoint ${n}; read_checkpoint({ n: ${n}, from, count }) returns its messages. Tool calls so far:\n${callsSoFar(run)}`;
-      run.replaceMessages([...run.messages.slice(0, 2), { role: 'user', content: summary }, ...run.messages.slice(latest)]);
-    },
-  };
-}
+export const checkpoint = defineLayer({
+  name: 'checkpoint',
+  options: checkpointOptions,
+  create({ dir, threshold, window }, { outputDir }) {
+    const folder = dir ?? join(outputDir, 'checkpoints');
+    return {
+      tools: (run, tools) => [...tools, readCheckpoint(run)],
+      async beforeModel(run) {
+        const tokens = promptTokens(run.messages, await messageCounter(run.model.id));
+        if (tokens < threshold * (window ?? contextWindow(run.model.id))) return;
+        const latest = run.messages.findLastIndex((message) => message.role === 'assistant');
+        // Something to save: at least one message besides a previous summary before the latest turn.
+        if (latest - 2 < 2) return;
+        const n = checkpointsOf(run).length + 1;
+        const file = join(await runFolder(run, folder), `checkpoint-${run.attempt}-${n}.json`);
+        await writeFile(file, JSON.stringify(run.redact({ attempt: run.attempt, n, messages: run.messages }), null, 2));
+        run.record({ type: 'harness_checkpoint', file, messages: run.messages.length });
+        const summary = `[harness] To free the context window, the conversation so far (${run.messages.length} messages) was saved as checkpoint ${n}; read_checkpoint({ n: ${n}, from, count }) returns its messages. Tool calls so far:\n${callsSoFar(run)}`;
+        run.replaceMessages([...run.messages.slice(0, 2), { role: 'user', content: summary }, ...run.messages.slice(latest)]);
+      },
+    };
+  },
+});
 
 function readCheckpoint(run: RunContext) {
   return defineTool({

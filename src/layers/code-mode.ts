@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { RunContext } from '../harness/context.ts';
-import type { Layer } from '../harness/layer.ts';
-import { parseInput } from '../input.ts';
+import { defineLayer } from '../harness/layer.ts';
 import type { StoryView } from '../tools/browser.ts';
 import { defineTool, type Tool, type ToolOutput } from '../tools/registry.ts';
 import { runProgram, type Dsl } from '../tools/sandbox.ts';
@@ -28,31 +27,33 @@ export const codeModeOptions = z
  * the program's. A direct call of a hidden tool by the model is refused; each of the program's
  * calls ends by the program's deadline.
  */
-export function codeMode(options: z.input<typeof codeModeOptions> = {}): Layer {
-  const { timeoutMs, memoryBytes, onError } = parseInput(codeModeOptions, options, 'layer code-mode');
-  return {
-    name: 'code-mode',
-    tools(run, offered) {
-      const runProgramTool = defineTool({
-        name: 'run_program',
-        effect: 'act',
-        description: describeApi(timeoutMs),
-        parameters: z.object({ source: z.string().min(1).describe('the body of an async JavaScript function') }),
-        timeoutMs: timeoutMs + REPORT_GRACE_MS,
-        async execute({ source }, call) {
-          // The registry always passes the call: its id names the program's own calls.
-          const id = call!.id;
-          const deadline = Date.now() + timeoutMs;
-          // Each host call (a tool call) ends by the program's deadline, so none outlives the program.
-          const result = await runProgram(source, api(run, id, deadline), { timeoutMs, memoryBytes, hostCallMs: timeoutMs });
-          if (!result.ok && onError === 'stop') run.stop('error', `run_program ${id} failed: ${result.error}`);
-          return result;
-        },
-      });
-      return [...offered.map((tool): Tool => ({ ...tool, hidden: true })), runProgramTool];
-    },
-  };
-}
+export const codeMode = defineLayer({
+  name: 'code-mode',
+  options: codeModeOptions,
+  create({ timeoutMs, memoryBytes, onError }) {
+    return {
+      tools(run, offered) {
+        const runProgramTool = defineTool({
+          name: 'run_program',
+          effect: 'act',
+          description: describeApi(timeoutMs),
+          parameters: z.object({ source: z.string().min(1).describe('the body of an async JavaScript function') }),
+          timeoutMs: timeoutMs + REPORT_GRACE_MS,
+          async execute({ source }, call) {
+            // The registry always passes the call: its id names the program's own calls.
+            const id = call!.id;
+            const deadline = Date.now() + timeoutMs;
+            // Each host call (a tool call) ends by the program's deadline, so none outlives the program.
+            const result = await runProgram(source, api(run, id, deadline), { timeoutMs, memoryBytes, hostCallMs: timeoutMs });
+            if (!result.ok && onError === 'stop') run.stop('error', `run_program ${id} failed: ${result.error}`);
+            return result;
+          },
+        });
+        return [...offered.map((tool): Tool => ({ ...tool, hidden: true })), runProgramTool];
+      },
+    };
+  },
+});
 
 /**
  * The program's API over the browser tools. Calls run one at a time in the order made (a program

@@ -1,10 +1,7 @@
 import { z } from 'zod';
 import type { RunContext } from '../harness/context.ts';
-import type { Layer } from '../harness/layer.ts';
+import { defineLayer } from '../harness/layer.ts';
 import type { TraceEventOf } from '../harness/trace.ts';
-import { parseInput } from '../input.ts';
-
-export const evidenceOptions = z.object({}).strict();
 
 type ToolResult = TraceEventOf<'tool_result'>;
 
@@ -15,10 +12,9 @@ type ToolResult = TraceEventOf<'tool_result'>;
  * claim that cites nothing, cites calls never made, or cites calls that show no vote becomes a
  * failure. Unlike `verify`, this loads nothing: it holds the model to what it saw.
  */
-export function evidence(options: z.input<typeof evidenceOptions> = {}): Layer {
-  parseInput(evidenceOptions, options, 'layer evidence');
-  return {
-    name: 'evidence',
+export const evidence = defineLayer({
+  name: 'evidence',
+  create: () => ({
     onFinish(run, claim) {
       if (!claim.success) return claim;
       const cited = claim.evidence ?? [];
@@ -26,8 +22,8 @@ export function evidence(options: z.input<typeof evidenceOptions> = {}): Layer {
       run.record({ type: 'harness_evidence', ok: verdict.ok, cited, detail: verdict.detail });
       return verdict.ok ? claim : { ...claim, success: false, summary: `evidence rejected the claim: ${verdict.detail}. The model said: ${claim.summary}` };
     },
-  };
-}
+  }),
+});
 
 function checkEvidence(run: RunContext, cited: readonly string[]): { ok: boolean; detail: string } {
   if (cited.length === 0) return { ok: false, detail: 'it cites no tool calls as evidence' };

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import type { Layer } from '../harness/layer.ts';
+import { defineLayer } from '../harness/layer.ts';
 import { keepRecent } from '../harness/messages.ts';
-import { parseInput } from '../input.ts';
 
 export const guardrailsOptions = z
   .object({
@@ -17,31 +16,33 @@ export const guardrailsOptions = z
   .strict();
 
 /** Budgets that end a run before it runs away: iterations, wall clock (tool calls included), tokens; and compaction. */
-export function guardrails(options: z.input<typeof guardrailsOptions> = {}): Layer {
-  const { maxIterations, maxMessages, maxWallMs, maxTokens, toolTimeoutMs } = parseInput(guardrailsOptions, options, 'layer guardrails');
-  return {
-    name: 'guardrails',
-    beforeModel(run) {
-      if (toolTimeoutMs !== undefined) run.limits.callMs = toolTimeoutMs;
-      if (maxWallMs !== undefined) run.limits.deadline = run.startedAt + maxWallMs;
-      if (run.attemptIterations >= maxIterations) return run.stop('max_iterations', `reached ${maxIterations} iterations`);
-      const elapsed = Date.now() - run.startedAt;
-      if (maxWallMs !== undefined && elapsed > maxWallMs) return run.stop('budget', `wall clock ${elapsed} ms over ${maxWallMs} ms`);
-      // With a count unknown, the usable ones are a floor: a budget they exceed is exceeded.
-      const tokens = run.knownTokens.input + run.knownTokens.output;
-      if (maxTokens !== undefined && tokens > maxTokens) return run.stop('budget', `${tokens} tokens over ${maxTokens}`);
-      if (run.messages.length > maxMessages) {
-        const before = run.messages.length;
-        const kept = keepRecent(run.messages, Math.floor(maxMessages / 2));
-        const calls = run.trace.of('tool_call').map((event) => event.name);
-        const counts = [...new Set(calls)].map((name) => `${name} ×${calls.filter((call) => call === name).length}`);
-        kept.messages.splice(2, 0, {
-          role: 'user',
-          content: `[harness] ${kept.dropped} earlier messages were removed to save context. Tool calls so far: ${counts.join(', ') || 'none'}.`,
-        });
-        run.replaceMessages(kept.messages);
-        run.record({ type: 'harness_compaction', layer: 'guardrails', before, after: kept.messages.length });
-      }
-    },
-  };
-}
+export const guardrails = defineLayer({
+  name: 'guardrails',
+  options: guardrailsOptions,
+  create({ maxIterations, maxMessages, maxWallMs, maxTokens, toolTimeoutMs }) {
+    return {
+      beforeModel(run) {
+        if (toolTimeoutMs !== undefined) run.limits.callMs = toolTimeoutMs;
+        if (maxWallMs !== undefined) run.limits.deadline = run.startedAt + maxWallMs;
+        if (run.attemptIterations >= maxIterations) return run.stop('max_iterations', `reached ${maxIterations} iterations`);
+        const elapsed = Date.now() - run.startedAt;
+        if (maxWallMs !== undefined && elapsed > maxWallMs) return run.stop('budget', `wall clock ${elapsed} ms over ${maxWallMs} ms`);
+        // With a count unknown, the usable ones are a floor: a budget they exceed is exceeded.
+        const tokens = run.knownTokens.input + run.knownTokens.output;
+        if (maxTokens !== undefined && tokens > maxTokens) return run.stop('budget', `${tokens} tokens over ${maxTokens}`);
+        if (run.messages.length > maxMessages) {
+          const before = run.messages.length;
+          const kept = keepRecent(run.messages, Math.floor(maxMessages / 2));
+          const calls = run.trace.of('tool_call').map((event) => event.name);
+          const counts = [...new Set(calls)].map((name) => `${name} ×${calls.filter((call) => call === name).length}`);
+          kept.messages.splice(2, 0, {
+            role: 'user',
+            content: `[harness] ${kept.dropped} earlier messages were removed to save context. Tool calls so far: ${counts.join(', ') || 'none'}.`,
+          });
+          run.replaceMessages(kept.messages);
+          run.record({ type: 'harness_compaction', layer: 'guardrails', before, after: kept.messages.length });
+        }
+      },
+    };
+  },
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Layer } from '../harness/layer.ts';
+import { isLayerValue, type LayerValue } from '../harness/layer.ts';
 import { InputError, parseInput } from '../input.ts';
 import { approval } from './approval.ts';
 import { budget } from './budget.ts';
@@ -41,17 +41,22 @@ export const layerFactories = {
 } as const;
 export type LayerName = keyof typeof layerFactories;
 
-/** A layer as a spec names it: `'verify'`, `['guardrails', { maxIterations: 8 }]`, or a Layer. */
-export type LayerSpec = LayerName | readonly [LayerName, Record<string, unknown>] | Layer;
+/** A layer as a spec writes it: by name (`'verify'`, `['guardrails', { maxIterations: 8 }]`) or as a value (`retry({ attempts: 3 })`). */
+export type LayerSpec = LayerName | readonly [LayerName, Record<string, unknown>] | LayerValue;
 
 /** A layer named in a spec: `[name]` or `[name, options]`. */
 const layerSpecSchema = z.tuple([z.string(), z.record(z.string(), z.unknown()).optional()]);
 
-export function resolveLayers(specs: readonly LayerSpec[], label = 'layers'): Layer[] {
+/** Each layer as a value, its options checked: one shape however it was written. Bad names and options fail here, in one line. */
+export function resolveLayers(specs: readonly LayerSpec[], label = 'layers'): LayerValue[] {
   return specs.map((spec, index) => {
-    if (typeof spec === 'object' && !Array.isArray(spec)) return spec as Layer;
+    if (isLayerValue(spec)) return spec;
+    if (typeof spec === 'function' || (typeof spec === 'object' && !Array.isArray(spec))) {
+      const { name } = spec as { name?: unknown };
+      throw new InputError(`${label}[${index}]: ${typeof name === 'string' && name ? `"${name}"` : 'this'} is not a layer value: write it with defineLayer({ name, create }), which gives each run its own instance`);
+    }
     const [name, options] = parseInput(layerSpecSchema, typeof spec === 'string' ? [spec] : spec, `${label}[${index}]`);
-    const factory = layerFactories[name as LayerName] as ((options: object) => Layer) | undefined;
+    const factory = layerFactories[name as LayerName] as ((options: object) => LayerValue) | undefined;
     if (!factory) {
       throw new InputError(`${label}[${index}]: unknown layer "${name}" (accepted: ${Object.keys(layerFactories).join(', ')})`);
     }

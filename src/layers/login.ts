@@ -1,8 +1,7 @@
 import type { Page } from '@playwright/test';
 import { z } from 'zod';
 import type { RunContext } from '../harness/context.ts';
-import type { Layer } from '../harness/layer.ts';
-import { parseInput } from '../input.ts';
+import { defineLayer } from '../harness/layer.ts';
 import { parseCookies } from '../http.ts';
 import { HN_ORIGIN } from '../sites/hn/options.ts';
 import { defineTool, type Tool } from '../tools/registry.ts';
@@ -36,54 +35,56 @@ const READ_ONLY_PAGES = new Set(['/', '/news', '/newest', '/front', '/best', '/a
  * browser: the password never enters the page, so it cannot reach a DOM snapshot, a screenshot or
  * Playwright's trace (which records what `fill` types and every request body), nor the conversation.
  */
-export function login(options: z.input<typeof loginOptions> = {}): Layer {
-  const { maxLogins, origin } = parseInput(loginOptions, options, 'layer login');
-  const site = new URL(origin).origin;
-  let signedIn = false;
-  return {
-    name: 'login',
-    tools(run, offered) {
-      const signIn = defineTool({
-        name: SIGN_IN,
-        effect: 'act',
-        hidden: true,
-        description: "The harness signs in with the run's credentials, from the login form on the page, and opens a page that only reads.",
-        parameters: z.object({}),
-        output: z.object({ signedIn: z.boolean(), url: z.string() }),
-        async execute() {
-          signedIn = await signInFrom(run, site);
-          return { signedIn, url: run.page.url() };
-        },
-      });
-      return [...offered, signIn] satisfies Tool[];
-    },
-    async afterTools(run) {
-      const logins = run.trace.of('harness_auto_login').filter((event) => event.attempt === run.attempt).length;
-      const page = run.page;
-      const url = new URL(page.url());
-      if (url.origin !== site || (url.pathname !== '/login' && url.pathname !== '/vote')) return;
-      if (logins >= maxLogins) return;
-      if (!(await loginForm(page, site))) return;
-      if (!run.credentials) {
-        run.tell('login', 'The browser is on a login page and the harness has no credentials for this site.');
-        return;
-      }
-      const from = page.url();
-      signedIn = false;
-      const outcome = await run.callTool({ id: `login-${run.attempt}.${logins + 1}`, name: SIGN_IN, arguments: '{}' }, { by: 'harness' });
-      const ok = outcome.ok && signedIn;
-      run.record({ type: 'harness_auto_login', ok, from, to: page.url() });
-      run.tell(
-        'login',
-        ok
-          ? `The browser reached a login page, so the harness logged in as the configured user. You are now logged in and may continue the task. The browser is on ${page.url()}; the action that led to the login page was not carried out.`
-          : outcome.ok
-            ? 'The browser reached a login page; the harness tried to log in, but the site refused the credentials.'
-            : `The browser reached a login page; the harness could not log in: ${outcome.error}`,
-      );
-    },
-  };
-}
+export const login = defineLayer({
+  name: 'login',
+  options: loginOptions,
+  create({ maxLogins, origin }) {
+    const site = new URL(origin).origin;
+    let signedIn = false;
+    return {
+      tools(run, offered) {
+        const signIn = defineTool({
+          name: SIGN_IN,
+          effect: 'act',
+          hidden: true,
+          description: "The harness signs in with the run's credentials, from the login form on the page, and opens a page that only reads.",
+          parameters: z.object({}),
+          output: z.object({ signedIn: z.boolean(), url: z.string() }),
+          async execute() {
+            signedIn = await signInFrom(run, site);
+            return { signedIn, url: run.page.url() };
+          },
+        });
+        return [...offered, signIn] satisfies Tool[];
+      },
+      async afterTools(run) {
+        const logins = run.trace.of('harness_auto_login').filter((event) => event.attempt === run.attempt).length;
+        const page = run.page;
+        const url = new URL(page.url());
+        if (url.origin !== site || (url.pathname !== '/login' && url.pathname !== '/vote')) return;
+        if (logins >= maxLogins) return;
+        if (!(await loginForm(page, site))) return;
+        if (!run.credentials) {
+          run.tell('login', 'The browser is on a login page and the harness has no credentials for this site.');
+          return;
+        }
+        const from = page.url();
+        signedIn = false;
+        const outcome = await run.callTool({ id: `login-${run.attempt}.${logins + 1}`, name: SIGN_IN, arguments: '{}' }, { by: 'harness' });
+        const ok = outcome.ok && signedIn;
+        run.record({ type: 'harness_auto_login', ok, from, to: page.url() });
+        run.tell(
+          'login',
+          ok
+            ? `The browser reached a login page, so the harness logged in as the configured user. You are now logged in and may continue the task. The browser is on ${page.url()}; the action that led to the login page was not carried out.`
+            : outcome.ok
+              ? 'The browser reached a login page; the harness tried to log in, but the site refused the credentials.'
+              : `The browser reached a login page; the harness could not log in: ${outcome.error}`,
+        );
+      },
+    };
+  },
+});
 
 interface LoginForm {
   /** The form's absolute action URL. */

@@ -1,8 +1,7 @@
 import type { BrowserContext, Route } from '@playwright/test';
 import { z } from 'zod';
 import type { RunContext } from '../harness/context.ts';
-import type { Layer } from '../harness/layer.ts';
-import { parseInput } from '../input.ts';
+import { defineLayer } from '../harness/layer.ts';
 import type { ToolCall } from '../models/types.ts';
 import { HN_ORIGIN } from '../sites/hn/options.ts';
 import { parseJsonObject } from '../text.ts';
@@ -25,74 +24,76 @@ export const permissionsOptions = z
  * records a `harness_denied`, so an instruction planted in a page cannot send the browser there,
  * and the session with it.
  */
-export function permissions(options: z.input<typeof permissionsOptions> = {}): Layer {
-  const { profile, origins } = parseInput(permissionsOptions, options, 'layer permissions');
-  const allowed = new Set(origins.map((origin) => new URL(origin).origin));
-  /** The calls in progress, innermost last (a program's call inside run_program): what a blocked request is charged to. */
-  const calling: ToolCall[] = [];
-  /** The contexts whose traffic is guarded (one per attempt), with their handler. */
-  const guarded = new Map<BrowserContext, (route: Route) => Promise<void>>();
+export const permissions = defineLayer({
+  name: 'permissions',
+  options: permissionsOptions,
+  create({ profile, origins }) {
+    const allowed = new Set(origins.map((origin) => new URL(origin).origin));
+    /** The calls in progress, innermost last (a program's call inside run_program): what a blocked request is charged to. */
+    const calling: ToolCall[] = [];
+    /** The contexts whose traffic is guarded (one per attempt), with their handler. */
+    const guarded = new Map<BrowserContext, (route: Route) => Promise<void>>();
 
-  const guardTraffic = async (run: RunContext) => {
-    const context = run.page.context();
-    if (guarded.has(context)) return;
-    const reported = new Set<string>();
-    const handler = async (route: Route) => {
-      const request = route.request();
-      const url = new URL(request.url());
-      if (!/^(https?|wss?):$/.test(url.protocol) || allowed.has(url.origin)) return route.fallback();
-      const navigation = request.isNavigationRequest();
-      // Every navigation is reported; a page's other requests to an origin once, not one per image.
-      if (navigation || !reported.has(url.origin)) {
-        reported.add(url.origin);
-        const call = calling.at(-1);
-        const what = navigation ? 'navigation' : `${request.resourceType()} request`;
-        run.record({ type: 'harness_denied', layer: 'permissions', callId: call?.id ?? '', tool: call?.name ?? 'browser', reason: `the page's ${what} to ${url.origin} is outside the allowed origins (${[...allowed].join(', ')})` });
-      }
-      // A navigation answered 204 No Content leaves the page where it was (an aborted one would show an error page).
-      if (navigation) await route.fulfill({ status: 204 });
-      else await route.abort('blockedbyclient');
+    const guardTraffic = async (run: RunContext) => {
+      const context = run.page.context();
+      if (guarded.has(context)) return;
+      const reported = new Set<string>();
+      const handler = async (route: Route) => {
+        const request = route.request();
+        const url = new URL(request.url());
+        if (!/^(https?|wss?):$/.test(url.protocol) || allowed.has(url.origin)) return route.fallback();
+        const navigation = request.isNavigationRequest();
+        // Every navigation is reported; a page's other requests to an origin once, not one per image.
+        if (navigation || !reported.has(url.origin)) {
+          reported.add(url.origin);
+          const call = calling.at(-1);
+          const what = navigation ? 'navigation' : `${request.resourceType()} request`;
+          run.record({ type: 'harness_denied', layer: 'permissions', callId: call?.id ?? '', tool: call?.name ?? 'browser', reason: `the page's ${what} to ${url.origin} is outside the allowed origins (${[...allowed].join(', ')})` });
+        }
+        // A navigation answered 204 No Content leaves the page where it was (an aborted one would show an error page).
+        if (navigation) await route.fulfill({ status: 204 });
+        else await route.abort('blockedbyclient');
+      };
+      // Registered after the site's own route, so it is asked first; an allowed request falls back to the site's.
+      guarded.set(context, handler);
+      await context.route('**/*', handler);
     };
-    // Registered after the site's own route, so it is asked first; an allowed request falls back to the site's.
-    guarded.set(context, handler);
-    await context.route('**/*', handler);
-  };
 
-  return {
-    name: 'permissions',
-    tools(_run, offered) {
-      return profile === 'read-only' ? offered.filter((tool) => tool.effect === 'read') : offered;
-    },
-    async aroundAttempt(_run, attempt) {
-      try {
-        return await attempt();
-      } finally {
-        // The test's context outlives the run: the guard goes with it (a closed context has none to remove).
-        for (const [context, handler] of guarded) await context.unroute('**/*', handler).catch(() => {});
-        guarded.clear();
-      }
-    },
-    async beforeModel(run) {
-      await guardTraffic(run);
-    },
-    async aroundTool(run, call, next) {
-      await guardTraffic(run);
-      const reason = refusal(run, call, allowed);
-      if (reason) {
-        run.record({ type: 'harness_denied', layer: 'permissions', callId: call.id, tool: call.name, reason });
-        return { ok: false, kind: 'denied', error: `denied by the harness: ${reason}` };
-      }
-      calling.push(call);
-      const before = run.page.url();
-      try {
-        const outcome = await next();
-        return (await takeBack(run, call, before, allowed)) ?? outcome;
-      } finally {
-        calling.splice(calling.lastIndexOf(call), 1);
-      }
-    },
-  };
-}
+    return {
+      tools(_run, offered) {
+        return profile === 'read-only' ? offered.filter((tool) => tool.effect === 'read') : offered;
+      },
+      async aroundAttempt(_run, attempt) {
+        try {
+          return await attempt();
+        } finally {
+          // The test's context outlives the run: the guard goes with it (a closed context has none to remove).
+          for (const [context, handler] of guarded) await context.unroute('**/*', handler).catch(() => {});
+          guarded.clear();
+        }
+      },
+      async beforeModel(run) {
+        await guardTraffic(run);
+      },
+      async aroundTool(run, call, next) {
+        await guardTraffic(run);
+        const reason = refusal(run, call, allowed);
+        if (reason) {
+          run.record({ type: 'harness_denied', layer: 'permissions', callId: call.id, tool: call.name, reason });
+          return { ok: false, kind: 'denied', error: `denied by the harness: ${reason}` };
+        }
+        calling.push(call);
+        const before = run.page.url();
+        try {
+          const outcome = await next();
+          return (await takeBack(run, call, before, allowed)) ?? outcome;
+        } finally {
+          calling.splice(calling.lastIndexOf(call), 1);
+        }
+      },
+    };
+  },
+});
 
 const offOrigins = (url: string, allowed: ReadonlySet<string>) => /^https?:/.test(url) && !allowed.has(new URL(url).origin);
 

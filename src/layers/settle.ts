@@ -1,7 +1,6 @@
 import type { Page, Request } from '@playwright/test';
 import { z } from 'zod';
-import type { Layer } from '../harness/layer.ts';
-import { parseInput } from '../input.ts';
+import { defineLayer } from '../harness/layer.ts';
 
 export const settleOptions = z
   .object({
@@ -19,27 +18,29 @@ export const settleOptions = z
  * that ran, waits until the page has been quiet for `quietMs`, at most `maxMs`, and records how
  * long it waited and whether the page settled (`harness_settle`).
  */
-export function settle(options: z.input<typeof settleOptions> = {}): Layer {
-  const { quietMs, maxMs } = parseInput(settleOptions, options, 'layer settle');
-  return {
-    name: 'settle',
-    async aroundTool(run, call, next) {
-      if (run.tools.get(call.name)?.effect !== 'act') return next();
-      const network = watchNetwork(run.page);
-      try {
-        const outcome = await next();
-        const ran = outcome.ok || outcome.kind === 'tool_error';
-        if (!ran) return outcome;
-        const started = performance.now();
-        const settled = await waitForQuiet(run.page, network, quietMs, maxMs);
-        run.record({ type: 'harness_settle', callId: call.id, ms: Math.round(performance.now() - started), settled });
-        return outcome;
-      } finally {
-        network.stop();
-      }
-    },
-  };
-}
+export const settle = defineLayer({
+  name: 'settle',
+  options: settleOptions,
+  create({ quietMs, maxMs }) {
+    return {
+      async aroundTool(run, call, next) {
+        if (run.tools.get(call.name)?.effect !== 'act') return next();
+        const network = watchNetwork(run.page);
+        try {
+          const outcome = await next();
+          const ran = outcome.ok || outcome.kind === 'tool_error';
+          if (!ran) return outcome;
+          const started = performance.now();
+          const settled = await waitForQuiet(run.page, network, quietMs, maxMs);
+          run.record({ type: 'harness_settle', callId: call.id, ms: Math.round(performance.now() - started), settled });
+          return outcome;
+        } finally {
+          network.stop();
+        }
+      },
+    };
+  },
+});
 
 /** Requests in flight on the page, watched from before the action so that none it causes is missed. */
 function watchNetwork(page: Page) {

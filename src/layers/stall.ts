@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { RunContext } from '../harness/context.ts';
-import type { Layer } from '../harness/layer.ts';
+import { defineLayer } from '../harness/layer.ts';
 import type { TraceEventOf } from '../harness/trace.ts';
-import { parseInput } from '../input.ts';
 
 export const stallOptions = z.object({ threshold: z.number().int().min(2).default(2) }).strict();
 
@@ -15,27 +14,29 @@ const WARNING = 'You are repeating yourself: try another approach.';
  * `threshold` times in an attempt the model is warned; the next repeat stops the run as `stalled`.
  * Everything is counted from the trace, so a resumed run counts on where it stopped.
  */
-export function stall(options: z.input<typeof stallOptions> = {}): Layer {
-  const { threshold } = parseInput(stallOptions, options, 'layer stall');
-  return {
-    name: 'stall',
-    afterModel(run) {
-      const turns = responsesOfAttempt(run).map(fingerprint);
-      const repeats = turns.filter((turn) => turn === turns.at(-1)).length;
-      if (repeats < threshold) return;
-      if (warningOf(run)) {
-        run.record({ type: 'harness_stall', repeats, action: 'stopped' });
-        return run.stop('stalled', `the model gave the same turn ${repeats} times, after a warning`);
-      }
-      run.record({ type: 'harness_stall', repeats, action: 'warned' });
-    },
-    beforeModel(run) {
-      // Told here, before the next model call, not in afterModel: a message between a tool call
-      // and its result is refused by providers (the OpenAI API answers 400).
-      if (warningOf(run)?.iteration === run.iterations) run.tell('stall', WARNING);
-    },
-  };
-}
+export const stall = defineLayer({
+  name: 'stall',
+  options: stallOptions,
+  create({ threshold }) {
+    return {
+      afterModel(run) {
+        const turns = responsesOfAttempt(run).map(fingerprint);
+        const repeats = turns.filter((turn) => turn === turns.at(-1)).length;
+        if (repeats < threshold) return;
+        if (warningOf(run)) {
+          run.record({ type: 'harness_stall', repeats, action: 'stopped' });
+          return run.stop('stalled', `the model gave the same turn ${repeats} times, after a warning`);
+        }
+        run.record({ type: 'harness_stall', repeats, action: 'warned' });
+      },
+      beforeModel(run) {
+        // Told here, before the next model call, not in afterModel: a message between a tool call
+        // and its result is refused by providers (the OpenAI API answers 400).
+        if (warningOf(run)?.iteration === run.iterations) run.tell('stall', WARNING);
+      },
+    };
+  },
+});
 
 function responsesOfAttempt(run: RunContext): TraceEventOf<'model_response'>[] {
   return run.trace.of('model_response').filter((event) => event.attempt === run.attempt);

@@ -2,8 +2,7 @@ import type { Page } from '@playwright/test';
 import * as cheerio from 'cheerio';
 import { z } from 'zod';
 import type { RunContext } from '../harness/context.ts';
-import type { Layer } from '../harness/layer.ts';
-import { parseInput } from '../input.ts';
+import { defineLayer } from '../harness/layer.ts';
 import { HN_ORIGIN } from '../sites/hn/options.ts';
 
 export const verifyOptions = z
@@ -22,18 +21,21 @@ export const verifyOptions = z
  * failure. This is the harness
  * judging itself, and is measured like any other layer; the oracle never relies on it.
  */
-export function verify(options: z.input<typeof verifyOptions> = {}): Layer {
-  const site = new URL(parseInput(verifyOptions, options, 'layer verify').origin).origin;
-  return {
-    name: 'verify',
-    async onFinish(run, claim) {
-      if (!claim.success) return claim;
-      const verdict = await checkUpvote(run, site);
-      run.record({ type: 'harness_verification', ok: verdict.ok, detail: verdict.detail });
-      return verdict.ok ? claim : { success: false, summary: `verify rejected the claim: ${verdict.detail}. The model said: ${claim.summary}` };
-    },
-  };
-}
+export const verify = defineLayer({
+  name: 'verify',
+  options: verifyOptions,
+  create(options) {
+    const site = new URL(options.origin).origin;
+    return {
+      async onFinish(run, claim) {
+        if (!claim.success) return claim;
+        const verdict = await checkUpvote(run, site);
+        run.record({ type: 'harness_verification', ok: verdict.ok, detail: verdict.detail });
+        return verdict.ok ? claim : { success: false, summary: `verify rejected the claim: ${verdict.detail}. The model said: ${claim.summary}` };
+      },
+    };
+  },
+});
 
 async function checkUpvote(run: RunContext, site: string): Promise<{ ok: boolean; detail: string }> {
   const click = run.trace

@@ -1,9 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Layer } from '../harness/layer.ts';
-import type { LayerSpec } from '../layers/index.ts';
+import { resolveLayers, type LayerSpec } from '../layers/index.ts';
 import type { ModelSpec } from '../models/registry.ts';
 
-/** A layer as it ran: its name and the options it was given (a Layer object's, when it exposes them). */
+/** A layer as it ran: its name and its options, every default applied. */
 export interface LayerCondition {
   name: string;
   options?: unknown;
@@ -14,14 +13,9 @@ export function modelCondition(model: ModelSpec): Exclude<ModelSpec, string> {
   return typeof model === 'string' ? { id: model } : model;
 }
 
-/** Each layer of the stack with its options, in order. */
+/** Each layer of the stack with its options, in order: one shape whether it was named (`'verify'`) or written as a value (`verify()`). */
 export function layersCondition(layers: readonly LayerSpec[]): LayerCondition[] {
-  return layers.map((layer) => {
-    if (typeof layer === 'string') return { name: layer, options: {} };
-    if (Array.isArray(layer)) return { name: layer[0], options: layer[1] ?? {} };
-    const { name, options } = layer as Layer & { options?: unknown };
-    return options === undefined ? { name } : { name, options };
-  });
+  return resolveLayers(layers).map(({ name, options }) => ({ name, options }));
 }
 
 export function stackName(layers: readonly LayerSpec[]): string {
@@ -36,6 +30,7 @@ export function stackName(layers: readonly LayerSpec[]): string {
  */
 export function stackNameInUse(layers: readonly LayerSpec[], layerStack: string | undefined, project: { layers?: unknown; layerStack?: unknown }): string {
   const projectsName = layerStack !== undefined && layerStack === project.layerStack;
-  if (layerStack === undefined || (projectsName && !isDeepStrictEqual(layers, project.layers))) return stackName(layers);
+  const projectsLayers = () => layersCondition((project.layers ?? []) as readonly LayerSpec[]);
+  if (layerStack === undefined || (projectsName && !isDeepStrictEqual(layersCondition(layers), projectsLayers()))) return stackName(layers);
   return layerStack;
 }

@@ -36,6 +36,8 @@ export interface EvaluateOptions {
   signal?: AbortSignal;
   /** How long the run gets to return once aborted (default ABORT_GRACE_MS). */
   abortGraceMs?: number;
+  /** The run's folder for its layers' files (under Playwright, in the test's output folder). */
+  outputDir?: HarnessOptions['outputDir'];
 }
 
 /** A run as the report sees it: what the harness claimed and what the oracle found. */
@@ -59,7 +61,7 @@ export interface RunRecord extends RunResult {
  * has begun it always returns a record: a run cut short (aborted, or an exception) is incomplete,
  * judged on the state it left if the site still answers.
  */
-export async function evaluateHarness({ context, site, model, layers, task, maxIterations, onIteration, modelCache, onStart, signal, abortGraceMs = ABORT_GRACE_MS }: EvaluateOptions): Promise<RunRecord> {
+export async function evaluateHarness({ context, site, model, layers, task, maxIterations, onIteration, modelCache, onStart, signal, abortGraceMs = ABORT_GRACE_MS, outputDir }: EvaluateOptions): Promise<RunRecord> {
   // Opened for any model; only openai: and ollama: models send their traffic through it.
   const secrets = modelSecrets();
   const cassette = modelCache && openCassette({ ...modelCache, model: typeof model === 'string' ? model : model.id, secrets: [...secrets, site.account.password] });
@@ -106,6 +108,7 @@ export async function evaluateHarness({ context, site, model, layers, task, maxI
         task: task.prompt,
         model: resolvedModel,
         layers: resolvedLayers,
+        outputDir,
         openSession,
         credentials: site.account,
         siteFetch: (request) => site.fetch(request),

@@ -2,13 +2,14 @@ import { dirname } from 'node:path';
 import { test as base, type TestInfo } from '@playwright/test';
 import type { Postcondition } from '../eval/postconditions.ts';
 import type { Task } from '../eval/tasks.ts';
+import { isLayerValue } from '../harness/layer.ts';
 import type { LayerSpec } from '../layers/index.ts';
 import { resolveModelCache, type ModelCacheOptions } from '../models/cassette.ts';
 import { modelId, modelSecrets, modelUnavailable, type ModelSpec } from '../models/registry.ts';
-import type { PlannedRun, ReportedRun } from '../report/types.ts';
-import { redact } from '../harness/trace.ts';
+import { reportedRunSchema, type PlannedRun, type ReportedRun } from '../report/types.ts';
+import { redact, type TraceEvent } from '../harness/trace.ts';
 import { recorded, type SiteFactory } from '../sites/hn/site.ts';
-import { InputError } from '../input.ts';
+import { InputError, parseInput } from '../input.ts';
 import { recordInAllure } from './allure.ts';
 import { layersCondition, modelCondition, stackNameInUse } from './condition.ts';
 import { ABORT_GRACE_MS, evaluateHarness, type CutShort, type RunRecord } from './evaluate.ts';
@@ -56,7 +57,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
   harness: async ({ model, layers, layerStack, site, harnessScreenshots, modelCache, context }, use, testInfo) => {
     if (!Array.isArray(layers)) {
       throw new InputError(
-        `layers: expected a list of layers, got ${JSON.stringify(layers)}. Playwright reads a two-item list whose second item is an object as [value, options]: write test.use({ layers: [[...your layers], { scope: 'test' }] }).`,
+        `layers: expected a list of layers, got ${isLayerValue(layers) ? `the layer ${layers.name}` : JSON.stringify(layers)}. Playwright reads a list whose second item is an object (a ['name', options] pair) as [value, options]: write the layers as values (guardrails({ maxIterations: 8 })), or test.use({ layers: [[...your layers], { scope: 'test' }] }).`,
       );
     }
     // Relative to the config file's folder, as Playwright's own paths are.
@@ -99,6 +100,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
         modelCache: { ...cache, run: cassetteRunName(testInfo, runs), repeatIndex: testInfo.repeatEachIndex },
         signal: controller.signal,
         abortGraceMs: abortGrace(testInfo),
+        outputDir: testInfo.outputPath(`run-${runs}`),
         onStart: () => testInfo.attach(HARNESS_RUN_START_ATTACHMENT, { body: JSON.stringify(planned), contentType: 'application/json' }),
         onIteration: (title, actions) =>
           base.step(title, async () => {
@@ -117,8 +119,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
           },
           secrets,
         );
-        await testInfo.attach(HARNESS_RUN_ATTACHMENT, { body: JSON.stringify(reported), contentType: 'application/json' });
-        await recordInAllure(testInfo, reported);
+        await attachRun(testInfo, reported);
         return record;
       });
       inFlight.set(controller, running);
@@ -138,6 +139,18 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
     await Promise.allSettled(inFlight.values());
   },
 });
+
+/**
+ * Attaches a run to its test, for the reporter to count: the one way runs are reported, the
+ * fixture's and a user's who runs an agent by other means. The record is checked against
+ * `reportedRunSchema` first (an InputError names each bad field); with a `trace`, Allure gets its
+ * transcript. Secrets must be out of it already: the fixture redacts its own.
+ */
+export async function attachRun(testInfo: TestInfo, record: ReportedRun & { trace?: TraceEvent[] }): Promise<void> {
+  parseInput(reportedRunSchema, record, `attachRun: ${HARNESS_RUN_ATTACHMENT}`);
+  await testInfo.attach(HARNESS_RUN_ATTACHMENT, { body: JSON.stringify(record), contentType: 'application/json' });
+  if (record.trace) await recordInAllure(testInfo, { ...record, trace: record.trace });
+}
 
 /**
  * Once the test function ends (passed, failed or timed out), Playwright gives after-hooks and

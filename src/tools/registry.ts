@@ -29,6 +29,10 @@ export type ToolOutcome =
   | { ok: true; output: ToolOutput }
   | { ok: false; kind: 'unknown_tool' | 'invalid_json' | 'invalid_arguments' | 'tool_error' | 'denied' | 'timeout'; error: string };
 
+/**
+ * A tool, typed from its parameters' schema: `execute` gets the parsed arguments. A layer offers it
+ * from its `tools` hook; the schema is what the model sees, and checks each call before `execute`.
+ */
 export function defineTool<P extends z.ZodType>(tool: Tool<P>): Tool<P> {
   return tool;
 }
