@@ -100,10 +100,12 @@ test('the ablation view: each layer\'s marginal effect per model from stacks tha
   // A layer given options is named with them, and a change of options alone is no pair.
   const retry = (attempts: number) => ({ name: 'retry', options: { attempts } });
   const withOptions = summarize([...runsOf('bare', [], 2, 1), ...runsOf('retry3', [retry(3)], 2, 2), ...runsOf('retry5', [retry(5)], 2, 2)], { complete: true, now });
-  expect(withOptions.ablation!.map((effect) => [effect.layer, effect.with])).toEqual([
-    ['retry {"attempts":3}', 'retry3'],
-    ['retry {"attempts":5}', 'retry5'],
+  expect(withOptions.ablation!.map((effect) => [effect.layer, effect.options, effect.with])).toEqual([
+    ['retry', { attempts: 3 }, 'retry3'],
+    ['retry', { attempts: 5 }, 'retry5'],
   ]);
+  expect(renderMarkdown(withOptions)).toContain('| retry {"attempts":3} |');
+  expect(cheerio.load(renderHtml(withOptions, [])).root().find('#ablation tr.group').map((_, row) => cheerio.load(row).text()).get()).toEqual(['+ retry {"attempts":3}', '+ retry {"attempts":5}']);
 });
 
 test('the baseline comparison is in summary.md and the HTML report, with the difference\'s interval and cells with too few trials', () => {

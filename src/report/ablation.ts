@@ -21,11 +21,11 @@ export function layerEffects(cells: readonly Cell[]): LayerEffect[] {
     for (const without of group) {
       for (const withIt of group) {
         const added = addedLayer(without.layers, withIt.layers);
-        if (added !== undefined) effects.push(effect(layerLabel(JSON.parse(added) as unknown), without.cell, withIt.cell));
+        if (added !== undefined) effects.push(effect(layerOf(JSON.parse(added) as unknown), without.cell, withIt.cell));
       }
     }
   }
-  return effects.sort((a, b) => compareStrings(a.layer, b.layer) || compareStrings(a.model, b.model) || compareCells({ ...a, layers: a.without }, { ...b, layers: b.without }));
+  return effects.sort((a, b) => compareStrings(a.layer, b.layer) || compareStrings(canonicalJson(a.options ?? {}), canonicalJson(b.options ?? {})) || compareStrings(a.model, b.model) || compareCells({ ...a, layers: a.without }, { ...b, layers: b.without }));
 }
 
 /** The one entry `longer` has beyond `shorter`, the rest equal and in order; undefined otherwise. */
@@ -38,20 +38,20 @@ function addedLayer(shorter: readonly string[], longer: readonly string[]): stri
   return undefined;
 }
 
-/** `verify`, or `retry {"attempts":3}` when the layer was given options. */
-function layerLabel(layer: unknown): string {
-  if (typeof layer === 'string') return layer;
-  if (Array.isArray(layer)) return layerLabel({ name: layer[0], options: layer[1] });
+/** The layer's name and options, however the condition wrote it (a name, `[name, options]`, `{ name, options }`). */
+function layerOf(layer: unknown): Pick<LayerEffect, 'layer' | 'options'> {
+  if (typeof layer === 'string') return { layer };
+  if (Array.isArray(layer)) return layerOf({ name: layer[0], options: layer[1] });
   const { name, options } = (layer ?? {}) as { name?: unknown; options?: unknown };
-  if (typeof name !== 'string') return canonicalJson(layer);
-  const shown = canonicalJson(options ?? {});
-  return shown === '{}' ? name : `${name} ${shown}`;
+  if (typeof name !== 'string') return { layer: canonicalJson(layer) };
+  const given = typeof options === 'object' && options !== null && Object.keys(options).length > 0;
+  return given ? { layer: name, options: options as Record<string, unknown> } : { layer: name };
 }
 
-function effect(layer: string, without: Cell, withIt: Cell): LayerEffect {
+function effect(layer: Pick<LayerEffect, 'layer' | 'options'>, without: Cell, withIt: Cell): LayerEffect {
   const difference = (count: (cell: Cell) => number) => newcombe(count(withIt), withIt.runs, count(without), without.runs);
   return {
-    layer,
+    ...layer,
     task: withIt.task,
     model: withIt.model,
     site: withIt.site,

@@ -101,7 +101,7 @@ export function renderMarkdown(summary: Summary): string {
 function markdownAblation(effects: readonly LayerEffect[]): string[] {
   if (effects.length === 0) return [];
   const header = ['layer', 'model', 'task', 'site', 'without → with', 'runs', 'success rate', 'false-success rate', 'false-failure rate'];
-  const rows = effects.map((effect) => [effect.layer, effect.model, effect.task, effect.site, `${effect.without} → ${effect.with}`, `${effect.runs.without} / ${effect.runs.with}`, formatDifference(effect.successRate), formatDifference(effect.falseSuccessRate), formatDifference(effect.falseFailureRate)]);
+  const rows = effects.map((effect) => [layerWithOptions(effect), effect.model, effect.task, effect.site, `${effect.without} → ${effect.with}`, `${effect.runs.without} / ${effect.runs.with}`, formatDifference(effect.successRate), formatDifference(effect.falseSuccessRate), formatDifference(effect.falseFailureRate)]);
   return ['', '## What each layer buys', '', ABLATION_NOTE, '', markdownTable(header, rows)];
 }
 
@@ -282,7 +282,11 @@ function renderAblation(effects: readonly LayerEffect[]): string {
   const rows: string[] = [];
   let layer: string | undefined;
   for (const effect of effects) {
-    if (effect.layer !== layer) rows.push(`<tr class="group"><th colspan="${header.length}">+ ${escapeHtml((layer = effect.layer))}</th></tr>`);
+    if (layerWithOptions(effect) !== layer) {
+      layer = layerWithOptions(effect);
+      const options = effect.options ? ` <span class="note">${escapeHtml(JSON.stringify(effect.options))}</span>` : '';
+      rows.push(`<tr class="group"><th colspan="${header.length}">+ ${escapeHtml(effect.layer)}${options}</th></tr>`);
+    }
     const difference = (key: 'successRate' | 'falseSuccessRate' | 'falseFailureRate') => {
       const interval = effect[key];
       const vouched = interval.low > 0 || interval.high < 0;
@@ -291,6 +295,11 @@ function renderAblation(effects: readonly LayerEffect[]): string {
     rows.push(`<tr>${td(effect.model)}${td(effect.task)}${td(effect.site)}${td(`${effect.without} → ${effect.with}`)}${td(`${effect.runs.without} / ${effect.runs.with}`, 'num')}${difference('successRate')}${difference('falseSuccessRate')}${difference('falseFailureRate')}</tr>`);
   }
   return `${note}<div class="scroll"><table>\n<tr>${header.map((name) => `<th>${escapeHtml(name)}</th>`).join('')}</tr>\n${rows.join('\n')}\n</table></div>`;
+}
+
+/** `login`, or `login {"maxLogins":3}`: a layer with other options is another layer. */
+function layerWithOptions(effect: LayerEffect): string {
+  return effect.options ? `${effect.layer} ${JSON.stringify(effect.options)}` : effect.layer;
 }
 
 function renderHeatLegend(): string {

@@ -164,8 +164,9 @@ export type GateResult = z.infer<typeof gateResultSchema>;
  * Newcombe interval.
  */
 export const layerEffectSchema = z.object({
-  /** The layer's name, with its options when it has any: `retry {"attempts":3}`. */
+  /** The layer's name, and the options it ran with (its defaults filled in). */
   layer: z.string(),
+  options: z.record(z.string(), z.unknown()).optional(),
   task: z.string(),
   model: z.string(),
   site: z.string(),
