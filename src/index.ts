@@ -8,6 +8,7 @@ export { expect } from './playwright/matchers.ts';
 export { matrix, type MatrixOptions } from './playwright/matrix.ts';
 export { evaluateHarness, type EvaluateOptions, type RunRecord } from './playwright/evaluate.ts';
 export { chromiumLaunchOptions } from './playwright/chromium.ts';
+export { sharedBrowser, type SharedBrowser } from './playwright/shared-browser.ts';
 export { runHarness, type BrowserSession, type RunResult } from './harness/run.ts';
 export type { Layer, AttemptOutcome } from './harness/layer.ts';
 export type { RunContext, Credentials, SiteFetch } from './harness/context.ts';
