@@ -9,6 +9,9 @@ import { expect } from './support.ts';
 
 const config = 'tests/fixtures/shared-browser/playwright.config.ts';
 
+// Each test runs a child Playwright on a loaded machine.
+test.describe.configure({ timeout: 300_000 });
+
 /** A child run in its own workspace, with its own TMPDIR: every browser it launches has its profile there. */
 function sharedWorkspace() {
   const { dir, env } = workspace('harness-eval-shared-browser-');
@@ -43,12 +46,12 @@ test('every worker of a run connects to one browser, --trace on records it, and 
   await expect(chromium.connect(seen[0].endpoint, { timeout: 5_000 })).rejects.toThrow();
 });
 
-test('a run interrupted (Ctrl-C) while its agent works is still recorded, and leaves no browser behind', async () => {
+test('a run interrupted (Ctrl-C) while its agent works is still recorded and traced, and leaves no browser behind', async () => {
   const { dir, tmp, env } = sharedWorkspace();
   const marker = join(dir, 'started');
   let waiting: NodeJS.Timeout | undefined;
   // The looper never finishes below its cap: the run is still going when the interrupt comes.
-  const child = await playwright(['test', '-c', config, '--project', 'scripted:looper · bare'], { ...env, STARTED_MARKER: marker, MAX_ITERATIONS: '100000' }, (_stdout, kill) => {
+  const child = await playwright(['test', '-c', config, '--project', 'scripted:looper · bare', '--trace', 'on'], { ...env, STARTED_MARKER: marker, MAX_ITERATIONS: '100000' }, (_stdout, kill) => {
     waiting ??= setInterval(() => {
       if (!existsSync(marker)) return;
       clearInterval(waiting);
@@ -59,5 +62,7 @@ test('a run interrupted (Ctrl-C) while its agent works is still recorded, and le
   expect(child.code, child.stdout).toBe(130);
   const summary = readSummary(env.REPORT_DIR);
   expect(summary).toMatchObject({ complete: false, planned: 1, recorded: 1, totals: { incomplete: 1 } });
+  // The browser outlived the interrupt until the worker had saved the test's trace.
+  expect(readdirSync(env.OUTPUT_DIR, { recursive: true }).filter((file) => String(file).endsWith('trace.zip'))).toHaveLength(1);
   expect(browsersUnder(tmp)).toEqual([]);
 });
