@@ -1,10 +1,11 @@
 import { defineConfig } from '@playwright/test';
-import { chromiumLaunchOptions, hn, layerStacks, matrix, sharedBrowser, type HarnessOptions } from 'harness-eval';
+import { hn, layerStacks, matrix, sharedBrowser, type HarnessOptions } from 'harness-eval';
 
 // The classic experiment's three stacks; the nightly matrix adds `full`.
 const { bare, verified, 'verified+login': verifiedLogin } = layerStacks;
 const stacks = { bare, verified, 'verified+login': verifiedLogin };
-// Every worker connects to one Chromium launched for the run, instead of launching its own.
+// Every worker connects to one Chromium launched for the run (with chromiumLaunchOptions()'s
+// flags), instead of launching its own.
 const browser = sharedBrowser();
 
 /**
@@ -20,7 +21,7 @@ export default defineConfig<HarnessOptions>({
   // A worker serves one project, so the matrix's many projects want every core.
   workers: '100%',
   globalSetup: browser.globalSetup,
-  use: { browserName: 'chromium', connectOptions: browser.connectOptions, launchOptions: chromiumLaunchOptions(), trace: 'retain-on-failure' },
+  use: { browserName: 'chromium', connectOptions: browser.connectOptions, trace: 'retain-on-failure' },
   projects: [
     ...matrix({
       models: ['scripted:overclaimer', 'scripted:diligent', 'scripted:injectable', 'scripted:looper'],
