@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, test } from '@playwright/test';
 import { sharedBrowser } from '../src/index.ts';
@@ -12,9 +12,15 @@ const config = 'tests/fixtures/shared-browser/playwright.config.ts';
 // Each test runs a child Playwright on a loaded machine.
 test.describe.configure({ timeout: 300_000 });
 
-/** A child run in its own workspace, with its own TMPDIR: every browser it launches has its profile there. */
+const workspaces: string[] = [];
+test.afterEach(() => {
+  for (const dir of workspaces.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A child run in its own workspace, removed after the test, with its own TMPDIR: every browser it launches has its profile there. */
 function sharedWorkspace() {
   const { dir, env } = workspace('harness-eval-shared-browser-');
+  workspaces.push(dir);
   const tmp = join(dir, 'tmp');
   mkdirSync(tmp);
   return { dir, tmp, env: { ...env, TMPDIR: tmp } };
