@@ -1,9 +1,12 @@
 import { defineConfig } from '@playwright/test';
-import { chromiumLaunchOptions, hn, layerStacks, matrix, type HarnessOptions } from 'harness-eval';
+import { hn, layerStacks, matrix, sharedBrowser, type HarnessOptions } from 'harness-eval';
 
 // The classic experiment's three stacks; the nightly matrix adds `full`.
 const { bare, verified, 'verified+login': verifiedLogin } = layerStacks;
 const stacks = { bare, verified, 'verified+login': verifiedLogin };
+// Every worker connects to one Chromium launched for the run (with chromiumLaunchOptions()'s
+// flags), instead of launching its own.
+const browser = sharedBrowser();
 
 /**
  * The main job: every scripted double × every layer stack × the recorded site (plain, and with a
@@ -17,7 +20,8 @@ export default defineConfig<HarnessOptions>({
   forbidOnly: !!process.env.CI,
   // A worker serves one project, so the matrix's many projects want every core.
   workers: '100%',
-  use: { browserName: 'chromium', launchOptions: chromiumLaunchOptions(), trace: 'retain-on-failure' },
+  globalSetup: browser.globalSetup,
+  use: { browserName: 'chromium', connectOptions: browser.connectOptions, trace: 'retain-on-failure' },
   projects: [
     ...matrix({
       models: ['scripted:overclaimer', 'scripted:diligent', 'scripted:injectable', 'scripted:looper'],

@@ -8,6 +8,7 @@ export { expect } from './playwright/matchers.ts';
 export { matrix, type MatrixOptions } from './playwright/matrix.ts';
 export { evaluateHarness, type EvaluateOptions, type RunRecord } from './playwright/evaluate.ts';
 export { chromiumLaunchOptions } from './playwright/chromium.ts';
+export { sharedBrowser, type SharedBrowser } from './playwright/shared-browser.ts';
 export { runHarness, type BrowserSession, type RunResult } from './harness/run.ts';
 export { defineLayer, type AttemptOutcome, type Layer, type LayerDefinition, type LayerFactory, type LayerHooks, type LayerSetup, type LayerValue } from './harness/layer.ts';
 export type { CallOptions, CallOrigin, Carried, Credentials, RunContext, SiteFetch, ToolLimits } from './harness/context.ts';

@@ -1,0 +1,39 @@
+import { fileURLToPath } from 'node:url';
+import { chromium, type FullConfig, type PlaywrightWorkerOptions } from '@playwright/test';
+import { chromiumLaunchOptions } from './chromium.ts';
+
+/** How the run's globalSetup tells its workers where the browser is: workers inherit the runner's environment. */
+export const SHARED_BROWSER_ENV = 'HARNESS_EVAL_BROWSER_WS';
+
+export interface SharedBrowser {
+  /** The config's `globalSetup` (a path; several go in a list: `[browser.globalSetup, './mine.ts']`). */
+  globalSetup: string;
+  /** The config's `use.connectOptions`: unset in the runner, the browser's endpoint in every worker. */
+  connectOptions: PlaywrightWorkerOptions['connectOptions'];
+}
+
+/**
+ * One Chromium for the whole run: launched once by the globalSetup (`chromium.launchServer`, with
+ * the flags of `chromiumLaunchOptions()`), and connected to by every worker through Playwright's
+ * `use.connectOptions`, instead of a browser launched per worker. A matrix has a worker per cell
+ * and trial, so that launch was most of a short run's cost. Each test still gets a fresh context.
+ */
+export function sharedBrowser(env: NodeJS.ProcessEnv = process.env): SharedBrowser {
+  const wsEndpoint = env[SHARED_BROWSER_ENV];
+  return { globalSetup: fileURLToPath(import.meta.url), connectOptions: wsEndpoint ? { wsEndpoint } : undefined };
+}
+
+/**
+ * The globalSetup: Playwright runs it in the runner before any worker starts, and runs what it
+ * returns after the last worker stopped, an interrupted run's included. The browser ignores the
+ * runner's signals, so a Ctrl-C leaves it to the workers still recording their runs; if the
+ * runner exits without that teardown, Playwright kills the browser as the process exits.
+ */
+export default async function launchSharedBrowser(_config: FullConfig): Promise<() => Promise<void>> {
+  const server = await chromium.launchServer({ ...chromiumLaunchOptions(), host: '127.0.0.1', handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
+  process.env[SHARED_BROWSER_ENV] = server.wsEndpoint();
+  return async () => {
+    delete process.env[SHARED_BROWSER_ENV];
+    await server.close();
+  };
+}

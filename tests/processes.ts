@@ -1,0 +1,20 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/**
+ * Chromium's browser processes (not its helpers: those carry `--type=`) whose profile is under
+ * `dir`: a child run given its own TMPDIR puts every browser it launches there.
+ */
+export function browsersUnder(dir: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      let args: string[];
+      try {
+        args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      } catch {
+        return false; // it ended while we looked
+      }
+      return args.some((arg) => arg.startsWith(`--user-data-dir=${dir}/`)) && !args.some((arg) => arg.startsWith('--type='));
+    })
+    .map(Number);
+}

@@ -1,0 +1,74 @@
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, test } from '@playwright/test';
+import { sharedBrowser } from '../src/index.ts';
+import { SHARED_BROWSER_ENV } from '../src/playwright/shared-browser.ts';
+import { collect, playwright, readSummary, workspace } from './playwright-child.ts';
+import { browsersUnder } from './processes.ts';
+import { expect } from './support.ts';
+
+const config = 'tests/fixtures/shared-browser/playwright.config.ts';
+
+// Each test runs a child Playwright on a loaded machine.
+test.describe.configure({ timeout: 300_000 });
+
+const workspaces: string[] = [];
+test.afterEach(() => {
+  for (const dir of workspaces.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A child run in its own workspace, removed after the test, with its own TMPDIR: every browser it launches has its profile there. */
+function sharedWorkspace() {
+  const { dir, env } = workspace('harness-eval-shared-browser-');
+  workspaces.push(dir);
+  const tmp = join(dir, 'tmp');
+  mkdirSync(tmp);
+  return { dir, tmp, env: { ...env, TMPDIR: tmp } };
+}
+
+test('sharedBrowser: a globalSetup file, and connectOptions only once the setup has set the endpoint', () => {
+  expect(sharedBrowser({}).connectOptions).toBeUndefined();
+  expect(sharedBrowser({ [SHARED_BROWSER_ENV]: 'ws://127.0.0.1:1234/x' }).connectOptions).toEqual({ wsEndpoint: 'ws://127.0.0.1:1234/x' });
+  expect(existsSync(sharedBrowser({}).globalSetup)).toBe(true);
+});
+
+test('every worker of a run connects to one browser, --trace on records it, and it ends with the run', async () => {
+  const { tmp, env } = sharedWorkspace();
+  const child = await playwright(['test', '-c', config, '--trace', 'on'], env);
+  expect(child.code, child.stdout).toBe(0);
+
+  const results = collect(JSON.parse(readFileSync(env.JSON_OUT, 'utf8')));
+  expect(results.map(({ project }) => project).sort()).toEqual(['scripted:diligent · bare', 'scripted:looper · bare']);
+  const seen = results.map(({ result }) => JSON.parse(Buffer.from(result.attachments.find((a: { name: string }) => a.name === 'browser.json').body, 'base64').toString()));
+  // Two workers (one per cell), one browser: the same endpoint, and one browser process while each ran.
+  expect(seen).toEqual([{ endpoint: seen[0].endpoint, connected: true, browsers: 1 }, { endpoint: seen[0].endpoint, connected: true, browsers: 1 }]);
+  expect(seen[0].endpoint).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\//);
+  for (const { result } of results) expect(result.attachments.map((a: { name: string }) => a.name)).toContain('trace');
+  expect(readdirSync(env.OUTPUT_DIR, { recursive: true }).filter((file) => String(file).endsWith('trace.zip'))).toHaveLength(2);
+  expect(readSummary(env.REPORT_DIR)).toMatchObject({ complete: true, recorded: 2 });
+
+  // Gone with the run: no process, and nothing answers at its endpoint.
+  expect(browsersUnder(tmp)).toEqual([]);
+  await expect(chromium.connect(seen[0].endpoint, { timeout: 5_000 })).rejects.toThrow();
+});
+
+test('a run interrupted (Ctrl-C) while its agent works is still recorded and traced, and leaves no browser behind', async () => {
+  const { dir, tmp, env } = sharedWorkspace();
+  const marker = join(dir, 'started');
+  let waiting: NodeJS.Timeout | undefined;
+  // The looper never finishes below its cap: the run is still going when the interrupt comes.
+  const child = await playwright(['test', '-c', config, '--project', 'scripted:looper · bare', '--trace', 'on'], { ...env, STARTED_MARKER: marker, MAX_ITERATIONS: '100000' }, (_stdout, kill) => {
+    waiting ??= setInterval(() => {
+      if (!existsSync(marker)) return;
+      clearInterval(waiting);
+      // Time for the run to begin (its start is recorded once the site's first snapshot is taken).
+      setTimeout(() => kill('SIGINT'), 10_000);
+    }, 100);
+  });
+  expect(child.code, child.stdout).toBe(130);
+  const summary = readSummary(env.REPORT_DIR);
+  expect(summary).toMatchObject({ complete: false, planned: 1, recorded: 1, totals: { incomplete: 1 } });
+  // The browser outlived the interrupt until the worker had saved the test's trace.
+  expect(readdirSync(env.OUTPUT_DIR, { recursive: true }).filter((file) => String(file).endsWith('trace.zip'))).toHaveLength(1);
+  expect(browsersUnder(tmp)).toEqual([]);
+});
