@@ -1,6 +1,4 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, writeFileSync } from 'node:fs';
 import { chromium } from '@playwright/test';
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
 import { resolveLayers } from '../src/layers/index.ts';
@@ -19,8 +17,8 @@ import { expect, test } from './support.ts';
  * The README's table of bad input, row by row: each thing a user can get wrong and the one line
  * they get for it. Rows that need a run or a browser follow the table.
  */
-const dir = mkdtempSync(join(tmpdir(), 'harness-eval-bad-input-'));
-const file = (name: string, content: string) => (writeFileSync(join(dir, name), content), join(dir, name));
+/** A file in the running test's output folder (the rows' thunks run inside tests). */
+const file = (name: string, content: string) => (writeFileSync(test.info().outputPath(name), content), test.info().outputPath(name));
 
 const table: Array<[string, () => unknown, RegExp]> = [
   ['a bad site option', () => recorded({ faults: { errorRate: 2 } }), /^hn replica options: faults\.errorRate: Too big: expected number to be <=1$/],
@@ -29,8 +27,8 @@ const table: Array<[string, () => unknown, RegExp]> = [
   ['a bad layer option value', () => resolveLayers([['guardrails', { maxIterations: 0 }]]), /^layer guardrails: maxIterations: Too small/],
   ['an unknown layer option', () => resolveLayers([['retry', { tries: 3 }]]), /^layer retry: \(options\): Unrecognized key: "tries"$/],
   ['a bad reporter gate', () => new HarnessReporter({ gates: [{ layer: 'bare' } as never] }), /^harness-eval reporter gates\[0\]: \(options\): Unrecognized key: "layer"$/],
-  ['a bad cache mode in the config', () => resolveModelCache({ mode: 'yes' as never }, dir), /^modelCache: mode: Invalid option: expected one of "record"\|"replay"\|"off"$/],
-  ['a bad HARNESS_MODEL_CACHE', () => resolveModelCache({}, dir, { HARNESS_MODEL_CACHE: 'yes' }), /^HARNESS_MODEL_CACHE: "yes" is not a cache mode \(accepted: record, replay, off\)$/],
+  ['a bad cache mode in the config', () => resolveModelCache({ mode: 'yes' as never }, test.info().outputDir), /^modelCache: mode: Invalid option: expected one of "record"\|"replay"\|"off"$/],
+  ['a bad HARNESS_MODEL_CACHE', () => resolveModelCache({}, test.info().outputDir, { HARNESS_MODEL_CACHE: 'yes' }), /^HARNESS_MODEL_CACHE: "yes" is not a cache mode \(accepted: record, replay, off\)$/],
   ['a model with no scheme', () => createModel('gpt-4o'), /^model: "gpt-4o" is not scheme:name \(accepted schemes: openai, ollama, scripted\)$/],
   ['an unknown model scheme', () => createModel('anthropic:claude'), /^model: unknown scheme "anthropic" in "anthropic:claude" \(accepted: openai, ollama, scripted\)$/],
   ['an unknown scripted double', () => createModel('scripted:genius'), /^model scripted:genius: unknown scripted double "genius" \(accepted: overclaimer, diligent, looper, injectable, iterator, programmer\)$/],
@@ -39,7 +37,7 @@ const table: Array<[string, () => unknown, RegExp]> = [
   ['a cassette that is not JSON', () => readCassette(file('truncated.json', '{"version": 1, "mod')), /truncated\.json: not a JSON object \(a corrupt cassette: delete it and re-record\)$/],
   ['a cassette with a wrong field', () => readCassette(file('wrong.json', '{"version": 1, "model": "openai:x", "run": "r", "interactions": [{"key": "abc", "request": {"path": "/", "body": {}}, "response": {"status": 200, "body": {}}}]}')), /wrong\.json: interactions\.0\.key: must be a sha256 in hex$/],
   ['CHROMIUM_PATH naming no file', () => chromiumLaunchOptions({ CHROMIUM_PATH: '/nowhere/chromium' }), /^CHROMIUM_PATH: no file at \/nowhere\/chromium$/],
-  ['a baseline summary that is not there', () => readSummary(join(dir, 'last-night.json')), /last-night\.json: cannot read this summary\.json \(ENOENT\)$/],
+  ['a baseline summary that is not there', () => readSummary(test.info().outputPath('last-night.json')), /last-night\.json: cannot read this summary\.json \(ENOENT\)$/],
   ['hn.live() with no account', () => live().create(), /^hn\.live\(\): HN_USERNAME and HN_PASSWORD are not set$/],
 ];
 

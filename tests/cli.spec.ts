@@ -1,7 +1,6 @@
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { listHistory, saveToHistory } from '../src/report/history.ts';
@@ -60,7 +59,7 @@ test('hn serve: bad flags end with one line and exit code 2', () => {
 test('record hn: saves the pages from a live-like site, without tokens, user names or cookies', async () => {
   const replica = createReplica();
   const server = await serveReplica(replica, { port: 0 });
-  const out = mkdtempSync(join(tmpdir(), 'hn-record-'));
+  const out = mkdtempSync(test.info().outputPath('hn-record-'));
   try {
     // Not spawnSync: the replica's server runs in this process and must keep answering.
     const result = await execFileAsync(
@@ -96,7 +95,7 @@ test.describe('report: the history of summaries', () => {
     );
 
   test('the reporter keeps each run\'s summary by its time, the newest N; the CLI lists them and compares two by number or name', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'harness-eval-history-'));
+    const dir = mkdtempSync(test.info().outputPath('history-'));
     const saved = ['2026-11-20T10:00:00.000Z', '2026-11-21T10:00:00.000Z', '2026-11-22T23:50:00.000Z'].map((at, index) => saveToHistory(dir, summaryAt(at, index * 5), 2));
     expect(saved).toEqual(['2026-11-20T10-00-00Z.json', '2026-11-21T10-00-00Z.json', '2026-11-22T23-50-00Z.json']);
     // Bounded: the oldest went when the third came.

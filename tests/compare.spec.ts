@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { compareSummaries, readSummary, renderComparison } from '../src/report/compare.ts';
@@ -67,7 +66,7 @@ test('cells only in one summary are added or removed; the text has a line per ce
 });
 
 test('harness-eval report --baseline prints the comparison from files; bad files end in one line', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'harness-eval-compare-'));
+  const dir = mkdtempSync(test.info().outputPath('compare-'));
   writeFileSync(join(dir, 'old.json'), JSON.stringify(summaryOf(runs('model:a', 10, 0))));
   writeFileSync(join(dir, 'new.json'), JSON.stringify(summaryOf(runs('model:a', 10, 10))));
   writeFileSync(join(dir, 'broken.json'), '{ "schemaVersion": 2 }');
@@ -96,7 +95,7 @@ test('false failures and side effects are compared too, flagged when their inter
 });
 
 test('a version 1 summary is read as a baseline: what it lacks shows as —, never as 0', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'harness-eval-compare-v1-'));
+  const dir = mkdtempSync(test.info().outputPath('compare-v1-'));
   const interval = (value: number, low: number, high: number) => ({ value, low, high });
   // A summary.json as version 1 wrote it: no condition, false failures, side effects or planned runs.
   const v1 = {

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { join, relative, resolve } from 'node:path';
 import { test } from '@playwright/test';
 import type { Summary } from '../src/report/types.ts';
@@ -20,14 +20,17 @@ const { apiKey: API_KEY, password: PASSWORD } = JSON.parse(readFileSync(new URL(
 const MARKERS = [API_KEY, PASSWORD];
 const MODELS = 'openai:overclaimer';
 
-const workspace = mkdtempSync(join(tmpdir(), 'harness-eval-nightly-'));
+// Shared by the serial tests below, so not one test's output folder: a folder in the tests' output root.
+const outputRoot = fileURLToPath(new URL('../test-results/tests/', import.meta.url));
+mkdirSync(outputRoot, { recursive: true });
+const workspace = mkdtempSync(join(outputRoot, 'nightly-'));
 const paths = {
   cassettes: join(workspace, 'cassettes'),
   recorded: join(workspace, 'reports-recorded'),
   replayed: join(workspace, 'reports-replayed'),
   blobs: join(workspace, 'blobs'),
   testResults: join(workspace, 'test-results'),
-  // Checkpoints and durable files go to the temporary folder: the child's is in the workspace.
+  // The child's temporary folder, in the workspace, so the secrets audit searches whatever lands there.
   tmp: join(workspace, 'tmp'),
 };
 mkdirSync(paths.tmp);

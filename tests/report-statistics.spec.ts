@@ -1,5 +1,4 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { InputError } from '../src/input.ts';
@@ -289,7 +288,7 @@ test.describe('rendering', () => {
 
 test.describe('writeSummaryFiles', () => {
   test('writes the three files atomically, leaving no temporary files, with JSON that parses', async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'harness-eval-report-')), 'nested', 'report');
+    const dir = join(mkdtempSync(test.info().outputPath('report-')), 'nested', 'report');
     const runs = classicRuns();
     const summary = summaryOf(runs);
     await writeSummaryFiles(dir, summary, runs);

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, test } from '@playwright/test';
 import { sharedBrowser } from '../src/index.ts';
@@ -17,12 +18,15 @@ test.afterEach(() => {
   for (const dir of workspaces.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A child run in its own workspace, removed after the test, with its own TMPDIR: every browser it launches has its profile there. */
+/**
+ * A child run in its own workspace with its own TMPDIR, both removed after the test: every browser
+ * it launches has its profile there. The TMPDIR is short, in the system's: Chromium cannot start
+ * under a folder whose path is too long for its sockets (a test's output folder is).
+ */
 function sharedWorkspace() {
   const { dir, env } = workspace('harness-eval-shared-browser-');
-  workspaces.push(dir);
-  const tmp = join(dir, 'tmp');
-  mkdirSync(tmp);
+  const tmp = mkdtempSync(join(tmpdir(), 'he-browser-'));
+  workspaces.push(dir, tmp);
   return { dir, tmp, env: { ...env, TMPDIR: tmp } };
 }
 
@@ -30,6 +34,15 @@ test('sharedBrowser: a globalSetup file, and connectOptions only once the setup 
   expect(sharedBrowser({}).connectOptions).toBeUndefined();
   expect(sharedBrowser({ [SHARED_BROWSER_ENV]: 'ws://127.0.0.1:1234/x' }).connectOptions).toEqual({ wsEndpoint: 'ws://127.0.0.1:1234/x' });
   expect(existsSync(sharedBrowser({}).globalSetup)).toBe(true);
+});
+
+test('a shared browser that cannot start fails the run with one line saying so', async () => {
+  const { env } = sharedWorkspace();
+  // A file that exists but is no Chromium: the config loads, the launch fails.
+  const child = await playwright(['test', '-c', config], { ...env, CHROMIUM_PATH: process.execPath });
+  expect(child.code).toBe(1);
+  expect(child.stdout).toContain('harness-eval: the shared browser did not start: ');
+  expect(child.stdout).not.toMatch(/^\s+at /m);
 });
 
 test('every worker of a run connects to one browser, --trace on records it, and it ends with the run', async () => {

@@ -1,6 +1,6 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
+import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { comparison, readSummary, renderComparison, type ComparableSummary } from '../report/compare.ts';
 import { renderMarkdown, writeSummaryFiles } from '../report/files.ts';
 import { counted, outcomeOf } from '../report/format.ts';
@@ -66,6 +66,14 @@ export default class HarnessReporter implements Reporter {
   /** Not under `--list`: Playwright then prints the list itself. */
   printsToStdio(): boolean {
     return this.options.progress !== false && this.options._mode !== 'list';
+  }
+
+  /**
+   * An error outside any test (a globalSetup that threw, a worker that could not start): as the
+   * reporter that prints, it says so, or a run that failed before its first test would end silent.
+   */
+  onError(error: TestError): void {
+    if (this.printsToStdio()) console.log(`harness-eval: ${(error.message ?? error.value ?? 'an error outside any test').split('\n')[0]}`);
   }
 
   onBegin(config: FullConfig, suite: Suite): void {

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { chromium, type FullConfig, type PlaywrightWorkerOptions } from '@playwright/test';
+import { InputError } from '../input.ts';
 import { chromiumLaunchOptions } from './chromium.ts';
 
 /** How the run's globalSetup tells its workers where the browser is: workers inherit the runner's environment. */
@@ -19,6 +20,9 @@ export interface SharedBrowser {
  * and trial, so that launch was most of a short run's cost. Each test still gets a fresh context.
  */
 export function sharedBrowser(env: NodeJS.ProcessEnv = process.env): SharedBrowser {
+  // Found when the config loads, as `launchOptions: chromiumLaunchOptions()` would be: a missing
+  // Chromium is one line then, even under `--list`, which runs no globalSetup.
+  chromiumLaunchOptions(env);
   const wsEndpoint = env[SHARED_BROWSER_ENV];
   return { globalSetup: fileURLToPath(import.meta.url), connectOptions: wsEndpoint ? { wsEndpoint } : undefined };
 }
@@ -30,7 +34,12 @@ export function sharedBrowser(env: NodeJS.ProcessEnv = process.env): SharedBrows
  * runner exits without that teardown, Playwright kills the browser as the process exits.
  */
 export default async function launchSharedBrowser(_config: FullConfig): Promise<() => Promise<void>> {
-  const server = await chromium.launchServer({ ...chromiumLaunchOptions(), host: '127.0.0.1', handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
+  const server = await chromium
+    .launchServer({ ...chromiumLaunchOptions(), host: '127.0.0.1', handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false })
+    .catch((error: Error) => {
+      // Playwright's message runs on for pages (the whole command line, its log): its first line says what failed.
+      throw new InputError(`harness-eval: the shared browser did not start: ${error.message.split('\n')[0]}`);
+    });
   process.env[SHARED_BROWSER_ENV] = server.wsEndpoint();
   return async () => {
     delete process.env[SHARED_BROWSER_ENV];
