@@ -28,6 +28,8 @@ test.describe('guardrails', () => {
     const short = await run(context, 'scripted:looper', [['guardrails', { maxIterations: 4 }]]);
     expect(short).toMatchObject({ stopReason: 'max_iterations', iterations: 4 });
     expect(short.trace.some((event) => event.type === 'harness_guardrail_stop' && event.reason === 'max_iterations')).toBe(true);
+    const one = await run(context, 'scripted:looper', [['guardrails', { maxIterations: 1 }]]);
+    expect(one.trace.find((event) => event.type === 'harness_guardrail_stop')).toMatchObject({ detail: 'reached 1 iteration' });
   });
 
   test('past max messages the conversation is compacted, keeping system prompt and task', async ({ context }) => {

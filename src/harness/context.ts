@@ -1,3 +1,4 @@
+import { counted } from '../report/format.ts';
 import type { Page } from '@playwright/test';
 import { z } from 'zod';
 import { parseInput } from '../input.ts';
@@ -24,8 +25,8 @@ export const runSnapshotSchema = z
   .superRefine((run, check) => {
     // A file that parses can still describe a run that never happened: these could not be true.
     const impossible = (path: string[], message: string) => check.addIssue({ code: 'custom', path, message });
-    if (run.attemptIterations > run.iterations) impossible(['attemptIterations'], `${run.attemptIterations} is more than the run's ${run.iterations} iterations`);
-    if (run.iterations > 0 && run.attempt === 0) impossible(['attempt'], `0, yet the run has ${run.iterations} iterations`);
+    if (run.attemptIterations > run.iterations) impossible(['attemptIterations'], `${run.attemptIterations} is more than the run's ${counted(run.iterations, 'iteration')}`);
+    if (run.iterations > 0 && run.attempt === 0) impossible(['attempt'], `0, yet the run has ${counted(run.iterations, 'iteration')}`);
     if (run.iterations > run.attempt * HARD_MAX_ITERATIONS) impossible(['iterations'], `${run.iterations} is past the hard cap of ${HARD_MAX_ITERATIONS} per attempt × ${run.attempt} attempts`);
     for (const side of ['input', 'output'] as const) {
       const count = run.tokens[side];

@@ -1,3 +1,4 @@
+import { counted } from '../report/format.ts';
 import { ModelError, type ToolCall } from '../models/types.ts';
 import type { RunContext } from './context.ts';
 import type { AttemptOutcome, Layer } from './layer.ts';
@@ -23,7 +24,7 @@ export async function runAttempt(run: RunContext, layers: readonly Layer[], opti
   const onIteration = options.onIteration ?? ((_title, actions) => actions());
   for (;;) {
     run.checkAborted();
-    if (run.attemptIterations >= maxIterations) run.stop('max_iterations', `hard limit of ${maxIterations} iterations`);
+    if (run.attemptIterations >= maxIterations) run.stop('max_iterations', `hard limit of ${counted(maxIterations, 'iteration')}`);
     // Layer hooks give way to the run's signal too (a verify load, a resume's navigation).
     for (const layer of layers) if (!run.stopped) await run.unlessAborted(layer.beforeModel?.(run));
     const blocked = stopped(run);

@@ -1,3 +1,4 @@
+import { counted } from '../report/format.ts';
 import { z } from 'zod';
 import { defineLayer } from '../harness/layer.ts';
 import { keepRecent } from '../harness/messages.ts';
@@ -24,7 +25,7 @@ export const guardrails = defineLayer({
       beforeModel(run) {
         if (toolTimeoutMs !== undefined) run.limits.callMs = toolTimeoutMs;
         if (maxWallMs !== undefined) run.limits.deadline = run.startedAt + maxWallMs;
-        if (run.attemptIterations >= maxIterations) return run.stop('max_iterations', `reached ${maxIterations} iterations`);
+        if (run.attemptIterations >= maxIterations) return run.stop('max_iterations', `reached ${counted(maxIterations, 'iteration')}`);
         const elapsed = Date.now() - run.startedAt;
         if (maxWallMs !== undefined && elapsed > maxWallMs) return run.stop('budget', `wall clock ${elapsed} ms over ${maxWallMs} ms`);
         // With a count unknown, the usable ones are a floor: a budget they exceed is exceeded.

@@ -1,3 +1,4 @@
+import { counted } from '../report/format.ts';
 import { expect as base } from '@playwright/test';
 import type { TraceEvent } from '../harness/trace.ts';
 import type { RunRecord } from './evaluate.ts';
@@ -15,7 +16,7 @@ export const expect = base.extend({
   },
   toFinishWithin(run: RunRecord, limit: { iterations: number }) {
     const pass = run.stopReason === 'finished' && run.iterations <= limit.iterations;
-    return verdict(this, run, pass, 'toFinishWithin', `expected the run to finish within ${limit.iterations} iterations`);
+    return verdict(this, run, pass, 'toFinishWithin', `expected the run to finish within ${counted(limit.iterations, 'iteration')}`);
   },
 });
 
