@@ -43,7 +43,8 @@ export default defineConfig<HarnessOptions>({
       './src/playwright/reporter.ts',
       // The classic task under the verified stacks: never a false success. Other cells show what
       // layers do not catch (an infeasible task's wrong vote passes verify), and are not gated.
-      { gates: [{ task: 'upvote-first-post', layers: 'verified' }, { task: 'upvote-first-post', layers: 'verified+login' }] },
+      // Each run is compared with the one before it (reports/history/), in every report.
+      { gates: [{ task: 'upvote-first-post', layers: 'verified' }, { task: 'upvote-first-post', layers: 'verified+login' }], baseline: 'previous' },
     ],
     ['html', { open: 'never', outputFolder: 'reports/playwright' }],
     // CI counts results from Playwright's JSON report when it asks for one.
