@@ -2,7 +2,7 @@
  * `npx tsx scripts/shoot-report.ts [REPORT_DIR] [OUT_DIR]`: opens a report's index.html from disk in
  * Chromium at 1280 px and saves PNGs of the verdict banner, the baseline comparison (when there is
  * one), the ablation view and one run's detail (the first false success with verdicts, its
- * transcript unfolded), for a person to look at. Defaults: `reports`, `/work/notes/shots`.
+ * transcript unfolded), for a person to look at. Defaults: `reports`, and a `shots` folder in it.
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -11,7 +11,7 @@ import { chromium } from '@playwright/test';
 import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
 
 const reportDir = resolve(process.argv[2] ?? 'reports');
-const outDir = resolve(process.argv[3] ?? '/work/notes/shots');
+const outDir = resolve(process.argv[3] ?? join(reportDir, 'shots'));
 mkdirSync(outDir, { recursive: true });
 
 const browser = await chromium.launch(chromiumLaunchOptions());
