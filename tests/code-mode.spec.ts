@@ -199,7 +199,8 @@ test.describe('code mode', () => {
     const silent = await silentServer();
     try {
       const { model } = turnsDouble([program(`await browser.navigate(${JSON.stringify(silent.url)});`), program('await finish(false, "the page never loaded")')]);
-      const result = await evaluate(context, model, [codeMode({ timeoutMs: 1500 })]);
+      // The deadline ends the first program; it must leave the second (a finish) time to start on a loaded machine.
+      const result = await evaluate(context, model, [codeMode({ timeoutMs: 5000 })]);
       expect(silent.accepted()).toBeGreaterThan(0);
       expect(events(result, 'tool_result').find((event) => event.name === 'navigate')).toMatchObject({ ok: false, kind: 'timeout' });
       expect(events(result, 'tool_result').find((event) => event.name === 'run_program')).toMatchObject({ ok: true, output: { ok: false } });
