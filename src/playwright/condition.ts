@@ -19,18 +19,22 @@ export function layersCondition(layers: readonly LayerSpec[]): LayerCondition[] 
 }
 
 export function stackName(layers: readonly LayerSpec[]): string {
-  if (layers.length === 0) return 'bare';
-  return layersCondition(layers).map((layer) => layer.name).join('+');
+  return nameOf(layersCondition(layers));
+}
+
+/** A stack's default name: its layers' names joined with `+`, or `bare`. */
+function nameOf(layers: readonly LayerCondition[]): string {
+  return layers.length === 0 ? 'bare' : layers.map((layer) => layer.name).join('+');
 }
 
 /**
- * The stack's name in reports. A project's `layerStack` names the project's layers only: a spec
+ * The stack's name in reports, from the layers as they run (`layersCondition`). A project's `layerStack` names the project's layers only: a spec
  * that puts other layers in use under that project (`test.use({ layers })`) ran another stack,
  * which is named by its layers. A name set beside the layers, in the spec, names them.
  */
-export function stackNameInUse(layers: readonly LayerSpec[], layerStack: string | undefined, project: { layers?: unknown; layerStack?: unknown }): string {
+export function stackNameInUse(layers: readonly LayerCondition[], layerStack: string | undefined, project: { layers?: unknown; layerStack?: unknown }): string {
   const projectsName = layerStack !== undefined && layerStack === project.layerStack;
   const projectsLayers = () => layersCondition((project.layers ?? []) as readonly LayerSpec[]);
-  if (layerStack === undefined || (projectsName && !isDeepStrictEqual(layersCondition(layers), projectsLayers()))) return stackName(layers);
+  if (layerStack === undefined || (projectsName && !isDeepStrictEqual(layers, projectsLayers()))) return nameOf(layers);
   return layerStack;
 }

@@ -66,8 +66,8 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
     testInfo.skip(unavailable !== undefined, unavailable);
     const siteUnavailable = site.unavailable?.();
     testInfo.skip(siteUnavailable !== undefined, siteUnavailable);
-    const stack = stackNameInUse(layers, layerStack, testInfo.project.use as Partial<HarnessOptions>);
     const condition = { model: modelCondition(model), layers: layersCondition(layers), site: site.condition };
+    const stack = stackNameInUse(condition.layers, layerStack, testInfo.project.use as Partial<HarnessOptions>);
     let runs = 0;
     /** Runs still going: when the test ends under them (a timeout, an exception), they are stopped and recorded here. */
     const inFlight = new Map<AbortController, Promise<unknown>>();

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseInput, readJsonFile } from '../input.ts';
 import { counted, formatDifference, formatInterval } from './format.ts';
-import { canDetectAnyChange, differs, newcombe } from './statistics.ts';
+import { canDetectAnyChange, excludesZero, newcombe } from './statistics.ts';
 import { cellKey, cellLabel, type CellKeys } from './summarize.ts';
 import { comparedRates, summarySchema, summaryV1Schema, type CellChange, type Comparison, type Interval } from './types.ts';
 
@@ -61,8 +61,9 @@ function change(before: ComparableCell | undefined, after: ComparableCell | unde
     if (!was || !is) continue;
     // A rate is a count over the cell's runs, so the counts come back exactly.
     const [x1, n1, x2, n2] = [Math.round(is.value * after!.runs), after!.runs, Math.round(was.value * before!.runs), before!.runs];
-    entry[key].difference = newcombe(x1, n1, x2, n2);
-    if (differs(x1, n1, x2, n2)) entry.flagged.push(rateNames[key][1]);
+    const difference = newcombe(x1, n1, x2, n2);
+    entry[key].difference = difference;
+    if (excludesZero(difference)) entry.flagged.push(rateNames[key][1]);
   }
   return entry;
 }

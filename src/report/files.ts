@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { rateNames } from './compare.ts';
 import { counted, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, outcomeOf, OUTCOMES, round1, runOutcome, type Outcome } from './format.ts';
 import { cellLabel, conditionKey, groupByCell } from './summarize.ts';
+import { excludesZero } from './statistics.ts';
 import { comparedRates, type Cell, type CellChange, type Comparison, type Interval, type LayerEffect, type ReportedRun, type Summary } from './types.ts';
 import { escapeHtml, writeFileAtomic } from '../text.ts';
 
@@ -289,7 +290,7 @@ function renderAblation(effects: readonly LayerEffect[]): string {
     }
     const difference = (key: 'successRate' | 'falseSuccessRate' | 'falseFailureRate') => {
       const interval = effect[key];
-      const vouched = interval.low > 0 || interval.high < 0;
+      const vouched = excludesZero(interval);
       return td(formatDifference(interval), `num${vouched ? ` ${directionClass(key, interval)}` : ''}`);
     };
     rows.push(`<tr>${td(effect.model)}${td(effect.task)}${td(effect.site)}${td(`${effect.without} → ${effect.with}`)}${td(`${effect.runs.without} / ${effect.runs.with}`, 'num')}${difference('successRate')}${difference('falseSuccessRate')}${difference('falseFailureRate')}</tr>`);

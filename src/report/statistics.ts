@@ -86,8 +86,11 @@ export function newcombe(x1: number, n1: number, x2: number, n2: number, z = Z_9
 
 /** True when the 95% interval of the difference excludes 0: a change the trials can vouch for. */
 export function differs(x1: number, n1: number, x2: number, n2: number): boolean {
-  if (n1 === 0 || n2 === 0) return false;
-  const { low, high } = newcombe(x1, n1, x2, n2);
+  return n1 > 0 && n2 > 0 && excludesZero(newcombe(x1, n1, x2, n2));
+}
+
+/** Whether a difference's interval lies wholly above or below 0. */
+export function excludesZero({ low, high }: Interval): boolean {
   return low > 0 || high < 0;
 }
 
