@@ -1,0 +1,99 @@
+import type { BrowserContext, Page } from '@playwright/test';
+import { z } from 'zod';
+import type { Carried } from '../harness/context.ts';
+import type { BrowserSession, RunResult } from '../harness/run.ts';
+import type { LoopOptions } from '../harness/loop.ts';
+import type { Model } from '../models/types.ts';
+import type { Site, SiteAccount } from '../sites/site.ts';
+import type { Task } from './tasks.ts';
+
+/**
+ * The agent contract: what runs a task. harness-eval's own harness is one agent; a user's
+ * function, a command in any language and the control agents are others. Every agent is judged
+ * the same way: the oracle reads the site before and after, never what the agent says or did.
+ */
+
+/** What an agent says at the end of a run: its word, which the oracle checks against the site. */
+export const claimSchema = z.object({
+  success: z.boolean(),
+  summary: z.string(),
+  /** The answer to an information task, checked against the site's ground truth. */
+  answer: z.string().optional(),
+});
+export type AgentClaim = z.infer<typeof claimSchema>;
+
+/** Everything the evaluation gives an agent for one run. Agents use what they need of it. */
+export interface AgentRun {
+  task: Task;
+  /** The site, attached to `context` (the browser reaches it at its real origin). */
+  site: Site;
+  /** The test's own browser context: Playwright's trace shows what happens in it. */
+  context: BrowserContext;
+  /** Opens the page of an attempt: the first in `context`, later ones in fresh contexts on the same site. */
+  openSession(attempt: number): Promise<BrowserSession>;
+  /** The model under test, ready to call (a cassette records or replays it). */
+  model: Model;
+  /** Values that must never reach a trace, an attachment or a log (API keys, the site's password). */
+  secrets: readonly string[];
+  /** Aborted at the time limit: the agent must stop; a run that does not is recorded from outside. */
+  signal?: AbortSignal;
+  /** The run's own folder (under Playwright, in the test's output folder). */
+  outputDir: string;
+  maxIterations?: LoopOptions['maxIterations'];
+  onIteration?: LoopOptions['onIteration'];
+  /** The evaluation's state that a resumed run needs (its start snapshot). */
+  carried: Carried;
+  /** Attaches a file to the run's test (a command's stdout and stderr); redacted by the agent first. */
+  attach(name: string, body: string | Buffer, contentType: string): Promise<void>;
+}
+
+/** What a run of an agent returns: the same shape for every agent, so every cell reads alike. */
+export type AgentResult = RunResult & { answer?: string };
+
+export interface Agent {
+  /** The agent's name in cells and reports: `harness-eval` for the built-in harness. */
+  readonly name: string;
+  /** What runs, as data (a command's argv and options; never its environment's values): runs pool into one cell only when it is equal. */
+  readonly condition: Record<string, unknown>;
+  /** True for harness-eval's own harness: only it runs the `layers` option. */
+  readonly builtIn?: boolean;
+  run(run: AgentRun): Promise<AgentResult>;
+}
+
+/** The model as an agent outside harness-eval reaches it: a gateway on 127.0.0.1 for this run only. */
+export interface ModelEndpoint {
+  /** The model's id as the run names it (`openai:gpt-4o-mini`, `scripted:diligent`). */
+  id: string;
+  /** OpenAI-compatible: `${baseURL}/chat/completions`. */
+  baseURL: string;
+  /** A token good for this run's gateway only: never the provider's real key. */
+  apiKey: string;
+  /** Ollama-compatible: `${ollamaHost}/api/chat`. */
+  ollamaHost: string;
+}
+
+/** The site as an agent outside harness-eval reaches it. */
+export interface SiteEndpoint {
+  /** Where the site really is (`https://news.ycombinator.com`): in `page` the site answers there. */
+  origin: string;
+  /** The site over plain HTTP on 127.0.0.1 (the replica, or a forwarder to the live site). */
+  url: string;
+  /** The site's account, only for an agent that opted in (`account: true`). */
+  account?: SiteAccount;
+}
+
+/** What a function agent receives (`functionAgent(fn)`). */
+export interface AgentInput {
+  /** The task's prompt. */
+  task: string;
+  /** A page in the test's own context, on the site. */
+  page: Page;
+  site: SiteEndpoint;
+  model: ModelEndpoint;
+  /** Aborted at the time limit. */
+  signal: AbortSignal;
+  /** Records the agent's own steps in the run's trace (shown in the transcript, redacted). */
+  trace: { record(name: string, data?: Record<string, z.core.util.JSONType>): void };
+  /** The run's own folder. */
+  outputDir: string;
+}
