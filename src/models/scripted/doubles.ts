@@ -1,33 +1,34 @@
 import { stepsSinceLogin, type History, type Step } from './history.ts';
 import { iterator } from './iterator.ts';
+import { showsLoginWall, storiesIn, type StoryRow } from './page.ts';
 import { programmer } from './programmer.ts';
+import type { Action, Move } from './toolbox.ts';
 
 /**
- * Deterministic test doubles that reproduce known model behaviours, to exercise harness layers.
- * Each reads the conversation and answers the next tool call. They are doubles, never the thing
- * measured: a real model goes where these are.
+ * Deterministic test doubles that reproduce known model behaviours, to exercise harness layers
+ * and to drive agents of any make. Each reads the conversation and answers its next move, which
+ * the endpoint makes with whatever tool the agent offers for it (see toolbox.ts). They are
+ * doubles, never the thing measured: a real model goes where these are.
  */
-export interface Action {
-  name: string;
-  args: Record<string, unknown>;
-}
+export type { Action };
 export type Policy = (history: History) => Action;
 
 const FRONT_PAGE = 'https://news.ycombinator.com/news';
-const act = (name: string, args: Record<string, unknown> = {}): Action => ({ name, args });
+const act = (name: Move, args: Record<string, unknown> = {}): Action => ({ name, args });
 const finish = (success: boolean, summary: string, evidence?: string[]) => act('finish', { success, summary, ...(evidence && { evidence }) });
-const did = (steps: readonly Step[], name: string) => steps.findLast((step) => step.name === name);
+const did = (steps: readonly Step[], name: Move) => steps.findLast((step) => step.name === name);
 
-interface StoryRow {
-  id: string;
-  rank: number | null;
-  title: string;
-  voted: boolean;
-  votable: boolean;
+/** The latest step whose result shows the stories (a listing, or a page's HTML), and the stories. */
+function listing(steps: readonly Step[]): { step: Step; stories: StoryRow[] } | undefined {
+  for (const step of steps.toReversed()) {
+    const stories = storiesIn(step.result);
+    if (stories) return { step, stories };
+  }
+  return undefined;
 }
 
 function storiesOf(steps: readonly Step[]): StoryRow[] | undefined {
-  return did(steps, 'get_stories')?.result.stories as StoryRow[] | undefined;
+  return listing(steps)?.stories;
 }
 
 function firstStory(steps: readonly Step[]): StoryRow | undefined {
@@ -51,7 +52,7 @@ export const overclaimer: Policy = (history) => {
   }
   const steps = history.steps;
   if (!did(steps, 'navigate')) return act('navigate', { url: FRONT_PAGE });
-  if (!did(steps, 'get_stories')) return act('get_stories');
+  if (!storiesOf(steps)) return act('get_stories');
   if (!did(steps, 'click')) return act('click', { selector: `#up_${id}` });
   return finish(true, `Upvoted the first post (${id}).`);
 };
@@ -65,18 +66,33 @@ export const diligent: Policy = (history) => {
   const wanted = wantedTitle(history.task);
   const story = wanted === undefined ? firstStory(steps) : stories.find((row) => row.title === wanted);
   if (!story) return finish(false, `There is no story titled "${wanted}" on the front page.`);
-  if (story.voted) return finish(true, `The story ${story.id} is upvoted.`, [did(steps, 'get_stories')!.id]);
+  if (story.voted) return finish(true, `The story ${story.id} is upvoted.`, [listing(steps)!.step.id]);
   const click = did(steps, 'click');
   if (!click) return act('click', { selector: `#up_${story.id}` });
+  // Where the click led: asked with a tool for that if the agent has one, else what the click answered.
   const where = did(steps, 'current_url');
-  if (!where) return act('current_url');
-  if (/\/(login|vote)\b/.test(String(where.result.url))) return finish(false, 'The site asked me to log in, so the vote did not happen.');
+  if (!where && history.tools.offers('current_url')) return act('current_url');
+  if (showsLoginWall((where ?? click).result)) return finish(false, 'The site asked me to log in, so the vote did not happen.');
+  return history.tools.offers('has_class') ? checkArrow(steps, story, click) : checkListing(steps, story, click);
+};
+
+/** Checks the vote by the arrow's class. */
+function checkArrow(steps: readonly Step[], story: StoryRow, click: Step): Action {
   const check = did(steps, 'has_class');
   if (!check) return act('has_class', { selector: `#up_${story.id}`, className: 'nosee' });
   return check.result.present === true
     ? finish(true, `The story ${story.id} is upvoted.`, [click.id, check.id])
     : finish(false, `The arrow of ${story.id} is still there: the vote did not register.`);
-};
+}
+
+/** Checks the vote by reading the stories again after the click. */
+function checkListing(steps: readonly Step[], story: StoryRow, click: Step): Action {
+  const after = listing(steps.slice(steps.indexOf(click) + 1));
+  if (!after) return act('get_stories');
+  return after.stories.find((row) => row.id === story.id)?.voted === true
+    ? finish(true, `The story ${story.id} is upvoted.`, [click.id, after.step.id])
+    : finish(false, `The arrow of ${story.id} is still there: the vote did not register.`);
+}
 
 /** Repeats the same call forever: what guardrails exist for. */
 export const looper: Policy = () => act('get_stories');

@@ -2,6 +2,7 @@ import { http, HttpResponse } from 'msw';
 import { handlersFetch } from '../handlers-fetch.ts';
 import { doubles } from './doubles.ts';
 import { readHistory, type WireMessage } from './history.ts';
+import { callFor, type OfferedTool } from './toolbox.ts';
 
 /** Where the doubles answer: an OpenAI-compatible endpoint that exists only as msw handlers. */
 export const SCRIPTED_BASE_URL = 'https://scripted.harness-eval.invalid/v1';
@@ -11,7 +12,7 @@ const tokens = (value: unknown) => Math.ceil(JSON.stringify(value).length / 4);
 
 export const scriptedHandlers = [
   http.post(`${SCRIPTED_BASE_URL}/chat/completions`, async ({ request }) => {
-    const body = (await request.json()) as { model: string; messages: WireMessage[] };
+    const body = (await request.json()) as { model: string; messages: WireMessage[]; tools?: OfferedTool[] };
     const policy = doubles[body.model];
     if (!policy) {
       return HttpResponse.json(
@@ -19,8 +20,15 @@ export const scriptedHandlers = [
         { status: 404 },
       );
     }
-    const history = readHistory(body.messages);
-    const action = policy(history);
+    const history = readHistory(body.messages, body.tools);
+    let action;
+    try {
+      action = callFor(policy(history), history);
+    } catch (error) {
+      // The double cannot act with this agent's tools: a failure of the doubles, said plainly.
+      const message = `scripted:${body.model}: ${error instanceof Error ? error.message : String(error)}`;
+      return HttpResponse.json({ error: { message, type: 'invalid_request_error', code: 'unusable_tools' } }, { status: 400 });
+    }
     const toolCalls = [
       { id: `call_${history.turns + 1}_0`, type: 'function', function: { name: action.name, arguments: JSON.stringify(action.args) } },
     ];

@@ -1,4 +1,6 @@
 import { parseJsonObject } from '../../text.ts';
+import { saysSignedIn, stringsIn } from './page.ts';
+import { Toolbox, type Move, type OfferedTool } from './toolbox.ts';
 
 /** The OpenAI wire format the doubles receive, read back into what the agent did and was told. */
 export interface WireMessage {
@@ -11,9 +13,10 @@ export interface WireMessage {
 export interface Step {
   /** The tool call's id, which a claim cites as evidence. */
   id: string;
-  name: string;
+  /** The move the call made, in the doubles' own words (undefined for a tool they do not know). */
+  name: Move | undefined;
   args: Record<string, unknown>;
-  /** The tool's observation, parsed; `{ error }` when it failed. */
+  /** The tool's observation: its JSON object, or `{ text }` when it answered with anything else (HTML, text); `{ error }` when it failed. */
   result: Record<string, unknown>;
 }
 
@@ -21,12 +24,32 @@ export interface History {
   /** The task: the first user message. */
   task: string;
   steps: Step[];
-  /** Harness messages after the task, with how many steps came before each. */
+  /** User messages after the task (a harness's notes), with how many steps came before each. */
   notes: Array<{ text: string; afterStep: number }>;
   turns: number;
+  /** The tools the agent offers, by what they can do. */
+  tools: Toolbox;
 }
 
-export function readHistory(messages: readonly WireMessage[]): History {
+/** A tool's answer, whatever its form: JSON stays an object, anything else is its text. */
+function observation(content: string): Record<string, unknown> {
+  return parseJsonObject(content) ?? { text: content };
+}
+
+/** The move a call made: a page-opening call of an upvote link (`vote?id=42&how=up`) is a click on that arrow, as the double meant it. */
+function stepOf(id: string, name: string, args: Record<string, unknown>, tools: Toolbox): Step {
+  const move = tools.moveOf(name);
+  if (move === 'navigate') {
+    const address = stringsIn(args)[0] ?? '';
+    const target = URL.canParse(address, 'https://site.invalid/') ? new URL(address, 'https://site.invalid/') : undefined;
+    const story = target?.pathname === '/vote' && target.searchParams.get('how') === 'up' ? target.searchParams.get('id') : null;
+    if (story) return { id, name: 'click', args: { selector: `#up_${story}` }, result: {} };
+  }
+  return { id, name: move, args, result: {} };
+}
+
+export function readHistory(messages: readonly WireMessage[], offered?: readonly OfferedTool[]): History {
+  const tools = new Toolbox(offered);
   const steps: Step[] = [];
   const pending = new Map<string, Step>();
   const notes: History['notes'] = [];
@@ -36,23 +59,32 @@ export function readHistory(messages: readonly WireMessage[]): History {
     if (message.role === 'assistant') {
       turns += 1;
       for (const call of message.tool_calls ?? []) {
-        const step: Step = { id: call.id, name: call.function.name, args: parseJsonObject(call.function.arguments) ?? {}, result: {} };
+        const step = stepOf(call.id, call.function.name, parseJsonObject(call.function.arguments) ?? {}, tools);
         pending.set(call.id, step);
         steps.push(step);
       }
     } else if (message.role === 'tool') {
       const step = pending.get(message.tool_call_id ?? '');
-      if (step) step.result = parseJsonObject(message.content ?? '') ?? {};
+      if (step) step.result = observation(message.content ?? '');
     } else if (message.role === 'user') {
       if (task === undefined) task = message.content ?? '';
       else notes.push({ text: message.content ?? '', afterStep: steps.length });
     }
   }
-  return { task: task ?? '', steps, notes, turns };
+  return { task: task ?? '', steps, notes, turns, tools };
 }
 
-/** The steps since the harness last said the agent is logged in, or undefined if it never did. */
+/** The short notes a step's result carries (an agent's harness may tell its model things there), not a page's content. */
+const NOTE_LIMIT = 300;
+const notesIn = (step: Step) => stringsIn(step.result).filter((text) => text.length <= NOTE_LIMIT);
+
+/**
+ * The steps since the agent was last told it is signed in (by a harness's note after the task, or
+ * a note in a tool's result), or undefined if it never was. Read by meaning, in any wording.
+ */
 export function stepsSinceLogin(history: History): Step[] | undefined {
-  const note = history.notes.findLast((entry) => /you are now logged in/i.test(entry.text));
-  return note ? history.steps.slice(note.afterStep) : undefined;
+  const told = history.notes.findLast((note) => saysSignedIn(note.text))?.afterStep;
+  const shown = history.steps.findLastIndex((step) => notesIn(step).some(saysSignedIn));
+  const since = Math.max(told ?? -1, shown === -1 ? -1 : shown + 1);
+  return since === -1 ? undefined : history.steps.slice(since);
 }

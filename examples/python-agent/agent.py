@@ -1,0 +1,184 @@
+"""A web agent over plain HTTP, in Python's standard library only.
+
+It reads its configuration from the environment: HARNESS_TASK (what to do), HARNESS_SITE_URL
+(the site), OPENAI_BASE_URL / OPENAI_API_KEY / OPENAI_MODEL (a chat-completions model with tool
+calling), HN_USERNAME / HN_PASSWORD (optional: the agent signs in itself when a page asks it to)
+and HARNESS_CLAIM_FILE (where its outcome goes, as JSON).
+"""
+
+import http.cookiejar
+import json
+import os
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+from html.parser import HTMLParser
+
+MAX_STEPS = 15
+TEXT_LIMIT = 3000
+MAX_SIGN_INS = 2
+
+SYSTEM = (
+    "You browse a website by fetching its pages by path. Each page comes back as its title, "
+    "its visible text and its links that have an id. Finish by calling report, with success "
+    "true only if the task is done."
+)
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "fetch",
+            "description": "GET a page of the site by its path, such as /news or a link's href.",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}},
+                "required": ["path"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "report",
+            "description": "End the task with its outcome.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "success": {"type": "boolean"},
+                    "explanation": {"type": "string"},
+                },
+                "required": ["success", "explanation"],
+            },
+        },
+    },
+]
+
+
+class PageReader(HTMLParser):
+    """Reads a page into its title, its visible text and its links that have an id."""
+
+    def __init__(self):
+        super().__init__()
+        self.title = ""
+        self.text = []
+        self.links = []
+        self.has_password_field = False
+        self._skip = 0
+        self._in_title = False
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag in ("script", "style"):
+            self._skip += 1
+        elif tag == "title":
+            self._in_title = True
+        elif tag == "input" and attributes.get("type") == "password":
+            self.has_password_field = True
+        elif tag == "a" and attributes.get("id"):
+            self.links.append(
+                {"id": attributes["id"], "href": attributes.get("href", ""), "class": attributes.get("class", "")}
+            )
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style"):
+            self._skip -= 1
+        elif tag == "title":
+            self._in_title = False
+
+    def handle_data(self, data):
+        if self._in_title:
+            self.title += data
+        elif not self._skip and data.strip():
+            self.text.append(data.strip())
+
+
+class Site:
+    """The site over HTTP with a cookie jar, signing in when a page asks for it and an account is set."""
+
+    def __init__(self, base_url, username, password):
+        self.base_url = base_url.rstrip("/") + "/"
+        self.username = username
+        self.password = password
+        self.sign_ins = 0
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+
+    def _open(self, path, form=None):
+        url = urllib.parse.urljoin(self.base_url, path.lstrip("/"))
+        data = urllib.parse.urlencode(form).encode() if form is not None else None
+        try:
+            with self.opener.open(url, data=data, timeout=30) as response:
+                return response.status, response.geturl(), response.read().decode("utf-8", "replace")
+        except urllib.error.HTTPError as error:
+            return error.code, url, error.read().decode("utf-8", "replace")
+
+    def fetch(self, path):
+        status, url, html = self._open(path)
+        page = PageReader()
+        page.feed(html)
+        note = None
+        if page.has_password_field and self.username and self.password and self.sign_ins < MAX_SIGN_INS:
+            # Signing in is this agent's own business: the model never sees the password, and the
+            # page that asked is not requested again (on some sites that would act for the model).
+            self.sign_ins += 1
+            status, url, html = self._open("login", {"acct": self.username, "pw": self.password, "goto": "news"})
+            page = PageReader()
+            page.feed(html)
+            note = (
+                f"The page asked for a login, so the agent signed in as {self.username} and opened the front page; "
+                "the request that led to the login page was not repeated."
+            )
+        observation = {
+            "status": status,
+            "url": urllib.parse.urlsplit(url)._replace(scheme="", netloc="").geturl(),
+            "title": page.title,
+            "text": " ".join(page.text)[:TEXT_LIMIT],
+            "links": page.links,
+        }
+        if note:
+            observation["note"] = note
+        return observation
+
+
+def chat(messages):
+    base = os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1").rstrip("/")
+    body = {"model": os.environ.get("OPENAI_MODEL", "gpt-4o-mini"), "messages": messages, "tools": TOOLS}
+    request = urllib.request.Request(
+        f"{base}/chat/completions",
+        data=json.dumps(body).encode(),
+        headers={"content-type": "application/json", "authorization": f"Bearer {os.environ['OPENAI_API_KEY']}"},
+    )
+    with urllib.request.urlopen(request, timeout=120) as response:
+        return json.load(response)["choices"][0]["message"]
+
+
+def run(task, site):
+    messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": task}]
+    for step in range(1, MAX_STEPS + 1):
+        reply = chat(messages)
+        messages.append({key: reply[key] for key in ("role", "content", "tool_calls") if key in reply})
+        calls = reply.get("tool_calls") or []
+        if not calls:
+            return {"success": False, "summary": reply.get("content") or "The model stopped without reporting."}
+        for call in calls:
+            name = call["function"]["name"]
+            args = json.loads(call["function"]["arguments"] or "{}")
+            print(f"step {step}: {name} {json.dumps(args)}", flush=True)
+            if name == "report":
+                return {"success": args.get("success") is True, "summary": str(args.get("explanation", ""))}
+            result = site.fetch(str(args.get("path", "/"))) if name == "fetch" else {"error": f"no tool named {name}"}
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result)})
+    return {"success": False, "summary": f"Gave up after {MAX_STEPS} steps."}
+
+
+def main():
+    site = Site(os.environ["HARNESS_SITE_URL"], os.environ.get("HN_USERNAME"), os.environ.get("HN_PASSWORD"))
+    outcome = run(os.environ["HARNESS_TASK"], site)
+    with open(os.environ["HARNESS_CLAIM_FILE"], "w", encoding="utf-8") as claim:
+        json.dump(outcome, claim)
+    print(f"claimed {'success' if outcome['success'] else 'failure'}: {outcome['summary']}", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

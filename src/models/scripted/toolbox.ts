@@ -1,0 +1,159 @@
+import type { History } from './history.ts';
+import { storiesIn, urlIn } from './page.ts';
+
+/**
+ * The tools an agent offers, read by what they can do, so that a double drives any agent: its own
+ * tools, not only harness-eval's. The doubles think in a small vocabulary of moves (open a page,
+ * click, list the stories, …); a move becomes a call of whichever offered tool can make it.
+ */
+
+/** The doubles' own moves. */
+export type Move = 'navigate' | 'click' | 'fill' | 'get_stories' | 'get_text' | 'current_url' | 'has_class' | 'finish' | 'run_program';
+
+/** A tool as the chat request offers it (OpenAI's `tools[]`). */
+export interface OfferedTool {
+  type?: string;
+  function: { name: string; description?: string; parameters?: { properties?: Record<string, { type?: string | string[] }>; required?: string[] } };
+}
+
+interface Capable {
+  name: string;
+  move: Move;
+  /** Its parameter names, by what they hold. */
+  params: string[];
+}
+
+/** The parameter a page-opening tool takes, and whether it wants a path (`/news`) rather than a URL. */
+const ADDRESS_PARAMS: Array<[name: string, path: boolean]> = [
+  ['url', false],
+  ['href', false],
+  ['link', false],
+  ['address', false],
+  ['path', true],
+];
+
+/** A tool without parameters, by what its description says it returns; the first that fits. */
+const READERS: Array<[Move, RegExp]> = [
+  ['get_stories', /\bstor(?:y|ies)\b|\bheadlines\b/i],
+  ['get_text', /\b(?:text|content|html|markup)\b/i],
+  ['current_url', /\b(?:url|address|location)\b/i],
+];
+
+function moveOf(tool: OfferedTool['function']): Move | undefined {
+  const properties = tool.parameters?.properties ?? {};
+  const params = Object.keys(properties);
+  const typeOf = (name: string) => [properties[name]?.type].flat();
+  const has = (name: string) => params.includes(name);
+  if (params.some((name) => name === 'success' && typeOf(name).includes('boolean'))) return 'finish';
+  if (has('source') || has('program')) return 'run_program';
+  if (has('selector')) return has('className') ? 'has_class' : has('value') || has('text') ? 'fill' : 'click';
+  if (ADDRESS_PARAMS.some(([name]) => has(name))) return 'navigate';
+  if (params.length > 0) return undefined;
+  return READERS.find(([, pattern]) => pattern.test(tool.description ?? ''))?.[0];
+}
+
+export class Toolbox {
+  private readonly tools: Capable[];
+  private readonly named: boolean;
+
+  /** `offered` absent: the request named no tools, and moves are called by their own names. */
+  constructor(offered: readonly OfferedTool[] | undefined) {
+    this.tools = (offered ?? []).flatMap(({ function: tool }) => {
+      const move = moveOf(tool);
+      return move ? [{ name: tool.name, move, params: Object.keys(tool.parameters?.properties ?? {}) }] : [];
+    });
+    this.named = offered === undefined || offered.length === 0;
+  }
+
+  /** The move a call of this tool made, as the doubles think of it. */
+  moveOf(name: string): Move | undefined {
+    if (this.named) return name as Move;
+    return this.tools.find((tool) => tool.name === name)?.move;
+  }
+
+  /** Whether some offered tool makes this move. */
+  offers(move: Move): boolean {
+    return this.named || this.tools.some((tool) => tool.move === move);
+  }
+
+  /** The offered tool for a move, and its parameters. */
+  toolFor(move: Move): { name: string; params: string[] } | undefined {
+    if (this.named) return { name: move, params: [] };
+    return this.tools.find((tool) => tool.move === move);
+  }
+
+  /** The offered tools and the moves they make, for an error message. */
+  describe(): string {
+    return this.named ? 'none, so moves are called by name' : this.tools.map((tool) => `${tool.name}: ${tool.move}`).join(', ') || 'none this double can use';
+  }
+
+  /** How a page-opening tool wants an address: the parameter, and whether it takes a path. */
+  addressParam(params: readonly string[]): [name: string, path: boolean] {
+    return ADDRESS_PARAMS.find(([name]) => params.includes(name)) ?? ['url', false];
+  }
+}
+
+/** A double's move with its arguments, in its own words. */
+export interface Action {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** Where the doubles' addresses point when a tool wants a path or a page wrote a relative link. */
+const SITE = 'https://news.ycombinator.com/';
+
+/** The parameter a finishing tool takes its summary in: the first of these it has, else its first text parameter. */
+const SUMMARY_PARAMS = ['summary', 'message', 'reason', 'details', 'explanation', 'text'];
+
+/** The latest upvote link a result showed for `#up_ID`, and the page it was on. */
+function voteLinkFor(selector: unknown, history: History): string | undefined {
+  const id = /^#up_(\d+)$/.exec(String(selector))?.[1];
+  for (const step of history.steps.toReversed()) {
+    const link = storiesIn(step.result)?.find((story) => story.id === id)?.voteLink;
+    if (link) return new URL(link, new URL(urlIn(step.result) ?? '', SITE)).href;
+  }
+  return undefined;
+}
+
+/** The tool call that makes a double's move with the tools the agent offers; an Error when none can. */
+export function callFor(action: Action, history: History): Action {
+  const tools = history.tools;
+  const open = (url: string): Action | undefined => {
+    const tool = tools.toolFor('navigate');
+    if (!tool) return undefined;
+    const [param, path] = tools.addressParam(tool.params);
+    const target = new URL(url, SITE);
+    return { name: tool.name, args: { [param]: path ? `${target.pathname}${target.search}` : url } };
+  };
+  const reread = () => open(history.steps.map((step) => urlIn(step.result)).findLast((url) => url !== undefined) ?? `${SITE}news`);
+  const as = (move: Move, args = action.args): Action | undefined => {
+    const tool = tools.toolFor(move);
+    return tool && { name: tool.name, args };
+  };
+  const call = (() => {
+    switch (action.name) {
+      case 'navigate':
+        return open(String(action.args.url));
+      case 'click': {
+        const link = tools.offers('click') ? undefined : voteLinkFor(action.args.selector, history);
+        return as('click') ?? (link === undefined ? undefined : open(link));
+      }
+      case 'get_stories':
+        return as('get_stories') ?? as('get_text') ?? reread();
+      case 'get_text':
+        return as('get_text') ?? as('get_stories') ?? reread();
+      case 'finish': {
+        const tool = tools.toolFor('finish');
+        if (!tool) return undefined;
+        const { success, summary, evidence } = action.args;
+        const text = SUMMARY_PARAMS.find((name) => tool.params.includes(name)) ?? tool.params.find((name) => name !== 'success') ?? 'summary';
+        const cited = evidence !== undefined && (tool.params.includes('evidence') || tool.params.length === 0);
+        return { name: tool.name, args: { success, [text]: summary, ...(cited && { evidence }) } };
+      }
+      default:
+        return as(action.name as Move);
+    }
+  })();
+  if (!call) throw new Error(`no offered tool can ${action.name} ${JSON.stringify(action.args)} (offered: ${tools.describe()})`);
+  return call;
+}
