@@ -36,6 +36,8 @@ export default defineConfig<HarnessOptions>({
     { name: 'code', testDir: 'specs/code' },
     { name: 'tasks', testDir: 'specs/tasks' },
     { name: 'baseline', testDir: 'specs/baseline' },
+    // Agents harness-eval did not write (examples/), driven by the doubles through the model gateway.
+    { name: 'examples', testDir: 'specs/examples' },
   ],
   reporter: [
     // Users name it 'harness-eval/reporter'; inside this repository, by path.
