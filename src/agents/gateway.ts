@@ -9,7 +9,11 @@ import { InputError, parseInput } from '../input.ts';
 import { modelSecrets } from '../models/registry.ts';
 import { addUsage, ModelError, type ChatMessage, type ChatResponse, type Model, type ToolSchema, type Usage } from '../models/types.ts';
 import { chatCompletionRequestSchema, fromOpenAIRequest, openAIError, toCompletion, toCompletionChunks } from '../models/wire-openai.ts';
+import { fromOllamaRequest, ollamaChatRequestSchema, toOllamaResponse } from '../models/wire-ollama.ts';
 import { parseJsonObject } from '../text.ts';
+
+/** What `GET /api/version` answers: an Ollama recent enough for tool calls, for clients that check. */
+const OLLAMA_VERSION = '0.12.0';
 
 /**
  * The model gateway: for one run, an OpenAI-compatible (`/v1/chat/completions`) and
@@ -99,10 +103,26 @@ export async function startGateway({ model, record, signal }: GatewayOptions): P
     outgoing.end(events.map((data) => `data: ${data}\n\n`).join(''));
   }
 
+  async function ollamaChat(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+    const request = await readRequest(incoming, ollamaChatRequestSchema, 'chat request');
+    const { messages, tools } = fromOllamaRequest(request);
+    const forwarded = await forward(messages, tools, outgoing);
+    if (!forwarded.ok) return reply(outgoing, forwarded.status, errorBody('ollama', forwarded.message, forwarded.code));
+    const answer = redact(toOllamaResponse(forwarded.response, model.id), secrets);
+    // Ollama streams unless told not to: then the whole answer is the one, final (`done`) line.
+    if (request.stream === false) return send(outgoing, 200, answer);
+    outgoing.writeHead(200, { 'content-type': 'application/x-ndjson' });
+    outgoing.end(`${JSON.stringify(answer)}\n`);
+  }
+
   const routes: Record<string, (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void> | void> = {
     'POST /v1/chat/completions': openAIChat,
     'GET /v1/models': (_incoming, outgoing) =>
       reply(outgoing, 200, { object: 'list', data: [{ id: model.id, object: 'model', created: 0, owned_by: 'harness-eval' }] }),
+    'POST /api/chat': ollamaChat,
+    'GET /api/tags': (_incoming, outgoing) =>
+      reply(outgoing, 200, { models: [{ name: model.id, model: model.id, modified_at: new Date(0).toISOString(), size: 0, digest: '', details: {} }] }),
+    'GET /api/version': (_incoming, outgoing) => reply(outgoing, 200, { version: OLLAMA_VERSION }),
   };
 
   const server = createServer((incoming, outgoing) => {

@@ -75,7 +75,8 @@ const wireMessage = z.discriminatedUnion('role', [
   z.object({ role: z.literal('tool'), tool_call_id: z.string(), content: textContent }),
 ]);
 
-const wireTool = z.object({
+/** A function tool as both APIs write it (Ollama took OpenAI's shape). */
+export const wireToolSchema = z.object({
   type: z.literal('function'),
   function: z.object({
     name: z.string().min(1),
@@ -86,7 +87,7 @@ const wireTool = z.object({
 
 export const chatCompletionRequestSchema = z.object({
   messages: z.array(wireMessage).min(1, 'must hold at least one message'),
-  tools: z.array(wireTool).nullish(),
+  tools: z.array(wireToolSchema).nullish(),
   stream: z.boolean().nullish(),
   stream_options: z.object({ include_usage: z.boolean().nullish() }).nullish(),
 });
@@ -114,12 +115,15 @@ export function fromOpenAIRequest(request: ChatCompletionRequest): { messages: C
         return { role: 'tool', toolCallId: message.tool_call_id, name: callNames.get(message.tool_call_id) ?? '', content: message.content };
     }
   });
-  const tools = (request.tools ?? []).map(({ function: tool }) => ({
+  return { messages, tools: fromWireTools(request.tools) };
+}
+
+export function fromWireTools(tools: readonly z.output<typeof wireToolSchema>[] | null | undefined): ToolSchema[] {
+  return (tools ?? []).map(({ function: tool }) => ({
     name: tool.name,
     description: tool.description ?? '',
     parameters: tool.parameters ?? NO_PARAMETERS,
   }));
-  return { messages, tools };
 }
 
 /** What a completion's envelope holds besides the answer. */
