@@ -9,6 +9,8 @@ import { startGateway, type Gateway } from '../src/agents/gateway.ts';
 import type { TraceEventBody } from '../src/harness/trace.ts';
 import { openCassette } from '../src/models/cassette.ts';
 import { createModel } from '../src/models/registry.ts';
+import { chatCompletionRequestSchema, fromOpenAIRequest } from '../src/models/wire-openai.ts';
+import { fromOllamaRequest, ollamaChatRequestSchema } from '../src/models/wire-ollama.ts';
 import type { Model } from '../src/models/types.ts';
 import { mswServer } from './support.ts';
 
@@ -87,7 +89,60 @@ test('GET /v1/models lists the run\'s model', async () => {
   gateway = started.gateway;
   const models = await started.openai.models.list();
   expect(models.data.map((model) => model.id)).toEqual(['scripted:diligent']);
+  // The Responses API is not served: the agent is told to use chat completions.
+  const refused = await started.openai.responses.create({ model: 'x', input: task }).catch((error: unknown) => error);
+  expect(refused).toMatchObject({ status: 404, message: expect.stringContaining('must use chat completions') });
   expect(started.events).toEqual([]);
+});
+
+test('wire requests read back as the conversation: developer is system, text parts join, a tool result finds its call', () => {
+  const openai = fromOpenAIRequest(
+    chatCompletionRequestSchema.parse({
+      model: 'ignored',
+      temperature: 0.3,
+      messages: [
+        { role: 'developer', content: 'Be brief.' },
+        { role: 'user', content: [{ type: 'text', text: 'Upvote ' }, { type: 'text', text: 'it.' }] },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'click', arguments: '{"selector":"#up_1"}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: '{"ok":true}' },
+      ],
+      tools: [{ type: 'function', function: { name: 'click' } }],
+    }),
+  );
+  expect(openai.messages).toEqual([
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: 'Upvote it.' },
+    { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'click', arguments: '{"selector":"#up_1"}' }] },
+    { role: 'tool', toolCallId: 'c1', name: 'click', content: '{"ok":true}' },
+  ]);
+  expect(openai.tools).toEqual([{ name: 'click', description: '', parameters: { type: 'object', properties: {} } }]);
+
+  // Ollama's tool messages carry no id: each answers its turn's first unanswered call of its name.
+  const ollama = fromOllamaRequest(
+    ollamaChatRequestSchema.parse({
+      model: 'ignored',
+      messages: [
+        { role: 'user', content: 'Go.' },
+        { role: 'assistant', content: '', tool_calls: [{ function: { name: 'navigate', arguments: { url: '/' } } }, { function: { name: 'get_text', arguments: {} } }] },
+        { role: 'tool', tool_name: 'get_text', content: 'text' },
+        { role: 'tool', content: 'navigated' },
+        { role: 'assistant', content: 'Done.' },
+      ],
+    }),
+  );
+  expect(ollama.messages.slice(1)).toEqual([
+    {
+      role: 'assistant',
+      content: null,
+      toolCalls: [
+        { id: 'call_0_0', name: 'navigate', arguments: '{"url":"/"}' },
+        { id: 'call_0_1', name: 'get_text', arguments: '{}' },
+      ],
+    },
+    { role: 'tool', toolCallId: 'call_0_1', name: 'get_text', content: 'text' },
+    { role: 'tool', toolCallId: 'call_0_0', name: 'navigate', content: 'navigated' },
+    { role: 'assistant', content: 'Done.' },
+  ]);
 });
 
 test('a wrong or missing token is refused with 401 in OpenAI\'s shape, and no call is counted', async () => {

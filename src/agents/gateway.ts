@@ -12,9 +12,6 @@ import { chatCompletionRequestSchema, fromOpenAIRequest, openAIError, toCompleti
 import { fromOllamaRequest, ollamaChatRequestSchema, toOllamaResponse } from '../models/wire-ollama.ts';
 import { parseJsonObject } from '../text.ts';
 
-/** What `GET /api/version` answers: an Ollama recent enough for tool calls, for clients that check. */
-const OLLAMA_VERSION = '0.12.0';
-
 /**
  * The model gateway: for one run, an OpenAI-compatible (`/v1/chat/completions`) and
  * Ollama-compatible (`/api/chat`) endpoint on 127.0.0.1 that forwards every call to the run's
@@ -23,6 +20,9 @@ const OLLAMA_VERSION = '0.12.0';
  * The agent gets a random token for this run, never the provider's key, and nothing the gateway
  * answers carries that key.
  */
+
+/** What `GET /api/version` answers: an Ollama recent enough for tool calls, for clients that check. */
+const OLLAMA_VERSION = '0.12.0';
 
 export interface GatewayOptions {
   /** The run's model: every call the agent makes is forwarded to it. */
@@ -40,8 +40,18 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-/** A call forwarded to the model: its answer, or the HTTP error the agent gets instead. */
-type Forwarded = { ok: true; response: ChatResponse } | { ok: false; status: number; code: string; message: string };
+/** An HTTP error the agent gets: its status, a code saying what went wrong (a ModelError's kind), and why. */
+interface Failure {
+  status: number;
+  code: string;
+  message: string;
+}
+
+/** A call forwarded to the model: its answer, or the error the agent gets instead. */
+type Forwarded = { ok: true; response: ChatResponse } | ({ ok: false } & Failure);
+
+/** A call that the run's end (its time limit, the gateway closing) or the client hanging up cut short. */
+const CUT_SHORT: Forwarded = { ok: false, status: 503, code: 'cut_short', message: 'the call was cut short: the run is over' };
 
 /** Which API a request speaks: each answers errors in its own shape, so its SDK reports them in its words. */
 type Api = 'openai' | 'ollama';
@@ -61,6 +71,7 @@ export async function startGateway({ model, record, signal }: GatewayOptions): P
     const hangUp = new AbortController();
     outgoing.on('close', () => hangUp.abort(new Error('the client closed the connection')));
     const callSignal = AbortSignal.any([signal, closing.signal, hangUp.signal]);
+    if (callSignal.aborted) return CUT_SHORT;
     note({ type: 'model_request', messages: messages.length, tools: tools.length });
     const started = performance.now();
     try {
@@ -72,7 +83,7 @@ export async function startGateway({ model, record, signal }: GatewayOptions): P
       return { ok: true, response };
     } catch (error) {
       // A call cut short is not the model's failure (the built-in harness records none either).
-      if (callSignal.aborted) return { ok: false, status: 503, code: 'aborted', message: 'the call was cut short: the run is over' };
+      if (callSignal.aborted) return CUT_SHORT;
       const code = error instanceof ModelError ? error.kind : 'unexpected';
       const message = redactText(error instanceof Error ? error.message : String(error), secrets);
       note({ type: 'model_error', kind: code, message });
@@ -89,12 +100,13 @@ export async function startGateway({ model, record, signal }: GatewayOptions): P
   }
 
   const reply = (outgoing: ServerResponse, status: number, body: object) => send(outgoing, status, redact(body, secrets));
+  const fail = (outgoing: ServerResponse, api: Api, failure: Failure) => reply(outgoing, failure.status, errorBody(api, failure));
 
   async function openAIChat(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
     const request = await readRequest(incoming, chatCompletionRequestSchema, 'chat completion request');
     const { messages, tools } = fromOpenAIRequest(request);
     const forwarded = await forward(messages, tools, outgoing);
-    if (!forwarded.ok) return reply(outgoing, forwarded.status, errorBody('openai', forwarded.message, forwarded.code));
+    if (!forwarded.ok) return fail(outgoing, 'openai', forwarded);
     const meta = { id: `chatcmpl-gateway-${randomBytes(6).toString('hex')}`, created: Math.floor(Date.now() / 1000), model: model.id };
     if (!request.stream) return reply(outgoing, 200, toCompletion(forwarded.response, meta));
     const chunks = toCompletionChunks(forwarded.response, meta, request.stream_options?.include_usage === true);
@@ -107,12 +119,12 @@ export async function startGateway({ model, record, signal }: GatewayOptions): P
     const request = await readRequest(incoming, ollamaChatRequestSchema, 'chat request');
     const { messages, tools } = fromOllamaRequest(request);
     const forwarded = await forward(messages, tools, outgoing);
-    if (!forwarded.ok) return reply(outgoing, forwarded.status, errorBody('ollama', forwarded.message, forwarded.code));
-    const answer = redact(toOllamaResponse(forwarded.response, model.id), secrets);
-    // Ollama streams unless told not to: then the whole answer is the one, final (`done`) line.
-    if (request.stream === false) return send(outgoing, 200, answer);
+    if (!forwarded.ok) return fail(outgoing, 'ollama', forwarded);
+    const answer = toOllamaResponse(forwarded.response, model.id);
+    if (request.stream === false) return reply(outgoing, 200, answer);
+    // Ollama streams unless told not to: the whole answer is then the one, final (`done`) line.
     outgoing.writeHead(200, { 'content-type': 'application/x-ndjson' });
-    outgoing.end(`${JSON.stringify(answer)}\n`);
+    outgoing.end(`${JSON.stringify(redact(answer, secrets))}\n`);
   }
 
   const routes: Record<string, (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void> | void> = {
@@ -130,16 +142,20 @@ export async function startGateway({ model, record, signal }: GatewayOptions): P
     const api: Api = path.startsWith('/v1/') ? 'openai' : 'ollama';
     const handle = async () => {
       if (!authorized(incoming.headers.authorization, token, api)) {
-        return reply(outgoing, 401, errorBody(api, 'the gateway takes only the API key of this run (the OPENAI_API_KEY the agent was given)', 'invalid_api_key'));
+        return fail(outgoing, api, { status: 401, code: 'invalid_api_key', message: 'the gateway takes only the API key of this run (the OPENAI_API_KEY the agent was given)' });
       }
       const route = routes[`${incoming.method} ${path}`];
-      if (!route) return reply(outgoing, 404, errorBody(api, `the model gateway does not serve ${incoming.method} ${path}`, 'not_found'));
+      if (!route) {
+        const served = Object.keys(routes).join(', ');
+        const message = `the model gateway does not serve ${incoming.method} ${path} (it serves ${served}: an OpenAI client must use chat completions, not the Responses API)`;
+        return fail(outgoing, api, { status: 404, code: 'not_found', message });
+      }
       await route(incoming, outgoing);
     };
     handle().catch((error: unknown) => {
       const bad = error instanceof InputError;
       const message = error instanceof Error ? error.message : String(error);
-      if (!outgoing.headersSent) reply(outgoing, bad ? 400 : 500, errorBody(api, message, bad ? 'invalid_request' : 'gateway_error'));
+      if (!outgoing.headersSent) fail(outgoing, api, bad ? { status: 400, code: 'invalid_request', message } : { status: 500, code: 'gateway_error', message });
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -179,8 +195,9 @@ function statusOf(error: unknown): number {
   return 502;
 }
 
-function errorBody(api: Api, message: string, code: string): object {
-  return api === 'openai' ? openAIError(message, code === 'invalid_request' ? 'invalid_request_error' : 'api_error', code) : { error: message };
+/** The error in the API's own shape, so its SDK reports the reason in its words. */
+function errorBody(api: Api, { status, code, message }: Failure): object {
+  return api === 'openai' ? openAIError(message, status < 500 ? 'invalid_request_error' : 'api_error', code) : { error: message };
 }
 
 /** The request's JSON body, checked: anything else is an InputError naming the field (a 400). */
