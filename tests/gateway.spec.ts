@@ -222,7 +222,7 @@ test('on the Ollama API a wrong token is refused in Ollama\'s error shape, and n
   const ollama = new Ollama({ host: gateway.endpoint.ollamaHost, headers: { Authorization: 'Bearer not-the-token' } });
   const refused = await ollama.chat({ model: 'x', messages: [{ role: 'user', content: task }], stream: false }).catch((error: unknown) => error);
   expect(refused).toMatchObject({ status_code: 401, error: expect.stringContaining('API key of this run') });
-  const withToken = new Ollama({ host: gateway.endpoint.ollamaHost, headers: { Authorization: `Bearer ${gateway.endpoint.apiKey}` } });
+  const withToken = new Ollama({ host: gateway.endpoint.ollamaHost, headers: { Authorization: `bearer ${gateway.endpoint.apiKey}` } });
   await withToken.chat({ model: 'x', messages: [{ role: 'user', content: task }], stream: false });
   expect(types(started.events)).toEqual(['model_request', 'model_response']);
 });

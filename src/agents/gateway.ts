@@ -16,7 +16,8 @@ import { parseJsonObject } from '../text.ts';
  * The model gateway: for one run, an OpenAI-compatible (`/v1/chat/completions`) and
  * Ollama-compatible (`/api/chat`) endpoint on 127.0.0.1 that forwards every call to the run's
  * model and records it in the run's trace, as the built-in harness records its own calls. The
- * `model` a client names is ignored: the run's model answers, whatever the agent's config says.
+ * `model` a client names is ignored: the run's model answers, whatever the agent's config says;
+ * so are its sampling fields (temperature, max_tokens…): the run's model spec sets those.
  * The agent gets a random token for this run, never the provider's key, and nothing the gateway
  * answers carries that key.
  */
@@ -183,7 +184,8 @@ export async function startGateway({ model, record, signal }: GatewayOptions): P
  */
 function authorized(header: string | undefined, token: string, api: Api): boolean {
   if (header === undefined) return api === 'ollama';
-  return header === `Bearer ${token}`;
+  // The scheme's case does not matter in HTTP.
+  return /^bearer\s+(\S+)\s*$/i.exec(header)?.[1] === token;
 }
 
 /** A provider failure as the provider would answer it: its own status, or the one its kind stands for. */
