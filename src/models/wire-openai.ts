@@ -134,7 +134,7 @@ export interface CompletionMeta {
 }
 
 /** Usage as OpenAI writes it; a count the model did not give is left out (unknown is not zero). */
-export function toOpenAIUsage(usage: Usage) {
+function toOpenAIUsage(usage: Usage) {
   const { input, output } = usage;
   if (input === null && output === null) return undefined;
   return {
