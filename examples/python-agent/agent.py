@@ -141,13 +141,20 @@ class Site:
         return observation
 
 
+def env(name):
+    value = os.environ.get(name)
+    if not value:
+        sys.exit(f"{name} is not set")
+    return value
+
+
 def chat(messages):
     base = os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1").rstrip("/")
     body = {"model": os.environ.get("OPENAI_MODEL", "gpt-4o-mini"), "messages": messages, "tools": TOOLS}
     request = urllib.request.Request(
         f"{base}/chat/completions",
         data=json.dumps(body).encode(),
-        headers={"content-type": "application/json", "authorization": f"Bearer {os.environ['OPENAI_API_KEY']}"},
+        headers={"content-type": "application/json", "authorization": f"Bearer {env('OPENAI_API_KEY')}"},
     )
     with urllib.request.urlopen(request, timeout=120) as response:
         return json.load(response)["choices"][0]["message"]
@@ -173,12 +180,12 @@ def run(task, site):
 
 
 def main():
-    site = Site(os.environ["HARNESS_SITE_URL"], os.environ.get("HN_USERNAME"), os.environ.get("HN_PASSWORD"))
-    outcome = run(os.environ["HARNESS_TASK"], site)
-    with open(os.environ["HARNESS_CLAIM_FILE"], "w", encoding="utf-8") as claim:
+    site = Site(env("HARNESS_SITE_URL"), os.environ.get("HN_USERNAME"), os.environ.get("HN_PASSWORD"))
+    outcome = run(env("HARNESS_TASK"), site)
+    with open(env("HARNESS_CLAIM_FILE"), "w", encoding="utf-8") as claim:
         json.dump(outcome, claim)
     print(f"claimed {'success' if outcome['success'] else 'failure'}: {outcome['summary']}", flush=True)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
