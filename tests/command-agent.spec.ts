@@ -1,15 +1,27 @@
 import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { expect, test } from '@playwright/test';
+import { chromium, expect, test, type BrowserContext, type TestInfo } from '@playwright/test';
+import { commandAgent, type CommandAgentOptions } from '../src/agents/command.ts';
+import { launchCdpBrowser } from '../src/agents/cdp-browser.ts';
+import { functionAgent } from '../src/agents/function.ts';
+import type { AgentClaim, AgentResult, AgentRun } from '../src/eval/agent.ts';
+import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { createModel } from '../src/models/registry.ts';
 import { politeFetch } from '../src/sites/hn/polite-fetch.ts';
-import { recordedHn } from '../src/sites/hn/site.ts';
+import { recordedHn, type HnSite } from '../src/sites/hn/site.ts';
 import { serveSite } from '../src/sites/serve.ts';
+import type { HnReplica } from '../src/sites/hn/replica.ts';
 import { account, firstStory } from './support.ts';
 
 const run = promisify(execFile);
+const agents = new URL('fixtures/agents/', import.meta.url).pathname;
+/** In harness-eval's own environment, never in an agent's: the provider's real key. */
+const PARENT_KEY = 'sk-parent-real-key-7f3a91';
 
 test.describe('serveSite: any site over plain HTTP on 127.0.0.1', () => {
   test('the replica: a Python urllib client with a cookie jar logs in, keeps the session and votes', async () => {
@@ -91,3 +103,178 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ status?
     }).on('error', reject);
   });
 }
+
+/** One run of an agent as the evaluation would start it: the replica attached to the test's context, the scripted model. */
+async function runAgent(context: BrowserContext, testInfo: TestInfo, agent: { run(run: AgentRun): Promise<AgentResult> }, signal?: AbortSignal) {
+  const site = recordedHn();
+  await site.attach(context);
+  const attachments = new Map<string, string>();
+  const result = await agent.run({
+    task: upvoteFirstPost,
+    site,
+    context,
+    async openSession() {
+      const page = await context.newPage();
+      return { page, close: () => page.close() };
+    },
+    model: createModel('scripted:diligent'),
+    secrets: [site.account.password],
+    signal,
+    outputDir: testInfo.outputPath('run'),
+    carried: { save: () => null, restore: () => undefined },
+    async attach(name, body, contentType) {
+      attachments.set(name, body.toString());
+      await testInfo.attach(name, { body, contentType });
+    },
+  });
+  return { result, site, attachments };
+}
+
+const command = (script: string, options: CommandAgentOptions = {}) => commandAgent([process.execPath, join(agents, script)], options);
+
+/** Whether a process is gone: no such pid, or a zombie that nothing reaped yet (it runs no more). */
+function gone(pid: number): boolean {
+  try {
+    return /^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+test.describe('commandAgent: a command in any language', () => {
+  test('an agent over plain HTTP that never calls the model: its claim, read from its file', async ({ context }, testInfo) => {
+    const { result, site } = await runAgent(context, testInfo, command('front-page.mjs'));
+    expect(result).toMatchObject({ claimed: false, stopReason: 'finished', summary: 'read 30 stories, voted for none', iterations: 0, answer: firstStory(site.replica).title });
+    expect(result.tokens).toEqual({ input: 0, output: 0 });
+  });
+
+  test('no claim file, or one that is not JSON: claimed nothing, and the run says why', async ({ context }, testInfo) => {
+    const silent = await runAgent(context, testInfo, command('no-claim.mjs'));
+    expect(silent.result).toMatchObject({ claimed: false, stopReason: 'finished', summary: 'claimed nothing: wrote no claim file' });
+    expect(silent.attachments.get('agent-stdout.txt')).toBe('done, no claim\n');
+    const garbled = await runAgent(context, testInfo, command('not-json.mjs'));
+    expect(garbled.result).toMatchObject({ claimed: false, stopReason: 'finished' });
+    expect(garbled.result.summary).toMatch(/^claimed nothing: the claim file is not JSON \(/);
+  });
+
+  test('a command that fails without a claim, or cannot start: stopReason error, with its exit code', async ({ context }, testInfo) => {
+    const failing = await runAgent(context, testInfo, commandAgent([process.execPath, '-e', 'console.error("boom"); process.exit(3)']));
+    expect(failing.result).toMatchObject({ claimed: false, stopReason: 'error', summary: 'claimed nothing: exited with code 3 and wrote no claim file' });
+    expect(failing.attachments.get('agent-stderr.txt')).toBe('boom\n');
+    const missing = await runAgent(context, testInfo, commandAgent(['/no/such/agent']));
+    expect(missing.result).toMatchObject({ stopReason: 'error' });
+    expect(missing.result.summary).toContain('the command could not start (spawn /no/such/agent ENOENT)');
+  });
+
+  test('at its time limit the whole process group is killed, a grandchild too: stopReason timeout', async ({ context }, testInfo) => {
+    const pidFile = testInfo.outputPath('grandchild.pid');
+    const { result, attachments } = await runAgent(context, testInfo, command('sleeper.mjs', { timeoutMs: 3_000, env: { GRANDCHILD_PID_FILE: pidFile } }));
+    expect(result).toMatchObject({ claimed: false, stopReason: 'timeout', summary: 'claimed nothing: killed at its time limit (3000 ms)' });
+    // It ignored SIGTERM: SIGKILL ended it.
+    expect(attachments.get('agent-stdout.txt')).toBe('SIGTERM ignored\n');
+    const grandchild = Number(readFileSync(pidFile, 'utf8'));
+    await expect.poll(() => gone(grandchild), { timeout: 10_000 }).toBe(true);
+  });
+
+  test('the run\u2019s signal (the test\u2019s time limit) kills it too', async ({ context }, testInfo) => {
+    const pidFile = testInfo.outputPath('grandchild.pid');
+    const controller = new AbortController();
+    const running = runAgent(context, testInfo, command('sleeper.mjs', { env: { GRANDCHILD_PID_FILE: pidFile } }), controller.signal);
+    await expect.poll(() => existsSync(pidFile), { timeout: 30_000 }).toBe(true);
+    controller.abort();
+    const { result } = await running;
+    expect(result).toMatchObject({ stopReason: 'timeout', summary: 'claimed nothing: killed at the run\u2019s time limit' });
+    await expect.poll(() => gone(Number(readFileSync(pidFile, 'utf8'))), { timeout: 10_000 }).toBe(true);
+  });
+
+  test('its environment: the run\u2019s endpoints and a gateway token, never the real key; the account only when asked; output redacted', async ({ context }, testInfo) => {
+    const before = process.env.OPENAI_API_KEY;
+    process.env.OPENAI_API_KEY = PARENT_KEY;
+    try {
+      const without = await runAgent(context, testInfo, command('print-env.mjs'));
+      const env = JSON.parse(readFileSync(testInfo.outputPath('run', 'env.json'), 'utf8')) as Record<string, string>;
+      expect(without.result).toMatchObject({ claimed: true, stopReason: 'finished' });
+      expect(Object.keys(env).filter((name) => name.startsWith('HARNESS_') || name.startsWith('HN_')).sort()).toEqual(['HARNESS_CDP_URL', 'HARNESS_CLAIM_FILE', 'HARNESS_SITE_URL', 'HARNESS_TASK']);
+      expect(env.HARNESS_TASK).toBe(upvoteFirstPost.prompt);
+      expect(env.HARNESS_SITE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(env.HARNESS_CDP_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(env.OPENAI_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+/);
+      expect(env.OPENAI_API_KEY).toBeTruthy();
+      expect(env.OPENAI_API_KEY).not.toBe(PARENT_KEY);
+      expect(JSON.stringify(env)).not.toContain(PARENT_KEY);
+      expect(without.attachments.get('agent-stdout.txt')).not.toContain(env.OPENAI_API_KEY);
+
+      const withAccount = await runAgent(context, testInfo, command('print-env.mjs', { account: true }));
+      const accountEnv = JSON.parse(readFileSync(testInfo.outputPath('run', 'env.json'), 'utf8')) as Record<string, string>;
+      expect([accountEnv.HN_USERNAME, accountEnv.HN_PASSWORD]).toEqual([account.username, account.password]);
+      const stdout = withAccount.attachments.get('agent-stdout.txt')!;
+      expect(stdout).toContain(`"HN_USERNAME": "${account.username}"`);
+      expect(stdout).toContain('"HN_PASSWORD": "[secret]"');
+      expect(stdout).not.toContain(account.password);
+    } finally {
+      if (before === undefined) delete process.env.OPENAI_API_KEY;
+      else process.env.OPENAI_API_KEY = before;
+    }
+  });
+});
+
+test.describe('HARNESS_CDP_URL: a Chromium of the run, on the same site', () => {
+  test('a CDP client opening the real origin sees the replica, and its vote changes the replica', async ({ context }, testInfo) => {
+    const { result, site } = await runAgent(context, testInfo, command('cdp-vote.mjs', { account: true }));
+    const story = firstStory(site.replica);
+    expect(result).toMatchObject({ claimed: true, stopReason: 'finished', summary: `upvoted "${story.title}"` });
+    expect(site.replica.truth().votes).toEqual({ [account.username]: [story.id] });
+  });
+
+  test('closed after the run: its user-data-dir is removed', async () => {
+    const site = recordedHn();
+    const browser = await launchCdpBrowser(site);
+    const client = await chromium.connectOverCDP(browser.url);
+    const page = await client.contexts()[0]!.newPage();
+    await page.goto(`${site.origin}/news`);
+    await expect(page.locator('tr.athing')).toHaveCount(30);
+    await client.close();
+    await browser.close();
+    await expect(chromium.connectOverCDP(browser.url, { timeout: 5_000 })).rejects.toThrow();
+    expect(existsSync(browser.userDataDir)).toBe(false);
+  });
+});
+
+test.describe('functionAgent: a TypeScript function', () => {
+  test('it gets a page on the site and the site over HTTP; what it returns is its claim', async ({ context }, testInfo) => {
+    const agent = functionAgent(async function frontPageReader({ page, site, task }) {
+      await page.goto(`${site.origin}/news`);
+      const fromPage = await page.locator('.titleline > a').first().textContent();
+      const overHttp = await (await fetch(`${site.url}/news`)).text();
+      return { success: overHttp.includes(fromPage!), summary: `read the front page for: ${task}`, answer: fromPage! };
+    });
+    expect(agent.condition).toEqual({ agent: 'function', name: 'frontPageReader', account: false });
+    const { result, site } = await runAgent(context, testInfo, agent);
+    expect(result).toMatchObject({ claimed: true, stopReason: 'finished', summary: `read the front page for: ${upvoteFirstPost.prompt}`, answer: firstStory(site.replica).title, iterations: 0 });
+  });
+
+  test('a throw ends the run with stopReason error; a value that is not a claim is no claim, with the reason', async ({ context }, testInfo) => {
+    const thrown = await runAgent(context, testInfo, functionAgent(async () => { throw new Error('no browser for me\nat somewhere'); }));
+    expect(thrown.result).toMatchObject({ claimed: false, stopReason: 'error', summary: 'claimed nothing: the agent failed: no browser for me' });
+    const garbage = await runAgent(context, testInfo, functionAgent(async () => ({ success: 'yes' }) as unknown as AgentClaim, { name: 'sloppy' }));
+    expect(garbage.result).toMatchObject({ claimed: false, stopReason: 'finished' });
+    expect(garbage.result.summary).toBe('claimed nothing: the value sloppy returned is not a claim { success, summary, answer? } (success: Invalid input: expected boolean, received string; summary: Invalid input: expected string, received undefined)');
+  });
+
+});
+
+test.describe('options and conditions', () => {
+  test('options are checked when the agent is named: one line naming the field', () => {
+    expect(() => functionAgent(async () => ({ success: true, summary: '' }), { name: '' })).toThrow('functionAgent() options: name: Too small: expected string to have >=1 characters');
+    expect(() => commandAgent([])).toThrow(/^commandAgent\(\) argv: \(options\): /);
+    expect(() => commandAgent(['node'], { timeoutMs: -1 } as CommandAgentOptions)).toThrow(/^commandAgent\(\) options: timeoutMs: /);
+    expect(() => commandAgent(['node'], { env: { KEY: 1 } } as unknown as CommandAgentOptions)).toThrow(/^commandAgent\(\) options: env\.KEY: /);
+    expect(() => commandAgent(['node'], { envs: {} } as unknown as CommandAgentOptions)).toThrow(/^commandAgent\(\) options: \(options\): Unrecognized key: "envs"/);
+  });
+
+  test('a command’s condition names its argv and env keys, never env values; its name is its script’s', () => {
+    const agent = commandAgent(['python3', '-u', 'examples/python/agent.py'], { env: { SECRET_TOKEN: 'value-never-shown' }, timeoutMs: 60_000 });
+    expect(agent.name).toBe('agent.py');
+    expect(agent.condition).toEqual({ agent: 'command', argv: ['python3', '-u', 'examples/python/agent.py'], timeoutMs: 60_000, account: false, envKeys: ['SECRET_TOKEN'] });
+  });
+});
