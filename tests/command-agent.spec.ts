@@ -6,22 +6,21 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { chromium, expect, test, type BrowserContext, type TestInfo } from '@playwright/test';
-import { commandAgent, type CommandAgentOptions } from '../src/agents/command.ts';
+import { commandAgent, OUTPUT_CAP_BYTES, type CommandAgentOptions } from '../src/agents/command.ts';
 import { launchCdpBrowser } from '../src/agents/cdp-browser.ts';
 import { functionAgent } from '../src/agents/function.ts';
 import type { AgentClaim, AgentResult, AgentRun } from '../src/eval/agent.ts';
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
 import { createModel } from '../src/models/registry.ts';
 import { politeFetch } from '../src/sites/hn/polite-fetch.ts';
-import { recordedHn, type HnSite } from '../src/sites/hn/site.ts';
+import { recordedHn } from '../src/sites/hn/site.ts';
 import { serveSite } from '../src/sites/serve.ts';
-import type { HnReplica } from '../src/sites/hn/replica.ts';
 import { account, firstStory } from './support.ts';
 
 const run = promisify(execFile);
 const agents = new URL('fixtures/agents/', import.meta.url).pathname;
-/** In harness-eval's own environment, never in an agent's: the provider's real key. */
-const PARENT_KEY = 'sk-parent-real-key-7f3a91';
+/** In harness-eval's own environment, never in an agent's: the provider's real key, the live site's password, any other secret. */
+const PARENT_SECRETS = { OPENAI_API_KEY: 'sk-parent-real-key-7f3a91', HN_PASSWORD: 'parent-hn-pw-3c8e', AWS_SECRET_ACCESS_KEY: 'parent-aws-secret-55d1' };
 
 test.describe('serveSite: any site over plain HTTP on 127.0.0.1', () => {
   test('the replica: a Python urllib client with a cookie jar logs in, keeps the session and votes', async () => {
@@ -166,6 +165,13 @@ test.describe('commandAgent: a command in any language', () => {
     expect(missing.result.summary).toContain('the command could not start (spawn /no/such/agent ENOENT)');
   });
 
+  test('a chatty command: each of stdout and stderr is attached up to 1 MB, and says what was cut', async ({ context }, testInfo) => {
+    const chatty = commandAgent([process.execPath, '-e', `process.stdout.write('x'.repeat(${OUTPUT_CAP_BYTES} + 12345))`]);
+    const { attachments } = await runAgent(context, testInfo, chatty);
+    const stdout = attachments.get('agent-stdout.txt')!;
+    expect(stdout.startsWith('x'.repeat(OUTPUT_CAP_BYTES) + '\n[harness-eval: 12345 more bytes cut')).toBe(true);
+  });
+
   test('at its time limit the whole process group is killed, a grandchild too: stopReason timeout', async ({ context }, testInfo) => {
     const pidFile = testInfo.outputPath('grandchild.pid');
     const { result, attachments } = await runAgent(context, testInfo, command('sleeper.mjs', { timeoutMs: 3_000, env: { GRANDCHILD_PID_FILE: pidFile } }));
@@ -188,8 +194,8 @@ test.describe('commandAgent: a command in any language', () => {
   });
 
   test('its environment: the run\u2019s endpoints and a gateway token, never the real key; the account only when asked; output redacted', async ({ context }, testInfo) => {
-    const before = process.env.OPENAI_API_KEY;
-    process.env.OPENAI_API_KEY = PARENT_KEY;
+    const before = { ...process.env };
+    Object.assign(process.env, PARENT_SECRETS);
     try {
       const without = await runAgent(context, testInfo, command('print-env.mjs'));
       const env = JSON.parse(readFileSync(testInfo.outputPath('run', 'env.json'), 'utf8')) as Record<string, string>;
@@ -200,20 +206,23 @@ test.describe('commandAgent: a command in any language', () => {
       expect(env.HARNESS_CDP_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(env.OPENAI_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+/);
       expect(env.OPENAI_API_KEY).toBeTruthy();
-      expect(env.OPENAI_API_KEY).not.toBe(PARENT_KEY);
-      expect(JSON.stringify(env)).not.toContain(PARENT_KEY);
+      for (const secret of Object.values(PARENT_SECRETS)) expect(JSON.stringify(env)).not.toContain(secret);
       expect(without.attachments.get('agent-stdout.txt')).not.toContain(env.OPENAI_API_KEY);
 
       const withAccount = await runAgent(context, testInfo, command('print-env.mjs', { account: true }));
       const accountEnv = JSON.parse(readFileSync(testInfo.outputPath('run', 'env.json'), 'utf8')) as Record<string, string>;
-      expect([accountEnv.HN_USERNAME, accountEnv.HN_PASSWORD]).toEqual([account.username, account.password]);
+      // The replica's account (HN_PASSWORD in harness-eval's environment sets it, as for the live site).
+      const { username, password } = withAccount.site.account;
+      expect([accountEnv.HN_USERNAME, accountEnv.HN_PASSWORD]).toEqual([username, password]);
       const stdout = withAccount.attachments.get('agent-stdout.txt')!;
-      expect(stdout).toContain(`"HN_USERNAME": "${account.username}"`);
+      expect(stdout).toContain(`"HN_USERNAME": "${username}"`);
       expect(stdout).toContain('"HN_PASSWORD": "[secret]"');
-      expect(stdout).not.toContain(account.password);
+      expect(stdout).not.toContain(password);
     } finally {
-      if (before === undefined) delete process.env.OPENAI_API_KEY;
-      else process.env.OPENAI_API_KEY = before;
+      for (const name of Object.keys(PARENT_SECRETS)) {
+        if (before[name] === undefined) delete process.env[name];
+        else process.env[name] = before[name];
+      }
     }
   });
 });
