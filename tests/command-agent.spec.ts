@@ -9,9 +9,9 @@ import { chromium, expect, test, type BrowserContext, type TestInfo } from '@pla
 import { commandAgent, OUTPUT_CAP_BYTES, type CommandAgentOptions } from '../src/agents/command.ts';
 import { launchCdpBrowser } from '../src/agents/cdp-browser.ts';
 import { functionAgent } from '../src/agents/function.ts';
-import type { AgentClaim, AgentResult, AgentRun } from '../src/eval/agent.ts';
+import type { Agent, AgentClaim } from '../src/eval/agent.ts';
+import { evaluate } from '../src/eval/evaluate.ts';
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
-import { createModel } from '../src/models/registry.ts';
 import { politeFetch } from '../src/sites/hn/polite-fetch.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { serveSite } from '../src/sites/serve.ts';
@@ -103,24 +103,18 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ status?
   });
 }
 
-/** One run of an agent as the evaluation would start it: the replica attached to the test's context, the scripted model. */
-async function runAgent(context: BrowserContext, testInfo: TestInfo, agent: { run(run: AgentRun): Promise<AgentResult> }, signal?: AbortSignal) {
+/** One run of an agent through the evaluation, as the fixture runs it: the replica, the scripted model, the oracle. */
+async function runAgent(context: BrowserContext, testInfo: TestInfo, agent: Agent, signal?: AbortSignal) {
   const site = recordedHn();
-  await site.attach(context);
   const attachments = new Map<string, string>();
-  const result = await agent.run({
-    task: upvoteFirstPost,
-    site,
+  const result = await evaluate({
     context,
-    async openSession() {
-      const page = await context.newPage();
-      return { page, close: () => page.close() };
-    },
-    model: createModel('scripted:diligent'),
-    secrets: [site.account.password],
+    site,
+    agent,
+    model: 'scripted:diligent',
+    task: upvoteFirstPost,
     signal,
     outputDir: testInfo.outputPath('run'),
-    carried: { save: () => null, restore: () => undefined },
     async attach(name, body, contentType) {
       attachments.set(name, body.toString());
       await testInfo.attach(name, { body, contentType });
@@ -143,7 +137,7 @@ function gone(pid: number): boolean {
 test.describe('commandAgent: a command in any language', () => {
   test('an agent over plain HTTP that never calls the model: its claim, read from its file', async ({ context }, testInfo) => {
     const { result, site } = await runAgent(context, testInfo, command('front-page.mjs'));
-    expect(result).toMatchObject({ claimed: false, stopReason: 'finished', summary: 'read 30 stories, voted for none', iterations: 0, answer: firstStory(site.replica).title });
+    expect(result).toMatchObject({ claimed: false, actual: false, falseFailure: false, incomplete: false, stopReason: 'finished', summary: 'read 30 stories, voted for none', iterations: 0, answer: firstStory(site.replica).title });
     expect(result.tokens).toEqual({ input: 0, output: 0 });
   });
 
@@ -158,7 +152,7 @@ test.describe('commandAgent: a command in any language', () => {
 
   test('a command that fails without a claim, or cannot start: stopReason error, with its exit code', async ({ context }, testInfo) => {
     const failing = await runAgent(context, testInfo, commandAgent([process.execPath, '-e', 'console.error("boom"); process.exit(3)']));
-    expect(failing.result).toMatchObject({ claimed: false, stopReason: 'error', summary: 'claimed nothing: exited with code 3 and wrote no claim file' });
+    expect(failing.result).toMatchObject({ claimed: false, stopReason: 'error', incomplete: true, summary: 'claimed nothing: exited with code 3 and wrote no claim file' });
     expect(failing.attachments.get('agent-stderr.txt')).toBe('boom\n');
     const missing = await runAgent(context, testInfo, commandAgent(['/no/such/agent']));
     expect(missing.result).toMatchObject({ stopReason: 'error' });
@@ -175,7 +169,7 @@ test.describe('commandAgent: a command in any language', () => {
   test('at its time limit the whole process group is killed, a grandchild too: stopReason timeout', async ({ context }, testInfo) => {
     const pidFile = testInfo.outputPath('grandchild.pid');
     const { result, attachments } = await runAgent(context, testInfo, command('sleeper.mjs', { timeoutMs: 3_000, env: { GRANDCHILD_PID_FILE: pidFile } }));
-    expect(result).toMatchObject({ claimed: false, stopReason: 'timeout', summary: 'claimed nothing: killed at its time limit (3000 ms)' });
+    expect(result).toMatchObject({ claimed: false, stopReason: 'timeout', incomplete: true, summary: 'claimed nothing: killed at its time limit (3000 ms)' });
     // It ignored SIGTERM: SIGKILL ended it.
     expect(attachments.get('agent-stdout.txt')).toBe('SIGTERM ignored\n');
     const grandchild = Number(readFileSync(pidFile, 'utf8'));
@@ -189,7 +183,7 @@ test.describe('commandAgent: a command in any language', () => {
     await expect.poll(() => existsSync(pidFile), { timeout: 30_000 }).toBe(true);
     controller.abort();
     const { result } = await running;
-    expect(result).toMatchObject({ stopReason: 'timeout', summary: 'claimed nothing: killed at the run\u2019s time limit' });
+    expect(result).toMatchObject({ stopReason: 'timeout', incomplete: true, summary: 'claimed nothing: killed at the run\u2019s time limit' });
     await expect.poll(() => gone(Number(readFileSync(pidFile, 'utf8'))), { timeout: 10_000 }).toBe(true);
   });
 
@@ -199,7 +193,8 @@ test.describe('commandAgent: a command in any language', () => {
     try {
       const without = await runAgent(context, testInfo, command('print-env.mjs'));
       const env = JSON.parse(readFileSync(testInfo.outputPath('run', 'env.json'), 'utf8')) as Record<string, string>;
-      expect(without.result).toMatchObject({ claimed: true, stopReason: 'finished' });
+      // It claims success and did nothing: a false success, as the oracle finds.
+      expect(without.result).toMatchObject({ claimed: true, actual: false, falseSuccess: true, stopReason: 'finished' });
       expect(Object.keys(env).filter((name) => name.startsWith('HARNESS_') || name.startsWith('HN_')).sort()).toEqual(['HARNESS_CDP_URL', 'HARNESS_CLAIM_FILE', 'HARNESS_SITE_URL', 'HARNESS_TASK']);
       expect(env.HARNESS_TASK).toBe(upvoteFirstPost.prompt);
       expect(env.HARNESS_SITE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -231,7 +226,7 @@ test.describe('HARNESS_CDP_URL: a Chromium of the run, on the same site', () => 
   test('a CDP client opening the real origin sees the replica, and its vote changes the replica', async ({ context }, testInfo) => {
     const { result, site } = await runAgent(context, testInfo, command('cdp-vote.mjs', { account: true }));
     const story = firstStory(site.replica);
-    expect(result).toMatchObject({ claimed: true, stopReason: 'finished', summary: `upvoted "${story.title}"` });
+    expect(result).toMatchObject({ claimed: true, actual: true, falseSuccess: false, incomplete: false, stopReason: 'finished', summary: `upvoted "${story.title}"` });
     expect(site.replica.truth().votes).toEqual({ [account.username]: [story.id] });
   });
 
