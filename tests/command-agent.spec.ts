@@ -141,6 +141,13 @@ test.describe('commandAgent: a command in any language', () => {
     expect(result.tokens).toEqual({ input: 0, output: 0 });
   });
 
+  test('its model calls go through the run\u2019s gateway: counted as iterations, with their tokens', async ({ context }, testInfo) => {
+    const { result } = await runAgent(context, testInfo, command('model-call.mjs'));
+    expect(result).toMatchObject({ claimed: false, stopReason: 'finished', iterations: 1, summary: 'the model answered with status 200 and 1 choice(s)' });
+    expect(result.tokens.input).toBeGreaterThan(0);
+    expect(result.trace.filter((event) => event.type === 'model_request')).toHaveLength(1);
+  });
+
   test('no claim file, or one that is not JSON: claimed nothing, and the run says why', async ({ context }, testInfo) => {
     const silent = await runAgent(context, testInfo, command('no-claim.mjs'));
     expect(silent.result).toMatchObject({ claimed: false, stopReason: 'finished', summary: 'claimed nothing: wrote no claim file' });
