@@ -12,6 +12,7 @@ import { functionAgent } from '../src/agents/function.ts';
 import type { Agent, AgentClaim } from '../src/eval/agent.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { test as harnessTest } from '../src/playwright/fixtures.ts';
 import { politeFetch } from '../src/sites/hn/polite-fetch.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { serveSite } from '../src/sites/serve.ts';
@@ -287,5 +288,15 @@ test.describe('options and conditions', () => {
     const agent = commandAgent(['python3', '-u', 'examples/python/agent.py'], { env: { SECRET_TOKEN: 'value-never-shown' }, timeoutMs: 60_000 });
     expect(agent.name).toBe('agent.py');
     expect(agent.condition).toEqual({ agent: 'command', argv: ['python3', '-u', 'examples/python/agent.py'], timeoutMs: 60_000, account: false, envKeys: ['SECRET_TOKEN'] });
+  });
+});
+
+harnessTest.describe('through the fixture (test.use({ agent }))', () => {
+  harnessTest.use({ agent: commandAgent([process.execPath, join(agents, 'no-claim.mjs')]) });
+
+  harnessTest('a command agent\u2019s run is recorded and its stdout attached to the test', async ({ harness }, testInfo) => {
+    const run = await harness.run(upvoteFirstPost);
+    expect(run).toMatchObject({ agent: 'no-claim.mjs', claimed: false, actual: false, incomplete: false, summary: 'claimed nothing: wrote no claim file', layers: [] });
+    expect(testInfo.attachments.map((attachment) => attachment.name)).toEqual(expect.arrayContaining(['agent-stdout.txt', 'harness-run.json']));
   });
 });
