@@ -238,13 +238,16 @@ test.describe('HARNESS_CDP_URL: a Chromium of the run, on the same site', () => 
     expect(site.replica.truth().votes).toEqual({ [account.username]: [story.id] });
   });
 
-  test('closed after the run: its user-data-dir is removed', async () => {
+  test('pages of its default context and of new contexts reach the site; closed after the run, its user-data-dir removed', async () => {
     const site = recordedHn();
     const browser = await launchCdpBrowser(site);
     const client = await chromium.connectOverCDP(browser.url);
-    const page = await client.contexts()[0]!.newPage();
-    await page.goto(`${site.origin}/news`);
-    await expect(page.locator('tr.athing')).toHaveCount(30);
+    // Agents open pages in the default context, or in contexts of their own (browser-use does): both reach the site.
+    for (const context of [client.contexts()[0]!, await client.newContext()]) {
+      const page = await context.newPage();
+      await page.goto(`${site.origin}/news`);
+      await expect(page.locator('tr.athing')).toHaveCount(30);
+    }
     await client.close();
     await browser.close();
     await expect(chromium.connectOverCDP(browser.url, { timeout: 5_000 })).rejects.toThrow();
