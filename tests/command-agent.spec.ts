@@ -13,6 +13,7 @@ import type { Agent, AgentClaim } from '../src/eval/agent.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
 import { test as harnessTest } from '../src/playwright/fixtures.ts';
+import { serveReplica } from '../src/sites/hn/adapters/server.ts';
 import { politeFetch } from '../src/sites/hn/polite-fetch.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { serveSite } from '../src/sites/serve.ts';
@@ -68,6 +69,21 @@ print("logged in" if "logout?auth=" in page else "logged out")
       expect(response.headers.get('location')).toBe(`${server.url}/next?x=1#top`);
       expect(response.headers.getSetCookie()).toEqual(['a=1; Path=/; HttpOnly', 'b=2', 'c=3; SameSite=Lax']);
       expect(seen).toEqual([{ url: `${origin}/login?goto=news`, origin, cookie: 'z=9' }]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('the standalone replica server shares the plumbing: every Set-Cookie of an answer reaches the client', async () => {
+    const twoCookies = async () => {
+      const headers = new Headers({ 'content-type': 'text/plain' });
+      headers.append('set-cookie', 'first=1; Path=/');
+      headers.append('set-cookie', 'second=2; Path=/');
+      return new Response('ok', { headers });
+    };
+    const server = await serveReplica({ handle: twoCookies, truth: () => ({ votes: {}, requests: 0 }) }, { port: 0 });
+    try {
+      expect((await fetch(`${server.url}/news`)).headers.getSetCookie()).toEqual(['first=1; Path=/', 'second=2; Path=/']);
     } finally {
       await server.close();
     }
