@@ -194,6 +194,7 @@ test.describe('commandAgent: a command in any language', () => {
     const pidFile = testInfo.outputPath('grandchild.pid');
     const { result, attachments } = await runAgent(context, testInfo, command('sleeper.mjs', { timeoutMs: 3_000, env: { GRANDCHILD_PID_FILE: pidFile } }));
     expect(result).toMatchObject({ claimed: false, stopReason: 'timeout', incomplete: true, summary: 'claimed nothing: killed at its time limit (3000 ms)' });
+    expect(result.trace).toContainEqual(expect.objectContaining({ type: 'custom', layer: 'sleeper.mjs', name: 'command ended', data: { kind: 'killed', by: 'timeoutMs' } }));
     // It ignored SIGTERM: SIGKILL ended it.
     expect(attachments.get('agent-stdout.txt')).toBe('SIGTERM ignored\n');
     const grandchild = Number(readFileSync(pidFile, 'utf8'));
@@ -304,9 +305,10 @@ test.describe('options and conditions', () => {
   });
 
   test('a command’s condition names its argv and env keys, never env values; its name is its script’s', () => {
-    const agent = commandAgent(['python3', '-u', 'examples/python/agent.py'], { env: { SECRET_TOKEN: 'value-never-shown' }, timeoutMs: 60_000 });
-    expect(agent.name).toBe('agent.py');
-    expect(agent.condition).toEqual({ agent: 'command', argv: ['python3', '-u', 'examples/python/agent.py'], timeoutMs: 60_000, account: false, envKeys: ['SECRET_TOKEN'] });
+    const agent = commandAgent(['node', '--no-warnings', 'agents/front-page.mjs'], { cwd: 'tests/fixtures', env: { SECRET_TOKEN: 'value-never-shown' }, timeoutMs: 60_000 });
+    expect(agent.name).toBe('front-page.mjs');
+    expect(agent.condition).toEqual({ agent: 'command', argv: ['node', '--no-warnings', 'agents/front-page.mjs'], cwd: 'tests/fixtures', timeoutMs: 60_000, account: false, envKeys: ['SECRET_TOKEN'] });
+    expect(commandAgent(['node', '-e', 'fetch("http://127.0.0.1/")']).name).toBe('node');
   });
 });
 

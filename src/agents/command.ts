@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { statSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { redact } from '../harness/trace.ts';
 import { parseInput } from '../input.ts';
@@ -44,7 +45,8 @@ const DRAIN_MS = 1_000;
  */
 export function commandAgent(argv: readonly string[], options: CommandAgentOptions = {}): Agent {
   const command = parseInput(argvSchema, argv, 'commandAgent() argv');
-  const { name = defaultName(command), cwd, env, timeoutMs, account } = parseInput(commandAgentOptionsSchema, options, 'commandAgent() options');
+  const { cwd, env, timeoutMs, account, ...named } = parseInput(commandAgentOptionsSchema, options, 'commandAgent() options');
+  const name = named.name ?? defaultName(command, cwd);
   // The environment's names only: its values may be keys, and the condition is written to every report.
   const condition = { agent: 'command', argv: command, ...(cwd && { cwd }), ...(timeoutMs && { timeoutMs }), account, ...(Object.keys(env).length > 0 && { envKeys: Object.keys(env).sort() }) };
   return foreignAgent({ name, condition, account }, async (input, run) => {
@@ -63,11 +65,12 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
         HARNESS_CLAIM_FILE: claimFile,
         ...(input.site.account && { HN_USERNAME: input.site.account.username, HN_PASSWORD: input.site.account.password }),
       };
-      const ended = await runCommand(command, { cwd, env: { ...inheritedEnv(), ...env, ...harnessEnv }, timeoutMs, signal: input.signal });
+      const { stdout, stderr, ...exit } = await runCommand(command, { cwd, env: { ...inheritedEnv(), ...env, ...harnessEnv }, timeoutMs, signal: input.signal });
+      input.trace.record('command ended', exit);
       const secrets = [...run.secrets, input.model.apiKey];
-      await attachOutput(run, 'agent-stdout.txt', ended.stdout, secrets);
-      await attachOutput(run, 'agent-stderr.txt', ended.stderr, secrets);
-      return await outcomeOf(ended, claimFile, timeoutMs);
+      await attachOutput(run, 'agent-stdout.txt', stdout, secrets);
+      await attachOutput(run, 'agent-stderr.txt', stderr, secrets);
+      return await outcomeOf(exit, claimFile, timeoutMs);
     } finally {
       await browser.close();
     }
@@ -78,7 +81,7 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
 type Exit = { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null } | { kind: 'killed'; by: 'timeoutMs' | 'signal' } | { kind: 'unstarted'; message: string };
 type Ended = Exit & { stdout: Output; stderr: Output };
 
-async function outcomeOf(ended: Ended, claimFile: string, timeoutMs: number | undefined): Promise<ForeignOutcome> {
+async function outcomeOf(ended: Exit, claimFile: string, timeoutMs: number | undefined): Promise<ForeignOutcome> {
   if (ended.kind === 'unstarted') return { reason: `the command could not start (${ended.message})`, stopReason: 'error' };
   if (ended.kind === 'killed') {
     const reason = ended.by === 'timeoutMs' ? `killed at its time limit (${timeoutMs} ms)` : 'killed at the run’s time limit';
@@ -186,8 +189,8 @@ function inheritedEnv(): Record<string, string> {
   return Object.fromEntries(INHERITED_ENV.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])));
 }
 
-/** The script's file name (the first argument that is a path: `agent.py` in `python3 -u agent.py`), else the program's. */
-function defaultName(argv: readonly string[]): string {
-  const script = argv.slice(1).find((arg) => !arg.startsWith('-') && /[/\\]|\.[a-z0-9]+$/i.test(arg));
+/** The script's file name (the first argument that is a file: `agent.py` in `python3 -u agent.py`), else the program's. */
+function defaultName(argv: readonly string[], cwd = '.'): string {
+  const script = argv.slice(1).find((arg) => !arg.startsWith('-') && statSync(resolve(cwd, arg), { throwIfNoEntry: false })?.isFile());
   return basename(script ?? argv[0]!);
 }
