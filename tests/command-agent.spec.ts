@@ -51,11 +51,11 @@ print("logged in" if "logout?auth=" in page else "logged out")
 
   test('a redirect to the origin points back at the server; Set-Cookie loses Secure, Domain and SameSite=None', async () => {
     const origin = 'https://site.example';
-    const seen: Array<{ url: string; origin: string | null; cookie: string | null }> = [];
+    const seen: Array<Record<string, string | null>> = [];
     const server = await serveSite({
       origin,
       async fetch(request) {
-        seen.push({ url: request.url, origin: request.headers.get('origin'), cookie: request.headers.get('cookie') });
+        seen.push({ url: request.url, origin: request.headers.get('origin'), referer: request.headers.get('referer'), cookie: request.headers.get('cookie') });
         const headers = new Headers({ location: `${origin}/next?x=1#top` });
         headers.append('set-cookie', 'a=1; Domain=.site.example; Path=/; Secure; HttpOnly');
         headers.append('set-cookie', 'b=2; SameSite=None; Secure; Partitioned');
@@ -64,11 +64,11 @@ print("logged in" if "logout?auth=" in page else "logged out")
       },
     });
     try {
-      const response = await fetch(`${server.url}/login?goto=news`, { method: 'POST', body: 'acct=x', redirect: 'manual', headers: { origin: server.url, cookie: 'z=9' } });
+      const response = await fetch(`${server.url}/login?goto=news`, { method: 'POST', body: 'acct=x', redirect: 'manual', headers: { origin: server.url, referer: `${server.url}/login?goto=news`, cookie: 'z=9' } });
       expect(response.status).toBe(302);
       expect(response.headers.get('location')).toBe(`${server.url}/next?x=1#top`);
       expect(response.headers.getSetCookie()).toEqual(['a=1; Path=/; HttpOnly', 'b=2', 'c=3; SameSite=Lax']);
-      expect(seen).toEqual([{ url: `${origin}/login?goto=news`, origin, cookie: 'z=9' }]);
+      expect(seen).toEqual([{ url: `${origin}/login?goto=news`, origin, referer: `${origin}/login?goto=news`, cookie: 'z=9' }]);
     } finally {
       await server.close();
     }

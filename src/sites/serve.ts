@@ -70,7 +70,7 @@ export async function serveSite(site: Pick<Site, 'origin' | 'fetch'>): Promise<S
     // A browser on this server names it as its origin and referrer: the site expects its own.
     for (const name of ['origin', 'referer']) {
       const value = headers.get(name);
-      if (value?.startsWith(local)) headers.set(name, site.origin + value.slice(local.length));
+      if (value && URL.canParse(value) && new URL(value).origin === local) headers.set(name, site.origin + value.slice(local.length));
     }
     const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer();
     const response = await site.fetch(new Request(url, { method: request.method, headers, body, redirect: 'manual' }));
