@@ -255,10 +255,13 @@ test.describe('HARNESS_CDP_URL: a Chromium of the run, on the same site', () => 
     expect(site.replica.truth().votes).toEqual({ [account.username]: [story.id] });
   });
 
-  test('pages of its default context and of new contexts reach the site; closed after the run, its user-data-dir removed', async () => {
+  test('started when a client connects; pages of its default context and of new contexts reach the site; closed after the run, its user-data-dir removed', async () => {
     const site = recordedHn();
     const browser = await launchCdpBrowser(site);
+    // Most agents never use it: Chromium starts only when a client connects.
+    expect(browser.launched).toBe(false);
     const client = await chromium.connectOverCDP(browser.url);
+    expect(browser.launched).toBe(true);
     // Agents open pages in the default context, or in contexts of their own (browser-use does): both reach the site.
     for (const context of [client.contexts()[0]!, await client.newContext()]) {
       const page = await context.newPage();
