@@ -183,11 +183,12 @@ test.describe('commandAgent: a command in any language', () => {
     expect(missing.result.summary).toContain('the command could not start (spawn /no/such/agent ENOENT)');
   });
 
-  test('a chatty command: each of stdout and stderr is attached up to 1 MB, and says what was cut', async ({ context }, testInfo) => {
-    const chatty = commandAgent([process.execPath, '-e', `process.stdout.write('x'.repeat(${OUTPUT_CAP_BYTES} + 12345))`]);
-    const { attachments } = await runAgent(context, testInfo, chatty);
+  test('a chatty command: each of stdout and stderr is attached up to 1 MB, redacted before the cut, and says what was cut', async ({ context }, testInfo) => {
+    // The site's password written across the 1 MB mark: none of it may reach the attachment.
+    const script = `process.stdout.write('x'.repeat(${OUTPUT_CAP_BYTES} - 4) + process.env.HN_PASSWORD + 'y'.repeat(12345))`;
+    const { attachments, site } = await runAgent(context, testInfo, commandAgent([process.execPath, '-e', script], { account: true }));
     const stdout = attachments.get('agent-stdout.txt')!;
-    expect(stdout.startsWith('x'.repeat(OUTPUT_CAP_BYTES) + '\n[harness-eval: 12345 more bytes cut')).toBe(true);
+    expect(stdout).toBe(`${'x'.repeat(OUTPUT_CAP_BYTES - 4)}[sec\n[harness-eval: cut here; it wrote ${OUTPUT_CAP_BYTES - 4 + site.account.password.length + 12345} bytes in all]\n`);
   });
 
   test('at its time limit the whole process group is killed, a grandchild too: stopReason timeout', async ({ context }, testInfo) => {

@@ -159,30 +159,33 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 }
 
 interface Output {
-  text: string;
-  /** Bytes past the cap, not kept. */
-  cut: number;
+  /** The first bytes, a little past the cap: a secret across the cap is still whole when redacted. */
+  head: Buffer;
+  /** Every byte written. */
+  total: number;
 }
 
-/** A stream's first OUTPUT_CAP_BYTES, and how much more there was. */
+/** Bytes kept past the cap, so that the secrets redacted are whole (any key or password is shorter). */
+const SECRET_SLACK_BYTES = 4096;
+
+/** A stream's first bytes, and how many it wrote in all. */
 function capture(stream: NodeJS.ReadableStream) {
   const chunks: Buffer[] = [];
-  let size = 0;
-  let cut = 0;
+  let total = 0;
   const closed = new Promise<void>((resolve) => stream.once('close', resolve));
   stream.on('data', (chunk: Buffer) => {
-    const kept = chunk.subarray(0, OUTPUT_CAP_BYTES - size);
-    chunks.push(kept);
-    size += kept.length;
-    cut += chunk.length - kept.length;
+    chunks.push(chunk.subarray(0, Math.max(0, OUTPUT_CAP_BYTES + SECRET_SLACK_BYTES - total)));
+    total += chunk.length;
   });
-  return { closed, output: (): Output => ({ text: Buffer.concat(chunks).toString('utf8'), cut }) };
+  return { closed, output: (): Output => ({ head: Buffer.concat(chunks), total }) };
 }
 
-async function attachOutput(run: AgentRun, name: string, { text, cut }: Output, secrets: readonly string[]): Promise<void> {
-  if (text === '' && cut === 0) return;
-  const note = cut > 0 ? `\n[harness-eval: ${cut} more bytes cut; the first ${OUTPUT_CAP_BYTES} are kept]\n` : '';
-  await run.attach(name, redact(text, secrets) + note, 'text/plain');
+/** Attached redacted, then cut at the cap (redacting first, so no secret is cut in two). */
+async function attachOutput(run: AgentRun, name: string, { head, total }: Output, secrets: readonly string[]): Promise<void> {
+  if (total === 0) return;
+  const text = redact(head.toString('utf8'), secrets);
+  const body = total > OUTPUT_CAP_BYTES ? `${text.slice(0, OUTPUT_CAP_BYTES)}\n[harness-eval: cut here; it wrote ${total} bytes in all]\n` : text;
+  await run.attach(name, body, 'text/plain');
 }
 
 function inheritedEnv(): Record<string, string> {
