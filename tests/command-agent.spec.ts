@@ -289,6 +289,21 @@ test.describe('functionAgent: a TypeScript function', () => {
     expect(result).toMatchObject({ claimed: true, stopReason: 'finished', summary: `read the front page for: ${upvoteFirstPost.prompt}`, answer: firstStory(site.replica).title, iterations: 0 });
   });
 
+  test('the account only when asked; its own steps in the run\u2019s trace, redacted', async ({ context }, testInfo) => {
+    const agent = (account: boolean) =>
+      functionAgent(
+        async ({ site, trace }) => {
+          trace.record('signed in as', { user: site.account?.username ?? null, password: site.account?.password ?? null });
+          return { success: false, summary: site.account ? 'had the account' : 'had no account' };
+        },
+        { name: 'account-reader', account },
+      );
+    expect((await runAgent(context, testInfo, agent(false))).result.summary).toBe('had no account');
+    const { result, site } = await runAgent(context, testInfo, agent(true));
+    expect(result.summary).toBe('had the account');
+    expect(result.trace).toContainEqual(expect.objectContaining({ type: 'custom', layer: 'account-reader', name: 'signed in as', data: { user: site.account.username, password: '[secret]' } }));
+  });
+
   test('a throw ends the run with stopReason error; a value that is not a claim is no claim, with the reason', async ({ context }, testInfo) => {
     const thrown = await runAgent(context, testInfo, functionAgent(async () => { throw new Error('no browser for me\nat somewhere'); }));
     expect(thrown.result).toMatchObject({ claimed: false, stopReason: 'error', summary: 'claimed nothing: the agent failed: no browser for me' });
