@@ -101,7 +101,7 @@ print("logged in" if "logout?auth=" in page else "logged out")
     try {
       // Headers about the client's own connection, as HTTP/1.0-era clients send them: Node's fetch refuses to send them on.
       const response = await rawGet(`${server.url}/news?p=2`, { cookie: 'user=me', connection: 'keep-alive', 'keep-alive': 'timeout=5' });
-      expect(response).toEqual({ status: 200, path: '/news?p=2', body: '<p>front page for user=me</p>' });
+      expect(response).toEqual({ status: 200, path: '/news?p=2', length: '29', body: '<p>front page for user=me</p>' });
     } finally {
       await server.close();
       await new Promise((resolve) => upstream.close(resolve));
@@ -110,12 +110,12 @@ print("logged in" if "logout?auth=" in page else "logged out")
 });
 
 /** A GET as a plain HTTP client sends it, with headers Node's fetch would not let a test set. */
-function rawGet(url: string, headers: Record<string, string>): Promise<{ status?: number; path: unknown; body: string }> {
+function rawGet(url: string, headers: Record<string, string>): Promise<{ status?: number; path: unknown; length: unknown; body: string }> {
   return new Promise((resolve, reject) => {
     get(url, { headers }, (response) => {
       let body = '';
       response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode, path: response.headers['x-path'], body }));
+      response.on('end', () => resolve({ status: response.statusCode, path: response.headers['x-path'], length: response.headers['content-length'], body }));
     }).on('error', reject);
   });
 }

@@ -136,8 +136,11 @@ async function answer(handler: HttpHandler, base: string, maxBodyBytes: number, 
   }
   const setCookies = response.headers.getSetCookie();
   if (setCookies.length > 0) responseHeaders['set-cookie'] = setCookies;
+  // Whole and decoded, so its length is known: simple clients need not read chunked answers.
+  const answered = Buffer.from(await response.arrayBuffer());
+  if (req.method !== 'HEAD') responseHeaders['content-length'] = String(answered.length);
   res.writeHead(response.status, responseHeaders);
-  res.end(Buffer.from(await response.arrayBuffer()));
+  res.end(answered);
 }
 
 /** Reads at most `maxBytes`; a larger body is refused without buffering it. */
