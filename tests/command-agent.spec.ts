@@ -14,6 +14,7 @@ import { evaluate } from '../src/eval/evaluate.ts';
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
 import { test as harnessTest } from '../src/playwright/fixtures.ts';
 import { serveReplica } from '../src/sites/hn/adapters/server.ts';
+import { createReplica } from '../src/sites/hn/replica.ts';
 import { politeFetch } from '../src/sites/hn/polite-fetch.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { serveSite } from '../src/sites/serve.ts';
@@ -81,7 +82,7 @@ print("logged in" if "logout?auth=" in page else "logged out")
       headers.append('set-cookie', 'second=2; Path=/');
       return new Response('ok', { headers });
     };
-    const server = await serveReplica({ handle: twoCookies, truth: () => ({ votes: {}, requests: 0 }) }, { port: 0 });
+    const server = await serveReplica({ ...createReplica(), handle: twoCookies }, { port: 0 });
     try {
       expect((await fetch(`${server.url}/news`)).headers.getSetCookie()).toEqual(['first=1; Path=/', 'second=2; Path=/']);
     } finally {
