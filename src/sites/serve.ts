@@ -62,9 +62,8 @@ export async function serveHttp(handler: HttpHandler, { port = 0, host = '127.0.
  * mis-scope are removed, so an ordinary cookie jar keeps the session.
  */
 export async function serveSite(site: Pick<Site, 'origin' | 'fetch'>): Promise<SiteServer> {
-  let local = '';
   const server = await serveHttp(async (request) => {
-    const { pathname, search } = new URL(request.url);
+    const { origin: local, pathname, search } = new URL(request.url);
     const url = new URL(pathname + search, site.origin);
     const headers = new Headers(request.headers);
     // A browser on this server names it as its origin and referrer: the site expects its own.
@@ -76,7 +75,6 @@ export async function serveSite(site: Pick<Site, 'origin' | 'fetch'>): Promise<S
     const response = await site.fetch(new Request(url, { method: request.method, headers, body, redirect: 'manual' }));
     return servedLocally(response, url, site.origin, local);
   });
-  local = server.url;
   return { url: server.url, close: server.close };
 }
 
