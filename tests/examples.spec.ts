@@ -19,8 +19,6 @@ const openaiLoop = () => commandAgent(['node', '--import', 'tsx', 'examples/open
 const pythonAgent = () => commandAgent(['python3', 'examples/python-agent/agent.py'], { name: 'python-agent', account: true });
 const aiSdk = () => functionAgent(aiSdkAgent, { name: 'ai-sdk' });
 
-const server = mswServer();
-
 /** What a run comes to, in the words of a cell. */
 const outcome = (run: RunRecord) => ({ agent: run.agent, claimed: run.claimed, actual: run.actual, falseSuccess: run.falseSuccess, iterations: run.iterations, stopReason: run.stopReason });
 
@@ -50,35 +48,40 @@ test.describe('each example, driven by the doubles, judged like the built-in har
   }
 });
 
-test("a cassette replays an example's traffic: recorded against an openai: model, replayed with no provider", async ({ context }) => {
-  test.setTimeout(120_000);
-  // The provider's stand-in: the diligent double, answering as OpenAI's API would.
-  let providerCalls = 0;
-  server.use(
-    http.post('https://api.openai.com/v1/chat/completions', async ({ request }) => {
-      providerCalls += 1;
-      const body = (await request.json()) as Record<string, unknown>;
-      return scriptedFetch(`${SCRIPTED_BASE_URL}/chat/completions`, { method: 'POST', body: JSON.stringify({ ...body, model: 'diligent' }) });
-    }),
-  );
-  const dir = test.info().outputPath('cassettes');
-  process.env.OPENAI_API_KEY = 'sk-test-examples-cassette';
-  const once = (mode: 'record' | 'replay') =>
-    evaluate({ context, site: recorded().create(), agent: pythonAgent(), model: 'openai:gpt-test', task: upvoteFirstPost, modelCache: { mode, dir, run: 'examples › python-agent' } });
-  try {
-    const recordedRun = await once('record');
-    expect(outcome(recordedRun)).toMatchObject({ agent: 'python-agent', claimed: true, actual: true, iterations: 5 });
-    expect(providerCalls).toBe(5);
-    expect(readdirSync(dir, { recursive: true }).length).toBeGreaterThan(0);
+test.describe('cassettes', () => {
+  // msw stands in for the provider, in this process only: the agents' own calls to the gateway are real HTTP.
+  const server = mswServer();
 
-    server.resetHandlers(); // no provider: a request that reaches for one fails the test (msw errors on it)
-    delete process.env.OPENAI_API_KEY;
-    const replayed = await once('replay');
-    expect(outcome(replayed)).toEqual(outcome(recordedRun));
-    expect(providerCalls).toBe(5);
-  } finally {
-    delete process.env.OPENAI_API_KEY;
-  }
+  test("a cassette replays an example's traffic: recorded against an openai: model, replayed with no provider", async ({ context }) => {
+    test.setTimeout(120_000);
+    // The provider's stand-in: the diligent double, answering as OpenAI's API would.
+    let providerCalls = 0;
+    server.use(
+      http.post('https://api.openai.com/v1/chat/completions', async ({ request }) => {
+        providerCalls += 1;
+        const body = (await request.json()) as Record<string, unknown>;
+        return scriptedFetch(`${SCRIPTED_BASE_URL}/chat/completions`, { method: 'POST', body: JSON.stringify({ ...body, model: 'diligent' }) });
+      }),
+    );
+    const dir = test.info().outputPath('cassettes');
+    process.env.OPENAI_API_KEY = 'sk-test-examples-cassette';
+    const once = (mode: 'record' | 'replay') =>
+      evaluate({ context, site: recorded().create(), agent: pythonAgent(), model: 'openai:gpt-test', task: upvoteFirstPost, modelCache: { mode, dir, run: 'examples › python-agent' } });
+    try {
+      const recordedRun = await once('record');
+      expect(outcome(recordedRun)).toMatchObject({ agent: 'python-agent', claimed: true, actual: true, iterations: 5 });
+      expect(providerCalls).toBe(5);
+      expect(readdirSync(dir, { recursive: true }).length).toBeGreaterThan(0);
+
+      server.resetHandlers(); // no provider: a request that reaches for one fails the test (msw errors on it)
+      delete process.env.OPENAI_API_KEY;
+      const replayed = await once('replay');
+      expect(outcome(replayed)).toEqual(outcome(recordedRun));
+      expect(providerCalls).toBe(5);
+    } finally {
+      delete process.env.OPENAI_API_KEY;
+    }
+  });
 });
 
 test('the TypeScript and Python examples give summary cells with their agent, model calls and tokens, and a gate on them works', async () => {
