@@ -26,6 +26,7 @@ const navigateTool = {
   type: 'function' as const,
   function: { name: 'navigate', description: 'Opens a URL.', parameters: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] } },
 };
+const listTool = { type: 'function' as const, function: { name: 'list_stories', description: 'The stories on the current page.', parameters: { type: 'object', properties: {} } } };
 
 /** A gateway for `model` whose events are kept, reachable from this process (msw lets its traffic through). */
 async function gatewayFor(model: Model) {
@@ -77,11 +78,12 @@ test('the openai SDK gets the scripted double\'s tool call through the gateway, 
       completion.choices[0]!.message,
       { role: 'tool', tool_call_id: call!.id, content: JSON.stringify({ url: 'https://news.ycombinator.com/news' }) },
     ],
-    tools: [navigateTool],
+    tools: [navigateTool, listTool],
   });
-  expect(next.choices[0]!.message.tool_calls?.[0]).toMatchObject({ function: { name: 'get_stories' } });
+  // The doubles choose among the tools offered by what they do: the one that lists stories.
+  expect(next.choices[0]!.message.tool_calls?.[0]).toMatchObject({ function: { name: 'list_stories' } });
   expect(types(started.events)).toEqual(['model_request', 'model_response', 'model_request', 'model_response']);
-  expect(started.events[2]).toEqual({ type: 'model_request', messages: 3, tools: 1 });
+  expect(started.events[2]).toEqual({ type: 'model_request', messages: 3, tools: 2 });
 });
 
 test('GET /v1/models lists the run\'s model', async () => {
@@ -199,7 +201,7 @@ test('the ollama SDK chats with tools through the gateway, streaming or not, and
   gateway = started.gateway;
   // Ollama clients send no key: the gateway takes that on its private port.
   const ollama = new Ollama({ host: gateway.endpoint.ollamaHost });
-  const tools = [navigateTool];
+  const tools = [navigateTool, listTool];
   const first = await ollama.chat({ model: 'llama3.1', messages: [{ role: 'user', content: task }], tools, stream: false });
   expect(first.done).toBe(true);
   expect(first.message.tool_calls).toEqual([{ function: { name: 'navigate', arguments: { url: 'https://news.ycombinator.com/news' } } }]);
@@ -209,7 +211,7 @@ test('the ollama SDK chats with tools through the gateway, streaming or not, and
   const parts = [];
   for await (const part of await ollama.chat({ model: 'llama3.1', messages, tools, stream: true })) parts.push(part);
   expect(parts).toHaveLength(1);
-  expect(parts[0]).toMatchObject({ done: true, message: { tool_calls: [{ function: { name: 'get_stories' } }] } });
+  expect(parts[0]).toMatchObject({ done: true, message: { tool_calls: [{ function: { name: 'list_stories' } }] } });
   expect(types(started.events)).toEqual(['model_request', 'model_response', 'model_request', 'model_response']);
 
   expect((await ollama.list()).models.map((model) => model.name)).toEqual(['scripted:diligent']);
