@@ -19,7 +19,7 @@ export interface OfferedTool {
 interface Capable {
   name: string;
   move: Move;
-  /** Its parameter names, by what they hold. */
+  /** Its parameters' names. */
   params: string[];
 }
 
@@ -105,7 +105,7 @@ const SITE = 'https://news.ycombinator.com/';
 /** The parameter a finishing tool takes its summary in: the first of these it has, else its first text parameter. */
 const SUMMARY_PARAMS = ['summary', 'message', 'reason', 'details', 'explanation', 'text'];
 
-/** The latest upvote link a result showed for `#up_ID`, and the page it was on. */
+/** The latest upvote link a result showed for `#up_ID`, made absolute against the page it was on. */
 function voteLinkFor(selector: unknown, history: History): string | undefined {
   const id = /^#up_(\d+)$/.exec(String(selector))?.[1];
   for (const step of history.steps.toReversed()) {
