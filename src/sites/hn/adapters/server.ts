@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { MAX_BODY_BYTES, type HnReplica } from '../replica.ts';
 
 /** What the server needs of a site: the replica, or anything that answers requests like it. */
-export type SiteHandler = Pick<HnReplica, 'handle' | 'truth'>;
+export type SiteHandler = Pick<HnReplica, 'handle' | 'truth' | 'ranking' | 'reset'>;
 
 export interface ReplicaServer {
   url: string;
@@ -12,8 +12,10 @@ export interface ReplicaServer {
 }
 
 /**
- * The replica over plain HTTP, for agents in any language. Also answers `GET /__harness/state`,
- * the ground truth as JSON: it exists only here, never at the origin the agent browses.
+ * The replica over plain HTTP, for agents in any language and runners outside Playwright. Also
+ * answers `GET /__harness/state` (the ground truth as JSON: votes, request count and the front
+ * pages' ranking, what `harness-eval judge` reads) and `POST /__harness/reset` (back to the start
+ * state, 204), for a runner's next trial. They exist only here, never at the origin the agent browses.
  */
 export async function serveReplica(replica: SiteHandler, { port = 8080, host = '127.0.0.1' } = {}): Promise<ReplicaServer> {
   const server = createServer((req, res) => {
@@ -38,7 +40,13 @@ async function answer(replica: SiteHandler, req: IncomingMessage, res: ServerRes
   const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
   if (url.pathname === '/__harness/state' && req.method === 'GET') {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(replica.truth()));
+    res.end(JSON.stringify({ ...replica.truth(), ranking: replica.ranking }));
+    return;
+  }
+  if (url.pathname === '/__harness/reset' && req.method === 'POST') {
+    req.resume();
+    replica.reset();
+    res.writeHead(204).end();
     return;
   }
   const body = await readBody(req);
