@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { test } from '@playwright/test';
+import { judge } from '../src/eval/oracle.ts';
+import { allTasks, taskNamed, upvoteNeverPosted, type Task } from '../src/eval/tasks.ts';
+import { markupYears } from '../src/sites/hn/options.ts';
+import { recordedHn } from '../src/sites/hn/site.ts';
+import { expect, unzipText } from './support.ts';
+
+/** The oracle's judgement of `task` done by its own reference solution in `context`'s page, straight (no agent, no fixture). */
+async function referenceRun(context: import('@playwright/test').BrowserContext, task: Task, markupYear: (typeof markupYears)[number] = 2025) {
+  const site = recordedHn({ faults: { markupYear } });
+  await site.attach(context);
+  const start = await site.snapshot();
+  const outcome = await task.reference!(await context.newPage(), site);
+  await site.idle();
+  const end = await site.snapshot();
+  return { site, outcome, judgement: judge(task.postconditions, { start, end, diff: site.diff(start, end), user: site.account.username }) };
+}
+
+test.describe('reference solutions', () => {
+  for (const markupYear of markupYears) {
+    for (const task of allTasks.filter((known) => known !== upvoteNeverPosted)) {
+      test(`${task.name} (${markupYear} markup): the reference makes it actual, with no side effect`, async ({ context }) => {
+        const { outcome, judgement } = await referenceRun(context, task, markupYear);
+        expect(outcome ?? {}).not.toHaveProperty('impossible');
+        expect(judgement.verdicts.map((verdict) => verdict.detail)).toEqual(judgement.verdicts.map(() => expect.stringMatching(/ upvoted by harness/)));
+        expect(judgement).toMatchObject({ actual: true, sideEffects: [] });
+      });
+    }
+  }
+
+  test('the infeasible task: the reference finds no such story, says why, and votes for nothing', async ({ context }) => {
+    const { site, outcome, judgement } = await referenceRun(context, upvoteNeverPosted);
+    expect(outcome).toEqual({ impossible: 'no story on the front page is titled "A story that was never posted"' });
+    expect(judgement).toMatchObject({ actual: false, sideEffects: [] });
+    expect(site.replica.truth().votes).toEqual({});
+  });
+
+  test("a reference signs in outside the page: Playwright's trace never holds the password", async ({ context }, testInfo) => {
+    await context.tracing.start({ screenshots: true, snapshots: true });
+    const { site, judgement } = await referenceRun(context, taskNamed('upvote-first-post'));
+    const zip = testInfo.outputPath('trace.zip');
+    await context.tracing.stop({ path: zip });
+    expect(judgement.actual).toBe(true);
+    const files = unzipText(readFileSync(zip));
+    expect([...files.values()].some((text) => text.includes('/vote'))).toBe(true);
+    expect([...files].filter(([, text]) => text.includes(site.account.password)).map(([name]) => name)).toEqual([]);
+  });
+});
