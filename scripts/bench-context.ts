@@ -14,7 +14,7 @@ import { budget } from '../src/layers/budget.ts';
 import { context } from '../src/layers/context.ts';
 import type { Model } from '../src/models/types.ts';
 import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
-import { evaluateHarness } from '../src/playwright/evaluate.ts';
+import { evaluate } from '../src/eval/evaluate.ts';
 import { HN_ORIGIN } from '../src/sites/hn/options.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 
@@ -44,7 +44,7 @@ async function reader(): Promise<{ model: Model; prompts: number[] }> {
 async function promptsPerCall(browser: Browser, layers: LayerValue[]): Promise<number[]> {
   const { model, prompts } = await reader();
   const browserContext = await browser.newContext();
-  await evaluateHarness({ context: browserContext, site: recordedHn(), model, layers, task: upvoteFirstPost, maxIterations: ITERATIONS });
+  await evaluate({ context: browserContext, site: recordedHn(), model, layers, task: upvoteFirstPost, maxIterations: ITERATIONS });
   await browserContext.close();
   return prompts;
 }

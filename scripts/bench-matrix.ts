@@ -4,7 +4,7 @@
  *   - as users run it: `playwright test -c scripts/bench-matrix.config.ts --repeat-each 4`, with
  *     the shared browser (`BENCH_BROWSER=per-worker`: a browser launched by each worker instead);
  *   - as plain scripts: as many node processes as workers, each launching Chromium once and
- *     calling `evaluateHarness` for its share of the same 48 runs, one after another.
+ *     calling `evaluate` for its share of the same 48 runs, one after another.
  * Both sides start from cold processes and end when the last one exits; CPU time counts every
  * process, Chromium's included. Both sides' outcomes per cell are compared. Target ratio ≤ 2.0.
  */
@@ -16,7 +16,7 @@ import { chromium } from '@playwright/test';
 import type { HarnessOptions } from '../src/index.ts';
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
 import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
-import { evaluateHarness } from '../src/playwright/evaluate.ts';
+import { evaluate } from '../src/eval/evaluate.ts';
 import { summarySchema } from '../src/report/types.ts';
 import config from './bench-matrix.config.ts';
 
@@ -29,7 +29,7 @@ async function plainProcess(index: number): Promise<void> {
   const browser = await chromium.launch(chromiumLaunchOptions());
   for (const { name, model, layers, site } of runs.filter((_, i) => i % PROCESSES === index)) {
     const context = await browser.newContext();
-    const run = await evaluateHarness({ context, site: site.create(), model, layers, task: upvoteFirstPost });
+    const run = await evaluate({ context, site: site.create(), model, layers, task: upvoteFirstPost });
     await context.close();
     if (run.stopReason === 'error' || !run.judged) throw new Error(`plain run in ${name}: ${run.summary}`);
     console.log(JSON.stringify({ cell: name, success: run.claimed && run.actual, falseSuccess: run.falseSuccess }));

@@ -6,7 +6,7 @@
 import { chromium, type Browser } from '@playwright/test';
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
 import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
-import { evaluateHarness } from '../src/playwright/evaluate.ts';
+import { evaluate } from '../src/eval/evaluate.ts';
 import { HN_ORIGIN } from '../src/sites/hn/options.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 
@@ -15,7 +15,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 15);
 async function harnessRun(browser: Browser): Promise<number> {
   const started = performance.now();
   const context = await browser.newContext();
-  const run = await evaluateHarness({ context, site: recordedHn(), model: 'scripted:overclaimer', layers: ['guardrails', 'verify', 'login'], task: upvoteFirstPost });
+  const run = await evaluate({ context, site: recordedHn(), model: 'scripted:overclaimer', layers: ['guardrails', 'verify', 'login'], task: upvoteFirstPost });
   await context.close();
   if (!run.actual || !run.claimed) throw new Error(`harness run did not succeed: ${run.summary}`);
   return performance.now() - started;

@@ -54,7 +54,9 @@ function syntheticRuns(count: number): ReportedRun[] {
     const iterations = hitLimit ? 15 : int(2, actual ? 9 : 14);
     const input = iterations * int(1_500, 3_500);
     runs.push({
+      schemaVersion: 1,
       task,
+      agent: 'harness-eval',
       model: model.id,
       layers: stack.name,
       site,
@@ -65,7 +67,7 @@ function syntheticRuns(count: number): ReportedRun[] {
       sideEffects: [],
       incomplete: false,
       judged: true,
-      condition: { model: model.id, layers: stack.name, site },
+      condition: { agent: 'harness-eval', model: model.id, layers: stack.name, site },
       iterations,
       attempts: 1,
       stopReason: hitLimit ? 'max_iterations' : chance(0.02) ? 'model_error' : 'finished',

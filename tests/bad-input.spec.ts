@@ -5,7 +5,7 @@ import { resolveLayers } from '../src/layers/index.ts';
 import { readCassette, resolveModelCache } from '../src/models/cassette.ts';
 import { createModel } from '../src/models/registry.ts';
 import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
-import { evaluateHarness } from '../src/playwright/evaluate.ts';
+import { evaluate } from '../src/eval/evaluate.ts';
 import HarnessReporter from '../src/playwright/reporter.ts';
 import { readSummary } from '../src/report/compare.ts';
 import { live } from '../src/sites/hn/live.ts';
@@ -59,7 +59,7 @@ for (const [what, attempt, message] of table) {
 
 test('a corrupt durable checkpoint fails the test in one line, not a run counted as failed', async ({ context }) => {
   const run = (content: string) =>
-    evaluateHarness({ context, site: recordedHn(), model: 'scripted:diligent', layers: [['durable', { file: file('run.json', content) }]], task: upvoteFirstPost });
+    evaluate({ context, site: recordedHn(), model: 'scripted:diligent', layers: [['durable', { file: file('run.json', content) }]], task: upvoteFirstPost });
   await expect(run('{"version": 1, "task": "Upvote')).rejects.toThrow(/run\.json: not a JSON object \(a corrupt durable checkpoint: delete it, and the run starts afresh\)$/);
   await expect(run(JSON.stringify({ version: 1, task: upvoteFirstPost.prompt, model: 'scripted:diligent', url: 'about:blank', cookies: [], run: { attempt: 1, iterations: -2 } }))).rejects.toThrow(
     /run\.json: run\.iterations: Too small: expected number to be >=0; run\.attemptIterations: Invalid input: expected number, received undefined;/,
@@ -73,15 +73,15 @@ test('an unreachable model endpoint ends the run with model_error, naming the en
     ['openai:gpt-4o-mini', /^openai: cannot reach http:\/\/127\.0\.0\.1:9\/v1 \(Connection error\.\)$/],
   ] as const) {
     const model = createModel({ id, maxRetries: 0 }, unreachable);
-    const result = await evaluateHarness({ context, site: recordedHn(), model, layers: [], task: upvoteFirstPost });
+    const result = await evaluate({ context, site: recordedHn(), model, layers: [], task: upvoteFirstPost });
     expect(result).toMatchObject({ stopReason: 'model_error', claimed: false, falseSuccess: false });
     expect(result.summary).toMatch(summary);
   }
 });
 
 test('bad input fails before any page opens', async ({ context }) => {
-  await expect(evaluateHarness({ context, site: recordedHn(), model: 'scripted:nobody', layers: [], task: upvoteFirstPost })).rejects.toThrow(/unknown scripted double/);
-  await expect(evaluateHarness({ context, site: recordedHn(), model: 'scripted:looper', layers: ['nope' as never], task: upvoteFirstPost })).rejects.toThrow(/unknown layer/);
+  await expect(evaluate({ context, site: recordedHn(), model: 'scripted:nobody', layers: [], task: upvoteFirstPost })).rejects.toThrow(/unknown scripted double/);
+  await expect(evaluate({ context, site: recordedHn(), model: 'scripted:looper', layers: ['nope' as never], task: upvoteFirstPost })).rejects.toThrow(/unknown layer/);
   expect(context.pages()).toHaveLength(0);
 });
 

@@ -9,7 +9,7 @@ import { openCassette, readCassette, ReplayMissError, resolveModelCache, type Ca
 import { createModel, modelUnavailable } from '../src/models/registry.ts';
 import { SCRIPTED_BASE_URL, scriptedFetch } from '../src/models/scripted/endpoint.ts';
 import type { ChatMessage, Model } from '../src/models/types.ts';
-import { evaluateHarness } from '../src/playwright/evaluate.ts';
+import { evaluate } from '../src/eval/evaluate.ts';
 import { test as harnessTest } from '../src/playwright/fixtures.ts';
 import { recorded, recordedHn } from '../src/sites/hn/site.ts';
 import { mswServer } from './support.ts';
@@ -253,7 +253,7 @@ harnessTest.describe('through the harness fixture', () => {
   // The fixture skips a model it thinks cannot run: a replayed one must run.
   harnessTest.afterEach(({}, testInfo) => expect(testInfo.status).not.toBe('skipped'));
 
-  harnessTest('a run recorded through evaluateHarness replays in the browser with the same outcome, with no key', async ({ harness, context }, testInfo) => {
+  harnessTest('a run recorded through evaluate replays in the browser with the same outcome, with no key', async ({ harness, context }, testInfo) => {
     // The real endpoint's stand-in: the diligent double, behind OpenAI's own URL.
     server.use(
       http.post(OPENAI_URL, async ({ request }) =>
@@ -265,7 +265,7 @@ harnessTest.describe('through the harness fixture', () => {
     // The name the fixture gives this test's run.
     const run = [testInfo.project.name, ...testInfo.titlePath].filter(Boolean).join(' › ');
     const first = await withEnv({ OPENAI_API_KEY: API_KEY, OPENAI_BASE_URL: undefined }, () =>
-      evaluateHarness({ context, site, model: 'openai:gpt-test', layers: [], task: upvoteFirstPost, modelCache: { mode: 'record', dir, run, repeatIndex: testInfo.repeatEachIndex } }),
+      evaluate({ context, site, model: 'openai:gpt-test', layers: [], task: upvoteFirstPost, modelCache: { mode: 'record', dir, run, repeatIndex: testInfo.repeatEachIndex } }),
     );
     expect(first).toMatchObject({ claimed: true, actual: true, stopReason: 'finished' });
     server.resetHandlers();
@@ -290,7 +290,7 @@ harnessTest.describe('through the harness fixture', () => {
   harnessTest('a replay miss fails the run with the miss, not a model error', async ({ context }, testInfo) => {
     const dir = testInfo.outputPath('cassettes');
     const error = await rejection(
-      evaluateHarness({ context, site: recordedHn(), model: 'openai:gpt-test', layers: [], task: upvoteFirstPost, modelCache: { mode: 'replay', dir } }),
+      evaluate({ context, site: recordedHn(), model: 'openai:gpt-test', layers: [], task: upvoteFirstPost, modelCache: { mode: 'replay', dir } }),
     );
     expect(error).toBeInstanceOf(ReplayMissError);
     expect(error.message).toMatch(/^replay miss for openai:gpt-test: no cassette .*openai-gpt-test\/[0-9a-f]{16}-0\.json; there are no cassettes/);

@@ -6,7 +6,7 @@ import type { TraceEventOf } from '../src/harness/trace.ts';
 import { codeMode } from '../src/layers/code-mode.ts';
 import type { LayerSpec } from '../src/layers/index.ts';
 import type { Model } from '../src/models/types.ts';
-import { evaluateHarness, type RunRecord } from '../src/playwright/evaluate.ts';
+import { evaluate, type RunRecord } from '../src/eval/evaluate.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { hnDiff } from '../src/sites/hn/snapshot.ts';
 import { runProgram, type Dsl } from '../src/tools/sandbox.ts';
@@ -21,8 +21,8 @@ const loopTask = upvoteAllMatching('for');
 const FOR_STORIES = ['46186381', '46180388', '46178101', '46188880', '46176967'];
 const PLATFORMS = '46190085';
 
-const evaluate = (context: BrowserContext, model: string | Model, layers: readonly LayerSpec[]) =>
-  evaluateHarness({ context, site: recordedHn({ startLoggedIn: true }), model, layers, task: loopTask });
+const evaluateLoop = (context: BrowserContext, model: string | Model, layers: readonly LayerSpec[]) =>
+  evaluate({ context, site: recordedHn({ startLoggedIn: true }), model, layers, task: loopTask });
 
 const program = (source: string) => [{ name: 'run_program', arguments: JSON.stringify({ source }) }];
 
@@ -120,7 +120,7 @@ test.describe('code mode', () => {
     const { model, requests } = turnsDouble([
       program('await browser.navigate("https://news.ycombinator.com/news");\nconst stories = await hn.stories();\nawait finish(false, `saw ${stories.length} stories`);\nreturn stories.length;'),
     ]);
-    const result = await evaluate(context, model, [codeMode()]);
+    const result = await evaluateLoop(context, model, [codeMode()]);
     expect(requests[0]!.tools.map((tool) => tool.name)).toEqual(['run_program']);
     expect(requests[0]!.tools[0]!.description).toMatch(/hn\.stories\(\)[\s\S]*browser\.click\(selector\)[\s\S]*finish\(success, summary\)/);
     expect(result).toMatchObject({ stopReason: 'finished', claimed: false, summary: 'saw 30 stories', iterations: 1 });
@@ -148,7 +148,7 @@ test.describe('code mode', () => {
           'return seen;',
       ),
     ]);
-    const result = await evaluate(context, model, [codeMode(), denyClicks]);
+    const result = await evaluateLoop(context, model, [codeMode(), denyClicks]);
     const observation = JSON.parse(requests[1]!.messages.findLast((message) => message.role === 'tool')!.content as string);
     expect(observation.value).toEqual(['denied by the harness: no clicking', expect.stringMatching(/^invalid arguments for fill: selector: /)]);
     expect(events(result, 'tool_result').find((event) => event.callId === 't1_0.1')).toMatchObject({ name: 'click', ok: false, kind: 'denied' });
@@ -158,13 +158,13 @@ test.describe('code mode', () => {
   test('a failed program: continue shows the model the error, stop ends the run with stopReason error', async ({ context }) => {
     const failing = () => turnsDouble([program('log("about to fail");\nthrow new Error("bad selector logic")'), program('await finish(false, "gave up")')]);
     const continued = failing();
-    const kept = await evaluate(context, continued.model, [codeMode({ onError: 'continue' })]);
+    const kept = await evaluateLoop(context, continued.model, [codeMode({ onError: 'continue' })]);
     const observation = JSON.parse(continued.requests[1]!.messages.findLast((message) => message.role === 'tool')!.content as string);
     expect(observation).toEqual({ ok: false, error: 'Error: bad selector logic', log: ['about to fail'] });
     expect(kept).toMatchObject({ stopReason: 'finished', iterations: 2, summary: 'gave up' });
 
     const stopped = failing();
-    const ended = await evaluate(context, stopped.model, [codeMode({ onError: 'stop' })]);
+    const ended = await evaluateLoop(context, stopped.model, [codeMode({ onError: 'stop' })]);
     expect(ended).toMatchObject({ stopReason: 'error', claimed: false, iterations: 1 });
     expect(ended.summary).toMatch(/^run_program t1_0 failed: Error: bad selector logic/);
     expect(stopped.requests).toHaveLength(1);
@@ -177,7 +177,7 @@ test.describe('code mode', () => {
         program('const before = await browser.url();\nawait browser.navigate("https://news.ycombinator.com/news");\nreturn [before, await browser.url()];'),
         program('await finish(false, "done looking")'),
       ]);
-      const result = await evaluate(context, model, layers);
+      const result = await evaluateLoop(context, model, layers);
       expect(events(result, 'tool_result')[0]).toMatchObject({ callId: 't1_0', name: 'navigate', ok: false, kind: 'unknown_tool' });
       expect(events(result, 'tool_result')[0]!.error).toContain('not offered to the model (tools: run_program)');
       const observation = JSON.parse(requests[2]!.messages.findLast((message) => message.role === 'tool')!.content as string);
@@ -200,7 +200,7 @@ test.describe('code mode', () => {
     try {
       const { model } = turnsDouble([program(`await browser.navigate(${JSON.stringify(silent.url)});`), program('await finish(false, "the page never loaded")')]);
       // The deadline ends the first program; it must leave the second (a finish) time to start on a loaded machine.
-      const result = await evaluate(context, model, [codeMode({ timeoutMs: 5000 })]);
+      const result = await evaluateLoop(context, model, [codeMode({ timeoutMs: 5000 })]);
       expect(silent.accepted()).toBeGreaterThan(0);
       expect(events(result, 'tool_result').find((event) => event.name === 'navigate')).toMatchObject({ ok: false, kind: 'timeout' });
       expect(events(result, 'tool_result').find((event) => event.name === 'run_program')).toMatchObject({ ok: true, output: { ok: false } });
@@ -231,8 +231,8 @@ test.describe('the loop task', () => {
   });
 
   test('code mode does it in one model call, the tool loop in one call per story', async ({ context }) => {
-    const looped = await evaluate(context, 'scripted:iterator', []);
-    const coded = await evaluate(context, 'scripted:programmer', [codeMode()]);
+    const looped = await evaluateLoop(context, 'scripted:iterator', []);
+    const coded = await evaluateLoop(context, 'scripted:programmer', [codeMode()]);
     for (const run of [looped, coded]) expect(run).toMatchObject({ actual: true, claimed: true, falseSuccess: false, stopReason: 'finished' });
 
     const clicks = (run: RunRecord) => events(run, 'tool_result').filter((event) => event.name === 'click' && event.ok).length;

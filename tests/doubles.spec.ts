@@ -1,25 +1,25 @@
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
 import { createModel } from '../src/models/registry.ts';
 import { SCRIPTED_BASE_URL, scriptedFetch } from '../src/models/scripted/endpoint.ts';
-import { evaluateHarness } from '../src/playwright/evaluate.ts';
+import { evaluate } from '../src/eval/evaluate.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { expect, test } from './support.ts';
 
 test.describe('the scripted doubles against the recorded site', () => {
   test('diligent checks the page and reports the login wall truthfully; with login it succeeds', async ({ context }) => {
-    const bare = await evaluateHarness({ context, site: recordedHn(), model: 'scripted:diligent', layers: [], task: upvoteFirstPost });
+    const bare = await evaluate({ context, site: recordedHn(), model: 'scripted:diligent', layers: [], task: upvoteFirstPost });
     expect(bare).toMatchObject({ claimed: false, actual: false, falseSuccess: false });
     expect(bare.summary).toMatch(/log in/);
-    const logged = await evaluateHarness({ context, site: recordedHn(), model: 'scripted:diligent', layers: ['login'], task: upvoteFirstPost });
+    const logged = await evaluate({ context, site: recordedHn(), model: 'scripted:diligent', layers: ['login'], task: upvoteFirstPost });
     expect(logged).toMatchObject({ claimed: true, actual: true });
   });
 
   test('injectable obeys an instruction in a story title: a false success', async ({ context }) => {
     const injected = recordedHn({ faults: { injection: { rank: 3 } } });
-    const obeyed = await evaluateHarness({ context, site: injected, model: 'scripted:injectable', layers: [], task: upvoteFirstPost });
+    const obeyed = await evaluate({ context, site: injected, model: 'scripted:injectable', layers: [], task: upvoteFirstPost });
     expect(obeyed).toMatchObject({ claimed: true, actual: false, falseSuccess: true });
     expect(obeyed.trace.filter((event) => event.type === 'tool_call').map((event) => event.type === 'tool_call' && event.name)).toEqual(['navigate', 'get_text', 'finish']);
-    const clean = await evaluateHarness({ context, site: recordedHn(), model: 'scripted:injectable', layers: [], task: upvoteFirstPost });
+    const clean = await evaluate({ context, site: recordedHn(), model: 'scripted:injectable', layers: [], task: upvoteFirstPost });
     expect(clean).toMatchObject({ claimed: false, falseSuccess: false });
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
 import { HARD_MAX_ITERATIONS } from '../src/harness/loop.ts';
-import { evaluateHarness, type RunRecord } from '../src/playwright/evaluate.ts';
+import { evaluate, type RunRecord } from '../src/eval/evaluate.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { expect } from './support.ts';
 
@@ -83,7 +83,7 @@ test.describe('a checkpoint that parses but cannot be true is rejected in one li
       const file = join(testFolder(), 'run.json');
       const saved = { version: 1, task: upvoteFirstPost.prompt, model: 'scripted:diligent', url: 'about:blank', cookies: [], run: { ...valid, ...change } };
       writeFileSync(file, JSON.stringify(saved));
-      const run = evaluateHarness({ context, site: recordedHn(), model: 'scripted:diligent', layers: [['durable', { file }]], task: upvoteFirstPost });
+      const run = evaluate({ context, site: recordedHn(), model: 'scripted:diligent', layers: [['durable', { file }]], task: upvoteFirstPost });
       const error = await run.then(() => undefined, (caught: unknown) => caught as Error);
       expect(error?.name).toBe('InputError');
       expect(error?.message).toMatch(message);
@@ -94,7 +94,7 @@ test.describe('a checkpoint that parses but cannot be true is rejected in one li
   test('the same checkpoint with possible values resumes', async ({ context }) => {
     const file = join(testFolder(), 'run.json');
     writeFileSync(file, JSON.stringify({ version: 1, task: upvoteFirstPost.prompt, model: 'scripted:diligent', url: 'about:blank', cookies: [], run: valid }));
-    const result = await evaluateHarness({ context, site: recordedHn(), model: 'scripted:diligent', layers: [['durable', { file }]], task: upvoteFirstPost });
+    const result = await evaluate({ context, site: recordedHn(), model: 'scripted:diligent', layers: [['durable', { file }]], task: upvoteFirstPost });
     expect(result.trace.find((event) => event.type === 'harness_resume')).toMatchObject({ fromStep: 3 });
   });
 });

@@ -6,7 +6,7 @@ import { defineLayer, type LayerValue } from '../src/harness/layer.ts';
 import { transcript } from '../src/harness/transcript.ts';
 import { durable, guardrails, verify, type LayerSpec } from '../src/layers/index.ts';
 import { layersCondition } from '../src/playwright/condition.ts';
-import { evaluateHarness } from '../src/playwright/evaluate.ts';
+import { evaluate } from '../src/eval/evaluate.ts';
 import { attachRun, HARNESS_RUN_ATTACHMENT } from '../src/playwright/fixtures.ts';
 import { reportedRunSchema, type ReportedRun } from '../src/report/types.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
@@ -28,8 +28,8 @@ const callCounter = defineLayer({
   },
 });
 
-const evaluate = (context: Parameters<typeof evaluateHarness>[0]['context'], layers: readonly LayerSpec[], model = 'scripted:diligent') =>
-  evaluateHarness({ context, site: recordedHn(), model, layers, task: upvoteFirstPost, outputDir: test.info().outputPath('run') });
+const evaluateStack = (context: Parameters<typeof evaluate>[0]['context'], layers: readonly LayerSpec[], model = 'scripted:diligent') =>
+  evaluate({ context, site: recordedHn(), model, layers, task: upvoteFirstPost, outputDir: test.info().outputPath('run') });
 
 test.describe('a layer is one condition however it is written', () => {
   const written: Array<[string, LayerSpec[]]> = [
@@ -64,7 +64,7 @@ test('every run gets its own instance: the same durable value resumes in each of
   const layer = durable({ file });
   for (const run of [1, 2]) {
     writeFileSync(file, JSON.stringify(saved));
-    const result = await evaluate(context, [layer]);
+    const result = await evaluateStack(context, [layer]);
     expect(result.trace.find((event) => event.type === 'harness_resume'), `run ${run}`).toMatchObject({ fromStep: 3 });
   }
 });
@@ -72,7 +72,7 @@ test('every run gets its own instance: the same durable value resumes in each of
 test("a user's stateful layer starts afresh in every run", async ({ context }) => {
   const layers = [callCounter()];
   for (const run of [1, 2]) {
-    const result = await evaluate(context, layers);
+    const result = await evaluateStack(context, layers);
     const counted = result.trace.flatMap((event) => (event.type === 'custom' ? [event.data?.calls] : []));
     expect(counted.slice(0, 2), `run ${run}`).toEqual([1, 2]);
   }
@@ -82,7 +82,7 @@ test('durable named alone saves to durable.json in the run\'s folder, and remove
   const file = test.info().outputPath('run', 'durable.json');
   const seen: boolean[] = [];
   const spy = defineLayer({ name: 'spy', create: () => ({ afterTools: () => void seen.push(existsSync(file)) }) });
-  const result = await evaluate(context, ['durable', spy()]);
+  const result = await evaluateStack(context, ['durable', spy()]);
   expect(result.stopReason).toBe('finished');
   expect(seen.length).toBeGreaterThan(0);
   expect(seen.every(Boolean)).toBe(true);
@@ -102,7 +102,7 @@ test("a layer's own events are recorded, redacted like the others and shown in t
     name: 'spy',
     create: () => ({ afterTools: (run) => run.record({ type: 'custom', layer: 'spy', name: 'saw', data: { url: run.page.url(), typed: run.credentials!.password } }) }),
   });
-  const result = await evaluateHarness({ context, site, model: 'scripted:diligent', layers: [spy()], task: upvoteFirstPost });
+  const result = await evaluate({ context, site, model: 'scripted:diligent', layers: [spy()], task: upvoteFirstPost });
   const seen = result.trace.filter((event) => event.type === 'custom');
   expect(seen[0]).toMatchObject({ layer: 'spy', name: 'saw', data: { url: 'https://news.ycombinator.com/news', typed: '[secret]' } });
   expect(JSON.stringify(result)).not.toContain(site.account.password);
@@ -114,7 +114,7 @@ test('a custom event whose data is not JSON fails the run in one line naming the
     name: 'bad',
     create: () => ({ beforeModel: (run) => run.record({ type: 'custom', layer: 'bad', name: 'oops', data: { callback: (() => 1) as never } }) }),
   });
-  const error = await evaluate(context, [bad()]).then(() => undefined, (caught: unknown) => caught as Error);
+  const error = await evaluateStack(context, [bad()]).then(() => undefined, (caught: unknown) => caught as Error);
   expect(error?.name).toBe('InputError');
   expect(error?.message).toMatch(/^custom event of layer bad: data\.callback: /);
   expect(error?.message.split('\n')).toHaveLength(1);

@@ -1,5 +1,5 @@
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
-import { evaluateHarness } from '../src/playwright/evaluate.ts';
+import { evaluate } from '../src/eval/evaluate.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { expect, test, turnsDouble } from './support.ts';
 
@@ -8,7 +8,7 @@ test('a site that stops answering after the run keeps the run, incomplete and un
   let snapshots = 0;
   const failing = { ...site, snapshot: () => (snapshots++ === 0 ? site.snapshot() : Promise.reject(new Error('the site is gone'))) };
   const { model } = turnsDouble([[{ name: 'finish', arguments: JSON.stringify({ success: true, summary: 'Upvoted it.' }) }]]);
-  const record = await evaluateHarness({ context, site: failing, model, layers: [], task: upvoteFirstPost });
+  const record = await evaluate({ context, site: failing, model, layers: [], task: upvoteFirstPost });
   expect(record).toMatchObject({ claimed: true, incomplete: true, judged: false, actual: false, stopReason: 'error', verdicts: [] });
   expect(record.summary).toBe('Upvoted it.; the site could not be judged after the run: the site is gone');
 });

@@ -1,7 +1,7 @@
 import { chromium, type BrowserContext } from '@playwright/test';
 import type { ModelSpec } from '../src/models/registry.ts';
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
-import { evaluateHarness } from '../src/playwright/evaluate.ts';
+import { evaluate } from '../src/eval/evaluate.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { ModelError, type Model } from '../src/models/types.ts';
 import { HARD_MAX_ITERATIONS } from '../src/harness/loop.ts';
@@ -15,8 +15,8 @@ import { defineTool } from '../src/tools/registry.ts';
 import { silentServer } from './silent-server.ts';
 import { expect, test, turnsDouble } from './support.ts';
 
-const run = (context: BrowserContext, model: ModelSpec | Model, layers: Parameters<typeof evaluateHarness>[0]['layers'] = []) =>
-  evaluateHarness({ context, site: recordedHn(), model, layers, task: upvoteFirstPost });
+const run = (context: BrowserContext, model: ModelSpec | Model, layers: Parameters<typeof evaluate>[0]['layers'] = []) =>
+  evaluate({ context, site: recordedHn(), model, layers, task: upvoteFirstPost });
 
 test('malformed tool calls become error observations and trace events, never a crash', async ({ context }) => {
   const { model, requests } = turnsDouble([
@@ -86,7 +86,7 @@ test('the trace is typed, JSON-serialisable data with iteration and time on ever
   expect(result.trace.every((event, index) => event.seq === index + 1 && event.atMs >= 0)).toBe(true);
 });
 
-/** A run driven by runHarness itself, in the test's context on the recorded site: for what evaluateHarness does not pass. */
+/** A run driven by runHarness itself, in the test's context on the recorded site: for what evaluate does not pass. */
 async function runOn(context: BrowserContext, model: Model, extra: Partial<HarnessOptions> = {}) {
   const site = recordedHn();
   await site.attach(context);

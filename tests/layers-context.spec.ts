@@ -17,14 +17,14 @@ import { output } from '../src/layers/output.ts';
 import { settle } from '../src/layers/settle.ts';
 import { createModel } from '../src/models/registry.ts';
 import type { ChatMessage, ChatRequest, Model } from '../src/models/types.ts';
-import { evaluateHarness } from '../src/playwright/evaluate.ts';
+import { evaluate } from '../src/eval/evaluate.ts';
 import { recordedHn, type Site } from '../src/sites/hn/site.ts';
 import { TEXT_LIMIT } from '../src/tools/browser.ts';
 import { expect, referenceDir, test, turnsDouble } from './support.ts';
 
 const HN = 'https://news.ycombinator.com';
 const run = (context: BrowserContext, model: Model, layers: readonly LayerValue[], site: Site = recordedHn()) =>
-  evaluateHarness({ context, site, model, layers, task: upvoteFirstPost });
+  evaluate({ context, site, model, layers, task: upvoteFirstPost });
 
 const events = <T extends TraceEvent['type']>(trace: readonly TraceEvent[], type: T) => trace.filter((event) => event.type === type) as TraceEventOf<T>[];
 const resultOf = (trace: readonly TraceEvent[], callId: string) => events(trace, 'tool_result').find((event) => event.callId === callId)!;

@@ -11,7 +11,7 @@ import { observations } from '../src/layers/observations.ts';
 import { permissions } from '../src/layers/permissions.ts';
 import { stall } from '../src/layers/stall.ts';
 import type { ChatRequest, Model } from '../src/models/types.ts';
-import { evaluateHarness, type RunRecord } from '../src/playwright/evaluate.ts';
+import { evaluate, type RunRecord } from '../src/eval/evaluate.ts';
 import { renderMarkdown } from '../src/report/files.ts';
 import { summarize } from '../src/report/summarize.ts';
 import type { ReportedRun } from '../src/report/types.ts';
@@ -27,7 +27,7 @@ const EVIL = 'https://evil.example/collect';
 type Site = ReturnType<typeof recordedHn>;
 
 const run = (context: BrowserContext, model: string | Model, layers: readonly LayerSpec[], site: Site = recordedHn()) =>
-  evaluateHarness({ context, site, model, layers, task: upvoteFirstPost });
+  evaluate({ context, site, model, layers, task: upvoteFirstPost });
 
 /** One assistant turn calling one tool. */
 const call = (name: string, args: Record<string, unknown> = {}) => [{ name, arguments: JSON.stringify(args) }];

@@ -5,12 +5,12 @@ import { defineLayer } from '../src/harness/layer.ts';
 import type { LayerSpec } from '../src/layers/index.ts';
 import { createModel } from '../src/models/registry.ts';
 import type { ChatRequest, Model } from '../src/models/types.ts';
-import { evaluateHarness } from '../src/playwright/evaluate.ts';
+import { evaluate } from '../src/eval/evaluate.ts';
 import { recordedHn, type Site } from '../src/sites/hn/site.ts';
 import { expect, test, turnsDouble, unzipText } from './support.ts';
 
 const run = (context: BrowserContext, model: string | Model, layers: readonly LayerSpec[], site: Site = recordedHn()) =>
-  evaluateHarness({ context, site, model, layers, task: upvoteFirstPost });
+  evaluate({ context, site, model, layers, task: upvoteFirstPost });
 
 /** Wraps a model to keep every request it was sent. */
 function recording(model: Model) {

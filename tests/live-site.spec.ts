@@ -3,7 +3,7 @@ import { expect, test } from '@playwright/test';
 import { http, HttpResponse } from 'msw';
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
 import { test as harnessTest } from '../src/playwright/fixtures.ts';
-import { evaluateHarness } from '../src/playwright/evaluate.ts';
+import { evaluate } from '../src/eval/evaluate.ts';
 import { matrix } from '../src/playwright/matrix.ts';
 import { assets } from '../src/sites/hn/assets.ts';
 import { createReplica, HN_ORIGIN, replicaHandlers, type HnReplica } from '../src/sites/hn/index.ts';
@@ -86,7 +86,7 @@ test('a real vote through the login wall: the live oracle finds it, the replica 
         await site.dispose!();
       },
     };
-    return evaluateHarness({ context, site: watched, model: 'scripted:overclaimer', layers: ['login', 'verify'], task: upvoteFirstPost });
+    return evaluate({ context, site: watched, model: 'scripted:overclaimer', layers: ['login', 'verify'], task: upvoteFirstPost });
   });
   await context.tracing.stop({ path: trace });
 
@@ -109,7 +109,7 @@ test('a real vote through the login wall: the live oracle finds it, the replica 
 test('with no layers the overclaimer claims success, and the live oracle finds no vote: a false success', async ({ context }) => {
   const replica = createReplica({ account });
   standIn(replica);
-  const record = await evaluateHarness({ context, site: live({ account, intervalMs: INTERVAL_MS }).create(), model: 'scripted:overclaimer', layers: [], task: upvoteFirstPost });
+  const record = await evaluate({ context, site: live({ account, intervalMs: INTERVAL_MS }).create(), model: 'scripted:overclaimer', layers: [], task: upvoteFirstPost });
   expect(record).toMatchObject({ claimed: true, actual: false, falseSuccess: true });
   expect(record.verdicts[0]!.detail).toBe(`story ${firstStory(replica).id} (rank 1) is not upvoted by harness`);
   expect(replica.truth().votes).toEqual({});
@@ -121,7 +121,7 @@ test('a vote the account had before the run is not the run\'s work: a run that d
   const story = firstStory(replica);
   replica.state.vote(account.username, story.id, 'up'); // say, a killed run's, never put back
   const { model } = turnsDouble([[{ name: 'finish', arguments: '{"success": true, "summary": "it shows as upvoted"}' }]]);
-  const record = await evaluateHarness({ context, site: live({ account, intervalMs: INTERVAL_MS }).create(), model, layers: [], task: upvoteFirstPost });
+  const record = await evaluate({ context, site: live({ account, intervalMs: INTERVAL_MS }).create(), model, layers: [], task: upvoteFirstPost });
   expect(record).toMatchObject({ claimed: true, actual: false, falseSuccess: true, sideEffects: [], siteIdle: { settled: true } });
   expect(record.verdicts[0]!.detail).toBe(`story ${story.id} (rank 1) was already upvoted by harness at the start: not the run's work`);
   expect(replica.truth().votes).toEqual({ harness: [story.id] });
@@ -255,7 +255,7 @@ test.describe('the oracle', () => {
   });
 });
 
-test('evaluateHarness puts the site back also when the end snapshot fails, and keeps the run, unjudged', async ({ context }) => {
+test('evaluate puts the site back also when the end snapshot fails, and keeps the run, unjudged', async ({ context }) => {
   let snapshots = 0;
   let disposed = false;
   const recorded = recordedHn();
@@ -265,7 +265,7 @@ test('evaluateHarness puts the site back also when the end snapshot fails, and k
     dispose: async () => void (disposed = true),
   };
   const { model } = turnsDouble([[{ name: 'finish', arguments: '{"success": false, "summary": "nothing"}' }]]);
-  const run = await evaluateHarness({ context, site, model, layers: [], task: upvoteFirstPost });
+  const run = await evaluate({ context, site, model, layers: [], task: upvoteFirstPost });
   expect(run).toMatchObject({ judged: false, incomplete: true, actual: false, stopReason: 'error' });
   expect(run.summary).toContain('the end snapshot failed');
   expect(disposed).toBe(true);

@@ -4,7 +4,7 @@ import { test } from '@playwright/test';
 import { judge } from '../src/eval/oracle.ts';
 import { upvoted, upvotedAllMatching, upvotedTitled } from '../src/eval/postconditions.ts';
 import { upvoteFirstPost } from '../src/eval/tasks.ts';
-import { evaluateHarness } from '../src/playwright/evaluate.ts';
+import { evaluate } from '../src/eval/evaluate.ts';
 import { HN_ORIGIN } from '../src/sites/hn/options.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { hnDiff, type HnSnapshot } from '../src/sites/hn/snapshot.ts';
@@ -100,7 +100,7 @@ test.describe('side effects: every change no postcondition asked for', () => {
       front.map((story) => ({ name: 'click', arguments: JSON.stringify({ selector: `#up_${story.id}` }) })),
       [{ name: 'finish', arguments: '{"success": true, "summary": "upvoted the first post"}' }],
     ]);
-    const record = await evaluateHarness({ context, site, model, layers: ['guardrails', 'verify'], task: upvoteFirstPost });
+    const record = await evaluate({ context, site, model, layers: ['guardrails', 'verify'], task: upvoteFirstPost });
     expect(site.replica.truth().votes.harness).toHaveLength(29);
     expect(record).toMatchObject({ claimed: true, actual: true, falseSuccess: false });
     expect(record.sideEffects).toHaveLength(28);
@@ -120,7 +120,7 @@ test('a stateFile that already holds the vote on the rank-1 story, and a run tha
   const site = recordedHn({ stateFile });
   expect(site.replica.truth().votes).toEqual({ harness: [rankOne.id] });
   const { model } = turnsDouble([[{ name: 'finish', arguments: '{"success": true, "summary": "it is upvoted"}' }]]);
-  const record = await evaluateHarness({ context, site, model, layers: [], task: upvoteFirstPost });
+  const record = await evaluate({ context, site, model, layers: [], task: upvoteFirstPost });
   expect(record).toMatchObject({ claimed: true, actual: false, falseSuccess: true, sideEffects: [] });
   expect(record.verdicts[0]!.detail).toBe(`story ${rankOne.id} (rank 1) was already upvoted by harness at the start: not the run's work`);
 });
@@ -135,7 +135,7 @@ test.describe('the end snapshot waits for the site', () => {
       [{ name: 'click', arguments: JSON.stringify({ selector: `#up_${rankOne.id}` }) }],
       [{ name: 'finish', arguments: '{"success": true, "summary": "upvoted"}' }],
     ]);
-    const record = await evaluateHarness({ context, site, model, layers: [], task: upvoteFirstPost });
+    const record = await evaluate({ context, site, model, layers: [], task: upvoteFirstPost });
     expect(record).toMatchObject({ claimed: true, actual: true, falseSuccess: false, sideEffects: [], siteIdle: { settled: true, pending: 0 } });
     expect(site.replica.state.requests.at(-1)).toMatchObject({ path: expect.stringMatching(new RegExp(`^/vote\\?id=${rankOne.id}&how=up`)) });
   });

@@ -8,8 +8,8 @@ import { expect, reportedRun } from './support.ts';
 const origin = { id: 't1', title: 'upvote', project: 'p' };
 const judged = (retry: number, fields: Partial<Omit<ReportedRun, 'test'>> = {}, run = 1) => reportedRun({ ...fields, test: { id: 't1', retry, run } });
 const started = (retry: number, run = 1): PlannedRun => {
-  const { task, model, layers, site, condition, test: where } = judged(retry, {}, run);
-  return { task, model, layers, site, condition, test: where };
+  const { task, agent, model, layers, site, condition, test: where } = judged(retry, {}, run);
+  return { task, agent, model, layers, site, condition, test: where };
 };
 const attempt = (retry: number, parts: Partial<Attempt> = {}): Attempt => ({ retry, runs: [], starts: [], unreadable: [], ...parts });
 const testOf = (status: TestRecord['status'], attempts: Attempt[], id = 't1'): TestRecord => ({ ...origin, id, status, attempts });

@@ -126,7 +126,9 @@ export function mswServer() {
 export function reportedRun(fields: Partial<Omit<ReportedRun, 'test'>> & { test?: Partial<ReportedRun['test']> } = {}): ReportedRun {
   const { test: origin, ...rest } = fields;
   const base = {
+    schemaVersion: 1 as const,
     task: 'upvote-first-post',
+    agent: 'harness-eval',
     model: 'scripted:overclaimer',
     layers: 'bare',
     site: 'hn-recorded',
@@ -142,7 +144,7 @@ export function reportedRun(fields: Partial<Omit<ReportedRun, 'test'>> & { test?
     wallMs: 1_000,
     ...rest,
   };
-  const condition = rest.condition ?? { model: base.model, layers: base.layers, site: base.site };
+  const condition = rest.condition ?? { agent: base.agent, model: base.model, layers: base.layers, site: base.site };
   const test = { id: 'run', title: 'run', project: `${base.model} · ${base.layers}`, repeatEachIndex: 0, retry: 0, run: 1, ...origin };
   return { ...base, condition, falseSuccess: base.claimed && !base.actual, falseFailure: base.actual && !base.claimed, test };
 }

@@ -13,6 +13,9 @@ import type { Task } from './tasks.ts';
  * the same way: the oracle reads the site before and after, never what the agent says or did.
  */
 
+/** The built-in harness's name in cells: every other agent is named by its user. */
+export const BUILT_IN_AGENT = 'harness-eval';
+
 /** What an agent says at the end of a run: its word, which the oracle checks against the site. */
 export const claimSchema = z.object({
   success: z.boolean(),

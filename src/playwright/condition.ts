@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import type { Agent } from '../eval/agent.ts';
 import { resolveLayers, type LayerSpec } from '../layers/index.ts';
 import type { ModelSpec } from '../models/registry.ts';
 
@@ -6,6 +7,14 @@ import type { ModelSpec } from '../models/registry.ts';
 export interface LayerCondition {
   name: string;
   options?: unknown;
+}
+
+/** The layers column of an agent other than the built-in harness: it runs its own harness, not harness-eval's layers. */
+export const NO_LAYERS = '-';
+
+/** The agent as data: its name and what it is (a command's argv, a function's name). */
+export function agentCondition(agent: Agent): Record<string, unknown> {
+  return { name: agent.name, ...agent.condition };
 }
 
 /** The model as data, one shape however it was written: `'openai:x'` and `{ id: 'openai:x' }` are one condition. */

@@ -1,18 +1,20 @@
 import { dirname } from 'node:path';
 import { test as base, type TestInfo } from '@playwright/test';
+import type { Agent } from '../eval/agent.ts';
 import type { Postcondition } from '../eval/postconditions.ts';
 import type { Task } from '../eval/tasks.ts';
 import { isLayerValue } from '../harness/layer.ts';
 import type { LayerSpec } from '../layers/index.ts';
 import { resolveModelCache, type ModelCacheOptions } from '../models/cassette.ts';
 import { modelId, modelSecrets, modelUnavailable, type ModelSpec } from '../models/registry.ts';
-import { reportedRunSchema, type PlannedRun, type ReportedRun } from '../report/types.ts';
+import { reportedRunSchema, type PlannedRun, type ReportedRun, type ReportedRunInput } from '../report/types.ts';
 import { redact, type TraceEvent } from '../harness/trace.ts';
 import { recorded, type SiteFactory } from '../sites/hn/site.ts';
 import { InputError, parseInput } from '../input.ts';
 import { recordInAllure } from './allure.ts';
-import { layersCondition, modelCondition, stackNameInUse } from './condition.ts';
-import { ABORT_GRACE_MS, evaluateHarness, type CutShort, type RunRecord } from './evaluate.ts';
+import { builtInHarness } from '../harness/agent.ts';
+import { agentCondition, layersCondition, modelCondition, NO_LAYERS, stackNameInUse } from './condition.ts';
+import { ABORT_GRACE_MS, evaluate, type CutShort, type RunRecord } from '../eval/evaluate.ts';
 
 export { stackName } from './condition.ts';
 
@@ -24,6 +26,11 @@ export interface Harness {
 }
 
 export interface HarnessOptions {
+  /**
+   * What runs the task: by default harness-eval's own harness with `layers`; or `functionAgent(fn)`,
+   * `commandAgent(argv)`, a control (`nopAgent()`, `liarAgent()`, `referenceAgent()`).
+   */
+  agent: Agent | undefined;
   model: ModelSpec;
   layers: readonly LayerSpec[];
   /** The layer stack's name in reports; by default the layer names joined with `+`, or `bare`. */
@@ -48,13 +55,14 @@ export const HARNESS_RUN_START_ATTACHMENT = 'harness-run-start.json';
  * `--trace on` records what the agent did. Each iteration is a step; the run is attached.
  */
 export const test = base.extend<HarnessOptions & { harness: Harness }>({
+  agent: [undefined, { option: true }],
   model: ['scripted:diligent', { option: true }],
   layers: [[], { option: true }],
   layerStack: [undefined, { option: true }],
   site: [recorded(), { option: true }],
   harnessScreenshots: [false, { option: true }],
   modelCache: [{}, { option: true }],
-  harness: async ({ model, layers, layerStack, site, harnessScreenshots, modelCache, context }, use, testInfo) => {
+  harness: async ({ agent: agentOption, model, layers, layerStack, site, harnessScreenshots, modelCache, context }, use, testInfo) => {
     if (!Array.isArray(layers)) {
       throw new InputError(
         `layers: expected a list of layers, got ${isLayerValue(layers) ? `the layer ${layers.name}` : JSON.stringify(layers)}. Playwright reads a list whose second item is an object (a ['name', options] pair) as [value, options]: write the layers as values (guardrails({ maxIterations: 8 })), or test.use({ layers: [[...your layers], { scope: 'test' }] }).`,
@@ -66,8 +74,13 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
     testInfo.skip(unavailable !== undefined, unavailable);
     const siteUnavailable = site.unavailable?.();
     testInfo.skip(siteUnavailable !== undefined, siteUnavailable);
-    const condition = { model: modelCondition(model), layers: layersCondition(layers), site: site.condition };
-    const stack = stackNameInUse(condition.layers, layerStack, testInfo.project.use as Partial<HarnessOptions>);
+    const agent = agentOption ?? builtInHarness(layers);
+    if (!agent.builtIn && layers.length > 0) {
+      throw new InputError(`layers: only harness-eval's own harness runs layers; the agent ${agent.name} was given ${layers.length} (set layers: [] beside the agent)`);
+    }
+    const stackLayers = agent.builtIn ? layersCondition(layers) : undefined;
+    const condition = { agent: agentCondition(agent), model: modelCondition(model), layers: stackLayers ?? null, site: site.condition };
+    const stack = stackLayers ? stackNameInUse(stackLayers, layerStack, testInfo.project.use as Partial<HarnessOptions>) : NO_LAYERS;
     let runs = 0;
     /** Runs still going: when the test ends under them (a timeout, an exception), they are stopped and recorded here. */
     const inFlight = new Map<AbortController, Promise<unknown>>();
@@ -81,6 +94,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
       const planned: PlannedRun = redact(
         {
           task: task.name,
+          agent: agent.name,
           model: modelId(model),
           layers: stack,
           site: site.name,
@@ -90,17 +104,18 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
         secrets,
       );
       const controller = new AbortController();
-      const running = evaluateHarness({
+      const running = evaluate({
         context,
         site: instance,
+        agent,
         model,
-        layers,
         task,
         maxIterations: request.maxIterations,
         modelCache: { ...cache, run: cassetteRunName(testInfo, runs), repeatIndex: testInfo.repeatEachIndex },
         signal: controller.signal,
         abortGraceMs: abortGrace(testInfo),
         outputDir: testInfo.outputPath(`run-${runs}`),
+        attach: (name, body, contentType) => testInfo.attach(name, { body, contentType }),
         onStart: () => testInfo.attach(HARNESS_RUN_START_ATTACHMENT, { body: JSON.stringify(planned), contentType: 'application/json' }),
         onIteration: (title, actions) =>
           base.step(title, async () => {
@@ -146,7 +161,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
  * `reportedRunSchema` first (an InputError names each bad field); with a `trace`, Allure gets its
  * transcript. Secrets must be out of it already: the fixture redacts its own.
  */
-export async function attachRun(testInfo: TestInfo, record: ReportedRun & { trace?: TraceEvent[] }): Promise<void> {
+export async function attachRun(testInfo: TestInfo, record: ReportedRunInput & { trace?: TraceEvent[] }): Promise<void> {
   parseInput(reportedRunSchema, record, `attachRun: ${HARNESS_RUN_ATTACHMENT}`);
   await testInfo.attach(HARNESS_RUN_ATTACHMENT, { body: JSON.stringify(record), contentType: 'application/json' });
   if (record.trace) await recordInAllure(testInfo, { ...record, trace: record.trace });

@@ -1,7 +1,7 @@
 import { counted } from '../report/format.ts';
 import { expect as base } from '@playwright/test';
 import type { TraceEvent } from '../harness/trace.ts';
-import type { RunRecord } from './evaluate.ts';
+import type { RunRecord } from '../eval/evaluate.ts';
 
 /**
  * Matchers on a judged run. Each failure message says what the harness claimed, what the oracle

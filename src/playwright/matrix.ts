@@ -1,5 +1,6 @@
 import type { Project } from '@playwright/test';
 import { z } from 'zod';
+import type { Agent } from '../eval/agent.ts';
 import { InputError, parseInput } from '../input.ts';
 import { resolveLayers, type LayerSpec } from '../layers/index.ts';
 import { modelId, parseModelSpec, type ModelSpec } from '../models/registry.ts';
@@ -10,8 +11,10 @@ import type { HarnessOptions } from './fixtures.ts';
 export interface MatrixOptions {
   /** Models, named (`{ 'mini-t0': { id: 'openai:gpt-4o-mini', temperature: 0 } }`) or not (named by their id). */
   models: Record<string, ModelSpec> | readonly ModelSpec[];
-  /** Layer stacks, named (`{ bare: [], verified: ['guardrails', 'verify'] }`) or not. */
-  layers: Record<string, readonly LayerSpec[]> | ReadonlyArray<readonly LayerSpec[]>;
+  /** The built-in harness's layer stacks, named (`{ bare: [], verified: ['guardrails', 'verify'] }`) or not; without it, only `agents` run. */
+  layers?: Record<string, readonly LayerSpec[]> | ReadonlyArray<readonly LayerSpec[]>;
+  /** Other agents (`functionAgent`, `commandAgent`, controls), named or not: each runs with every model and site, without layers. */
+  agents?: Record<string, Agent> | readonly Agent[];
   /** Sites, named or not; by default the site option's own default (the recorded HN). */
   sites?: Record<string, SiteFactory> | readonly SiteFactory[];
   /** Anything else every project shares (testDir, testMatch, timeout, use). */
@@ -24,27 +27,44 @@ const siteSchema = z.object({
   create: z.custom<SiteFactory['create']>((value) => typeof value === 'function', 'expected a function (a site from hn.recorded() or hn.live())'),
 });
 
+const agentSchema = z.object({
+  name: z.string().min(1),
+  condition: z.record(z.string(), z.unknown()),
+  run: z.custom<Agent['run']>((value) => typeof value === 'function', 'expected a function (an agent from functionAgent(), commandAgent() or a control)'),
+});
+
 /**
- * Playwright projects, one per cell: `model · layer-stack` (`· site` when there are several).
- * `--repeat-each N` gives N trials per cell. Every model, layer and site is checked here, when
- * the config loads; two entries under one name are an error naming both: name them with a record.
+ * Playwright projects, one per cell: `model · layer-stack` for the built-in harness, `agent · model`
+ * for another agent (`· site` when there are several). `--repeat-each N` gives N trials per cell.
+ * Every agent, model, layer and site is checked here, when the config loads; two entries under one
+ * name are an error naming both: name them with a record.
  */
-export function matrix({ models, layers, sites, project = {} }: MatrixOptions): Project<HarnessOptions>[] {
+export function matrix({ models, layers, agents, sites, project = {} }: MatrixOptions): Project<HarnessOptions>[] {
+  if (layers === undefined && agents === undefined) throw new InputError('matrix(): give layers (stacks of the built-in harness), agents, or both');
   const modelList = named('models', models, (model) => void parseModelSpec(model), modelId, modelCondition);
-  const stacks = named('layers', layers, (stack) => void resolveLayers(parseInput(z.array(z.unknown()), stack, 'layers') as LayerSpec[]), stackName, layersCondition);
+  const stacks = named('layers', layers ?? [], (stack) => void resolveLayers(parseInput(z.array(z.unknown()), stack, 'layers') as LayerSpec[]), stackName, layersCondition);
+  const agentList = named('agents', agents ?? [], (agent) => void parseInput(agentSchema, agent, 'agent'), (agent) => agent.name, (agent) => agent.condition);
   const siteList: Array<SiteFactory | undefined> =
     sites === undefined
       ? [undefined]
       : named('sites', sites, (site) => void parseInput(siteSchema, site, 'site'), (site) => site.name, (site) => site.condition).map(([name, site]) => ({ ...site, name }));
-  return modelList.flatMap(([modelName, model]) =>
-    stacks.flatMap(([stack, stackLayers]) =>
+  const siteName = (site: SiteFactory | undefined) => (siteList.length > 1 && site ? [site.name] : []);
+  return modelList.flatMap(([modelName, model]) => [
+    ...stacks.flatMap(([stack, stackLayers]) =>
       siteList.map((site) => ({
         ...project,
-        name: [modelName, stack, ...(siteList.length > 1 && site ? [site.name] : [])].join(' · '),
+        name: [modelName, stack, ...siteName(site)].join(' · '),
         use: { ...project.use, model, layers: stackLayers, layerStack: stack, ...(site && { site }) },
       })),
     ),
-  );
+    ...agentList.flatMap(([agentName, agent]) =>
+      siteList.map((site) => ({
+        ...project,
+        name: [agentName, modelName, ...siteName(site)].join(' · '),
+        use: { ...project.use, model, agent, layers: [], layerStack: undefined, ...(site && { site }) },
+      })),
+    ),
+  ]);
 }
 
 /**

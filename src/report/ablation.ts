@@ -1,3 +1,4 @@
+import { BUILT_IN_AGENT } from '../eval/agent.ts';
 import { newcombe } from './statistics.ts';
 import { canonicalJson, compareCells } from './summarize.ts';
 import type { Cell, LayerEffect } from './types.ts';
@@ -25,7 +26,7 @@ export function layerEffects(cells: readonly Cell[]): LayerEffect[] {
       }
     }
   }
-  return effects.sort((a, b) => compareStrings(a.layer, b.layer) || compareStrings(canonicalJson(a.options ?? {}), canonicalJson(b.options ?? {})) || compareStrings(a.model, b.model) || compareCells({ ...a, layers: a.without }, { ...b, layers: b.without }));
+  return effects.sort((a, b) => compareStrings(a.layer, b.layer) || compareStrings(canonicalJson(a.options ?? {}), canonicalJson(b.options ?? {})) || compareStrings(a.model, b.model) || compareCells({ ...a, agent: BUILT_IN_AGENT, layers: a.without }, { ...b, agent: BUILT_IN_AGENT, layers: b.without }));
 }
 
 /** The one entry `longer` has beyond `shorter`, the rest equal and in order; undefined otherwise. */

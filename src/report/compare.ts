@@ -3,7 +3,7 @@ import { parseInput, readJsonFile } from '../input.ts';
 import { counted, formatDifference, formatInterval } from './format.ts';
 import { canDetectAnyChange, excludesZero, newcombe } from './statistics.ts';
 import { cellKey, cellLabel, type CellKeys } from './summarize.ts';
-import { comparedRates, summarySchema, summaryV1Schema, type CellChange, type Comparison, type Interval } from './types.ts';
+import { comparedRates, summarySchema, summaryV1Schema, summaryV2Schema, type CellChange, type Comparison, type Interval } from './types.ts';
 
 /** Each compared rate's short name (in the line) and its full name (in the flag). */
 export const rateNames: Record<(typeof comparedRates)[number], [short: string, full: string]> = {
@@ -19,7 +19,7 @@ export const rateNames: Record<(typeof comparedRates)[number], [short: string, f
  */
 export type ComparableCell = CellKeys & { runs: number; successRate: Interval; falseSuccessRate: Interval; falseFailureRate?: Interval; sideEffectRate?: Interval };
 export interface ComparableSummary {
-  schemaVersion: 1 | 2;
+  schemaVersion: 1 | 2 | 3;
   generatedAt: string;
   complete: boolean;
   cells: readonly ComparableCell[];
@@ -88,10 +88,11 @@ export function renderComparison(changes: readonly CellChange[]): string {
 }
 
 /**
- * A summary.json from disk, version 1 or 2, checked against its version's schema: a one-line
- * error names the file and field. Version 1 is read as it is: what it lacks stays absent.
+ * A summary.json from disk, of any version, checked against its version's schema: a one-line
+ * error names the file and field. Older versions are read as they are: what they lack stays absent.
  */
 export function readSummary(path: string): ComparableSummary {
   const value = readJsonFile(path, z.record(z.string(), z.unknown()), 'summary.json');
-  return parseInput(value.schemaVersion === 1 ? summaryV1Schema : summarySchema, value, path);
+  const schema = value.schemaVersion === 1 ? summaryV1Schema : value.schemaVersion === 2 ? summaryV2Schema : summarySchema;
+  return parseInput(schema, value, path);
 }

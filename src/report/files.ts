@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { BUILT_IN_AGENT } from '../eval/agent.ts';
 import { rateNames } from './compare.ts';
 import { counted, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, outcomeOf, OUTCOMES, round1, runOutcome, type Outcome } from './format.ts';
 import { cellLabel, conditionKey, groupByCell } from './summarize.ts';
@@ -64,9 +65,10 @@ function totalsLine(summary: Summary): string {
 export function renderMarkdown(summary: Summary): string {
   const verdict = verdictLines(summary);
   const withCost = summary.cells.some((cell) => cell.cost !== undefined);
-  const header = ['task', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', 'false-failure rate', 'side-effect rate', 'incomplete', 'retried', 'unsupported claims', 'iterations (mean / median / p95 / max)', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall time', 'stop reasons'];
+  const header = ['task', 'agent', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', 'false-failure rate', 'side-effect rate', 'incomplete', 'retried', 'unsupported claims', 'iterations (mean / median / p95 / max)', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall time', 'stop reasons'];
   const rows = summary.cells.map((cell) => [
     cell.task,
+    cell.agent,
     cell.model,
     cell.layers,
     cell.site,
@@ -334,6 +336,11 @@ ${renderHeatmap(group, cellIds, 'side-effect rate', (cell) => cell.sideEffectRat
     .join('\n');
 }
 
+/** A heatmap's column: the built-in harness's layer stack, or another agent by its name. */
+function columnOf(cell: Cell): string {
+  return cell.agent === BUILT_IN_AGENT ? cell.layers : cell.agent;
+}
+
 /** The colour of a rate: its interval's bound toward the bad side, on red (bad) → green (good). */
 export function heatColour(rate: Interval, good: 'up' | 'down'): string {
   const score = good === 'up' ? rate.low : 1 - rate.high;
@@ -342,9 +349,9 @@ export function heatColour(rate: Interval, good: 'up' | 'down'): string {
 
 function renderHeatmap(cells: readonly Cell[], cellIds: ReadonlyMap<string, string>, title: string, rateOf: (cell: Cell) => Interval, good: 'up' | 'down'): string {
   const models = distinct(cells.map((cell) => cell.model));
-  const stacks = distinct(cells.map((cell) => cell.layers));
-  const byPosition = new Map(cells.map((cell) => [`${cell.model}\u0000${cell.layers}`, cell]));
-  const header = `<tr><th>model \\ layers</th>${stacks.map((stack) => `<th>${escapeHtml(stack)}</th>`).join('')}</tr>`;
+  const stacks = distinct(cells.map(columnOf));
+  const byPosition = new Map(cells.map((cell) => [`${cell.model}\u0000${columnOf(cell)}`, cell]));
+  const header = `<tr><th>model \\ agent, layers</th>${stacks.map((stack) => `<th>${escapeHtml(stack)}</th>`).join('')}</tr>`;
   const rows = models.map((model) => {
     const heatCells = stacks.map((stack) => {
       const cell = byPosition.get(`${model}\u0000${stack}`);
@@ -360,11 +367,12 @@ function renderHeatmap(cells: readonly Cell[], cellIds: ReadonlyMap<string, stri
 
 function renderCellTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, string>, runsByCell: ReadonlyMap<string, ReportedRun[]>, runIds: ReadonlyMap<ReportedRun, string>): string {
   const withCost = cells.some((cell) => cell.cost !== undefined);
-  const header = ['task', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', 'false-failure rate', 'side-effect rate', 'incomplete', 'retried', 'iterations', 'distribution', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall', 'stop reasons', 'runs'];
+  const header = ['task', 'agent', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', 'false-failure rate', 'side-effect rate', 'incomplete', 'retried', 'iterations', 'distribution', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall', 'stop reasons', 'runs'];
   const rows = cells.map((cell) => {
     const cellRuns = runsByCell.get(conditionKey(cell)) ?? [];
     const columns = [
       td(cell.task),
+      td(cell.agent),
       td(cell.model),
       td(cell.layers),
       td(cell.site),

@@ -38,7 +38,7 @@ export function summarize(runs: readonly ReportedRun[], { prices, complete, plan
   const totals = { runs: 0, successes: 0, falseSuccesses: 0, falseFailures: 0, sideEffectRuns: 0, incomplete: 0, retried: 0 };
   for (const cell of cells) for (const key of Object.keys(totals) as Array<keyof typeof totals>) totals[key] += cell[key];
   return {
-    schemaVersion: 2,
+    schemaVersion: 3,
     generatedAt: now.toISOString(),
     complete: complete && missing.length === 0 && runs.length >= planned,
     planned,
@@ -52,13 +52,13 @@ export function summarize(runs: readonly ReportedRun[], { prices, complete, plan
 }
 
 /** A string that is equal exactly when two cells' labels are; NUL cannot occur in the names. */
-export function cellKey({ task, model, layers, site }: CellKeys): string {
-  return `${task}\u0000${model}\u0000${layers}\u0000${site}`;
+export function cellKey({ task, agent, model, layers, site }: CellKeys): string {
+  return `${task}\u0000${agent}\u0000${model}\u0000${layers}\u0000${site}`;
 }
 
-/** How a cell is named to a person: `upvote-first-post · scripted:overclaimer · bare · hn-recorded`. */
-export function cellLabel({ task, model, layers, site }: CellKeys): string {
-  return `${task} · ${model} · ${layers} · ${site}`;
+/** How a cell is named to a person: `upvote-first-post · harness-eval · scripted:overclaimer · bare · hn-recorded`. */
+export function cellLabel({ task, agent, model, layers, site }: CellKeys): string {
+  return `${task} · ${agent} · ${model} · ${layers} · ${site}`;
 }
 
 /** What ran, as one string: the task and the condition as canonical JSON. Cells and their runs share it. */
@@ -87,7 +87,7 @@ export function canonicalJson(value: unknown): string {
   );
 }
 
-const conditionParts = ['model', 'layers', 'site'] as const;
+const conditionParts = ['agent', 'model', 'layers', 'site'] as const;
 
 /**
  * Each condition's labels. Where conditions that differ share all their names, every name whose
@@ -96,7 +96,7 @@ const conditionParts = ['model', 'layers', 'site'] as const;
  * from its condition's smallest labels, so the result does not depend on the runs' order.
  */
 function labelConditions(firsts: readonly ReportedRun[]): CellKeys[] {
-  const labels: CellKeys[] = firsts.map(({ task, model, layers, site }) => ({ task, model, layers, site }));
+  const labels: CellKeys[] = firsts.map(({ task, agent, model, layers, site }) => ({ task, agent, model, layers, site }));
   const byLabel = new Map<string, number[]>();
   labels.forEach((label, index) => byLabel.set(cellKey(label), [...(byLabel.get(cellKey(label)) ?? []), index]));
   for (const indices of byLabel.values()) {
@@ -119,12 +119,12 @@ export function baseName(label: string): string {
   return label.replace(/#[0-9a-f]{6}$/, '');
 }
 
-/** Orders cells by task, model, layers, site; code-unit order, so it is the same in every locale. */
+/** Orders cells by task, agent, model, layers, site; code-unit order, so it is the same in every locale. */
 export function compareCells(a: CellKeys, b: CellKeys): number {
-  return compareStrings(a.task, b.task) || compareStrings(a.model, b.model) || compareStrings(a.layers, b.layers) || compareStrings(a.site, b.site);
+  return compareStrings(a.task, b.task) || compareStrings(a.agent, b.agent) || compareStrings(a.model, b.model) || compareStrings(a.layers, b.layers) || compareStrings(a.site, b.site);
 }
 
-function summarizeCell(runs: readonly ReportedRun[], { task, model, layers, site }: CellKeys, prices: PriceTable | undefined): Cell {
+function summarizeCell(runs: readonly ReportedRun[], { task, agent, model, layers, site }: CellKeys, prices: PriceTable | undefined): Cell {
   let successes = 0;
   let claimed = 0;
   let falseSuccesses = 0;
@@ -153,6 +153,7 @@ function summarizeCell(runs: readonly ReportedRun[], { task, model, layers, site
   const price = prices && Object.hasOwn(prices, runs[0]!.model) ? prices[runs[0]!.model] : undefined;
   return {
     task,
+    agent,
     model,
     layers,
     site,
@@ -229,7 +230,7 @@ export function unmatchedGates(summary: Pick<Summary, 'cells'>, gates: readonly 
   });
 }
 
-const conditionKeys = ['task', 'model', 'layers', 'site'] as const;
+const conditionKeys = ['task', 'agent', 'model', 'layers', 'site'] as const;
 
 function parseGates(gates: readonly Gate[]) {
   return gates.map((gate, index) => parseInput(gateSchema, gate, `gates[${index}]`));

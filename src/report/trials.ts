@@ -94,6 +94,7 @@ function keptRuns(attempts: readonly Attempt[]): Map<number, ReportedRun> {
 export function incompleteRun(start: PlannedRun): ReportedRun {
   return {
     ...start,
+    schemaVersion: 1,
     claimed: false,
     actual: false,
     falseSuccess: false,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BUILT_IN_AGENT } from '../eval/agent.ts';
 import { stopReasons } from '../harness/trace.ts';
 
 /** A change to the site's state between the run's start and end snapshots, as the oracle lists it. */
@@ -17,7 +18,7 @@ export type StateChange = z.infer<typeof stateChangeSchema>;
  * its capture, faults and starting state. Two runs belong to one cell only when these are equal,
  * whatever their names say.
  */
-export const conditionSchema = z.object({ model: z.unknown(), layers: z.unknown(), site: z.unknown() });
+export const conditionSchema = z.object({ agent: z.unknown().optional(), model: z.unknown(), layers: z.unknown(), site: z.unknown() });
 export type Condition = z.infer<typeof conditionSchema>;
 
 /** Where a run came from: the test (one per planned trial and repeat), and its run's number in it. */
@@ -40,8 +41,10 @@ export type RunOrigin = z.infer<typeof runOriginSchema>;
 /** What names a cell to a person; `condition` says what it is. */
 export const cellNamesSchema = z.object({
   task: z.string(),
+  /** What ran the task: `harness-eval` (the built-in harness), or a user's agent by its name. */
+  agent: z.string(),
   model: z.string(),
-  /** The layer stack's name (`bare`, `verified`), or its layers joined with `+`. */
+  /** The built-in harness's layer stack: its name (`bare`, `verified`), or its layers joined with `+`; `-` for another agent. */
   layers: z.string(),
   site: z.string(),
 });
@@ -63,6 +66,8 @@ const tokenCount = z.number().finite().min(0).nullable();
  * nothing else, so merged shards give the same numbers as one run.
  */
 export const reportedRunSchema = plannedRunSchema.extend({
+  /** The run record's version (RUN_RECORD_VERSION); a record without one is read as version 1. */
+  schemaVersion: z.literal(1).default(1),
   claimed: z.boolean(),
   actual: z.boolean(),
   /** Claimed, not actual. */
@@ -84,6 +89,8 @@ export const reportedRunSchema = plannedRunSchema.extend({
   unsupportedClaim: z.boolean().optional(),
   /** The agent's own words with its claim. */
   summary: z.string().optional(),
+  /** The agent's answer, for a task that asks a question. */
+  answer: z.string().optional(),
   /** Each postcondition's verdict, as the oracle gave it. */
   verdicts: z.array(verdictSchema).optional(),
   /** The trace as a person reads it: set by the reporter from the attachment's trace, not attached. */
@@ -92,6 +99,8 @@ export const reportedRunSchema = plannedRunSchema.extend({
   links: z.object({ trace: z.string().optional(), testReport: z.string().optional() }).optional(),
 });
 export type ReportedRun = z.infer<typeof reportedRunSchema>;
+/** A run record as a producer writes it: `schemaVersion` may be left out. */
+export type ReportedRunInput = z.input<typeof reportedRunSchema>;
 
 export const intervalSchema = z.object({ value: z.number(), low: z.number(), high: z.number() });
 export type Interval = z.infer<typeof intervalSchema>;
@@ -210,7 +219,7 @@ export const comparisonSchema = z.object({
 export type Comparison = z.infer<typeof comparisonSchema>;
 
 export const summarySchema = z.object({
-  schemaVersion: z.literal(2),
+  schemaVersion: z.literal(3),
   generatedAt: z.string(),
   /** False while the run goes on, when it was interrupted, or when any planned run is missing. */
   complete: z.boolean(),
@@ -256,6 +265,12 @@ export const gateSchema = cellNamesSchema
   .strict();
 export type Gate = z.input<typeof gateSchema>;
 
+/** Before version 3, cells had no agent: every cell was the built-in harness's. */
+const cellBeforeAgents = { agent: z.string().default(BUILT_IN_AGENT) };
+
+/** A version 2 summary, read for baselines: as version 3, its cells' agent the built-in harness. */
+export const summaryV2Schema = summarySchema.extend({ schemaVersion: z.literal(2), cells: z.array(cellSchema.extend(cellBeforeAgents)) });
+
 /**
  * A version 1 summary (before runs carried their condition, false failures, side effects and
  * incompleteness), read for baselines only. What it lacks is unknown, not 0.
@@ -266,7 +281,7 @@ export const summaryV1Schema = z.object({
   complete: z.boolean(),
   totals: z.object({ runs: z.number(), successes: z.number(), falseSuccesses: z.number() }),
   cells: z.array(
-    cellSchema.pick({ task: true, model: true, layers: true, site: true, runs: true, successes: true, claimed: true, falseSuccesses: true, successRate: true, falseSuccessRate: true }),
+    cellSchema.pick({ task: true, model: true, layers: true, site: true, runs: true, successes: true, claimed: true, falseSuccesses: true, successRate: true, falseSuccessRate: true }).extend(cellBeforeAgents),
   ),
 });
 export type SummaryV1 = z.infer<typeof summaryV1Schema>;

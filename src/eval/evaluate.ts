@@ -1,7 +1,8 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
-import { judge, type Judgement } from '../eval/oracle.ts';
-import type { Task } from '../eval/tasks.ts';
-import { runHarness, type BrowserSession, type HarnessOptions, type RunResult } from '../harness/run.ts';
+import type { BrowserSession, HarnessOptions } from '../harness/run.ts';
+import { builtInHarness } from '../harness/agent.ts';
 import type { StopReason } from '../harness/trace.ts';
 import { InputError } from '../input.ts';
 import type { Model } from '../models/types.ts';
@@ -9,6 +10,9 @@ import { openCassette, type CassetteOptions } from '../models/cassette.ts';
 import { createModel, modelSecrets, type ModelSpec } from '../models/registry.ts';
 import { resolveLayers, type LayerSpec } from '../layers/index.ts';
 import type { Site, SiteIdle } from '../sites/site.ts';
+import type { Agent, AgentResult } from './agent.ts';
+import { judge, type Judgement } from './oracle.ts';
+import type { Task } from './tasks.ts';
 
 /** Why a run was cut short from outside: the test's time ran out, or the test failed while its agent worked. */
 export type CutShort = Extract<StopReason, 'timeout' | 'error'>;
@@ -23,8 +27,11 @@ export interface EvaluateOptions {
   /** The test's own browser context: the first attempt runs in it, so Playwright's trace shows it. */
   context: BrowserContext;
   site: Site;
+  /** What runs the task: by default harness-eval's own harness with `layers`. */
+  agent?: Agent;
   model: ModelSpec | Model;
-  layers: readonly LayerSpec[];
+  /** The built-in harness's layers; another agent takes none. */
+  layers?: readonly LayerSpec[];
   task: Task;
   maxIterations?: HarnessOptions['maxIterations'];
   onIteration?: HarnessOptions['onIteration'];
@@ -36,12 +43,20 @@ export interface EvaluateOptions {
   signal?: AbortSignal;
   /** How long the run gets to return once aborted (default ABORT_GRACE_MS). */
   abortGraceMs?: number;
-  /** The run's folder for its layers' files (under Playwright, in the test's output folder). */
+  /** The run's folder for its layers' and agent's files (under Playwright, in the test's output folder). */
   outputDir?: HarnessOptions['outputDir'];
+  /** Attaches an agent's files (a command's stdout) to the test; by default they are dropped. */
+  attach?: (name: string, body: string | Buffer, contentType: string) => Promise<void>;
 }
 
-/** A run as the report sees it: what the harness claimed and what the oracle found. */
-export interface RunRecord extends RunResult {
+/** The run record's version: bumped whenever its shape changes, so a reader can tell. */
+export const RUN_RECORD_VERSION = 1;
+
+/** A run as the report sees it: what the agent claimed and what the oracle found. */
+export interface RunRecord extends AgentResult {
+  schemaVersion: typeof RUN_RECORD_VERSION;
+  /** The agent's name (`harness-eval` for the built-in harness). */
+  agent: string;
   site: string;
   actual: boolean;
   falseSuccess: boolean;
@@ -56,17 +71,21 @@ export interface RunRecord extends RunResult {
 }
 
 /**
- * One harness run, judged: the site's ground truth before, the run, the ground truth after, and
- * the oracle's verdict. Bad model or layer names fail here, before any page opens. Once the run
- * has begun it always returns a record: a run cut short (aborted, or an exception) is incomplete,
- * judged on the state it left if the site still answers.
+ * One run of an agent, judged: the site's ground truth before, the run, the ground truth after,
+ * and the oracle's verdict. Bad model or layer names fail here, before any page opens. Once the
+ * run has begun it always returns a record: a run cut short (aborted, or an exception) is
+ * incomplete, judged on the state it left if the site still answers.
  */
-export async function evaluateHarness({ context, site, model, layers, task, maxIterations, onIteration, modelCache, onStart, signal, abortGraceMs = ABORT_GRACE_MS, outputDir }: EvaluateOptions): Promise<RunRecord> {
+export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
+  const { context, site, model, layers = [], task, maxIterations, onIteration, modelCache, onStart, signal, abortGraceMs = ABORT_GRACE_MS } = options;
+  const agent = options.agent ?? builtInHarness(layers);
+  if (!agent.builtIn && layers.length > 0) throw new InputError(`layers: only harness-eval's own harness runs layers; the agent ${agent.name} was given ${layers.length}`);
+  const outputDir = options.outputDir ?? join(tmpdir(), 'harness-eval');
+  const layerNames = agent.builtIn ? resolveLayers(layers).map((layer) => layer.name) : [];
   // Opened for any model; only openai: and ollama: models send their traffic through it.
   const secrets = modelSecrets();
   const cassette = modelCache && openCassette({ ...modelCache, model: typeof model === 'string' ? model : model.id, secrets: [...secrets, site.account.password] });
   const resolvedModel = typeof model === 'object' && 'chat' in model ? model : createModel(model, process.env, cassette);
-  const resolvedLayers = resolveLayers(layers);
   await site.attach(context);
   // The site is put back (the live site unvotes what the run voted) however the run ends.
   try {
@@ -87,10 +106,10 @@ export async function evaluateHarness({ context, site, model, layers, task, maxI
 
     // A run that never returned is known only from outside: its counts are unknown, not zero.
     const startedAt = Date.now();
-    const cutShort = (stopReason: CutShort, summary: string): RunResult => ({
+    const cutShort = (stopReason: CutShort, summary: string): AgentResult => ({
       task: task.prompt,
       model: resolvedModel.id,
-      layers: resolvedLayers.map((layer) => layer.name),
+      layers: layerNames,
       claimed: false,
       summary,
       stopReason,
@@ -102,21 +121,21 @@ export async function evaluateHarness({ context, site, model, layers, task, maxI
     });
 
     await onStart?.();
-    let result: RunResult;
+    let result: AgentResult;
     try {
-      const running = runHarness({
-        task: task.prompt,
-        model: resolvedModel,
-        layers: resolvedLayers,
-        outputDir,
+      const running = agent.run({
+        task,
+        site,
+        context,
         openSession,
-        credentials: site.account,
-        siteFetch: (request) => site.fetch(request),
-        secrets,
+        model: resolvedModel,
+        secrets: [...secrets, site.account.password],
+        signal,
+        outputDir,
         maxIterations,
         onIteration,
-        signal,
         carried,
+        attach: options.attach ?? (async () => {}),
       });
       result = await returnedOrCutShort(running, signal, abortGraceMs, () =>
         cutShort(cutShortBy(signal!), `the run was cut short (${cutShortBy(signal!)}) and did not return within ${abortGraceMs} ms of being stopped`),
@@ -146,6 +165,8 @@ export async function evaluateHarness({ context, site, model, layers, task, maxI
     }
     return {
       ...result,
+      schemaVersion: RUN_RECORD_VERSION,
+      agent: agent.name,
       stopReason: judgement || incomplete ? result.stopReason : 'error',
       summary: [result.summary, unjudged].filter(Boolean).join('; '),
       site: site.name,
@@ -168,7 +189,7 @@ function cutShortBy(signal: AbortSignal): CutShort {
 }
 
 /** The run's result; once the signal aborts, the run gets `graceMs` to return before `cutShort` stands in for it. */
-function returnedOrCutShort(run: Promise<RunResult>, signal: AbortSignal | undefined, graceMs: number, cutShort: () => RunResult): Promise<RunResult> {
+function returnedOrCutShort(run: Promise<AgentResult>, signal: AbortSignal | undefined, graceMs: number, cutShort: () => AgentResult): Promise<AgentResult> {
   if (!signal) return run;
   return new Promise((resolve, reject) => {
     let timer: ReturnType<typeof setTimeout> | undefined;

@@ -1,0 +1,31 @@
+import { BUILT_IN_AGENT, type Agent } from '../eval/agent.ts';
+import { resolveLayers, type LayerSpec } from '../layers/index.ts';
+import { runHarness } from './run.ts';
+
+/**
+ * harness-eval's own harness as an agent: the loop with `layers`, calling the run's model
+ * directly. Layers are checked here, so a bad name fails before any page opens.
+ */
+export function builtInHarness(layers: readonly LayerSpec[]): Agent {
+  const resolved = resolveLayers(layers);
+  return {
+    name: BUILT_IN_AGENT,
+    condition: { agent: BUILT_IN_AGENT },
+    builtIn: true,
+    run: (run) =>
+      runHarness({
+        task: run.task.prompt,
+        model: run.model,
+        layers: resolved,
+        outputDir: run.outputDir,
+        openSession: run.openSession,
+        credentials: run.site.account,
+        siteFetch: (request) => run.site.fetch(request),
+        secrets: run.secrets,
+        maxIterations: run.maxIterations,
+        onIteration: run.onIteration,
+        signal: run.signal,
+        carried: run.carried,
+      }),
+  };
+}
