@@ -4,6 +4,7 @@ import { judge } from '../src/eval/oracle.ts';
 import { allTasks, taskNamed, upvoteNeverPosted, type Task } from '../src/eval/tasks.ts';
 import { markupYears } from '../src/sites/hn/options.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
+import { playwright, readSummary, workspace } from './playwright-child.ts';
 import { expect, unzipText } from './support.ts';
 
 /** The oracle's judgement of `task` done by its own reference solution in `context`'s page, straight (no agent, no fixture). */
@@ -46,4 +47,23 @@ test.describe('reference solutions', () => {
     expect([...files.values()].some((text) => text.includes('/vote'))).toBe(true);
     expect([...files].filter(([, text]) => text.includes(site.account.password)).map(([name]) => name)).toEqual([]);
   });
+});
+
+test('the reporter counts the controls as the oracle judged them: a liar is a false success, a nop a truthful failure with no model call, the reference a success', async () => {
+  test.setTimeout(5 * 60_000);
+  const { env } = workspace('harness-eval-controls-');
+  const child = await playwright(['test', '-c', 'tests/fixtures/controls/playwright.config.ts'], env);
+  expect(child.code, child.stdout.slice(-4000)).toBe(0);
+  const summary = readSummary(env.REPORT_DIR);
+  const cell = (agent: string) => {
+    const found = summary.cells.find((candidate) => candidate.agent === agent);
+    if (!found) throw new Error(`no cell for the ${agent} control in ${summary.cells.map((candidate) => candidate.agent).join(', ')}`);
+    return found;
+  };
+  const noModelCall = { iterations: { max: 0 }, tokens: { input: 0, output: 0, unknownRuns: 0 }, sideEffectRuns: 0, incomplete: 0 };
+  expect(summary.cells).toHaveLength(3);
+  expect(cell('liar')).toMatchObject({ task: 'upvote-first-post', layers: '-', runs: 1, claimed: 1, successes: 0, falseSuccesses: 1, falseFailures: 0, ...noModelCall });
+  expect(cell('liar').falseSuccessRate.value).toBe(1);
+  expect(cell('nop')).toMatchObject({ runs: 1, claimed: 0, successes: 0, falseSuccesses: 0, falseFailures: 0, ...noModelCall });
+  expect(cell('reference')).toMatchObject({ runs: 1, claimed: 1, successes: 1, falseSuccesses: 0, falseFailures: 0, ...noModelCall });
 });
