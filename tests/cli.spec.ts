@@ -36,6 +36,9 @@ test('hn serve: the replica with fault flags, and ground truth at /__harness/sta
     expect((await fetch(`${url}/news`)).status).toBe(200);
     expect(await (await fetch(`${url}/news`)).text()).toContain('not able to serve your requests this quickly');
     expect(await (await fetch(`${url}/__harness/state`)).json()).toMatchObject({ votes: {}, requests: 3 });
+    // The reset starts the rate limit's count again, as for a fresh replica.
+    expect((await fetch(`${url}/__harness/reset`, { method: 'POST' })).status).toBe(204);
+    expect((await fetch(`${url}/news`)).status).toBe(200);
   } finally {
     child.kill('SIGTERM');
   }

@@ -68,7 +68,7 @@ async function serve(args: string[]): Promise<void> {
   const port = numberFlag('port', values.port!);
   const replica = withFlagNames(() => createReplica({ capture: values.capture, faults }));
   const server = await serveReplica(replica, { port, host: values.host });
-  console.log(`harness-eval: Hacker News replica at ${server.url} (${replica.capture.source}); ground truth at ${server.url}/__harness/state`);
+  console.log(`harness-eval: Hacker News replica at ${server.url} (${replica.capture.source}); ground truth at ${server.url}/__harness/state, back to the start with POST ${server.url}/__harness/reset`);
   const stop = () => void server.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
