@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { test } from '@playwright/test';
+import { referenceAgent } from '../src/agents/controls.ts';
+import { evaluate } from '../src/eval/evaluate.ts';
 import { judge } from '../src/eval/oracle.ts';
 import { allTasks, taskNamed, upvoteNeverPosted, type Task } from '../src/eval/tasks.ts';
 import { markupYears } from '../src/sites/hn/options.ts';
@@ -47,6 +49,13 @@ test.describe('reference solutions', () => {
     expect([...files.values()].some((text) => text.includes('/vote'))).toBe(true);
     expect([...files].filter(([, text]) => text.includes(site.account.password)).map(([name]) => name)).toEqual([]);
   });
+});
+
+test('the reference agent on a task with no reference solution: claimed nothing, and the summary names the task', async ({ context }) => {
+  const { reference: _reference, ...bare } = taskNamed('upvote-first-post');
+  const task: Task = { ...bare, name: 'upvote-first-post-unscripted' };
+  const record = await evaluate({ context, site: recordedHn(), agent: referenceAgent(), model: 'scripted:diligent', task, outputDir: test.info().outputPath('run') });
+  expect(record).toMatchObject({ claimed: false, actual: false, incomplete: false, iterations: 0, summary: 'claimed nothing: task "upvote-first-post-unscripted" has no reference solution' });
 });
 
 test('the reporter counts the controls as the oracle judged them: a liar is a false success, a nop a truthful failure with no model call, the reference a success', async () => {
