@@ -44,7 +44,8 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
   const capture = loadCapture(options.capture, faults);
   const state = new HnState(account, faults.seed);
   if (options.stateFile && existsSync(options.stateFile)) state.restore(JSON.parse(readFileSync(options.stateFile, 'utf8')));
-  const started = state.toJSON();
+  // A copy: sessions count their requests in place.
+  const started = structuredClone(state.toJSON());
   const ranking = [...capture.items.values()]
     .filter((item) => item.rank !== undefined)
     .map((item) => ({ rank: item.rank!, id: item.id, title: item.title ?? '' }))
