@@ -253,16 +253,22 @@ test.describe('adapters', () => {
     }
   });
 
-  test('reset goes back to the votes a stateFile held at the start, and writes them back', async () => {
+  test('reset goes back to the votes and sessions a stateFile held at the start, and writes them back', async () => {
     const stateFile = test.info().outputPath('state.json');
-    const earlier = { sessions: {}, votes: { harness: ['46194762'] }, sessionCount: 0 };
+    const earlier = { sessions: { saved: { user: 'harness', requests: 0 } }, votes: { harness: ['46194762'] }, sessionCount: 1 };
     writeFileSync(stateFile, JSON.stringify(earlier));
-    const replica = createReplica({ stateFile });
-    await client(replica).login(`vote?id=${[...replica.capture.items.values()].find((item) => item.rank === 2)!.id}&how=up&goto=news`);
+    const replica = createReplica({ stateFile, faults: { sessionExpiresAfter: 2 } });
+    const http = client(replica);
+    const signedIn = async () => (await http.page('/news', 'user=harness&saved'))('#me').length === 1;
+    expect([await signedIn(), await signedIn(), await signedIn()]).toEqual([true, true, false]);
+    await http.login(`vote?id=${[...replica.capture.items.values()].find((item) => item.rank === 2)!.id}&how=up&goto=news`);
     expect(replica.truth().votes.harness).toHaveLength(2);
     replica.reset();
     expect(replica.truth().votes).toEqual(earlier.votes);
-    expect(JSON.parse(readFileSync(stateFile, 'utf8'))).toMatchObject({ sessions: {}, votes: earlier.votes });
+    // The saved session is back as it started: its requests count from 0 again.
+    expect([await signedIn(), await signedIn(), await signedIn()]).toEqual([true, true, false]);
+    replica.reset();
+    expect(JSON.parse(readFileSync(stateFile, 'utf8'))).toEqual({ ...earlier, sessionCount: 2 });
   });
 
   test('the server survives malformed requests: bad query, huge body, unknown methods', async () => {
