@@ -28,7 +28,7 @@ test('a change is flagged only when the 95% interval of the difference excludes 
   const baseline = summaryOf(runs('model:a', 10, 0), runs('model:b', 10, 5), runs('model:c', 10, 10));
   const current = summaryOf(runs('model:a', 10, 10), runs('model:b', 10, 6), runs('model:c', 10, 0, 10));
   const changes = compareSummaries(baseline, current);
-  expect(changes.map((change) => [change.cell.split(' · ')[1], change.flagged])).toEqual([
+  expect(changes.map((change) => [change.cell.split(' · ')[2], change.flagged])).toEqual([
     ['model:a', ['success rate']],
     ['model:b', []],
     ['model:c', ['success rate', 'false-success rate']],
@@ -55,12 +55,12 @@ test('a change whose rates\' intervals still overlap is flagged when the differe
 
 test('cells only in one summary are added or removed; the text has a line per cell and a count', () => {
   const changes = compareSummaries(summaryOf(runs('model:old', 4, 2)), summaryOf(runs('model:new', 4, 2)));
-  expect(changes.map((change) => [change.cell.split(' · ')[1], change.status])).toEqual([
+  expect(changes.map((change) => [change.cell.split(' · ')[2], change.status])).toEqual([
     ['model:new', 'added'],
     ['model:old', 'removed'],
   ]);
   const text = renderComparison(changes);
-  expect(text).toContain('upvote-first-post · model:new · verified · hn-recorded (added): success — → 50% (');
+  expect(text).toContain('upvote-first-post · harness-eval · model:new · verified · hn-recorded (added): success — → 50% (');
   expect(text).toMatch(/false failure — → 0% \(0–\d+%\); side effects — → 0% \(0–\d+%\)$/m);
   expect(text.split('\n').at(-1)).toBe('2 cells compared, 0 flagged');
 });
@@ -131,7 +131,7 @@ test('a version 1 summary is read as a baseline: what it lacks shows as —, nev
   expect(baseline.schemaVersion).toBe(1);
   expect(baseline.cells[0]!.falseFailureRate).toBeUndefined();
   const text = renderComparison(compareSummaries(baseline, readSummary(join(dir, 'v2.json'))));
-  expect(text).toContain('upvote-first-post · model:a · verified · hn-recorded: success 0% (0–28%) → 100% (72–100%) [+100 pts (+61 to +100)]; false success 100% (72–100%) → 0% (0–28%) [−100 pts (−100 to −61)]; false failure — → 0% (0–28%); side effects — → 0% (0–28%)  ⚑ success rate, false-success rate changed (95% interval of the difference excludes 0)');
+  expect(text).toContain('upvote-first-post · harness-eval · model:a · verified · hn-recorded: success 0% (0–28%) → 100% (72–100%) [+100 pts (+61 to +100)]; false success 100% (72–100%) → 0% (0–28%) [−100 pts (−100 to −61)]; false failure — → 0% (0–28%); side effects — → 0% (0–28%)  ⚑ success rate, false-success rate changed (95% interval of the difference excludes 0)');
   const cli = spawnSync(process.execPath, ['bin/harness-eval.js', 'report', '--baseline', join(dir, 'v1.json'), join(dir, 'v2.json')], { encoding: 'utf8' });
   expect(cli.status).toBe(0);
   expect(cli.stdout).toContain('false failure — → 0% (0–28%)');

@@ -182,7 +182,7 @@ test.describe('in a Playwright run of its own', () => {
   test("the reporter counts a user's attached run beside the harness's", () => {
     const summary = readSummary(reports);
     expect(summary.recorded).toBe(5);
-    expect(summary.cells.find((cell) => cell.model === 'my-agent')).toMatchObject({ runs: 1, successes: 1 });
+    expect(summary.cells.find((cell) => cell.agent === 'my-agent')).toMatchObject({ runs: 1, successes: 1 });
     expect(summary.cells.find((cell) => cell.layers === 'retry+verify')).toMatchObject({ runs: 2 });
   });
 

@@ -42,9 +42,10 @@ test.beforeAll(async () => {
   });
 });
 
-test("a run's condition is the model, each layer and the site, with their options", () => {
-  expect(run('under the project stack')).toMatchObject({ model: 'scripted:diligent', layers: 'verified', site: 'hn-injected' });
+test("a run's condition is the agent, the model, each layer and the site, with their options", () => {
+  expect(run('under the project stack')).toMatchObject({ agent: 'harness-eval', model: 'scripted:diligent', layers: 'verified', site: 'hn-injected' });
   expect(run('under the project stack').condition).toEqual({
+    agent: { name: 'harness-eval' },
     model,
     layers: verified,
     site,

@@ -45,8 +45,8 @@ test('the HTML report opens with the verdict: which cells breached which gate an
   expect(first.hasClass('fail')).toBe(true);
   expect(first.find('.headline').text()).toBe('✗ gates breached in 2 cells · incomplete: 1 planned test recorded no run · 30 of 31 planned runs recorded');
   expect(first.find('li').map((_, item) => $(item).text()).get()).toEqual([
-    'breach: upvote-first-post · scripted:overclaimer · bare · hn-recorded: false-success rate 1.00 > 0.00 (by 100 percentage points)',
-    'breach: upvote-first-post · scripted:overclaimer · verified · hn-recorded: success rate 0.20 < 0.50 (by 30 percentage points)',
+    'breach: upvote-first-post · harness-eval · scripted:overclaimer · bare · hn-recorded: false-success rate 1.00 > 0.00 (by 100 percentage points)',
+    'breach: upvote-first-post · harness-eval · scripted:overclaimer · verified · hn-recorded: success rate 0.20 < 0.50 (by 30 percentage points)',
     'gate matches no cell: gates[2] {"layers":"nothing"}',
     'missing: never ran (p)',
   ]);
@@ -114,9 +114,9 @@ test('the baseline comparison is in summary.md and the HTML report, with the dif
   const after = { ...summarize(runs, { complete: true, now }), comparison: comparison(before, 'history/2025-01-01T00-00-00Z.json', summarize(runs, { complete: true, now })) };
   const markdown = renderMarkdown(after);
   expect(markdown).toContain('## Since history/2025-01-01T00-00-00Z.json (2025-01-02T03:04:05.000Z)');
-  expect(markdown).toContain('| upvote-first-post · scripted:overclaimer · bare · hn-recorded | 10 → 10 | 0% → 100% +100 pts (+61 to +100) | 100% → 0% −100 pts (−100 to −61) |');
+  expect(markdown).toContain('| upvote-first-post · harness-eval · scripted:overclaimer · bare · hn-recorded | 10 → 10 | 0% → 100% +100 pts (+61 to +100) | 100% → 0% −100 pts (−100 to −61) |');
   expect(markdown).toContain('| ⚑ success rate, false-success rate changed |');
-  expect(markdown).toContain('| upvote-first-post · scripted:overclaimer · verified · hn-recorded | 1 → 1 |');
+  expect(markdown).toContain('| upvote-first-post · harness-eval · scripted:overclaimer · verified · hn-recorded | 1 → 1 |');
   expect(markdown).toContain('| too few trials to detect any change |');
   const $ = cheerio.load(renderHtml(after, runs));
   expect($('#comparison td.flagged.better').first().text()).toBe('0% → 100%+100 pts (+61 to +100)');

@@ -19,7 +19,7 @@ test('a run row links its trace and its test in Playwright\'s report; the histor
   expect(first.code, first.stdout).toBe(0);
   expect(first.stdout).toContain('harness-eval: no earlier summary in');
   // Words: one iteration is `1 iteration`.
-  expect(first.stdout).toMatch(/synthetic-task · double:a · bare · hn-recorded: false success, 1 side effect, 1 iteration, finished/);
+  expect(first.stdout).toMatch(/synthetic-task · harness-eval · double:a · bare · hn-recorded: false success, 1 side effect, 1 iteration, finished/);
   expect(first.stdout).not.toMatch(/\b1 (iterations|cells|runs|tests)\b/);
   const history = readdirSync(join(env.REPORT_DIR, 'history'));
   expect(history).toHaveLength(1);
@@ -59,7 +59,7 @@ test('a run row links its trace and its test in Playwright\'s report; the histor
   const compared = readSummary(env.REPORT_DIR);
   expect(compared.comparison!.baseline).toEqual({ source: `history/${history[0]}`, generatedAt: summary.generatedAt });
   // One run against one: even all-or-nothing is within chance, and the comparison says so.
-  expect(compared.comparison!.cells.map((change) => [change.cell.split(' · ')[2], change.status, change.tooFewTrials])).toEqual([
+  expect(compared.comparison!.cells.map((change) => [change.cell.split(' · ')[3], change.status, change.tooFewTrials])).toEqual([
     ['bare', 'changed', true],
     ['verified', 'removed', false],
     ['verified+login', 'removed', false],

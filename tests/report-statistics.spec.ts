@@ -126,7 +126,7 @@ test.describe('summarize', () => {
       ['upvote-first-post', 'scripted:overclaimer', 'bare', 'hn-recorded', 3],
       ['upvote-first-post', 'scripted:overclaimer', 'guardrails+verify+login', 'hn-recorded', 10],
     ]);
-    expect(summary).toMatchObject({ schemaVersion: 2, generatedAt: now.toISOString(), complete: true, planned: 17, recorded: 17, missing: [] });
+    expect(summary).toMatchObject({ schemaVersion: 3, generatedAt: now.toISOString(), complete: true, planned: 17, recorded: 17, missing: [] });
     expect(summarySchema.parse(summary)).toEqual(summary);
   });
 
@@ -178,7 +178,7 @@ test.describe('summarize', () => {
 
   test('no runs: no cells, zero totals', () => {
     expect(summarize([], { complete: false, now })).toEqual({
-      schemaVersion: 2,
+      schemaVersion: 3,
       generatedAt: now.toISOString(),
       complete: false,
       planned: 0,
@@ -196,20 +196,20 @@ test.describe('checkGates', () => {
 
   test('the default gate allows no false success and names the cell', () => {
     expect(checkGates(summary, [{ layers: 'bare', model: 'scripted:overclaimer' }])).toEqual([
-      { cell: 'upvote-first-post · scripted:overclaimer · bare · hn-recorded', rule: 'false-success rate 1.00 > 0.00', observed: 1, limit: 0, gate: 0 },
+      { cell: 'upvote-first-post · harness-eval · scripted:overclaimer · bare · hn-recorded', rule: 'false-success rate 1.00 > 0.00', observed: 1, limit: 0, gate: 0 },
     ]);
   });
 
   test('a minimum success rate applies to the matching cells only', () => {
     const breaches = checkGates(summary, [{ layers: 'guardrails+verify+login', minSuccessRate: 0.8 }]);
-    expect(breaches.map(({ cell, rule }) => [cell, rule])).toEqual([['upvote-first-post · scripted:overclaimer · guardrails+verify+login · hn-recorded', 'success rate 0.60 < 0.80']]);
+    expect(breaches.map(({ cell, rule }) => [cell, rule])).toEqual([['upvote-first-post · harness-eval · scripted:overclaimer · guardrails+verify+login · hn-recorded', 'success rate 0.60 < 0.80']]);
     expect(checkGates(summary, [{ layers: 'guardrails+verify+login', minSuccessRate: 0.6 }])).toEqual([]);
   });
 
   test('a gate matches only when every key it gives is equal', () => {
     expect(checkGates(summary, [{ task: 'another-task' }, { model: 'scripted:overclaimer', layers: 'bare', site: 'hn-live' }])).toEqual([]);
     const all = checkGates(summary, [{ maxFalseSuccessRate: 0.5 }]);
-    expect(all.map((breach) => breach.cell)).toEqual(['upvote-first-post · scripted:overclaimer · bare · hn-recorded']);
+    expect(all.map((breach) => breach.cell)).toEqual(['upvote-first-post · harness-eval · scripted:overclaimer · bare · hn-recorded']);
     const both = checkGates(summary, [{}, { model: 'openai:gpt-4o-mini', minSuccessRate: 0.9 }]);
     expect(both.map((breach) => [breach.gate, breach.rule])).toEqual([
       [0, 'false-success rate 1.00 > 0.00'],

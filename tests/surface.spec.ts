@@ -20,13 +20,13 @@ test('the reporter prints a line per run and writes the summary of its cells', a
   const { env } = workspace();
   const result = await runTest(['--project', 'synthetic'], env);
   expect(result.code).toBe(0);
-  expect(result.stdout).toMatch(/\[12\/12, 0 left\] synthetic-task · double:b · verified · hn-recorded: success, \d+ iterations, finished/);
+  expect(result.stdout).toMatch(/\[12\/12, 0 left\] synthetic-task · harness-eval · double:b · verified · hn-recorded: success, \d+ iterations, finished/);
   const summary = readSummary(env.REPORT_DIR);
-  expect(summary).toMatchObject({ schemaVersion: 2, complete: true, planned: 12, recorded: 12, missing: [], totals: { runs: 12, successes: 8, falseSuccesses: 2, falseFailures: 0, incomplete: 0 } });
+  expect(summary).toMatchObject({ schemaVersion: 3, complete: true, planned: 12, recorded: 12, missing: [], totals: { runs: 12, successes: 8, falseSuccesses: 2, falseFailures: 0, incomplete: 0 } });
   const bare = summary.cells.find((cell) => cell.layers === 'bare')!;
   expect(bare).toMatchObject({ runs: 4, successes: 1, claimed: 3, falseSuccesses: 2, iterations: { max: 6 } });
   expect(existsSync(join(env.REPORT_DIR, 'index.html'))).toBe(true);
-  expect(readFileSync(join(env.REPORT_DIR, 'summary.md'), 'utf8')).toContain('| synthetic-task | double:a | bare |');
+  expect(readFileSync(join(env.REPORT_DIR, 'summary.md'), 'utf8')).toContain('| synthetic-task | harness-eval | double:a | bare |');
 });
 
 test('with a baseline summary, the reporter prints how each cell changed', async () => {
@@ -35,7 +35,7 @@ test('with a baseline summary, the reporter prints how each cell changed', async
   const second = workspace();
   const result = await runTest(['--project', 'synthetic'], { ...second.env, BASELINE: join(first.env.REPORT_DIR, 'summary.json') });
   expect(result.code).toBe(0);
-  expect(result.stdout).toContain('synthetic-task · double:a · bare · hn-recorded: success 25% (');
+  expect(result.stdout).toContain('synthetic-task · harness-eval · double:a · bare · hn-recorded: success 25% (');
   expect(result.stdout).toContain('3 cells compared, 0 flagged');
 });
 
@@ -68,10 +68,10 @@ test('a breached gate fails the whole run and names the cells', async () => {
   const { env } = workspace();
   const falseSuccess = await runTest(['--project', 'synthetic'], { ...env, GATES: '[{ "layers": "bare" }]' });
   expect(falseSuccess.code).toBe(1);
-  expect(falseSuccess.stdout).toContain('harness-eval: gate breached in 1 cell:\n  synthetic-task · double:a · bare · hn-recorded: false-success rate 0.50 > 0.00');
+  expect(falseSuccess.stdout).toContain('harness-eval: gate breached in 1 cell:\n  synthetic-task · harness-eval · double:a · bare · hn-recorded: false-success rate 0.50 > 0.00');
   const lowSuccess = await runTest(['--project', 'synthetic'], { ...env, GATES: '[{ "layers": "verified", "minSuccessRate": 0.9 }]' });
   expect(lowSuccess.code).toBe(1);
-  expect(lowSuccess.stdout).toContain('synthetic-task · double:a · verified · hn-recorded: success rate 0.75 < 0.90');
+  expect(lowSuccess.stdout).toContain('synthetic-task · harness-eval · double:a · verified · hn-recorded: success rate 0.75 < 0.90');
   expect(lowSuccess.stdout).not.toContain('double:b · verified · hn-recorded: success rate');
   const none = await runTest(['--project', 'synthetic'], { ...env, GATES: '[{ "layers": "verified" }]' });
   expect(none.code).toBe(0);

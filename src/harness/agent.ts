@@ -10,7 +10,7 @@ export function builtInHarness(layers: readonly LayerSpec[]): Agent {
   const resolved = resolveLayers(layers);
   return {
     name: BUILT_IN_AGENT,
-    condition: { agent: BUILT_IN_AGENT },
+    condition: {},
     builtIn: true,
     run: (run) =>
       runHarness({

@@ -2,7 +2,7 @@ import { counted } from '../report/format.ts';
 import type { Page } from '@playwright/test';
 import { z } from 'zod';
 import { parseInput } from '../input.ts';
-import type { ChatMessage, Model, ToolCall, Usage } from '../models/types.ts';
+import { addUsage, type ChatMessage, type Model, type ToolCall, type Usage } from '../models/types.ts';
 import { browserTools, type Claim, type ToolState } from '../tools/browser.ts';
 import { ToolRegistry, type Tool, type ToolOutcome } from '../tools/registry.ts';
 import type { Layer } from './layer.ts';
@@ -215,8 +215,7 @@ export class RunContext {
     const known = this.tokens.input !== null && this.tokens.output !== null;
     this.knownTokens.input += usage.input ?? 0;
     this.knownTokens.output += usage.output ?? 0;
-    this.tokens.input = this.tokens.input === null || usage.input === null ? null : this.tokens.input + usage.input;
-    this.tokens.output = this.tokens.output === null || usage.output === null ? null : this.tokens.output + usage.output;
+    Object.assign(this.tokens, addUsage(this.tokens, usage));
     if (known && (this.tokens.input === null || this.tokens.output === null)) {
       this.record({ type: 'harness_note', layer: 'harness', message: `the run's token counts are unknown: the model's answer had no usable count (${usage.problem ?? 'not a number'})` });
     }

@@ -1,12 +1,12 @@
 import { Ollama } from 'ollama';
-import type { ChatResponse as OllamaChatResponse, Message as OllamaMessage, Tool as OllamaTool } from 'ollama';
+import type { ChatResponse as OllamaChatResponse } from 'ollama';
 import { z } from 'zod';
 import { parseInput } from '../input.ts';
 import { samplingSchema, transportSchema } from './options.ts';
 import { retryingFetch } from './retrying-fetch.ts';
-import { kindOfStatus, ModelError, readUsage, unreachable } from './types.ts';
-import type { ChatMessage, ChatResponse, Model, ToolSchema } from './types.ts';
-import { parseJsonObject } from '../text.ts';
+import { kindOfStatus, ModelError, unreachable } from './types.ts';
+import type { Model } from './types.ts';
+import { fromOllamaResponse, toOllamaMessage, toOllamaTool } from './wire-ollama.ts';
 
 
 const optionsSchema = z
@@ -50,55 +50,6 @@ export function ollamaModel(name: string, options: OllamaModelOptions): Model {
       const turn = messages.filter((message) => message.role === 'assistant').length;
       return fromOllamaResponse(response, turn);
     },
-  };
-}
-
-function toOllamaMessage(message: ChatMessage): OllamaMessage {
-  switch (message.role) {
-    case 'system':
-    case 'user':
-      return { role: message.role, content: message.content };
-    case 'assistant':
-      return {
-        role: 'assistant',
-        content: message.content ?? '',
-        ...(message.toolCalls?.length && {
-          tool_calls: message.toolCalls.map((call) => ({
-            // Ollama wants an object: arguments the model got wrong go back as {}.
-            function: { name: call.name, arguments: parseJsonObject(call.arguments) ?? {} },
-          })),
-        }),
-      };
-    case 'tool':
-      return { role: 'tool', content: message.content, tool_name: message.name };
-  }
-}
-
-function toOllamaTool(tool: ToolSchema): OllamaTool {
-  return {
-    type: 'function',
-    // The SDK's parameters type is a narrow slice of JSON Schema; Ollama takes any.
-    function: { name: tool.name, description: tool.description, parameters: tool.parameters as OllamaTool['function']['parameters'] },
-  };
-}
-
-/**
- * Ollama has no tool-call ids, so they are made from the turn (assistant messages so far) and the
- * call's index: the same conversation always gets the same ids, and no two calls in it share one.
- */
-function fromOllamaResponse(response: OllamaChatResponse, turn: number): ChatResponse {
-  const message = response?.message;
-  if (!message) throw new ModelError('bad_response', 'ollama: the response has no message');
-  const toolCalls = (message.tool_calls ?? []).map((call, index) => ({
-    id: `call_${turn}_${index}`,
-    name: call.function.name,
-    arguments: JSON.stringify(call.function.arguments ?? {}),
-  }));
-  return {
-    // Ollama answers "" where OpenAI answers null: no text besides the tool calls.
-    message: { content: message.content || null, toolCalls },
-    usage: readUsage({ input: ['prompt_eval_count', response.prompt_eval_count], output: ['eval_count', response.eval_count] }),
-    finishReason: response.done_reason,
   };
 }
 

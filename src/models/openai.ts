@@ -1,14 +1,11 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-import type {
-  ChatCompletion,
-  ChatCompletionMessageParam,
-  ChatCompletionTool,
-} from 'openai/resources/chat/completions';
+import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import { parseInput } from '../input.ts';
 import { samplingSchema, transportSchema } from './options.ts';
-import { kindOfStatus, ModelError, readUsage, unreachable } from './types.ts';
-import type { ChatMessage, ChatResponse, Model, ToolSchema } from './types.ts';
+import { kindOfStatus, ModelError, unreachable } from './types.ts';
+import type { Model } from './types.ts';
+import { fromCompletion, toOpenAIMessage, toOpenAITool } from './wire-openai.ts';
 
 
 const optionsSchema = z
@@ -52,51 +49,6 @@ export function openaiModel(name: string, options: OpenAIModelOptions): Model {
       }
       return fromCompletion(completion);
     },
-  };
-}
-
-function toOpenAIMessage(message: ChatMessage): ChatCompletionMessageParam {
-  switch (message.role) {
-    case 'system':
-    case 'user':
-      return { role: message.role, content: message.content };
-    case 'assistant':
-      return {
-        role: 'assistant',
-        content: message.content,
-        // The API rejects an empty `tool_calls` array, so it is left out.
-        ...(message.toolCalls?.length && {
-          tool_calls: message.toolCalls.map((call) => ({
-            id: call.id,
-            type: 'function' as const,
-            function: { name: call.name, arguments: call.arguments },
-          })),
-        }),
-      };
-    case 'tool':
-      return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
-  }
-}
-
-function toOpenAITool(tool: ToolSchema): ChatCompletionTool {
-  return {
-    type: 'function',
-    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-  };
-}
-
-function fromCompletion(completion: ChatCompletion): ChatResponse {
-  const choice = completion.choices?.[0];
-  if (!choice?.message) throw new ModelError('bad_response', 'openai: the response has no choices');
-  const toolCalls = (choice.message.tool_calls ?? []).map((call) =>
-    call.type === 'function'
-      ? { id: call.id, name: call.function.name, arguments: call.function.arguments }
-      : { id: call.id, name: call.custom.name, arguments: call.custom.input },
-  );
-  return {
-    message: { content: choice.message.content ?? null, toolCalls },
-    usage: readUsage({ input: ['prompt_tokens', completion.usage?.prompt_tokens], output: ['completion_tokens', completion.usage?.completion_tokens] }),
-    finishReason: choice.finish_reason ?? undefined,
   };
 }
 

@@ -42,6 +42,14 @@ export function readUsage(fields: { input: [name: string, value: unknown]; outpu
   return problems.length > 0 ? { ...usage, problem: problems.join(', ') } : usage;
 }
 
+/** Tokens so far plus one call's: a count unknown (null) once stays unknown, never counted as zero. */
+export function addUsage(total: Usage, usage: Usage): Usage {
+  return {
+    input: total.input === null || usage.input === null ? null : total.input + usage.input,
+    output: total.output === null || usage.output === null ? null : total.output + usage.output,
+  };
+}
+
 export interface ChatRequest {
   messages: readonly ChatMessage[];
   tools: readonly ToolSchema[];

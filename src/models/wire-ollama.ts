@@ -1,0 +1,131 @@
+import type { ChatResponse as OllamaChatResponse, Message as OllamaMessage, Tool as OllamaTool, ToolCall as OllamaToolCall } from 'ollama';
+import { z } from 'zod';
+import { parseJsonObject } from '../text.ts';
+import { ModelError, readUsage } from './types.ts';
+import type { ChatMessage, ChatResponse, ToolCall, ToolSchema } from './types.ts';
+import { fromWireTools, wireToolSchema } from './wire-openai.ts';
+
+/**
+ * Ollama's /api/chat wire format, both ways: the `ollama:` provider speaks it to a server, the
+ * model gateway hears it from an agent. Ollama has no tool-call ids and takes arguments as objects.
+ */
+
+export function toOllamaMessage(message: ChatMessage): OllamaMessage {
+  switch (message.role) {
+    case 'system':
+    case 'user':
+      return { role: message.role, content: message.content };
+    case 'assistant':
+      return {
+        role: 'assistant',
+        content: message.content ?? '',
+        ...(message.toolCalls?.length && { tool_calls: message.toolCalls.map(toOllamaToolCall) }),
+      };
+    case 'tool':
+      return { role: 'tool', content: message.content, tool_name: message.name };
+  }
+}
+
+/** Ollama wants an object: arguments the model got wrong go as {}. */
+function toOllamaToolCall(call: ToolCall): OllamaToolCall {
+  return { function: { name: call.name, arguments: parseJsonObject(call.arguments) ?? {} } };
+}
+
+export function toOllamaTool(tool: ToolSchema): OllamaTool {
+  return {
+    type: 'function',
+    // The SDK's parameters type is a narrow slice of JSON Schema; Ollama takes any.
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters as OllamaTool['function']['parameters'] },
+  };
+}
+
+/**
+ * Ollama has no tool-call ids, so they are made from the turn (assistant messages before it) and
+ * the call's index: the same conversation always gets the same ids, and no two calls in it share one.
+ */
+function toolCallId(turn: number, index: number): string {
+  return `call_${turn}_${index}`;
+}
+
+export function fromOllamaResponse(response: OllamaChatResponse, turn: number): ChatResponse {
+  const message = response?.message;
+  if (!message) throw new ModelError('bad_response', 'ollama: the response has no message');
+  const toolCalls = (message.tool_calls ?? []).map((call, index) => ({
+    id: toolCallId(turn, index),
+    name: call.function.name,
+    arguments: JSON.stringify(call.function.arguments ?? {}),
+  }));
+  return {
+    // Ollama answers "" where OpenAI answers null: no text besides the tool calls.
+    message: { content: message.content || null, toolCalls },
+    usage: readUsage({ input: ['prompt_eval_count', response.prompt_eval_count], output: ['eval_count', response.eval_count] }),
+    finishReason: response.done_reason,
+  };
+}
+
+// An agent's request, as the gateway reads it: unknown fields (options, format, keep_alive, …) are dropped.
+
+const ollamaMessageSchema = z.object({
+  role: z.enum(['system', 'user', 'assistant', 'tool']),
+  content: z.string().nullish(),
+  tool_calls: z.array(z.object({ function: z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()) }) })).nullish(),
+  tool_name: z.string().nullish(),
+  // Images have no place in a text model's run: refused rather than silently dropped.
+  images: z.array(z.unknown()).max(0, 'images are not supported').nullish(),
+});
+
+export const ollamaChatRequestSchema = z.object({
+  messages: z.array(ollamaMessageSchema).min(1, 'must hold at least one message'),
+  tools: z.array(wireToolSchema).nullish(),
+  stream: z.boolean().nullish(),
+});
+export type OllamaChatRequest = z.output<typeof ollamaChatRequestSchema>;
+
+/**
+ * The request as ChatMessages. Tool calls get the ids `fromOllamaResponse` gives them; a tool
+ * message answers its turn's first unanswered call of its `tool_name` (or the first unanswered
+ * call, when it names none), since Ollama's tool messages carry no id.
+ */
+export function fromOllamaRequest(request: OllamaChatRequest): { messages: ChatMessage[]; tools: ToolSchema[] } {
+  let turn = 0;
+  let unanswered: ToolCall[] = [];
+  const messages = request.messages.map((message, position): ChatMessage => {
+    const content = message.content ?? '';
+    switch (message.role) {
+      case 'system':
+      case 'user':
+        return { role: message.role, content };
+      case 'assistant': {
+        const toolCalls = (message.tool_calls ?? []).map((call, index) => ({
+          id: toolCallId(turn, index),
+          name: call.function.name,
+          arguments: JSON.stringify(call.function.arguments),
+        }));
+        turn += 1;
+        unanswered = [...toolCalls];
+        return { role: 'assistant', content: content || null, ...(toolCalls.length > 0 && { toolCalls }) };
+      }
+      case 'tool': {
+        const index = unanswered.findIndex((call) => !message.tool_name || call.name === message.tool_name);
+        const [call] = index >= 0 ? unanswered.splice(index, 1) : [];
+        return { role: 'tool', toolCallId: call?.id ?? `tool_${position}`, name: message.tool_name ?? call?.name ?? '', content };
+      }
+    }
+  });
+  return { messages, tools: fromWireTools(request.tools) };
+}
+
+/** The answer as Ollama's /api/chat writes its last (done) message; a count the model did not give is left out. */
+export function toOllamaResponse(response: ChatResponse, model: string) {
+  const { input, output } = response.usage;
+  const toolCalls = response.message.toolCalls.map(toOllamaToolCall);
+  return {
+    model,
+    created_at: new Date().toISOString(),
+    message: { role: 'assistant' as const, content: response.message.content ?? '', ...(toolCalls.length > 0 && { tool_calls: toolCalls }) },
+    done: true,
+    done_reason: response.finishReason === 'length' ? 'length' : 'stop',
+    ...(input !== null && { prompt_eval_count: input }),
+    ...(output !== null && { eval_count: output }),
+  };
+}
