@@ -1,6 +1,8 @@
 import { test } from '@playwright/test';
-import { hn, matrix } from '../src/index.ts';
-import type { recordedHn } from '../src/sites/hn/site.ts';
+import { hn, matrix, type Agent } from '../src/index.ts';
+import { evaluate } from '../src/eval/evaluate.ts';
+import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { recordedHn } from '../src/sites/hn/site.ts';
 import { playwright } from './playwright-child.ts';
 import { expect } from './support.ts';
 
@@ -72,4 +74,20 @@ test('matrix: two entries of one name are an error naming both; named, they are 
   });
   expect(projects.map((project) => project.name)).toEqual(['mini-t0 · bare · injected', 'mini-t0 · bare · flaky', 'mini-t1 · bare · injected', 'mini-t1 · bare · flaky']);
   expect(projects[2]!.use!.model).toEqual({ id: 'openai:gpt-4o-mini', temperature: 1 });
+});
+
+test('matrix: agents run beside the built-in stacks, one project per agent × model (× site), without layers; a bad agent is one line', () => {
+  const mine: Agent = { name: 'mine', condition: { agent: 'function' }, run: () => Promise.reject(new Error('not run here')) };
+  const projects = matrix({ models: ['scripted:diligent', 'scripted:overclaimer'], layers: { bare: [] }, agents: [mine] });
+  expect(projects.map((project) => project.name)).toEqual(['scripted:diligent · bare', 'mine · scripted:diligent', 'scripted:overclaimer · bare', 'mine · scripted:overclaimer']);
+  expect(projects[1]!.use).toMatchObject({ agent: mine, model: 'scripted:diligent', layers: [], layerStack: undefined });
+  expect(matrix({ models: ['scripted:diligent'], agents: { yours: mine } }).map((project) => project.name)).toEqual(['yours · scripted:diligent']);
+  expect(() => matrix({ models: ['scripted:diligent'], agents: [{ name: 'half' } as never] })).toThrow(/^matrix\(\): agents\[0\]: agent: condition: .+; run: .+$/);
+  expect(() => matrix({ models: ['scripted:diligent'] })).toThrow(/^matrix\(\): give layers/);
+});
+
+test('evaluate: layers belong to the built-in harness; another agent given layers is one line, before any page opens', async () => {
+  const mine: Agent = { name: 'mine', condition: {}, run: () => Promise.reject(new Error('never started')) };
+  const run = evaluate({ context: undefined as never, site: recordedHn(), agent: mine, model: 'scripted:diligent', layers: ['verify'], task: upvoteFirstPost });
+  await expect(run).rejects.toThrow(/^layers: only harness-eval's own harness runs layers; the agent mine was given 1$/);
 });
