@@ -1,5 +1,14 @@
 /** Small pieces of HTTP that the site adapters, the live site, the login layer and the model providers share. */
 
+/**
+ * Hop-by-hop and transport headers: they describe the client's connection, not the request, and
+ * Node's fetch refuses some of them (`keep-alive`, `transfer-encoding`, `upgrade`, `expect`). It
+ * negotiates `accept-encoding` itself, so the body it hands back is always decoded.
+ */
+export const REQUEST_HEADERS_NOT_FORWARDED = ['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'expect', 'host', 'content-length', 'accept-encoding'];
+/** A body handed on is decoded and whole, so these no longer describe it. */
+export const RESPONSE_HEADERS_NOT_FORWARDED = ['connection', 'keep-alive', 'transfer-encoding', 'content-encoding', 'content-length'];
+
 /** `name=value` pairs of a Cookie header (or of Set-Cookie values' first parts), by name. */
 export function parseCookies(pairs: readonly string[]): Map<string, string> {
   const jar = new Map<string, string>();

@@ -1,13 +1,26 @@
+import { z } from 'zod';
+import { parseInput } from '../input.ts';
 import type { Agent, AgentClaim, AgentInput } from '../eval/agent.ts';
+import { foreignAgent, readClaim } from './foreign.ts';
 
-export interface FunctionAgentOptions {
-  /** The agent's name in cells (default `function`, or the function's own name). */
-  name?: string;
-  /** Give the agent the site's account in `input.site.account`. */
-  account?: boolean;
-}
+export const functionAgentOptionsSchema = z
+  .object({
+    /** The agent's name in cells (default: the function's own name, else `function`). */
+    name: z.string().min(1).optional(),
+    /** Give the agent the site's account in `input.site.account`. */
+    account: z.boolean().default(false),
+  })
+  .strict();
+export type FunctionAgentOptions = z.input<typeof functionAgentOptionsSchema>;
 
-/** CONTRACT STUB (helper C implements): a TypeScript function as the agent; it returns its claim. */
-export function functionAgent(_fn: (input: AgentInput) => Promise<AgentClaim>, _options: FunctionAgentOptions = {}): Agent {
-  throw new Error('functionAgent: not implemented yet');
+/**
+ * A TypeScript function as the agent: it gets the task, a page on the site, the site over HTTP and
+ * the model through the run's gateway, and returns its claim. What it returns is checked: anything
+ * but a claim is no claim (with the reason); a throw ends the run with stopReason `error`.
+ */
+export function functionAgent(fn: (input: AgentInput) => Promise<AgentClaim>, options: FunctionAgentOptions = {}): Agent {
+  const { name = fn.name || 'function', account } = parseInput(functionAgentOptionsSchema, options, 'functionAgent() options');
+  return foreignAgent({ name, condition: { agent: 'function', name, account }, account }, async (input) =>
+    readClaim(await fn(input), `the value ${name} returned`),
+  );
 }

@@ -1,21 +1,12 @@
 import type { BrowserContext, Page, Request as PlaywrightRequest, Route } from '@playwright/test';
 import { HN_ORIGIN } from '../options.ts';
-import { withSetCookies } from '../../../http.ts';
+import { REQUEST_HEADERS_NOT_FORWARDED, RESPONSE_HEADERS_NOT_FORWARDED, withSetCookies } from '../../../http.ts';
 import type { HnReplica } from '../replica.ts';
 
 /** A site as one function: a request in, its response out, redirects answered, not followed. */
 export type SiteHandler = (request: Request) => Promise<Response>;
 
 const MAX_REDIRECTS = 5;
-
-/**
- * Hop-by-hop and transport headers: they describe the browser's connection, not the request, and
- * Node's fetch refuses some of them (`keep-alive`, `transfer-encoding`, `upgrade`, `expect`). It
- * negotiates `accept-encoding` itself, so the body it hands back is always decoded.
- */
-const REQUEST_HEADERS_NOT_FORWARDED = ['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'expect', 'host', 'content-length', 'accept-encoding'];
-/** The body handed to the browser is decoded and whole, so these no longer describe it. */
-const RESPONSE_HEADERS_NOT_FORWARDED = ['connection', 'keep-alive', 'transfer-encoding', 'content-encoding', 'content-length'];
 
 /** The replica served at the real origin inside a browser context. Nothing leaves the machine. */
 export async function routeReplica(target: BrowserContext | Page, replica: HnReplica, origin = HN_ORIGIN): Promise<void> {
