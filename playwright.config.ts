@@ -33,6 +33,8 @@ export default defineConfig<HarnessOptions>({
     // One spec per layer beyond the classic ones, each showing the layer's effect in its cells.
     { name: 'layers', testDir: 'specs/layers' },
     { name: 'control', testDir: 'specs/control' },
+    // The control agents (nop, liar, reference) on every task: they check the oracle and the tasks.
+    { name: 'controls', testDir: 'specs/controls' },
     { name: 'code', testDir: 'specs/code' },
     { name: 'tasks', testDir: 'specs/tasks' },
     { name: 'baseline', testDir: 'specs/baseline' },

@@ -1,5 +1,5 @@
 import { upvoted, upvotedAllMatching, upvotedTitled } from './eval/postconditions.ts';
-import { upvoteAllMatching, upvoteFirstPost, upvoteTitled } from './eval/tasks.ts';
+import { allTasks, taskNamed, upvoteAllMatching, upvoteFirstPost, upvoteNeverPosted, upvoteTitled } from './eval/tasks.ts';
 import { live } from './sites/hn/live.ts';
 import { recorded } from './sites/hn/site.ts';
 
@@ -60,11 +60,12 @@ export {
 export type { Model, ChatRequest, ChatResponse, ChatMessage, ToolCall, Usage } from './models/types.ts';
 export { judge } from './eval/oracle.ts';
 export type { Evidence, Postcondition, Verdict } from './eval/postconditions.ts';
-export type { Task } from './eval/tasks.ts';
+export type { ReferenceOutcome, Task } from './eval/tasks.ts';
+export { liarAgent, nopAgent, referenceAgent } from './agents/controls.ts';
 export { reportedRunSchema, type ReportedRun, type ReportedRunInput } from './report/types.ts';
 export type { Site, SiteFactory, SiteIdle, StateChange } from './sites/site.ts';
 export type { HnChange, HnSnapshot } from './sites/hn/snapshot.ts';
 export type { LiveOptions } from './sites/hn/live.ts';
 
-/** Hacker News: the recorded site, the live one, their postconditions and tasks. */
-export const hn = { recorded, live, upvoted, upvotedAllMatching, upvotedTitled, tasks: { upvoteFirstPost, upvoteAllMatching, upvoteTitled } };
+/** Hacker News: the recorded site, the live one, their postconditions and tasks (`all`: every task the project's specs run; `named(name)`). */
+export const hn = { recorded, live, upvoted, upvotedAllMatching, upvotedTitled, tasks: { upvoteFirstPost, upvoteAllMatching, upvoteTitled, upvoteNeverPosted, all: allTasks, named: taskNamed } };

@@ -1,12 +1,12 @@
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { listHistory, saveToHistory } from '../src/report/history.ts';
 import { summarize } from '../src/report/summarize.ts';
 import { createReplica, serveReplica } from '../src/sites/hn/index.ts';
-import { client, expect, reportedRun } from './support.ts';
+import { client, expect, firstStory, reportedRun } from './support.ts';
 
 const cli = ['bin/harness-eval.js'];
 const execFileAsync = promisify(execFile);
@@ -35,7 +35,10 @@ test('hn serve: the replica with fault flags, and ground truth at /__harness/sta
     expect(page).toContain('class="storylink"');
     expect((await fetch(`${url}/news`)).status).toBe(200);
     expect(await (await fetch(`${url}/news`)).text()).toContain('not able to serve your requests this quickly');
-    expect(await (await fetch(`${url}/__harness/state`)).json()).toEqual({ votes: {}, requests: 3 });
+    expect(await (await fetch(`${url}/__harness/state`)).json()).toMatchObject({ votes: {}, requests: 3 });
+    // The reset starts the rate limit's count again, as for a fresh replica.
+    expect((await fetch(`${url}/__harness/reset`, { method: 'POST' })).status).toBe(204);
+    expect((await fetch(`${url}/news`)).status).toBe(200);
   } finally {
     child.kill('SIGTERM');
   }
@@ -54,6 +57,69 @@ test('hn serve: bad flags end with one line and exit code 2', () => {
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain(message);
   }
+});
+
+test.describe('judge: the oracle on two /__harness/state bodies', () => {
+  const judge = (...args: string[]) => spawnSync(process.execPath, [...cli, 'judge', ...args], { encoding: 'utf8' });
+  // Not spawnSync while the server runs in this process: a blocked event loop lets its idle keep-alive sockets close under the client.
+  const judgeAsync = async (...args: string[]) => execFileAsync(process.execPath, [...cli, 'judge', ...args], { encoding: 'utf8' });
+
+  test('prints the verdict as JSON: the task, actual, each postcondition\'s verdict, the side effects', async () => {
+    const replica = createReplica();
+    const server = await serveReplica(replica, { port: 0 });
+    const dir = mkdtempSync(test.info().outputPath('judge-'));
+    const saveState = async (name: string) => {
+      writeFileSync(join(dir, name), await (await fetch(`${server.url}/__harness/state`)).text());
+      return join(dir, name);
+    };
+    try {
+      const start = await saveState('start.json');
+      const first = firstStory(replica);
+      // A runner outside Playwright: logs in from the vote's login wall over plain HTTP, which completes the vote.
+      await fetch(`${server.url}/login`, { method: 'POST', body: new URLSearchParams({ acct: 'harness', pw: 'battery-staple-42', goto: `vote?id=${first.id}&how=up&goto=news` }), redirect: 'manual' });
+      const end = await saveState('end.json');
+
+      // execFile rejects on a non-zero exit: the judgement's own exit code is 0.
+      const upvoted = await judgeAsync('--task', 'upvote-first-post', start, end);
+      expect(upvoted.stderr).toBe('');
+      expect(JSON.parse(upvoted.stdout)).toEqual({
+        task: 'upvote-first-post',
+        actual: true,
+        verdicts: [{ description: 'the story ranked 1 at the start is upvoted', holds: true, detail: `story ${first.id} (rank 1) is upvoted by harness` }],
+        sideEffects: [],
+      });
+      // The same vote judged for another task: not done, and the vote is a side effect.
+      const other = JSON.parse((await judgeAsync('--task', 'upvote-all-matching-for', start, end)).stdout);
+      expect(other.actual).toBe(false);
+      expect(other.sideEffects).toEqual([{ kind: 'vote', id: first.id, detail: `harness upvoted ${first.id} (${JSON.stringify(first.title)})` }]);
+      // Judged for another account, the vote is not the run's: nothing done.
+      expect(JSON.parse((await judgeAsync('--task', 'upvote-first-post', '--user', 'someone', start, end)).stdout).actual).toBe(false);
+      // The reset puts the site back: judged again, nothing was done.
+      expect((await fetch(`${server.url}/__harness/reset`, { method: 'POST' })).status).toBe(204);
+      expect(JSON.parse((await judgeAsync('--task', 'upvote-first-post', start, await saveState('reset.json'))).stdout).actual).toBe(false);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('bad input is one line on stderr and exit code 2: an unknown task lists the known ones', () => {
+    const dir = mkdtempSync(test.info().outputPath('judge-bad-'));
+    const state = join(dir, 'state.json');
+    writeFileSync(state, JSON.stringify({ votes: {}, ranking: [], requests: 0 }));
+    const wrong = join(dir, 'wrong.json');
+    writeFileSync(wrong, JSON.stringify({ votes: { harness: 'all' }, ranking: [] }));
+    for (const [args, message] of [
+      [['--task', 'upvote-everything', state, state], 'harness-eval: unknown task "upvote-everything": known tasks are upvote-first-post, upvote-all-matching-for, upvote-titled-a-story-that-was-never-posted'],
+      [['--task', 'upvote-first-post', state], 'harness-eval: judge: usage: harness-eval judge --task NAME START.json END.json [--user NAME]'],
+      [['--task', 'upvote-first-post', state, join(dir, 'missing.json')], `harness-eval: judge: ${join(dir, 'missing.json')}: cannot read this site state (ENOENT)`],
+      [['--task', 'upvote-first-post', state, wrong], `harness-eval: judge: ${wrong}: votes.harness: Invalid input: expected array, received string`],
+    ] as const) {
+      const result = judge(...args);
+      expect(result.status, args.join(' ')).toBe(2);
+      expect(result.stderr.trimEnd()).toBe(message);
+      expect(result.stdout).toBe('');
+    }
+  });
 });
 
 test('record hn: saves the pages from a live-like site, without tokens, user names or cookies', async () => {

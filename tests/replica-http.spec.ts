@@ -1,5 +1,8 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as cheerio from 'cheerio';
 import { setupServer } from 'msw/node';
 import { createReplica, replicaHandlers, serveReplica } from '../src/sites/hn/index.ts';
+import { recordedHn } from '../src/sites/hn/site.ts';
 import { bodyText, client, expect, firstStory, TOKEN } from './support.ts';
 import { test } from '@playwright/test';
 
@@ -194,10 +197,78 @@ test.describe('adapters', () => {
       expect(login.status).toBe(302);
       expect(login.headers.get('set-cookie')).not.toContain('Secure');
       const state = await (await fetch(`${server.url}/__harness/state`)).json();
-      expect(state).toEqual({ votes: { harness: [story.id] }, requests: 1 });
+      expect(state).toEqual({ votes: { harness: [story.id] }, requests: 1, ranking: expect.any(Array) });
     } finally {
       await server.close();
     }
+  });
+
+  test('/__harness/state lists the front pages\' ranking as the pages show it, the same the site\'s snapshot reads', async () => {
+    const replica = createReplica();
+    const server = await serveReplica(replica, { port: 0 });
+    try {
+      const { ranking } = (await (await fetch(`${server.url}/__harness/state`)).json()) as { ranking: Array<{ rank: number; id: string; title: string }> };
+      for (const [page, offset] of [['/news', 0], ['/news?p=2', 30]] as const) {
+        const $ = cheerio.load(await (await fetch(`${server.url}${page}`)).text());
+        const shown = $('tr.athing')
+          .toArray()
+          .map((row, index) => ({ rank: offset + index + 1, id: $(row).attr('id'), title: $(row).find('td.title').last().find('a').first().text() }));
+        expect(ranking.slice(offset, offset + 30)).toEqual(shown);
+      }
+      expect(ranking).toHaveLength(60);
+      expect((await recordedHn().snapshot()).ranking).toEqual(ranking);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('POST /__harness/reset answers 204 and puts the replica back as it started: votes, sessions, request log, fault counters', async () => {
+    const replica = createReplica({ faults: { rateLimitAfter: 3 } });
+    const server = await serveReplica(replica, { port: 0 });
+    const state = async () => (await (await fetch(`${server.url}/__harness/state`)).json()) as { votes: Record<string, string[]>; requests: number };
+    const signedIn = async (cookie: string) => (await (await fetch(`${server.url}/news`, { headers: { cookie } })).text()).includes("id='me'");
+    try {
+      const story = firstStory(replica);
+      const login = await fetch(`${server.url}/login`, {
+        method: 'POST',
+        body: new URLSearchParams({ acct: 'harness', pw: 'battery-staple-42', goto: `vote?id=${story.id}&how=up&goto=news` }),
+        redirect: 'manual',
+      });
+      const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+      expect(await signedIn(cookie)).toBe(true);
+      expect(await state()).toMatchObject({ votes: { harness: [story.id] }, requests: 2 });
+      expect((await fetch(`${server.url}/news`)).status).toBe(200);
+      expect((await fetch(`${server.url}/news`)).status).toBe(503);
+
+      const reset = await fetch(`${server.url}/__harness/reset`, { method: 'POST' });
+      expect(reset.status).toBe(204);
+      expect(await reset.text()).toBe('');
+      expect(await state()).toMatchObject({ votes: {}, requests: 0 });
+      // The session the reset ended stays ended, even after a new login.
+      expect((await fetch(`${server.url}/login`, { method: 'POST', body: new URLSearchParams({ acct: 'harness', pw: 'battery-staple-42', goto: 'news' }), redirect: 'manual' })).status).toBe(302);
+      expect(await signedIn(cookie)).toBe(false);
+      expect((await fetch(`${server.url}/news`)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('reset goes back to the votes and sessions a stateFile held at the start, and writes them back', async () => {
+    const stateFile = test.info().outputPath('state.json');
+    const earlier = { sessions: { saved: { user: 'harness', requests: 0 } }, votes: { harness: ['46194762'] }, sessionCount: 1 };
+    writeFileSync(stateFile, JSON.stringify(earlier));
+    const replica = createReplica({ stateFile, faults: { sessionExpiresAfter: 2 } });
+    const http = client(replica);
+    const signedIn = async () => (await http.page('/news', 'user=harness&saved'))('#me').length === 1;
+    expect([await signedIn(), await signedIn(), await signedIn()]).toEqual([true, true, false]);
+    await http.login(`vote?id=${[...replica.capture.items.values()].find((item) => item.rank === 2)!.id}&how=up&goto=news`);
+    expect(replica.truth().votes.harness).toHaveLength(2);
+    replica.reset();
+    expect(replica.truth().votes).toEqual(earlier.votes);
+    // The saved session is back as it started: its requests count from 0 again.
+    expect([await signedIn(), await signedIn(), await signedIn()]).toEqual([true, true, false]);
+    replica.reset();
+    expect(JSON.parse(readFileSync(stateFile, 'utf8'))).toEqual({ ...earlier, sessionCount: 2 });
   });
 
   test('the server survives malformed requests: bad query, huge body, unknown methods', async () => {

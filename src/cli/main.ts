@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { InputError } from '../input.ts';
+import { judge as judgeRun } from '../eval/oracle.ts';
+import { taskNamed } from '../eval/tasks.ts';
+import { InputError, readJsonFile } from '../input.ts';
 import { compareSummaries, readSummary, renderComparison } from '../report/compare.ts';
 import { counted } from '../report/format.ts';
 import { HISTORY_DIR, listHistory, resolveSummaryPath } from '../report/history.ts';
@@ -8,6 +10,7 @@ import { serveReplica } from '../sites/hn/adapters/server.ts';
 import { defaultAccount } from '../sites/hn/options.ts';
 import { recordHn } from '../sites/hn/record.ts';
 import { createReplica } from '../sites/hn/replica.ts';
+import { hnDiff, hnSnapshotSchema, type HnSnapshot } from '../sites/hn/snapshot.ts';
 
 const usage = `Usage:
   harness-eval hn serve [--port 8080] [--host 127.0.0.1] [--capture FILE|DIR] [fault options]
@@ -15,6 +18,8 @@ const usage = `Usage:
   harness-eval report [--dir reports]                 list the summaries kept in reports/history, newest first
   harness-eval report OLD NEW [--dir reports]         compare two: each a number from that list, a history name, or a summary.json
   harness-eval report --baseline OLD.json NEW.json
+  harness-eval judge --task NAME START.json END.json [--user NAME]
+                                                      the oracle's verdict on two /__harness/state bodies, as JSON
 
 Fault options (hn serve):
   --latency MS              delay every page request
@@ -63,7 +68,7 @@ async function serve(args: string[]): Promise<void> {
   const port = numberFlag('port', values.port!);
   const replica = withFlagNames(() => createReplica({ capture: values.capture, faults }));
   const server = await serveReplica(replica, { port, host: values.host });
-  console.log(`harness-eval: Hacker News replica at ${server.url} (${replica.capture.source}); ground truth at ${server.url}/__harness/state`);
+  console.log(`harness-eval: Hacker News replica at ${server.url} (${replica.capture.source}); ground truth at ${server.url}/__harness/state, back to the start with POST ${server.url}/__harness/reset`);
   const stop = () => void server.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -122,6 +127,22 @@ function listSummaries(dir: string): void {
   });
 }
 
+const JUDGE_USAGE = 'judge: usage: harness-eval judge --task NAME START.json END.json [--user NAME]';
+
+/**
+ * The oracle outside Playwright: a task's postconditions against two snapshots of the site (bodies
+ * of the replica's `GET /__harness/state`), judged for the account `--user` (HN_USERNAME, else the
+ * replica's default). Prints `{ task, actual, verdicts, sideEffects }`; the verdict is in the JSON, not the exit code.
+ */
+function judge(args: string[]): void {
+  const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: { task: { type: 'string' }, user: { type: 'string' } } });
+  if (values.task === undefined || positionals.length !== 2) throw new InputError(JUDGE_USAGE);
+  const task = taskNamed(values.task);
+  const [start, end] = positionals.map((path) => readJsonFile(path, hnSnapshotSchema, 'site state', { label: `judge: ${path}` })) as [HnSnapshot, HnSnapshot];
+  const judgement = judgeRun(task.postconditions, { start, end, diff: hnDiff(start, end), user: values.user ?? defaultAccount().username });
+  console.log(JSON.stringify({ task: task.name, ...judgement }, null, 2));
+}
+
 function numberFlag(flag: string, value: string): number {
   const number = Number(value);
   if (value.trim() === '' || !Number.isFinite(number)) throw new InputError(`--${flag}: expected a number, got "${value}"`);
@@ -146,6 +167,7 @@ export async function main(argv: string[]): Promise<number> {
     if (first === 'hn' && second === 'serve') await serve(rest);
     else if (first === 'record' && second === 'hn') await record(rest);
     else if (first === 'report') report(argv.slice(1));
+    else if (first === 'judge') judge(argv.slice(1));
     else if (first === undefined || first === '--help' || first === '-h') console.log(usage);
     else throw new InputError(`unknown command "${argv.join(' ')}"\n${usage}`);
     return 0;

@@ -2,8 +2,8 @@ import type { Page } from '@playwright/test';
 import { z } from 'zod';
 import type { RunContext } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
-import { parseCookies } from '../http.ts';
 import { HN_ORIGIN } from '../sites/hn/options.ts';
+import { postLoginForm } from '../sites/hn/sign-in.ts';
 import { defineTool, type Tool } from '../tools/registry.ts';
 
 export const loginOptions = z
@@ -113,17 +113,13 @@ async function signInFrom(run: RunContext, site: string): Promise<boolean> {
   const fields = [...form.fields.filter(([name]) => name !== 'goto'), ['goto', goto]];
   const context = run.page.context();
   const cookies = await context.cookies(form.action);
-  const response = await run.siteFetch(
-    new Request(form.action, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies.map((cookie) => `${cookie.name}=${cookie.value}`).join('; ') },
-      body: new URLSearchParams([...fields, ['acct', username], ['pw', password]]),
-      redirect: 'manual',
-    }),
+  const { cookies: session } = await postLoginForm(
+    (request) => run.siteFetch(request),
+    form.action,
+    [...fields, ['acct', username], ['pw', password]],
+    cookies.map((cookie) => `${cookie.name}=${cookie.value}`).join('; '),
   );
-  void response.body?.cancel();
-  const session = [...parseCookies(response.headers.getSetCookie().map((header) => header.split(';')[0]!))].filter(([, value]) => value !== '');
-  if (response.status < 300 || response.status >= 400 || session.length === 0) return false;
+  if (session.length === 0) return false;
   await context.addCookies(session.map(([name, value]) => ({ name, value, url: form.action })));
   // The page we chose, not the site's redirect: whatever the site answers, the browser only reads.
   await run.page.goto(new URL(goto, `${site}/`).href);

@@ -5,6 +5,7 @@ import { assets } from './assets.ts';
 import { loadCapture, type Capture } from './capture.ts';
 import { HN_ORIGIN, parseReplicaOptions, type ReplicaOptions, type ReplicaOptionsInput } from './options.ts';
 import { loginPage, notices } from './pages.ts';
+import type { HnSnapshot } from './snapshot.ts';
 import { HnState, type Session, type SiteTruth } from './state.ts';
 import { renderTemplate, type PageView, type Template } from './template.ts';
 import { idleBoundMs, requestsInFlight, type SiteIdle } from '../site.ts';
@@ -21,6 +22,13 @@ export interface HnReplica {
   /** The whole site: a fetch-style handler that every adapter (route, server, msw) wraps. */
   handle(request: Request): Promise<Response>;
   truth(): SiteTruth;
+  /** The front pages' stories by rank, as captured: the world's doing, the same for every run. */
+  readonly ranking: HnSnapshot['ranking'];
+  /**
+   * Back to the start, as if just created: the votes and sessions it began with (a `stateFile`'s,
+   * or none), an empty request log, and the faults' counters and 502 draws from the start.
+   */
+  reset(): void;
   /** Waits until every request that reached the handler is answered, at most `idleBoundMs(latencyMs)`. */
   idle(): Promise<SiteIdle>;
 }
@@ -36,8 +44,17 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
   const capture = loadCapture(options.capture, faults);
   const state = new HnState(account, faults.seed);
   if (options.stateFile && existsSync(options.stateFile)) state.restore(JSON.parse(readFileSync(options.stateFile, 'utf8')));
-  const rng = xoroshiro128plus(faults.seed);
+  // A copy: sessions count their requests in place.
+  const started = structuredClone(state.toJSON());
+  const ranking = [...capture.items.values()]
+    .filter((item) => item.rank !== undefined)
+    .map((item) => ({ rank: item.rank!, id: item.id, title: item.title ?? '' }))
+    .sort((a, b) => a.rank - b.rank);
+  let rng = xoroshiro128plus(faults.seed);
   let pageRequests = 0;
+  const saveState = () => {
+    if (options.stateFile) writeFileAtomic(options.stateFile, JSON.stringify(state.toJSON()));
+  };
   const inFlight = requestsInFlight();
 
   const karma = (user: string) => {
@@ -155,6 +172,13 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     capture,
     state,
     truth: () => state.truth(),
+    ranking,
+    reset() {
+      state.reset(started);
+      rng = xoroshiro128plus(faults.seed);
+      pageRequests = 0;
+      saveState();
+    },
     idle: () => inFlight.idle(idleBoundMs(faults.latencyMs)),
     handle: (request) => inFlight.track(() => answer(request)),
   };
@@ -174,7 +198,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     if (!['GET', 'HEAD', 'POST'].includes(method)) response = html(notices.unknown, 405);
     else if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) response = html('Request too large.', 413);
     else response = faultResponse() ?? (await route(request, url, visitor));
-    if (options.stateFile && (method === 'POST' || url.pathname === '/vote' || url.pathname === '/logout')) writeFileAtomic(options.stateFile, JSON.stringify(state.toJSON()));
+    if (method === 'POST' || url.pathname === '/vote' || url.pathname === '/logout') saveState();
     state.requests.push({
       at: Date.now(),
       method,

@@ -41,10 +41,6 @@ export interface RecordedOptions extends ReplicaOptionsInput {
 /** The recorded Hacker News: the replica, served at the real origin inside the browser context. */
 export function recordedHn({ startLoggedIn, ...options }: RecordedOptions = {}): HnSite & { replica: HnReplica } {
   const replica = createReplica(options);
-  const ranking = [...replica.capture.items.values()]
-    .filter((item) => item.rank !== undefined)
-    .map((item) => ({ rank: item.rank!, id: item.id, title: item.title ?? '' }))
-    .sort((a, b) => a.rank - b.rank);
   return {
     name: 'hn-recorded',
     origin: HN_ORIGIN,
@@ -58,7 +54,7 @@ export function recordedHn({ startLoggedIn, ...options }: RecordedOptions = {}):
     },
     fetch: (request) => replica.handle(request),
     // The replica's whole state a run can change: every user's votes (sessions are not the task's work).
-    snapshot: async () => ({ votes: replica.truth().votes, ranking }),
+    snapshot: async () => ({ votes: replica.truth().votes, ranking: replica.ranking }),
     diff: hnDiff,
     idle: () => replica.idle(),
   };

@@ -1,19 +1,22 @@
+import { z } from 'zod';
 import type { StateChange } from '../site.ts';
 
 /**
  * Hacker News as the oracle reads it: every user's votes (stories and comments), and the front
  * page's ranking, which tasks name stories by. Sessions are not in it: logging in is not the task's
- * work. The ranking is the world's doing, not the run's, so it is never diffed.
+ * work. The ranking is the world's doing, not the run's, so it is never diffed. The replica's
+ * `GET /__harness/state` answers this shape (with its request count), as `harness-eval judge` reads it.
  */
-export interface HnSnapshot {
-  votes: Record<string, string[]>;
-  ranking: Array<{ rank: number; id: string; title: string }>;
+export const hnSnapshotSchema = z.object({
+  votes: z.record(z.string(), z.array(z.string())),
+  ranking: z.array(z.object({ rank: z.number().int().min(1), id: z.string(), title: z.string() })),
   /**
    * The items whose votes this snapshot could read, when not all (the live site sees only what its
    * pages show): an item outside it has no known vote, and no change of it is claimed.
    */
-  scope?: string[];
-}
+  scope: z.array(z.string()).optional(),
+});
+export type HnSnapshot = z.infer<typeof hnSnapshotSchema>;
 
 /** A vote given or taken back, by `user`, on item `id`. */
 export interface HnChange extends StateChange {

@@ -104,6 +104,19 @@ export class HnState {
     this.sessionCount = saved.sessionCount;
   }
 
+  /**
+   * Back to `start`'s votes and sessions, with an empty request log. The session counter keeps
+   * counting: a session ended by the reset never becomes valid again.
+   */
+  reset(start: PersistedState): void {
+    this.sessions.clear();
+    this.votes.clear();
+    this.requests.length = 0;
+    const { sessionCount } = this;
+    this.restore(structuredClone(start));
+    this.sessionCount = Math.max(sessionCount, start.sessionCount);
+  }
+
   truth(): SiteTruth {
     const votes: Record<string, string[]> = {};
     for (const [user, ids] of this.votes) if (ids.size > 0) votes[user] = [...ids];
