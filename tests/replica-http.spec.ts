@@ -183,17 +183,22 @@ test.describe('voting', () => {
   });
 });
 
+/** Signs in over plain HTTP with the vote waiting in `goto`, as a login wall's form does. */
+function signInAndVote(url: string, story: string): Promise<Response> {
+  return fetch(`${url}/login`, {
+    method: 'POST',
+    body: new URLSearchParams({ acct: 'harness', pw: 'battery-staple-42', goto: `vote?id=${story}&how=up&goto=news` }),
+    redirect: 'manual',
+  });
+}
+
 test.describe('adapters', () => {
   test('the standalone server serves pages, cookies over plain HTTP and ground truth as JSON', async () => {
     const replica = createReplica();
     const server = await serveReplica(replica, { port: 0 });
     try {
       const story = firstStory(replica);
-      const login = await fetch(`${server.url}/login`, {
-        method: 'POST',
-        body: new URLSearchParams({ acct: 'harness', pw: 'battery-staple-42', goto: `vote?id=${story.id}&how=up&goto=news` }),
-        redirect: 'manual',
-      });
+      const login = await signInAndVote(server.url, story.id);
       expect(login.status).toBe(302);
       expect(login.headers.get('set-cookie')).not.toContain('Secure');
       const state = await (await fetch(`${server.url}/__harness/state`)).json();
@@ -229,11 +234,7 @@ test.describe('adapters', () => {
     const signedIn = async (cookie: string) => (await (await fetch(`${server.url}/news`, { headers: { cookie } })).text()).includes("id='me'");
     try {
       const story = firstStory(replica);
-      const login = await fetch(`${server.url}/login`, {
-        method: 'POST',
-        body: new URLSearchParams({ acct: 'harness', pw: 'battery-staple-42', goto: `vote?id=${story.id}&how=up&goto=news` }),
-        redirect: 'manual',
-      });
+      const login = await signInAndVote(server.url, story.id);
       const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
       expect(await signedIn(cookie)).toBe(true);
       expect(await state()).toMatchObject({ votes: { harness: [story.id] }, requests: 2 });
