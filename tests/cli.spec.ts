@@ -9,6 +9,8 @@ import { createReplica, serveReplica } from '../src/sites/hn/index.ts';
 import { client, expect, firstStory, reportedRun } from './support.ts';
 
 const cli = ['bin/harness-eval.js'];
+// Each CLI call starts Node and compiles src/ through tsx: seconds apiece on a loaded machine, and a test makes up to five.
+test.describe.configure({ timeout: 120_000 });
 const execFileAsync = promisify(execFile);
 
 /** Starts `harness-eval hn serve` on a free port and answers its base URL once it listens. */
