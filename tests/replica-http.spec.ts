@@ -202,7 +202,7 @@ test.describe('adapters', () => {
       expect(login.status).toBe(302);
       expect(login.headers.get('set-cookie')).not.toContain('Secure');
       const state = await (await fetch(`${server.url}/__harness/state`)).json();
-      expect(state).toEqual({ votes: { harness: [story.id] }, requests: 1, ranking: expect.any(Array) });
+      expect(state).toEqual({ votes: { harness: [story.id] }, hidden: {}, faves: {}, requests: 1, ranking: expect.any(Array) });
     } finally {
       await server.close();
     }
@@ -269,7 +269,7 @@ test.describe('adapters', () => {
     // The saved session is back as it started: its requests count from 0 again.
     expect([await signedIn(), await signedIn(), await signedIn()]).toEqual([true, true, false]);
     replica.reset();
-    expect(JSON.parse(readFileSync(stateFile, 'utf8'))).toEqual({ ...earlier, sessionCount: 2 });
+    expect(JSON.parse(readFileSync(stateFile, 'utf8'))).toEqual({ ...earlier, hidden: {}, faves: {}, sessionCount: 2 });
   });
 
   test('the server survives malformed requests: bad query, huge body, unknown methods', async () => {
