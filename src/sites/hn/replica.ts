@@ -25,7 +25,7 @@ export interface HnReplica {
   /** The front pages' stories by rank, as captured: the world's doing, the same for every run. */
   readonly ranking: HnSnapshot['ranking'];
   /**
-   * Back to the start, as if just created: the votes and sessions it began with (a `stateFile`'s,
+   * Back to the start, as if just created: the votes, hides, favorites and sessions it began with (a `stateFile`'s,
    * or none), an empty request log, and the faults' counters and 502 draws from the start.
    */
   reset(): void;
