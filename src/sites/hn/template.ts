@@ -17,7 +17,7 @@ export type Slot =
   /** A listing's story row (with its subtext and spacer rows): shown only when the page's view lists it. */
   | { kind: 'row'; id: string; parts: Template }
   /** A row's rank on a list page that numbers its rows as shown (`/hidden`, `/favorites`). */
-  | { kind: 'rank'; original: string };
+  | { kind: 'rank' };
 export type Template = ReadonlyArray<string | Slot>;
 
 /** How the capture's era marks up logged-in vote links: 2025 `class='clicky'`, before that `onclick`. */
@@ -35,9 +35,13 @@ export interface PageView {
   auth(id: string): string;
 }
 
-interface Edit {
+/** Where a piece of the captured markup starts and ends. */
+interface Span {
   start: number;
   end: number;
+}
+
+interface Edit extends Span {
   slot: Slot;
 }
 
@@ -91,7 +95,7 @@ export function compileTemplate(html: string, { renumber = false } = {}): Templa
     edits.push({ start, end, slot: { kind: 'fave', original, id } });
   });
   // A listing's story rows (an item page's story stays, whatever the user hid).
-  const rows: Array<{ start: number; end: number; id: string }> = [];
+  const rows: Array<Span & { id: string }> = [];
   $('tr.athing').not('.comtr').each((_, el) => {
     if ($(el).closest('table.fatitem').length > 0) return;
     const subtext = $(el).next('tr');
@@ -101,21 +105,20 @@ export function compileTemplate(html: string, { renumber = false } = {}): Templa
     if (!renumber) return;
     const rank = $(el).find('span.rank')[0];
     if (rank) {
-      const [start, end, original] = inner(rank);
-      edits.push({ start, end, slot: { kind: 'rank', original } });
+      const [start, end] = inner(rank);
+      edits.push({ start, end, slot: { kind: 'rank' } });
     }
   });
   return assemble(html, 0, html.length, edits, rows);
 }
 
 /** The text from `start` to `end` with its slots, each row's own slots nested inside the row. */
-function assemble(html: string, start: number, end: number, edits: Edit[], rows: ReadonlyArray<{ start: number; end: number; id: string }>): Template {
+function assemble(html: string, start: number, end: number, edits: readonly Edit[], rows: ReadonlyArray<Span & { id: string }>): Template {
   const parts: Array<string | Slot> = [];
-  const within = <T extends { start: number; end: number }>(outer: { start: number; end: number }, list: readonly T[]) =>
-    list.filter((inside) => inside.start >= outer.start && inside.end <= outer.end);
-  const pieces = [
-    ...rows.map((row) => ({ start: row.start, end: row.end, slot: { kind: 'row', id: row.id, parts: assemble(html, row.start, row.end, within(row, edits), []) } as Slot })),
-    ...edits.filter((edit) => !rows.some((row) => edit.start >= row.start && edit.end <= row.end)),
+  const inside = (outer: Span) => (edit: Span) => edit.start >= outer.start && edit.end <= outer.end;
+  const pieces: Edit[] = [
+    ...rows.map((row) => ({ ...row, slot: { kind: 'row' as const, id: row.id, parts: assemble(html, row.start, row.end, edits.filter(inside(row)), []) } })),
+    ...edits.filter((edit) => !rows.some((row) => inside(row)(edit))),
   ].sort((a, b) => a.start - b.start);
   let cursor = start;
   for (const piece of pieces) {
@@ -172,11 +175,11 @@ function renderSlot(slot: Slot, view: PageView, rows: { shown: number }): string
     }
     case 'hide': {
       if (!user) return slot.original;
-      const token = `id=${slot.id}&amp;auth=${view.auth(slot.id)}&amp;goto=${encodeGoto(slot.goto)}`;
-      const flag = `<a href="flag?${token}" rel="nofollow">flag</a> | `;
-      if (view.hidden(slot.id)) return `${flag}<a href="hide?id=${slot.id}&amp;un=t&amp;auth=${view.auth(slot.id)}&amp;goto=${encodeGoto(slot.goto)}">un-hide</a>`;
+      const [auth, goto] = [`auth=${view.auth(slot.id)}`, `goto=${encodeGoto(slot.goto)}`];
+      const flag = `<a href="flag?id=${slot.id}&amp;${auth}&amp;${goto}" rel="nofollow">flag</a> | `;
+      if (view.hidden(slot.id)) return `${flag}<a href="hide?id=${slot.id}&amp;un=t&amp;${auth}&amp;${goto}">un-hide</a>`;
       const hider = style === 'clicky' ? ' class="clicky hider"' : '';
-      return `${flag}<a href="hide?${token}"${hider}>hide</a>`;
+      return `${flag}<a href="hide?id=${slot.id}&amp;${auth}&amp;${goto}"${hider}>hide</a>`;
     }
     case 'fave': {
       if (!user) return slot.original;
