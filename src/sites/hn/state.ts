@@ -37,8 +37,8 @@ export interface SiteTruth extends UserMarks {
 
 /**
  * The replica's server-side state: accounts, sessions, each user's votes, hidden and favorite
- * items, and the request log. Tokens are
- * HMACs over a secret derived from the fault seed, so a replayed run sees the same pages.
+ * items, and the request log. Tokens are HMACs over a secret derived from the fault seed, so a
+ * replayed run sees the same pages.
  */
 export class HnState {
   readonly accounts = new Map<string, Account>();
@@ -100,11 +100,6 @@ export class HnState {
     return this.mark('votes', user, id, how === 'up');
   }
 
-  /** The items in the user's `list`, in the order they were added. */
-  listed(list: UserList, user: string): string[] {
-    return [...(this.marks[list].get(user) ?? [])];
-  }
-
   /** Votes on an item by all users: added to the captured points, as HN counts them. */
   votesOn(id: string): number {
     let count = 0;
@@ -145,7 +140,7 @@ export class HnState {
   private userMarks(dropEmpty: boolean): UserMarks {
     const asData = (list: UserList) =>
       Object.fromEntries([...this.marks[list]].filter(([, ids]) => !dropEmpty || ids.size > 0).map(([user, ids]) => [user, [...ids]]));
-    return { votes: asData('votes'), hidden: asData('hidden'), faves: asData('faves') };
+    return Object.fromEntries(userLists.map((list) => [list, asData(list)])) as UserMarks;
   }
 }
 
