@@ -46,7 +46,7 @@ test.describe('pages', () => {
   test('logged out, every fixture era\'s front pages and item page are served byte for byte, hide and favorite slots included', async () => {
     for (const year of [2017, 2020, 2025] as const) {
       const hn = client(createReplica({ faults: { markupYear: year } }));
-      for (const [path, file] of [['/news', 'news.html'], ['/news?p=2', 'news-p2.html'], ['/item?id=46194762', 'item-46194762.html']]) {
+      for (const [path, file] of [['/news', 'news.html'], ['/news?p=2', 'news-p2.html'], ['/item?id=46194762', 'item-46194762.html']] as const) {
         expect(await (await hn.get(path)).text(), `${year} ${path}`).toBe(sanitizeCapture(readFileSync(`fixtures/hn/${year}/${file}`, 'utf8')));
       }
     }
