@@ -74,3 +74,22 @@ test.describe('2020 markup', () => {
     await expect.poll(() => replica.truth().votes).toEqual({ harness: [story.id] });
   });
 });
+
+test('in the browser, hide takes the story off /news and /hidden lists it; favorite on its item page, listed on /favorites', async ({ page, replica }) => {
+  const story = firstStory(replica);
+  await logIn(page);
+  await page.locator(`tr.athing[id="${story.id}"] + tr a:text-is("hide")`).click();
+  await expect(page).toHaveURL(`${HN}/news`);
+  await expect(page.locator(`tr.athing[id="${story.id}"]`)).toHaveCount(0);
+  await expect(page.locator('tr.athing')).toHaveCount(29);
+  await page.goto(`${HN}/hidden`);
+  await expect(page.locator('tr.athing')).toHaveCount(1);
+  await expect(page.locator(`tr.athing[id="${story.id}"] span.rank`)).toHaveText('1.');
+  await page.goto(`${HN}/item?id=${story.id}`);
+  await page.getByRole('link', { name: 'favorite', exact: true }).click();
+  await expect(page).toHaveURL(`${HN}/item?id=${story.id}`);
+  await expect(page.getByRole('link', { name: 'un-favorite', exact: true })).toBeVisible();
+  await page.goto(`${HN}/favorites?id=harness`);
+  await expect(page.locator('tr.athing')).toHaveCount(1);
+  expect(replica.truth()).toMatchObject({ hidden: { harness: [story.id] }, faves: { harness: [story.id] } });
+});

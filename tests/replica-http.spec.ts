@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as cheerio from 'cheerio';
 import { setupServer } from 'msw/node';
 import { createReplica, replicaHandlers, serveReplica } from '../src/sites/hn/index.ts';
+import { sanitizeCapture } from '../src/sites/hn/sanitize.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { bodyText, client, expect, firstStory, TOKEN } from './support.ts';
 import { test } from '@playwright/test';
@@ -39,6 +40,16 @@ test.describe('pages', () => {
     const replica = createReplica({ capture: 'fixtures/hn/2025/news.html' });
     const { readFileSync } = await import('node:fs');
     expect(await (await client(replica).get('/news')).text()).toBe(readFileSync('fixtures/hn/2025/news.html', 'utf8'));
+  });
+
+  // The fixtures hold a captured token or two (the favorite link's): the logged-out page is the capture without them.
+  test('logged out, every fixture era\'s front pages and item page are served byte for byte, hide and favorite slots included', async () => {
+    for (const year of [2017, 2020, 2025] as const) {
+      const hn = client(createReplica({ faults: { markupYear: year } }));
+      for (const [path, file] of [['/news', 'news.html'], ['/news?p=2', 'news-p2.html'], ['/item?id=46194762', 'item-46194762.html']] as const) {
+        expect(await (await hn.get(path)).text(), `${year} ${path}`).toBe(sanitizeCapture(readFileSync(`fixtures/hn/${year}/${file}`, 'utf8')));
+      }
+    }
   });
 });
 
@@ -202,7 +213,7 @@ test.describe('adapters', () => {
       expect(login.status).toBe(302);
       expect(login.headers.get('set-cookie')).not.toContain('Secure');
       const state = await (await fetch(`${server.url}/__harness/state`)).json();
-      expect(state).toEqual({ votes: { harness: [story.id] }, requests: 1, ranking: expect.any(Array) });
+      expect(state).toEqual({ votes: { harness: [story.id] }, hidden: {}, faves: {}, requests: 1, ranking: expect.any(Array) });
     } finally {
       await server.close();
     }
@@ -269,7 +280,7 @@ test.describe('adapters', () => {
     // The saved session is back as it started: its requests count from 0 again.
     expect([await signedIn(), await signedIn(), await signedIn()]).toEqual([true, true, false]);
     replica.reset();
-    expect(JSON.parse(readFileSync(stateFile, 'utf8'))).toEqual({ ...earlier, sessionCount: 2 });
+    expect(JSON.parse(readFileSync(stateFile, 'utf8'))).toEqual({ ...earlier, hidden: {}, faves: {}, sessionCount: 2 });
   });
 
   test('the server survives malformed requests: bad query, huge body, unknown methods', async () => {

@@ -41,6 +41,11 @@ export interface Capture {
   frontPages: readonly Template[];
   emptyPage: Template;
   itemPage(id: string): Template | undefined;
+  /**
+   * A list of the user's own (`/hidden`, `/favorites`): every front-page story row, in rank order,
+   * numbered as shown; the page's view picks the rows. `title` names the page, `goto` its path.
+   */
+  listPage(title: string, goto: string): Template;
 }
 
 const fixturesRoot = fileURLToPath(new URL('../../../fixtures/hn/', import.meta.url));
@@ -80,6 +85,7 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
   }
 
   const derivedItems = new Map<string, Template>();
+  const listPages = new Map<string, Template>();
   return {
     source,
     style: pages.some((page) => page.$('tr.athing.submission').length > 0) ? 'clicky' : 'onclick',
@@ -94,6 +100,12 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
       let derived = derivedItems.get(id);
       if (!derived) derivedItems.set(id, (derived = compileTemplate(deriveItemPage(frame, row))));
       return derived;
+    },
+    listPage(title, goto) {
+      const key = JSON.stringify([title, goto]);
+      let list = listPages.get(key);
+      if (!list) listPages.set(key, (list = compileTemplate(deriveListPage(frame, [...storyRows.values()], title, goto), { renumber: true })));
+      return list;
     },
   };
 }
@@ -194,14 +206,32 @@ function injectIntoTitle(html: string, $: cheerio.CheerioAPI, rank: number, text
   return `${html.slice(0, end)} ${escapeHtml(text)}${html.slice(end)}`;
 }
 
-/** HN's item page for a story, from its front-page row: same frame, the row in `table.fatitem`. */
+/** The news frame's head for another page: its `op`, `<title>` and every `goto` changed. */
+function frameHead(frame: Frame, op: string, title: string, goto: string): string {
+  return frame.head
+    .replace(/ op="news"/, ` op="${op}"`)
+    .replace(/<title>[^<]*<\/title>/, `<title>${title} | Hacker News</title>`)
+    .replace(/goto=[^"'&#]*/g, `goto=${encodeGoto(goto)}`);
+}
+
+function withGoto(markup: string, goto: string): string {
+  return markup.replace(/goto=[^"'&#]*/g, `goto=${encodeGoto(goto)}`);
+}
+
+/** A story list page of the user's own, from the front pages' rows: the news frame, one row after another. */
+function deriveListPage(frame: Frame, rows: readonly StoryRow[], title: string, goto: string): string {
+  const list = rows.map((row) => `${withGoto(row.markup, goto)}<tr class="spacer" style="height:5px"></tr>`).join('\n');
+  return `${frameHead(frame, goto.replace(/\?.*/, ''), escapeHtml(title), goto)}<tr><td><table border="0" cellpadding="0" cellspacing="0">${list}</table></td></tr>${frame.foot}`;
+}
+
+/** HN's item page for a story, from its front-page row: same frame, the row in `table.fatitem`, and a `favorite` link. */
 function deriveItemPage(frame: Frame, row: StoryRow): string {
-  const goto = `goto=${encodeGoto(`item?id=${row.id}`)}`;
-  const head = frame.head
-    .replace(/ op="news"/, ' op="item"')
-    .replace(/<title>[^<]*<\/title>/, `<title>${row.title} | Hacker News</title>`)
-    .replace(/goto=[^"'&#]*/g, goto);
-  const story = row.markup.replace(/goto=[^"'&#]*/g, goto).replace(/(<span class="rank">)[^<]*/, '$1');
+  const goto = `item?id=${row.id}`;
+  const head = frameHead(frame, 'item', row.title, goto);
+  // The favorite link goes before the comments link, the subtext's last link to the item.
+  const comments = row.markup.lastIndexOf(`<a href="item?id=${row.id}">`);
+  const faved = comments < 0 ? row.markup : `${row.markup.slice(0, comments)}<a href="fave?id=${row.id}">favorite</a> | ${row.markup.slice(comments)}`;
+  const story = withGoto(faved, goto).replace(/(<span class="rank">)[^<]*/, '$1');
   const commentForm =
     `<tr style="height:10px"></tr><tr><td colspan="2"></td><td><form action="comment" method="post">` +
     `<input type="hidden" name="parent" value="${row.id}"><input type="hidden" name="goto" value="item?id=${row.id}">` +

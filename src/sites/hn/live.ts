@@ -61,6 +61,7 @@ function liveSite(account: Account, fetchSite: SiteHandler, oracle: OracleSessio
   const runFetch: SiteHandler = (request) => inFlight.track(() => fetchSite(request));
   let first: Reading | undefined;
   let latest: Reading | undefined;
+  // Hidden stories and favorites are not read here: left out of the snapshot, they are unknown, never unchanged.
   const snapshotOf = (reading: Reading): HnSnapshot => ({ votes: { [account.username]: [...reading.unvoteLinks.keys()] }, ranking: reading.ranking, scope: reading.scope });
   return {
     name: 'hn-live',

@@ -40,7 +40,7 @@ export const replicaOptionsSchema = z
     capture: z.string().min(1).optional(),
     faults: faultsSchema.default(faultsSchema.parse({})),
     account: accountSchema.optional(),
-    /** Keep sessions and votes in this file, so a site outlives its process (a resumed run). */
+    /** Keep sessions, votes, hides and favorites in this file, so a site outlives its process (a resumed run). */
     stateFile: z.string().min(1).optional(),
   })
   .strict();

@@ -21,6 +21,7 @@ export function loginPage(goto: string, notice?: string): string {
 export const notices = {
   unknown: 'Unknown.',
   noSuchItem: 'No such item.',
+  noSuchUser: 'No such user.',
   cantVote: "Can't make that vote.",
   badLogin: 'Bad login.',
   mustLogin: 'You have to be logged in to vote.',

@@ -6,7 +6,7 @@ import { loadCapture, type Capture } from './capture.ts';
 import { HN_ORIGIN, parseReplicaOptions, type ReplicaOptions, type ReplicaOptionsInput } from './options.ts';
 import { loginPage, notices } from './pages.ts';
 import type { HnSnapshot } from './snapshot.ts';
-import { HnState, type Session, type SiteTruth } from './state.ts';
+import { HnState, type Session, type SiteTruth, type UserList } from './state.ts';
 import { renderTemplate, type PageView, type Template } from './template.ts';
 import { idleBoundMs, requestsInFlight, type SiteIdle } from '../site.ts';
 import { writeFileAtomic } from '../../text.ts';
@@ -25,7 +25,7 @@ export interface HnReplica {
   /** The front pages' stories by rank, as captured: the world's doing, the same for every run. */
   readonly ranking: HnSnapshot['ranking'];
   /**
-   * Back to the start, as if just created: the votes and sessions it began with (a `stateFile`'s,
+   * Back to the start, as if just created: the votes, hides, favorites and sessions it began with (a `stateFile`'s,
    * or none), an empty request log, and the faults' counters and 502 draws from the start.
    */
   reset(): void;
@@ -63,18 +63,41 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     return 1 + received;
   };
 
-  const view = (visitor: Visitor): PageView => {
+  /** The page as `visitor` sees it; a listing shows the rows `lists` picks, by default all but the ones the visitor hid. */
+  const view = (visitor: Visitor, lists?: (id: string) => boolean): PageView => {
     const user = visitor.session?.user;
+    const has = (list: UserList) => (id: string) => (user ? state.has(list, user, id) : false);
+    const hidden = has('hidden');
     return {
       style: capture.style,
       user: user ? { name: user, karma: karma(user), logoutAuth: state.authToken(user, 'logout') } : undefined,
-      voted: (id) => (user ? state.hasVoted(user, id) : false),
+      voted: has('votes'),
+      hidden,
+      faved: has('faves'),
+      lists: lists ?? ((id) => !hidden(id)),
       points: (id) => (capture.items.get(id)?.points ?? 0) + state.votesOn(id),
       auth: (id) => state.authToken(user ?? '', id),
     };
   };
 
-  const page = (template: Template, visitor: Visitor) => html(renderTemplate(template, view(visitor)));
+  const page = (template: Template, visitor: Visitor, lists?: (id: string) => boolean) => html(renderTemplate(template, view(visitor, lists)));
+
+  /**
+   * HN's hide and favorite links: `id`, the item's `auth` token, `un=t` to take it back. Logged
+   * out, the login page (nothing is done after logging in); a wrong or missing token, a plain
+   * "Unknown." and no change. Hiding is for stories; favorites are for stories and comments.
+   */
+  const markItem = (list: 'hidden' | 'faves', url: URL, visitor: Visitor): Response => {
+    const id = url.searchParams.get('id') ?? '';
+    const goto = url.searchParams.has('goto') ? safeGoto(url.searchParams.get('goto')) : `item?id=${id}`;
+    const item = capture.items.get(id);
+    if (!item || (list === 'hidden' && item.kind !== 'story')) return html(notices.noSuchItem);
+    const user = visitor.session?.user;
+    if (!user) return html(loginPage(goto));
+    if (url.searchParams.get('auth') !== state.authToken(user, id)) return html(notices.unknown);
+    state.mark(list, user, id, url.searchParams.get('un') !== 't');
+    return url.searchParams.get('js') === 't' ? new Response('', { status: 200 }) : redirect(goto);
+  };
 
   const vote = (url: URL, visitor: Visitor): Response => {
     const id = url.searchParams.get('id') ?? '';
@@ -140,6 +163,21 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
         return logout(url, visitor);
       case '/vote':
         return vote(url, visitor);
+      case '/hide':
+        return markItem('hidden', url, visitor);
+      case '/fave':
+        return markItem('faves', url, visitor);
+      case '/hidden': {
+        const user = visitor.session?.user;
+        if (!user) return html(loginPage('hidden'));
+        return page(capture.listPage('hidden', 'hidden'), visitor, (id) => state.has('hidden', user, id));
+      }
+      case '/favorites': {
+        // Anyone's favorites are public on HN, logged in or not.
+        const owner = url.searchParams.get('id') ?? '';
+        if (!state.accounts.has(owner)) return html(notices.noSuchUser);
+        return page(capture.listPage(`${owner}'s favorites`, `favorites?id=${owner}`), visitor, (id) => state.has('faves', owner, id));
+      }
       default:
         return html(notices.unknown);
     }
@@ -198,7 +236,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     if (!['GET', 'HEAD', 'POST'].includes(method)) response = html(notices.unknown, 405);
     else if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) response = html('Request too large.', 413);
     else response = faultResponse() ?? (await route(request, url, visitor));
-    if (method === 'POST' || url.pathname === '/vote' || url.pathname === '/logout') saveState();
+    if (method === 'POST' || STATE_CHANGING_PATHS.has(url.pathname)) saveState();
     state.requests.push({
       at: Date.now(),
       method,
@@ -209,6 +247,9 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     return method === 'HEAD' ? new Response(null, response) : response;
   }
 }
+
+/** The GET links that change state, as HN has them: after one, `stateFile` is written. */
+const STATE_CHANGING_PATHS = new Set(['/vote', '/logout', '/hide', '/fave']);
 
 function html(body: string, status = 200): Response {
   return new Response(body, { status, headers: { 'content-type': 'text/html; charset=utf-8' } });

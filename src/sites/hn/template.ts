@@ -3,15 +3,21 @@ import type { Element } from 'domhandler';
 
 /**
  * A captured page compiled once into literal text and slots. Every per-request difference between
- * the logged-out capture and what a user sees (top bar, vote links, points, unvote, flag/hide) is a
- * slot; everything else is served byte for byte, so rendering is string concatenation.
+ * the logged-out capture and what a user sees (top bar, vote links, points, unvote, flag/hide,
+ * favorite, a story row the user has hidden) is a slot; everything else is served byte for byte,
+ * so rendering is string concatenation.
  */
 export type Slot =
   | { kind: 'topbar'; original: string; goto: string }
   | { kind: 'vote'; original: string; id: string; goto: string; fragment: string }
   | { kind: 'score'; original: string; id: string }
   | { kind: 'unvote'; original: string; id: string; goto: string; fragment: string }
-  | { kind: 'hide'; original: string; id: string; goto: string };
+  | { kind: 'hide'; original: string; id: string; goto: string }
+  | { kind: 'fave'; original: string; id: string }
+  /** A listing's story row (with its subtext and spacer rows): shown only when the page's view lists it. */
+  | { kind: 'row'; id: string; parts: Template }
+  /** A row's rank on a list page that numbers its rows as shown (`/hidden`, `/favorites`). */
+  | { kind: 'rank' };
 export type Template = ReadonlyArray<string | Slot>;
 
 /** How the capture's era marks up logged-in vote links: 2025 `class='clicky'`, before that `onclick`. */
@@ -21,17 +27,26 @@ export interface PageView {
   style: VoteStyle;
   user?: { name: string; karma: number; logoutAuth: string };
   voted(id: string): boolean;
+  hidden(id: string): boolean;
+  faved(id: string): boolean;
+  /** Whether a listing shows story `id`'s row: `/news` leaves out what the user hid, `/hidden` shows only that. */
+  lists(id: string): boolean;
   points(id: string): number;
   auth(id: string): string;
 }
 
-interface Edit {
+/** Where a piece of the captured markup starts and ends. */
+interface Span {
   start: number;
   end: number;
+}
+
+interface Edit extends Span {
   slot: Slot;
 }
 
-export function compileTemplate(html: string): Template {
+/** `renumber`: the page numbers its rows as shown (a list of the user's own), not by front-page rank. */
+export function compileTemplate(html: string, { renumber = false } = {}): Template {
   const $ = cheerio.load(html, { sourceCodeLocationInfo: true });
   const edits: Edit[] = [];
   const whole = (el: Element) => range(html, el.sourceCodeLocation!.startOffset, el.sourceCodeLocation!.endOffset);
@@ -73,27 +88,67 @@ export function compileTemplate(html: string): Template {
     edits.push({ start, end, slot: { kind: 'hide', original, id, goto: gotoOf(href) } });
   });
 
-  edits.sort((a, b) => a.start - b.start);
+  $('a[href^="fave?"]').each((_, el) => {
+    const id = new URLSearchParams($(el).attr('href')!.slice(5)).get('id');
+    if (!id) return;
+    const [start, end, original] = whole(el);
+    edits.push({ start, end, slot: { kind: 'fave', original, id } });
+  });
+  // A listing's story rows (an item page's story stays, whatever the user hid).
+  const rows: Array<Span & { id: string }> = [];
+  $('tr.athing').not('.comtr').each((_, el) => {
+    if ($(el).closest('table.fatitem').length > 0) return;
+    const subtext = $(el).next('tr');
+    const spacer = subtext.next('tr.spacer');
+    const last = (spacer[0] ?? subtext[0] ?? el) as Element;
+    rows.push({ start: el.sourceCodeLocation!.startOffset, end: last.sourceCodeLocation!.endOffset, id: el.attribs.id! });
+    if (!renumber) return;
+    const rank = $(el).find('span.rank')[0];
+    if (rank) {
+      const [start, end] = inner(rank);
+      edits.push({ start, end, slot: { kind: 'rank' } });
+    }
+  });
+  return assemble(html, 0, html.length, edits, rows);
+}
+
+/** The text from `start` to `end` with its slots, each row's own slots nested inside the row. */
+function assemble(html: string, start: number, end: number, edits: readonly Edit[], rows: ReadonlyArray<Span & { id: string }>): Template {
   const parts: Array<string | Slot> = [];
-  let cursor = 0;
-  for (const edit of edits) {
-    if (edit.start < cursor) continue; // nested markup already covered by an earlier slot
-    parts.push(html.slice(cursor, edit.start), edit.slot);
-    cursor = edit.end;
+  const inside = (outer: Span) => (edit: Span) => edit.start >= outer.start && edit.end <= outer.end;
+  const pieces: Edit[] = [
+    ...rows.map((row) => ({ ...row, slot: { kind: 'row' as const, id: row.id, parts: assemble(html, row.start, row.end, edits.filter(inside(row)), []) } })),
+    ...edits.filter((edit) => !rows.some((row) => inside(row)(edit))),
+  ].sort((a, b) => a.start - b.start);
+  let cursor = start;
+  for (const piece of pieces) {
+    if (piece.start < cursor) continue; // nested markup already covered by an earlier slot
+    parts.push(html.slice(cursor, piece.start), piece.slot);
+    cursor = piece.end;
   }
-  parts.push(html.slice(cursor));
+  parts.push(html.slice(cursor, end));
   return parts.filter((part) => part !== '');
 }
 
 export function renderTemplate(template: Template, view: PageView): string {
+  return renderParts(template, view, { shown: 0 });
+}
+
+function renderParts(template: Template, view: PageView, rows: { shown: number }): string {
   let out = '';
-  for (const part of template) out += typeof part === 'string' ? part : renderSlot(part, view);
+  for (const part of template) out += typeof part === 'string' ? part : renderSlot(part, view, rows);
   return out;
 }
 
-function renderSlot(slot: Slot, view: PageView): string {
+function renderSlot(slot: Slot, view: PageView, rows: { shown: number }): string {
   const { user, style } = view;
   switch (slot.kind) {
+    case 'row':
+      if (!view.lists(slot.id)) return '';
+      rows.shown += 1;
+      return renderParts(slot.parts, view, rows);
+    case 'rank':
+      return `${rows.shown}.`;
     case 'score': {
       const points = view.points(slot.id);
       return `${points} point${points === 1 ? '' : 's'}`;
@@ -120,9 +175,16 @@ function renderSlot(slot: Slot, view: PageView): string {
     }
     case 'hide': {
       if (!user) return slot.original;
-      const token = `id=${slot.id}&amp;auth=${view.auth(slot.id)}&amp;goto=${encodeGoto(slot.goto)}`;
+      const [auth, goto] = [`auth=${view.auth(slot.id)}`, `goto=${encodeGoto(slot.goto)}`];
+      const flag = `<a href="flag?id=${slot.id}&amp;${auth}&amp;${goto}" rel="nofollow">flag</a> | `;
+      if (view.hidden(slot.id)) return `${flag}<a href="hide?id=${slot.id}&amp;un=t&amp;${auth}&amp;${goto}">un-hide</a>`;
       const hider = style === 'clicky' ? ' class="clicky hider"' : '';
-      return `<a href="flag?${token}" rel="nofollow">flag</a> | <a href="hide?${token}"${hider}>hide</a>`;
+      return `${flag}<a href="hide?id=${slot.id}&amp;${auth}&amp;${goto}"${hider}>hide</a>`;
+    }
+    case 'fave': {
+      if (!user) return slot.original;
+      if (view.faved(slot.id)) return `<a href="fave?id=${slot.id}&amp;un=t&amp;auth=${view.auth(slot.id)}">un-favorite</a>`;
+      return `<a href="fave?id=${slot.id}&amp;auth=${view.auth(slot.id)}">favorite</a>`;
     }
   }
 }

@@ -8,7 +8,7 @@ export type ReplicaServer = HttpServer;
 
 /**
  * The replica over plain HTTP, for agents in any language and runners outside Playwright. Also
- * answers `GET /__harness/state` (the ground truth as JSON: votes, request count and the front
+ * answers `GET /__harness/state` (the ground truth as JSON: votes, hidden, favorites, request count and the front
  * pages' ranking, what `harness-eval judge` reads) and `POST /__harness/reset` (back to the start
  * state, 204), for a runner's next trial. They exist only here, never at the origin the agent browses.
  */
