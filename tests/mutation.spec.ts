@@ -1,0 +1,109 @@
+import { test } from '@playwright/test';
+import { hnMutators, mutationTest, type MutationReport } from '../src/eval/mutation.ts';
+import { answered, type Postcondition } from '../src/eval/postconditions.ts';
+import { hnSuite, upvoteFirstPost } from '../src/sites/hn/suite.ts';
+import { recordedHn } from '../src/sites/hn/site.ts';
+import { hnDiff, type HnChange, type HnSnapshot } from '../src/sites/hn/snapshot.ts';
+import { expect } from './support.ts';
+
+/**
+ * Mutation testing of the oracle, task by task: the reference's end state on the replica, then
+ * every mutant of it (src/eval/mutation.ts says what "killed" means), each judged by the task's
+ * own postconditions. A survivor fails the task's test and names the mutant.
+ */
+
+type HnEvidence = Parameters<typeof mutationTest<HnSnapshot, HnChange>>[1];
+
+/** The task's reference run on a fresh replica, straight (no agent): the evidence its end state gives the oracle. */
+async function referenceEvidence(context: import('@playwright/test').BrowserContext, task: (typeof hnSuite)[number]): Promise<HnEvidence> {
+  const site = recordedHn();
+  await site.attach(context);
+  const start = await site.snapshot();
+  const outcome = (await task.reference!(await context.newPage(), site)) ?? {};
+  await site.idle();
+  const end = await site.snapshot();
+  return { start, end, diff: site.diff(start, end), user: site.account.username, answer: outcome.impossible === undefined ? outcome.answer : undefined };
+}
+
+const table = (report: MutationReport) => report.mutants.map((mutant) => `  ${mutant.killed ? 'killed  ' : 'SURVIVED'} ${mutant.name}: ${mutant.why}`).join('\n');
+
+const made: Record<string, { made: number; killed: number }> = {};
+
+test.describe('every task of the suite rejects every mutant of its reference', () => {
+  test.describe.configure({ mode: 'serial' });
+
+  for (const task of hnSuite) {
+    test(task.name, async ({ context }, testInfo) => {
+      const reference = await referenceEvidence(context, task);
+      const report = await mutationTest(task.postconditions as Postcondition<HnSnapshot, HnChange>[], reference, hnDiff, hnMutators);
+      made[task.name] = { made: report.made, killed: report.killed };
+      const lines = `${task.name}: ${report.killed} of ${report.made} mutants killed\n${table(report)}`;
+      console.log(lines);
+      await testInfo.attach('mutants.txt', { body: lines, contentType: 'text/plain' });
+      // Every task has something to perturb: its changes, its answer, or (infeasible) the action it must not take.
+      expect(report.made, lines).toBeGreaterThan(0);
+      expect(report.survivors, lines).toEqual([]);
+    });
+  }
+
+  test.afterAll(() => {
+    const total = Object.values(made).reduce((sum, task) => ({ made: sum.made + task.made, killed: sum.killed + task.killed }), { made: 0, killed: 0 });
+    console.log(`mutants killed: ${total.killed} of ${total.made} made, over ${Object.keys(made).length} tasks`);
+  });
+});
+
+test.describe('the mutation test itself', () => {
+  const ranking = [
+    { rank: 1, id: '101', title: 'first' },
+    { rank: 2, id: '102', title: 'second' },
+  ];
+  const start: HnSnapshot = { votes: {}, ranking };
+  const end: HnSnapshot = { votes: { harness: ['101'] }, ranking };
+  const reference: HnEvidence = { start, end, diff: hnDiff(start, end), user: 'harness' };
+
+  test('the mutants of one vote: undone, given by another account, and an extra vote on another story', async () => {
+    const report = await mutationTest(upvoteFirstPost.postconditions as Postcondition<HnSnapshot, HnChange>[], reference, hnDiff, hnMutators);
+    expect(report.mutants.map((mutant) => [mutant.name, mutant.killed])).toEqual([
+      ['without the vote: harness upvoted 101 ("first")', true],
+      ['the vote by another account: harness upvoted 101 ("first")', true],
+      ['an extra vote on another story', true],
+    ]);
+    expect(report).toMatchObject({ made: 3, killed: 3, survivors: [] });
+  });
+
+  test('a lax postcondition (any vote by anyone, every change expected) lets mutants survive, by name', async () => {
+    const anyVote: Postcondition<HnSnapshot, HnChange> = {
+      description: 'some vote',
+      check: ({ diff }) => ({ holds: diff.length > 0, detail: `${diff.length} changes` }),
+      expects: () => true,
+    };
+    const report = await mutationTest([anyVote], reference, hnDiff, hnMutators);
+    expect(report.survivors.map((mutant) => mutant.name)).toEqual(['the vote by another account: harness upvoted 101 ("first")', 'an extra vote on another story']);
+  });
+
+  test('an answer matched by a part of it lets the longer answer survive; the whole-answer match kills all three', async () => {
+    const withAnswer: HnEvidence = { start, end: start, diff: [], user: 'harness', answer: 'second' };
+    const contains: Postcondition<HnSnapshot, HnChange> = {
+      description: 'the answer mentions the title',
+      check: ({ answer }) => ({ holds: answer?.includes('second') ?? false, detail: String(answer) }),
+      expects: () => false,
+    };
+    expect((await mutationTest([contains], withAnswer, hnDiff, hnMutators)).survivors.map((mutant) => mutant.name)).toEqual(['answer with more after it']);
+    expect(await mutationTest([answered<HnSnapshot, HnChange>('second')], withAnswer, hnDiff, hnMutators)).toMatchObject({ made: 4, killed: 4 });
+  });
+
+  test('a change kind with no mutator fails the run, naming the kind', async () => {
+    const hidden = { ...reference, diff: [{ kind: 'hide', id: '101', user: 'harness', detail: 'harness hid 101' } as unknown as HnChange] };
+    const hideAsked: Postcondition<HnSnapshot, HnChange> = { description: 'story 101 is hidden', check: () => ({ holds: true, detail: 'hidden' }), expects: () => true };
+    await expect(mutationTest([hideAsked], hidden, hnDiff, hnMutators)).rejects.toThrow(
+      'mutation: no mutator for a "hide" change (harness hid 101): add the kind to the mutator table',
+    );
+  });
+
+  test("a reference whose own end state has a side effect cannot be mutated soundly: it fails, naming the change", async () => {
+    const extra: HnSnapshot = { votes: { harness: ['101', '102'] }, ranking };
+    await expect(mutationTest(upvoteFirstPost.postconditions as Postcondition<HnSnapshot, HnChange>[], { ...reference, end: extra, diff: hnDiff(start, extra) }, hnDiff, hnMutators)).rejects.toThrow(
+      `mutation: the reference's own end state has side effects (harness upvoted 102 ("second"))`,
+    );
+  });
+});
