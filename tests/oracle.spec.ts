@@ -2,8 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { judge } from '../src/eval/oracle.ts';
-import { upvoted, upvotedAllMatching, upvotedTitled } from '../src/eval/postconditions.ts';
-import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
+import { answered, titleRanked, upvoted, upvotedAllMatching, upvotedTitled } from '../src/eval/postconditions.ts';
+import { functionAgent } from '../src/agents/function.ts';
+import { titleOfRankThree, upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { HN_ORIGIN } from '../src/sites/hn/options.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
@@ -59,6 +60,48 @@ test('upvotedTitled finds the story by its title at the start; an unknown title 
   expect(await upvotedTitled({ title: 'never posted' }).check(evidence({}, { harness: ['101', '102'] }))).toEqual({
     holds: false,
     detail: 'no story titled "never posted" at the start',
+  });
+});
+
+test.describe('answers: an information task judges the claim\'s answer against the ground truth', () => {
+  const asked = (answer: string | undefined) => ({ ...evidence({}, {}), answer });
+
+  test('answered(truth) holds for the whole answer, as a reader compares it, and for nothing less or more', async () => {
+    const second = answered(titleRanked(2), { what: 'the title ranked 2' });
+    expect(await second.check(asked('second'))).toEqual({ holds: true, detail: 'the title ranked 2 is "second", as answered' });
+    // Case, surrounding quotes and white space are how it is written, not what it says.
+    for (const same of ['  Second ', '"second"', '\u201csecond\u201d', "'SECOND'"]) expect((await second.check(asked(same))).holds, same).toBe(true);
+    for (const wrong of ['first', 'secon', 'second or first', 'the second one', '']) expect((await second.check(asked(wrong))).holds, wrong).toBe(false);
+    expect(await second.check(asked('first'))).toEqual({ holds: false, detail: 'answered "first", but the title ranked 2 is "second"' });
+    expect(await second.check(asked(undefined))).toEqual({ holds: false, detail: 'no answer given (the title ranked 2 is "second")' });
+    expect(await answered(titleRanked(9), { what: 'the title ranked 9' }).check(asked('first'))).toEqual({ holds: false, detail: 'the title ranked 9 has no ground truth on this site' });
+  });
+
+  test('answered(expected) with a fixed answer, and a ground truth the postcondition awaits', async () => {
+    expect((await answered('42').check(asked('42'))).holds).toBe(true);
+    const fetched = answered(async () => 'from the site');
+    expect(fetched.description).toBe('the answer is right');
+    expect(await judge([fetched], asked('From the site'))).toMatchObject({ actual: true, verdicts: [{ holds: true }], sideEffects: [] });
+  });
+
+  test('a read-only task: any change is a side effect', async () => {
+    expect(await judge(titleOfRankThree.postconditions, { ...evidence({}, { harness: ['101'] }), answer: 'x' })).toMatchObject({ actual: false, sideEffects: [{ kind: 'vote', id: '101' }] });
+  });
+
+  test('end to end: a wrong answer claimed as a success is a false success; the right one is a success', async ({ browser }) => {
+    const site = recordedHn();
+    const third = site.replica.ranking.find((story) => story.rank === 3)!;
+    const answering = (answer: string) => functionAgent(async () => ({ success: true, summary: 'read it off the front page', answer }), { name: 'answerer' });
+    const run = async (answer: string) => {
+      const context = await browser.newContext();
+      try {
+        return await evaluate({ context, site: recordedHn(), agent: answering(answer), model: 'scripted:diligent', task: titleOfRankThree, outputDir: test.info().outputPath(answer.length.toString()) });
+      } finally {
+        await context.close();
+      }
+    };
+    expect(await run(site.replica.ranking.find((story) => story.rank === 2)!.title)).toMatchObject({ claimed: true, actual: false, falseSuccess: true, sideEffects: [] });
+    expect(await run(third.title)).toMatchObject({ claimed: true, actual: true, falseSuccess: false, answer: third.title, verdicts: [{ holds: true }] });
   });
 });
 
