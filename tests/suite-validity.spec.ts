@@ -2,7 +2,9 @@ import { test, type Browser } from '@playwright/test';
 import { liarAgent, nopAgent, referenceAgent } from '../src/agents/controls.ts';
 import type { Agent } from '../src/eval/agent.ts';
 import { evaluate, type RunRecord } from '../src/eval/evaluate.ts';
-import type { Task } from '../src/eval/tasks.ts';
+import { defineTask, taskTags, type Task } from '../src/eval/tasks.ts';
+import { upvoted } from '../src/eval/postconditions.ts';
+import { InputError } from '../src/input.ts';
 import { markupYears, type MarkupYear } from '../src/sites/hn/options.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { hnSuite } from '../src/sites/hn/suite.ts';
@@ -50,3 +52,36 @@ for (const markupYear of markupYears) {
     }
   });
 }
+
+test.describe('the suite as data', () => {
+  test('every task has a unique name, a revision, tags and a reference; tasks per tag', () => {
+    expect(new Set(hnSuite.map((task) => task.name)).size).toBe(hnSuite.length);
+    for (const task of hnSuite) {
+      expect(task.revision, task.name).toBeGreaterThanOrEqual(1);
+      expect(task.tags.length, `${task.name} has no tag`).toBeGreaterThan(0);
+      expect(task.reference, `${task.name} has no reference solution`).toBeInstanceOf(Function);
+    }
+    const perTag = Object.fromEntries(taskTags.map((tag) => [tag, hnSuite.filter((task) => task.tags.includes(tag)).length]));
+    console.log(`${hnSuite.length} tasks; per tag: ${JSON.stringify(perTag)}`);
+    expect(perTag).toMatchObject({ infeasible: 1, information: 1, loop: 1 });
+  });
+
+  test('a bad task definition is one line naming the task and each bad field', () => {
+    const bad = (input: Record<string, unknown>) => {
+      try {
+        defineTask({ name: 'upvote-it', prompt: 'Upvote it.', postconditions: [upvoted({ rank: 1 })], ...input } as Parameters<typeof defineTask>[0]);
+      } catch (error) {
+        expect(error).toBeInstanceOf(InputError);
+        return (error as Error).message;
+      }
+      throw new Error(`accepted ${JSON.stringify(input)}`);
+    };
+    expect(bad({ revision: 0 })).toBe('task upvote-it: revision: Too small: expected number to be >=1');
+    expect(bad({ revision: 1.5, tags: ['fun'] })).toBe('task upvote-it: revision: Invalid input: expected int, received number; tags.0: Invalid option: expected one of "navigation"|"form"|"multi-step"|"loop"|"information"|"infeasible"|"needs-login"|"side-effect-trap"');
+    expect(bad({ postconditions: [] })).toBe('task upvote-it: postconditions: a task needs a postcondition: with none, no run could be actual');
+    expect(bad({ postconditions: [{ description: 'no check' }] })).toBe('task upvote-it: postconditions.0: expected a postcondition { description, check(evidence), expects(change, evidence) }');
+    expect(bad({ name: 'Upvote It' })).toBe('task Upvote It: name: expected lower-case words joined by "-" (upvote-first-post)');
+    // Left out, a revision is 1 and the tags are none.
+    expect(defineTask({ name: 'upvote-it', prompt: 'Upvote it.', postconditions: [upvoted({ rank: 1 })] })).toMatchObject({ revision: 1, tags: [] });
+  });
+});
