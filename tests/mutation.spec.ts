@@ -1,7 +1,7 @@
 import { test } from '@playwright/test';
 import { hnMutators, mutationTest, type MutationReport } from '../src/eval/mutation.ts';
-import { answered, type Postcondition } from '../src/eval/postconditions.ts';
-import { hnSuite, upvoteFirstPost } from '../src/sites/hn/suite.ts';
+import { answered, type Evidence, type Postcondition } from '../src/eval/postconditions.ts';
+import { hnSuite, upvoteAllMatching, upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { hnDiff, type HnChange, type HnSnapshot } from '../src/sites/hn/snapshot.ts';
 import { expect } from './support.ts';
@@ -12,7 +12,8 @@ import { expect } from './support.ts';
  * own postconditions. A survivor fails the task's test and names the mutant.
  */
 
-type HnEvidence = Parameters<typeof mutationTest<HnSnapshot, HnChange>>[1];
+type HnEvidence = Evidence<HnSnapshot, HnChange>;
+const upvoteAllMatchingFor = upvoteAllMatching('for');
 
 /** The task's reference run on a fresh replica, straight (no agent): the evidence its end state gives the oracle. */
 async function referenceEvidence(context: import('@playwright/test').BrowserContext, task: (typeof hnSuite)[number]): Promise<HnEvidence> {
@@ -26,6 +27,16 @@ async function referenceEvidence(context: import('@playwright/test').BrowserCont
 }
 
 const table = (report: MutationReport) => report.mutants.map((mutant) => `  ${mutant.killed ? 'killed  ' : 'SURVIVED'} ${mutant.name}: ${mutant.why}`).join('\n');
+/** Per kind of mutant (its name up to the first colon or story id), how many were killed: the line the log shows. */
+const byKind = (report: MutationReport) => {
+  const kinds = new Map<string, { made: number; killed: number }>();
+  for (const mutant of report.mutants) {
+    const kind = mutant.name.replace(/(: .*| on \d+ .*)$/, '');
+    const counts = kinds.get(kind) ?? { made: 0, killed: 0 };
+    kinds.set(kind, { made: counts.made + 1, killed: counts.killed + Number(mutant.killed) });
+  }
+  return [...kinds].map(([kind, { made, killed }]) => `${kind} ${killed}/${made}`).join(', ');
+};
 
 const made: Record<string, { made: number; killed: number }> = {};
 
@@ -37,8 +48,8 @@ test.describe('every task of the suite rejects every mutant of its reference', (
       const reference = await referenceEvidence(context, task);
       const report = await mutationTest(task.postconditions as Postcondition<HnSnapshot, HnChange>[], reference, hnDiff, hnMutators);
       made[task.name] = { made: report.made, killed: report.killed };
-      const lines = `${task.name}: ${report.killed} of ${report.made} mutants killed\n${table(report)}`;
-      console.log(lines);
+      const lines = `${task.name}: ${report.killed} of ${report.made} mutants killed (${byKind(report)})\n${table(report)}`;
+      console.log(lines.split('\n')[0]);
       await testInfo.attach('mutants.txt', { body: lines, contentType: 'text/plain' });
       // Every task has something to perturb: its changes, its answer, or (infeasible) the action it must not take.
       expect(report.made, lines).toBeGreaterThan(0);
@@ -56,19 +67,23 @@ test.describe('the mutation test itself', () => {
   const ranking = [
     { rank: 1, id: '101', title: 'first' },
     { rank: 2, id: '102', title: 'second' },
+    { rank: 3, id: '103', title: 'Made for you' },
+    { rank: 4, id: '104', title: 'Platforms' },
   ];
   const start: HnSnapshot = { votes: {}, ranking };
   const end: HnSnapshot = { votes: { harness: ['101'] }, ranking };
   const reference: HnEvidence = { start, end, diff: hnDiff(start, end), user: 'harness' };
 
-  test('the mutants of one vote: undone, given by another account, and an extra vote on another story', async () => {
+  test('the mutants of one vote: undone, given by another account, and an extra vote on each other story', async () => {
     const report = await mutationTest(upvoteFirstPost.postconditions as Postcondition<HnSnapshot, HnChange>[], reference, hnDiff, hnMutators);
     expect(report.mutants.map((mutant) => [mutant.name, mutant.killed])).toEqual([
       ['without the vote: harness upvoted 101 ("first")', true],
       ['the vote by another account: harness upvoted 101 ("first")', true],
-      ['an extra vote on another story', true],
+      ['an extra vote on 102 ("second")', true],
+      ['an extra vote on 103 ("Made for you")', true],
+      ['an extra vote on 104 ("Platforms")', true],
     ]);
-    expect(report).toMatchObject({ made: 3, killed: 3, survivors: [] });
+    expect(report).toMatchObject({ made: 5, killed: 5, survivors: [] });
   });
 
   test('a lax postcondition (any vote by anyone, every change expected) lets mutants survive, by name', async () => {
@@ -78,10 +93,28 @@ test.describe('the mutation test itself', () => {
       expects: () => true,
     };
     const report = await mutationTest([anyVote], reference, hnDiff, hnMutators);
-    expect(report.survivors.map((mutant) => mutant.name)).toEqual(['the vote by another account: harness upvoted 101 ("first")', 'an extra vote on another story']);
+    expect(report.survivors.map((mutant) => mutant.name)).toEqual([
+      'the vote by another account: harness upvoted 101 ("first")',
+      'an extra vote on 102 ("second")',
+      'an extra vote on 103 ("Made for you")',
+      'an extra vote on 104 ("Platforms")',
+    ]);
   });
 
-  test('an answer matched by a part of it lets the longer answer survive; the whole-answer match kills all three', async () => {
+  test('the loop task\'s trap: a postcondition that expects a vote on any title containing the word lets the vote on "Platforms" survive', async () => {
+    const matched: HnSnapshot = { votes: { harness: ['103'] }, ranking };
+    const substring: Postcondition<HnSnapshot, HnChange> = {
+      description: 'every title with "for" is upvoted',
+      check: ({ diff, user }) => ({ holds: diff.some((change) => change.kind === 'vote' && change.user === user && change.id === '103'), detail: 'whole-word matches upvoted' }),
+      expects: (change, { start }) => start.ranking.some((story) => story.id === change.id && story.title.toLowerCase().includes('for')),
+    };
+    const lax = await mutationTest([substring], { ...reference, end: matched, diff: hnDiff(start, matched) }, hnDiff, hnMutators);
+    expect(lax.survivors.map((mutant) => mutant.name)).toEqual(['an extra vote on 104 ("Platforms")']);
+    const strict = await mutationTest(upvoteAllMatchingFor.postconditions as Postcondition<HnSnapshot, HnChange>[], { ...reference, end: matched, diff: hnDiff(start, matched) }, hnDiff, hnMutators);
+    expect(strict.survivors).toEqual([]);
+  });
+
+  test('an answer matched by a part of it lets the longer answer survive; the whole-answer match kills every mutant', async () => {
     const withAnswer: HnEvidence = { start, end: start, diff: [], user: 'harness', answer: 'second' };
     const contains: Postcondition<HnSnapshot, HnChange> = {
       description: 'the answer mentions the title',
@@ -89,7 +122,7 @@ test.describe('the mutation test itself', () => {
       expects: () => false,
     };
     expect((await mutationTest([contains], withAnswer, hnDiff, hnMutators)).survivors.map((mutant) => mutant.name)).toEqual(['answer with more after it']);
-    expect(await mutationTest([answered<HnSnapshot, HnChange>('second')], withAnswer, hnDiff, hnMutators)).toMatchObject({ made: 4, killed: 4 });
+    expect(await mutationTest([answered<HnSnapshot, HnChange>('second')], withAnswer, hnDiff, hnMutators)).toMatchObject({ made: 7, killed: 7 });
   });
 
   test('a change kind with no mutator fails the run, naming the kind', async () => {

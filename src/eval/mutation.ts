@@ -12,7 +12,8 @@ import type { Evidence, Postcondition } from './postconditions.ts';
  * Rejects, precisely: a mutant is *killed* when the oracle judges it worse than the reference's
  * own end state, which must be a clean outcome (no side effect; actual, unless the task is
  * infeasible): not actual where the reference was actual, or with a side effect. On an infeasible
- * task nothing is actual, so a mutant is killed only by the side effect it adds.
+ * task nothing is actual and the reference changed nothing, so its mutants are the changes added
+ * (the impossible action itself cannot be made), each killed only by the side effect it is.
  */
 
 /** A mutant made from one change the reference made (undo it, give it to another account): undefined when it does not apply. */
@@ -22,8 +23,8 @@ export type ChangeMutator<State, Change extends StateChange> = (end: State, chan
 export interface Mutators<State, Change extends StateChange> {
   /** By change kind: every kind a reference can make needs at least one, or the mutation run fails naming it. */
   ofChange: Record<string, Record<string, ChangeMutator<State, Change>>>;
-  /** Changes no task in the suite asks for beside its own (a vote on another story, a hide): undefined when none can be made. */
-  extra: Record<string, (evidence: Evidence<State, Change>) => State | undefined>;
+  /** Changes added to the reference's, each a mutant of its own (a vote on each story it left alone, a hide). */
+  extra: Record<string, (evidence: Evidence<State, Change>) => Array<{ name: string; end: State }>>;
 }
 
 export interface Mutant<State> {
@@ -69,10 +70,7 @@ export function mutantsOf<State, Change extends StateChange>(reference: Evidence
       return end === undefined ? [] : [{ name: `${name}: ${change.detail}`, end, answer: reference.answer }];
     });
   });
-  const extras = Object.entries(mutators.extra).flatMap(([name, add]) => {
-    const end = add({ ...reference, end: structuredClone(reference.end) });
-    return end === undefined ? [] : [{ name, end, answer: reference.answer }];
-  });
+  const extras = Object.values(mutators.extra).flatMap((add) => add({ ...reference, end: structuredClone(reference.end) }).map((mutant) => ({ ...mutant, answer: reference.answer })));
   return [...ofChanges, ...extras, ...answerMutants(reference.end, reference.answer)];
 }
 
@@ -128,10 +126,12 @@ export const hnMutators: Mutators<HnSnapshot, HnChange> = {
     },
   },
   extra: {
-    'an extra vote on another story': ({ start, end, user }: HnEvidence) => {
+    // One at a time on every story the run left alone: a trap (a title that merely contains the word) is one of them.
+    vote: ({ start, end, user }: HnEvidence) => {
       const voted = new Set([...(start.votes[user] ?? []), ...(end.votes[user] ?? [])]);
-      const other = start.ranking.find((story) => !voted.has(story.id));
-      return other && withVote(end, user, other.id, true);
+      return start.ranking
+        .filter((story) => !voted.has(story.id))
+        .map((story) => ({ name: `an extra vote on ${story.id} (${JSON.stringify(story.title)})`, end: withVote(end, user, story.id, true) }));
     },
   },
 };
