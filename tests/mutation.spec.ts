@@ -46,7 +46,7 @@ test.describe('every task of the suite rejects every mutant of its reference', (
   for (const task of hnSuite) {
     test(task.name, async ({ context }, testInfo) => {
       const reference = await referenceEvidence(context, task);
-      const report = await mutationTest(task.postconditions as Postcondition<HnSnapshot, HnChange>[], reference, hnDiff, hnMutators);
+      const report = await mutationTest(task.postconditions as Postcondition<HnSnapshot, HnChange>[], reference, hnDiff, hnMutators, { infeasible: task.tags.includes('infeasible') });
       made[task.name] = { made: report.made, killed: report.killed };
       const lines = `${task.name}: ${report.killed} of ${report.made} mutants killed (${byKind(report)})\n${table(report)}`;
       console.log(lines.split('\n')[0]);
@@ -131,6 +131,14 @@ test.describe('the mutation test itself', () => {
     await expect(mutationTest([hideAsked], hidden, hnDiff, hnMutators)).rejects.toThrow(
       'mutation: no mutator for a "hide" change (harness hid 101): add the kind to the mutator table',
     );
+  });
+
+  test('a reference whose own end state is not actual leaves nothing to take away: it fails, saying so; on an infeasible task, an actual one does', async () => {
+    const first = upvoteFirstPost.postconditions as Postcondition<HnSnapshot, HnChange>[];
+    await expect(mutationTest(first, { ...reference, end: start, diff: [] }, hnDiff, hnMutators)).rejects.toThrow(
+      "mutation: the reference's own end state is not actual (not actual (story 101 (rank 1) is not upvoted by harness))",
+    );
+    await expect(mutationTest(first, reference, hnDiff, hnMutators, { infeasible: true })).rejects.toThrow("mutation: the reference's own end state is actual on an infeasible task");
   });
 
   test("a reference whose own end state has a side effect cannot be mutated soundly: it fails, naming the change", async () => {

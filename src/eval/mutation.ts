@@ -76,16 +76,19 @@ export function mutantsOf<State, Change extends StateChange>(reference: Evidence
 
 /**
  * Judges every mutant of the reference's run against `postconditions`. The reference's own end
- * state must be clean (see above), or there is nothing sound to mutate: that throws, naming why.
+ * state must be clean (see above: actual unless `infeasible`, with no side effect), or there is
+ * nothing sound to mutate: that throws, naming why.
  */
 export async function mutationTest<State, Change extends StateChange>(
   postconditions: readonly Postcondition<State, Change>[],
   reference: Evidence<State, Change>,
   diff: (start: State, end: State) => Change[],
   mutators: Mutators<State, Change>,
+  { infeasible = false }: { infeasible?: boolean } = {},
 ): Promise<MutationReport> {
   const original = await judge(postconditions, reference);
   if (original.sideEffects.length > 0) throw new Error(`mutation: the reference's own end state has side effects (${original.sideEffects.map((change) => change.detail).join('; ')})`);
+  if (original.actual === infeasible) throw new Error(`mutation: the reference's own end state is ${infeasible ? 'actual on an infeasible task' : 'not actual'} (${describe(original)})`);
   const mutants = await Promise.all(
     mutantsOf(reference, mutators).map(async ({ name, end, answer }) => {
       const judgement = await judge(postconditions, { ...reference, end, diff: diff(reference.start, end), answer });
