@@ -58,10 +58,11 @@ test('runs of two revisions of a task are two cells, never pooled', () => {
   // As the reporter reads them: through the run record's schema, which keeps the revision.
   const ran = (revision: number) => reportedRunSchema.parse(reportedRun({ condition: { agent: 'harness-eval', model: 'scripted:overclaimer', layers: 'bare', site: 'hn-recorded', task: { revision } } }));
   const cells = summarize([ran(1), ran(1), ran(2)], { complete: true }).cells;
-  expect(cells.map((cell) => [cell.condition?.task, cell.runs])).toEqual([
-    [{ revision: 1 }, 2],
-    [{ revision: 2 }, 1],
-  ]);
+  // Runs by revision: two of revision 1, one of revision 2.
+  expect(Object.fromEntries(cells.map((cell) => [(cell.condition?.task as { revision: number }).revision, cell.runs]))).toEqual({ 1: 2, 2: 1 });
+  // Named alike, the two read apart: the task's name gets the hash of its revision.
+  expect(cells.map((cell) => cell.task)).toEqual([expect.stringMatching(/^upvote-first-post#[0-9a-f]{6}$/), expect.stringMatching(/^upvote-first-post#[0-9a-f]{6}$/)]);
+  expect(new Set(cells.map((cell) => cell.task)).size).toBe(2);
 });
 
 test("a spec's own layers under a matrix project are filed under their own stack, not the project's", () => {
