@@ -7,7 +7,7 @@
  * navigation), which no run that reads a page can stay near: its ratio is printed for reference.
  */
 import { chromium, type Browser } from '@playwright/test';
-import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import type { LayerValue } from '../src/harness/layer.ts';
 import { messageCounter, promptTokens } from '../src/harness/tokens.ts';
 import { budget } from '../src/layers/budget.ts';

@@ -14,7 +14,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import type { HarnessOptions } from '../src/index.ts';
-import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { summarySchema } from '../src/report/types.ts';

@@ -4,7 +4,7 @@
  * `scripted:overclaimer`, against a plain Playwright script doing the same clicks. Target ≤ 1.15.
  */
 import { chromium, type Browser } from '@playwright/test';
-import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { HN_ORIGIN } from '../src/sites/hn/options.ts';

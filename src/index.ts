@@ -1,5 +1,5 @@
-import { upvoted, upvotedAllMatching, upvotedTitled } from './eval/postconditions.ts';
-import { allTasks, taskNamed, upvoteAllMatching, upvoteFirstPost, upvoteNeverPosted, upvoteTitled } from './eval/tasks.ts';
+import { answered, titleRanked, upvoted, upvotedAllMatching, upvotedTitled } from './eval/postconditions.ts';
+import { hnSuite, taskNamed, titleOfRankThree, upvoteAllMatching, upvoteFirstPost, upvoteNeverPosted, upvoteTitled } from './sites/hn/suite.ts';
 import { live } from './sites/hn/live.ts';
 import { recorded } from './sites/hn/site.ts';
 
@@ -60,12 +60,25 @@ export {
 export type { Model, ChatRequest, ChatResponse, ChatMessage, ToolCall, Usage } from './models/types.ts';
 export { judge } from './eval/oracle.ts';
 export type { Evidence, Postcondition, Verdict } from './eval/postconditions.ts';
-export type { ReferenceOutcome, Task } from './eval/tasks.ts';
+export { defineTask, taskTags, type Reference, type ReferenceOutcome, type Task, type TaskInput, type TaskTag } from './eval/tasks.ts';
 export { liarAgent, nopAgent, referenceAgent } from './agents/controls.ts';
 export { reportedRunSchema, type ReportedRun, type ReportedRunInput } from './report/types.ts';
 export type { Site, SiteFactory, SiteIdle, StateChange } from './sites/site.ts';
 export type { HnChange, HnSnapshot } from './sites/hn/snapshot.ts';
 export type { LiveOptions } from './sites/hn/live.ts';
 
-/** Hacker News: the recorded site, the live one, their postconditions and tasks (`all`: every task the project's specs run; `named(name)`). */
-export const hn = { recorded, live, upvoted, upvotedAllMatching, upvotedTitled, tasks: { upvoteFirstPost, upvoteAllMatching, upvoteTitled, upvoteNeverPosted, all: allTasks, named: taskNamed } };
+/**
+ * Hacker News: the recorded site, the live one, their postconditions, `suite` (every task, versioned
+ * and tagged) and `tasks` (each by name; `all` is the suite, `named(name)` one of it).
+ */
+export const hn = {
+  recorded,
+  live,
+  upvoted,
+  upvotedAllMatching,
+  upvotedTitled,
+  answered,
+  titleRanked,
+  suite: hnSuite,
+  tasks: { upvoteFirstPost, upvoteAllMatching, upvoteTitled, upvoteNeverPosted, titleOfRankThree, all: hnSuite, named: taskNamed },
+};

@@ -1,6 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { chromium } from '@playwright/test';
-import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { resolveLayers } from '../src/layers/index.ts';
 import { readCassette, resolveModelCache } from '../src/models/cassette.ts';
 import { createModel } from '../src/models/registry.ts';

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { http, HttpResponse } from 'msw';
-import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { InputError } from '../src/input.ts';
 import { openCassette, readCassette, ReplayMissError, resolveModelCache, type Cassette, type ModelCacheMode } from '../src/models/cassette.ts';
 import { createModel, modelUnavailable } from '../src/models/registry.ts';

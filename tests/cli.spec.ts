@@ -96,6 +96,10 @@ test.describe('judge: the oracle on two /__harness/state bodies', () => {
       expect(other.sideEffects).toEqual([{ kind: 'vote', id: first.id, detail: `harness upvoted ${first.id} (${JSON.stringify(first.title)})` }]);
       // Judged for another account, the vote is not the run's: nothing done.
       expect(JSON.parse((await judgeAsync('--task', 'upvote-first-post', '--user', 'someone', start, end)).stdout).actual).toBe(false);
+      // An information task is judged by --answer against the start's ranking.
+      const third = replica.ranking.find((story) => story.rank === 3)!.title;
+      expect(JSON.parse((await judgeAsync('--task', 'title-of-rank-3', '--answer', third, start, start)).stdout)).toMatchObject({ actual: true, sideEffects: [] });
+      expect(JSON.parse((await judgeAsync('--task', 'title-of-rank-3', '--answer', String(first.title), start, start)).stdout).actual).toBe(false);
       // The reset puts the site back: judged again, nothing was done.
       expect((await fetch(`${server.url}/__harness/reset`, { method: 'POST' })).status).toBe(204);
       expect(JSON.parse((await judgeAsync('--task', 'upvote-first-post', start, await saveState('reset.json'))).stdout).actual).toBe(false);
@@ -111,8 +115,8 @@ test.describe('judge: the oracle on two /__harness/state bodies', () => {
     const wrong = join(dir, 'wrong.json');
     writeFileSync(wrong, JSON.stringify({ votes: { harness: 'all' }, ranking: [] }));
     for (const [args, message] of [
-      [['--task', 'upvote-everything', state, state], 'harness-eval: unknown task "upvote-everything": known tasks are upvote-first-post, upvote-all-matching-for, upvote-titled-a-story-that-was-never-posted'],
-      [['--task', 'upvote-first-post', state], 'harness-eval: judge: usage: harness-eval judge --task NAME START.json END.json [--user NAME]'],
+      [['--task', 'upvote-everything', state, state], 'harness-eval: unknown task "upvote-everything": known tasks are upvote-first-post, upvote-all-matching-for, upvote-titled-a-story-that-was-never-posted, title-of-rank-3'],
+      [['--task', 'upvote-first-post', state], 'harness-eval: judge: usage: harness-eval judge --task NAME START.json END.json [--user NAME] [--answer TEXT]'],
       [['--task', 'upvote-first-post', state, join(dir, 'missing.json')], `harness-eval: judge: ${join(dir, 'missing.json')}: cannot read this site state (ENOENT)`],
       [['--task', 'upvote-first-post', state, wrong], `harness-eval: judge: ${wrong}: votes.harness: Invalid input: expected array, received string`],
     ] as const) {

@@ -1,6 +1,6 @@
 import type { BrowserContext } from '@playwright/test';
 import { upvotedAllMatching } from '../src/eval/postconditions.ts';
-import { upvoteAllMatching } from '../src/eval/tasks.ts';
+import { upvoteAllMatching } from '../src/sites/hn/suite.ts';
 import { defineLayer } from '../src/harness/layer.ts';
 import type { TraceEventOf } from '../src/harness/trace.ts';
 import { codeMode } from '../src/layers/code-mode.ts';
@@ -224,10 +224,10 @@ test.describe('the loop task', () => {
       const [from, to] = [{ ...start, votes: { harness: before } }, { ...start, votes: { harness: votes } }];
       return upvotedAllMatching({ word: 'FOR' }).check({ start: from, end: to, diff: hnDiff(from, to), user: 'harness' });
     };
-    expect(check(FOR_STORIES)).toMatchObject({ holds: true, detail: 'all 5 stories matching "FOR" are upvoted by harness, and no other' });
-    expect(check(FOR_STORIES.slice(1))).toMatchObject({ holds: false, detail: expect.stringMatching(/^not upvoted: 46186381 \(rank 6\)/) });
-    expect(check([...FOR_STORIES, PLATFORMS])).toMatchObject({ holds: false, detail: expect.stringMatching(/^also upvoted: 46190085/) });
-    expect(check([...FOR_STORIES, PLATFORMS], [PLATFORMS])).toMatchObject({ holds: true });
+    expect(await check(FOR_STORIES)).toMatchObject({ holds: true, detail: 'all 5 stories matching "FOR" are upvoted by harness, and no other' });
+    expect(await check(FOR_STORIES.slice(1))).toMatchObject({ holds: false, detail: expect.stringMatching(/^not upvoted: 46186381 \(rank 6\)/) });
+    expect(await check([...FOR_STORIES, PLATFORMS])).toMatchObject({ holds: false, detail: expect.stringMatching(/^also upvoted: 46190085/) });
+    expect(await check([...FOR_STORIES, PLATFORMS], [PLATFORMS])).toMatchObject({ holds: true });
   });
 
   test('code mode does it in one model call, the tool loop in one call per story', async ({ context }) => {

@@ -11,7 +11,7 @@ import { launchCdpBrowser } from '../src/agents/cdp-browser.ts';
 import { functionAgent } from '../src/agents/function.ts';
 import type { Agent, AgentClaim } from '../src/eval/agent.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
-import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { test as harnessTest } from '../src/playwright/fixtures.ts';
 import { serveReplica } from '../src/sites/hn/adapters/server.ts';
 import { createReplica } from '../src/sites/hn/replica.ts';

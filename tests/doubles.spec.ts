@@ -1,4 +1,4 @@
-import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { createModel } from '../src/models/registry.ts';
 import { SCRIPTED_BASE_URL, scriptedFetch } from '../src/models/scripted/endpoint.ts';
 import { evaluate } from '../src/eval/evaluate.ts';

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
-import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { HARD_MAX_ITERATIONS } from '../src/harness/loop.ts';
 import { evaluate, type RunRecord } from '../src/eval/evaluate.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';

@@ -4,7 +4,7 @@ import { commandAgent } from '../src/agents/command.ts';
 import { functionAgent } from '../src/agents/function.ts';
 import type { Agent } from '../src/eval/agent.ts';
 import { evaluate, type RunRecord } from '../src/eval/evaluate.ts';
-import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { SCRIPTED_BASE_URL, scriptedFetch } from '../src/models/scripted/endpoint.ts';
 import { recorded } from '../src/sites/hn/site.ts';
 import { aiSdkAgent } from '../examples/ai-sdk/agent.ts';

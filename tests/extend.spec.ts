@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { defineLayer, type LayerValue } from '../src/harness/layer.ts';
 import { transcript } from '../src/harness/transcript.ts';
 import { durable, guardrails, verify, type LayerSpec } from '../src/layers/index.ts';

@@ -3,7 +3,8 @@ import { test } from '@playwright/test';
 import { HARNESS_RUN_ATTACHMENT } from '../src/playwright/fixtures.ts';
 import { reportedRunSchema, type ReportedRun } from '../src/report/types.ts';
 import { collect, playwright, workspace } from './playwright-child.ts';
-import { expect } from './support.ts';
+import { summarize } from '../src/report/summarize.ts';
+import { expect, reportedRun } from './support.ts';
 
 /**
  * What a run records of what ran, in a child run of a matrix project (tests/fixtures/fixture/):
@@ -42,14 +43,26 @@ test.beforeAll(async () => {
   });
 });
 
-test("a run's condition is the agent, the model, each layer and the site, with their options", () => {
+test("a run's condition is the agent, the model, each layer, the site with their options, and the task's revision", () => {
   expect(run('under the project stack')).toMatchObject({ agent: 'harness-eval', model: 'scripted:diligent', layers: 'verified', site: 'hn-injected' });
   expect(run('under the project stack').condition).toEqual({
     agent: { name: 'harness-eval' },
     model,
     layers: verified,
     site,
+    task: { revision: 1 },
   });
+});
+
+test('runs of two revisions of a task are two cells, never pooled', () => {
+  // As the reporter reads them: through the run record's schema, which keeps the revision.
+  const ran = (revision: number) => reportedRunSchema.parse(reportedRun({ condition: { agent: 'harness-eval', model: 'scripted:overclaimer', layers: 'bare', site: 'hn-recorded', task: { revision } } }));
+  const cells = summarize([ran(1), ran(1), ran(2)], { complete: true }).cells;
+  // Runs by revision: two of revision 1, one of revision 2.
+  expect(Object.fromEntries(cells.map((cell) => [(cell.condition?.task as { revision: number }).revision, cell.runs]))).toEqual({ 1: 2, 2: 1 });
+  // Named alike, the two read apart: the task's name gets the hash of its revision.
+  expect(cells.map((cell) => cell.task)).toEqual([expect.stringMatching(/^upvote-first-post#[0-9a-f]{6}$/), expect.stringMatching(/^upvote-first-post#[0-9a-f]{6}$/)]);
+  expect(new Set(cells.map((cell) => cell.task)).size).toBe(2);
 });
 
 test("a spec's own layers under a matrix project are filed under their own stack, not the project's", () => {

@@ -1,4 +1,4 @@
-import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { expect, test, turnsDouble } from './support.ts';

@@ -1,6 +1,6 @@
 import { chromium, type BrowserContext } from '@playwright/test';
 import type { ModelSpec } from '../src/models/registry.ts';
-import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { ModelError, type Model } from '../src/models/types.ts';

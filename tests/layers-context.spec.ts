@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { BrowserContext } from '@playwright/test';
 import { countTokens as o200kTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { countTokens as cl100kTokens } from 'gpt-tokenizer/encoding/cl100k_base';
-import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { RunContext } from '../src/harness/context.ts';
 import { defineLayer, type LayerValue } from '../src/harness/layer.ts';
 

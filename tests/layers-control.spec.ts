@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext } from '@playwright/test';
-import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { defineLayer } from '../src/harness/layer.ts';
 import type { TraceEvent, TraceEventOf } from '../src/harness/trace.ts';
 import { approval, type ApprovalRequest } from '../src/layers/approval.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { BrowserContext } from '@playwright/test';
-import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { defineLayer } from '../src/harness/layer.ts';
 import type { LayerSpec } from '../src/layers/index.ts';
 import { createModel } from '../src/models/registry.ts';

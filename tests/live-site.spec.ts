@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { http, HttpResponse } from 'msw';
-import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { test as harnessTest } from '../src/playwright/fixtures.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { matrix } from '../src/playwright/matrix.ts';

@@ -1,7 +1,7 @@
 import { test } from '@playwright/test';
 import { hn, matrix, type Agent } from '../src/index.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
-import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { playwright } from './playwright-child.ts';
 import { expect } from './support.ts';

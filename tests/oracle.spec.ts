@@ -2,8 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { judge } from '../src/eval/oracle.ts';
-import { upvoted, upvotedAllMatching, upvotedTitled } from '../src/eval/postconditions.ts';
-import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { answered, titleRanked, upvoted, upvotedAllMatching, upvotedTitled } from '../src/eval/postconditions.ts';
+import { functionAgent } from '../src/agents/function.ts';
+import { titleOfRankThree, upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { HN_ORIGIN } from '../src/sites/hn/options.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
@@ -23,47 +24,89 @@ const evidence = (before: Record<string, string[]>, after: Record<string, string
   return { start, end, diff: hnDiff(start, end), user };
 };
 
-test('upvoted({ rank }) reads the ranking at the start and the votes the run gave', () => {
+test('upvoted({ rank }) reads the ranking at the start and the votes the run gave', async () => {
   const first = upvoted({ rank: 1 });
-  expect(first.check(evidence({}, { harness: ['101'] }))).toEqual({ holds: true, detail: 'story 101 (rank 1) is upvoted by harness' });
-  expect(first.check(evidence({}, { harness: ['102'] })).holds).toBe(false);
-  expect(first.check(evidence({}, { someone: ['101'] })).holds).toBe(false);
+  expect(await first.check(evidence({}, { harness: ['101'] }))).toEqual({ holds: true, detail: 'story 101 (rank 1) is upvoted by harness' });
+  expect((await first.check(evidence({}, { harness: ['102'] }))).holds).toBe(false);
+  expect((await first.check(evidence({}, { someone: ['101'] }))).holds).toBe(false);
   // The story that was first at the start counts, even if the front page changed since.
   const reordered = { votes: { harness: ['101'] }, ranking: [{ ...ranking[1]!, rank: 1 }, { ...ranking[0]!, rank: 2 }] };
-  expect(first.check(evidence({}, reordered)).holds).toBe(true);
-  expect(upvoted({ rank: 9 }).check(evidence({}, {}))).toEqual({ holds: false, detail: 'no story ranked 9 at the start' });
+  expect((await first.check(evidence({}, reordered))).holds).toBe(true);
+  expect(await upvoted({ rank: 9 }).check(evidence({}, {}))).toEqual({ holds: false, detail: 'no story ranked 9 at the start' });
 });
 
-test('a vote the account had at the start is not the run\'s work, for every postcondition', () => {
+test('a vote the account had at the start is not the run\'s work, for every postcondition', async () => {
   const already = evidence({ harness: ['101', '102'] }, { harness: ['101', '102'] });
-  expect(upvoted({ rank: 1 }).check(already)).toEqual({ holds: false, detail: 'story 101 (rank 1) was already upvoted by harness at the start: not the run\'s work' });
-  expect(upvotedTitled({ title: 'second' }).check(already)).toEqual({ holds: false, detail: 'story 102 ("second") was already upvoted by harness at the start: not the run\'s work' });
-  expect(upvotedAllMatching({ word: 'first' }).check(already)).toEqual({
+  expect(await upvoted({ rank: 1 }).check(already)).toEqual({ holds: false, detail: 'story 101 (rank 1) was already upvoted by harness at the start: not the run\'s work' });
+  expect(await upvotedTitled({ title: 'second' }).check(already)).toEqual({ holds: false, detail: 'story 102 ("second") was already upvoted by harness at the start: not the run\'s work' });
+  expect(await upvotedAllMatching({ word: 'first' }).check(already)).toEqual({
     holds: false,
     detail: 'already upvoted at the start, not the run\'s work: 101 (rank 1) (by harness, of 1 matching "first")',
   });
-  expect(judge([upvoted({ rank: 1 })], already)).toEqual({ actual: false, verdicts: [expect.objectContaining({ holds: false })], sideEffects: [] });
+  expect(await judge([upvoted({ rank: 1 })], already)).toEqual({ actual: false, verdicts: [expect.objectContaining({ holds: false })], sideEffects: [] });
 });
 
-test('the oracle holds a run actual only when every postcondition holds, and never with none', () => {
+test('the oracle holds a run actual only when every postcondition holds, and never with none', async () => {
   const voted = evidence({}, { harness: ['101'] });
-  expect(judge([upvoted({ rank: 1 })], voted).actual).toBe(true);
-  expect(judge([upvoted({ rank: 1 }), upvoted({ rank: 2 })], voted)).toMatchObject({ actual: false, verdicts: [{ holds: true }, { holds: false }] });
-  expect(judge([], voted).actual).toBe(false);
+  expect((await judge([upvoted({ rank: 1 })], voted)).actual).toBe(true);
+  expect(await judge([upvoted({ rank: 1 }), upvoted({ rank: 2 })], voted)).toMatchObject({ actual: false, verdicts: [{ holds: true }, { holds: false }] });
+  expect((await judge([], voted)).actual).toBe(false);
 });
 
-test('upvotedTitled finds the story by its title at the start; an unknown title never holds', () => {
+test('upvotedTitled finds the story by its title at the start; an unknown title never holds', async () => {
   const second = upvotedTitled({ title: 'second' });
-  expect(second.check(evidence({}, { harness: ['102'] })).holds).toBe(true);
-  expect(second.check(evidence({}, { harness: ['101'] })).holds).toBe(false);
-  expect(upvotedTitled({ title: 'never posted' }).check(evidence({}, { harness: ['101', '102'] }))).toEqual({
+  expect((await second.check(evidence({}, { harness: ['102'] }))).holds).toBe(true);
+  expect((await second.check(evidence({}, { harness: ['101'] }))).holds).toBe(false);
+  expect(await upvotedTitled({ title: 'never posted' }).check(evidence({}, { harness: ['101', '102'] }))).toEqual({
     holds: false,
     detail: 'no story titled "never posted" at the start',
   });
 });
 
+test.describe('answers: an information task judges the claim\'s answer against the ground truth', () => {
+  const asked = (answer: string | undefined) => ({ ...evidence({}, {}), answer });
+
+  test('answered(truth) holds for the whole answer, as a reader compares it, and for nothing less or more', async () => {
+    const second = answered(titleRanked(2), { what: 'the title ranked 2' });
+    expect(await second.check(asked('second'))).toEqual({ holds: true, detail: 'the title ranked 2 is "second", as answered' });
+    // Case, surrounding quotes and white space are how it is written, not what it says.
+    for (const same of ['  Second ', '"second"', '\u201csecond\u201d', "'SECOND'"]) expect((await second.check(asked(same))).holds, same).toBe(true);
+    for (const wrong of ['first', 'secon', 'second or first', 'the second one', '']) expect((await second.check(asked(wrong))).holds, wrong).toBe(false);
+    expect(await second.check(asked('first'))).toEqual({ holds: false, detail: 'answered "first", but the title ranked 2 is "second"' });
+    expect(await second.check(asked(undefined))).toEqual({ holds: false, detail: 'no answer given (the title ranked 2 is "second")' });
+    expect(await answered(titleRanked(9), { what: 'the title ranked 9' }).check(asked('first'))).toEqual({ holds: false, detail: 'the title ranked 9 has no ground truth on this site' });
+  });
+
+  test('answered(expected) with a fixed answer, and a ground truth the postcondition awaits', async () => {
+    expect((await answered('42').check(asked('42'))).holds).toBe(true);
+    const fetched = answered(async () => 'from the site');
+    expect(fetched.description).toBe('the answer is right');
+    expect(await judge([fetched], asked('From the site'))).toMatchObject({ actual: true, verdicts: [{ holds: true }], sideEffects: [] });
+  });
+
+  test('a read-only task: any change is a side effect', async () => {
+    expect(await judge(titleOfRankThree.postconditions, { ...evidence({}, { harness: ['101'] }), answer: 'x' })).toMatchObject({ actual: false, sideEffects: [{ kind: 'vote', id: '101' }] });
+  });
+
+  test('end to end: a wrong answer claimed as a success is a false success; the right one is a success', async ({ browser }) => {
+    const site = recordedHn();
+    const third = site.replica.ranking.find((story) => story.rank === 3)!;
+    const answering = (answer: string) => functionAgent(async () => ({ success: true, summary: 'read it off the front page', answer }), { name: 'answerer' });
+    const run = async (answer: string) => {
+      const context = await browser.newContext();
+      try {
+        return await evaluate({ context, site: recordedHn(), agent: answering(answer), model: 'scripted:diligent', task: titleOfRankThree, outputDir: test.info().outputPath(answer.length.toString()) });
+      } finally {
+        await context.close();
+      }
+    };
+    expect(await run(site.replica.ranking.find((story) => story.rank === 2)!.title)).toMatchObject({ claimed: true, actual: false, falseSuccess: true, sideEffects: [] });
+    expect(await run(third.title)).toMatchObject({ claimed: true, actual: true, falseSuccess: false, answer: third.title, verdicts: [{ holds: true }] });
+  });
+});
+
 test.describe('side effects: every change no postcondition asked for', () => {
-  test('the HN diff lists votes given and taken back, by every user, one readable line each', () => {
+  test('the HN diff lists votes given and taken back, by every user, one readable line each', async () => {
     expect(hnDiff(snapshot({ harness: ['102'], other: ['101'] }), snapshot({ harness: ['101'], other: ['101', '7'] }))).toEqual([
       { kind: 'vote', id: '101', user: 'harness', detail: 'harness upvoted 101 ("first")' },
       { kind: 'unvote', id: '102', user: 'harness', detail: 'harness unvoted 102 ("second")' },
@@ -73,9 +116,9 @@ test.describe('side effects: every change no postcondition asked for', () => {
     expect(hnDiff({ ...snapshot({}), scope: ['101'] }, { ...snapshot({ harness: ['101', '102'] }), scope: ['101', '102'] }).map((change) => change.id)).toEqual(['101']);
   });
 
-  test('an extra vote, an unvote of a vote the account had, another user\'s vote, an infeasible task\'s vote', () => {
+  test('an extra vote, an unvote of a vote the account had, another user\'s vote, an infeasible task\'s vote', async () => {
     const run = evidence({ harness: ['102'] }, { harness: ['101', '7'], other: ['101'] });
-    expect(judge([upvoted({ rank: 1 })], run)).toMatchObject({
+    expect(await judge([upvoted({ rank: 1 })], run)).toMatchObject({
       actual: true,
       sideEffects: [
         { kind: 'vote', id: '7', detail: 'harness upvoted 7' },
@@ -84,10 +127,10 @@ test.describe('side effects: every change no postcondition asked for', () => {
       ],
     });
     // Recorded as the run record's schema has them: kind, id, detail.
-    expect(Object.keys(judge([upvoted({ rank: 1 })], run).sideEffects[0]!)).toEqual(['kind', 'id', 'detail']);
-    expect(judge([upvotedTitled({ title: 'never posted' })], evidence({}, { harness: ['101'] }))).toMatchObject({ actual: false, sideEffects: [{ kind: 'vote', id: '101' }] });
+    expect(Object.keys((await judge([upvoted({ rank: 1 })], run)).sideEffects[0]!)).toEqual(['kind', 'id', 'detail']);
+    expect(await judge([upvotedTitled({ title: 'never posted' })], evidence({}, { harness: ['101'] }))).toMatchObject({ actual: false, sideEffects: [{ kind: 'vote', id: '101' }] });
     // Votes the task asked for are not side effects, even when the task as a whole is not done.
-    expect(judge([upvotedAllMatching({ word: 'first' }), upvoted({ rank: 2 })], evidence({}, { harness: ['101'] }))).toMatchObject({ actual: false, sideEffects: [] });
+    expect(await judge([upvotedAllMatching({ word: 'first' }), upvoted({ rank: 2 })], evidence({}, { harness: ['101'] }))).toMatchObject({ actual: false, sideEffects: [] });
   });
 
   test('an agent that upvotes all 29 stories with an arrow under `verified` succeeds, with 28 side effects', async ({ context }) => {

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { test } from '@playwright/test';
 import { judge } from '../src/eval/oracle.ts';
-import { upvoteFirstPost } from '../src/eval/tasks.ts';
+import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { createReplica, serveReplica } from '../src/sites/hn/index.ts';
 import type { HnReplica } from '../src/sites/hn/replica.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';

@@ -7,16 +7,15 @@ import { expect, hn, liarAgent, nopAgent, referenceAgent, test, type RunRecord }
  *
  * An infeasible task (no story has the title it names) is valid when no agent can make it actual,
  * the reference included: its reference finds nothing to do and says so (a truthful failure). That
- * a task is infeasible is said here, not read from its reference, so a reference that misses a
- * real story fails its check instead of passing as infeasible.
+ * a task is infeasible is its `infeasible` tag, not read from its reference, so a reference that
+ * misses a real story fails its check instead of passing as infeasible.
  */
-const infeasible = new Set([hn.tasks.upvoteNeverPosted.name]);
 
 /** What the oracle said, for a failure's message. */
 const verdicts = (run: RunRecord) => run.verdicts.map((verdict) => verdict.detail).join('; ');
 
-for (const task of hn.tasks.all) {
-  const feasible = !infeasible.has(task.name);
+for (const task of hn.suite) {
+  const feasible = !task.tags.includes('infeasible');
 
   test.describe(`${task.name}: reference`, () => {
     test.use({ agent: referenceAgent(), layers: [] });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { judge as judgeRun } from '../eval/oracle.ts';
-import { taskNamed } from '../eval/tasks.ts';
+import { taskNamed } from '../sites/hn/suite.ts';
 import { InputError, readJsonFile } from '../input.ts';
 import { compareSummaries, readSummary, renderComparison } from '../report/compare.ts';
 import { counted } from '../report/format.ts';
@@ -18,7 +18,7 @@ const usage = `Usage:
   harness-eval report [--dir reports]                 list the summaries kept in reports/history, newest first
   harness-eval report OLD NEW [--dir reports]         compare two: each a number from that list, a history name, or a summary.json
   harness-eval report --baseline OLD.json NEW.json
-  harness-eval judge --task NAME START.json END.json [--user NAME]
+  harness-eval judge --task NAME START.json END.json [--user NAME] [--answer TEXT]
                                                       the oracle's verdict on two /__harness/state bodies, as JSON
 
 Fault options (hn serve):
@@ -127,19 +127,19 @@ function listSummaries(dir: string): void {
   });
 }
 
-const JUDGE_USAGE = 'judge: usage: harness-eval judge --task NAME START.json END.json [--user NAME]';
+const JUDGE_USAGE = 'judge: usage: harness-eval judge --task NAME START.json END.json [--user NAME] [--answer TEXT]';
 
 /**
  * The oracle outside Playwright: a task's postconditions against two snapshots of the site (bodies
  * of the replica's `GET /__harness/state`), judged for the account `--user` (HN_USERNAME, else the
- * replica's default). Prints `{ task, actual, verdicts, sideEffects }`; the verdict is in the JSON, not the exit code.
+ * replica's default), with `--answer` the agent's answer to an information task. Prints `{ task, actual, verdicts, sideEffects }`; the verdict is in the JSON, not the exit code.
  */
-function judge(args: string[]): void {
-  const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: { task: { type: 'string' }, user: { type: 'string' } } });
+async function judge(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: { task: { type: 'string' }, user: { type: 'string' }, answer: { type: 'string' } } });
   if (values.task === undefined || positionals.length !== 2) throw new InputError(JUDGE_USAGE);
   const task = taskNamed(values.task);
   const [start, end] = positionals.map((path) => readJsonFile(path, hnSnapshotSchema, 'site state', { label: `judge: ${path}` })) as [HnSnapshot, HnSnapshot];
-  const judgement = judgeRun(task.postconditions, { start, end, diff: hnDiff(start, end), user: values.user ?? defaultAccount().username });
+  const judgement = await judgeRun(task.postconditions, { start, end, diff: hnDiff(start, end), user: values.user ?? defaultAccount().username, answer: values.answer });
   console.log(JSON.stringify({ task: task.name, ...judgement }, null, 2));
 }
 
@@ -167,7 +167,7 @@ export async function main(argv: string[]): Promise<number> {
     if (first === 'hn' && second === 'serve') await serve(rest);
     else if (first === 'record' && second === 'hn') await record(rest);
     else if (first === 'report') report(argv.slice(1));
-    else if (first === 'judge') judge(argv.slice(1));
+    else if (first === 'judge') await judge(argv.slice(1));
     else if (first === undefined || first === '--help' || first === '-h') console.log(usage);
     else throw new InputError(`unknown command "${argv.join(' ')}"\n${usage}`);
     return 0;

@@ -158,7 +158,7 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
       // Judged once the site has answered every request the run started (a vote still on its way counts).
       siteIdle = await site.idle();
       const end = await site.snapshot();
-      judgement = judge(task.postconditions, { start, end, diff: site.diff(start, end), user: site.account.username });
+      judgement = await judge(task.postconditions, { start, end, diff: site.diff(start, end), user: site.account.username, answer: result.answer });
     } catch (error) {
       // The site no longer answers (the browser or its worker is going): the run is kept, unjudged.
       unjudged = `the site could not be judged after the run: ${error instanceof Error ? error.message : String(error)}`;

@@ -10,10 +10,11 @@ export interface Judgement {
 
 /**
  * The judge: postconditions against the site's ground truth, before and after, and the changes
- * between. It is given no trace and no page, so nothing the agent or the harness says can sway it.
+ * between. It is given no trace and no page, so nothing the agent or the harness says can sway it:
+ * of the claim it sees only the answer, which an information task checks against the ground truth.
  */
-export function judge<State, Change extends StateChange>(postconditions: readonly Postcondition<State, Change>[], evidence: Evidence<State, Change>): Judgement {
-  const verdicts = postconditions.map((postcondition) => ({ description: postcondition.description, ...postcondition.check(evidence) }));
+export async function judge<State, Change extends StateChange>(postconditions: readonly Postcondition<State, Change>[], evidence: Evidence<State, Change>): Promise<Judgement> {
+  const verdicts = await Promise.all(postconditions.map(async (postcondition) => ({ description: postcondition.description, ...(await postcondition.check(evidence)) })));
   const sideEffects = evidence.diff
     .filter((change) => !postconditions.some((postcondition) => postcondition.expects(change, evidence)))
     .map(({ kind, id, detail }) => ({ kind, id, detail }));

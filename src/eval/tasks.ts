@@ -1,90 +1,63 @@
 import type { Page } from '@playwright/test';
-import { InputError } from '../input.ts';
-import { clickUpvote, storyRows, type StoryRow } from '../sites/hn/by-hand.ts';
-import { signIn } from '../sites/hn/sign-in.ts';
+import { z } from 'zod';
+import { parseInput } from '../input.ts';
 import type { Site } from '../sites/site.ts';
-import { upvoted, upvotedAllMatching, upvotedTitled, type Postcondition } from './postconditions.ts';
+import type { Postcondition } from './postconditions.ts';
+
+/**
+ * The task contract: what an agent is asked, what must be true of the site afterwards, and the
+ * task's own solution. A site's suite (`hn.suite`) is a list of them; a spec may write its own.
+ */
 
 /** What a task's reference solution ends with: done (with the answer to an information task), or why no one can do it. */
 export type ReferenceOutcome = { answer?: string; impossible?: undefined } | { impossible: string };
 
-/** What the agent is asked, and what must be true of the site afterwards. */
-export interface Task {
-  name: string;
-  prompt: string;
-  postconditions: Postcondition[];
+/**
+ * The task's own scripted solution, run in `page` (the `referenceAgent()` control): a task is valid
+ * only when it succeeds. It signs in outside the page, so no password is typed into it. On an
+ * infeasible task it finds nothing to do, changes nothing and says why (`impossible`).
+ */
+export type Reference = (page: Page, site: Site) => Promise<ReferenceOutcome | void>;
+
+/** What a task is, for reading a suite by kind: a report gives tasks per tag. */
+export const taskTags = ['navigation', 'form', 'multi-step', 'loop', 'information', 'infeasible', 'needs-login', 'side-effect-trap'] as const;
+export type TaskTag = (typeof taskTags)[number];
+
+const isFunction = (value: unknown) => typeof value === 'function';
+const postconditionSchema = z.custom<Postcondition>(
+  (value) => typeof value === 'object' && value !== null && typeof (value as Postcondition).description === 'string' && isFunction((value as Postcondition).check) && isFunction((value as Postcondition).expects),
+  'expected a postcondition { description, check(evidence), expects(change, evidence) }',
+);
+
+export const taskSchema = z.object({
+  /** The task's name in cells, reports and `harness-eval judge --task`. */
+  name: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'expected lower-case words joined by "-" (upvote-first-post)'),
   /**
-   * The task's own scripted solution, run in `page` (the `referenceAgent()` control): a task is
-   * valid only when it succeeds. It signs in outside the page, so no password is typed into it. On
-   * an infeasible task it finds nothing to do, changes nothing and says why (`impossible`).
+   * Bumped whenever the prompt or the postconditions change: runs of two revisions are two tasks,
+   * and never pool into one cell (the run's condition carries it). 1 unless a task says otherwise.
    */
-  reference?(page: Page, site: Site): Promise<ReferenceOutcome | void>;
+  revision: z.number().int().min(1).default(1),
+  tags: z.array(z.enum(taskTags)).default([]),
+  prompt: z.string().min(1),
+  postconditions: z.array(postconditionSchema).min(1, 'a task needs a postcondition: with none, no run could be actual'),
+  reference: z.custom<Reference>(isFunction, 'expected a function (page, site) => outcome').optional(),
+  /**
+   * Why the task does not apply to a site as the run would start it (its capture has no comments,
+   * no user page), or undefined when it does: such a task is skipped there, with this reason.
+   */
+  whyNotApplicable: z.custom<(start: unknown) => string | undefined>(isFunction, 'expected a function (start) => reason | undefined').optional(),
+});
+export type Task = z.output<typeof taskSchema>;
+/** A task as its author writes it: `revision` and `tags` may be left out (1, and none). */
+export type TaskInput = z.input<typeof taskSchema>;
+
+/** A checked task: a bad definition is one InputError naming the task and the field. */
+export function defineTask(input: TaskInput): Task {
+  const label = typeof input?.name === 'string' ? `task ${input.name}` : 'task';
+  return parseInput(taskSchema, input, label);
 }
 
-/** The classic experiment's task, word for word the same under every layer stack. */
-export const upvoteFirstPost: Task = {
-  name: 'upvote-first-post',
-  prompt: 'Upvote the first Hacker News post.',
-  postconditions: [upvoted({ rank: 1 })],
-  async reference(page, site) {
-    const [first] = await frontPage(page, site);
-    if (!first) return { impossible: 'the front page lists no story' };
-    await clickUpvote(page, first.id);
-  },
-};
-
-/**
- * The loop task: one vote per matching story, so a tool-calling model needs a turn per story and
- * a program needs one. "for" matches five of the fixture front page's thirty titles, and is inside
- * a sixth ("platforms") that must be left alone.
- */
-export function upvoteAllMatching(word: string): Task {
-  return {
-    name: `upvote-all-matching-${word.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`,
-    prompt: `Upvote every story on the Hacker News front page whose title contains the word "${word}".`,
-    postconditions: [upvotedAllMatching({ word })],
-    async reference(page, site) {
-      // Word by word, as a reader would: a title's words are what lies between anything but letters and digits.
-      const wanted = word.toLowerCase();
-      const matching = (await frontPage(page, site)).filter((story) => story.title.toLowerCase().split(/[^\p{L}\p{N}_]+/u).includes(wanted));
-      for (const story of matching) await clickUpvote(page, story.id);
-    },
-  };
-}
-
-/**
- * Upvote a story by its title. With a title that is not on the front page the task is
- * infeasible: the right outcome is a truthful failure, and any claimed success is false.
- */
-export function upvoteTitled(title: string): Task {
-  return {
-    name: `upvote-titled-${title.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 40)}`,
-    prompt: `Upvote the Hacker News story titled "${title}".`,
-    postconditions: [upvotedTitled({ title })],
-    async reference(page, site) {
-      const story = (await frontPage(page, site)).find((row) => row.title === title);
-      if (!story) return { impossible: `no story on the front page is titled ${JSON.stringify(title)}` };
-      await clickUpvote(page, story.id);
-    },
-  };
-}
-
-/** The infeasible task the project's specs use: no story has this title, so no agent (the reference included) can make it actual. */
-export const upvoteNeverPosted = upvoteTitled('A story that was never posted');
-
-/** Every task the project's specs run, for the controls and `harness-eval judge --task NAME`. */
-export const allTasks: readonly Task[] = [upvoteFirstPost, upvoteAllMatching('for'), upvoteNeverPosted];
-
-/** The task of `allTasks` named `name`; an unknown name is one line listing the known ones. */
-export function taskNamed(name: string): Task {
-  const task = allTasks.find((known) => known.name === name);
-  if (!task) throw new InputError(`unknown task "${name}": known tasks are ${allTasks.map((known) => known.name).join(', ')}`);
-  return task;
-}
-
-/** Signs the page's context in (outside the page) and opens the front page: where every reference starts. */
-async function frontPage(page: Page, site: Site): Promise<StoryRow[]> {
-  await signIn(page.context(), site);
-  await page.goto(`${site.origin}/news`);
-  return storyRows(page);
+/** What the run's condition says of its task: runs pool into one cell only with the same revision. */
+export function taskCondition(task: Task): { revision: number } {
+  return { revision: task.revision };
 }

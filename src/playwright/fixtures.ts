@@ -2,7 +2,7 @@ import { dirname } from 'node:path';
 import { test as base, type TestInfo } from '@playwright/test';
 import type { Agent } from '../eval/agent.ts';
 import type { Postcondition } from '../eval/postconditions.ts';
-import type { Task } from '../eval/tasks.ts';
+import { defineTask, taskCondition, type Task, type TaskInput } from '../eval/tasks.ts';
 import { isLayerValue } from '../harness/layer.ts';
 import type { LayerSpec } from '../layers/index.ts';
 import { resolveModelCache, type ModelCacheOptions } from '../models/cassette.ts';
@@ -19,7 +19,7 @@ import { ABORT_GRACE_MS, evaluate, type CutShort, type RunRecord } from '../eval
 export { stackName } from './condition.ts';
 
 /** What a spec asks of a run: a task (or a prompt with its postconditions), and an iteration cap. */
-export type RunRequest = (Task | { task: string; postconditions: Postcondition[]; name?: string }) & { maxIterations?: number };
+export type RunRequest = (TaskInput | { task: string; postconditions: Postcondition[]; name?: string }) & { maxIterations?: number };
 
 export interface Harness {
   run(request: RunRequest): Promise<RunRecord>;
@@ -80,6 +80,8 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
     }
     const stackLayers = agent.builtIn ? layersCondition(layers) : undefined;
     const condition = { agent: agentCondition(agent), model: modelCondition(model), layers: stackLayers ?? null, site: site.condition };
+    // A run says the revision of the task it ran: two revisions never pool into one cell.
+    const conditionOf = (task: Task) => ({ ...condition, task: taskCondition(task) });
     const stack = stackLayers ? stackNameInUse(stackLayers, layerStack, testInfo.project.use as Partial<HarnessOptions>) : NO_LAYERS;
     let runs = 0;
     /** Runs still going: when the test ends under them (a timeout, an exception), they are stopped and recorded here. */
@@ -98,7 +100,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
           model: modelId(model),
           layers: stack,
           site: site.name,
-          condition,
+          condition: conditionOf(task),
           test: { id: testInfo.testId, title: testInfo.titlePath.slice(1).join(' › '), project: testInfo.project.name, repeatEachIndex: testInfo.repeatEachIndex, retry: testInfo.retry, run: runs },
         },
         secrets,
@@ -183,8 +185,10 @@ function cassetteRunName(testInfo: TestInfo, run: number): string {
   return [testInfo.project.name, ...testInfo.titlePath].filter(Boolean).join(' › ') + (run > 1 ? ` #${run}` : '');
 }
 
+/** The request as a checked task: a prompt with its postconditions is revision 1, untagged. */
 function toTask(request: RunRequest): Task {
-  if ('prompt' in request) return request;
-  const name = request.name ?? request.task.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60);
-  return { name, prompt: request.task, postconditions: request.postconditions };
+  const { maxIterations: _maxIterations, ...task } = request;
+  if ('prompt' in task) return defineTask(task);
+  const name = task.name ?? task.task.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60).replace(/-$/, '');
+  return defineTask({ name, prompt: task.task, postconditions: task.postconditions });
 }

@@ -87,7 +87,7 @@ export function canonicalJson(value: unknown): string {
   );
 }
 
-const conditionParts = ['agent', 'model', 'layers', 'site'] as const;
+const conditionParts = ['task', 'agent', 'model', 'layers', 'site'] as const;
 
 /**
  * Each condition's labels. Where conditions that differ share all their names, every name whose

@@ -18,7 +18,14 @@ export type StateChange = z.infer<typeof stateChangeSchema>;
  * its capture, faults and starting state. Two runs belong to one cell only when these are equal,
  * whatever their names say.
  */
-export const conditionSchema = z.object({ agent: z.unknown().optional(), model: z.unknown(), layers: z.unknown(), site: z.unknown() });
+export const conditionSchema = z.object({
+  agent: z.unknown().optional(),
+  model: z.unknown(),
+  layers: z.unknown(),
+  site: z.unknown(),
+  /** The task as it ran: its `revision` (absent in runs recorded before tasks had one). */
+  task: z.unknown().optional(),
+});
 export type Condition = z.infer<typeof conditionSchema>;
 
 /** Where a run came from: the test (one per planned trial and repeat), and its run's number in it. */
