@@ -40,3 +40,30 @@ export function retryAfterMs(header: string | null, maxMs: number): number | und
   if (Number.isNaN(ms)) return undefined;
   return Math.min(Math.max(ms, 0), maxMs);
 }
+
+/**
+ * Posts a login form from the harness's own HTTP client, never from the page, and answers the
+ * session cookies the site set: none when it refused. The password so never enters the page, so
+ * it cannot reach a DOM snapshot, a screenshot or Playwright's trace (which records what `fill`
+ * types and every request body).
+ */
+export async function postLoginForm(
+  fetchSite: (request: Request) => Promise<Response>,
+  action: string,
+  /** Name and value pairs, in the form's order. */
+  fields: string[][],
+  cookie = '',
+): Promise<{ status: number; cookies: Array<[string, string]> }> {
+  const response = await fetchSite(
+    new Request(action, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie && { cookie }) },
+      body: new URLSearchParams(fields),
+      redirect: 'manual',
+    }),
+  );
+  void response.body?.cancel();
+  if (response.status < 300 || response.status >= 400) return { status: response.status, cookies: [] };
+  const cookies = [...parseCookies(response.headers.getSetCookie().map((header) => header.split(';')[0]!))].filter(([, value]) => value !== '');
+  return { status: response.status, cookies };
+}

@@ -89,5 +89,5 @@ test('matrix: agents run beside the built-in stacks, one project per agent × mo
 test('evaluate: layers belong to the built-in harness; another agent given layers is one line, before any page opens', async () => {
   const mine: Agent = { name: 'mine', condition: {}, run: () => Promise.reject(new Error('never started')) };
   const run = evaluate({ context: undefined as never, site: recordedHn(), agent: mine, model: 'scripted:diligent', layers: ['verify'], task: upvoteFirstPost });
-  await expect(run).rejects.toThrow(/^layers: only harness-eval's own harness runs layers; the agent mine was given 1$/);
+  await expect(run).rejects.toThrow(/^layers: only harness-eval's own harness runs layers; the agent mine was given 1 \(set layers: \[\] beside the agent\)$/);
 });

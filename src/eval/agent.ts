@@ -1,5 +1,6 @@
 import type { BrowserContext, Page } from '@playwright/test';
 import { z } from 'zod';
+import { InputError } from '../input.ts';
 import type { Carried } from '../harness/context.ts';
 import type { BrowserSession, RunResult } from '../harness/run.ts';
 import type { LoopOptions } from '../harness/loop.ts';
@@ -58,9 +59,16 @@ export interface Agent {
   readonly name: string;
   /** What runs, as data (a command's argv and options; never its environment's values): runs pool into one cell only when it is equal. */
   readonly condition: Record<string, unknown>;
-  /** True for harness-eval's own harness: only it runs the `layers` option. */
-  readonly builtIn?: boolean;
+  /** The names of the layers it runs: only harness-eval's own harness has any (it runs the `layers` option). */
+  readonly layers?: readonly string[];
   run(run: AgentRun): Promise<AgentResult>;
+}
+
+/** Layers belong to the built-in harness: another agent given some is bad input, named in one line. */
+export function checkLayersApply(agent: Agent, layers: readonly unknown[]): void {
+  if (agent.layers === undefined && layers.length > 0) {
+    throw new InputError(`layers: only harness-eval's own harness runs layers; the agent ${agent.name} was given ${layers.length} (set layers: [] beside the agent)`);
+  }
 }
 
 /** The model as an agent outside harness-eval reaches it: a gateway on 127.0.0.1 for this run only. */

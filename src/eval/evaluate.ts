@@ -8,9 +8,9 @@ import { InputError } from '../input.ts';
 import type { Model } from '../models/types.ts';
 import { openCassette, type CassetteOptions } from '../models/cassette.ts';
 import { createModel, modelSecrets, type ModelSpec } from '../models/registry.ts';
-import { resolveLayers, type LayerSpec } from '../layers/index.ts';
+import type { LayerSpec } from '../layers/index.ts';
 import type { Site, SiteIdle } from '../sites/site.ts';
-import type { Agent, AgentResult } from './agent.ts';
+import { checkLayersApply, type Agent, type AgentResult } from './agent.ts';
 import { judge, type Judgement } from './oracle.ts';
 import type { Task } from './tasks.ts';
 
@@ -79,9 +79,8 @@ export interface RunRecord extends AgentResult {
 export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
   const { context, site, model, layers = [], task, maxIterations, onIteration, modelCache, onStart, signal, abortGraceMs = ABORT_GRACE_MS } = options;
   const agent = options.agent ?? builtInHarness(layers);
-  if (!agent.builtIn && layers.length > 0) throw new InputError(`layers: only harness-eval's own harness runs layers; the agent ${agent.name} was given ${layers.length}`);
+  checkLayersApply(agent, layers);
   const outputDir = options.outputDir ?? join(tmpdir(), 'harness-eval');
-  const layerNames = agent.builtIn ? resolveLayers(layers).map((layer) => layer.name) : [];
   // Opened for any model; only openai: and ollama: models send their traffic through it.
   const secrets = modelSecrets();
   const cassette = modelCache && openCassette({ ...modelCache, model: typeof model === 'string' ? model : model.id, secrets: [...secrets, site.account.password] });
@@ -109,7 +108,7 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
     const cutShort = (stopReason: CutShort, summary: string): AgentResult => ({
       task: task.prompt,
       model: resolvedModel.id,
-      layers: layerNames,
+      layers: [...(agent.layers ?? [])],
       claimed: false,
       summary,
       stopReason,

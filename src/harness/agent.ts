@@ -11,7 +11,7 @@ export function builtInHarness(layers: readonly LayerSpec[]): Agent {
   return {
     name: BUILT_IN_AGENT,
     condition: {},
-    builtIn: true,
+    layers: resolved.map((layer) => layer.name),
     run: (run) =>
       runHarness({
         task: run.task.prompt,

@@ -2,8 +2,8 @@ import type { Page } from '@playwright/test';
 import { z } from 'zod';
 import type { RunContext } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
+import { postLoginForm } from '../http.ts';
 import { HN_ORIGIN } from '../sites/hn/options.ts';
-import { postLoginForm } from '../sites/hn/sign-in.ts';
 import { defineTool, type Tool } from '../tools/registry.ts';
 
 export const loginOptions = z

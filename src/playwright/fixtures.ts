@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import { test as base, type TestInfo } from '@playwright/test';
-import type { Agent } from '../eval/agent.ts';
+import { checkLayersApply, type Agent } from '../eval/agent.ts';
 import type { Postcondition } from '../eval/postconditions.ts';
 import { defineTask, taskCondition, type Task, type TaskInput } from '../eval/tasks.ts';
 import { isLayerValue } from '../harness/layer.ts';
@@ -75,10 +75,8 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
     const siteUnavailable = site.unavailable?.();
     testInfo.skip(siteUnavailable !== undefined, siteUnavailable);
     const agent = agentOption ?? builtInHarness(layers);
-    if (!agent.builtIn && layers.length > 0) {
-      throw new InputError(`layers: only harness-eval's own harness runs layers; the agent ${agent.name} was given ${layers.length} (set layers: [] beside the agent)`);
-    }
-    const stackLayers = agent.builtIn ? layersCondition(layers) : undefined;
+    checkLayersApply(agent, layers);
+    const stackLayers = agent.layers ? layersCondition(layers) : undefined;
     const condition = { agent: agentCondition(agent), model: modelCondition(model), layers: stackLayers ?? null, site: site.condition };
     // A run says the revision of the task it ran: two revisions never pool into one cell.
     const conditionOf = (task: Task) => ({ ...condition, task: taskCondition(task) });
