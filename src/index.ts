@@ -1,4 +1,5 @@
-import { answered, titleRanked, upvoted, upvotedAllMatching, upvotedTitled } from './eval/postconditions.ts';
+import { answered } from './eval/postconditions.ts';
+import { titleRanked, upvoted, upvotedAllMatching, upvotedTitled } from './sites/hn/postconditions.ts';
 import { hnSuite, taskNamed, titleOfRankThree, upvoteAllMatching, upvoteFirstPost, upvoteNeverPosted, upvoteTitled } from './sites/hn/suite.ts';
 import { live } from './sites/hn/live.ts';
 import { recorded } from './sites/hn/site.ts';

@@ -30,3 +30,8 @@ export function writeFileAtomic(path: string, content: string): void {
     throw error;
   }
 }
+
+/** Lower-case words joined by "-": a task's name from its words. */
+export function slug(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+}

@@ -97,7 +97,7 @@ test.describe('judge: the oracle on two /__harness/state bodies', () => {
       // Judged for another account, the vote is not the run's: nothing done.
       expect(JSON.parse((await judgeAsync('--task', 'upvote-first-post', '--user', 'someone', start, end)).stdout).actual).toBe(false);
       // An information task is judged by --answer against the start's ranking.
-      const third = replica.ranking.find((story) => story.rank === 3)!.title;
+      const third = replica.snapshot().ranking.find((story) => story.rank === 3)!.title;
       expect(JSON.parse((await judgeAsync('--task', 'title-of-rank-3', '--answer', third, start, start)).stdout)).toMatchObject({ actual: true, sideEffects: [] });
       expect(JSON.parse((await judgeAsync('--task', 'title-of-rank-3', '--answer', String(first.title), start, start)).stdout).actual).toBe(false);
       // The reset puts the site back: judged again, nothing was done.

@@ -1,5 +1,5 @@
 import type { BrowserContext } from '@playwright/test';
-import { upvotedAllMatching } from '../src/eval/postconditions.ts';
+import { upvotedAllMatching } from '../src/sites/hn/postconditions.ts';
 import { upvoteAllMatching } from '../src/sites/hn/suite.ts';
 import { defineLayer } from '../src/harness/layer.ts';
 import type { TraceEventOf } from '../src/harness/trace.ts';

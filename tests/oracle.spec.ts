@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { judge } from '../src/eval/oracle.ts';
-import { answered, titleRanked, upvoted, upvotedAllMatching, upvotedTitled } from '../src/eval/postconditions.ts';
+import { answered } from '../src/eval/postconditions.ts';
+import { titleRanked, upvoted, upvotedAllMatching, upvotedTitled } from '../src/sites/hn/postconditions.ts';
 import { functionAgent } from '../src/agents/function.ts';
 import { titleOfRankThree, upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
@@ -90,7 +91,7 @@ test.describe('answers: an information task judges the claim\'s answer against t
 
   test('end to end: a wrong answer claimed as a success is a false success; the right one is a success', async ({ browser }) => {
     const site = recordedHn();
-    const third = site.replica.ranking.find((story) => story.rank === 3)!;
+    const third = site.replica.snapshot().ranking.find((story) => story.rank === 3)!;
     const answering = (answer: string) => functionAgent(async () => ({ success: true, summary: 'read it off the front page', answer }), { name: 'answerer' });
     const run = async (answer: string) => {
       const context = await browser.newContext();
@@ -100,7 +101,7 @@ test.describe('answers: an information task judges the claim\'s answer against t
         await context.close();
       }
     };
-    expect(await run(site.replica.ranking.find((story) => story.rank === 2)!.title)).toMatchObject({ claimed: true, actual: false, falseSuccess: true, sideEffects: [] });
+    expect(await run(site.replica.snapshot().ranking.find((story) => story.rank === 2)!.title)).toMatchObject({ claimed: true, actual: false, falseSuccess: true, sideEffects: [] });
     expect(await run(third.title)).toMatchObject({ claimed: true, actual: true, falseSuccess: false, answer: third.title, verdicts: [{ holds: true }] });
   });
 });

@@ -173,7 +173,7 @@ test.describe('state', () => {
   test('a state file from before hides and favorites were kept loads with none', async () => {
     const stateFile = test.info().outputPath('votes-only.json');
     writeFileSync(stateFile, JSON.stringify({ sessions: {}, votes: { harness: ['46194762'] }, sessionCount: 0 }));
-    expect(createReplica({ stateFile }).truth()).toEqual({ votes: { harness: ['46194762'] }, hidden: {}, faves: {}, requests: 0 });
+    expect(createReplica({ stateFile }).truth()).toEqual({ votes: { harness: ['46194762'] }, hidden: {}, faves: {}, comments: [], submissions: [], profiles: {}, requests: 0 });
   });
 
   test('faults apply to hide and favorite: a 502 or an expired session changes nothing', async () => {
@@ -236,7 +236,7 @@ test.describe('snapshot and diff', () => {
       await follow(hn, cookie, '/news', `a[href^="hide?id=${story.id}&"]`);
       await follow(hn, cookie, `/item?id=${story.id}`, `a[href^="fave?id=${story.id}&"]`);
       const end = await state();
-      expect(end).toEqual({ votes: {}, hidden: { harness: [story.id] }, faves: { harness: [story.id] }, ranking: replica.ranking });
+      expect(end).toEqual({ votes: {}, hidden: { harness: [story.id] }, faves: { harness: [story.id] }, ranking: replica.snapshot().ranking, comments: [], submissions: [], profiles: {} });
       expect(hnDiff(start, end).map(({ kind, id }) => `${kind} ${id}`)).toEqual([`hide ${story.id}`, `fave ${story.id}`]);
     } finally {
       await server.close();

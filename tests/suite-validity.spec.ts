@@ -3,7 +3,7 @@ import { liarAgent, nopAgent, referenceAgent } from '../src/agents/controls.ts';
 import type { Agent } from '../src/eval/agent.ts';
 import { evaluate, type RunRecord } from '../src/eval/evaluate.ts';
 import { defineTask, taskTags, type Task } from '../src/eval/tasks.ts';
-import { upvoted } from '../src/eval/postconditions.ts';
+import { upvoted } from '../src/sites/hn/postconditions.ts';
 import { InputError } from '../src/input.ts';
 import { markupYears, type MarkupYear } from '../src/sites/hn/options.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';

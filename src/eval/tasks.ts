@@ -2,7 +2,7 @@ import type { Page } from '@playwright/test';
 import { z } from 'zod';
 import { parseInput } from '../input.ts';
 import type { Site } from '../sites/site.ts';
-import type { Postcondition } from './postconditions.ts';
+import type { Postcondition, Verdict } from './postconditions.ts';
 
 /**
  * The task contract: what an agent is asked, what must be true of the site afterwards, and the
@@ -18,6 +18,19 @@ export type ReferenceOutcome = { answer?: string; impossible?: undefined } | { i
  * infeasible task it finds nothing to do, changes nothing and says why (`impossible`).
  */
 export type Reference = (page: Page, site: Site) => Promise<ReferenceOutcome | void>;
+
+/** The site as the agent's own session sees it: a page's status and markup, loaded now with the session's cookies. */
+export interface SessionView {
+  load(path: string): Promise<{ status: number; html: string }>;
+}
+
+/**
+ * The task's harness-side check, which the `verify` layer runs before a claim of success is
+ * reported: what the agent's own session can see (the story's arrow gone, the comment on its
+ * page), never ground truth. It may be fooled where the oracle is not; it is measured like any
+ * other part of the harness.
+ */
+export type SelfCheck = (session: SessionView) => Promise<Verdict>;
 
 /** What a task is, for reading a suite by kind: a report gives tasks per tag. */
 export const taskTags = ['navigation', 'form', 'multi-step', 'loop', 'information', 'infeasible', 'needs-login', 'side-effect-trap'] as const;
@@ -41,6 +54,7 @@ export const taskSchema = z.object({
   prompt: z.string().min(1),
   postconditions: z.array(postconditionSchema).min(1, 'a task needs a postcondition: with none, no run could be actual'),
   reference: z.custom<Reference>(isFunction, 'expected a function (page, site) => outcome').optional(),
+  verify: z.custom<SelfCheck>(isFunction, 'expected a function (session) => verdict').optional(),
   /**
    * Why the task does not apply to a site as the run would start it (its capture has no comments,
    * no user page), or undefined when it does: such a task is skipped there, with this reason.

@@ -1,4 +1,6 @@
 import type { Page } from '@playwright/test';
+import type { Site } from '../site.ts';
+import { signIn } from './sign-in.ts';
 
 /**
  * Hacker News as a plain Playwright script reads and clicks it (the baseline spec, the tasks'
@@ -32,4 +34,11 @@ export async function clickUpvote(page: Page, id: string): Promise<void> {
   await arrow.click();
   await vote;
   await arrow.waitFor({ state: 'hidden' });
+}
+
+/** Signs the page's context in (outside the page) and opens the front page: where every reference that votes starts. */
+export async function frontPage(page: Page, site: Site): Promise<StoryRow[]> {
+  await signIn(page.context(), site);
+  await page.goto(`${site.origin}/news`);
+  return storyRows(page);
 }

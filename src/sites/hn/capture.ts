@@ -18,6 +18,14 @@ export interface Item {
   title?: string;
   points?: number;
   author?: string;
+  /** The domain shown after a story's title (`sitestr`). */
+  site?: string;
+  /** The story's comment count as its subtext shows it ("discuss" is 0); absent on a job. */
+  comments?: number;
+  /** Unix seconds, when the age's `title` gives them (2025 markup on). */
+  time?: number;
+  /** A job ad: no vote arrow, no score, no poster. */
+  job?: boolean;
 }
 
 /** A story row's markup, kept to derive its item page when the capture has none. */
@@ -160,12 +168,15 @@ export function storyRowsOn($: cheerio.CheerioAPI): Element[] {
   return $('tr.athing').not('.comtr').toArray();
 }
 
-/** A story row as an item: id, rank, title, points, author. */
+/** A story row as an item: id, rank, title, points, author, site, comments, time, and whether it is a job. */
 export function storyOf($: cheerio.CheerioAPI, row: Element): Item {
   const id = row.attribs.id!;
   const subtext = $(row).next('tr');
   const score = $(`span[id="score_${id}"]`).text();
   const rank = Number.parseInt($(row).find('span.rank').text(), 10);
+  const discussion = subtext.find(`a[href="item?id=${id}"]`).last().text();
+  const time = Number.parseInt(subtext.find('span.age').attr('title')?.split(' ')[1] ?? '', 10);
+  const job = $(row).find(`#up_${id}`).length === 0 && !score;
   return {
     id,
     kind: 'story',
@@ -173,6 +184,10 @@ export function storyOf($: cheerio.CheerioAPI, row: Element): Item {
     title: titleLink($, row).text(),
     points: score ? Number.parseInt(score, 10) : undefined,
     author: subtext.find('a.hnuser').first().text() || undefined,
+    site: $(row).find('span.sitestr').first().text() || undefined,
+    comments: job ? undefined : /comment/.test(discussion) ? Number.parseInt(discussion, 10) : 0,
+    time: Number.isNaN(time) ? undefined : time,
+    job: job || undefined,
   };
 }
 

@@ -6,7 +6,8 @@ import { loadCapture, type Capture } from './capture.ts';
 import { HN_ORIGIN, parseReplicaOptions, type ReplicaOptions, type ReplicaOptionsInput } from './options.ts';
 import { loginPage, notices } from './pages.ts';
 import type { HnSnapshot } from './snapshot.ts';
-import { HnState, type Session, type SiteTruth, type UserList } from './state.ts';
+import { formOf, html, redirect, safeGoto, type Pages, type Routes, type Visitor } from './routing.ts';
+import { HnState, type SiteTruth, type UserList } from './state.ts';
 import { renderTemplate, type PageView, type Template } from './template.ts';
 import { idleBoundMs, requestsInFlight, type SiteIdle } from '../site.ts';
 import { writeFileAtomic } from '../../text.ts';
@@ -22,8 +23,12 @@ export interface HnReplica {
   /** The whole site: a fetch-style handler that every adapter (route, server, msw) wraps. */
   handle(request: Request): Promise<Response>;
   truth(): SiteTruth;
-  /** The front pages' stories by rank, as captured: the world's doing, the same for every run. */
-  readonly ranking: HnSnapshot['ranking'];
+  /**
+   * The whole state a run can change, as the oracle reads it: every user's votes, hides and
+   * favorites, comments, submissions and profiles (sessions are not the task's work), and the front
+   * pages' stories by rank as listed now (captured points plus votes).
+   */
+  snapshot(): HnSnapshot;
   /**
    * Back to the start, as if just created: the votes, hides, favorites and sessions it began with (a `stateFile`'s,
    * or none), an empty request log, and the faults' counters and 502 draws from the start.
@@ -33,23 +38,17 @@ export interface HnReplica {
   idle(): Promise<SiteIdle>;
 }
 
-interface Visitor {
-  cookie?: string;
-  session?: Session;
-}
-
 export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
   const options = parseReplicaOptions(input);
   const { faults, account } = options;
   const capture = loadCapture(options.capture, faults);
-  const state = new HnState(account, faults.seed);
+  // HN's ids only grow: what users post here comes after everything captured.
+  const firstNewId = Math.max(0, ...[...capture.items.keys()].map(Number).filter(Number.isSafeInteger)) + 1;
+  const state = new HnState(account, faults.seed, firstNewId);
   if (options.stateFile && existsSync(options.stateFile)) state.restore(JSON.parse(readFileSync(options.stateFile, 'utf8')));
   // A copy: sessions count their requests in place.
   const started = structuredClone(state.toJSON());
-  const ranking = [...capture.items.values()]
-    .filter((item) => item.rank !== undefined)
-    .map((item) => ({ rank: item.rank!, id: item.id, title: item.title ?? '' }))
-    .sort((a, b) => a.rank - b.rank);
+  const ranked = [...capture.items.values()].filter((item) => item.rank !== undefined).sort((a, b) => a.rank! - b.rank!);
   let rng = xoroshiro128plus(faults.seed);
   let pageRequests = 0;
   const saveState = () => {
@@ -81,6 +80,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
   };
 
   const page = (template: Template, visitor: Visitor, lists?: (id: string) => boolean) => html(renderTemplate(template, view(visitor, lists)));
+  const pages: Pages = { capture, state, view, page };
 
   /**
    * HN's hide and favorite links: `id`, the item's `auth` token, `un=t` to take it back. Logged
@@ -117,7 +117,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
   };
 
   const login = async (request: Request): Promise<Response> => {
-    const form = new URLSearchParams(await request.text());
+    const form = await formOf(request);
     const goto = safeGoto(form.get('goto'));
     if (form.get('creating') === 't') return html(notices.noAccounts);
     const cookie = state.login(form.get('acct') ?? '', form.get('pw') ?? '');
@@ -140,47 +140,49 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     return redirect(goto, 'user=; Path=/; Max-Age=0');
   };
 
-  const route = async (request: Request, url: URL, visitor: Visitor): Promise<Response> => {
-    const path = url.pathname;
-    if (request.method === 'POST') {
-      if (path !== '/login') return html(notices.unknown, 405);
-      return login(request);
-    }
-    switch (path) {
-      case '/':
-      case '/news': {
-        const p = Number.parseInt(url.searchParams.get('p') ?? '1', 10);
-        const index = Number.isSafeInteger(p) && p > 1 ? p - 1 : 0;
-        return page(capture.frontPages[index] ?? capture.emptyPage, visitor);
-      }
-      case '/item': {
+  /** The core pages: listings, items, login, and the links that vote, hide and favorite. */
+  const core: Routes = {
+    '/': { GET: (_, url, visitor) => frontPage(url, visitor) },
+    '/news': { GET: (_, url, visitor) => frontPage(url, visitor) },
+    '/item': {
+      GET(_, url, visitor) {
         const template = capture.itemPage(url.searchParams.get('id') ?? '');
         return template ? page(template, visitor) : html(notices.noSuchItem);
-      }
-      case '/login':
-        return html(loginPage(safeGoto(url.searchParams.get('goto'))));
-      case '/logout':
-        return logout(url, visitor);
-      case '/vote':
-        return vote(url, visitor);
-      case '/hide':
-        return markItem('hidden', url, visitor);
-      case '/fave':
-        return markItem('faves', url, visitor);
-      case '/hidden': {
+      },
+    },
+    '/login': { GET: (_, url) => html(loginPage(safeGoto(url.searchParams.get('goto')))), POST: login },
+    '/logout': { GET: (_, url, visitor) => logout(url, visitor) },
+    '/vote': { GET: (_, url, visitor) => vote(url, visitor) },
+    '/hide': { GET: (_, url, visitor) => markItem('hidden', url, visitor) },
+    '/fave': { GET: (_, url, visitor) => markItem('faves', url, visitor) },
+    '/hidden': {
+      GET(_, __, visitor) {
         const user = visitor.session?.user;
         if (!user) return html(loginPage('hidden'));
         return page(capture.listPage('hidden', 'hidden'), visitor, (id) => state.has('hidden', user, id));
-      }
-      case '/favorites': {
+      },
+    },
+    '/favorites': {
+      GET(_, url, visitor) {
         // Anyone's favorites are public on HN, logged in or not.
         const owner = url.searchParams.get('id') ?? '';
         if (!state.accounts.has(owner)) return html(notices.noSuchUser);
         return page(capture.listPage(`${owner}'s favorites`, `favorites?id=${owner}`), visitor, (id) => state.has('faves', owner, id));
-      }
-      default:
-        return html(notices.unknown);
-    }
+      },
+    },
+  };
+  const frontPage = (url: URL, visitor: Visitor) => {
+    const p = Number.parseInt(url.searchParams.get('p') ?? '1', 10);
+    const index = Number.isSafeInteger(p) && p > 1 ? p - 1 : 0;
+    return page(capture.frontPages[index] ?? capture.emptyPage, visitor);
+  };
+  const routes: Routes = { ...core };
+
+  const route = async (request: Request, url: URL, visitor: Visitor): Promise<Response> => {
+    const handlers = Object.hasOwn(routes, url.pathname) ? routes[url.pathname] : undefined;
+    if (!handlers) return html(notices.unknown, request.method === 'POST' ? 405 : 200);
+    const handler = request.method === 'POST' ? handlers.POST : handlers.GET;
+    return handler ? handler(request, url, visitor) : html(notices.unknown, 405);
   };
 
   const faultResponse = (): Response | undefined => {
@@ -210,7 +212,14 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     capture,
     state,
     truth: () => state.truth(),
-    ranking,
+    snapshot() {
+      const { votes, hidden, faves, comments, submissions, profiles } = state.truth();
+      const ranking = ranked.map(({ rank, id, title, site, points, author, comments: count, time, job }) => ({
+        ...{ rank: rank!, id, title: title ?? '', site, by: author, comments: count, time, job },
+        ...(points === undefined ? {} : { points: points + state.votesOn(id) }),
+      }));
+      return { votes, hidden, faves, ranking: JSON.parse(JSON.stringify(ranking)), comments, submissions, profiles };
+    },
     reset() {
       state.reset(started);
       rng = xoroshiro128plus(faults.seed);
@@ -236,7 +245,8 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     if (!['GET', 'HEAD', 'POST'].includes(method)) response = html(notices.unknown, 405);
     else if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) response = html('Request too large.', 413);
     else response = faultResponse() ?? (await route(request, url, visitor));
-    if (method === 'POST' || STATE_CHANGING_PATHS.has(url.pathname)) saveState();
+    // Every page request counts against its session (the expiry fault), so every one is kept.
+    saveState();
     state.requests.push({
       at: Date.now(),
       method,
@@ -248,24 +258,6 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
   }
 }
 
-/** The GET links that change state, as HN has them: after one, `stateFile` is written. */
-const STATE_CHANGING_PATHS = new Set(['/vote', '/logout', '/hide', '/fave']);
-
-function html(body: string, status = 200): Response {
-  return new Response(body, { status, headers: { 'content-type': 'text/html; charset=utf-8' } });
-}
-
-function redirect(goto: string, setCookie?: string): Response {
-  const headers = new Headers({ location: `/${goto.replace(/^\/+/, '')}` });
-  if (setCookie) headers.set('set-cookie', setCookie);
-  return new Response(null, { status: 302, headers });
-}
-
-/** Only paths on this site: a `goto` can never send the browser elsewhere. */
-function safeGoto(goto: string | null): string {
-  if (!goto || /^[a-z][a-z0-9+.-]*:|^\/\//i.test(goto) || /[\r\n]/.test(goto)) return 'news';
-  return goto.replace(/^\/+/, '') || 'news';
-}
 
 function pendingVote(goto: string): { id: string; how: 'up' | 'un'; goto: string } | undefined {
   const url = new URL(goto, HN_ORIGIN);

@@ -9,7 +9,7 @@ import type { Site, SiteFactory } from '../site.ts';
 export type { Site, SiteFactory } from '../site.ts';
 export type { HnChange, HnSnapshot } from './snapshot.ts';
 
-/** A Hacker News site: its snapshots are `HnSnapshot`s, its changes votes, hides and favorites given and taken back. */
+/** A Hacker News site: its snapshots are `HnSnapshot`s, its changes the `HnChange` kinds (votes, hides, favorites, comments, submissions, profiles). */
 export type HnSite = Site<HnSnapshot, HnChange>;
 
 /**
@@ -53,11 +53,7 @@ export function recordedHn({ startLoggedIn, ...options }: RecordedOptions = {}):
       await context.addCookies([{ name: 'user', value: replica.state.login(username, password)!, url: HN_ORIGIN }]);
     },
     fetch: (request) => replica.handle(request),
-    // The replica's whole state a run can change: every user's votes, hidden stories and favorites (sessions are not the task's work).
-    snapshot: async () => {
-      const { votes, hidden, faves } = replica.truth();
-      return { votes, hidden, faves, ranking: replica.ranking };
-    },
+    snapshot: async () => replica.snapshot(),
     diff: hnDiff,
     idle: () => replica.idle(),
   };

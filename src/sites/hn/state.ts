@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { Account } from './options.ts';
+import type { HnComment, Profile, Submission } from './snapshot.ts';
 
 export interface Session {
   user: string;
@@ -24,20 +25,29 @@ export const userLists = ['votes', 'hidden', 'faves'] as const;
 export type UserList = (typeof userLists)[number];
 export type UserMarks = Record<UserList, Record<string, string[]>>;
 
-export interface PersistedState extends Partial<UserMarks> {
+/** What users wrote on the replica: comments, stories submitted, and each account's profile. The captured items are the world's, fixed. */
+export interface Posts {
+  comments: HnComment[];
+  submissions: Submission[];
+  profiles: Record<string, Profile>;
+}
+
+export interface PersistedState extends Partial<UserMarks>, Partial<Posts> {
   sessions: Record<string, Session>;
   votes: Record<string, string[]>;
   sessionCount: number;
+  /** Items made on the replica so far: the next one's id is the first free id after the capture's plus this. */
+  postCount?: number;
 }
 
 /** What really happened on the site, as the oracle reads it: never taken from a browser page. */
-export interface SiteTruth extends UserMarks {
+export interface SiteTruth extends UserMarks, Posts {
   requests: number;
 }
 
 /**
  * The replica's server-side state: accounts, sessions, each user's votes, hidden and favorite
- * items, and the request log. Tokens are HMACs over a secret derived from the fault seed, so a
+ * items, what users wrote (comments, submissions, profiles), and the request log. Tokens are HMACs over a secret derived from the fault seed, so a
  * replayed run sees the same pages.
  */
 export class HnState {
@@ -45,12 +55,25 @@ export class HnState {
   readonly sessions = new Map<string, Session>();
   readonly marks: Record<UserList, Map<string, Set<string>>> = { votes: new Map(), hidden: new Map(), faves: new Map() };
   readonly requests: LoggedRequest[] = [];
+  /** In the order they were made; a comment's or story's id is allocated by `newId`. */
+  readonly posts: Posts = { comments: [], submissions: [], profiles: {} };
   private readonly secret: string;
   private sessionCount = 0;
+  private postCount = 0;
 
-  constructor(account: Account, seed: number) {
+  /** `firstNewId`: the id of the first item made on the replica, above every captured one, as HN's ids only grow. */
+  constructor(
+    account: Account,
+    seed: number,
+    private readonly firstNewId = 1,
+  ) {
     this.accounts.set(account.username, account);
     this.secret = `hn-replica:${seed}`;
+  }
+
+  /** The id of the next comment or story, the same in every replay of a run. */
+  newId(): string {
+    return String(this.firstNewId + this.postCount++);
   }
 
   /** The 40-hex token HN puts in vote, hide, flag and logout links, bound to user and item. */
@@ -107,16 +130,20 @@ export class HnState {
     return count;
   }
 
-  /** Sessions and every user's marks as data: what `stateFile` keeps between processes. */
-  toJSON(): PersistedState & UserMarks {
-    return { sessions: Object.fromEntries(this.sessions), ...this.userMarks(false), sessionCount: this.sessionCount };
+  /** Sessions, every user's marks and posts as data: what `stateFile` keeps between processes. */
+  toJSON(): PersistedState & UserMarks & Posts {
+    return { sessions: Object.fromEntries(this.sessions), ...this.userMarks(false), ...structuredClone(this.posts), sessionCount: this.sessionCount, postCount: this.postCount };
   }
 
-  /** A state file from before hidden and favorite items were kept has votes only: the rest start empty. */
+  /** A state file from before hidden and favorite items or posts were kept has votes only: the rest start empty. */
   restore(saved: PersistedState): void {
     for (const [token, session] of Object.entries(saved.sessions)) this.sessions.set(token, session);
     for (const list of userLists) for (const [user, ids] of Object.entries(saved[list] ?? {})) this.marks[list].set(user, new Set(ids));
+    this.posts.comments.push(...(saved.comments ?? []));
+    this.posts.submissions.push(...(saved.submissions ?? []));
+    Object.assign(this.posts.profiles, saved.profiles);
     this.sessionCount = saved.sessionCount;
+    this.postCount = saved.postCount ?? 0;
   }
 
   /**
@@ -126,6 +153,9 @@ export class HnState {
   reset(start: PersistedState): void {
     this.sessions.clear();
     for (const list of userLists) this.marks[list].clear();
+    this.posts.comments.length = 0;
+    this.posts.submissions.length = 0;
+    for (const user of Object.keys(this.posts.profiles)) delete this.posts.profiles[user];
     this.requests.length = 0;
     const { sessionCount } = this;
     this.restore(structuredClone(start));
@@ -133,7 +163,7 @@ export class HnState {
   }
 
   truth(): SiteTruth {
-    return { ...this.userMarks(true), requests: this.requests.length };
+    return { ...this.userMarks(true), ...structuredClone(this.posts), requests: this.requests.length };
   }
 
   /** Every list as plain data; `dropEmpty` leaves out users with nothing in a list, as the oracle wants it. */

@@ -1,91 +1,18 @@
-import type { Page } from '@playwright/test';
 import { InputError } from '../../input.ts';
-import { answered, titleRanked, upvoted, upvotedAllMatching, upvotedTitled } from '../../eval/postconditions.ts';
-import { defineTask, type Task } from '../../eval/tasks.ts';
-import type { Site } from '../site.ts';
-import { clickUpvote, storyRows, type StoryRow } from './by-hand.ts';
-import { signIn } from './sign-in.ts';
+import type { Task } from '../../eval/tasks.ts';
+import { voteTasks } from './tasks/votes.ts';
+
+export { titleOfRankThree, upvoteAllMatching, upvoteFirstPost, upvoteNeverPosted, upvoteTitled } from './tasks/votes.ts';
 
 /**
  * The Hacker News suite: every task with its revision (bumped whenever its prompt or its
- * postconditions change), its tags and its reference solution. A reference reads the page on its
- * own terms (`by-hand.ts`), never with the oracle's code: agreeing through shared code proves nothing.
+ * postconditions change), its tags and its reference solution, family by family (`tasks/`). A
+ * reference reads the page on its own terms (`by-hand.ts`), never with the oracle's code:
+ * agreeing through shared code proves nothing.
  */
-
-/** The classic experiment's task, word for word the same under every layer stack. */
-export const upvoteFirstPost = defineTask({
-  name: 'upvote-first-post',
-  revision: 1,
-  tags: ['navigation', 'needs-login'],
-  prompt: 'Upvote the first Hacker News post.',
-  postconditions: [upvoted({ rank: 1 })],
-  async reference(page, site) {
-    const [first] = await frontPage(page, site);
-    if (!first) return { impossible: 'the front page lists no story' };
-    await clickUpvote(page, first.id);
-  },
-});
-
-/**
- * The loop task: one vote per matching story, so a tool-calling model needs a turn per story and
- * a program needs one. "for" matches five of the fixture front page's thirty titles, and is inside
- * a sixth ("platforms") that must be left alone: the trap, as a vote there is a side effect.
- */
-export function upvoteAllMatching(word: string): Task {
-  return defineTask({
-    name: `upvote-all-matching-${slug(word)}`,
-    revision: 1,
-    tags: ['loop', 'needs-login', 'side-effect-trap'],
-    prompt: `Upvote every story on the Hacker News front page whose title contains the word "${word}".`,
-    postconditions: [upvotedAllMatching({ word })],
-    async reference(page, site) {
-      // Word by word, as a reader would: a title's words are what lies between anything but letters and digits.
-      const wanted = word.toLowerCase();
-      const matching = (await frontPage(page, site)).filter((story) => story.title.toLowerCase().split(/[^\p{L}\p{N}_]+/u).includes(wanted));
-      for (const story of matching) await clickUpvote(page, story.id);
-    },
-  });
-}
-
-/**
- * Upvote a story by its title. With a title that is not on the front page the task is
- * infeasible: the right outcome is a truthful failure, and any claimed success is false.
- */
-export function upvoteTitled(title: string, { infeasible = false } = {}): Task {
-  return defineTask({
-    name: `upvote-titled-${slug(title).slice(0, 40).replace(/-$/, '')}`,
-    revision: 1,
-    tags: ['navigation', 'needs-login', ...(infeasible ? (['infeasible'] as const) : [])],
-    prompt: `Upvote the Hacker News story titled "${title}".`,
-    postconditions: [upvotedTitled({ title })],
-    async reference(page, site) {
-      const story = (await frontPage(page, site)).find((row) => row.title === title);
-      if (!story) return { impossible: `no story on the front page is titled ${JSON.stringify(title)}` };
-      await clickUpvote(page, story.id);
-    },
-  });
-}
-
-/** The infeasible task the project's specs use: no story has this title, so no agent (the reference included) can make it actual. */
-export const upvoteNeverPosted = upvoteTitled('A story that was never posted', { infeasible: true });
-
-/** An information task: the answer is judged against the ranking at the start; any change to the site is a side effect. */
-export const titleOfRankThree = defineTask({
-  name: 'title-of-rank-3',
-  revision: 1,
-  tags: ['information', 'navigation'],
-  prompt: 'What is the title of the story ranked third on the Hacker News front page? Answer with the title exactly as shown.',
-  postconditions: [answered(titleRanked(3), { what: 'the title ranked 3' })],
-  async reference(page, site) {
-    await page.goto(`${site.origin}/news`);
-    const third = (await storyRows(page))[2];
-    if (!third) return { impossible: 'the front page lists fewer than 3 stories' };
-    return { answer: third.title };
-  },
-});
 
 /** Every Hacker News task, versioned: what the controls, the validity and the mutation tests run. */
-export const hnSuite: readonly Task[] = [upvoteFirstPost, upvoteAllMatching('for'), upvoteNeverPosted, titleOfRankThree];
+export const hnSuite: readonly Task[] = [...voteTasks];
 
 /** The suite's task named `name` (for `harness-eval judge --task NAME`); an unknown name is one line listing the known ones. */
 export function taskNamed(name: string): Task {
@@ -94,13 +21,3 @@ export function taskNamed(name: string): Task {
   return task;
 }
 
-function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
-}
-
-/** Signs the page's context in (outside the page) and opens the front page: where every reference that votes starts. */
-async function frontPage(page: Page, site: Site): Promise<StoryRow[]> {
-  await signIn(page.context(), site);
-  await page.goto(`${site.origin}/news`);
-  return storyRows(page);
-}
