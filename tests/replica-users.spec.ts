@@ -7,8 +7,10 @@ import { createReplica } from '../src/sites/hn/index.ts';
 import { hnMutators } from '../src/sites/hn/mutators.ts';
 import type { HnReplica } from '../src/sites/hn/replica.ts';
 import { hnDiff, type HnChange, type HnSnapshot } from '../src/sites/hn/snapshot.ts';
-import { favoriteFirstStory } from '../src/sites/hn/tasks/marks.ts';
-import { setAbout } from '../src/sites/hn/tasks/profile.ts';
+import type { SessionView } from '../src/eval/tasks.ts';
+import { recordedHn } from '../src/sites/hn/site.ts';
+import { favoriteFirstStory, markTasks } from '../src/sites/hn/tasks/marks.ts';
+import { profileTasks, setAbout } from '../src/sites/hn/tasks/profile.ts';
 import { karmaAtStart } from '../src/sites/hn/tasks/reading.ts';
 import { bodyText, client, expect, TOKEN } from './support.ts';
 
@@ -132,7 +134,9 @@ test.describe('the profile form', () => {
     const hn = client(replica);
     const cookie = await hn.login();
     const author = storyAt(replica, 1).author;
-    for (const override of [{ hmac: '' }, { hmac: '0'.repeat(40) }, { hmac: replica.state.authToken('harness', author) }, { id: author }, { id: author, hmac: replica.state.authToken(author, 'xuser') }]) {
+    // No token, a made-up one, the account's token of another link (logout), another account's id, with that account's own form token.
+    const overrides: Array<Record<string, string>> = [{ hmac: '' }, { hmac: '0'.repeat(40) }, { hmac: replica.state.authToken('harness', 'logout') }, { id: author }, { id: author, hmac: replica.state.authToken(author, 'xuser') }];
+    for (const override of overrides) {
       const answer = await postProfile(hn, cookie, 'changed', override);
       expect(answer.status, JSON.stringify(override)).toBe(200);
       expect(await answer.text()).toBe('Unknown.');
@@ -234,5 +238,38 @@ test.describe('the tasks\' oracle', () => {
     const other = await mutationTest(favoriteFirstStory.postconditions as Postcondition<HnSnapshot, HnChange>[], { start, end: faved, diff: hnDiff(start, faved), user: 'harness' }, hnDiff, hnMutators);
     expect(other.mutants.find((mutant) => mutant.name === "an extra edit of harness's about")).toMatchObject({ killed: true });
     expect(other.survivors).toEqual([]);
+  });
+});
+
+test.describe('the tasks\' own checks (verify)', () => {
+  /** The session's view of the site, as the `verify` layer gives it: pages loaded with a logged-in session's cookie. */
+  async function sessionOf(replica: HnReplica): Promise<SessionView> {
+    const hn = client(replica);
+    const cookie = await hn.login();
+    return {
+      async load(path) {
+        const response = await hn.get(path, cookie);
+        return { status: response.status, html: await response.text() };
+      },
+    };
+  }
+
+  for (const task of [...markTasks, ...profileTasks].filter((candidate) => !candidate.tags.includes('infeasible'))) {
+    test(`${task.name}: holds after the reference, not before`, async ({ page }) => {
+      const site = recordedHn();
+      await site.attach(page.context());
+      expect(await task.verify!(await sessionOf(site.replica))).toMatchObject({ holds: false });
+      await task.reference!(page, site);
+      const verdict = await task.verify!(await sessionOf(site.replica));
+      expect(verdict, verdict.detail).toMatchObject({ holds: true });
+    });
+  }
+
+  test('favorite-first-story: an upvote of the story (the trap taken instead) is not a favorite to the check', async () => {
+    const replica = createReplica();
+    const session = await sessionOf(replica);
+    const first = storyAt(replica, 1);
+    await session.load(`/vote?id=${first.id}&how=up&auth=${replica.state.authToken('harness', first.id)}&goto=news`);
+    expect(await favoriteFirstStory.verify!(session)).toEqual({ holds: false, detail: `story ${first.id} (rank 1) is not favorited` });
   });
 });
