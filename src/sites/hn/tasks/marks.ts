@@ -35,7 +35,7 @@ export function markedByRun(mark: Mark, target: Target): HnPostcondition {
     description: `${target.label} ${target.named > 1 ? 'are' : 'is'} ${mark.verb}`,
     check(evidence): Verdict {
       const stories = target.pick(evidence.start);
-      if (stories.length < target.named) return { holds: false, detail: `not all of ${target.label} at the start: found ${stories.length}` };
+      if (stories.length < target.named) return { holds: false, detail: stories.length === 0 ? `${target.label} is not listed at the start` : `only ${stories.length} of ${target.label} are listed at the start` };
       const already = stories.filter((story) => evidence.start[mark.list]?.[evidence.user]?.includes(story.id));
       const missing = stories.filter((story) => !already.includes(story) && !evidence.diff.some((change) => isMark(change, evidence, story)));
       const list = (some: Story[]) => some.map((story) => `${story.id} (rank ${story.rank})`).join(', ');
