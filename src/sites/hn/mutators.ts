@@ -48,8 +48,10 @@ type Profile = NonNullable<HnSnapshot['profiles']>[string];
 
 /** `end` with `user`'s profile as given (undefined: none, as an account that never edited it). */
 function withProfile(end: HnSnapshot, user: string, profile: Profile | undefined): HnSnapshot {
-  const { [user]: _, ...others } = end.profiles ?? {};
-  return { ...end, profiles: profile === undefined ? others : { ...others, [user]: profile } };
+  const profiles = { ...end.profiles };
+  if (profile === undefined) delete profiles[user];
+  else profiles[user] = profile;
+  return { ...end, profiles };
 }
 
 /** The profile's mutators: the edit undone, made on another account, its about altered or cut short; and an edit the run did not make. */
