@@ -6,6 +6,7 @@ import { test } from '@playwright/test';
 import { listHistory, saveToHistory } from '../src/report/history.ts';
 import { summarize } from '../src/report/summarize.ts';
 import { createReplica, serveReplica } from '../src/sites/hn/index.ts';
+import { hnSuite } from '../src/sites/hn/suite.ts';
 import { client, expect, firstStory, reportedRun } from './support.ts';
 
 const cli = ['bin/harness-eval.js'];
@@ -115,7 +116,7 @@ test.describe('judge: the oracle on two /__harness/state bodies', () => {
     const wrong = join(dir, 'wrong.json');
     writeFileSync(wrong, JSON.stringify({ votes: { harness: 'all' }, ranking: [] }));
     for (const [args, message] of [
-      [['--task', 'upvote-everything', state, state], 'harness-eval: unknown task "upvote-everything": known tasks are upvote-first-post, upvote-all-matching-for, upvote-titled-a-story-that-was-never-posted, title-of-rank-3'],
+      [['--task', 'upvote-everything', state, state], `harness-eval: unknown task "upvote-everything": known tasks are ${hnSuite.map((task) => task.name).join(', ')}`],
       [['--task', 'upvote-first-post', state], 'harness-eval: judge: usage: harness-eval judge --task NAME START.json END.json [--user NAME] [--answer TEXT]'],
       [['--task', 'upvote-first-post', state, join(dir, 'missing.json')], `harness-eval: judge: ${join(dir, 'missing.json')}: cannot read this site state (ENOENT)`],
       [['--task', 'upvote-first-post', state, wrong], `harness-eval: judge: ${wrong}: votes.harness: Invalid input: expected array, received string`],

@@ -63,7 +63,8 @@ test.describe('the suite as data', () => {
     }
     const perTag = Object.fromEntries(taskTags.map((tag) => [tag, hnSuite.filter((task) => task.tags.includes(tag)).length]));
     console.log(`${hnSuite.length} tasks; per tag: ${JSON.stringify(perTag)}`);
-    expect(perTag).toMatchObject({ infeasible: 1, information: 1, loop: 1 });
+    // The mix the issue asks for: every kind of task is in the suite.
+    for (const tag of taskTags) expect(perTag[tag], `no task is tagged ${tag}`).toBeGreaterThan(0);
   });
 
   test('a bad task definition is one line naming the task and each bad field', () => {

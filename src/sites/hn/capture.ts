@@ -54,6 +54,8 @@ export interface Capture {
    * numbered as shown; the page's view picks the rows. `title` names the page, `goto` its path.
    */
   listPage(title: string, goto: string): Template;
+  /** A page of its own in the news frame (`/user`): `op` and `title` name it, `goto` is where its login link returns, `body` is its row of the frame. */
+  framedPage(op: string, title: string, goto: string, body: string): Template;
 }
 
 const fixturesRoot = fileURLToPath(new URL('../../../fixtures/hn/', import.meta.url));
@@ -115,6 +117,7 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
       if (!list) listPages.set(key, (list = compileTemplate(deriveListPage(frame, [...storyRows.values()], title, goto), { renumber: true })));
       return list;
     },
+    framedPage: (op, title, goto, body) => compileTemplate(`${frameHead(frame, op, escapeHtml(title), goto)}${body}${frame.foot}`),
   };
 }
 

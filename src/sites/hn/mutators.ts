@@ -44,8 +44,39 @@ function listMutators(list: UserList, added: HnChange['kind'], taken: HnChange['
 
 const lists = [listMutators('votes', 'vote', 'unvote', 'vote'), listMutators('hidden', 'hide', 'unhide', 'hide'), listMutators('faves', 'fave', 'unfave', 'favorite')];
 
-/** Hacker News's mutators, one row per list of the snapshot: a new change kind (a comment, a submission) adds its own. */
+type Profile = NonNullable<HnSnapshot['profiles']>[string];
+
+/** `end` with `user`'s profile as given (undefined: none, as an account that never edited it). */
+function withProfile(end: HnSnapshot, user: string, profile: Profile | undefined): HnSnapshot {
+  const profiles = { ...end.profiles };
+  if (profile === undefined) delete profiles[user];
+  else profiles[user] = profile;
+  return { ...end, profiles };
+}
+
+/** The profile's mutators: the edit undone, made on another account, its about altered or cut short; and an edit the run did not make. */
+const profileMutators = {
+  ofChange: {
+    profile: {
+      'without the profile edit': (end: HnSnapshot, change: HnChange, { start }: HnEvidence) => withProfile(end, change.user, start.profiles?.[change.user]),
+      'the profile edit on another account': (end: HnSnapshot, change: HnChange, { start }: HnEvidence) =>
+        withProfile(withProfile(end, change.user, start.profiles?.[change.user]), ANOTHER_ACCOUNT, end.profiles?.[change.user]),
+      'the about altered': (end: HnSnapshot, change: HnChange) => withProfile(end, change.user, { ...end.profiles?.[change.user], about: `${end.profiles?.[change.user]?.about ?? ''} (edited)` }),
+      'the about cut short': (end: HnSnapshot, change: HnChange) => {
+        const about = end.profiles?.[change.user]?.about ?? '';
+        return about.length < 2 ? undefined : withProfile(end, change.user, { ...end.profiles?.[change.user], about: about.slice(0, Math.ceil(about.length / 2)) });
+      },
+    },
+  },
+  // A profile the snapshots could not read, or one the run edited (its own mutants above), gets no extra edit.
+  extra: ({ start, end, user, diff }: HnEvidence) => {
+    if (start.profiles === undefined || end.profiles === undefined || diff.some((change) => change.kind === 'profile' && change.user === user)) return [];
+    return [{ name: `an extra edit of ${user}'s about`, end: withProfile(end, user, { ...end.profiles[user], about: 'edited, unasked' }) }];
+  },
+};
+
+/** Hacker News's mutators, one row per part of the snapshot: a new change kind (a comment, a submission) adds its own. */
 export const hnMutators: Mutators<HnSnapshot, HnChange> = {
-  ofChange: Object.assign({}, ...lists.map((list) => list.ofChange)),
-  extra: Object.fromEntries(lists.map((list, index) => [['vote', 'hide', 'favorite'][index]!, list.extra])),
+  ofChange: Object.assign({}, ...lists.map((list) => list.ofChange), profileMutators.ofChange),
+  extra: { ...Object.fromEntries(lists.map((list, index) => [['vote', 'hide', 'favorite'][index]!, list.extra])), profile: profileMutators.extra },
 };

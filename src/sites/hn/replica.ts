@@ -9,6 +9,7 @@ import type { HnSnapshot } from './snapshot.ts';
 import { formOf, html, redirect, safeGoto, type Pages, type Routes, type Visitor } from './routing.ts';
 import { HnState, type SiteTruth, type UserList } from './state.ts';
 import { renderTemplate, type PageView, type Template } from './template.ts';
+import { karmaOf, userRoutes } from './users.ts';
 import { idleBoundMs, requestsInFlight, type SiteIdle } from '../site.ts';
 import { writeFileAtomic } from '../../text.ts';
 import { cookieHeaderPairs, parseCookies } from '../../http.ts';
@@ -56,12 +57,6 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
   };
   const inFlight = requestsInFlight();
 
-  const karma = (user: string) => {
-    let received = 0;
-    for (const item of capture.items.values()) if (item.author === user) received += state.votesOn(item.id);
-    return 1 + received;
-  };
-
   /** The page as `visitor` sees it; a listing shows the rows `lists` picks, by default all but the ones the visitor hid. */
   const view = (visitor: Visitor, lists?: (id: string) => boolean): PageView => {
     const user = visitor.session?.user;
@@ -69,7 +64,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     const hidden = has('hidden');
     return {
       style: capture.style,
-      user: user ? { name: user, karma: karma(user), logoutAuth: state.authToken(user, 'logout') } : undefined,
+      user: user ? { name: user, karma: karmaOf({ capture, state }, user), logoutAuth: state.authToken(user, 'logout') } : undefined,
       voted: has('votes'),
       hidden,
       faved: has('faves'),
@@ -176,7 +171,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     const index = Number.isSafeInteger(p) && p > 1 ? p - 1 : 0;
     return page(capture.frontPages[index] ?? capture.emptyPage, visitor);
   };
-  const routes: Routes = { ...core };
+  const routes: Routes = { ...core, ...userRoutes(pages) };
 
   const route = async (request: Request, url: URL, visitor: Visitor): Promise<Response> => {
     const handlers = Object.hasOwn(routes, url.pathname) ? routes[url.pathname] : undefined;

@@ -1,0 +1,245 @@
+import type { Page } from '@playwright/test';
+import * as cheerio from 'cheerio';
+import type { Verdict } from '../../../eval/postconditions.ts';
+import { defineTask, type SelfCheck, type SessionView, type Task } from '../../../eval/tasks.ts';
+import { slug } from '../../../text.ts';
+import { frontPage, storyRows, type StoryRow } from '../by-hand.ts';
+import type { HnEvidence, HnPostcondition } from '../postconditions.ts';
+import type { HnChange, HnSnapshot } from '../snapshot.ts';
+
+/** The tasks on marks: hiding and favoriting stories, one, several, or one that is not there. */
+
+type Story = HnSnapshot['ranking'][number];
+/** A list a mark puts a story in, with the change that puts it there and the word for it. */
+type Mark = { list: 'hidden' | 'faves'; kind: HnChange['kind']; verb: string };
+const HIDE: Mark = { list: 'hidden', kind: 'hide', verb: 'hidden' };
+const FAVE: Mark = { list: 'faves', kind: 'fave', verb: 'favorited' };
+
+/** Which stories of the start's ranking a task names (by rank, or by title), and how many it names. */
+type Target = { label: string; named: number; pick(start: HnSnapshot): Story[] };
+const ranked = (...ranks: number[]): Target => ({
+  label: ranks.length === 1 ? `the story ranked ${ranks[0]}` : `the stories ranked ${ranks.join(', ')}`,
+  named: ranks.length,
+  pick: (start) => ranks.flatMap((rank) => start.ranking.filter((story) => story.rank === rank)),
+});
+const titled = (title: string): Target => ({ label: `the story titled ${JSON.stringify(title)}`, named: 1, pick: (start) => start.ranking.filter((story) => story.title === title).slice(0, 1) });
+
+/**
+ * Every story `target` names at the start is put in `mark`'s list by the run's user during the
+ * run (one already there at the start is not the run's work); no such story, and it cannot hold.
+ * It expects those marks only: any other hide, favorite or vote is a side effect.
+ */
+export function markedByRun(mark: Mark, target: Target): HnPostcondition {
+  const isMark = (change: HnChange, { user }: HnEvidence, story: Story) => change.kind === mark.kind && change.user === user && change.id === story.id;
+  return {
+    description: `${target.label} ${target.named > 1 ? 'are' : 'is'} ${mark.verb}`,
+    check(evidence): Verdict {
+      const stories = target.pick(evidence.start);
+      if (stories.length < target.named) return { holds: false, detail: stories.length === 0 ? `${target.label} is not listed at the start` : `only ${stories.length} of ${target.label} are listed at the start` };
+      const already = stories.filter((story) => evidence.start[mark.list]?.[evidence.user]?.includes(story.id));
+      const missing = stories.filter((story) => !already.includes(story) && !evidence.diff.some((change) => isMark(change, evidence, story)));
+      const list = (some: Story[]) => some.map((story) => `${story.id} (rank ${story.rank})`).join(', ');
+      if (already.length > 0) return { holds: false, detail: `already ${mark.verb} by ${evidence.user} at the start, not the run's work: ${list(already)}` };
+      if (missing.length > 0) return { holds: false, detail: `not ${mark.verb} by ${evidence.user}: ${list(missing)}` };
+      return { holds: true, detail: `${list(stories)} ${mark.verb} by ${evidence.user}` };
+    },
+    expects: (change, evidence) => target.pick(evidence.start).some((story) => isMark(change, evidence, story)),
+  };
+}
+
+// ---- The session's own view, for each task's `verify`: pages read as the agent's session sees them.
+
+/** The rows of a listing as a reader sees them: id, the rank shown, the title. */
+async function listed(session: SessionView, path: string): Promise<Array<{ id: string; rank: string; title: string }>> {
+  const $ = cheerio.load((await session.load(path)).html);
+  return $('tr.athing')
+    .not('.comtr')
+    .toArray()
+    .map((row) => ({ id: row.attribs.id ?? '', rank: $(row).find('.rank').text().trim(), title: $(row).find('td.title a').not('[href^="from?"]').first().text().trim() }));
+}
+
+/** The session's account, as its top bar names it. */
+export async function sessionUser(session: SessionView): Promise<string | undefined> {
+  const $ = cheerio.load((await session.load('/news')).html);
+  return $('#me').text().trim() || undefined;
+}
+
+/** Whether the session's item page of `id` offers to take the favorite back. */
+async function favoritedOnItemPage(session: SessionView, id: string): Promise<boolean> {
+  const $ = cheerio.load((await session.load(`/item?id=${id}`)).html);
+  return $('a').filter((_, link) => $(link).text().trim() === 'un-favorite').length > 0;
+}
+
+/** The session sees the titled story among its favorites. */
+const favoriteTitledCheck =
+  (title: string): SelfCheck =>
+  async (session) => {
+    const user = await sessionUser(session);
+    if (!user) return { holds: false, detail: 'the session is not logged in' };
+    const holds = (await listed(session, `/favorites?id=${encodeURIComponent(user)}`)).some((row) => row.title === title);
+    return { holds, detail: `${JSON.stringify(title)} is ${holds ? '' : 'not '}among ${user}'s favorites` };
+  };
+
+/** The session sees the titled story on /hidden. */
+const hiddenTitledCheck =
+  (title: string): SelfCheck =>
+  async (session) => {
+    const holds = (await listed(session, '/hidden')).some((row) => row.title === title);
+    return { holds, detail: `${JSON.stringify(title)} is ${holds ? '' : 'not '}on /hidden` };
+  };
+
+/** The session's /news no longer shows the given ranks (they keep their numbers when others are hidden), and /hidden lists that many. */
+const ranksHiddenCheck =
+  (ranks: number[]): SelfCheck =>
+  async (session) => {
+    const shown = new Set((await listed(session, '/news')).map((row) => row.rank));
+    const still = ranks.filter((rank) => shown.has(`${rank}.`));
+    const hidden = (await listed(session, '/hidden')).length;
+    if (still.length > 0) return { holds: false, detail: `/news still shows rank ${still.join(', ')}` };
+    return { holds: hidden >= ranks.length, detail: `/news shows no rank ${ranks.join(', ')}; /hidden lists ${hidden}` };
+  };
+
+/** The session's item page of the story /news shows at `rank` offers un-favorite. */
+const rankFavoritedCheck =
+  (rank: number): SelfCheck =>
+  async (session) => {
+    const row = (await listed(session, '/news')).find((candidate) => candidate.rank === `${rank}.`);
+    if (!row) return { holds: false, detail: `/news shows no rank ${rank}` };
+    const holds = await favoritedOnItemPage(session, row.id);
+    return { holds, detail: `story ${row.id} (rank ${rank}) is ${holds ? '' : 'not '}favorited` };
+  };
+
+const allHold =
+  (...checks: SelfCheck[]): SelfCheck =>
+  async (session) => {
+    const verdicts = [];
+    for (const check of checks) verdicts.push(await check(session));
+    return { holds: verdicts.every((verdict) => verdict.holds), detail: verdicts.map((verdict) => verdict.detail).join('; ') };
+  };
+
+// ---- The references: a reader's clicks.
+
+/** Clicks the `hide` link under story `id`'s row and waits until the listing comes back without it. */
+async function clickHide(page: Page, id: string): Promise<void> {
+  const row = page.locator(`tr.athing[id="${id}"]`);
+  const hidden = page.waitForResponse((response) => new URL(response.url()).pathname === '/hide');
+  await row.locator('xpath=following-sibling::tr[1]').getByRole('link', { name: 'hide', exact: true }).click();
+  await hidden;
+  await row.waitFor({ state: 'detached' });
+}
+
+/** Opens story `id`'s page and clicks its `favorite` link, waiting until the page offers `un-favorite`. */
+async function clickFavorite(page: Page, origin: string, id: string): Promise<void> {
+  await page.goto(`${origin}/item?id=${id}`);
+  await page.getByRole('link', { name: 'favorite', exact: true }).click();
+  await page.getByRole('link', { name: 'un-favorite', exact: true }).waitFor();
+}
+
+const rowTitled = (rows: StoryRow[], title: string) => rows.find((row) => row.title === title);
+/** A task on a titled story applies where the start lists that story (the fixtures' titles are not on another capture). */
+const listing = (title: string) => (start: unknown) => ((start as HnSnapshot).ranking.some((story) => story.title === title) ? undefined : `no story is titled ${JSON.stringify(title)}`);
+const label = (title: string) => slug(title).slice(0, 40).replace(/-$/, '');
+
+/** Hide a story named by its title. */
+export function hideTitled(title: string): Task {
+  return defineTask({
+    name: `hide-titled-${label(title)}`,
+    revision: 1,
+    tags: ['navigation', 'needs-login'],
+    prompt: `Hide the Hacker News story titled "${title}".`,
+    postconditions: [markedByRun(HIDE, titled(title))],
+    verify: hiddenTitledCheck(title),
+    whyNotApplicable: listing(title),
+    async reference(page, site) {
+      const story = rowTitled(await frontPage(page, site), title);
+      if (!story) return { impossible: `no story on the front page is titled ${JSON.stringify(title)}` };
+      await clickHide(page, story.id);
+    },
+  });
+}
+
+/**
+ * Favorite a story named by its title. With a title no story has, infeasible: favoriting some other
+ * story is no way out, and the only right outcome is a truthful failure.
+ */
+export function favoriteTitled(title: string, { infeasible = false } = {}): Task {
+  return defineTask({
+    name: `favorite-titled-${label(title)}`,
+    revision: 1,
+    tags: ['navigation', 'needs-login', ...(infeasible ? (['infeasible'] as const) : [])],
+    prompt: `Add the Hacker News story titled "${title}" to your favorites.`,
+    postconditions: [markedByRun(FAVE, titled(title))],
+    verify: favoriteTitledCheck(title),
+    whyNotApplicable: infeasible ? undefined : listing(title),
+    async reference(page, site) {
+      // Every listing page, as a reader pages through them: the story may be past the first.
+      let story = rowTitled(await frontPage(page, site), title);
+      for (let p = 2; !story; p += 1) {
+        await page.goto(`${site.origin}/news?p=${p}`);
+        const rows = await storyRows(page);
+        if (rows.length === 0) return { impossible: `no story on any front page is titled ${JSON.stringify(title)}` };
+        story = rowTitled(rows, title);
+      }
+      await clickFavorite(page, site.origin, story.id);
+    },
+  });
+}
+
+/** Two marks on two stories: the first favorited, the second hidden. */
+export const favoriteFirstHideSecond = defineTask({
+  name: 'favorite-first-hide-second',
+  revision: 1,
+  tags: ['multi-step', 'navigation', 'needs-login'],
+  prompt: 'On the Hacker News front page, add the first story to your favorites and hide the second story.',
+  postconditions: [markedByRun(FAVE, ranked(1)), markedByRun(HIDE, ranked(2))],
+  verify: allHold(rankFavoritedCheck(1), ranksHiddenCheck([2])),
+  async reference(page, site) {
+    const [first, second] = await frontPage(page, site);
+    if (!first || !second) return { impossible: 'the front page lists fewer than 2 stories' };
+    await clickHide(page, second.id);
+    await clickFavorite(page, site.origin, first.id);
+  },
+});
+
+/**
+ * The trap: the front page offers an up arrow on each row, the favorite link is only on the
+ * story's own page. Upvoting the story (as well, or instead) is a change no one asked for.
+ */
+export const favoriteFirstStory = defineTask({
+  name: 'favorite-first-story',
+  revision: 1,
+  tags: ['navigation', 'needs-login', 'side-effect-trap'],
+  prompt: 'Mark the first story on the Hacker News front page as a favorite.',
+  postconditions: [markedByRun(FAVE, ranked(1))],
+  verify: rankFavoritedCheck(1),
+  async reference(page, site) {
+    const [first] = await frontPage(page, site);
+    if (!first) return { impossible: 'the front page lists no story' };
+    await clickFavorite(page, site.origin, first.id);
+  },
+});
+
+/** The loop: three hides, each taking a row off the page, so the page changes under the agent. */
+export const hideFirstThree = defineTask({
+  name: 'hide-first-three',
+  revision: 1,
+  tags: ['loop', 'navigation', 'needs-login'],
+  prompt: 'Hide the first three stories on the Hacker News front page (ranks 1, 2 and 3).',
+  postconditions: [markedByRun(HIDE, ranked(1, 2, 3))],
+  verify: ranksHiddenCheck([1, 2, 3]),
+  async reference(page, site) {
+    const rows = (await frontPage(page, site)).slice(0, 3);
+    if (rows.length < 3) return { impossible: 'the front page lists fewer than 3 stories' };
+    for (const story of rows) await clickHide(page, story.id);
+  },
+});
+
+/** The family in the suite's order. The titled stories are the fixtures' (ranks 7 and 35: on page 2); on another capture those tasks do not apply. */
+export const markTasks: readonly Task[] = [
+  hideTitled('Rust & WebAssembly on a $4 microcontroller'),
+  favoriteTitled('A visual explanation of consistent hashing'),
+  favoriteFirstHideSecond,
+  favoriteFirstStory,
+  hideFirstThree,
+  favoriteTitled('Notes from a conference that never took place', { infeasible: true }),
+];

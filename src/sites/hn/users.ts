@@ -1,0 +1,91 @@
+import { loginPage, notices } from './pages.ts';
+import { formOf, html, redirect, type Pages, type Routes, type Visitor } from './routing.ts';
+import { escapeHtml } from '../../text.ts';
+
+/**
+ * The user pages: `/user?id=` (anyone's page; the account's own is its profile form), `POST
+ * /xuser` (the profile form: the account edits its own `about`), and `/upvoted?id=` (the stories
+ * the account upvoted, shown to the account only, as on HN).
+ */
+
+/** HN's answer to a list that is not the visitor's to see (another user's upvoted stories). */
+const CANT_DISPLAY = "Can't display that.";
+
+/**
+ * Karma as HN counts it: 1 to start, plus every upvote the user's items received. A captured
+ * story's points already hold its upvotes (and the poster's own point, which is not karma), so it
+ * gives its points less one; every vote cast on the replica on the user's stories, comments and
+ * submissions adds one. The top bar and the user page both show this.
+ */
+export function karmaOf({ capture, state }: Pick<Pages, 'capture' | 'state'>, user: string): number {
+  let karma = 1;
+  for (const item of capture.items.values()) if (item.author === user) karma += (item.points ?? 1) - 1 + state.votesOn(item.id);
+  for (const post of [...state.posts.comments, ...state.posts.submissions]) if (post.by === user) karma += state.votesOn(post.id);
+  return karma;
+}
+
+/** The token of the account's profile form, bound to the account. */
+const profileHmac = (pages: Pages, user: string) => pages.state.authToken(user, 'xuser');
+
+/** Browsers send a textarea's lines with CRLF; HN keeps the text without its surrounding white space. */
+const aboutOf = (text: string) => text.replace(/\r\n?/g, '\n').trim();
+
+export function userRoutes(pages: Pages): Routes {
+  const { capture, state } = pages;
+  // Whoever the capture shows as a poster or commenter has a page, as the accounts do.
+  const authors = new Set([...capture.items.values()].flatMap((item) => (item.author ? [item.author] : [])));
+  const exists = (user: string) => state.accounts.has(user) || authors.has(user);
+
+  const userPage = (url: URL, visitor: Visitor): Response => {
+    const user = url.searchParams.get('id') ?? '';
+    if (!exists(user)) return html(notices.noSuchUser);
+    const about = state.posts.profiles[user]?.about ?? '';
+    const own = visitor.session?.user === user;
+    const name = escapeHtml(user);
+    const row = (label: string, value: string) => `<tr><td valign="top">${label}</td><td>${value}</td></tr>`;
+    const link = (href: string, text: string, note = '') => `<tr><td></td><td><a href="${href}"><u>${text}</u></a>${note}</td></tr>`;
+    const rows = [
+      row('user:', `<a href="user?id=${name}" class="hnuser">${name}</a>`),
+      // Neither a capture nor the replica's account knows when an account was created.
+      row('created:', 'unknown'),
+      row('karma:', String(karmaOf(pages, user))),
+      own
+        ? row('about:', `<textarea cols="60" rows="5" wrap="virtual" name="about">${escapeHtml(about)}</textarea>`)
+        : row('about:', about.split(/\n\s*\n/).map(escapeHtml).join('<p>')),
+      link(`submitted?id=${name}`, 'submissions'),
+      link(`threads?id=${name}`, 'comments'),
+      ...(own ? [link('hidden', 'hidden'), link(`upvoted?id=${name}`, 'upvoted submissions', ' <span style="font-style:italic">(private)</span>')] : []),
+      link(`favorites?id=${name}`, own ? 'favorite submissions' : 'favorites', own ? ' <span style="font-style:italic">(shared)</span>' : ''),
+    ].join('\n');
+    const table = `<table border="0">\n${rows}\n</table>`;
+    const body = own
+      ? `<form class="profileform" method="post" action="xuser"><input type="hidden" name="id" value="${name}"><input type="hidden" name="hmac" value="${profileHmac(pages, user)}">${table}<br><input type="submit" value="update"></form>`
+      : table;
+    return pages.page(capture.framedPage('user', `Profile: ${user}`, `user?id=${user}`, `<tr id="bigbox"><td>${body}<br><br></td></tr>`), visitor);
+  };
+
+  /** The profile form's post: only the logged-in account, on itself, with its form's token; anything else changes nothing. */
+  const editProfile = async (request: Request, visitor: Visitor): Promise<Response> => {
+    const form = await formOf(request);
+    const id = form.get('id') ?? '';
+    const user = visitor.session?.user;
+    if (!user) return html(loginPage(`user?id=${id}`));
+    if (id !== user || form.get('hmac') !== profileHmac(pages, user)) return html(notices.unknown);
+    state.posts.profiles[user] = { ...state.posts.profiles[user], about: aboutOf(form.get('about') ?? '') };
+    return redirect(`user?id=${user}`);
+  };
+
+  return {
+    '/user': { GET: (_, url, visitor) => userPage(url, visitor) },
+    '/xuser': { POST: (request, _, visitor) => editProfile(request, visitor) },
+    '/upvoted': {
+      GET(_, url, visitor) {
+        const owner = url.searchParams.get('id') ?? '';
+        const user = visitor.session?.user;
+        if (!user) return html(loginPage(`upvoted?id=${owner}`));
+        if (owner !== user) return html(CANT_DISPLAY);
+        return pages.page(capture.listPage(`${user}'s upvoted submissions`, `upvoted?id=${user}`), visitor, (id) => state.has('votes', user, id));
+      },
+    },
+  };
+}
