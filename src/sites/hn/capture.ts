@@ -7,7 +7,7 @@ import { InputError } from '../../input.ts';
 import type { Faults } from './options.ts';
 import { sanitizeCapture } from './sanitize.ts';
 import type { HnComment } from './snapshot.ts';
-import { compileTemplate, encodeGoto, type Template, type VoteStyle } from './template.ts';
+import { commentItem, compileTemplate, DEAD, encodeGoto, type Template, type VoteStyle } from './template.ts';
 import { escapeHtml } from '../../text.ts';
 
 /** Something on the site that can be voted on, as the capture shows it before any vote. */
@@ -111,10 +111,13 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
     itemPage(id) {
       const captured = capturedItems.get(id);
       if (captured) return captured;
-      const row = storyRows.get(id);
-      if (!row) return undefined;
       let derived = derivedItems.get(id);
-      if (!derived) derivedItems.set(id, (derived = compileTemplate(deriveItemPage(frame, row))));
+      if (derived) return derived;
+      const row = storyRows.get(id);
+      const comment = row ? undefined : comments.find((candidate) => candidate.id === id);
+      if (row) derived = compileTemplate(deriveItemPage(frame, row));
+      else if (comment) derived = compileTemplate(deriveCommentPage(frame, comment, items.get(comment.story)?.title ?? ''));
+      if (derived) derivedItems.set(id, derived);
       return derived;
     },
     listPage(title, goto) {
@@ -124,7 +127,7 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
       return list;
     },
     framePage(op, title, goto, rows) {
-      return compileTemplate(`${frameHead(frame, op, escapeHtml(title), goto)}<tr><td><table border="0">${rows}</table></td></tr>${frame.foot}`);
+      return compileTemplate(`${frameHead(frame, op, escapeHtml(title), goto)}${rows}${frame.foot}`);
     },
   };
 }
@@ -228,9 +231,6 @@ function commentsOn($: cheerio.CheerioAPI, story: string): HnComment[] {
     });
 }
 
-/** What HN shows in place of a dead comment's text. */
-export const DEAD = '[dead]';
-
 /** The title link: `span.titleline > a` from 2022 on, `a.storylink` before. */
 function titleLink($: cheerio.CheerioAPI, row: Element) {
   const link = $(row).find('span.titleline > a, a.storylink').first();
@@ -293,4 +293,10 @@ function deriveItemPage(frame: Frame, row: StoryRow): string {
     `<textarea name="text" rows="8" cols="80" wrap="virtual"></textarea><br><br><input type="submit" value="add comment"></form></td></tr>`;
   const tree = `<table border="0" class="comment-tree"></table>`;
   return `${head}<tr><td><table class="fatitem" border="0">${story}${commentForm}</table><br><br>${tree}<br><br></td></tr>${frame.foot}`;
+}
+
+/** HN's page of one comment (its age links to it): the comment with a `favorite` link, and the reply form. */
+function deriveCommentPage(frame: Frame, comment: HnComment, title: string): string {
+  const goto = `item?id=${comment.id}`;
+  return `${frameHead(frame, 'item', escapeHtml(title), goto)}${commentItem(comment, title, { goto, fave: true })}${frame.foot}`;
 }

@@ -1,10 +1,8 @@
-import { DEAD } from './capture.ts';
 import { loginPage, notices } from './pages.ts';
 import { formOf, html, redirect, safeGoto, type Pages, type Routes, type Visitor } from './routing.ts';
 import type { HnComment } from './snapshot.ts';
 import type { HnState } from './state.ts';
-import { commentHtml, commentRow, encodeGoto, type PageView } from './template.ts';
-import { escapeHtml } from '../../text.ts';
+import { commentItem, commentRow, encodeGoto, type PageView } from './template.ts';
 
 /**
  * Comments, as on HN: the reply page (`/reply?id=`), posting a comment or a reply (`POST /comment`
@@ -46,19 +44,10 @@ export function commentRoutes({ capture, state, page }: Pages): Routes {
   };
   const titleOf = (story: string) => capture.items.get(story)?.title ?? '';
 
-  /** The reply page: the parent comment, and a form whose `hmac` binds the reply to this user and parent. */
+  /** The reply page: the parent comment, and a form whose `hmac` (the template fills it in) binds the reply to this user and parent. */
   const replyPage = (comment: HnComment, goto: string, visitor: Visitor): Response => {
-    const { id, by, story, parent } = comment;
-    const head = `<a href="user?id=${escapeHtml(by)}" class="hnuser">${escapeHtml(by)}</a> | <a href="item?id=${parent}">parent</a> | on: <a href="item?id=${story}">${escapeHtml(titleOf(story))}</a>`;
-    const form =
-      `<form action="comment" method="post"><input type="hidden" name="parent" value="${id}"><input type="hidden" name="goto" value="${escapeHtml(goto)}">` +
-      `<input type="hidden" name="hmac" value=""><textarea name="text" rows="8" cols="80" wrap="virtual"></textarea><br><br><input type="submit" value="reply"></form>`;
-    const rows =
-      `<tr><td><table class="fatitem" border="0"><tr class="athing" id="${id}"><td class="default"><span class="comhead">${head}</span><br>` +
-      `<div class="comment"><span class="commtext c00">${comment.dead ? DEAD : commentHtml(comment.text)}</span></div></td></tr>` +
-      `<tr style="height:10px"></tr><tr><td>${form}</td></tr></table></td></tr>`;
-    const path = `reply?id=${id}&goto=${encodeGoto(goto)}`;
-    return page(capture.framePage('reply', 'Add Comment', path, rows), visitor);
+    const path = `reply?id=${comment.id}&goto=${encodeGoto(goto)}`;
+    return page(capture.framePage('reply', 'Add Comment', path, commentItem(comment, titleOf(comment.story), { goto })), visitor);
   };
 
   return {

@@ -254,6 +254,9 @@ function renderThread(view: PageView, story: string, parent: string, indent: num
     .join('');
 }
 
+/** What HN shows in place of a dead comment's text, to a visitor without showdead. */
+export const DEAD = '[dead]';
+
 /** HN stores a comment as HTML: escaped, paragraphs (apart by a blank line) split by a bare `<p>`. */
 export function commentHtml(text: string): string {
   return text.split(/\n\s*\n/).map(escapeHtml).join('<p>');
@@ -271,7 +274,7 @@ export function commentRow(style: VoteStyle, comment: HnComment, { indent = 0, o
   const head =
     `<a href="user?id=${escapeHtml(by)}" class="hnuser">${escapeHtml(by)}</a> <span class="age"><a href="item?id=${id}">just now</a></span> <span id="unv_${id}"></span>${onStory}`;
   const spacer = `<td valign="top" class="votelinks"><center><img src="s.gif" height="1" width="14"></center></td>`;
-  const text = comment.dead ? '[dead]' : commentHtml(comment.text);
+  const text = comment.dead ? DEAD : commentHtml(comment.text);
   const body = (tag: string) =>
     `<div style="margin-top:2px; margin-bottom:-10px;"><span class="comhead">${head}</span></div><br>\n<div class="comment"><${tag} class="commtext c00">${text}</${tag}><div class="reply"><p><font size="1">${reply}</font></div></div>`;
   if (style === 'clicky') {
@@ -300,4 +303,25 @@ function parseHref(href: string | undefined): { goto: string; fragment: string }
 
 function range(html: string, start: number, end: number): [number, number, string] {
   return [start, end, html.slice(start, end)];
+}
+
+/**
+ * One comment on a page of its own (its item page, `/reply`): who wrote it, links to its parent
+ * and story (and `favorite`), its text, and the reply form posting to `goto`; a dead one has no form.
+ */
+export function commentItem(comment: HnComment, title: string, { goto, fave = false }: { goto: string; fave?: boolean }): string {
+  const { id, by, parent, story } = comment;
+  const favorite = fave ? `<a href="fave?id=${id}&amp;auth=">favorite</a> | ` : '';
+  const head =
+    `<a href="user?id=${escapeHtml(by)}" class="hnuser">${escapeHtml(by)}</a> | <a href="item?id=${parent}">parent</a> | ` +
+    `${favorite}on: <a href="item?id=${story}">${escapeHtml(title)}</a>`;
+  const form = comment.dead
+    ? ''
+    : `<tr style="height:10px"></tr><tr><td><form action="comment" method="post"><input type="hidden" name="parent" value="${id}"><input type="hidden" name="goto" value="${escapeHtml(goto)}">` +
+      `<input type="hidden" name="hmac" value=""><textarea name="text" rows="8" cols="80" wrap="virtual"></textarea><br><br><input type="submit" value="reply"></form></td></tr>`;
+  const text = comment.dead ? DEAD : commentHtml(comment.text);
+  return (
+    `<tr><td><table class="fatitem" border="0"><tr class="athing" id="${id}"><td class="default"><span class="comhead">${head}</span><br>` +
+    `<div class="comment"><span class="commtext c00">${text}</span></div></td></tr>${form}</table><br><br></td></tr>`
+  );
 }
