@@ -61,7 +61,7 @@ function withNewComment(end: HnSnapshot, comment: Omit<HnComment, 'id'>): HnSnap
 /**
  * Comments: undo one the run wrote, make it another account's, alter its text, move it under
  * another parent (its story, or the story's first comment when it was on the story); and add a
- * second copy of each, and one comment on the top story, which no task asks for twice.
+ * second copy of each, an upvote on the comment a reply answers, and a comment on the top story.
  */
 const commentMutators = {
   ofChange: {
@@ -80,12 +80,15 @@ const commentMutators = {
   extra: ({ start, end, user }: HnEvidence) => {
     if (start.comments === undefined || end.comments === undefined) return [];
     const had = new Set(start.comments.map((comment) => comment.id));
-    const copies = end.comments
-      .filter((comment) => !had.has(comment.id) && comment.by === user)
-      .map(({ id, ...comment }) => ({ name: `a second copy of comment ${id} (${JSON.stringify(comment.text)})`, end: withNewComment(end, comment) }));
+    const written = end.comments.filter((comment) => !had.has(comment.id) && comment.by === user);
+    const copies = written.map(({ id, ...comment }) => ({ name: `a second copy of comment ${id} (${JSON.stringify(comment.text)})`, end: withNewComment(end, comment) }));
+    // The trap of a reply to a comment one likes: upvoting the comment too.
+    const upvotes = written
+      .filter((comment) => comment.parent !== comment.story && !end.votes[user]?.includes(comment.parent))
+      .map((comment) => ({ name: `an upvote on ${comment.parent}, the comment answered`, end: withMark(end, 'votes', user, comment.parent, true) }));
     const top = start.ranking.find((story) => story.rank === 1);
     const onTop = top ? [{ name: `an extra comment on ${top.id} (${JSON.stringify(top.title)})`, end: withNewComment(end, { parent: top.id, story: top.id, by: user, text: 'An extra comment.' }) }] : [];
-    return [...copies, ...onTop];
+    return [...copies, ...upvotes, ...onTop];
   },
 };
 

@@ -18,6 +18,7 @@ import type { HnComment, HnSnapshot } from '../snapshot.ts';
 const ZIG = 'Building a tiny relational database in 900 lines of Zig';
 const E_READER = 'Open-source firmware for a 20-year-old e-reader';
 const RAILWAY = 'The hand-lettered fonts of 1920s railway timetables';
+const HEX_DUMP = 'The lost art of reading a hex dump';
 
 // ---------------------------------------------------------------------------------------------
 // Ground truth: what the start snapshot says of a story and its thread (the oracle's side).
@@ -285,28 +286,28 @@ export const replyToDeadComment = defineTask({
   whyNotApplicable: threadMissing(RAILWAY),
 });
 
-/** Information: the count as listed (dead comments are not counted; the item page shows one more row than the count). */
+/** Information: the count as the listing shows it (HN leaves dead comments out of it). Three digits, so half an answer is a wrong one. */
 export const commentCount = defineTask({
   name: 'comment-count',
   revision: 1,
   tags: ['information', 'navigation'],
-  prompt: `How many comments does the Hacker News story titled "${RAILWAY}" have? Answer with the number only.`,
+  prompt: `How many comments does the Hacker News story titled "${HEX_DUMP}" have? Answer with the number only.`,
   postconditions: [
     answered(
       ({ start }: HnEvidence) => {
-        const count = storyTitled(start, RAILWAY)?.comments;
+        const count = storyTitled(start, HEX_DUMP)?.comments;
         return count === undefined ? undefined : String(count);
       },
-      { what: `the comment count of ${JSON.stringify(RAILWAY)}` },
+      { what: `the comment count of ${JSON.stringify(HEX_DUMP)}` },
     ),
   ],
   async reference(page, site) {
     await page.goto(`${site.origin}/news`);
-    const story = (await storyRows(page)).find((row) => row.title === RAILWAY);
-    if (!story) return { impossible: `no story titled ${JSON.stringify(RAILWAY)} on the front page` };
+    const story = (await storyRows(page)).find((row) => row.title === HEX_DUMP);
+    if (!story) return { impossible: `no story titled ${JSON.stringify(HEX_DUMP)} on the front page` };
     return { answer: String(await listedCount(page, story.id)) };
   },
-  whyNotApplicable: (start) => (storyTitled(start as Start, RAILWAY)?.comments === undefined ? `the capture lists no comment count for ${JSON.stringify(RAILWAY)}` : undefined),
+  whyNotApplicable: (start) => (storyTitled(start as Start, HEX_DUMP)?.comments === undefined ? `the capture lists no comment count for ${JSON.stringify(HEX_DUMP)}` : undefined),
 });
 
 export const topCommentAuthor = defineTask({
