@@ -1,8 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from '@playwright/test';
+import { test, type BrowserContext } from '@playwright/test';
+import type { SessionView } from '../src/eval/tasks.ts';
 import { createReplica } from '../src/sites/hn/index.ts';
+import { recordedHn } from '../src/sites/hn/site.ts';
+import { commentTasks } from '../src/sites/hn/tasks/comments.ts';
 import type { HnReplica } from '../src/sites/hn/replica.ts';
 import { hnDiff } from '../src/sites/hn/snapshot.ts';
 import { client, expect } from './support.ts';
@@ -206,4 +209,62 @@ test.describe('comments in the state', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+test.describe('a comment\'s own page', () => {
+  test('its age links to it: the comment, favorite (then un-favorite) and a reply form; a dead one has no form', async () => {
+    const replica = replicaOf(2025);
+    const hn = client(replica);
+    const cookie = await hn.login();
+    const item = await hn.page(`/item?id=${FONTS}`, cookie);
+    expect(item(`tr[id="${TOP_FONTS}"] .age a`).attr('href')).toBe(`item?id=${TOP_FONTS}`);
+    const page = await hn.page(`/item?id=${TOP_FONTS}`, cookie);
+    expect(page('.commtext').text()).toMatch(/^The timetable for the Rhaetian line/);
+    expect(page('form[action="comment"] input[name="hmac"]').attr('value')).toBe(replica.state.authToken('harness', TOP_FONTS));
+    const fave = page(`a[href^="fave?id=${TOP_FONTS}&"]`);
+    expect(fave.text()).toBe('favorite');
+    expect((await hn.get(`/${fave.attr('href')}`, cookie)).headers.get('location')).toBe(`/item?id=${TOP_FONTS}`);
+    expect(replica.truth().faves).toEqual({ harness: [TOP_FONTS] });
+    expect((await hn.page(`/item?id=${TOP_FONTS}`, cookie))(`a[href^="fave?id=${TOP_FONTS}&un=t&"]`).text()).toBe('un-favorite');
+    // A reply from the comment's page goes back to it.
+    await postForm(hn, cookie, `/item?id=${TOP_FONTS}`, 'From its own page.');
+    expect(replica.state.posts.comments[0]).toMatchObject({ parent: TOP_FONTS, story: FONTS, text: 'From its own page.' });
+    const dead = await hn.page(`/item?id=${DEAD}`, cookie);
+    expect(dead('.commtext').text()).toBe('[dead]');
+    expect(dead('form[action="comment"]')).toHaveLength(0);
+  });
+});
+
+/** What the context's own session sees: a page loaded with its cookies, as the verify layer loads it. */
+function sessionOf(context: BrowserContext, site: ReturnType<typeof recordedHn>): SessionView {
+  return {
+    async load(path) {
+      const cookie = (await context.cookies(site.origin)).map(({ name, value }) => `${name}=${value}`).join('; ');
+      const response = await site.fetch(new Request(new URL(path, site.origin), { headers: { cookie } }));
+      return { status: response.status, html: await response.text() };
+    },
+  };
+}
+
+test.describe('the comment tasks\' self-checks', () => {
+  for (const task of commentTasks.filter((candidate) => candidate.verify)) {
+    test(`${task.name}: not confirmed before the reference, confirmed after (unless no one can do it)`, async ({ browser }) => {
+      for (const markupYear of YEARS) {
+        const context = await browser.newContext();
+        try {
+          const site = recordedHn({ faults: { markupYear } });
+          await site.attach(context);
+          const session = sessionOf(context, site);
+          const page = await context.newPage();
+          expect(await task.verify!(session), `${markupYear} before`).toMatchObject({ holds: false });
+          await task.reference!(page, site);
+          await site.idle();
+          const after = await task.verify!(session);
+          expect(after, `${markupYear} after: ${after.detail}`).toMatchObject({ holds: !task.tags.includes('infeasible') });
+        } finally {
+          await context.close();
+        }
+      }
+    });
+  }
 });
