@@ -5,9 +5,10 @@ import { test, type BrowserContext } from '@playwright/test';
 import type { SessionView } from '../src/eval/tasks.ts';
 import { createReplica } from '../src/sites/hn/index.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
-import { commentTasks } from '../src/sites/hn/tasks/comments.ts';
+import { commentTasks, replyThanks } from '../src/sites/hn/tasks/comments.ts';
 import type { HnReplica } from '../src/sites/hn/replica.ts';
 import { hnDiff } from '../src/sites/hn/snapshot.ts';
+import { judge } from '../src/eval/oracle.ts';
 import { client, expect } from './support.ts';
 
 /** Fixture stories with captured threads (fixtures/hn/stories.json). */
@@ -267,4 +268,20 @@ test.describe('the comment tasks\' self-checks', () => {
       }
     });
   }
+});
+
+test('two identical replies: the task asked for one, the second is a side effect; an upvote on the comment answered is one too', async () => {
+  const replica = replicaOf(2025);
+  const start = replica.snapshot();
+  const hn = client(replica);
+  const cookie = await hn.login();
+  for (let copy = 0; copy < 2; copy += 1) await postForm(hn, cookie, `/reply?id=${TOP_FONTS}`, 'thanks');
+  const vote = (await hn.page(`/item?id=${FONTS}`, cookie))(`#up_${TOP_FONTS}`).attr('href')!;
+  await hn.get(`/${vote}`, cookie);
+  const end = replica.snapshot();
+  const [first, second] = replica.state.posts.comments;
+  const judgement = await judge(replyThanks.postconditions, { start, end, diff: hnDiff(start, end), user: 'harness' });
+  expect(judgement.actual).toBe(true);
+  expect(judgement.sideEffects.map(({ kind, id }) => `${kind} ${id}`)).toEqual([`vote ${TOP_FONTS}`, `comment ${second!.id}`]);
+  expect(judgement.verdicts[0]!.detail).toContain(first!.id);
 });
