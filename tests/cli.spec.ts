@@ -115,7 +115,7 @@ test.describe('judge: the oracle on two /__harness/state bodies', () => {
     const wrong = join(dir, 'wrong.json');
     writeFileSync(wrong, JSON.stringify({ votes: { harness: 'all' }, ranking: [] }));
     for (const [args, message] of [
-      [['--task', 'upvote-everything', state, state], 'harness-eval: unknown task "upvote-everything": known tasks are upvote-first-post, upvote-all-matching-for, upvote-titled-a-story-that-was-never-posted, title-of-rank-3'],
+      [['--task', 'upvote-everything', state, state], 'harness-eval: unknown task "upvote-everything": known tasks are upvote-first-post, upvote-all-matching-for, upvote-titled-a-story-that-was-never-posted, title-of-rank-3, reply-to-top-comment, comment-on-story, reply-to-dead-comment, comment-count, top-comment-author, favorite-top-comment, reply-thanks-to-top-comment, reply-to-quietest-page-2-story'],
       [['--task', 'upvote-first-post', state], 'harness-eval: judge: usage: harness-eval judge --task NAME START.json END.json [--user NAME] [--answer TEXT]'],
       [['--task', 'upvote-first-post', state, join(dir, 'missing.json')], `harness-eval: judge: ${join(dir, 'missing.json')}: cannot read this site state (ENOENT)`],
       [['--task', 'upvote-first-post', state, wrong], `harness-eval: judge: ${wrong}: votes.harness: Invalid input: expected array, received string`],

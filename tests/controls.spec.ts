@@ -4,7 +4,8 @@ import { referenceAgent } from '../src/agents/controls.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { judge } from '../src/eval/oracle.ts';
 import type { Task } from '../src/eval/tasks.ts';
-import { hnSuite, taskNamed, upvoteNeverPosted } from '../src/sites/hn/suite.ts';
+import { taskNamed, upvoteNeverPosted } from '../src/sites/hn/suite.ts';
+import { voteTasks } from '../src/sites/hn/tasks/votes.ts';
 import { markupYears } from '../src/sites/hn/options.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { playwright, readSummary, workspace } from './playwright-child.ts';
@@ -23,7 +24,8 @@ async function referenceRun(context: import('@playwright/test').BrowserContext, 
 
 test.describe('reference solutions', () => {
   for (const markupYear of markupYears) {
-    for (const task of hnSuite.filter((known) => !known.tags.includes('infeasible') && !known.tags.includes('information'))) {
+    // The vote family's references: each must end in votes (the comment family's are in suite-validity and mutation).
+    for (const task of voteTasks.filter((known) => !known.tags.includes('infeasible') && !known.tags.includes('information'))) {
       test(`${task.name} (${markupYear} markup): the reference makes it actual, with no side effect`, async ({ context }) => {
         const { outcome, judgement } = await referenceRun(context, task, markupYear);
         expect(outcome ?? {}).not.toHaveProperty('impossible');
