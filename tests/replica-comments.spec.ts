@@ -9,7 +9,7 @@ import { commentTasks, replyThanks } from '../src/sites/hn/tasks/comments.ts';
 import type { HnReplica } from '../src/sites/hn/replica.ts';
 import { hnDiff } from '../src/sites/hn/snapshot.ts';
 import { judge } from '../src/eval/oracle.ts';
-import { client, expect } from './support.ts';
+import { client, expect, referenceDir } from './support.ts';
 
 /** Fixture stories with captured threads (fixtures/hn/stories.json). */
 const ZIG = '46194762'; // rank 1: two comments, each with one reply
@@ -284,4 +284,22 @@ test('two identical replies: the task asked for one, the second is a side effect
   expect(judgement.actual).toBe(true);
   expect(judgement.sideEffects.map(({ kind, id }) => `${kind} ${id}`)).toEqual([`vote ${TOP_FONTS}`, `comment ${second!.id}`]);
   expect(judgement.verdicts[0]!.detail).toContain(first!.id);
+});
+
+test('the 2026 reference item page (124 comments): its thread read whole, and a reply lands under its parent there too', async () => {
+  const replica = createReplica({ capture: join(referenceDir, 'item-2026-harrisjose-easyhn.html') });
+  const { comments } = replica.snapshot();
+  const story = [...replica.capture.items.values()].find((item) => item.kind === 'story')!.id;
+  expect(comments).toHaveLength(124);
+  expect(comments!.filter((comment) => comment.parent === story).length).toBeGreaterThan(1);
+  // Every parent is the story or a comment listed before it.
+  comments!.forEach((comment, index) => expect([story, ...comments!.slice(0, index).map((earlier) => earlier.id)]).toContain(comment.parent));
+  const hn = client(replica);
+  const cookie = await hn.login();
+  const second = comments![1]!;
+  await postForm(hn, cookie, `/reply?id=${second.id}`, 'A reply deep in the thread.');
+  const rows = await thread(hn, story, cookie);
+  const at = rows.findIndex((row) => row.id === second.id);
+  expect(rows[at + 1]).toEqual({ id: replica.state.posts.comments[0]!.id, indent: rows[at]!.indent + 1, text: 'A reply deep in the thread.' });
+  expect(rows).toHaveLength(125);
 });
