@@ -7,7 +7,7 @@ import { InputError } from '../../input.ts';
 import type { Faults } from './options.ts';
 import { sanitizeCapture } from './sanitize.ts';
 import type { HnComment } from './snapshot.ts';
-import { commentItem, compileTemplate, DEAD, encodeGoto, type Template, type VoteStyle } from './template.ts';
+import { commentItem, compileTemplate, DEAD, encodeGoto, indentOf, type Template, type VoteStyle } from './template.ts';
 import { escapeHtml } from '../../text.ts';
 
 /** Something on the site that can be voted on, as the capture shows it before any vote. */
@@ -207,8 +207,7 @@ export function storyOf($: cheerio.CheerioAPI, row: Element): Item {
 
 /**
  * The comments of an item page in thread order: each one's parent is the nearest comment above it
- * that is indented less (`td.ind`'s `indent`, or before 2022 its spacer's width / 40), or else the
- * story. Its text is the `commtext`'s, paragraphs (HN's bare `<p>`) apart by a blank line; a
+ * that is indented less, or else the story. Its text is the `commtext`'s, paragraphs (HN's bare `<p>`) apart by a blank line; a
  * dead comment reads `[dead]`, as HN shows it to a visitor without showdead.
  */
 function commentsOn($: cheerio.CheerioAPI, story: string): HnComment[] {
@@ -216,8 +215,7 @@ function commentsOn($: cheerio.CheerioAPI, story: string): HnComment[] {
   return $('tr.athing.comtr')
     .toArray()
     .map((row) => {
-      const cell = $(row).find('td.ind').first();
-      const indent = Number(cell.attr('indent') ?? Number(cell.find('img').attr('width') ?? 0) / 40);
+      const indent = indentOf($, row);
       while (above.length > 0 && above[above.length - 1]!.indent >= indent) above.pop();
       const parent = above[above.length - 1]?.id ?? story;
       above.push({ id: row.attribs.id!, indent });

@@ -25,7 +25,7 @@ export type Slot =
   /** The comment form's `hmac`, bound to the user and the item it answers (`parent`). */
   | { kind: 'hmac'; original: string; parent: string }
   /** Where the comments written on the replica under `parent` go: atop the tree (the story's), or right under their parent comment's row. */
-  | { kind: 'thread'; story: string; parent: string; indent: number };
+  | { kind: 'thread'; parent: string; indent: number };
 export type Template = ReadonlyArray<string | Slot>;
 
 /** How the capture's era marks up logged-in vote links: 2025 `class='clicky'`, before that `onclick`. */
@@ -127,6 +127,12 @@ export function compileTemplate(html: string, { renumber = false } = {}): Templa
 
 type Locate = (el: Element) => [number, number, string];
 
+/** A comment row's depth: `td.ind`'s `indent` (2022 on), or before that its spacer's width over 40. */
+export function indentOf($: cheerio.CheerioAPI, row: Element): number {
+  const cell = $(row).find('td.ind').first();
+  return Number(cell.attr('indent') ?? Number(cell.find('img').attr('width') ?? 0) / 40);
+}
+
 /**
  * A page's comment slots: each story's "N comments" link, the comment form's `hmac`, and where the
  * replica's new comments go in the tree (atop it, and under each comment row).
@@ -148,14 +154,12 @@ function commentSlots($: cheerio.CheerioAPI, edits: Edit[], { whole, startTag, i
   const tree = $('table.comment-tree')[0];
   if (!story || !tree) return;
   const [, atop] = startTag(tree);
-  edits.push({ start: atop, end: atop, slot: { kind: 'thread', story, parent: story, indent: 0 } });
+  edits.push({ start: atop, end: atop, slot: { kind: 'thread', parent: story, indent: 0 } });
   $(tree)
     .find('tr.athing.comtr')
     .each((_, row) => {
       const [, end] = whole(row);
-      const cell = $(row).find('td.ind').first();
-      const indent = Number(cell.attr('indent') ?? Number(cell.find('img').attr('width') ?? 0) / 40);
-      edits.push({ start: end, end, slot: { kind: 'thread', story, parent: row.attribs.id!, indent: indent + 1 } });
+      edits.push({ start: end, end, slot: { kind: 'thread', parent: row.attribs.id!, indent: indentOf($, row) + 1 } });
     });
 }
 
@@ -242,15 +246,15 @@ function renderSlot(slot: Slot, view: PageView, rows: { shown: number }): string
     case 'hmac':
       return user ? `<input type="hidden" name="hmac" value="${view.auth(slot.parent)}">` : slot.original;
     case 'thread':
-      return renderThread(view, slot.story, slot.parent, slot.indent);
+      return renderThread(view, slot.parent, slot.indent);
   }
 }
 
 /** The replica's comments under `parent`, newest first, each followed by its own replies one indent deeper. */
-function renderThread(view: PageView, story: string, parent: string, indent: number): string {
+function renderThread(view: PageView, parent: string, indent: number): string {
   return view
     .replies(parent)
-    .map((comment) => commentRow(view.style, comment, { indent }) + renderThread(view, story, comment.id, indent + 1))
+    .map((comment) => commentRow(view.style, comment, { indent }) + renderThread(view, comment.id, indent + 1))
     .join('');
 }
 
