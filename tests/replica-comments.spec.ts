@@ -9,7 +9,7 @@ import { commentTasks, replyThanks } from '../src/sites/hn/tasks/comments.ts';
 import type { HnReplica } from '../src/sites/hn/replica.ts';
 import { hnDiff } from '../src/sites/hn/snapshot.ts';
 import { judge } from '../src/eval/oracle.ts';
-import { client, expect, referenceDir } from './support.ts';
+import { account, client, expect, referenceDir } from './support.ts';
 
 /** Fixture stories with captured threads (fixtures/hn/stories.json). */
 const ZIG = '46194762'; // rank 1: two comments, each with one reply
@@ -302,4 +302,23 @@ test('the 2026 reference item page (124 comments): its thread read whole, and a 
   const at = rows.findIndex((row) => row.id === second.id);
   expect(rows[at + 1]).toEqual({ id: replica.state.posts.comments[0]!.id, indent: rows[at]!.indent + 1, text: 'A reply deep in the thread.' });
   expect(rows).toHaveLength(125);
+});
+
+test('the faults apply to comments: a 502 or an expired session posts nothing', async () => {
+  const failing = createReplica({ faults: { errorRate: 1 } });
+  const hn = client(failing);
+  const form = { parent: ZIG, goto: `item?id=${ZIG}`, hmac: failing.state.authToken('harness', ZIG), text: 'Hello' };
+  // Logged in behind the fault's back: every request answers 502.
+  const cookie = `user=${failing.state.login(account.username, account.password)}`;
+  expect((await hn.post('/comment', form, cookie)).status).toBe(502);
+  expect(failing.state.posts.comments).toEqual([]);
+
+  const expiring = createReplica({ faults: { sessionExpiresAfter: 1 } });
+  const again = client(expiring);
+  const session = await again.login();
+  const page = await again.page(`/item?id=${ZIG}`, session); // the session's one request
+  const hmac = page('form[action="comment"] input[name="hmac"]').attr('value')!;
+  const expired = await again.post('/comment', { parent: ZIG, goto: `item?id=${ZIG}`, hmac, text: 'Hello' }, session);
+  expect(await expired.text()).toContain('name="pw"');
+  expect(expiring.state.posts.comments).toEqual([]);
 });
