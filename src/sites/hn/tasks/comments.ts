@@ -57,9 +57,8 @@ const sameText = (a: string, b: string) => a.replace(/\s+/g, ' ').trim() === b.r
 type Target = { parent: string; label: string } | { missing: string };
 
 /**
- * The run's user wrote exactly one new comment with `text` under the target's parent. It is the
- * first such comment the run wrote: a second copy of it, like any other comment, is not asked
- * for (a side effect).
+ * The run's user wrote a new comment with `text` under the target's parent. Only the first such
+ * comment is the one asked for: a second copy of it, like any other comment, is a side effect.
  */
 function commented(target: (start: HnSnapshot) => Target, text: string, what: string): HnPostcondition {
   const written = ({ start, end, user }: HnEvidence): HnComment[] => {
