@@ -30,6 +30,8 @@ interface Comment {
   time: number;
   indent: number;
   text: string;
+  /** Killed: logged out with showdead off, HN shows it only because it has replies, as `[dead]`, with no vote arrow and no reply link. */
+  dead?: boolean;
 }
 
 interface Fixtures {
@@ -297,23 +299,25 @@ function commentRow(p: Page, storyId: number, comments: Comment[], i: number): s
   const indentImg = `<img src="s.gif" height="1" width="${c.indent * 40}">`;
   const age = ageSpan(p.year, c.id, c.age, c.time);
   const replyHref = `reply?id=${c.id}&amp;goto=${encodeGoto(`item?id=${storyId}`)}%23${c.id}`;
+  const vote = c.dead ? `<td valign="top" class="votelinks"><center><img src="s.gif" height="1" width="14"></center></td>` : voteCell(p, c.id);
+  const text = c.dead ? "[dead]" : commentHtml(c.text);
   if (compact(p)) {
     const navs = links.map(([label, id]) => ` | <a href="#${id}" class="clicky" aria-hidden="true">${label}</a>`).join("");
     return (
-      `<tr class="athing comtr" id="${c.id}"><td><table border="0"><tr><td class="ind" indent="${c.indent}">${indentImg}</td>${voteCell(p, c.id)}` +
+      `<tr class="athing comtr" id="${c.id}"><td><table border="0"><tr><td class="ind" indent="${c.indent}">${indentImg}</td>${vote}` +
       `<td class="default"><div style="margin-top:2px; margin-bottom:-10px;"><span class="comhead"><a href="user?id=${c.user}" class="hnuser">${c.user}</a> ${age} <span id="unv_${c.id}"></span>` +
       `<span class="navs">${navs} <a class="togg clicky" id="${c.id}" n="${size}" href="javascript:void(0)">[–]</a><span class="onstory"></span></span></span></div><br>\n` +
-      `<div class="comment"><div class="commtext c00">${commentHtml(c.text)}</div><div class="reply"><p><font size="1"><u><a href="${replyHref}" rel="nofollow">reply</a></u></font></div></div></td></tr></table></td></tr>`
+      `<div class="comment"><div class="commtext c00">${text}</div><div class="reply"><p><font size="1">${c.dead ? "" : `<u><a href="${replyHref}" rel="nofollow">reply</a></u>`}</font></div></div></td></tr></table></td></tr>`
     );
   }
   return (
     `<tr class='athing comtr ' id='${c.id}'><td>\n` +
-    `            <table border='0'>  <tr>    <td class='ind'>${indentImg}</td>${voteCell(p, c.id)}<td class="default"><div style="margin-top:2px; margin-bottom:-10px;"><span class="comhead">\n` +
+    `            <table border='0'>  <tr>    <td class='ind'>${indentImg}</td>${vote}<td class="default"><div style="margin-top:2px; margin-bottom:-10px;"><span class="comhead">\n` +
     `          <a href="user?id=${c.user}" class="hnuser">${c.user}</a> ${age} <span id="unv_${c.id}"></span><span class="par"></span> <a class="togg" n="${size}" href="javascript:void(0)" onclick="return toggle(event, ${c.id})"></a>          <span class='storyon'></span>\n` +
     `                  </span></div><br><div class="comment">\n` +
-    `                  <span class="commtext c00">${commentHtml(c.text)}</span>\n` +
+    `                  <span class="commtext c00">${text}</span>\n` +
     `              <div class='reply'>        <p><font size="1">\n` +
-    `                      <u><a href="${replyHref}">reply</a></u>\n` +
+    (c.dead ? "" : `                      <u><a href="${replyHref}">reply</a></u>\n`) +
     `                  </font>\n` +
     `      </div></div></td></tr>\n` +
     `      </table></td></tr>\n`
@@ -353,13 +357,17 @@ function renderItem(year: Year, s: Story, comments: Comment[]): string {
 
 const data = JSON.parse(readFileSync(join(fixturesDir, "stories.json"), "utf8")) as Fixtures;
 const stories = [...data.stories].sort((a, b) => a.rank - b.rank);
-const top = stories[0]!;
-const topComments = data.comments[String(top.id)] ?? [];
+// Every story with comments in the data gets its item page; its listed count is its live comments (HN leaves dead ones out).
+const discussed = stories.filter((s) => data.comments[String(s.id)]);
+for (const s of discussed) {
+  const live = data.comments[String(s.id)]!.filter((c) => !c.dead).length;
+  if (s.comments !== live) throw new Error(`story ${s.id} lists ${s.comments} comments but has ${live} live ones in stories.json`);
+}
 
 for (const year of YEARS) {
   const dir = join(fixturesDir, String(year));
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "news.html"), renderNews(year, stories.slice(0, PER_PAGE), 1));
   writeFileSync(join(dir, "news-p2.html"), renderNews(year, stories.slice(PER_PAGE, 2 * PER_PAGE), 2));
-  writeFileSync(join(dir, `item-${top.id}.html`), renderItem(year, top, topComments));
+  for (const s of discussed) writeFileSync(join(dir, `item-${s.id}.html`), renderItem(year, s, data.comments[String(s.id)]!));
 }

@@ -127,10 +127,10 @@ test.describe('the mutation test itself', () => {
   });
 
   test('a change kind with no mutator fails the run, naming the kind', async () => {
-    const commented = { ...reference, diff: [{ kind: 'comment', id: '901', user: 'harness', detail: 'harness commented 901' } as unknown as HnChange] };
-    const commentAsked: Postcondition<HnSnapshot, HnChange> = { description: 'a comment is posted', check: () => ({ holds: true, detail: 'posted' }), expects: () => true };
-    await expect(mutationTest([commentAsked], commented, hnDiff, hnMutators)).rejects.toThrow(
-      'mutation: no mutator for a "comment" change (harness commented 901): add the kind to the mutator table',
+    const flagged = { ...reference, diff: [{ kind: 'flag', id: '901', user: 'harness', detail: 'harness flagged 901' } as unknown as HnChange] };
+    const flagAsked: Postcondition<HnSnapshot, HnChange> = { description: 'a story is flagged', check: () => ({ holds: true, detail: 'flagged' }), expects: () => true };
+    await expect(mutationTest([flagAsked], flagged, hnDiff, hnMutators)).rejects.toThrow(
+      'mutation: no mutator for a "flag" change (harness flagged 901): add the kind to the mutator table',
     );
   });
 

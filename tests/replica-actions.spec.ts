@@ -236,7 +236,7 @@ test.describe('snapshot and diff', () => {
       await follow(hn, cookie, '/news', `a[href^="hide?id=${story.id}&"]`);
       await follow(hn, cookie, `/item?id=${story.id}`, `a[href^="fave?id=${story.id}&"]`);
       const end = await state();
-      expect(end).toEqual({ votes: {}, hidden: { harness: [story.id] }, faves: { harness: [story.id] }, ranking: replica.snapshot().ranking, comments: [], submissions: [], profiles: {} });
+      expect(end).toEqual({ votes: {}, hidden: { harness: [story.id] }, faves: { harness: [story.id] }, ranking: replica.snapshot().ranking, comments: replica.capture.comments, submissions: [], profiles: {} });
       expect(hnDiff(start, end).map(({ kind, id }) => `${kind} ${id}`)).toEqual([`hide ${story.id}`, `fave ${story.id}`]);
     } finally {
       await server.close();

@@ -213,7 +213,7 @@ test.describe('adapters', () => {
       expect(login.status).toBe(302);
       expect(login.headers.get('set-cookie')).not.toContain('Secure');
       const state = await (await fetch(`${server.url}/__harness/state`)).json();
-      expect(state).toEqual({ votes: { harness: [story.id] }, hidden: {}, faves: {}, comments: [], submissions: [], profiles: {}, requests: 1, ranking: expect.any(Array) });
+      expect(state).toEqual({ votes: { harness: [story.id] }, hidden: {}, faves: {}, comments: replica.capture.comments, submissions: [], profiles: {}, requests: 1, ranking: expect.any(Array) });
     } finally {
       await server.close();
     }

@@ -6,7 +6,8 @@ import type { Element } from 'domhandler';
 import { InputError } from '../../input.ts';
 import type { Faults } from './options.ts';
 import { sanitizeCapture } from './sanitize.ts';
-import { compileTemplate, encodeGoto, type Template, type VoteStyle } from './template.ts';
+import type { HnComment } from './snapshot.ts';
+import { commentItem, compileTemplate, DEAD, encodeGoto, indentOf, type Template, type VoteStyle } from './template.ts';
 import { escapeHtml } from '../../text.ts';
 
 /** Something on the site that can be voted on, as the capture shows it before any vote. */
@@ -45,6 +46,8 @@ export interface Capture {
   source: string;
   style: VoteStyle;
   items: ReadonlyMap<string, Item>;
+  /** Every comment on the captured item pages, page by page in thread order. */
+  comments: readonly HnComment[];
   /** Front pages in order: index 0 is `/news`, 1 is `/news?p=2`. */
   frontPages: readonly Template[];
   emptyPage: Template;
@@ -54,8 +57,8 @@ export interface Capture {
    * numbered as shown; the page's view picks the rows. `title` names the page, `goto` its path.
    */
   listPage(title: string, goto: string): Template;
-  /** A page of its own in the news frame (`/user`): `op` and `title` name it, `goto` is where its login link returns, `body` is its row of the frame. */
-  framedPage(op: string, title: string, goto: string, body: string): Template;
+  /** A page of the news frame around `rows` (table rows), as `op` with `<title>` `title` and its `goto`s pointing at `goto`: `/reply`, `/threads`. */
+  framePage(op: string, title: string, goto: string, rows: string): Template;
 }
 
 const fixturesRoot = fileURLToPath(new URL('../../../fixtures/hn/', import.meta.url));
@@ -80,6 +83,7 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
   const first = pages[0]!;
   const frame = frameOf(first.html, first.$);
   const items = new Map<string, Item>();
+  const comments: HnComment[] = [];
   const storyRows = new Map<string, StoryRow>();
   const capturedItems = new Map<string, Template>();
   const frontPages: Template[] = [];
@@ -89,8 +93,9 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
     if (page.kind === 'front') {
       for (const row of page.storyRows) storyRows.set(row.id, row);
       frontPages.push(compileTemplate(page.html));
-    } else {
+    } else if (!capturedItems.has(page.itemId!)) {
       capturedItems.set(page.itemId!, compileTemplate(page.html));
+      comments.push(...commentsOn(page.$, page.itemId!));
     }
   }
 
@@ -100,15 +105,19 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
     source,
     style: pages.some((page) => page.$('tr.athing.submission').length > 0) ? 'clicky' : 'onclick',
     items,
+    comments,
     frontPages,
     emptyPage: compileTemplate(frame.head + '<tr><td><table border="0" cellpadding="0" cellspacing="0"></table></td></tr>' + frame.foot),
     itemPage(id) {
       const captured = capturedItems.get(id);
       if (captured) return captured;
-      const row = storyRows.get(id);
-      if (!row) return undefined;
       let derived = derivedItems.get(id);
-      if (!derived) derivedItems.set(id, (derived = compileTemplate(deriveItemPage(frame, row))));
+      if (derived) return derived;
+      const row = storyRows.get(id);
+      const comment = row ? undefined : comments.find((candidate) => candidate.id === id);
+      if (row) derived = compileTemplate(deriveItemPage(frame, row));
+      else if (comment) derived = compileTemplate(deriveCommentPage(frame, comment, items.get(comment.story)?.title ?? ''));
+      if (derived) derivedItems.set(id, derived);
       return derived;
     },
     listPage(title, goto) {
@@ -117,7 +126,9 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
       if (!list) listPages.set(key, (list = compileTemplate(deriveListPage(frame, [...storyRows.values()], title, goto), { renumber: true })));
       return list;
     },
-    framedPage: (op, title, goto, body) => compileTemplate(`${frameHead(frame, op, escapeHtml(title), goto)}${body}${frame.foot}`),
+    framePage(op, title, goto, rows) {
+      return compileTemplate(`${frameHead(frame, op, escapeHtml(title), goto)}${rows}${frame.foot}`);
+    },
   };
 }
 
@@ -194,6 +205,30 @@ export function storyOf($: cheerio.CheerioAPI, row: Element): Item {
   };
 }
 
+/**
+ * The comments of an item page in thread order: each one's parent is the nearest comment above it
+ * that is indented less, or else the story. Its text is the `commtext`'s, paragraphs (HN's bare `<p>`) apart by a blank line; a
+ * dead comment reads `[dead]`, as HN shows it to a visitor without showdead.
+ */
+function commentsOn($: cheerio.CheerioAPI, story: string): HnComment[] {
+  const above: Array<{ id: string; indent: number }> = [];
+  return $('tr.athing.comtr')
+    .toArray()
+    .map((row) => {
+      const indent = indentOf($, row);
+      while (above.length > 0 && above[above.length - 1]!.indent >= indent) above.pop();
+      const parent = above[above.length - 1]?.id ?? story;
+      above.push({ id: row.attribs.id!, indent });
+      // Before 2022 a paragraph (a bare `<p>`) leaves the `span.commtext` open, and the reply link ends up inside it.
+      const body = $(row).find('.commtext').first().clone();
+      body.find('.reply').remove();
+      body.find('p').before('\n\n');
+      const text = body.text().trim();
+      const by = $(row).find('a.hnuser').first().text();
+      return { id: row.attribs.id!, parent, story, by, text, ...(text === DEAD ? { dead: true } : {}) };
+    });
+}
+
 /** The title link: `span.titleline > a` from 2022 on, `a.storylink` before. */
 function titleLink($: cheerio.CheerioAPI, row: Element) {
   const link = $(row).find('span.titleline > a, a.storylink').first();
@@ -252,7 +287,14 @@ function deriveItemPage(frame: Frame, row: StoryRow): string {
   const story = withGoto(faved, goto).replace(/(<span class="rank">)[^<]*/, '$1');
   const commentForm =
     `<tr style="height:10px"></tr><tr><td colspan="2"></td><td><form action="comment" method="post">` +
-    `<input type="hidden" name="parent" value="${row.id}"><input type="hidden" name="goto" value="item?id=${row.id}">` +
+    `<input type="hidden" name="parent" value="${row.id}"><input type="hidden" name="goto" value="item?id=${row.id}"><input type="hidden" name="hmac" value="">` +
     `<textarea name="text" rows="8" cols="80" wrap="virtual"></textarea><br><br><input type="submit" value="add comment"></form></td></tr>`;
-  return `${head}<tr><td><table class="fatitem" border="0">${story}${commentForm}</table><br><br></td></tr>${frame.foot}`;
+  const tree = `<table border="0" class="comment-tree"></table>`;
+  return `${head}<tr><td><table class="fatitem" border="0">${story}${commentForm}</table><br><br>${tree}<br><br></td></tr>${frame.foot}`;
+}
+
+/** HN's page of one comment (its age links to it): the comment with a `favorite` link, and the reply form. */
+function deriveCommentPage(frame: Frame, comment: HnComment, title: string): string {
+  const goto = `item?id=${comment.id}`;
+  return `${frameHead(frame, 'item', escapeHtml(title), goto)}${commentItem(comment, title, { goto, fave: true })}${frame.foot}`;
 }

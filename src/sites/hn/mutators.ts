@@ -1,6 +1,6 @@
 import type { Evidence } from '../../eval/postconditions.ts';
 import type { Mutators } from '../../eval/mutation.ts';
-import type { HnChange, HnSnapshot } from './snapshot.ts';
+import type { HnChange, HnComment, HnSnapshot } from './snapshot.ts';
 
 /** An account that is not the run's: a change made by it is not the run's work. */
 const ANOTHER_ACCOUNT = 'someone-else';
@@ -42,6 +42,56 @@ function listMutators(list: UserList, added: HnChange['kind'], taken: HnChange['
   };
 }
 
+/** `end` with the comment `id` changed by `edit` (or gone, when `edit` answers undefined). */
+function withComment(end: HnSnapshot, id: string, edit: (comment: HnComment) => HnComment | undefined): HnSnapshot {
+  const comments = (end.comments ?? []).flatMap((comment) => {
+    if (comment.id !== id) return [comment];
+    const edited = edit(comment);
+    return edited ? [edited] : [];
+  });
+  return { ...end, comments };
+}
+
+/** `end` with `comment` added, under an id after every other. */
+function withNewComment(end: HnSnapshot, comment: Omit<HnComment, 'id'>): HnSnapshot {
+  const id = String(Math.max(0, ...(end.comments ?? []).map((other) => Number(other.id))) + 1);
+  return { ...end, comments: [...(end.comments ?? []), { ...comment, id }] };
+}
+
+/**
+ * Comments: undo one the run wrote, make it another account's, alter its text, move it under
+ * another parent (its story, or the story's first comment when it was on the story); and add a
+ * second copy of each, an upvote on the comment a reply answers, and a comment on the top story.
+ */
+const commentMutators = {
+  ofChange: {
+    comment: {
+      'without the comment': (end: HnSnapshot, change: HnChange) => withComment(end, change.id, () => undefined),
+      'the comment by another account': (end: HnSnapshot, change: HnChange) => withComment(end, change.id, (comment) => ({ ...comment, by: ANOTHER_ACCOUNT })),
+      'the comment with its text altered': (end: HnSnapshot, change: HnChange) => withComment(end, change.id, (comment) => ({ ...comment, text: `${comment.text} (edited)` })),
+      'the comment under another parent': (end: HnSnapshot, change: HnChange) => {
+        const comment = end.comments?.find((candidate) => candidate.id === change.id);
+        if (!comment) return undefined;
+        const elsewhere = comment.parent === comment.story ? end.comments?.find((other) => other.story === comment.story && other.id !== comment.id)?.id : comment.story;
+        return elsewhere === undefined ? undefined : withComment(end, change.id, () => ({ ...comment, parent: elsewhere }));
+      },
+    },
+  },
+  extra: ({ start, end, user }: HnEvidence) => {
+    if (start.comments === undefined || end.comments === undefined) return [];
+    const had = new Set(start.comments.map((comment) => comment.id));
+    const written = end.comments.filter((comment) => !had.has(comment.id) && comment.by === user);
+    const copies = written.map(({ id, ...comment }) => ({ name: `a second copy of comment ${id} (${JSON.stringify(comment.text)})`, end: withNewComment(end, comment) }));
+    // The trap of a reply to a comment one likes: upvoting the comment too.
+    const upvotes = written
+      .filter((comment) => comment.parent !== comment.story && !end.votes[user]?.includes(comment.parent))
+      .map((comment) => ({ name: `an upvote on ${comment.parent}, the comment answered`, end: withMark(end, 'votes', user, comment.parent, true) }));
+    const top = start.ranking.find((story) => story.rank === 1);
+    const onTop = top ? [{ name: `an extra comment on ${top.id} (${JSON.stringify(top.title)})`, end: withNewComment(end, { parent: top.id, story: top.id, by: user, text: 'An extra comment.' }) }] : [];
+    return [...copies, ...upvotes, ...onTop];
+  },
+};
+
 const lists = [listMutators('votes', 'vote', 'unvote', 'vote'), listMutators('hidden', 'hide', 'unhide', 'hide'), listMutators('faves', 'fave', 'unfave', 'favorite')];
 
 type Profile = NonNullable<HnSnapshot['profiles']>[string];
@@ -75,8 +125,8 @@ const profileMutators = {
   },
 };
 
-/** Hacker News's mutators, one row per part of the snapshot: a new change kind (a comment, a submission) adds its own. */
+/** Hacker News's mutators, one row per part of the snapshot: a new change kind (a submission) adds its own. */
 export const hnMutators: Mutators<HnSnapshot, HnChange> = {
-  ofChange: Object.assign({}, ...lists.map((list) => list.ofChange), profileMutators.ofChange),
-  extra: { ...Object.fromEntries(lists.map((list, index) => [['vote', 'hide', 'favorite'][index]!, list.extra])), profile: profileMutators.extra },
+  ofChange: Object.assign({}, ...lists.map((list) => list.ofChange), commentMutators.ofChange, profileMutators.ofChange),
+  extra: { ...Object.fromEntries(lists.map((list, index) => [['vote', 'hide', 'favorite'][index]!, list.extra])), comment: commentMutators.extra, profile: profileMutators.extra },
 };

@@ -3,6 +3,7 @@ import { uniformFloat64 } from 'pure-rand/distribution/uniformFloat64';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import { assets } from './assets.ts';
 import { loadCapture, type Capture } from './capture.ts';
+import { commentRoutes, commentsAdded, commentViews } from './comments.ts';
 import { HN_ORIGIN, parseReplicaOptions, type ReplicaOptions, type ReplicaOptionsInput } from './options.ts';
 import { loginPage, notices } from './pages.ts';
 import type { HnSnapshot } from './snapshot.ts';
@@ -71,6 +72,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
       lists: lists ?? ((id) => !hidden(id)),
       points: (id) => (capture.items.get(id)?.points ?? 0) + state.votesOn(id),
       auth: (id) => state.authToken(user ?? '', id),
+      ...commentViews(state),
     };
   };
 
@@ -171,7 +173,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     const index = Number.isSafeInteger(p) && p > 1 ? p - 1 : 0;
     return page(capture.frontPages[index] ?? capture.emptyPage, visitor);
   };
-  const routes: Routes = { ...core, ...userRoutes(pages) };
+  const routes: Routes = { ...core, ...userRoutes(pages), ...commentRoutes(pages) };
 
   const route = async (request: Request, url: URL, visitor: Visitor): Promise<Response> => {
     const handlers = Object.hasOwn(routes, url.pathname) ? routes[url.pathname] : undefined;
@@ -210,10 +212,10 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     snapshot() {
       const { votes, hidden, faves, comments, submissions, profiles } = state.truth();
       const ranking = ranked.map(({ rank, id, title, site, points, author, comments: count, time, job }) => ({
-        ...{ rank: rank!, id, title: title ?? '', site, by: author, comments: count, time, job },
+        ...{ rank: rank!, id, title: title ?? '', site, by: author, comments: count === undefined ? undefined : count + commentsAdded(state, id), time, job },
         ...(points === undefined ? {} : { points: points + state.votesOn(id) }),
       }));
-      return { votes, hidden, faves, ranking: JSON.parse(JSON.stringify(ranking)), comments, submissions, profiles };
+      return { votes, hidden, faves, ranking: JSON.parse(JSON.stringify(ranking)), comments: [...structuredClone(capture.comments), ...comments], submissions, profiles };
     },
     reset() {
       state.reset(started);

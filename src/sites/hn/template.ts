@@ -1,5 +1,7 @@
 import * as cheerio from 'cheerio';
 import type { Element } from 'domhandler';
+import { escapeHtml } from '../../text.ts';
+import type { HnComment } from './snapshot.ts';
 
 /**
  * A captured page compiled once into literal text and slots. Every per-request difference between
@@ -17,7 +19,13 @@ export type Slot =
   /** A listing's story row (with its subtext and spacer rows): shown only when the page's view lists it. */
   | { kind: 'row'; id: string; parts: Template }
   /** A row's rank on a list page that numbers its rows as shown (`/hidden`, `/favorites`). */
-  | { kind: 'rank' };
+  | { kind: 'rank' }
+  /** A story's "N comments" link text: the captured count plus the comments written on the replica. */
+  | { kind: 'comments'; original: string; id: string; count: number }
+  /** The comment form's `hmac`, bound to the user and the item it answers (`parent`). */
+  | { kind: 'hmac'; original: string; parent: string }
+  /** Where the comments written on the replica under `parent` go: atop the tree (the story's), or right under their parent comment's row. */
+  | { kind: 'thread'; parent: string; indent: number };
 export type Template = ReadonlyArray<string | Slot>;
 
 /** How the capture's era marks up logged-in vote links: 2025 `class='clicky'`, before that `onclick`. */
@@ -33,6 +41,10 @@ export interface PageView {
   lists(id: string): boolean;
   points(id: string): number;
   auth(id: string): string;
+  /** The comments written on the replica that answer `parent` (a story or a comment), newest first. */
+  replies(parent: string): readonly HnComment[];
+  /** How many live comments were written on the replica on story `id`: added to its captured count. */
+  commentsAdded(id: string): number;
 }
 
 /** Where a piece of the captured markup starts and ends. */
@@ -94,6 +106,7 @@ export function compileTemplate(html: string, { renumber = false } = {}): Templa
     const [start, end, original] = whole(el);
     edits.push({ start, end, slot: { kind: 'fave', original, id } });
   });
+  commentSlots($, edits, { whole, startTag, inner });
   // A listing's story rows (an item page's story stays, whatever the user hid).
   const rows: Array<Span & { id: string }> = [];
   $('tr.athing').not('.comtr').each((_, el) => {
@@ -110,6 +123,44 @@ export function compileTemplate(html: string, { renumber = false } = {}): Templa
     }
   });
   return assemble(html, 0, html.length, edits, rows);
+}
+
+type Locate = (el: Element) => [number, number, string];
+
+/** A comment row's depth: `td.ind`'s `indent` (2022 on), or before that its spacer's width over 40. */
+export function indentOf($: cheerio.CheerioAPI, row: Element): number {
+  const cell = $(row).find('td.ind').first();
+  return Number(cell.attr('indent') ?? Number(cell.find('img').attr('width') ?? 0) / 40);
+}
+
+/**
+ * A page's comment slots: each story's "N comments" link, the comment form's `hmac`, and where the
+ * replica's new comments go in the tree (atop it, and under each comment row).
+ */
+function commentSlots($: cheerio.CheerioAPI, edits: Edit[], { whole, startTag, inner }: Record<'whole' | 'startTag' | 'inner', Locate>): void {
+  $('tr.athing').not('.comtr').each((_, row) => {
+    const id = row.attribs.id!;
+    const link = $(row).next('tr').find(`a[href="item?id=${id}"]`).filter((_, a) => /comment|discuss/.test($(a).text())).last()[0];
+    if (!link) return;
+    const [start, end, original] = inner(link);
+    const count = /comment/.test($(link).text()) ? Number.parseInt($(link).text(), 10) : 0;
+    edits.push({ start, end, slot: { kind: 'comments', original, id, count } });
+  });
+  $('form[action="comment"] input[name="hmac"]').each((_, el) => {
+    const [start, end, original] = whole(el);
+    edits.push({ start, end, slot: { kind: 'hmac', original, parent: $(el).closest('form').find('input[name="parent"]').attr('value') ?? '' } });
+  });
+  const story = $('table.fatitem tr.athing').first().attr('id');
+  const tree = $('table.comment-tree')[0];
+  if (!story || !tree) return;
+  const [, atop] = startTag(tree);
+  edits.push({ start: atop, end: atop, slot: { kind: 'thread', parent: story, indent: 0 } });
+  $(tree)
+    .find('tr.athing.comtr')
+    .each((_, row) => {
+      const [, end] = whole(row);
+      edits.push({ start: end, end, slot: { kind: 'thread', parent: row.attribs.id!, indent: indentOf($, row) + 1 } });
+    });
 }
 
 /** The text from `start` to `end` with its slots, each row's own slots nested inside the row. */
@@ -186,7 +237,54 @@ function renderSlot(slot: Slot, view: PageView, rows: { shown: number }): string
       if (view.faved(slot.id)) return `<a href="fave?id=${slot.id}&amp;un=t&amp;auth=${view.auth(slot.id)}">un-favorite</a>`;
       return `<a href="fave?id=${slot.id}&amp;auth=${view.auth(slot.id)}">favorite</a>`;
     }
+    case 'comments': {
+      const added = view.commentsAdded(slot.id);
+      if (added === 0) return slot.original;
+      const count = slot.count + added;
+      return `${count}&nbsp;comment${count === 1 ? '' : 's'}`;
+    }
+    case 'hmac':
+      return user ? `<input type="hidden" name="hmac" value="${view.auth(slot.parent)}">` : slot.original;
+    case 'thread':
+      return renderThread(view, slot.parent, slot.indent);
   }
+}
+
+/** The replica's comments under `parent`, newest first, each followed by its own replies one indent deeper. */
+function renderThread(view: PageView, parent: string, indent: number): string {
+  return view
+    .replies(parent)
+    .map((comment) => commentRow(view.style, comment, { indent }) + renderThread(view, comment.id, indent + 1))
+    .join('');
+}
+
+/** What HN shows in place of a dead comment's text, to a visitor without showdead. */
+export const DEAD = '[dead]';
+
+/** HN stores a comment as HTML: escaped, paragraphs (apart by a blank line) split by a bare `<p>`. */
+export function commentHtml(text: string): string {
+  return text.split(/\n\s*\n/).map(escapeHtml).join('<p>');
+}
+
+/**
+ * A comment written on the replica as a row of a comment tree, in the era's markup (2025 on:
+ * double quotes and `indent`; before: single quotes). It has no vote arrow: the replica keeps
+ * votes on captured items only. `on` names its story, as `/threads` does.
+ */
+export function commentRow(style: VoteStyle, comment: HnComment, { indent = 0, on }: { indent?: number; on?: string } = {}): string {
+  const { id, by, story } = comment;
+  const reply = comment.dead ? '' : `<u><a href="reply?id=${id}&amp;goto=${encodeGoto(`item?id=${story}`)}%23${id}" rel="nofollow">reply</a></u>`;
+  const onStory = on === undefined ? '' : ` | on: <a href="item?id=${story}">${escapeHtml(on)}</a>`;
+  const head =
+    `<a href="user?id=${escapeHtml(by)}" class="hnuser">${escapeHtml(by)}</a> <span class="age"><a href="item?id=${id}">just now</a></span> <span id="unv_${id}"></span>${onStory}`;
+  const spacer = `<td valign="top" class="votelinks"><center><img src="s.gif" height="1" width="14"></center></td>`;
+  const text = comment.dead ? DEAD : commentHtml(comment.text);
+  const body = (tag: string) =>
+    `<div style="margin-top:2px; margin-bottom:-10px;"><span class="comhead">${head}</span></div><br>\n<div class="comment"><${tag} class="commtext c00">${text}</${tag}><div class="reply"><p><font size="1">${reply}</font></div></div>`;
+  if (style === 'clicky') {
+    return `<tr class="athing comtr" id="${id}"><td><table border="0"><tr><td class="ind" indent="${indent}"><img src="s.gif" height="1" width="${indent * 40}"></td>${spacer}<td class="default">${body('div')}</td></tr></table></td></tr>`;
+  }
+  return `<tr class='athing comtr ' id='${id}'><td><table border='0'><tr><td class='ind'><img src="s.gif" height="1" width="${indent * 40}"></td>${spacer}<td class="default">${body('span')}</td></tr></table></td></tr>\n`;
 }
 
 function voteHref(id: string, how: 'up' | 'un', auth: string, goto: string, fragment: string): string {
@@ -209,4 +307,25 @@ function parseHref(href: string | undefined): { goto: string; fragment: string }
 
 function range(html: string, start: number, end: number): [number, number, string] {
   return [start, end, html.slice(start, end)];
+}
+
+/**
+ * One comment on a page of its own (its item page, `/reply`): who wrote it, links to its parent
+ * and story (and `favorite`), its text, and the reply form posting to `goto`; a dead one has no form.
+ */
+export function commentItem(comment: HnComment, title: string, { goto, fave = false }: { goto: string; fave?: boolean }): string {
+  const { id, by, parent, story } = comment;
+  const favorite = fave ? `<a href="fave?id=${id}&amp;auth=">favorite</a> | ` : '';
+  const head =
+    `<a href="user?id=${escapeHtml(by)}" class="hnuser">${escapeHtml(by)}</a> | <a href="item?id=${parent}">parent</a> | ` +
+    `${favorite}on: <a href="item?id=${story}">${escapeHtml(title)}</a>`;
+  const form = comment.dead
+    ? ''
+    : `<tr style="height:10px"></tr><tr><td><form action="comment" method="post"><input type="hidden" name="parent" value="${id}"><input type="hidden" name="goto" value="${escapeHtml(goto)}">` +
+      `<input type="hidden" name="hmac" value=""><textarea name="text" rows="8" cols="80" wrap="virtual"></textarea><br><br><input type="submit" value="reply"></form></td></tr>`;
+  const text = comment.dead ? DEAD : commentHtml(comment.text);
+  return (
+    `<tr><td><table class="fatitem" border="0"><tr class="athing" id="${id}"><td class="default"><span class="comhead">${head}</span><br>` +
+    `<div class="comment"><span class="commtext c00">${text}</span></div></td></tr>${form}</table><br><br></td></tr>`
+  );
 }

@@ -61,7 +61,7 @@ export function userRoutes(pages: Pages): Routes {
     const body = own
       ? `<form class="profileform" method="post" action="xuser"><input type="hidden" name="id" value="${name}"><input type="hidden" name="hmac" value="${profileHmac(pages, user)}">${table}<br><input type="submit" value="update"></form>`
       : table;
-    return pages.page(capture.framedPage('user', `Profile: ${user}`, `user?id=${user}`, `<tr id="bigbox"><td>${body}<br><br></td></tr>`), visitor);
+    return pages.page(capture.framePage('user', `Profile: ${user}`, `user?id=${user}`, `<tr id="bigbox"><td>${body}<br><br></td></tr>`), visitor);
   };
 
   /** The profile form's post: only the logged-in account, on itself, with its form's token; anything else changes nothing. */

@@ -1,0 +1,100 @@
+import { loginPage, notices } from './pages.ts';
+import { formOf, html, redirect, safeGoto, type Pages, type Routes, type Visitor } from './routing.ts';
+import type { HnComment } from './snapshot.ts';
+import type { HnState } from './state.ts';
+import { commentItem, commentRow, encodeGoto, type PageView } from './template.ts';
+
+/**
+ * Comments, as on HN: the reply page (`/reply?id=`), posting a comment or a reply (`POST /comment`
+ * with the form's `hmac`), and a user's comments (`/threads?id=`). A new comment shows on its item
+ * page (the template's `thread` slots) and adds one to its story's count everywhere.
+ */
+
+/** What HN answers a reply to a dead item (the replica's wording: HN offers no reply link to one). */
+export const cantReply = "You can't reply to that item.";
+
+/** The replica's comments as a page sees them: the replies under an item, newest first, and how many a story gained. */
+export function commentViews(state: HnState): Pick<PageView, 'replies' | 'commentsAdded'> {
+  const { comments } = state.posts;
+  return {
+    replies: (parent) => comments.filter((comment) => comment.parent === parent).reverse(),
+    commentsAdded: (id) => commentsAdded(state, id),
+  };
+}
+
+/** Live comments written on the replica on story `id`: HN's count leaves dead ones out. */
+export function commentsAdded(state: HnState, id: string): number {
+  return state.posts.comments.filter((comment) => comment.story === id && !comment.dead).length;
+}
+
+/** HN keeps the text of a comment trimmed, with its line breaks as typed. */
+function normalizeText(text: string): string {
+  return text.replace(/\r\n?/g, '\n').trim();
+}
+
+export function commentRoutes({ capture, state, page }: Pages): Routes {
+  /** Every comment: the capture's, then the replica's in the order written. */
+  const commentNamed = (id: string): HnComment | undefined => capture.comments.find((comment) => comment.id === id) ?? state.posts.comments.find((comment) => comment.id === id);
+  /** What a comment can answer: a story with an item page, or a comment; undefined when there is no such item. */
+  const parentNamed = (id: string): { story: string; comment?: HnComment } | undefined => {
+    const comment = commentNamed(id);
+    if (comment) return { story: comment.story, comment };
+    const item = capture.items.get(id);
+    return item?.kind === 'story' && capture.itemPage(id) ? { story: id } : undefined;
+  };
+  const titleOf = (story: string) => capture.items.get(story)?.title ?? '';
+
+  /** The reply page: the parent comment, and a form whose `hmac` (the template fills it in) binds the reply to this user and parent. */
+  const replyPage = (comment: HnComment, goto: string, visitor: Visitor): Response => {
+    const path = `reply?id=${comment.id}&goto=${encodeGoto(goto)}`;
+    return page(capture.framePage('reply', 'Add Comment', path, commentItem(comment, titleOf(comment.story), { goto })), visitor);
+  };
+
+  return {
+    '/reply': {
+      GET(_, url, visitor) {
+        const id = url.searchParams.get('id') ?? '';
+        const comment = commentNamed(id);
+        if (!comment) return html(notices.noSuchItem);
+        const goto = url.searchParams.has('goto') ? safeGoto(url.searchParams.get('goto')) : `item?id=${comment.story}#${id}`;
+        if (!visitor.session) return html(loginPage(`reply?id=${id}&goto=${encodeGoto(goto)}`));
+        if (comment.dead) return html(cantReply);
+        return replyPage(comment, goto, visitor);
+      },
+    },
+    '/comment': {
+      /**
+       * A comment (on a story) or a reply (to a comment): logged out, the login page; an unknown or
+       * dead parent, a wrong `hmac` or an empty text change nothing. Done, back to `goto` at the new comment.
+       */
+      async POST(request, _, visitor) {
+        const form = await formOf(request);
+        const goto = safeGoto(form.get('goto'));
+        const user = visitor.session?.user;
+        if (!user) return html(loginPage(goto));
+        const parentId = form.get('parent') ?? '';
+        const parent = parentNamed(parentId);
+        if (!parent) return html(notices.noSuchItem);
+        if (parent.comment?.dead) return html(cantReply);
+        if (form.get('hmac') !== state.authToken(user, parentId)) return html(notices.unknown);
+        const text = normalizeText(form.get('text') ?? '');
+        if (!text) return redirect(goto);
+        const id = state.newId();
+        state.posts.comments.push({ id, parent: parentId, story: parent.story, by: user, text });
+        return redirect(`${goto.replace(/#.*/, '')}#${id}`);
+      },
+    },
+    '/threads': {
+      /** A user's comments, newest first: those written on the replica, then the capture's. Public, as on HN. */
+      GET(_, url, visitor) {
+        const user = url.searchParams.get('id') ?? '';
+        const theirs = (comments: readonly HnComment[]) => comments.filter((comment) => comment.by === user);
+        const comments = [...theirs(state.posts.comments).reverse(), ...theirs(capture.comments)];
+        if (!state.accounts.has(user) && comments.length === 0) return html(notices.noSuchUser);
+        const rows = comments.map((comment) => commentRow(capture.style, comment, { on: titleOf(comment.story) })).join('');
+        const tree = `<tr><td><table border="0" class="comment-tree">${rows}</table></td></tr>`;
+        return page(capture.framePage('threads', `${user}'s comments`, `threads?id=${user}`, tree), visitor);
+      },
+    },
+  };
+}
