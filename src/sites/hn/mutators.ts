@@ -1,6 +1,6 @@
 import type { Evidence } from '../../eval/postconditions.ts';
 import type { Mutators } from '../../eval/mutation.ts';
-import type { HnChange, HnSnapshot } from './snapshot.ts';
+import type { HnChange, HnSnapshot, Submission } from './snapshot.ts';
 
 /** An account that is not the run's: a change made by it is not the run's work. */
 const ANOTHER_ACCOUNT = 'someone-else';
@@ -44,8 +44,41 @@ function listMutators(list: UserList, added: HnChange['kind'], taken: HnChange['
 
 const lists = [listMutators('votes', 'vote', 'unvote', 'vote'), listMutators('hidden', 'hide', 'unhide', 'hide'), listMutators('faves', 'fave', 'unfave', 'favorite')];
 
-/** Hacker News's mutators, one row per list of the snapshot: a new change kind (a comment, a submission) adds its own. */
+/** `end` with the submitted story `id` changed by `edit` (or taken out, when `edit` answers undefined); undefined when the run's end has no such story or the edit does not apply. */
+function withSubmission(end: HnSnapshot, id: string, edit: (story: Submission) => Submission | undefined | 'remove'): HnSnapshot | undefined {
+  const story = end.submissions?.find((submission) => submission.id === id);
+  if (!story) return undefined;
+  const edited = edit(story);
+  if (edited === undefined) return undefined;
+  const submissions = end.submissions!.flatMap((submission) => (submission.id !== id ? [submission] : edited === 'remove' ? [] : [edited]));
+  return { ...end, submissions };
+}
+
+/** A story's mutators: without it, by another account, its title, link or text altered; and an extra story submitted. */
+const submissionMutators = {
+  ofChange: {
+    submission: {
+      'without the submission': (end: HnSnapshot, change: HnChange) => withSubmission(end, change.id, () => 'remove'),
+      'the submission by another account': (end: HnSnapshot, change: HnChange) => withSubmission(end, change.id, (story) => ({ ...story, by: ANOTHER_ACCOUNT })),
+      'the submission with its title altered': (end: HnSnapshot, change: HnChange) => withSubmission(end, change.id, (story) => ({ ...story, title: `${story.title} (updated)` })),
+      'the submission with its url altered': (end: HnSnapshot, change: HnChange) =>
+        withSubmission(end, change.id, (story) => (story.url === undefined ? undefined : { ...story, url: `${story.url.replace(/\/+$/, '')}/other` })),
+      'the submission with its text altered': (end: HnSnapshot, change: HnChange) =>
+        withSubmission(end, change.id, (story) => (story.text === undefined ? undefined : { ...story, text: `${story.text} And more.` })),
+    },
+  },
+  extra: ({ start, end, user }: HnEvidence) => {
+    if (start.submissions === undefined || end.submissions === undefined) return [];
+    const story: Submission = { id: EXTRA_STORY_ID, by: user, title: 'An extra story no one asked for', url: 'https://example.com/an-extra-story' };
+    return [{ name: `an extra submission (${JSON.stringify(story.title)})`, end: { ...end, submissions: [...end.submissions, story] } }];
+  },
+};
+
+/** An id no captured item or replica post has. */
+const EXTRA_STORY_ID = '999999999';
+
+/** Hacker News's mutators, one row per part of the snapshot: a new change kind (a comment) adds its own. */
 export const hnMutators: Mutators<HnSnapshot, HnChange> = {
-  ofChange: Object.assign({}, ...lists.map((list) => list.ofChange)),
-  extra: Object.fromEntries(lists.map((list, index) => [['vote', 'hide', 'favorite'][index]!, list.extra])),
+  ofChange: Object.assign({}, ...lists.map((list) => list.ofChange), submissionMutators.ofChange),
+  extra: { ...Object.fromEntries(lists.map((list, index) => [['vote', 'hide', 'favorite'][index]!, list.extra])), submission: submissionMutators.extra },
 };

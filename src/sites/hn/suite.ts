@@ -1,5 +1,7 @@
 import { InputError } from '../../input.ts';
 import type { Task } from '../../eval/tasks.ts';
+import { listingTasks } from './tasks/listings.ts';
+import { submissionTasks } from './tasks/submissions.ts';
 import { voteTasks } from './tasks/votes.ts';
 
 export { titleOfRankThree, upvoteAllMatching, upvoteFirstPost, upvoteNeverPosted, upvoteTitled } from './tasks/votes.ts';
@@ -12,7 +14,7 @@ export { titleOfRankThree, upvoteAllMatching, upvoteFirstPost, upvoteNeverPosted
  */
 
 /** Every Hacker News task, versioned: what the controls, the validity and the mutation tests run. */
-export const hnSuite: readonly Task[] = [...voteTasks];
+export const hnSuite: readonly Task[] = [...voteTasks, ...submissionTasks, ...listingTasks];
 
 /** The suite's task named `name` (for `harness-eval judge --task NAME`); an unknown name is one line listing the known ones. */
 export function taskNamed(name: string): Task {
