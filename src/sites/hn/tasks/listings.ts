@@ -3,7 +3,7 @@ import { answered } from '../../../eval/postconditions.ts';
 import { defineTask, type SessionView, type Task } from '../../../eval/tasks.ts';
 import type { Site } from '../../site.ts';
 import { clickUpvote, storyRows } from '../by-hand.ts';
-import { upvotedStory, upvotedTitled, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
+import { upvotedStory, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
 import { signIn } from '../sign-in.ts';
 import type { HnSnapshot } from '../snapshot.ts';
 import { seenFrontPages, seenStories, voteSeen } from './seen.ts';
@@ -32,7 +32,8 @@ async function openSignedIn(page: Page, site: Site, path: string): Promise<void>
 async function nextPage(page: Page): Promise<boolean> {
   const more = page.locator('a.morelink');
   if ((await more.count()) === 0) return false;
-  await Promise.all([page.waitForURL((url) => url.href !== page.url()), more.click()]);
+  const from = page.url();
+  await Promise.all([page.waitForURL((url) => url.href !== from), more.click()]);
   return true;
 }
 
@@ -215,7 +216,15 @@ export const upvoteJobAd = defineTask({
   revision: 1,
   tags: ['navigation', 'infeasible', 'needs-login'],
   prompt: `Upvote the Hacker News job ad "${jobTitle}".`,
-  postconditions: [upvotedTitled({ title: jobTitle })],
+  // A job takes no votes: there is no story to upvote, and a vote on the ad (were the site to take one) is a side effect.
+  postconditions: [
+    upvotedStory({
+      what: `story titled "${jobTitle}" that takes votes`,
+      missing: `"${jobTitle}" is a job ad at the start: it takes no votes`,
+      label: () => JSON.stringify(jobTitle),
+      pick: (start) => start.ranking.find((story) => story.title === jobTitle && !story.job),
+    }),
+  ],
   async reference(page, site) {
     await openSignedIn(page, site, '/jobs');
     const row = (await storyRows(page)).find((story) => story.title === jobTitle);
