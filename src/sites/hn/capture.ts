@@ -117,7 +117,7 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
     }
   }
 
-  const derivedItems = new Map<string, Template>();
+  const derivedItems = new BoundedCache<Template>(1000);
   const listPages = new Map<string, Template>();
   const derivedPages = new BoundedCache<Template>(200);
   const submittedRows = new BoundedCache<StoryRow>(1000);
@@ -126,11 +126,8 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
     const item = items.get(row.id);
     return item?.url && item.site && item.author && item.points !== undefined;
   });
-  const derivedItemPage = (row: StoryRow) => {
-    let derived = derivedItems.get(row.id);
-    if (!derived) derivedItems.set(row.id, (derived = compileTemplate(deriveItemPage(frame, row))));
-    return derived;
-  };
+  // By the row's markup, not its id: a capture serves many replicas, and each numbers its submissions from the same first id.
+  const derivedItemPage = (row: StoryRow) => derivedItems.get(row.markup, () => compileTemplate(deriveItemPage(frame, row)));
   return {
     source,
     style: pages.some((page) => page.$('tr.athing.submission').length > 0) ? 'clicky' : 'onclick',
