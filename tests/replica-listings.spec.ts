@@ -177,6 +177,9 @@ test.describe('submissions', () => {
       expect(await answer.text(), JSON.stringify(fields)).toBe('Unknown.');
     }
     expect(replica.truth().submissions).toEqual([]);
+    // The session's own form is taken.
+    expect((await hn.post('/r', { ...story, ...form }, cookie)).headers.get('location')).toBe('/newest');
+    expect(replica.truth().submissions).toMatchObject([story]);
   });
 
   test('an empty or too long title, or a url that is not a web link, gives the form again with the reason and the fields kept; nothing is submitted', async () => {

@@ -63,7 +63,8 @@ test.describe('the suite as data', () => {
     }
     const perTag = Object.fromEntries(taskTags.map((tag) => [tag, hnSuite.filter((task) => task.tags.includes(tag)).length]));
     console.log(`${hnSuite.length} tasks; per tag: ${JSON.stringify(perTag)}`);
-    expect(perTag).toMatchObject({ infeasible: 1, information: 1, loop: 1 });
+    // Every kind the issue asks for is there (the families add to each).
+    for (const tag of ['infeasible', 'information', 'loop', 'form', 'multi-step', 'side-effect-trap'] as const) expect(perTag[tag], tag).toBeGreaterThanOrEqual(1);
   });
 
   test('a bad task definition is one line naming the task and each bad field', () => {
