@@ -4,7 +4,7 @@ import { setupServer } from 'msw/node';
 import { createReplica, replicaHandlers, serveReplica } from '../src/sites/hn/index.ts';
 import { sanitizeCapture } from '../src/sites/hn/sanitize.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
-import { bodyText, client, expect, firstStory, TOKEN } from './support.ts';
+import { bodyText, client, expect, firstStory, TOKEN, withoutMore } from './support.ts';
 import { test } from '@playwright/test';
 
 test.describe('pages', () => {
@@ -35,9 +35,6 @@ test.describe('pages', () => {
     const unknown = await hn.get('/no-such-page');
     expect(await unknown.text()).toBe('Unknown.');
   });
-
-  /** The capture without its `More` (the space row and the link's row): the last captured page has none, as past it the list is empty. */
-  const withoutMore = (html: string) => html.replace(/<tr class="morespace"[^>]*><\/tr><tr>[\s\S]*?class='?"?morelink[\s\S]*?<\/tr>/, '');
 
   test('logged out, the page is served byte for byte as captured (a one-page capture: no More)', async () => {
     const replica = createReplica({ capture: 'fixtures/hn/2025/news.html' });
