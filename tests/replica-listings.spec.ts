@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { test } from '@playwright/test';
 import type { CheerioAPI } from 'cheerio';
+import type { SessionView } from '../src/eval/tasks.ts';
 import { createReplica } from '../src/sites/hn/index.ts';
+import { recordedHn } from '../src/sites/hn/site.ts';
+import { listingTasks } from '../src/sites/hn/tasks/listings.ts';
+import { submissionTasks } from '../src/sites/hn/tasks/submissions.ts';
 import { markupYears } from '../src/sites/hn/options.ts';
 import type { HnReplica } from '../src/sites/hn/replica.ts';
 import { hnDiff } from '../src/sites/hn/snapshot.ts';
@@ -309,6 +313,31 @@ test.describe('submissions', () => {
       expect((await hn.get(`/${up}`, cookie)).headers.get('location')).toBe('/newest');
       expect(replica.truth().votes).toEqual({ harness: [story!.id] });
       expect(bodyText(await (await hn.get(`/item?id=${story!.id}`)).text())).toContain('Era & markup');
+    });
+  }
+});
+
+test.describe('the tasks\' own checks (verify): what the session sees', () => {
+  for (const task of [...submissionTasks, ...listingTasks].filter((known) => known.verify)) {
+    const infeasible = task.tags.includes('infeasible');
+    test(`${task.name}: ${infeasible ? 'never holds, the reference having found nothing to do' : 'does not hold before the reference, holds after it'}`, async ({ context }) => {
+      const site = recordedHn();
+      await site.attach(context);
+      // The session as the browser holds it: its cookies, sent with each load.
+      const session: SessionView = {
+        async load(path) {
+          const cookie = (await context.cookies(site.origin)).map(({ name, value }) => `${name}=${value}`).join('; ');
+          const response = await site.fetch(new Request(new URL(path, site.origin), { headers: cookie ? { cookie } : {} }));
+          return { status: response.status, html: await response.text() };
+        },
+      };
+      const page = await context.newPage();
+      await page.goto(`${site.origin}/news`);
+      expect(await task.verify!(session), 'before').toMatchObject({ holds: false });
+      await task.reference!(page, site);
+      await site.idle();
+      const after = await task.verify!(session);
+      expect(after, after.detail).toMatchObject({ holds: !infeasible });
     });
   }
 });

@@ -130,7 +130,8 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     const secure = new URL(request.url).protocol === 'https:' ? '; Secure' : '';
     const setCookie = `user=${cookie}; Path=/; Max-Age=31536000; SameSite=Lax${secure}`;
     const pending = pendingVote(goto);
-    if (pending && itemOf(pending.id) && !itemOf(pending.id)!.job) {
+    const pendingItem = pending && itemOf(pending.id);
+    if (pending && pendingItem && !pendingItem.job) {
       state.vote(form.get('acct')!, pending.id, pending.how);
       return redirect(pending.goto, setCookie);
     }
