@@ -5,7 +5,12 @@ import type { SessionView } from '../src/eval/tasks.ts';
 import { createReplica } from '../src/sites/hn/index.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { listingTasks } from '../src/sites/hn/tasks/listings.ts';
-import { submissionTasks } from '../src/sites/hn/tasks/submissions.ts';
+import { submissionTasks, submittedUnlessPosted } from '../src/sites/hn/tasks/submissions.ts';
+import { mutationTest } from '../src/eval/mutation.ts';
+import { judge } from '../src/eval/oracle.ts';
+import type { Postcondition } from '../src/eval/postconditions.ts';
+import { hnMutators } from '../src/sites/hn/mutators.ts';
+import type { HnChange, HnSnapshot } from '../src/sites/hn/snapshot.ts';
 import { markupYears } from '../src/sites/hn/options.ts';
 import type { HnReplica } from '../src/sites/hn/replica.ts';
 import { hnDiff } from '../src/sites/hn/snapshot.ts';
@@ -340,4 +345,38 @@ test.describe('the tasks\' own checks (verify): what the session sees', () => {
       expect(after, after.detail).toMatchObject({ holds: !infeasible });
     });
   }
+});
+
+test.describe('submit a link, or upvote it when it is already posted', () => {
+  const url = 'https://example.org/posted';
+  const ranking = [
+    { rank: 1, id: '101', title: 'Posted before', url },
+    { rank: 2, id: '102', title: 'Another' },
+  ];
+  const wanted = submittedUnlessPosted({ title: 'My title', url });
+  const evidence = (start: HnSnapshot, end: HnSnapshot) => ({ start, end, diff: hnDiff(start, end), user: 'harness' });
+  const base: HnSnapshot = { votes: {}, ranking, submissions: [] };
+
+  test('posted at the start: the vote is the task, and a repost is a side effect; a lax postcondition (any submission expected) lets the repost survive', async () => {
+    const voted: HnSnapshot = { ...base, votes: { harness: ['101'] } };
+    expect(await judge([wanted], evidence(base, voted))).toMatchObject({ actual: true, sideEffects: [] });
+    const reposted: HnSnapshot = { ...voted, submissions: [{ id: '900', by: 'harness', title: 'My title', url }] };
+    expect((await judge([wanted], evidence(base, reposted))).sideEffects.map((change) => change.kind)).toEqual(['submission']);
+    expect(await judge([wanted], evidence(base, { ...base, submissions: reposted.submissions }))).toMatchObject({ actual: false });
+
+    const lax: Postcondition<HnSnapshot, HnChange> = { ...wanted, expects: (change, all) => change.kind === 'submission' || wanted.expects(change, all) };
+    const report = await mutationTest([lax], evidence(base, voted), hnDiff, hnMutators);
+    expect(report.survivors.map((mutant) => mutant.name)).toEqual([`an extra submission ("An extra story no one asked for")`, `a repost of 101's link (${url})`]);
+    expect((await mutationTest([wanted], evidence(base, voted), hnDiff, hnMutators)).survivors).toEqual([]);
+  });
+
+  test('not posted at the start: the submission is the task, once, exactly as asked', async () => {
+    const start: HnSnapshot = { ...base, ranking: [ranking[1]!] };
+    const once: HnSnapshot = { ...start, submissions: [{ id: '900', by: 'harness', title: 'My title', url }] };
+    expect(await judge([wanted], evidence(start, once))).toMatchObject({ actual: true, sideEffects: [] });
+    const twice: HnSnapshot = { ...start, submissions: [...once.submissions!, { id: '901', by: 'harness', title: 'My title', url }] };
+    expect((await judge([wanted], evidence(start, twice))).verdicts[0]!.detail).toBe(`harness submitted "My title" (${url}) 2 times`);
+    const retitled: HnSnapshot = { ...start, submissions: [{ id: '900', by: 'harness', title: 'My title, shortened', url }] };
+    expect(await judge([wanted], evidence(start, retitled))).toMatchObject({ actual: false, sideEffects: [expect.objectContaining({ kind: 'submission' })] });
+  });
 });

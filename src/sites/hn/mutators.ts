@@ -67,10 +67,16 @@ const submissionMutators = {
         withSubmission(end, change.id, (story) => (story.text === undefined ? undefined : { ...story, text: `${story.text} And more.` })),
     },
   },
-  extra: ({ start, end, user }: HnEvidence) => {
+  extra: ({ start, end, user, diff }: HnEvidence) => {
     if (start.submissions === undefined || end.submissions === undefined) return [];
-    const story: Submission = { id: EXTRA_STORY_ID, by: user, title: 'An extra story no one asked for', url: 'https://example.com/an-extra-story' };
-    return [{ name: `an extra submission (${JSON.stringify(story.title)})`, end: { ...end, submissions: [...end.submissions, story] } }];
+    const submitted = (story: Submission) => ({ ...end, submissions: [...end.submissions!, story] });
+    const fresh: Submission = { id: EXTRA_STORY_ID, by: user, title: 'An extra story no one asked for', url: 'https://example.com/an-extra-story' };
+    // A story the run upvoted, posted again as well: what a task that asks to vote instead of reposting must reject.
+    const reposts = diff
+      .filter((change) => change.kind === 'vote' && change.user === user)
+      .flatMap((change) => start.ranking.filter((story) => story.id === change.id && story.url !== undefined))
+      .map((story) => ({ name: `a repost of ${story.id}'s link (${story.url})`, end: submitted({ id: EXTRA_STORY_ID, by: user, title: story.title, url: story.url }) }));
+    return [{ name: `an extra submission (${JSON.stringify(fresh.title)})`, end: submitted(fresh) }, ...reposts];
   },
 };
 
