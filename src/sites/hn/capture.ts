@@ -158,7 +158,7 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
       return derivedPages.get(page, () => compileTemplate(page));
     },
     framed(title, goto, body) {
-      const page = `${frameHead(frame, goto.replace(/\?.*/, ''), escapeHtml(title), goto)}<tr><td>${body}</td></tr>${frame.foot}`;
+      const page = framePage(frame, title, goto, body);
       return derivedPages.get(page, () => compileTemplate(page));
     },
   };
@@ -287,7 +287,12 @@ function deriveListPage(frame: Frame, rows: readonly StoryRow[], title: string, 
   const moreLink = more
     ? `<tr class="morespace" style="height:10px"></tr><tr><td colspan="2"></td><td class="title"><a href="${escapeHtml(more)}" class="morelink" rel="next">More</a></td></tr>`
     : '';
-  return `${frameHead(frame, goto.replace(/\?.*/, ''), escapeHtml(title), goto)}<tr><td><table border="0" cellpadding="0" cellspacing="0">${list}${moreLink}</table></td></tr>${frame.foot}`;
+  return framePage(frame, title, goto, `<table border="0" cellpadding="0" cellspacing="0">${list}${moreLink}</table>`);
+}
+
+/** A page in the news frame, titled `title`, at `goto`, with `cell` as its main cell. */
+function framePage(frame: Frame, title: string, goto: string, cell: string): string {
+  return `${frameHead(frame, goto.replace(/\?.*/, ''), escapeHtml(title), goto)}<tr><td>${cell}</td></tr>${frame.foot}`;
 }
 
 /** A front page without its `More` link and the space above it. */
