@@ -297,6 +297,16 @@ test.describe('submissions', () => {
     expect(JSON.parse(readFileSync(stateFile, 'utf8')).submissions).toEqual([kept]);
   });
 
+  test('a capture of an item page only (no listing row to make a story\'s row from): the story is kept, the listings answer without it', async () => {
+    const replica = createReplica({ capture: 'fixtures/hn/2025/item-46194762.html' });
+    const { hn, cookie, form } = await signedIn(replica);
+    expect((await hn.post('/r', { ...form, title: 'Kept anyway', url: 'https://example.org/kept' }, cookie)).headers.get('location')).toBe('/newest');
+    expect(replica.truth().submissions).toHaveLength(1);
+    const newest = await hn.get('/newest', cookie);
+    expect(newest.status).toBe(200);
+    expect(await (await hn.get(`/item?id=${replica.truth().submissions[0]!.id}`)).text()).toBe('No such item.');
+  });
+
   test('the snapshot\'s stories carry their link (none on a text post)', async () => {
     const ranking = createReplica().snapshot().ranking;
     expect(ranking.find((story) => story.rank === 3)?.url).toBe('https://github.com/tamsinreyes/driftwood');

@@ -58,8 +58,11 @@ export interface Capture {
   listPage(title: string, goto: string): Template;
   /** The front pages' story rows, in rank order: what the derived listings (`/newest`, `/ask`, …) pick from. */
   storyRows: ReadonlyMap<string, StoryRow>;
-  /** A story submitted on the replica as a row in this capture's markup: a captured row with the story's facts put in. */
-  submittedRow(story: SubmittedStory): StoryRow;
+  /**
+   * A story submitted on the replica as a row in this capture's markup: a captured link story's
+   * row with the story's facts put in; undefined for a capture with no such row (only item pages).
+   */
+  submittedRow(story: SubmittedStory): StoryRow | undefined;
   /** The item page derived from a story row (a captured one, or a submitted story's). */
   derivedItemPage(row: StoryRow): Template;
   /**
@@ -148,8 +151,7 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
     },
     storyRows,
     submittedRow(story) {
-      if (!model) throw new Error(`capture ${source} has no link story row to make a submitted story's row from`);
-      return submittedRows.get(JSON.stringify(story), () => deriveSubmittedRow(model, story));
+      return model && submittedRows.get(JSON.stringify(story), () => deriveSubmittedRow(model, story));
     },
     derivedItemPage,
     listing(title, goto, rows, firstRank, more) {

@@ -27,15 +27,16 @@ export function submittedItem(state: HnState, id: string): Item | undefined {
   return { id, kind: 'story', title: story.title, points: 1, author: story.by, site: siteOf(story.url), comments: 0, url: story.url };
 }
 
-/** Every story submitted on the replica as its row in the capture's markup, oldest first. */
+/** Every story submitted on the replica as its row in the capture's markup, oldest first (none when the capture has no row to make one from). */
 export function submittedRows({ capture, state }: Pages): StoryRow[] {
-  return state.posts.submissions.map((story) => capture.submittedRow(story));
+  return state.posts.submissions.flatMap((story) => capture.submittedRow(story) ?? []);
 }
 
 /** A submitted story's item page, derived from its row as a captured story's is. */
 export function submittedItemPage(pages: Pages, id: string): Template | undefined {
   const story = pages.state.posts.submissions.find((submission) => submission.id === id);
-  return story && pages.capture.derivedItemPage(pages.capture.submittedRow(story));
+  const row = story && pages.capture.submittedRow(story);
+  return row && pages.capture.derivedItemPage(row);
 }
 
 /**
