@@ -275,6 +275,7 @@ test.describe('submissions', () => {
     const asked = await hn.page('/newest', cookie);
     expect(rowsOf(asked)[0]).toMatchObject({ id: ask.id, href: `item?id=${ask.id}` });
     expect(asked(`tr.athing[id="${ask.id}"] .sitestr`)).toHaveLength(0);
+    expect((await hn.page(`/item?id=${ask.id}`))('.fatitem .toptext').text()).toBe('Just asking.');
   });
 
   test('submissions are kept in the stateFile, and reset goes back to what it held at the start; ids keep growing', async () => {

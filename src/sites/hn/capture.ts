@@ -35,6 +35,8 @@ export interface StoryRow {
   id: string;
   title: string;
   markup: string;
+  /** A text post's text as markup, shown under the story on its item page. */
+  text?: string;
 }
 
 /** The page that holds every listing: the capture's markup before and after its list of rows. */
@@ -80,6 +82,7 @@ export interface SubmittedStory {
   title: string;
   by: string;
   url?: string;
+  text?: string;
 }
 
 const fixturesRoot = fileURLToPath(new URL('../../../fixtures/hn/', import.meta.url));
@@ -129,8 +132,8 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
     const item = items.get(row.id);
     return item?.url && item.site && item.author && item.points !== undefined;
   });
-  // By the row's markup, not its id: a capture serves many replicas, and each numbers its submissions from the same first id.
-  const derivedItemPage = (row: StoryRow) => derivedItems.get(row.markup, () => compileTemplate(deriveItemPage(frame, row)));
+  // By the row's content, not its id: a capture serves many replicas, and each numbers its submissions from the same first id.
+  const derivedItemPage = (row: StoryRow) => derivedItems.get(`${row.markup}\n${row.text ?? ''}`, () => compileTemplate(deriveItemPage(frame, row)));
   return {
     source,
     style: pages.some((page) => page.$('tr.athing.submission').length > 0) ? 'clicky' : 'onclick',
@@ -327,7 +330,8 @@ function deriveSubmittedRow(model: StoryRow, story: SubmittedStory): StoryRow {
   // The replica keeps no time for a post: a fresh story, with no time in the age's title.
   $('span.age').removeAttr('title').find('a').text('0 minutes ago');
   $(`a[href="item?id=${story.id}"]`).last().text('discuss');
-  return { id: story.id, title: escapeHtml(story.title), markup: $('table > tbody').html() ?? '' };
+  const text = story.text && escapeHtml(story.text).replace(/\r?\n\r?\n/g, '<p>');
+  return { id: story.id, title: escapeHtml(story.title), markup: $('table > tbody').html() ?? '', ...(text && { text }) };
 }
 
 /** The domain HN shows after a link's title: its host without `www.`. */
@@ -366,5 +370,6 @@ function deriveItemPage(frame: Frame, row: StoryRow): string {
     `<tr style="height:10px"></tr><tr><td colspan="2"></td><td><form action="comment" method="post">` +
     `<input type="hidden" name="parent" value="${row.id}"><input type="hidden" name="goto" value="item?id=${row.id}">` +
     `<textarea name="text" rows="8" cols="80" wrap="virtual"></textarea><br><br><input type="submit" value="add comment"></form></td></tr>`;
-  return `${head}<tr><td><table class="fatitem" border="0">${story}${commentForm}</table><br><br></td></tr>${frame.foot}`;
+  const text = row.text ? `<tr><td colspan="2"></td><td><div class="toptext">${row.text}</div></td></tr>` : '';
+  return `${head}<tr><td><table class="fatitem" border="0">${story}${text}${commentForm}</table><br><br></td></tr>${frame.foot}`;
 }
