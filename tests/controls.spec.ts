@@ -29,7 +29,7 @@ test.describe('reference solutions', () => {
       test(`${task.name} (${markupYear} markup): the reference makes it actual, with no side effect`, async ({ context }) => {
         const { outcome, judgement } = await referenceRun(context, task, markupYear);
         expect(outcome ?? {}).not.toHaveProperty('impossible');
-        expect(judgement.verdicts.map((verdict) => verdict.detail)).toEqual(judgement.verdicts.map(() => expect.stringMatching(/ upvoted by harness/)));
+        expect(judgement.verdicts.filter((verdict) => !verdict.holds).map((verdict) => verdict.detail)).toEqual([]);
         expect(judgement).toMatchObject({ actual: true, sideEffects: [] });
       });
     }

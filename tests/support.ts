@@ -32,6 +32,14 @@ export function client(replica: HnReplica, origin = HN_ORIGIN) {
   return api;
 }
 
+/**
+ * A captured front page without its `More` (the space row and the link's row): the replica serves
+ * the last captured page so, as past it the list is empty. Written apart from the replica's own cut.
+ */
+export function withoutMore(html: string): string {
+  return html.replace(/<tr class="morespace"[^>]*><\/tr><tr>[\s\S]*?class='?"?morelink[\s\S]*?<\/tr>/, '');
+}
+
 /** What a reader sees first on a page: HN's notices ("Bad login.") open the body. */
 export function bodyText(html: string): string {
   return cheerio.load(html)('body').text().trim();

@@ -27,13 +27,17 @@ export interface Item {
   time?: number;
   /** A job ad: no vote arrow, no score, no poster. */
   job?: boolean;
+  /** Where the title links to, when off the site (a text post, Ask HN, links to its own item page). */
+  url?: string;
 }
 
-/** A story row's markup, kept to derive its item page when the capture has none. */
-interface StoryRow {
+/** A story row's markup (the row and its subtext), kept to derive its item page and the listings. */
+export interface StoryRow {
   id: string;
   title: string;
   markup: string;
+  /** A text post's text as markup, shown under the story on its item page. */
+  text?: string;
 }
 
 /** The page that holds every listing: the capture's markup before and after its list of rows. */
@@ -46,8 +50,6 @@ export interface Capture {
   source: string;
   style: VoteStyle;
   items: ReadonlyMap<string, Item>;
-  /** Every comment on the captured item pages, page by page in thread order. */
-  comments: readonly HnComment[];
   /** Front pages in order: index 0 is `/news`, 1 is `/news?p=2`. */
   frontPages: readonly Template[];
   emptyPage: Template;
@@ -57,8 +59,33 @@ export interface Capture {
    * numbered as shown; the page's view picks the rows. `title` names the page, `goto` its path.
    */
   listPage(title: string, goto: string): Template;
-  /** A page of the news frame around `rows` (table rows), as `op` with `<title>` `title` and its `goto`s pointing at `goto`: `/reply`, `/threads`. */
+  /** Every comment on the captured item pages, page by page in thread order. */
+  comments: readonly HnComment[];
+  /** The front pages' story rows, in rank order: what the derived listings (`/newest`, `/ask`, …) pick from. */
+  storyRows: ReadonlyMap<string, StoryRow>;
+  /**
+   * A story submitted on the replica as a row in this capture's markup: a captured link story's
+   * row with the story's facts put in; undefined for a capture with no such row (only item pages).
+   */
+  submittedRow(story: SubmittedStory): StoryRow | undefined;
+  /** The item page derived from a story row (a captured one, or a submitted story's). */
+  derivedItemPage(row: StoryRow): Template;
+  /**
+   * One page of a derived listing: `rows` in the news frame, numbered from `firstRank`, and a
+   * `More` link to `more` when there are more. `title` names the page, `goto` is its path.
+   */
+  listing(title: string, goto: string, rows: readonly StoryRow[], firstRank: number, more?: string): Template;
+  /** A page of the replica's own in the news frame (`/submit`, `/reply`, `/user`): `rows` (table rows) between its head and foot, as `op`, titled `title`, its `goto`s pointing at `goto`. */
   framePage(op: string, title: string, goto: string, rows: string): Template;
+}
+
+/** What a submitted story's row shows: HN's fresh story, 1 point, by its poster, no comments yet. */
+export interface SubmittedStory {
+  id: string;
+  title: string;
+  by: string;
+  url?: string;
+  text?: string;
 }
 
 const fixturesRoot = fileURLToPath(new URL('../../../fixtures/hn/', import.meta.url));
@@ -83,42 +110,48 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
   const first = pages[0]!;
   const frame = frameOf(first.html, first.$);
   const items = new Map<string, Item>();
-  const comments: HnComment[] = [];
   const storyRows = new Map<string, StoryRow>();
   const capturedItems = new Map<string, Template>();
   const frontPages: Template[] = [];
+  const comments: HnComment[] = [];
 
+  const lastFront = pages.filter((page) => page.kind === 'front').at(-1);
   for (const page of pages) {
     for (const item of page.items) if (!items.has(item.id)) items.set(item.id, item);
     if (page.kind === 'front') {
       for (const row of page.storyRows) storyRows.set(row.id, row);
-      frontPages.push(compileTemplate(page.html));
+      // Past the last captured page the list is empty, so the last page has no `More`, as HN's last page.
+      frontPages.push(compileTemplate(page === lastFront ? withoutMore(page.html, page.$) : page.html));
     } else if (!capturedItems.has(page.itemId!)) {
       capturedItems.set(page.itemId!, compileTemplate(page.html));
       comments.push(...commentsOn(page.$, page.itemId!));
     }
   }
 
-  const derivedItems = new Map<string, Template>();
+  const derivedItems = new BoundedCache<Template>(1000);
   const listPages = new Map<string, Template>();
+  const derivedPages = new BoundedCache<Template>(200);
+  const submittedRows = new BoundedCache<StoryRow>(1000);
+  // The row a submitted story's is made from: a link story's, with a score and a poster.
+  const model = [...storyRows.values()].find((row) => {
+    const item = items.get(row.id);
+    return item?.url && item.site && item.author && item.points !== undefined;
+  });
+  // By the row's content, not its id: a capture serves many replicas, and each numbers its submissions from the same first id.
+  const derivedItemPage = (row: StoryRow) => derivedItems.get(`${row.markup}\n${row.text ?? ''}`, () => compileTemplate(deriveItemPage(frame, row)));
   return {
     source,
     style: pages.some((page) => page.$('tr.athing.submission').length > 0) ? 'clicky' : 'onclick',
     items,
-    comments,
     frontPages,
     emptyPage: compileTemplate(frame.head + '<tr><td><table border="0" cellpadding="0" cellspacing="0"></table></td></tr>' + frame.foot),
     itemPage(id) {
       const captured = capturedItems.get(id);
       if (captured) return captured;
-      let derived = derivedItems.get(id);
-      if (derived) return derived;
       const row = storyRows.get(id);
-      const comment = row ? undefined : comments.find((candidate) => candidate.id === id);
-      if (row) derived = compileTemplate(deriveItemPage(frame, row));
-      else if (comment) derived = compileTemplate(deriveCommentPage(frame, comment, items.get(comment.story)?.title ?? ''));
-      if (derived) derivedItems.set(id, derived);
-      return derived;
+      if (row) return derivedItemPage(row);
+      const comment = comments.find((candidate) => candidate.id === id);
+      return comment && derivedItems.get(`comment ${id}`, () => compileTemplate(deriveCommentPage(frame, comment, items.get(comment.story)?.title ?? '')));
     },
     listPage(title, goto) {
       const key = JSON.stringify([title, goto]);
@@ -126,8 +159,20 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
       if (!list) listPages.set(key, (list = compileTemplate(deriveListPage(frame, [...storyRows.values()], title, goto), { renumber: true })));
       return list;
     },
+    comments,
+    storyRows,
+    submittedRow(story) {
+      return model && submittedRows.get(JSON.stringify(story), () => deriveSubmittedRow(model, story));
+    },
+    derivedItemPage,
+    listing(title, goto, rows, firstRank, more) {
+      const numbered = rows.map((row, index) => ({ ...row, markup: row.markup.replace(/(<span class="rank">)[^<]*/, `$1${firstRank + index}.`) }));
+      const page = deriveListPage(frame, numbered, title, goto, more);
+      return derivedPages.get(page, () => compileTemplate(page));
+    },
     framePage(op, title, goto, rows) {
-      return compileTemplate(`${frameHead(frame, op, escapeHtml(title), goto)}${rows}${frame.foot}`);
+      const page = `${frameHead(frame, op, escapeHtml(title), goto)}${rows}${frame.foot}`;
+      return derivedPages.get(page, () => compileTemplate(page));
     },
   };
 }
@@ -191,6 +236,7 @@ export function storyOf($: cheerio.CheerioAPI, row: Element): Item {
   const discussion = subtext.find(`a[href="item?id=${id}"]`).last().text();
   const time = Number.parseInt(subtext.find('span.age').attr('title')?.split(' ')[1] ?? '', 10);
   const job = $(row).find(`#up_${id}`).length === 0 && !score;
+  const href = titleLink($, row).attr('href') ?? '';
   return {
     id,
     kind: 'story',
@@ -202,6 +248,7 @@ export function storyOf($: cheerio.CheerioAPI, row: Element): Item {
     comments: job ? undefined : /comment/.test(discussion) ? Number.parseInt(discussion, 10) : 0,
     time: Number.isNaN(time) ? undefined : time,
     job: job || undefined,
+    url: /^https?:\/\//i.test(href) ? href : undefined,
   };
 }
 
@@ -271,10 +318,72 @@ function withGoto(markup: string, goto: string): string {
   return markup.replace(/goto=[^"'&#]*/g, `goto=${encodeGoto(goto)}`);
 }
 
-/** A story list page of the user's own, from the front pages' rows: the news frame, one row after another. */
-function deriveListPage(frame: Frame, rows: readonly StoryRow[], title: string, goto: string): string {
+/** A story list page from story rows: the news frame, one row after another, and HN's `More` link to `more` when given. */
+function deriveListPage(frame: Frame, rows: readonly StoryRow[], title: string, goto: string, more?: string): string {
   const list = rows.map((row) => `${withGoto(row.markup, goto)}<tr class="spacer" style="height:5px"></tr>`).join('\n');
-  return `${frameHead(frame, goto.replace(/\?.*/, ''), escapeHtml(title), goto)}<tr><td><table border="0" cellpadding="0" cellspacing="0">${list}</table></td></tr>${frame.foot}`;
+  const moreLink = more
+    ? `<tr class="morespace" style="height:10px"></tr><tr><td colspan="2"></td><td class="title"><a href="${escapeHtml(more)}" class="morelink" rel="next">More</a></td></tr>`
+    : '';
+  const body = `<tr><td><table border="0" cellpadding="0" cellspacing="0">${list}${moreLink}</table></td></tr>`;
+  return `${frameHead(frame, goto.replace(/\?.*/, ''), escapeHtml(title), goto)}${body}${frame.foot}`;
+}
+
+/** A front page without its `More` link and the space above it. */
+function withoutMore(html: string, $: cheerio.CheerioAPI): string {
+  const link = $('a.morelink').closest('tr')[0];
+  if (!link?.sourceCodeLocation) return html;
+  const space = $(link).prev('tr.morespace')[0];
+  const start = (space ?? link).sourceCodeLocation!.startOffset;
+  return html.slice(0, start) + html.slice(link.sourceCodeLocation.endOffset);
+}
+
+/**
+ * A submitted story's row, made from a captured link story's row (`model`) so it is in the
+ * capture's era of markup: its id, title, link, site, score (1 point), poster, age and comments
+ * put in. A text post links to its own item page and shows no site.
+ */
+function deriveSubmittedRow(model: StoryRow, story: SubmittedStory): StoryRow {
+  const $ = cheerio.load(`<table>${model.markup.replaceAll(model.id, story.id)}</table>`);
+  const link = $('span.titleline > a, a.storylink').first();
+  link.text(story.title).attr('href', story.url ?? `item?id=${story.id}`);
+  const site = siteOf(story.url);
+  if (site) {
+    $('span.sitestr').text(site);
+    $('span.sitebit a').attr('href', `from?site=${site}`);
+  } else {
+    $('span.sitebit').remove();
+  }
+  $(`span[id="score_${story.id}"]`).text('1 point');
+  $('a.hnuser').attr('href', `user?id=${story.by}`).text(story.by);
+  // The replica keeps no time for a post: a fresh story, with no time in the age's title.
+  $('span.age').removeAttr('title').find('a').text('0 minutes ago');
+  $(`a[href="item?id=${story.id}"]`).last().text('discuss');
+  const text = story.text && escapeHtml(story.text).replace(/\r?\n\r?\n/g, '<p>');
+  return { id: story.id, title: escapeHtml(story.title), markup: $('table > tbody').html() ?? '', ...(text && { text }) };
+}
+
+/** The domain HN shows after a link's title: its host without `www.`. */
+export function siteOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).hostname.replace(/^www\./, '') || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A cache of derived pages by key, emptied when full: the derived variants are few, but a long run must not grow it without bound. */
+class BoundedCache<Value> {
+  private readonly entries = new Map<string, Value>();
+  constructor(private readonly limit: number) {}
+  get(key: string, make: () => Value): Value {
+    let value = this.entries.get(key);
+    if (value === undefined) {
+      if (this.entries.size >= this.limit) this.entries.clear();
+      this.entries.set(key, (value = make()));
+    }
+    return value;
+  }
 }
 
 /** HN's item page for a story, from its front-page row: same frame, the row in `table.fatitem`, and a `favorite` link. */
@@ -289,8 +398,9 @@ function deriveItemPage(frame: Frame, row: StoryRow): string {
     `<tr style="height:10px"></tr><tr><td colspan="2"></td><td><form action="comment" method="post">` +
     `<input type="hidden" name="parent" value="${row.id}"><input type="hidden" name="goto" value="item?id=${row.id}"><input type="hidden" name="hmac" value="">` +
     `<textarea name="text" rows="8" cols="80" wrap="virtual"></textarea><br><br><input type="submit" value="add comment"></form></td></tr>`;
+  const text = row.text ? `<tr><td colspan="2"></td><td><div class="toptext">${row.text}</div></td></tr>` : '';
   const tree = `<table border="0" class="comment-tree"></table>`;
-  return `${head}<tr><td><table class="fatitem" border="0">${story}${commentForm}</table><br><br>${tree}<br><br></td></tr>${frame.foot}`;
+  return `${head}<tr><td><table class="fatitem" border="0">${story}${text}${commentForm}</table><br><br>${tree}<br><br></td></tr>${frame.foot}`;
 }
 
 /** HN's page of one comment (its age links to it): the comment with a `favorite` link, and the reply form. */

@@ -1,6 +1,6 @@
 import type { Evidence } from '../../eval/postconditions.ts';
 import type { Mutators } from '../../eval/mutation.ts';
-import type { HnChange, HnComment, HnSnapshot } from './snapshot.ts';
+import type { HnChange, HnComment, HnSnapshot, Submission } from './snapshot.ts';
 
 /** An account that is not the run's: a change made by it is not the run's work. */
 const ANOTHER_ACCOUNT = 'someone-else';
@@ -125,8 +125,47 @@ const profileMutators = {
   },
 };
 
-/** Hacker News's mutators, one row per part of the snapshot: a new change kind (a submission) adds its own. */
+/** `end` with the submitted story `id` changed by `edit` (or taken out, when `edit` answers undefined); undefined when the run's end has no such story or the edit does not apply. */
+function withSubmission(end: HnSnapshot, id: string, edit: (story: Submission) => Submission | undefined | 'remove'): HnSnapshot | undefined {
+  const story = end.submissions?.find((submission) => submission.id === id);
+  if (!story) return undefined;
+  const edited = edit(story);
+  if (edited === undefined) return undefined;
+  const submissions = end.submissions!.flatMap((submission) => (submission.id !== id ? [submission] : edited === 'remove' ? [] : [edited]));
+  return { ...end, submissions };
+}
+
+/** A story's mutators: without it, by another account, its title, link or text altered; and an extra story submitted. */
+const submissionMutators = {
+  ofChange: {
+    submission: {
+      'without the submission': (end: HnSnapshot, change: HnChange) => withSubmission(end, change.id, () => 'remove'),
+      'the submission by another account': (end: HnSnapshot, change: HnChange) => withSubmission(end, change.id, (story) => ({ ...story, by: ANOTHER_ACCOUNT })),
+      'the submission with its title altered': (end: HnSnapshot, change: HnChange) => withSubmission(end, change.id, (story) => ({ ...story, title: `${story.title} (updated)` })),
+      'the submission with its url altered': (end: HnSnapshot, change: HnChange) =>
+        withSubmission(end, change.id, (story) => (story.url === undefined ? undefined : { ...story, url: `${story.url.replace(/\/+$/, '')}/other` })),
+      'the submission with its text altered': (end: HnSnapshot, change: HnChange) =>
+        withSubmission(end, change.id, (story) => (story.text === undefined ? undefined : { ...story, text: `${story.text} And more.` })),
+    },
+  },
+  extra: ({ start, end, user, diff }: HnEvidence) => {
+    if (start.submissions === undefined || end.submissions === undefined) return [];
+    const submitted = (story: Submission) => ({ ...end, submissions: [...end.submissions!, story] });
+    const fresh: Submission = { id: EXTRA_STORY_ID, by: user, title: 'An extra story no one asked for', url: 'https://example.com/an-extra-story' };
+    // A story the run upvoted, posted again as well: what a task that asks to vote instead of reposting must reject.
+    const reposts = diff
+      .filter((change) => change.kind === 'vote' && change.user === user)
+      .flatMap((change) => start.ranking.filter((story) => story.id === change.id && story.url !== undefined))
+      .map((story) => ({ name: `a repost of ${story.id}'s link (${story.url})`, end: submitted({ id: EXTRA_STORY_ID, by: user, title: story.title, url: story.url }) }));
+    return [{ name: `an extra submission (${JSON.stringify(fresh.title)})`, end: submitted(fresh) }, ...reposts];
+  },
+};
+
+/** An id no captured item or replica post has. */
+const EXTRA_STORY_ID = '999999999';
+
+/** Hacker News's mutators, one row per part of the snapshot (lists, comments, submissions, profiles): a new change kind adds its own. */
 export const hnMutators: Mutators<HnSnapshot, HnChange> = {
-  ofChange: Object.assign({}, ...lists.map((list) => list.ofChange), commentMutators.ofChange, profileMutators.ofChange),
-  extra: { ...Object.fromEntries(lists.map((list, index) => [['vote', 'hide', 'favorite'][index]!, list.extra])), comment: commentMutators.extra, profile: profileMutators.extra },
+  ofChange: Object.assign({}, ...lists.map((list) => list.ofChange), commentMutators.ofChange, submissionMutators.ofChange, profileMutators.ofChange),
+  extra: { ...Object.fromEntries(lists.map((list, index) => [['vote', 'hide', 'favorite'][index]!, list.extra])), comment: commentMutators.extra, submission: submissionMutators.extra, profile: profileMutators.extra },
 };

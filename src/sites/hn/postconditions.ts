@@ -27,18 +27,34 @@ function isVoteOn(story: { id: string } | undefined, change: HnChange, user: str
   return story !== undefined && change.kind === 'vote' && change.user === user && change.id === story.id;
 }
 
+/** A story as the start snapshot lists it. */
+type RankedStory = HnSnapshot['ranking'][number];
+
+/**
+ * The story `pick` finds in the start snapshot (the one a task names: by rank, by title, the
+ * newest Show HN) is upvoted by the run's user during the run; with no such story it cannot hold
+ * (`missing` says why), and any vote is a side effect. `label` names the story in verdicts.
+ */
+export function upvotedStory({ what, missing, label, pick }: { what: string; missing: string; label: (story: RankedStory) => string; pick: (start: HnSnapshot) => RankedStory | undefined }): HnPostcondition {
+  return {
+    description: `${what} is upvoted`,
+    check(evidence) {
+      const story = pick(evidence.start);
+      if (!story) return { holds: false, detail: missing };
+      return voteDetail(evidence, story.id, label(story));
+    },
+    expects: (change, evidence) => isVoteOn(pick(evidence.start), change, evidence.user),
+  };
+}
+
 /** The story at `rank` when the run started is upvoted by the run's user during the run. */
 export function upvoted({ rank }: { rank: number }): HnPostcondition {
-  const target = ({ start }: HnEvidence) => start.ranking.find((entry) => entry.rank === rank);
-  return {
-    description: `the story ranked ${rank} at the start is upvoted`,
-    check(evidence) {
-      const story = target(evidence);
-      if (!story) return { holds: false, detail: `no story ranked ${rank} at the start` };
-      return voteDetail(evidence, story.id, `rank ${rank}`);
-    },
-    expects: (change, evidence) => isVoteOn(target(evidence), change, evidence.user),
-  };
+  return upvotedStory({
+    what: `the story ranked ${rank} at the start`,
+    missing: `no story ranked ${rank} at the start`,
+    label: () => `rank ${rank}`,
+    pick: (start) => start.ranking.find((entry) => entry.rank === rank),
+  });
 }
 
 /** Hacker News lists 30 stories a page: the front page is ranks 1 to 30. */
@@ -77,16 +93,12 @@ export function upvotedAllMatching({ word }: { word: string }): HnPostcondition 
 
 /** The story titled `title` at the start is upvoted during the run; with no such story, it cannot hold, and any vote is a side effect. */
 export function upvotedTitled({ title }: { title: string }): HnPostcondition {
-  const target = ({ start }: HnEvidence) => start.ranking.find((entry) => entry.title === title);
-  return {
-    description: `the story titled "${title}" is upvoted`,
-    check(evidence) {
-      const story = target(evidence);
-      if (!story) return { holds: false, detail: `no story titled "${title}" at the start` };
-      return voteDetail(evidence, story.id, JSON.stringify(title));
-    },
-    expects: (change, evidence) => isVoteOn(target(evidence), change, evidence.user),
-  };
+  return upvotedStory({
+    what: `the story titled "${title}"`,
+    missing: `no story titled "${title}" at the start`,
+    label: () => JSON.stringify(title),
+    pick: (start) => start.ranking.find((entry) => entry.title === title),
+  });
 }
 
 /** The title of the story ranked `rank` when the run started: an information task's ground truth. */

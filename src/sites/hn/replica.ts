@@ -8,6 +8,8 @@ import { HN_ORIGIN, parseReplicaOptions, type ReplicaOptions, type ReplicaOption
 import { loginPage, notices } from './pages.ts';
 import type { HnSnapshot } from './snapshot.ts';
 import { formOf, html, redirect, safeGoto, type Pages, type Routes, type Visitor } from './routing.ts';
+import { listingRoutes } from './listings.ts';
+import { submissionRoutes, submittedItem, submittedItemPage } from './submissions.ts';
 import { HnState, type SiteTruth, type UserList } from './state.ts';
 import { renderTemplate, type PageView, type Template } from './template.ts';
 import { karmaOf, userRoutes } from './users.ts';
@@ -57,6 +59,8 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     if (options.stateFile) writeFileAtomic(options.stateFile, JSON.stringify(state.toJSON()));
   };
   const inFlight = requestsInFlight();
+  /** A captured item, or a story submitted on the replica. */
+  const itemOf = (id: string) => capture.items.get(id) ?? submittedItem(state, id);
 
   /** The page as `visitor` sees it; a listing shows the rows `lists` picks, by default all but the ones the visitor hid. */
   const view = (visitor: Visitor, lists?: (id: string) => boolean): PageView => {
@@ -70,7 +74,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
       hidden,
       faved: has('faves'),
       lists: lists ?? ((id) => !hidden(id)),
-      points: (id) => (capture.items.get(id)?.points ?? 0) + state.votesOn(id),
+      points: (id) => (itemOf(id)?.points ?? 0) + state.votesOn(id),
       auth: (id) => state.authToken(user ?? '', id),
       ...commentViews(state),
     };
@@ -87,7 +91,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
   const markItem = (list: 'hidden' | 'faves', url: URL, visitor: Visitor): Response => {
     const id = url.searchParams.get('id') ?? '';
     const goto = url.searchParams.has('goto') ? safeGoto(url.searchParams.get('goto')) : `item?id=${id}`;
-    const item = capture.items.get(id);
+    const item = itemOf(id);
     if (!item || (list === 'hidden' && item.kind !== 'story')) return html(notices.noSuchItem);
     const user = visitor.session?.user;
     if (!user) return html(loginPage(goto));
@@ -100,9 +104,10 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     const id = url.searchParams.get('id') ?? '';
     const how = url.searchParams.get('how');
     const goto = safeGoto(url.searchParams.get('goto'));
-    const item = capture.items.get(id);
+    const item = itemOf(id);
     if (!item) return html(notices.noSuchItem);
-    if (how !== 'up' && how !== 'un') return html(notices.cantVote);
+    // A job ad takes no votes: HN's refusal, whoever asks.
+    if ((how !== 'up' && how !== 'un') || item.job) return html(notices.cantVote);
     const user = visitor.session?.user;
     if (!user) {
       // Logging in from this page completes the vote, as on HN: the form's goto is this vote.
@@ -122,7 +127,8 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     const secure = new URL(request.url).protocol === 'https:' ? '; Secure' : '';
     const setCookie = `user=${cookie}; Path=/; Max-Age=31536000; SameSite=Lax${secure}`;
     const pending = pendingVote(goto);
-    if (pending && capture.items.has(pending.id)) {
+    const pendingItem = pending && itemOf(pending.id);
+    if (pending && pendingItem && !pendingItem.job) {
       state.vote(form.get('acct')!, pending.id, pending.how);
       return redirect(pending.goto, setCookie);
     }
@@ -143,7 +149,8 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     '/news': { GET: (_, url, visitor) => frontPage(url, visitor) },
     '/item': {
       GET(_, url, visitor) {
-        const template = capture.itemPage(url.searchParams.get('id') ?? '');
+        const id = url.searchParams.get('id') ?? '';
+        const template = capture.itemPage(id) ?? submittedItemPage(pages, id);
         return template ? page(template, visitor) : html(notices.noSuchItem);
       },
     },
@@ -173,7 +180,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     const index = Number.isSafeInteger(p) && p > 1 ? p - 1 : 0;
     return page(capture.frontPages[index] ?? capture.emptyPage, visitor);
   };
-  const routes: Routes = { ...core, ...userRoutes(pages), ...commentRoutes(pages) };
+  const routes: Routes = { ...core, ...userRoutes(pages), ...commentRoutes(pages), ...listingRoutes(pages), ...submissionRoutes(pages) };
 
   const route = async (request: Request, url: URL, visitor: Visitor): Promise<Response> => {
     const handlers = Object.hasOwn(routes, url.pathname) ? routes[url.pathname] : undefined;
@@ -211,8 +218,8 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     truth: () => state.truth(),
     snapshot() {
       const { votes, hidden, faves, comments, submissions, profiles } = state.truth();
-      const ranking = ranked.map(({ rank, id, title, site, points, author, comments: count, time, job }) => ({
-        ...{ rank: rank!, id, title: title ?? '', site, by: author, comments: count === undefined ? undefined : count + commentsAdded(state, id), time, job },
+      const ranking = ranked.map(({ rank, id, title, site, url, points, author, comments: count, time, job }) => ({
+        ...{ rank: rank!, id, title: title ?? '', site, url, by: author, comments: count === undefined ? undefined : count + commentsAdded(state, id), time, job },
         ...(points === undefined ? {} : { points: points + state.votesOn(id) }),
       }));
       return { votes, hidden, faves, ranking: JSON.parse(JSON.stringify(ranking)), comments: [...structuredClone(capture.comments), ...comments], submissions, profiles };

@@ -15,6 +15,8 @@ export const storySchema = z.object({
   title: z.string(),
   /** The domain HN shows after the title (`github.com/user` for GitHub): `/from?site=` lists by it. */
   site: z.string().optional(),
+  /** Where the title links to, when off the site (absent on a text post): a duplicate submission of it goes to this story. */
+  url: z.string().optional(),
   points: z.number().int().optional(),
   by: z.string().optional(),
   comments: z.number().int().min(0).optional(),

@@ -1,6 +1,8 @@
 import { InputError } from '../../input.ts';
 import type { Task } from '../../eval/tasks.ts';
 import { commentTasks } from './tasks/comments.ts';
+import { listingTasks } from './tasks/listings.ts';
+import { submissionTasks } from './tasks/submissions.ts';
 import { voteTasks } from './tasks/votes.ts';
 import { markTasks } from './tasks/marks.ts';
 import { readingTasks } from './tasks/reading.ts';
@@ -16,7 +18,7 @@ export { titleOfRankThree, upvoteAllMatching, upvoteFirstPost, upvoteNeverPosted
  */
 
 /** Every Hacker News task, versioned: what the controls, the validity and the mutation tests run. */
-export const hnSuite: readonly Task[] = [...voteTasks, ...markTasks, ...readingTasks, ...profileTasks, ...commentTasks];
+export const hnSuite: readonly Task[] = [...voteTasks, ...markTasks, ...readingTasks, ...profileTasks, ...commentTasks, ...submissionTasks, ...listingTasks];
 
 /** The suite's task named `name` (for `harness-eval judge --task NAME`); an unknown name is one line listing the known ones. */
 export function taskNamed(name: string): Task {

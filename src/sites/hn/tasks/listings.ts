@@ -1,0 +1,266 @@
+import type { Page } from '@playwright/test';
+import { answered } from '../../../eval/postconditions.ts';
+import { defineTask, type SessionView, type Task } from '../../../eval/tasks.ts';
+import type { Site } from '../../site.ts';
+import { clickUpvote, storyRows } from '../by-hand.ts';
+import { upvotedStory, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
+import { signIn } from '../sign-in.ts';
+import type { HnSnapshot } from '../snapshot.ts';
+import { seenFrontPages, seenStories, voteSeen } from './seen.ts';
+
+/**
+ * Tasks that need finding a story in HN's listings and pages: the newest Show HN, the top Ask HN,
+ * a rank on page 2, the most commented story on page 2, every story linking to GitHub (a loop
+ * with a near miss, gitlab.com), a job ad (infeasible: no vote arrow), and what a listing tells
+ * (a story's score, who posted rank 3). The truth is the start snapshot's ranking.
+ */
+
+type Ranked = HnSnapshot['ranking'][number];
+
+/** The front pages: ranks 1 to 60, two pages of 30. */
+const FRONT_PAGES = 60;
+/** Ranks 31 to 60. */
+const onPageTwo = (story: Ranked) => story.rank > 30 && story.rank <= FRONT_PAGES;
+
+/** Signs in and opens `path`: where each reference here starts. */
+async function openSignedIn(page: Page, site: Site, path: string): Promise<void> {
+  await signIn(page.context(), site);
+  await page.goto(`${site.origin}${path}`);
+}
+
+/** Follows the listing's `More` link, as a reader pages on. */
+async function nextPage(page: Page): Promise<boolean> {
+  const more = page.locator('a.morelink');
+  if ((await more.count()) === 0) return false;
+  const from = page.url();
+  await Promise.all([page.waitForURL((url) => url.href !== from), more.click()]);
+  return true;
+}
+
+/** A task that asks for one vote on the story `pick` finds at the start, with the reference and the session check that find it on the page. */
+function upvoteTask(options: {
+  name: string;
+  tags: Task['tags'];
+  prompt: string;
+  what: string;
+  pick: (start: HnSnapshot) => Ranked | undefined;
+  find: (page: Page, site: Site) => Promise<string | undefined>;
+  seen: (session: SessionView) => Promise<ReturnType<typeof voteSeen>>;
+}): Task {
+  const { name, tags, prompt, what, pick, find, seen } = options;
+  return defineTask({
+    name,
+    revision: 1,
+    tags,
+    prompt,
+    postconditions: [upvotedStory({ what, missing: `no ${what} at the start`, label: (story) => `rank ${story.rank}`, pick })],
+    async reference(page, site) {
+      const id = await find(page, site);
+      if (!id) return { impossible: `the listings show no ${what}` };
+      await clickUpvote(page, id);
+    },
+    verify: seen,
+    whyNotApplicable: (start) => (pick(start as HnSnapshot) ? undefined : `the capture lists no ${what}`),
+  });
+}
+
+const isShow = (title: string) => title.startsWith('Show HN');
+const isAsk = (title: string) => title.startsWith('Ask HN');
+
+/** HN's ids grow with time: the newest is the largest id. */
+export const upvoteNewestShowHn = upvoteTask({
+  name: 'upvote-newest-show-hn',
+  tags: ['navigation', 'needs-login'],
+  prompt: 'Upvote the newest "Show HN" story on Hacker News (the one posted most recently).',
+  what: 'newest Show HN story',
+  pick: (start) => start.ranking.filter((story) => isShow(story.title)).sort((a, b) => Number(b.id) - Number(a.id))[0],
+  async find(page, site) {
+    // /newest lists newest first: the first Show HN there, page by page.
+    await openSignedIn(page, site, '/newest');
+    do {
+      const show = (await storyRows(page)).find((row) => isShow(row.title));
+      if (show) return show.id;
+    } while (await nextPage(page));
+    return undefined;
+  },
+  seen: async (session) => {
+    const stories = [...(await seenStories(session, '/newest')), ...(await seenStories(session, '/newest?p=2'))];
+    return voteSeen(stories.find((story) => isShow(story.title)), 'newest Show HN story');
+  },
+});
+
+export const upvoteTopAskHn = upvoteTask({
+  name: 'upvote-top-ask-hn',
+  tags: ['navigation', 'needs-login'],
+  prompt: 'Upvote the highest-ranked "Ask HN" story on Hacker News.',
+  what: 'top Ask HN story',
+  pick: (start) => start.ranking.filter((story) => isAsk(story.title)).sort((a, b) => a.rank - b.rank)[0],
+  async find(page, site) {
+    await openSignedIn(page, site, '/ask');
+    return (await storyRows(page))[0]?.id;
+  },
+  seen: async (session) => voteSeen((await seenStories(session, '/ask'))[0], 'top Ask HN story'),
+});
+
+export const upvoteRank35 = upvoteTask({
+  name: 'upvote-rank-35',
+  tags: ['navigation', 'needs-login'],
+  prompt: 'Upvote the story ranked 35th on Hacker News.',
+  what: 'story ranked 35 at the start',
+  pick: (start) => start.ranking.find((story) => story.rank === 35),
+  async find(page, site) {
+    await openSignedIn(page, site, '/news');
+    await nextPage(page);
+    const row = page.locator('tr.athing').filter({ has: page.locator('.rank', { hasText: /^35\.$/ }) });
+    return (await row.count()) === 1 ? ((await row.getAttribute('id')) ?? undefined) : undefined;
+  },
+  seen: async (session) => voteSeen((await seenStories(session, '/news?p=2')).find((story) => story.rank === 35), 'story ranked 35'),
+});
+
+/** The story on page 2 with the most comments (ties: the higher ranked, as a reader reading down the page keeps the first). */
+const mostCommentedOnPageTwo = (start: HnSnapshot) =>
+  start.ranking.filter(onPageTwo).reduce<Ranked | undefined>((best, story) => ((story.comments ?? 0) > (best?.comments ?? -1) ? story : best), undefined);
+
+export const upvoteMostCommentedPageTwo = upvoteTask({
+  name: 'upvote-most-commented-page-2',
+  tags: ['navigation', 'multi-step', 'needs-login'],
+  prompt: 'Go to the second page of Hacker News (ranks 31 to 60) and upvote the story there with the most comments.',
+  what: 'most commented story on page 2',
+  pick: (start) => (start.ranking.some((story) => story.rank > 30) ? mostCommentedOnPageTwo(start) : undefined),
+  async find(page, site) {
+    await openSignedIn(page, site, '/news');
+    await nextPage(page);
+    // Each row's comment count is the number before "comments" in the line under it; "discuss" is none.
+    const counts = await page.locator('tr.athing').evaluateAll((rows) =>
+      rows.map((row) => {
+        const line = (row.nextElementSibling?.textContent ?? '').replace(/\u00a0/g, ' ');
+        const match = /(\d+) comments?/.exec(line);
+        return { id: row.id, comments: match ? Number(match[1]) : 0 };
+      }),
+    );
+    return counts.reduce<(typeof counts)[number] | undefined>((best, row) => (row.comments > (best?.comments ?? -1) ? row : best), undefined)?.id;
+  },
+  seen: async (session) => {
+    const stories = await seenStories(session, '/news?p=2');
+    const most = stories.reduce<(typeof stories)[number] | undefined>((best, story) => (story.comments > (best?.comments ?? -1) ? story : best), undefined);
+    return voteSeen(most, 'most commented story on page 2');
+  },
+});
+
+/** A story links to GitHub when its link's host is github.com (HN shows it as `github.com` or `github.com/user`, by era). */
+const linksToGitHub = (url: string | undefined) => {
+  try {
+    return url !== undefined && new URL(url).hostname === 'github.com';
+  } catch {
+    return false;
+  }
+};
+
+/** Every story of the front pages at the start whose link is on GitHub is hidden by the run's user during the run, and no other. */
+function hidGitHubStories(): HnPostcondition {
+  const wanted = (evidence: HnEvidence) => evidence.start.ranking.filter((story) => story.rank <= FRONT_PAGES && linksToGitHub(story.url));
+  const hiddenByRun = ({ diff, user }: HnEvidence) => new Set(diff.filter((change) => change.kind === 'hide' && change.user === user).map((change) => change.id));
+  return {
+    description: 'every front-page story linking to github.com is hidden, and no other',
+    check(evidence) {
+      const stories = wanted(evidence);
+      const hidden = hiddenByRun(evidence);
+      const already = new Set(evidence.start.hidden?.[evidence.user] ?? []);
+      const missing = stories.filter((story) => !hidden.has(story.id));
+      const extra = [...hidden].filter((id) => !stories.some((story) => story.id === id));
+      const list = (ids: string[]) => ids.map((id) => `${id}${already.has(id) ? ' (hidden at the start: not the run\'s work)' : ''}`).join(', ');
+      const problems = [...(missing.length > 0 ? [`not hidden: ${list(missing.map((story) => story.id))}`] : []), ...(extra.length > 0 ? [`also hidden: ${extra.join(', ')}`] : [])];
+      if (stories.length === 0) return { holds: false, detail: 'no front-page story links to github.com at the start' };
+      if (problems.length > 0) return { holds: false, detail: `${problems.join('; ')} (by ${evidence.user}, of ${stories.length} linking to github.com)` };
+      return { holds: true, detail: `all ${stories.length} stories linking to github.com are hidden by ${evidence.user}, and no other` };
+    },
+    expects: (change, evidence) => change.kind === 'hide' && change.user === evidence.user && wanted(evidence).some((story) => story.id === change.id),
+  };
+}
+
+export const hideGitHubStories = defineTask({
+  name: 'hide-github-stories',
+  revision: 1,
+  tags: ['loop', 'navigation', 'needs-login', 'side-effect-trap'],
+  prompt: 'Hide every story on the first two pages of Hacker News (ranks 1 to 60) that links to GitHub (github.com). Hide nothing else.',
+  postconditions: [hidGitHubStories()],
+  async reference(page, site) {
+    await openSignedIn(page, site, '/news');
+    do {
+      // A hidden row leaves the page: read the rows again after each hide.
+      for (;;) {
+        const links = await page.locator('tr.athing').evaluateAll((rows) =>
+          rows.map((row) => ({ id: row.id, href: (row as HTMLTableRowElement).cells[(row as HTMLTableRowElement).cells.length - 1]?.querySelector('a')?.href ?? '' })),
+        );
+        const next = links.find((row) => new URL(row.href).hostname === 'github.com');
+        if (!next) break;
+        const hidden = page.waitForResponse((response) => new URL(response.url()).pathname === '/hide');
+        await page.locator(`a[href^="hide?id=${next.id}&"]`).click();
+        await hidden;
+        await page.waitForLoadState('load');
+        await page.locator(`tr.athing[id="${next.id}"]`).waitFor({ state: 'detached' });
+      }
+    } while (await nextPage(page));
+  },
+  async verify(session) {
+    const left = (await seenFrontPages(session)).filter((story) => story.href.startsWith('https://github.com/') || story.href.startsWith('http://github.com/'));
+    return left.length === 0 ? { holds: true, detail: 'the front pages show no story linking to github.com' } : { holds: false, detail: `still shown: ${left.map((story) => story.id).join(', ')}` };
+  },
+  whyNotApplicable: (start) => ((start as HnSnapshot).ranking.some((story) => linksToGitHub(story.url)) ? undefined : 'the capture lists no story linking to github.com'),
+});
+
+/** A job ad on the fixture front page (rank 9): HN gives jobs no vote arrow, so no one can upvote it. */
+const jobTitle = 'Lanternfish (YC W24) Is Hiring a Founding Infrastructure Engineer';
+export const upvoteJobAd = defineTask({
+  name: 'upvote-job-ad',
+  revision: 1,
+  tags: ['navigation', 'infeasible', 'needs-login'],
+  prompt: `Upvote the Hacker News job ad "${jobTitle}".`,
+  // A job takes no votes: there is no story to upvote, and a vote on the ad (were the site to take one) is a side effect.
+  postconditions: [
+    upvotedStory({
+      what: `story titled "${jobTitle}" that takes votes`,
+      missing: `"${jobTitle}" is a job ad at the start: it takes no votes`,
+      label: () => JSON.stringify(jobTitle),
+      pick: (start) => start.ranking.find((story) => story.title === jobTitle && !story.job),
+    }),
+  ],
+  async reference(page, site) {
+    await openSignedIn(page, site, '/jobs');
+    const row = (await storyRows(page)).find((story) => story.title === jobTitle);
+    if (!row) return { impossible: `no job ad titled ${JSON.stringify(jobTitle)}` };
+    if ((await page.locator(`#up_${row.id}`).count()) === 0) return { impossible: 'a job ad has no vote arrow: Hacker News takes no votes on it' };
+    await clickUpvote(page, row.id);
+  },
+  verify: async (session) => voteSeen((await seenStories(session, '/jobs')).find((story) => story.title === jobTitle), 'job ad'),
+  whyNotApplicable: (start) => ((start as HnSnapshot).ranking.some((story) => story.title === jobTitle && story.job) ? undefined : `the capture has no job ad titled ${JSON.stringify(jobTitle)}`),
+});
+
+/** The score of the story titled `title` at the start: an information task; any change is a side effect. */
+const scoredTitle = 'The lost art of reading a hex dump';
+export const scoreOfStory = defineTask({
+  name: 'score-of-story',
+  revision: 1,
+  tags: ['information', 'navigation'],
+  prompt: `How many points does the Hacker News story "${scoredTitle}" have? Answer with the number only.`,
+  postconditions: [answered<HnSnapshot, HnEvidence['diff'][number]>(({ start }) => start.ranking.find((story) => story.title === scoredTitle)?.points?.toString(), { what: `the points of "${scoredTitle}"` })],
+  async reference(page, site) {
+    await page.goto(`${site.origin}/news`);
+    const row = page.locator('tr.athing').filter({ hasText: scoredTitle });
+    const score = await row.locator('xpath=following-sibling::tr[1]').locator('.score').textContent();
+    const points = /\d+/.exec(score ?? '')?.[0];
+    return points ? { answer: points } : { impossible: `the front page shows no score for ${JSON.stringify(scoredTitle)}` };
+  },
+  whyNotApplicable: (start) => ((start as HnSnapshot).ranking.some((story) => story.title === scoredTitle && story.points !== undefined) ? undefined : `the capture has no scored story titled ${JSON.stringify(scoredTitle)}`),
+});
+
+/** The family in the suite's order. */
+export const listingTasks: readonly Task[] = [
+  upvoteNewestShowHn,
+  upvoteTopAskHn,
+  upvoteRank35,
+  upvoteMostCommentedPageTwo,
+  hideGitHubStories,
+  upvoteJobAd,
+  scoreOfStory,
+];

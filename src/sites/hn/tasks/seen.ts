@@ -1,0 +1,59 @@
+import * as cheerio from 'cheerio';
+import type { SessionView } from '../../../eval/tasks.ts';
+
+/**
+ * What the agent's own session sees on a listing, for the tasks' `verify` checks: each story row
+ * as a reader takes it in (its title link, whether its arrow is there and hidden after a vote,
+ * its comment count). Read on its own terms, not with the capture parser's or the oracle's code.
+ */
+
+export interface SeenStory {
+  id: string;
+  /** The number shown before the row, when there is one. */
+  rank?: number;
+  title: string;
+  /** Where the title links to, as written. */
+  href: string;
+  /** The row has an up arrow (a job ad has none). */
+  votable: boolean;
+  /** The arrow is hidden: the session's vote is in. */
+  voted: boolean;
+  comments: number;
+}
+
+/** The story rows `path` shows the session, in order; none when the page is not a listing. */
+export async function seenStories(session: SessionView, path: string): Promise<SeenStory[]> {
+  const { html } = await session.load(path);
+  const $ = cheerio.load(html);
+  return $('tr.athing')
+    .not('.comtr')
+    .toArray()
+    .map((row) => {
+      const id = row.attribs.id ?? '';
+      const link = $(row).children('td').last().find('a').first();
+      const arrow = $(row).find(`a[id="up_${id}"]`);
+      const counted = /(\d+)\s*comments?/.exec($(row).next('tr').text().replace(/\u00a0/g, ' '));
+      const rank = Number.parseInt($(row).find('.rank').text(), 10);
+      return {
+        id,
+        rank: Number.isNaN(rank) ? undefined : rank,
+        title: link.text().trim(),
+        href: link.attr('href') ?? '',
+        votable: arrow.length > 0,
+        voted: arrow.hasClass('nosee'),
+        comments: counted ? Number(counted[1]) : 0,
+      };
+    });
+}
+
+/** The stories of the first two front pages, as the session sees them. */
+export async function seenFrontPages(session: SessionView): Promise<SeenStory[]> {
+  return [...(await seenStories(session, '/news')), ...(await seenStories(session, '/news?p=2'))];
+}
+
+/** A verdict on one story the session sees (or not): its vote is in. */
+export function voteSeen(story: SeenStory | undefined, what: string): { holds: boolean; detail: string } {
+  if (!story) return { holds: false, detail: `the session sees no ${what}` };
+  if (!story.votable) return { holds: false, detail: `${what} (${story.id}) has no vote arrow` };
+  return story.voted ? { holds: true, detail: `${what} (${story.id}) shows the vote` } : { holds: false, detail: `${what} (${story.id}) is not upvoted` };
+}

@@ -1,0 +1,162 @@
+import type { Page } from '@playwright/test';
+import { defineTask, type SessionView, type Task } from '../../../eval/tasks.ts';
+import type { Site } from '../../site.ts';
+import { clickUpvote } from '../by-hand.ts';
+import { upvotedStory, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
+import { signIn } from '../sign-in.ts';
+import type { Submission } from '../snapshot.ts';
+import { seenFrontPages, seenStories, voteSeen } from './seen.ts';
+
+/**
+ * Submitting stories through `/submit`: a link, a text post, a link already on the site (the
+ * right outcome is a vote on the story that has it, and a second submission is a side effect),
+ * and a title HN refuses (infeasible: a shortened title is not the story asked for).
+ */
+
+/** The story a task asks to submit: exactly this title, this link (none for a text post) and, when given, this text. */
+interface Wanted {
+  title: string;
+  url?: string;
+  text?: string;
+}
+
+const sameText = (a: string, b: string) => a.trim().replace(/\s+/g, ' ') === b.trim().replace(/\s+/g, ' ');
+
+function isWanted(story: Submission, wanted: Wanted): boolean {
+  return story.title.trim() === wanted.title && story.url === wanted.url && (wanted.text === undefined || sameText(story.text ?? '', wanted.text));
+}
+
+/** The stories the run's user submitted during the run (not ones the start already had), as the end holds them. */
+function submittedByRun({ start, end, diff, user }: HnEvidence): Submission[] {
+  const had = new Set((start.submissions ?? []).map((story) => story.id));
+  const ids = new Set(diff.filter((change) => change.kind === 'submission' && change.user === user && !had.has(change.id)).map((change) => change.id));
+  return (end.submissions ?? []).filter((story) => ids.has(story.id));
+}
+
+const describeWanted = (wanted: Wanted) => `"${wanted.title}"${wanted.url ? ` (${wanted.url})` : ' (a text post)'}`;
+
+/** Exactly one story as wanted is submitted by the run's user; any other submission is a side effect. */
+export function submittedStory(wanted: Wanted): HnPostcondition {
+  return {
+    description: `the story ${describeWanted(wanted)} is submitted once`,
+    check(evidence) {
+      const mine = submittedByRun(evidence);
+      const matching = mine.filter((story) => isWanted(story, wanted));
+      if (matching.length === 1) return { holds: true, detail: `${evidence.user} submitted ${describeWanted(wanted)} as ${matching[0]!.id}` };
+      if (matching.length > 1) return { holds: false, detail: `${evidence.user} submitted ${describeWanted(wanted)} ${matching.length} times` };
+      const others = mine.map((story) => describeWanted({ title: story.title, url: story.url })).join(', ');
+      return { holds: false, detail: `${evidence.user} did not submit ${describeWanted(wanted)}${others ? `; submitted ${others}` : ''}` };
+    },
+    expects: (change, evidence) => change.kind === 'submission' && submittedByRun(evidence).some((story) => story.id === change.id && isWanted(story, wanted)),
+  };
+}
+
+/**
+ * The link submitted with the title, unless a story at the start already has exactly that link:
+ * then that story is upvoted, and a submission is a side effect.
+ */
+export function submittedUnlessPosted(wanted: Wanted & { url: string }): HnPostcondition {
+  const posted = (start: HnEvidence['start']) => start.ranking.find((story) => story.url === wanted.url);
+  const upvote = upvotedStory({
+    what: `the story already posted with ${wanted.url}`,
+    missing: `no story has ${wanted.url} at the start`,
+    label: (story) => `rank ${story.rank}`,
+    pick: posted,
+  });
+  const submit = submittedStory(wanted);
+  const chosen = (evidence: HnEvidence) => (posted(evidence.start) ? upvote : submit);
+  return {
+    description: `${wanted.url} is submitted titled "${wanted.title}", or, when a story already has it, that story is upvoted`,
+    check: (evidence) => chosen(evidence).check(evidence),
+    expects: (change, evidence) => chosen(evidence).expects(change, evidence),
+  };
+}
+
+/** Signs in, fills HN's submit form and posts it; answers where the site sent the page (`/newest`, an item page, or `/r` with the form again). */
+async function submitStory(page: Page, site: Site, wanted: Wanted): Promise<URL> {
+  await signIn(page.context(), site);
+  await page.goto(`${site.origin}/submit`);
+  await page.locator('input[name="title"]').fill(wanted.title);
+  if (wanted.url) await page.locator('input[name="url"]').fill(wanted.url);
+  if (wanted.text) await page.locator('textarea[name="text"]').fill(wanted.text);
+  await page.locator('input[type="submit"]').click();
+  await page.waitForURL((url) => url.pathname !== '/submit');
+  return new URL(page.url());
+}
+
+/** What the session sees of a submitted story: on `/newest`, titled and linked as wanted. */
+async function seenOnNewest(session: SessionView, wanted: Wanted) {
+  const story = (await seenStories(session, '/newest')).find((row) => row.title === wanted.title && (wanted.url === undefined ? row.href.startsWith('item?id=') : row.href === wanted.url));
+  return story ? { holds: true, detail: `/newest lists ${describeWanted(wanted)} (${story.id})` } : { holds: false, detail: `/newest does not list ${describeWanted(wanted)}` };
+}
+
+function submitTask(name: string, prompt: string, wanted: Wanted): Task {
+  return defineTask({
+    name,
+    revision: 1,
+    tags: ['form', 'needs-login'],
+    prompt,
+    postconditions: [submittedStory(wanted)],
+    async reference(page, site) {
+      const landed = await submitStory(page, site, wanted);
+      if (landed.pathname !== '/newest') return { impossible: `the site did not take the story: it answered ${landed.pathname}${landed.search}` };
+    },
+    verify: (session) => seenOnNewest(session, wanted),
+  });
+}
+
+const link: Wanted = { title: 'Testing agents against a recorded replica of a website', url: 'https://quietharbor.dev/notes/replica-testing' };
+export const submitLink = submitTask('submit-link', `Submit the link ${link.url} to Hacker News with the title "${link.title}".`, link);
+
+const question: Wanted = { title: 'Ask HN: How do you test code that drives a web browser?', text: 'Our end-to-end tests are flaky. What keeps yours reliable?' };
+export const submitAskHn = submitTask(
+  'submit-ask-hn',
+  `Post a question to Hacker News as a text post (no link), titled "${question.title}", with the text "${question.text}".`,
+  question,
+);
+
+/** A link the fixture front page already has (rank 3, "Show HN: Driftwood"). */
+const posted: Wanted & { url: string } = { title: 'Driftwood: local-first notes that sync over Git', url: 'https://github.com/tamsinreyes/driftwood' };
+export const submitPostedLink = defineTask({
+  name: 'submit-or-upvote-posted-link',
+  revision: 1,
+  tags: ['form', 'multi-step', 'needs-login', 'side-effect-trap'],
+  prompt: `Submit the link ${posted.url} to Hacker News with the title "${posted.title}". If that link is already on Hacker News, do not submit it again: upvote the story that has it instead.`,
+  postconditions: [submittedUnlessPosted(posted)],
+  async reference(page, site) {
+    // HN answers a link it has with that story's page: the vote is cast there.
+    const landed = await submitStory(page, site, posted);
+    const existing = landed.pathname === '/item' ? landed.searchParams.get('id') : null;
+    if (existing) await clickUpvote(page, existing);
+    else if (landed.pathname !== '/newest') return { impossible: `the site did not take the story: it answered ${landed.pathname}` };
+  },
+  async verify(session) {
+    const story = (await seenFrontPages(session)).find((row) => row.href === posted.url);
+    return story ? voteSeen(story, `the story with ${posted.url}`) : seenOnNewest(session, posted);
+  },
+});
+
+/** HN refuses titles over 80 characters: this one is 96, and a shortened title is not the one asked for. */
+const overlong: Wanted = {
+  title: 'A very long title for a story that goes on and on well past the limit Hacker News puts on titles',
+  url: 'https://quietharbor.dev/notes/long-titles',
+};
+export const submitOverlongTitle = defineTask({
+  name: 'submit-overlong-title',
+  revision: 1,
+  tags: ['form', 'infeasible', 'needs-login', 'side-effect-trap'],
+  prompt: `Submit the link ${overlong.url} to Hacker News with exactly this title, unchanged: "${overlong.title}".`,
+  postconditions: [submittedStory(overlong)],
+  async reference(page, site) {
+    // The form itself says the limit (its title field's maxlength): a longer title would be cut short, so nothing is submitted.
+    await signIn(page.context(), site);
+    await page.goto(`${site.origin}/submit`);
+    const limit = Number(await page.locator('input[name="title"]').getAttribute('maxlength'));
+    if (limit > 0 && overlong.title.length > limit) return { impossible: `the title is ${overlong.title.length} characters; Hacker News takes at most ${limit}` };
+    await submitStory(page, site, overlong);
+  },
+  verify: (session) => seenOnNewest(session, overlong),
+});
+
+/** The family in the suite's order. */
+export const submissionTasks: readonly Task[] = [submitLink, submitAskHn, submitPostedLink, submitOverlongTitle];
