@@ -241,7 +241,9 @@ export default class HarnessReporter implements Reporter {
     const count = `[${this.finished}/${total}, ${Math.max(0, total - this.finished)} left]`;
     const seconds = `${(result.duration / 1000).toFixed(1)} s`;
     const retry = willRetry ? `, attempt ${result.retry + 1}: Playwright retries it` : result.retry > 0 ? `, retry ${result.retry}` : '';
-    if (attempt.runs.length === 0) console.log(`${count} ${test.parent.project()?.name ?? ''} › ${test.title}: ${result.status}${retry}, ${seconds}`);
+    // A skip says why (a model without its key; "not applicable: …", a task the site cannot pose).
+    const why = result.status === 'skipped' ? [...test.annotations, ...result.annotations].find((note) => note.type === 'skip' && note.description)?.description : undefined;
+    if (attempt.runs.length === 0) console.log(`${count} ${test.parent.project()?.name ?? ''} › ${test.title}: ${result.status}${why ? ` (${why})` : ''}${retry}, ${seconds}`);
     for (const run of attempt.runs) {
       const extra = [...(run.sideEffects.length > 0 ? [counted(run.sideEffects.length, 'side effect')] : []), ...(run.incomplete ? ['incomplete'] : [])];
       console.log(`${count} ${cellLabel(run)}: ${outcomeOf(run)}${extra.map((note) => `, ${note}`).join('')}, ${counted(run.iterations, 'iteration')}, ${run.stopReason}${retry}, ${seconds}`);

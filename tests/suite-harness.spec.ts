@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs';
+import type { BrowserContext } from '@playwright/test';
+import { evaluate } from '../src/eval/evaluate.ts';
+import type { Task } from '../src/eval/tasks.ts';
+import type { LayerSpec } from '../src/layers/index.ts';
+import type { Model } from '../src/models/types.ts';
+import { HN_ORIGIN } from '../src/sites/hn/options.ts';
+import { recordedHn, type Site } from '../src/sites/hn/site.ts';
+import { titleOfRankThree, upvoteFirstPost } from '../src/sites/hn/suite.ts';
+import { collect, playwright, readSummary, workspace } from './playwright-child.ts';
+import { expect, test, turnsDouble } from './support.ts';
+
+/**
+ * The built-in harness on the suite: finish carries an information task's answer to the oracle,
+ * `verify` runs the task's own check, a task that does not apply is skipped and never counted.
+ */
+
+const run = (context: BrowserContext, model: string | Model, task: Task, layers: readonly LayerSpec[] = [], site: Site = recordedHn()) =>
+  evaluate({ context, site, model, layers, task });
+
+/** The story ranked `rank` in the site's capture (read from the capture here, as the test's own ground truth). */
+const ranked = (site: Site, rank: number) => [...site.replica.capture.items.values()].find((item) => item.rank === rank)!;
+
+const finish = (fields: Record<string, unknown>) => [{ name: 'finish', arguments: JSON.stringify(fields) }];
+
+test.describe("finish's answer", () => {
+  test('reaches the claim and the oracle: the right answer is a success, a wrong one a false success', async ({ context }) => {
+    const site = recordedHn();
+    const third = ranked(site, 3).title;
+    const right = await run(context, turnsDouble([finish({ success: true, summary: 'read the front page', answer: third })]).model, titleOfRankThree, [], site);
+    expect(right).toMatchObject({ claimed: true, actual: true, falseSuccess: false, answer: third });
+    const wrong = await run(context, turnsDouble([finish({ success: true, summary: 'read the front page', answer: ranked(site, 2).title })]).model, titleOfRankThree);
+    expect(wrong).toMatchObject({ claimed: true, actual: false, falseSuccess: true });
+    expect(wrong.verdicts[0]!.detail).toContain(`but the title ranked 3 is ${JSON.stringify(third)}`);
+  });
+
+  test('a right answer given with success=false is a false failure', async ({ context }) => {
+    const site = recordedHn();
+    const record = await run(context, turnsDouble([finish({ success: false, summary: 'not sure', answer: ranked(site, 3).title })]).model, titleOfRankThree, [], site);
+    expect(record).toMatchObject({ claimed: false, actual: true, falseFailure: true });
+  });
+
+  test('the model is told when to give it', async ({ context }) => {
+    const { model, requests } = turnsDouble([finish({ success: false, summary: 'no' })]);
+    await run(context, model, titleOfRankThree);
+    const tool = requests[0]!.tools!.find((offered) => offered.name === 'finish')!;
+    expect(JSON.stringify(tool)).toContain('answer');
+    expect(tool.description).toMatch(/asks a question/);
+  });
+});
+
+test.describe("verify runs the task's own check", () => {
+  const voteOn = (id: string) => [[{ name: 'navigate', arguments: JSON.stringify({ url: `${HN_ORIGIN}/news` }) }], [{ name: 'click', arguments: JSON.stringify({ selector: `#up_${id}` }) }], finish({ success: true, summary: 'upvoted the first post' })];
+
+  test('a real vote on story 2 does not confirm upvote-first-post: the claim becomes a truthful failure', async ({ context }) => {
+    const site = recordedHn({ startLoggedIn: true });
+    const second = ranked(site, 2);
+    const record = await run(context, turnsDouble(voteOn(second.id)).model, upvoteFirstPost, ['verify'], site);
+    expect(site.replica.state.hasVoted(site.account.username, second.id)).toBe(true);
+    expect(record).toMatchObject({ claimed: false, actual: false, falseSuccess: false });
+    expect(record.trace.find((event) => event.type === 'harness_verification')).toMatchObject({ ok: false, detail: expect.stringContaining(`(rank 1) still shows its arrow`) });
+  });
+
+  test('a vote on story 1 is confirmed', async ({ context }) => {
+    const site = recordedHn({ startLoggedIn: true });
+    const record = await run(context, turnsDouble(voteOn(ranked(site, 1).id)).model, upvoteFirstPost, ['verify'], site);
+    expect(record).toMatchObject({ claimed: true, actual: true });
+    expect(record.trace.find((event) => event.type === 'harness_verification')).toMatchObject({ ok: true, detail: `story ${ranked(site, 1).id} (rank 1) shows as upvoted` });
+  });
+
+  test('a task with no check of its own has its claim passed on, with a note that nothing checked it', async ({ context }) => {
+    const record = await run(context, turnsDouble([finish({ success: true, summary: 'done', answer: 'no idea' })]).model, titleOfRankThree, ['verify']);
+    expect(record).toMatchObject({ claimed: true, falseSuccess: true });
+    expect(record.trace.some((event) => event.type === 'harness_verification')).toBe(false);
+    expect(record.trace.find((event) => event.type === 'harness_note' && event.layer === 'verify')).toMatchObject({ message: expect.stringContaining('no check of its own') });
+  });
+});
+
+test('a task that does not apply to the site is skipped with its reason, and never counted', async () => {
+  const { env } = workspace('harness-eval-applicability-');
+  const child = await playwright(['test', '-c', 'tests/fixtures/suite-harness/playwright.config.ts'], env);
+  expect(child.code, child.stdout.slice(-4000)).toBe(0);
+  const results = collect(JSON.parse(readFileSync(env.JSON_OUT, 'utf8')) as { suites: unknown[] });
+  const skipped = results.find((result) => result.title === 'a task that does not apply to this capture')!;
+  expect(skipped.result.status).toBe('skipped');
+  expect(skipped.result.annotations).toContainEqual({ type: 'skip', description: 'not applicable: reply-to-top-comment on hn-recorded: the capture has no comments', location: expect.anything() });
+  const summary = readSummary(env.REPORT_DIR);
+  expect(summary).toMatchObject({ planned: 1, recorded: 1, complete: true });
+  expect(summary.cells.map((cell) => cell.task)).toEqual(['upvote-first-post']);
+  expect(child.stdout).toContain('not applicable: reply-to-top-comment on hn-recorded: the capture has no comments');
+});
