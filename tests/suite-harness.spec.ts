@@ -5,7 +5,7 @@ import type { Task } from '../src/eval/tasks.ts';
 import type { LayerSpec } from '../src/layers/index.ts';
 import type { Model } from '../src/models/types.ts';
 import { HN_ORIGIN } from '../src/sites/hn/options.ts';
-import { recordedHn, type Site } from '../src/sites/hn/site.ts';
+import { recordedHn } from '../src/sites/hn/site.ts';
 import { titleOfRankThree, upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { collect, playwright, readSummary, workspace } from './playwright-child.ts';
 import { expect, test, turnsDouble } from './support.ts';
@@ -15,11 +15,13 @@ import { expect, test, turnsDouble } from './support.ts';
  * `verify` runs the task's own check, a task that does not apply is skipped and never counted.
  */
 
-const run = (context: BrowserContext, model: string | Model, task: Task, layers: readonly LayerSpec[] = [], site: Site = recordedHn()) =>
+type Replicated = ReturnType<typeof recordedHn>;
+
+const run = (context: BrowserContext, model: string | Model, task: Task, layers: readonly LayerSpec[] = [], site: Replicated = recordedHn()) =>
   evaluate({ context, site, model, layers, task });
 
 /** The story ranked `rank` in the site's capture (read from the capture here, as the test's own ground truth). */
-const ranked = (site: Site, rank: number) => [...site.replica.capture.items.values()].find((item) => item.rank === rank)!;
+const ranked = (site: Replicated, rank: number) => [...site.replica.capture.items.values()].find((item) => item.rank === rank)!;
 
 const finish = (fields: Record<string, unknown>) => [{ name: 'finish', arguments: JSON.stringify(fields) }];
 
