@@ -1,7 +1,7 @@
 import { stepsSinceLogin, type History, type Step } from './history.ts';
 import { iterator, wholeWordSource } from './iterator.ts';
 import { showsLoginWall, storiesIn, stringsIn, type StoryRow } from './page.ts';
-import { pageOfRank, readTask, type Fact, type Reading, type Target, type Verb } from './reading.ts';
+import { pageOfRank, readTask, type Fact, type Target, type Verb } from './reading.ts';
 import { programmer } from './programmer.ts';
 import type { Action, Move } from './toolbox.ts';
 
@@ -69,7 +69,10 @@ export const overclaimer: Policy = (history) => {
   const sinceLogin = stepsSinceLogin(history);
   const story = firstStory(history.steps);
   const action = actionOn(reading.kind === 'act' ? reading.verb : 'upvote', story?.id ?? '');
-  const claim = () => finish(true, reading.kind === 'ask' ? `The answer is ${story?.title}.` : `Done: ${describeAct(reading)} (${story?.id}).`, undefined, reading.kind === 'ask' ? story?.title : undefined);
+  const claim = () =>
+    reading.kind === 'ask'
+      ? finish(true, `The answer is ${story?.title}.`, undefined, story?.title)
+      : finish(true, reading.kind === 'act' ? `${DID[reading.verb]} the first post (${story?.id}).` : 'Done: the task is complete.');
   if (sinceLogin) {
     if (sinceLogin.length === 0) return act('navigate', { url: FRONT_PAGE });
     if (sinceLogin.length === 1) return action;
@@ -83,9 +86,8 @@ export const overclaimer: Policy = (history) => {
   return claim();
 };
 
-function describeAct(reading: Reading): string {
-  return reading.kind === 'act' ? `${reading.verb} ${describeTarget(reading.target)}` : 'the task';
-}
+/** What the overclaimer says it did, whatever the task named. */
+const DID: Record<Verb, string> = { upvote: 'Upvoted', hide: 'Hid', favorite: 'Favorited' };
 
 /** The one move that does `verb` to story `id` where it is listed (a favorite is on its item page). */
 function actionOn(verb: Verb, id: string): Action {
