@@ -204,7 +204,7 @@ function answer(steps: readonly Step[], fact: Fact, story: StoryRow, stories: re
     comments: /\bdiscuss\b/i.test(row) ? '0' : /(\d+)\s*comments?\b/i.exec(row)?.[1],
   }[fact];
   if (value === undefined) return finish(false, `The page does not show the ${fact} of story ${story.id}.`);
-  return finish(true, `The ${fact} of story ${story.id} is ${value}.`, undefined, value);
+  return finish(true, `Story ${story.id}, ${fact}: ${value}.`, undefined, value);
 }
 
 /** Checks the vote by the arrow's class. */

@@ -68,6 +68,8 @@ export function readTask(prompt: string): Reading {
     const fact = factIn(prompt);
     return fact ? { kind: 'ask', fact, target } : { kind: 'unread', why: 'I cannot read that from the page' };
   }
+  // A vote or favorite on a comment, or on the story a comment count picks out, is beyond these doubles.
+  if (/\bcomments?\b/i.test(prompt)) return { kind: 'unread', why: 'the task is about comments, which I cannot act on' };
   const verbs = verbsIn(prompt);
   if (verbs.length !== 1) return { kind: 'unread', why: verbs.length === 0 ? 'the task names no action I know' : 'the task asks for more than one kind of action' };
   return { kind: 'act', verb: verbs[0]!, target };
