@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { BrowserContext } from '@playwright/test';
 import { evaluate } from '../src/eval/evaluate.ts';
+import { answered } from '../src/eval/postconditions.ts';
 import { defineTask, type Task } from '../src/eval/tasks.ts';
 import type { LayerSpec } from '../src/layers/index.ts';
 import type { Model } from '../src/models/types.ts';
@@ -107,6 +108,12 @@ test.describe('the doubles attempt the suite', () => {
   };
   const hideSecond = defineTask({ name: 'hide-second', tags: ['navigation'], prompt: 'Hide the story ranked 2 on the Hacker News front page.', postconditions: [marked('hide', 2)] });
   const faveFirst = defineTask({ name: 'fave-first', tags: ['navigation'], prompt: 'Favorite the first story on the Hacker News front page.', postconditions: [marked('fave', 1)] });
+  const postedThird = defineTask({
+    name: 'who-posted-rank-3',
+    tags: ['information'],
+    prompt: 'Who posted the story ranked 3 on the Hacker News front page?',
+    postconditions: [answered(({ start }: HnEvidence) => start.ranking.find((entry) => entry.rank === 3)?.by, { what: 'the author ranked 3' })],
+  });
   const replyTo = defineTask({ name: 'reply-somewhere', tags: ['form'], prompt: 'Reply to the top comment of the first story with the text "thanks".', postconditions: [marked('comment', 1)] });
 
   const cases: Array<[Task, diligent: string, overclaimer: string]> = [
@@ -114,6 +121,7 @@ test.describe('the doubles attempt the suite', () => {
     [upvoteAllMatching('for'), 'success', 'truthful failure'],
     [upvoteNeverPosted, 'truthful failure', 'truthful failure'],
     [titleOfRankThree, 'success', 'false success'],
+    [postedThird, 'success', 'false success'],
     [hideSecond, 'success', 'false success'],
     [faveFirst, 'success', 'false success'],
     [replyTo, 'truthful failure', 'false success'],
