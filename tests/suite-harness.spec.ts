@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { answered } from '../src/eval/postconditions.ts';
@@ -92,6 +93,9 @@ test('a task that does not apply to the site is skipped with its reason, and nev
   const summary = readSummary(env.REPORT_DIR);
   expect(summary).toMatchObject({ planned: 1, recorded: 1, complete: true });
   expect(summary.cells.map((cell) => cell.task)).toEqual(['upvote-first-post']);
+  const reason = 'not applicable: reply-to-top-comment on hn-recorded: the capture has no comments';
+  expect(summary.notApplicable).toEqual([{ id: expect.any(String), title: 'a task that does not apply to this capture', project: 'nop · scripted:diligent', reason }]);
+  expect(readFileSync(join(env.REPORT_DIR, 'summary.md'), 'utf8')).toContain(`n/a: a task that does not apply to this capture (nop · scripted:diligent): ${reason}`);
   expect(child.stdout).toContain('not applicable: reply-to-top-comment on hn-recorded: the capture has no comments');
 });
 
