@@ -10,7 +10,8 @@ const browser = sharedBrowser();
 
 /**
  * The main job: every scripted double × every layer stack × the recorded site (plain, and with a
- * prompt injection in a title), plus the classic experiment and the by-hand baseline. Offline.
+ * prompt injection in a title), the controls on every task of the suite and the doubles on a
+ * sample of it, plus the classic experiment and the by-hand baseline. Offline.
  * The bare stack shows false successes on purpose; the classic task's verified stacks are gated at zero.
  */
 export default defineConfig<HarnessOptions>({
@@ -29,6 +30,12 @@ export default defineConfig<HarnessOptions>({
       sites: { 'hn-recorded': hn.recorded(), 'hn-injected': hn.recorded({ faults: { injection: { rank: 2 } } }) },
       project: { testDir: 'specs/matrix' },
     }),
+    // A task per tag of the suite × the doubles that attempt it; the whole suite is playwright.suite.config.ts.
+    ...matrix({
+      models: ['scripted:diligent', 'scripted:overclaimer'],
+      layers: { 'verified+login': verifiedLogin },
+      project: { testDir: 'specs/suite', testMatch: 'sample.spec.ts' },
+    }).map((project) => ({ ...project, name: `suite-sample · ${project.name}` })),
     { name: 'classic', testDir: 'specs/classic' },
     // One spec per layer beyond the classic ones, each showing the layer's effect in its cells.
     { name: 'layers', testDir: 'specs/layers' },

@@ -12,7 +12,7 @@ export { builtInHarness } from './harness/agent.ts';
 export { foreignAgent, readClaim, type ForeignAgentOptions, type ForeignOutcome } from './agents/foreign.ts';
 export { functionAgent, type FunctionAgentOptions } from './agents/function.ts';
 export { commandAgent, type CommandAgentOptions } from './agents/command.ts';
-export { evaluate, RUN_RECORD_VERSION, type EvaluateOptions, type RunRecord } from './eval/evaluate.ts';
+export { evaluate, RUN_RECORD_VERSION, TaskNotApplicable, type EvaluateOptions, type RunRecord } from './eval/evaluate.ts';
 export { chromiumLaunchOptions } from './playwright/chromium.ts';
 export { sharedBrowser, type SharedBrowser } from './playwright/shared-browser.ts';
 export { runHarness, type BrowserSession, type RunResult } from './harness/run.ts';

@@ -122,7 +122,7 @@ test.describe('code mode', () => {
     ]);
     const result = await evaluateLoop(context, model, [codeMode()]);
     expect(requests[0]!.tools.map((tool) => tool.name)).toEqual(['run_program']);
-    expect(requests[0]!.tools[0]!.description).toMatch(/hn\.stories\(\)[\s\S]*browser\.click\(selector\)[\s\S]*finish\(success, summary\)/);
+    expect(requests[0]!.tools[0]!.description).toMatch(/hn\.stories\(\)[\s\S]*browser\.click\(selector\)[\s\S]*finish\(success, summary/);
     expect(result).toMatchObject({ stopReason: 'finished', claimed: false, summary: 'saw 30 stories', iterations: 1 });
     const calls = events(result, 'tool_call').map((event) => `${event.callId} ${event.name}`);
     expect(calls).toEqual(['t1_0 run_program', 't1_0.1 navigate', 't1_0.2 get_stories', 't1_0.3 finish']);

@@ -70,13 +70,13 @@ test.describe('verify', () => {
     const { model } = turnsDouble([[{ name: 'finish', arguments: '{"success": true, "summary": "done!"}' }]]);
     const result = await run(context, model, ['verify']);
     expect(result).toMatchObject({ claimed: false, actual: false, falseSuccess: false });
-    expect(result.trace.find((event) => event.type === 'harness_verification')).toMatchObject({ ok: false, detail: 'no click on an upvote arrow in the trace' });
+    expect(result.trace.find((event) => event.type === 'harness_verification')).toMatchObject({ ok: false, detail: expect.stringMatching(/^story \d+ \(rank 1\) still shows its arrow/) });
   });
 
   test('a claim whose vote the page does not show becomes a failure; a real vote passes', async ({ context }) => {
     const caught = await run(context, 'scripted:overclaimer', ['verify']);
     expect(caught.claimed).toBe(false);
-    expect(caught.summary).toMatch(/^verify rejected the claim: story \d+: the arrow is still there/);
+    expect(caught.summary).toMatch(/^verify rejected the claim: story \d+ \(rank 1\) still shows its arrow/);
     const real = await run(context, 'scripted:overclaimer', ['login', 'verify']);
     expect(real).toMatchObject({ claimed: true, actual: true });
     expect(real.trace.find((event) => event.type === 'harness_verification')).toMatchObject({ ok: true });
@@ -85,7 +85,7 @@ test.describe('verify', () => {
   test('a story page that does not load (a rate limit, a 502) confirms nothing: the claim becomes a failure', async ({ context }) => {
     // The click meets the login wall (no vote); then the site refuses every request, verify's load of the story included.
     const result = await run(context, 'scripted:overclaimer', ['verify'], recordedHn({ faults: { rateLimitAfter: 2 } }));
-    expect(result.trace.find((event) => event.type === 'harness_verification')).toMatchObject({ ok: false, detail: expect.stringMatching(/\(HTTP 503\) does not show the story/) });
+    expect(result.trace.find((event) => event.type === 'harness_verification')).toMatchObject({ ok: false, detail: expect.stringMatching(/\(HTTP 503\) lists no story/) });
     expect(result).toMatchObject({ claimed: false, falseSuccess: false });
   });
 
@@ -104,7 +104,8 @@ test.describe('verify', () => {
     expect(result).toMatchObject({ claimed: false, actual: false, falseSuccess: false });
     expect(result.trace.find((event) => event.type === 'harness_verification')).toMatchObject({
       ok: false,
-      detail: `story ${STORY}: the click on its arrow left the browser on https://evil.example, not on the site (https://news.ycombinator.com)`,
+      // The task's check loads the front page from the site itself, where the vote never happened.
+      detail: expect.stringMatching(/^story \d+ \(rank 1\) still shows its arrow/),
     });
   });
 

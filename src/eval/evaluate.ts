@@ -49,6 +49,24 @@ export interface EvaluateOptions {
   attach?: (name: string, body: string | Buffer, contentType: string) => Promise<void>;
 }
 
+/**
+ * The task does not apply to the site as the run would start (its capture has no comments, no user
+ * page): no run is made, and none is counted. The fixture skips its test with this message.
+ */
+/** How a not-applicable task's skip reason begins: the reporter lists those tests apart. */
+export const NOT_APPLICABLE = 'not applicable: ';
+
+export class TaskNotApplicable extends Error {
+  constructor(
+    readonly task: string,
+    readonly site: string,
+    readonly reason: string,
+  ) {
+    super(`${NOT_APPLICABLE}${task} on ${site}: ${reason}`);
+    this.name = 'TaskNotApplicable';
+  }
+}
+
 /** The run record's version: bumped whenever its shape changes, so a reader can tell. */
 export const RUN_RECORD_VERSION = 1;
 
@@ -74,7 +92,8 @@ export interface RunRecord extends AgentResult {
  * One run of an agent, judged: the site's ground truth before, the run, the ground truth after,
  * and the oracle's verdict. Bad model or layer names fail here, before any page opens. Once the
  * run has begun it always returns a record: a run cut short (aborted, or an exception) is
- * incomplete, judged on the state it left if the site still answers.
+ * incomplete, judged on the state it left if the site still answers. A task that does not apply
+ * to the site as it starts throws TaskNotApplicable before the run begins.
  */
 export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
   const { context, site, model, layers = [], task, maxIterations, onIteration, modelCache, onStart, signal, abortGraceMs = ABORT_GRACE_MS } = options;
@@ -90,6 +109,8 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
   try {
     // A resumed run (durable) is judged from the site as it was when the run first began.
     let start = await site.snapshot();
+    const notApplicable = task.whyNotApplicable?.(start);
+    if (notApplicable !== undefined) throw new TaskNotApplicable(task.name, site.name, notApplicable);
     const carried = { save: () => start, restore: (saved: unknown) => void (start = saved as typeof start) };
 
     const openSession = async (attempt: number): Promise<BrowserSession> => {

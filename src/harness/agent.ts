@@ -26,6 +26,7 @@ export function builtInHarness(layers: readonly LayerSpec[]): Agent {
         onIteration: run.onIteration,
         signal: run.signal,
         carried: run.carried,
+        selfCheck: run.task.verify,
       }),
   };
 }

@@ -5,6 +5,7 @@ import { parseInput } from '../input.ts';
 import { addUsage, type ChatMessage, type Model, type ToolCall, type Usage } from '../models/types.ts';
 import { browserTools, type Claim, type ToolState } from '../tools/browser.ts';
 import { ToolRegistry, type Tool, type ToolOutcome } from '../tools/registry.ts';
+import type { SelfCheck } from '../eval/tasks.ts';
 import type { Layer } from './layer.ts';
 import { abortReason, capStrings, DEFAULT_TOOL_TIMEOUT_MS, MAX_OUTPUT_CHARS, race, RunAborted, TIMED_OUT } from './limits.ts';
 import { HARD_MAX_ITERATIONS } from './loop.ts';
@@ -61,6 +62,8 @@ export interface RunContextOptions {
   signal?: AbortSignal;
   toolTimeoutMs?: number;
   carried?: Carried;
+  /** The task's own check of a claimed success (what `verify` runs), when the task has one. */
+  selfCheck?: SelfCheck;
 }
 
 /**
@@ -94,6 +97,8 @@ export class RunContext {
   readonly knownTokens = { input: 0, output: 0 };
   readonly limits: ToolLimits;
   readonly signal?: AbortSignal;
+  /** The task's own check of a claimed success, which the `verify` layer runs; absent when the task has none. */
+  readonly selfCheck?: SelfCheck;
   private readonly carried?: Carried;
   /** Why the browser is gone, once it is: the run cannot go on. */
   private browserGone?: string;
@@ -119,6 +124,7 @@ export class RunContext {
     options: RunContextOptions = {},
   ) {
     this.signal = options.signal;
+    this.selfCheck = options.selfCheck;
     this.carried = options.carried;
     this.limits = { callMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS };
     this.secretValues = [...secrets, ...(credentials ? [credentials.password] : [])];

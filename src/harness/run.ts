@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
+import type { SelfCheck } from '../eval/tasks.ts';
 import { InputError } from '../input.ts';
 import type { Model, Usage } from '../models/types.ts';
 import { RunContext, type Carried, type Credentials, type SiteFetch } from './context.ts';
@@ -11,7 +12,8 @@ import type { StopReason, TraceEvent } from './trace.ts';
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a browser agent. Use the tools to carry out the task in the browser. ' +
-  'When the task is done, or cannot be done, call finish(success, summary); set success=true only if the task is done.';
+  'When the task is done, or cannot be done, call finish(success, summary); set success=true only if the task is done. ' +
+  'When the task asks a question, give the answer in finish\'s answer.';
 
 /** A browser page the harness may use for one attempt; the caller owns the browser. */
 export interface BrowserSession {
@@ -43,6 +45,8 @@ export interface HarnessOptions {
   toolTimeoutMs?: number;
   /** The caller's state that outlives a process with the run (`durable` saves it and gives it back). */
   carried?: Carried;
+  /** The task's own check of a claimed success, which the `verify` layer runs. */
+  selfCheck?: SelfCheck;
 }
 
 /** What the harness reports about a run. `claimed` is its word, not the truth. */
@@ -58,6 +62,8 @@ export interface RunResult {
   tokens: Usage;
   wallMs: number;
   trace: TraceEvent[];
+  /** The answer the claim gave (finish's `answer`), for an information task. */
+  answer?: string;
 }
 
 export async function runHarness(options: HarnessOptions): Promise<RunResult> {
@@ -70,7 +76,7 @@ export async function runHarness(options: HarnessOptions): Promise<RunResult> {
     options.credentials,
     options.secrets ?? [],
     options.siteFetch,
-    { signal: options.signal, toolTimeoutMs: options.toolTimeoutMs, carried: options.carried },
+    { signal: options.signal, toolTimeoutMs: options.toolTimeoutMs, carried: options.carried, selfCheck: options.selfCheck },
   );
   run.record({ type: 'run_start', task: options.task, model: options.model.id, layers: layers.map((layer) => layer.name) });
 
@@ -120,5 +126,6 @@ export async function runHarness(options: HarnessOptions): Promise<RunResult> {
     tokens: { ...run.tokens },
     wallMs: Date.now() - run.startedAt,
     trace: [...run.trace.events],
+    ...(outcome.stopReason === 'finished' && outcome.claim?.answer !== undefined && { answer: outcome.claim.answer }),
   });
 }

@@ -85,8 +85,8 @@ function api(run: RunContext, programCallId: string, deadline: number): Dsl {
       url: async () => (await call('current_url', {})).url,
       hasClass: async (selector, className) => (await call('has_class', { selector, className })).present,
     },
-    finish: async (success, summary) => {
-      await call('finish', { success, summary });
+    finish: async (success, summary, answer) => {
+      await call('finish', { success, summary, ...(answer !== undefined && { answer }) });
     },
   };
 }
@@ -102,7 +102,7 @@ function describeApi(timeoutMs: number): string {
     '  browser.text() → the visible text of the page',
     '  browser.url() → the current URL',
     '  browser.hasClass(selector, className) → true or false',
-    '  finish(success, summary): report the outcome of the task; success=true only if it is done',
+    '  finish(success, summary, answer?): report the outcome of the task; success=true only if it is done; when the task asks a question, answer is the answer alone',
     '  log(...values): lines returned with the result',
     `A call that fails throws an Error saying why. The answer is { ok: true, value, log } or { ok: false, error, log }. Time limit: ${timeoutMs} ms.`,
   ].join('\n');

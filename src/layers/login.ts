@@ -22,7 +22,7 @@ const READ_ONLY_PAGES = new Set(['/', '/news', '/newest', '/front', '/best', '/a
 
 /**
  * A handler for a known failure state: when the browser lands on the site's login form (`/login`,
- * or the login wall a `/vote` answers), the harness logs in with the run's credentials and tells
+ * or the login wall an action such as `/vote`, `/hide` or `/fave` answers), the harness logs in with the run's credentials and tells
  * the model it may continue.
  *
  * The sign-in is a tool call of the harness's own (`sign_in`, hidden from the model, marked `by:
@@ -61,7 +61,8 @@ export const login = defineLayer({
         const logins = run.trace.of('harness_auto_login').filter((event) => event.attempt === run.attempt).length;
         const page = run.page;
         const url = new URL(page.url());
-        if (url.origin !== site || (url.pathname !== '/login' && url.pathname !== '/vote')) return;
+        // HN answers the login page in place wherever an action needs a session (/vote, /hide, /fave, /reply): the form is what counts.
+        if (url.origin !== site) return;
         if (logins >= maxLogins) return;
         if (!(await loginForm(page, site))) return;
         if (!run.credentials) {

@@ -14,7 +14,7 @@ import { InputError, parseInput } from '../input.ts';
 import { recordInAllure } from './allure.ts';
 import { builtInHarness } from '../harness/agent.ts';
 import { agentCondition, layersCondition, modelCondition, NO_LAYERS, stackNameInUse } from './condition.ts';
-import { ABORT_GRACE_MS, evaluate, type CutShort, type RunRecord } from '../eval/evaluate.ts';
+import { ABORT_GRACE_MS, evaluate, TaskNotApplicable, type CutShort, type RunRecord } from '../eval/evaluate.ts';
 
 export { stackName } from './condition.ts';
 
@@ -140,6 +140,10 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
       inFlight.set(controller, running);
       try {
         return await running;
+      } catch (error) {
+        // Neither a success nor a failure: the test is skipped with the reason, and no run is counted.
+        if (error instanceof TaskNotApplicable) testInfo.skip(true, error.message);
+        throw error;
       } finally {
         inFlight.delete(controller);
       }

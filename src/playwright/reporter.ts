@@ -7,9 +7,10 @@ import { counted, outcomeOf } from '../report/format.ts';
 import { DEFAULT_HISTORY_LIMIT, HISTORY_DIR, listHistory, saveToHistory } from '../report/history.ts';
 import { cellLabel, summarize } from '../report/summarize.ts';
 import { countTrials, parseRunAttachment, parseStartAttachment, type Attempt, type ParsedAttachment, type TestRecord } from '../report/trials.ts';
-import { gateSchema, type Gate, type PriceTable, type ReportedRun, type Summary } from '../report/types.ts';
+import { gateSchema, type Gate, type NotApplicableTest, type PriceTable, type ReportedRun, type Summary } from '../report/types.ts';
 import { parseInput } from '../input.ts';
 import { HARNESS_RUN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT } from './fixtures.ts';
+import { NOT_APPLICABLE } from '../eval/evaluate.ts';
 
 export interface HarnessReporterOptions {
   /** Where summary.json, summary.md and index.html go, relative to the config file. */
@@ -225,11 +226,19 @@ export default class HarnessReporter implements Reporter {
     this.write(false).catch(() => undefined);
   }
 
+  /** The skipped tests whose task does not apply to their site, with the fixture's reason. */
+  private notApplicable(): NotApplicableTest[] {
+    return [...this.tests.values()].flatMap(({ id, title, project, status, skipReasons }) => {
+      const reason = status === 'skipped' ? [...skipReasons].find((why) => why.startsWith(NOT_APPLICABLE)) : undefined;
+      return reason ? [{ id, title, project, reason }] : [];
+    });
+  }
+
   /** Writes are chained, so a late partial write never lands after the final one. */
   private write(complete: boolean) {
     this.lastWrite = Date.now();
     const { runs, planned, missing } = countTrials([...this.tests.values()]);
-    const measured = summarize(runs, { prices: this.options.prices, complete, planned, missing, gates: this.gates, sharded: this.sharded });
+    const measured = summarize(runs, { prices: this.options.prices, complete, planned, missing, notApplicable: this.notApplicable(), gates: this.gates, sharded: this.sharded });
     const summary = this.baseline ? { ...measured, comparison: comparison(this.baseline.summary, this.baseline.source, measured) } : measured;
     const written = this.writing.then(() => writeSummaryFiles(this.outputDir, summary, runs));
     this.writing = written.catch(() => undefined);
@@ -241,7 +250,9 @@ export default class HarnessReporter implements Reporter {
     const count = `[${this.finished}/${total}, ${Math.max(0, total - this.finished)} left]`;
     const seconds = `${(result.duration / 1000).toFixed(1)} s`;
     const retry = willRetry ? `, attempt ${result.retry + 1}: Playwright retries it` : result.retry > 0 ? `, retry ${result.retry}` : '';
-    if (attempt.runs.length === 0) console.log(`${count} ${test.parent.project()?.name ?? ''} › ${test.title}: ${result.status}${retry}, ${seconds}`);
+    // A skip says why (a model without its key; "not applicable: …", a task the site cannot pose).
+    const why = result.status === 'skipped' ? [...test.annotations, ...result.annotations].find((note) => note.type === 'skip' && note.description)?.description : undefined;
+    if (attempt.runs.length === 0) console.log(`${count} ${test.parent.project()?.name ?? ''} › ${test.title}: ${result.status}${why ? ` (${why})` : ''}${retry}, ${seconds}`);
     for (const run of attempt.runs) {
       const extra = [...(run.sideEffects.length > 0 ? [counted(run.sideEffects.length, 'side effect')] : []), ...(run.incomplete ? ['incomplete'] : [])];
       console.log(`${count} ${cellLabel(run)}: ${outcomeOf(run)}${extra.map((note) => `, ${note}`).join('')}, ${counted(run.iterations, 'iteration')}, ${run.stopReason}${retry}, ${seconds}`);

@@ -41,6 +41,7 @@ export function verdictLines(summary: Summary): { headline: string; breached: bo
     ...(gates?.breaches ?? []).map((breach) => `breach: ${breach.cell}: ${breach.rule} (by ${round1(Math.abs(breach.observed - breach.limit) * 100)} percentage points)`),
     ...(gates?.unmatched ?? []).map((gate) => `gate matches no cell: ${gate}`),
     ...summary.missing.map((test) => `missing: ${test.title} (${test.project})`),
+    ...(summary.notApplicable ?? []).map((test) => `n/a: ${test.title} (${test.project}): ${test.reason}`),
   ];
   return { headline: `${gateWords} · ${state} · ${formatCount(summary.recorded)} of ${counted(summary.planned, 'planned run')} recorded`, breached, details };
 }

@@ -3,7 +3,7 @@ import { stopReasons } from '../harness/trace.ts';
 import { parseInput } from '../input.ts';
 import { describe, passHatKTable, wilson } from './statistics.ts';
 import { layerEffects } from './ablation.ts';
-import { gateSchema, type Cell, type CellNames, type Condition, type Gate, type GateBreach, type MissingTest, type PriceTable, type ReportedRun, type Summary } from './types.ts';
+import { gateSchema, type Cell, type CellNames, type Condition, type Gate, type GateBreach, type MissingTest, type NotApplicableTest, type PriceTable, type ReportedRun, type Summary } from './types.ts';
 
 /** What names a cell: one task, model, layer stack and site. */
 export type CellKeys = CellNames;
@@ -17,6 +17,8 @@ export interface SummarizeOptions {
   planned?: number;
   /** Tests with a planned run they did not record. */
   missing?: readonly MissingTest[];
+  /** Tests skipped because their task does not apply to their site. */
+  notApplicable?: readonly NotApplicableTest[];
   /** The time stamped into `generatedAt`; fixed in tests. */
   now?: Date;
   /** Gates to check the cells against; their result goes into the summary. */
@@ -31,7 +33,7 @@ export interface SummarizeOptions {
  * are then linear in its runs, so 10,000 runs take milliseconds. The result does not depend on the
  * runs' order (merged shards arrive in any).
  */
-export function summarize(runs: readonly ReportedRun[], { prices, complete, planned = runs.length, missing = [], now = new Date(), gates, sharded = false }: SummarizeOptions): Summary {
+export function summarize(runs: readonly ReportedRun[], { prices, complete, planned = runs.length, missing = [], notApplicable = [], now = new Date(), gates, sharded = false }: SummarizeOptions): Summary {
   const groups = [...groupByCell(runs).values()];
   const labels = labelConditions(groups.map((group) => group.reduce((least, run) => (compareCells(run, least) < 0 ? run : least))));
   const cells = groups.map((cellRuns, index) => summarizeCell(cellRuns, labels[index]!, prices)).sort(compareCells);
@@ -44,6 +46,7 @@ export function summarize(runs: readonly ReportedRun[], { prices, complete, plan
     planned,
     recorded: runs.length,
     missing: [...missing],
+    ...(notApplicable.length > 0 && { notApplicable: [...notApplicable] }),
     totals,
     cells,
     ...(gates && { gates: { checked: gates.length, breaches: checkGates({ cells }, gates), unmatched: sharded ? [] : unmatchedGates({ cells }, gates) } }),

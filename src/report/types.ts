@@ -152,6 +152,10 @@ export type Cell = z.infer<typeof cellSchema>;
 export const missingTestSchema = runOriginSchema.pick({ id: true, title: true, project: true });
 export type MissingTest = z.infer<typeof missingTestSchema>;
 
+/** A test skipped because its task does not apply to its site (`not applicable: TASK on SITE: reason`): no run, in no cell. */
+export const notApplicableTestSchema = missingTestSchema.extend({ reason: z.string() });
+export type NotApplicableTest = z.infer<typeof notApplicableTestSchema>;
+
 /** A cell outside a gate's limits. */
 export const gateBreachSchema = z.object({
   /** The cell's label, `task · model · layers · site`. */
@@ -238,6 +242,8 @@ export const summarySchema = z.object({
   /** Trials that recorded a run (complete or not). */
   recorded: z.number(),
   missing: z.array(missingTestSchema),
+  /** Tests whose task does not apply to their site, with why; absent when there are none. */
+  notApplicable: z.array(notApplicableTestSchema).optional(),
   totals: z.object({
     runs: z.number(),
     successes: z.number(),

@@ -6,6 +6,8 @@ import { defineTool, ToolError, type Tool } from './registry.ts';
 export interface Claim {
   success: boolean;
   summary: string;
+  /** The answer to a task that asks for information, judged against the site's ground truth. */
+  answer?: string;
   /** Ids of the tool calls whose results support the claim (checked by the `evidence` layer). */
   evidence?: string[];
 }
@@ -140,10 +142,11 @@ export function browserTools(page: Page, state: ToolState, { textLimit = TEXT_LI
     defineTool({
       name: 'finish',
       effect: 'read',
-      description: 'End the task and report the outcome: success=true only if the task is done.',
+      description: 'End the task and report the outcome: success=true only if the task is done. When the task asks a question, put the answer alone in answer.',
       parameters: z.object({
         success: z.boolean(),
         summary: z.string().max(2000),
+        answer: z.string().max(2000).optional().describe('only when the task asks a question: the answer itself, exactly as the site shows it, with nothing around it'),
         evidence: z.array(z.string()).max(50).optional().describe('ids of the tool calls whose results show the outcome'),
       }),
       output: z.object({ recorded: z.literal(true) }),

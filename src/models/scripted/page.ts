@@ -87,6 +87,8 @@ export function urlIn(result: Record<string, unknown>): string | undefined {
 export function showsLoginWall(result: Record<string, unknown>): boolean {
   const url = urlIn(result);
   if (url !== undefined && URL.canParse(url, 'https://site.invalid/') && ['/login', '/vote'].includes(new URL(url, 'https://site.invalid/').pathname)) return true;
+  // An action that needs a session answers the login page where it is: its title says so.
+  if (typeof result.title === 'string' && /^\s*log\s?in\b/i.test(result.title)) return true;
   return stringsIn(result).some((text) => /<input\b[^>]*type=["']?password/i.test(text) || (/\bpassword\s*:/i.test(text) && /\blog\s?in\b/i.test(text)));
 }
 

@@ -3,6 +3,7 @@ import { defineTask, type Task } from '../../../eval/tasks.ts';
 import { slug } from '../../../text.ts';
 import { clickUpvote, frontPage, storyRows } from '../by-hand.ts';
 import { titleRanked, upvoted, upvotedAllMatching, upvotedTitled } from '../postconditions.ts';
+import { storiesSeenAt, voteSeen } from '../self-checks.ts';
 
 /** The tasks on votes, and the first information task: the suite's first family. */
 
@@ -18,7 +19,17 @@ export const upvoteFirstPost = defineTask({
     if (!first) return { impossible: 'the front page lists no story' };
     await clickUpvote(page, first.id);
   },
+  // The story ranked 1 on a fresh front page, not whichever story the agent clicked.
+  async verify(session) {
+    const seen = await storiesSeenAt(session, '/news');
+    if ('failed' in seen) return seen.failed;
+    const first = seen.stories.find((story) => story.rank === 1) ?? seen.stories[0]!;
+    return voteSeen(first, 'rank 1');
+  },
 });
+
+/** Word by word, as a reader would: a title's words are what lies between anything but letters and digits. */
+const hasWord = (title: string, word: string) => title.toLowerCase().split(/[^\p{L}\p{N}_]+/u).includes(word.toLowerCase());
 
 /**
  * The loop task: one vote per matching story, so a tool-calling model needs a turn per story and
@@ -33,10 +44,16 @@ export function upvoteAllMatching(word: string): Task {
     prompt: `Upvote every story on the Hacker News front page whose title contains the word "${word}".`,
     postconditions: [upvotedAllMatching({ word })],
     async reference(page, site) {
-      // Word by word, as a reader would: a title's words are what lies between anything but letters and digits.
-      const wanted = word.toLowerCase();
-      const matching = (await frontPage(page, site)).filter((story) => story.title.toLowerCase().split(/[^\p{L}\p{N}_]+/u).includes(wanted));
+      const matching = (await frontPage(page, site)).filter((story) => hasWord(story.title, word));
       for (const story of matching) await clickUpvote(page, story.id);
+    },
+    async verify(session) {
+      const seen = await storiesSeenAt(session, '/news');
+      if ('failed' in seen) return seen.failed;
+      const matching = seen.stories.filter((story) => hasWord(story.title, word));
+      const unvoted = matching.filter((story) => !story.voted);
+      if (unvoted.length > 0) return { holds: false, detail: `of ${matching.length} front-page stories with "${word}", ${unvoted.map((story) => story.id).join(', ')} still show their arrow` };
+      return { holds: true, detail: `all ${matching.length} front-page stories with "${word}" show as upvoted` };
     },
   });
 }
@@ -56,6 +73,13 @@ export function upvoteTitled(title: string, { infeasible = false } = {}): Task {
       const story = (await frontPage(page, site)).find((row) => row.title === title);
       if (!story) return { impossible: `no story on the front page is titled ${JSON.stringify(title)}` };
       await clickUpvote(page, story.id);
+    },
+    async verify(session) {
+      const seen = await storiesSeenAt(session, '/news');
+      if ('failed' in seen) return seen.failed;
+      const story = seen.stories.find((row) => row.title === title);
+      if (!story) return { holds: false, detail: `no story on the front page is titled ${JSON.stringify(title)}` };
+      return voteSeen(story, JSON.stringify(title));
     },
   });
 }
