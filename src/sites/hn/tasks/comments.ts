@@ -7,6 +7,7 @@ import type { Site } from '../../site.ts';
 import { frontPage, storyRows, type StoryRow } from '../by-hand.ts';
 import type { HnEvidence, HnPostcondition } from '../postconditions.ts';
 import type { HnComment, HnSnapshot } from '../snapshot.ts';
+import { seenFrontPages } from './seen.ts';
 
 /**
  * The tasks on comments: write one (on a story, in reply to its top comment), read a thread (how
@@ -179,16 +180,9 @@ async function replyToTop(page: Page, site: Site, title: string, text: string) {
 // ---------------------------------------------------------------------------------------------
 // Self-checks: what the agent's own session can see afterwards (the verify layer runs them).
 
-/** The story titled `title` on the session's front pages, as cheerio reads the listing. */
+/** The story titled `title` on the session's front pages. */
 async function findStory(session: SessionView, title: string): Promise<string | undefined> {
-  for (const path of ['/news', '/news?p=2']) {
-    const $ = cheerio.load((await session.load(path)).html);
-    const row = $('tr.athing')
-      .toArray()
-      .find((candidate) => $(candidate).find('td.title a').first().text() === title);
-    if (row) return row.attribs.id;
-  }
-  return undefined;
+  return (await seenFrontPages(session)).find((story) => story.title === title)?.id;
 }
 
 /** A comment row's text (2017–2020's `span.commtext` is left open around the reply link by a paragraph). */

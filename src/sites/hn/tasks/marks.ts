@@ -6,6 +6,7 @@ import { slug } from '../../../text.ts';
 import { frontPage, storyRows, type StoryRow } from '../by-hand.ts';
 import type { HnEvidence, HnPostcondition } from '../postconditions.ts';
 import type { HnChange, HnSnapshot } from '../snapshot.ts';
+import { seenStories, sessionUser } from './seen.ts';
 
 /** The tasks on marks: hiding and favoriting stories, one, several, or one that is not there. */
 
@@ -49,21 +50,6 @@ export function markedByRun(mark: Mark, target: Target): HnPostcondition {
 
 // ---- The session's own view, for each task's `verify`: pages read as the agent's session sees them.
 
-/** The rows of a listing as a reader sees them: id, the rank shown, the title. */
-async function listed(session: SessionView, path: string): Promise<Array<{ id: string; rank: string; title: string }>> {
-  const $ = cheerio.load((await session.load(path)).html);
-  return $('tr.athing')
-    .not('.comtr')
-    .toArray()
-    .map((row) => ({ id: row.attribs.id ?? '', rank: $(row).find('.rank').text().trim(), title: $(row).find('td.title a').not('[href^="from?"]').first().text().trim() }));
-}
-
-/** The session's account, as its top bar names it. */
-export async function sessionUser(session: SessionView): Promise<string | undefined> {
-  const $ = cheerio.load((await session.load('/news')).html);
-  return $('#me').text().trim() || undefined;
-}
-
 /** Whether the session's item page of `id` offers to take the favorite back. */
 async function favoritedOnItemPage(session: SessionView, id: string): Promise<boolean> {
   const $ = cheerio.load((await session.load(`/item?id=${id}`)).html);
@@ -76,7 +62,7 @@ const favoriteTitledCheck =
   async (session) => {
     const user = await sessionUser(session);
     if (!user) return { holds: false, detail: 'the session is not logged in' };
-    const holds = (await listed(session, `/favorites?id=${encodeURIComponent(user)}`)).some((row) => row.title === title);
+    const holds = (await seenStories(session, `/favorites?id=${encodeURIComponent(user)}`)).some((row) => row.title === title);
     return { holds, detail: `${JSON.stringify(title)} is ${holds ? '' : 'not '}among ${user}'s favorites` };
   };
 
@@ -84,7 +70,7 @@ const favoriteTitledCheck =
 const hiddenTitledCheck =
   (title: string): SelfCheck =>
   async (session) => {
-    const holds = (await listed(session, '/hidden')).some((row) => row.title === title);
+    const holds = (await seenStories(session, '/hidden')).some((row) => row.title === title);
     return { holds, detail: `${JSON.stringify(title)} is ${holds ? '' : 'not '}on /hidden` };
   };
 
@@ -92,9 +78,9 @@ const hiddenTitledCheck =
 const ranksHiddenCheck =
   (ranks: number[]): SelfCheck =>
   async (session) => {
-    const shown = new Set((await listed(session, '/news')).map((row) => row.rank));
-    const still = ranks.filter((rank) => shown.has(`${rank}.`));
-    const hidden = (await listed(session, '/hidden')).length;
+    const shown = new Set((await seenStories(session, '/news')).map((row) => row.rank));
+    const still = ranks.filter((rank) => shown.has(rank));
+    const hidden = (await seenStories(session, '/hidden')).length;
     if (still.length > 0) return { holds: false, detail: `/news still shows rank ${still.join(', ')}` };
     return { holds: hidden >= ranks.length, detail: `/news shows no rank ${ranks.join(', ')}; /hidden lists ${hidden}` };
   };
@@ -103,7 +89,7 @@ const ranksHiddenCheck =
 const rankFavoritedCheck =
   (rank: number): SelfCheck =>
   async (session) => {
-    const row = (await listed(session, '/news')).find((candidate) => candidate.rank === `${rank}.`);
+    const row = (await seenStories(session, '/news')).find((candidate) => candidate.rank === rank);
     if (!row) return { holds: false, detail: `/news shows no rank ${rank}` };
     const holds = await favoritedOnItemPage(session, row.id);
     return { holds, detail: `story ${row.id} (rank ${rank}) is ${holds ? '' : 'not '}favorited` };

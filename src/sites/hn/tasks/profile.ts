@@ -2,7 +2,7 @@ import { defineTask, type SelfCheck, type Task } from '../../../eval/tasks.ts';
 import * as cheerio from 'cheerio';
 import { frontPage } from '../by-hand.ts';
 import type { HnPostcondition } from '../postconditions.ts';
-import { sessionUser } from './marks.ts';
+import { sessionUser } from './seen.ts';
 
 /** The tasks on the profile: the account's `about`, edited with its profile form. */
 

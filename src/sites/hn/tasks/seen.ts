@@ -16,14 +16,19 @@ export interface SeenStory {
   href: string;
   /** The row has an up arrow (a job ad has none). */
   votable: boolean;
-  /** The arrow is hidden: the session's vote is in. */
+  /** The arrow is hidden (`nosee`) or an `unvote` link shows: the session's vote is in. */
   voted: boolean;
   comments: number;
 }
 
-/** The story rows `path` shows the session, in order; none when the page is not a listing. */
+/**
+ * The story rows `path` shows the session, in order; none when the page is not a listing. A page
+ * that does not load (a 502, a rate limit) throws: it can confirm nothing, and the `verify` layer
+ * reports the check as unable to run.
+ */
 export async function seenStories(session: SessionView, path: string): Promise<SeenStory[]> {
-  const { html } = await session.load(path);
+  const { status, html } = await session.load(path);
+  if (status !== 200) throw new Error(`${path} answered HTTP ${status}`);
   const $ = cheerio.load(html);
   return $('tr.athing')
     .not('.comtr')
@@ -40,7 +45,7 @@ export async function seenStories(session: SessionView, path: string): Promise<S
         title: link.text().trim(),
         href: link.attr('href') ?? '',
         votable: arrow.length > 0,
-        voted: arrow.hasClass('nosee'),
+        voted: arrow.hasClass('nosee') || $(`[id="un_${id}"]`).length > 0,
         comments: counted ? Number(counted[1]) : 0,
       };
     });
@@ -54,6 +59,14 @@ export async function seenFrontPages(session: SessionView): Promise<SeenStory[]>
 /** A verdict on one story the session sees (or not): its vote is in. */
 export function voteSeen(story: SeenStory | undefined, what: string): { holds: boolean; detail: string } {
   if (!story) return { holds: false, detail: `the session sees no ${what}` };
-  if (!story.votable) return { holds: false, detail: `${what} (${story.id}) has no vote arrow` };
-  return story.voted ? { holds: true, detail: `${what} (${story.id}) shows the vote` } : { holds: false, detail: `${what} (${story.id}) is not upvoted` };
+  if (!story.votable) return { holds: false, detail: `story ${story.id} (${what}) has no vote arrow` };
+  return story.voted
+    ? { holds: true, detail: `story ${story.id} (${what}) shows as upvoted` }
+    : { holds: false, detail: `story ${story.id} (${what}) still shows its arrow: the vote did not register` };
+}
+
+/** The session's account, as its top bar names it. */
+export async function sessionUser(session: SessionView): Promise<string | undefined> {
+  const $ = cheerio.load((await session.load('/news')).html);
+  return $('#me').text().trim() || undefined;
 }

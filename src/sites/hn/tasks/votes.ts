@@ -3,7 +3,7 @@ import { defineTask, type Task } from '../../../eval/tasks.ts';
 import { slug } from '../../../text.ts';
 import { clickUpvote, frontPage, storyRows } from '../by-hand.ts';
 import { titleRanked, upvoted, upvotedAllMatching, upvotedTitled } from '../postconditions.ts';
-import { storiesSeenAt, voteSeen } from '../self-checks.ts';
+import { seenStories, voteSeen } from './seen.ts';
 
 /** The tasks on votes, and the first information task: the suite's first family. */
 
@@ -21,10 +21,8 @@ export const upvoteFirstPost = defineTask({
   },
   // The story ranked 1 on a fresh front page, not whichever story the agent clicked.
   async verify(session) {
-    const seen = await storiesSeenAt(session, '/news');
-    if ('failed' in seen) return seen.failed;
-    const first = seen.stories.find((story) => story.rank === 1) ?? seen.stories[0]!;
-    return voteSeen(first, 'rank 1');
+    const stories = await seenStories(session, '/news');
+    return voteSeen(stories.find((story) => story.rank === 1) ?? stories[0], 'rank 1');
   },
 });
 
@@ -48,9 +46,7 @@ export function upvoteAllMatching(word: string): Task {
       for (const story of matching) await clickUpvote(page, story.id);
     },
     async verify(session) {
-      const seen = await storiesSeenAt(session, '/news');
-      if ('failed' in seen) return seen.failed;
-      const matching = seen.stories.filter((story) => hasWord(story.title, word));
+      const matching = (await seenStories(session, '/news')).filter((story) => hasWord(story.title, word));
       const unvoted = matching.filter((story) => !story.voted);
       if (unvoted.length > 0) return { holds: false, detail: `of ${matching.length} front-page stories with "${word}", ${unvoted.map((story) => story.id).join(', ')} still show their arrow` };
       return { holds: true, detail: `all ${matching.length} front-page stories with "${word}" show as upvoted` };
@@ -75,11 +71,7 @@ export function upvoteTitled(title: string, { infeasible = false } = {}): Task {
       await clickUpvote(page, story.id);
     },
     async verify(session) {
-      const seen = await storiesSeenAt(session, '/news');
-      if ('failed' in seen) return seen.failed;
-      const story = seen.stories.find((row) => row.title === title);
-      if (!story) return { holds: false, detail: `no story on the front page is titled ${JSON.stringify(title)}` };
-      return voteSeen(story, JSON.stringify(title));
+      return voteSeen((await seenStories(session, '/news')).find((row) => row.title === title), JSON.stringify(title));
     },
   });
 }
