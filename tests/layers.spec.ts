@@ -85,7 +85,7 @@ test.describe('verify', () => {
   test('a story page that does not load (a rate limit, a 502) confirms nothing: the claim becomes a failure', async ({ context }) => {
     // The click meets the login wall (no vote); then the site refuses every request, verify's load of the story included.
     const result = await run(context, 'scripted:overclaimer', ['verify'], recordedHn({ faults: { rateLimitAfter: 2 } }));
-    expect(result.trace.find((event) => event.type === 'harness_verification')).toMatchObject({ ok: false, detail: expect.stringMatching(/\(HTTP 503\) lists no story/) });
+    expect(result.trace.find((event) => event.type === 'harness_verification')).toMatchObject({ ok: false, detail: 'the check could not run: /news answered HTTP 503' });
     expect(result).toMatchObject({ claimed: false, falseSuccess: false });
   });
 
