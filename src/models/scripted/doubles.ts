@@ -2,8 +2,10 @@ import { stepsSinceLogin, type History, type Step } from './history.ts';
 import { iterator, wholeWordSource } from './iterator.ts';
 import { showsLoginWall, storiesIn, stringsIn, type StoryRow } from './page.ts';
 import { pageOfRank, readTask, type Fact, type Target, type Verb } from './reading.ts';
+import { fillForm, readForm } from './forms.ts';
 import { programmer } from './programmer.ts';
-import type { Action, Move } from './toolbox.ts';
+import type { Action } from './toolbox.ts';
+import { act, did, finish, FRONT_PAGE, itemAddress } from './moves.ts';
 
 /**
  * Deterministic test doubles that reproduce known model behaviours, to exercise harness layers
@@ -14,11 +16,6 @@ import type { Action, Move } from './toolbox.ts';
 export type { Action };
 export type Policy = (history: History) => Action;
 
-const FRONT_PAGE = 'https://news.ycombinator.com/news';
-const act = (name: Move, args: Record<string, unknown> = {}): Action => ({ name, args });
-const finish = (success: boolean, summary: string, evidence?: string[], answer?: string) =>
-  act('finish', { success, summary, ...(evidence && { evidence }), ...(answer !== undefined && { answer }) });
-const did = (steps: readonly Step[], name: Move) => steps.findLast((step) => step.name === name);
 
 /** The latest step whose result shows the stories (a listing, or a page's HTML), and the stories; with `first`, the earliest. */
 function listing(steps: readonly Step[], { first = false } = {}): { step: Step; stories: StoryRow[] } | undefined {
@@ -99,11 +96,13 @@ function actionOn(verb: Verb, id: string): Action {
 
 /**
  * Does what the task asks where it can read it (votes, hides and favorites on a named, ranked or
- * matching story; a story's title, score, author or comment count), checks the page before it
- * claims, reports failure truthfully, and cites the calls that show a success. A task it cannot
- * read (a form, a listing it does not know) it reports it cannot do.
+ * matching story; a story's title, score, author or comment count; the forms forms.ts reads),
+ * checks the page before it claims, reports failure truthfully, and cites the calls that show a
+ * success. A task it cannot read (another form, a listing it does not know) it reports it cannot do.
  */
 export const diligent: Policy = (history) => {
+  const form = readForm(history.task);
+  if (form) return fillForm(history, form);
   const reading = readTask(history.task);
   if (reading.kind === 'unread') return finish(false, `I cannot do this task: ${reading.why}.`);
   const steps = stepsSinceLogin(history) ?? history.steps;
@@ -158,8 +157,6 @@ function actOnEach(steps: readonly Step[], verb: Verb, stories: readonly StoryRo
 function movesFor(verb: Verb, id: string): Action[] {
   return verb === 'favorite' ? [act('navigate', { url: itemAddress(id) }), actionOn(verb, id)] : [actionOn(verb, id)];
 }
-
-const itemAddress = (id: string) => `https://news.ycombinator.com/item?id=${id}`;
 
 /** After the votes or hides: the listing read again shows each story voted, or no longer there. */
 function checkListed(after: readonly Step[], verb: Verb, stories: readonly StoryRow[], address: string): Action {

@@ -1,7 +1,8 @@
 /**
  * A task's prompt as the doubles read it: a weak model's reading, a few words and a quoted title,
- * nothing more. What it cannot read plainly (a form to fill, two actions in one task, a listing
- * other than the front page) it leaves unread, and the doubles then say they cannot do the task.
+ * nothing more. What it cannot read plainly (two actions in one task, a listing other than the
+ * front page) it leaves unread, and the doubles then say they cannot do the task; the forms
+ * `diligent` fills are read in forms.ts, and any other form is left unread here.
  */
 
 /** What the doubles can do to a story. */

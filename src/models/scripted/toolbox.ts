@@ -138,6 +138,12 @@ export function callFor(action: Action, history: History): Action {
         const link = tools.offers('click') ? undefined : voteLinkFor(action.args.selector, history);
         return as('click') ?? (link === undefined ? undefined : open(link));
       }
+      case 'fill': {
+        // A filling tool takes the text as `value` or `text`, whichever it has.
+        const tool = tools.toolFor('fill');
+        const param = tool && !tool.params.includes('value') && tool.params.includes('text') ? 'text' : 'value';
+        return as('fill', { selector: action.args.selector, [param]: action.args.value });
+      }
       case 'get_stories':
         return as('get_stories') ?? as('get_text') ?? reread();
       case 'get_text':
