@@ -8,6 +8,9 @@ import { submitLink, submitPostedLink } from '../src/sites/hn/tasks/submissions.
 import { outcomeOf } from '../src/report/format.ts';
 import type { LayerSpec } from '../src/layers/index.ts';
 import { layerStacks } from '../src/layers/stacks.ts';
+import { diligent } from '../src/models/scripted/doubles.ts';
+import type { Step } from '../src/models/scripted/history.ts';
+import { Toolbox } from '../src/models/scripted/toolbox.ts';
 import { expect, test } from './support.ts';
 
 /**
@@ -44,4 +47,24 @@ test('the overclaimer still claims a form task after its first action (bare: no 
   const record = await run(context, commentOnStory, 'scripted:overclaimer', []);
   expect(record).toMatchObject({ claimed: true, actual: false, falseSuccess: true });
   expect(calls(record)).toEqual(['navigate', 'finish']);
+});
+
+test('diligent claims a comment only when the page, read again, shows it once more than before', () => {
+  const title = 'A story';
+  const text = 'Nice work.';
+  const item = 'https://news.ycombinator.com/item?id=7';
+  const steps = (after: string): Step[] =>
+    [
+      ['navigate', { url: 'https://news.ycombinator.com/news' }, { url: 'https://news.ycombinator.com/news', title: 'Hacker News' }],
+      ['get_stories', {}, { stories: [{ id: '7', rank: 1, title, voted: false, votable: true }] }],
+      ['navigate', { url: item }, { url: item, title }],
+      ['get_text', {}, { text: `${title}\nNice work. Said someone else.` }],
+      ['fill', { selector: 'form[action="comment"] textarea[name="text"]', value: text }, { filled: 'textarea' }],
+      ['click', { selector: 'form[action="comment"] input[type="submit"]' }, { url: `${item}#8`, title }],
+      ['navigate', { url: item }, { url: item, title }],
+      ['get_text', {}, { text: after }],
+    ].map(([name, args, result], index) => ({ id: `call_${index}`, name, args, result }) as Step);
+  const history = (after: string) => ({ task: `Post a comment on the Hacker News story titled "${title}" that says exactly: ${text}`, steps: steps(after), notes: [], turns: 8, tools: new Toolbox(undefined) });
+  expect(diligent(history(`${title}\nNice work. Said someone else.`))).toMatchObject({ name: 'finish', args: { success: false } });
+  expect(diligent(history(`${title}\nNice work.\nNice work. Said someone else.`))).toMatchObject({ name: 'finish', args: { success: true, evidence: ['call_7'] } });
 });
