@@ -5,7 +5,6 @@ import { evaluate } from '../src/eval/evaluate.ts';
 import { judge } from '../src/eval/oracle.ts';
 import type { Task } from '../src/eval/tasks.ts';
 import { taskNamed, upvoteNeverPosted } from '../src/sites/hn/suite.ts';
-import { voteTasks } from '../src/sites/hn/tasks/votes.ts';
 import { markupYears } from '../src/sites/hn/options.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { playwright, readSummary, workspace } from './playwright-child.ts';
@@ -23,18 +22,7 @@ async function referenceRun(context: import('@playwright/test').BrowserContext, 
 }
 
 test.describe('reference solutions', () => {
-  for (const markupYear of markupYears) {
-    // The vote family's: every task's reference is checked on every era by tests/suite-validity.spec.ts.
-    for (const task of voteTasks.filter((known) => !known.tags.includes('infeasible') && !known.tags.includes('information'))) {
-      test(`${task.name} (${markupYear} markup): the reference makes it actual, with no side effect`, async ({ context }) => {
-        const { outcome, judgement } = await referenceRun(context, task, markupYear);
-        expect(outcome ?? {}).not.toHaveProperty('impossible');
-        expect(judgement.verdicts.filter((verdict) => !verdict.holds).map((verdict) => verdict.detail)).toEqual([]);
-        expect(judgement).toMatchObject({ actual: true, sideEffects: [] });
-      });
-    }
-  }
-
+  // Every task's reference on every era and capture: tests/suite-validity.spec.ts.
   test('the infeasible task: the reference finds no such story, says why, and votes for nothing', async ({ context }) => {
     const { site, outcome, judgement } = await referenceRun(context, upvoteNeverPosted);
     expect(outcome).toEqual({ impossible: 'no story on the front page is titled "A story that was never posted"' });
