@@ -97,6 +97,19 @@ const changeKinds = {
   profile: 'edited the profile of',
 } as const;
 
+/** The part of the snapshot each kind of change is read from: where a snapshot lacks the part, no such change can be seen. */
+export const partOfKind = {
+  vote: 'votes',
+  unvote: 'votes',
+  hide: 'hidden',
+  unhide: 'hidden',
+  fave: 'faves',
+  unfave: 'faves',
+  comment: 'comments',
+  submission: 'submissions',
+  profile: 'profiles',
+} as const satisfies Record<keyof typeof changeKinds, keyof HnSnapshot>;
+
 /** A change on the site by `user` to item `id`, of one of the kinds above. */
 export interface HnChange extends StateChange {
   kind: keyof typeof changeKinds;
