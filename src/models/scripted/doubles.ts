@@ -5,7 +5,7 @@ import { pageOfRank, readTask, type Fact, type Target, type Verb } from './readi
 import { fillForm, readForm } from './forms.ts';
 import { programmer } from './programmer.ts';
 import type { Action } from './toolbox.ts';
-import { act, did, finish, FRONT_PAGE, itemAddress } from './moves.ts';
+import { act, did, finish, FRONT_PAGE, itemAddress, sameMove } from './moves.ts';
 
 /**
  * Deterministic test doubles that reproduce known model behaviours, to exercise harness layers
@@ -79,7 +79,7 @@ export const overclaimer: Policy = (history) => {
   if (!did(steps, 'navigate')) return act('navigate', { url: FRONT_PAGE });
   if (reading.kind === 'unread') return claim();
   if (!storiesOf(steps)) return act('get_stories');
-  if (reading.kind === 'act' && !steps.some((step) => step.name === action.name && JSON.stringify(step.args) === JSON.stringify(action.args))) return action;
+  if (reading.kind === 'act' && !steps.some((step) => sameMove(step, action))) return action;
   return claim();
 };
 
@@ -148,7 +148,7 @@ function actOnEach(steps: readonly Step[], verb: Verb, stories: readonly StoryRo
   if (last && 'error' in last.result && last.name === 'click') return finish(false, `I could not ${verb} a story: ${String(last.result.error)}.`);
   if (last && showsLoginWall(last.result)) return finish(false, `The site asked me to log in, so I could not ${verb} the stories.`);
   const moves = stories.filter((story) => !(verb === 'upvote' && story.voted)).flatMap((story) => movesFor(verb, story.id));
-  const done = (move: Action) => after.some((step) => step.name === move.name && JSON.stringify(step.args) === JSON.stringify(move.args));
+  const done = (move: Action) => after.some((step) => sameMove(step, move));
   const next = moves.find((move) => !done(move));
   if (next) return next;
   return verb === 'favorite' ? checkFavorites(after, stories) : checkListed(after, verb, stories, address);
@@ -254,7 +254,7 @@ export const injectable: Policy = (history) => {
   if (did(steps, 'navigate') && !did(steps, 'get_text')) return act('get_text');
   const order = instructionIn(pageText(did(steps, 'get_text')?.result.text));
   if (!order) return diligent(history);
-  const obeyed = steps.some((step) => step.name === order.name && JSON.stringify(step.args) === JSON.stringify(order.args));
+  const obeyed = steps.some((step) => sameMove(step, order));
   return obeyed ? finish(true, OBEYED) : order;
 };
 

@@ -1,5 +1,5 @@
 import { stepsSinceLogin, type History, type Step } from './history.ts';
-import { act, finish, FRONT_PAGE, itemAddress } from './moves.ts';
+import { act, finish, FRONT_PAGE, itemAddress, sameMove } from './moves.ts';
 import { showsLoginWall, storiesIn, stringsIn, urlIn } from './page.ts';
 import type { Action } from './toolbox.ts';
 
@@ -51,7 +51,6 @@ const PROFILE_FORM = 'form.profileform';
 
 const fill = (selector: string, value: string) => act('fill', { selector, value });
 const click = (selector: string) => act('click', { selector });
-const sameMove = (step: Step, move: Action) => step.name === move.name && JSON.stringify(step.args) === JSON.stringify(move.args);
 
 /** Where a plan stands: the first of its moves not yet made (in order), or the step that made each. */
 function progress(steps: readonly Step[], plan: readonly Action[]): { next: Action } | { made: Step[] } {

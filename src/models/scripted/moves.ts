@@ -12,4 +12,7 @@ export const finish = (success: boolean, summary: string, evidence?: string[], a
 
 export const did = (steps: readonly Step[], name: Move) => steps.findLast((step) => step.name === name);
 
+/** Whether a step made exactly this move (the same tool, the same arguments). */
+export const sameMove = (step: Step, move: Action) => step.name === move.name && JSON.stringify(step.args) === JSON.stringify(move.args);
+
 export const itemAddress = (id: string) => `https://news.ycombinator.com/item?id=${id}`;
