@@ -1,5 +1,5 @@
 import { stepsSinceLogin, type History, type Step } from './history.ts';
-import { iterator, wholeWordSource } from './iterator.ts';
+import { iterator, wholeWord } from './iterator.ts';
 import { showsLoginWall, storiesIn, stringsIn, type StoryRow } from './page.ts';
 import { pageOfRank, readTask, type Fact, type Target, type Verb } from './reading.ts';
 import { fillForm, readForm } from './forms.ts';
@@ -47,7 +47,7 @@ function storiesNamed(stories: readonly StoryRow[], target: Target): StoryRow[] 
   if ('title' in target) return stories.filter((story) => story.title === target.title);
   if ('rank' in target) return [atRank(target.rank)].filter((story) => story !== undefined);
   if ('first' in target) return Array.from({ length: target.first }, (_, index) => atRank(index + 1)).filter((story) => story !== undefined);
-  const word = new RegExp(wholeWordSource(target.word), 'iu');
+  const word = wholeWord(target.word);
   return stories.filter((story) => story.votable && word.test(story.title));
 }
 

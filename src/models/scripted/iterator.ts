@@ -1,12 +1,15 @@
-import type { Action, Policy } from './doubles.ts';
-import type { History, Step } from './history.ts';
+import type { Policy } from './doubles.ts';
+import type { Step } from './history.ts';
+import { finish, FRONT_PAGE } from './moves.ts';
+import type { StoryRow } from './page.ts';
+import { wordIn } from './reading.ts';
 
 /**
  * The loop task as a tool-calling model does it: open the front page, list the stories, then one
  * click per matching story, a model turn each, then claim. What code mode is measured against.
  */
 export const iterator: Policy = (history) => {
-  const word = taskWord(history);
+  const word = wordIn(history.task);
   if (!word) return finish(false, 'The task names no word to look for.');
   const steps = history.steps;
   if (!steps.some((step) => step.name === 'navigate')) return { name: 'navigate', args: { url: FRONT_PAGE } };
@@ -23,28 +26,12 @@ export const iterator: Policy = (history) => {
   return finish(true, `Upvoted the ${matching.length} stories whose title contains "${word}": ${matching.map((story) => story.id).join(', ')}.`);
 };
 
-export const FRONT_PAGE = 'https://news.ycombinator.com/news';
-
-interface StoryRow {
-  id: string;
-  title: string;
-  voted: boolean;
-  votable: boolean;
-}
-
-/** The word the task asks about: `… contains the word "for".` */
-export function taskWord(history: History): string | undefined {
-  return /\bthe word "([^"]+)"/i.exec(history.task)?.[1];
-}
-
 /** The word on its own, in any case: "for" matches "Writing a GC for fun", not "platforms". */
 export function wholeWordSource(word: string): string {
   return `(?<![\\p{L}\\p{N}_])${word.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(?![\\p{L}\\p{N}_])`;
 }
 
-const wholeWord = (word: string) => new RegExp(wholeWordSource(word), 'iu');
-
-const finish = (success: boolean, summary: string): Action => ({ name: 'finish', args: { success, summary } });
+export const wholeWord = (word: string) => new RegExp(wholeWordSource(word), 'iu');
 
 function describeFailures(steps: readonly Step[]): string {
   return steps.map((step) => `${String(step.args.selector)} (${String(step.result.error)})`).join('; ');

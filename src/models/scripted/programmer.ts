@@ -1,5 +1,7 @@
 import type { Policy } from './doubles.ts';
-import { FRONT_PAGE, taskWord, wholeWordSource } from './iterator.ts';
+import { wholeWordSource } from './iterator.ts';
+import { FRONT_PAGE } from './moves.ts';
+import { wordIn } from './reading.ts';
 
 /**
  * The loop task as a model in code mode does it: one `run_program` whose program lists the front
@@ -7,7 +9,7 @@ import { FRONT_PAGE, taskWord, wholeWordSource } from './iterator.ts';
  * before it claims, the next turn reports the failure truthfully with a one-line program.
  */
 export const programmer: Policy = (history) => {
-  const word = taskWord(history);
+  const word = wordIn(history.task);
   const ran = history.steps.findLast((step) => step.name === 'run_program');
   if (!word) return claim(false, 'The task names no word to look for.');
   if (!ran) return { name: 'run_program', args: { source: upvoteAll(word) } };

@@ -20,10 +20,13 @@ const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seven
 
 const numberOf = (word: string) => (/^\d+$/.test(word) ? Number(word) : NUMBERS.indexOf(word.toLowerCase()) + 1);
 
+/** The word a task asks about: `… contains the word "for".` */
+export const wordIn = (prompt: string) => /\bthe word "([^"]+)"/i.exec(prompt)?.[1];
+
 function targetIn(prompt: string): Target | undefined {
   const title = /\b(?:titled|called|named)\s+"([^"]+)"/i.exec(prompt)?.[1];
   if (title !== undefined) return { title };
-  const word = /\bthe word "([^"]+)"/i.exec(prompt)?.[1];
+  const word = wordIn(prompt);
   if (word !== undefined) return { word };
   const few = new RegExp(`\\bfirst\\s+(\\d+|${NUMBERS.join('|')})\\s+stor`, 'i').exec(prompt)?.[1];
   if (few !== undefined) return { first: numberOf(few) };
