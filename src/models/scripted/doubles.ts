@@ -115,7 +115,7 @@ export const diligent: Policy = (history) => {
   const [story] = named;
   if (!story) {
     const where = address === FRONT_PAGE ? 'the front page' : 'its page';
-    return finish(false, 'title' in reading.target ? `There is no story titled "${reading.target.title}" on the front page.` : `There is no ${describeTarget(reading.target)} on ${where}.`);
+    return finish(false, `There is no ${describeTarget(reading.target)} on ${where}.`);
   }
   if (reading.kind === 'ask') return answer(steps, reading.fact, story, read.stories);
   if (reading.verb === 'upvote' && !('word' in reading.target) && !('first' in reading.target)) {

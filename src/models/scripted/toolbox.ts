@@ -152,7 +152,7 @@ export function callFor(action: Action, history: History): Action {
         const tool = tools.toolFor('finish');
         if (!tool) return undefined;
         const { success, summary, evidence, answer } = action.args;
-        const text = SUMMARY_PARAMS.find((name) => tool.params.includes(name) && name !== 'answer') ?? tool.params.find((name) => name !== 'success' && name !== 'answer') ?? 'summary';
+        const text = SUMMARY_PARAMS.find((name) => tool.params.includes(name)) ?? tool.params.find((name) => name !== 'success' && name !== 'answer') ?? 'summary';
         const takes = (name: string) => tool.params.includes(name) || tool.params.length === 0;
         return { name: tool.name, args: { success, [text]: summary, ...(evidence !== undefined && takes('evidence') && { evidence }), ...(answer !== undefined && takes('answer') && { answer }) } };
       }
