@@ -52,7 +52,7 @@ export interface AgentRun {
 }
 
 /** What a run of an agent returns: the same shape for every agent, so every cell reads alike. */
-export type AgentResult = RunResult & { answer?: string };
+export type AgentResult = RunResult;
 
 export interface Agent {
   /** The agent's name in cells and reports: `harness-eval` for the built-in harness. */

@@ -86,7 +86,8 @@ function api(run: RunContext, programCallId: string, deadline: number): Dsl {
       hasClass: async (selector, className) => (await call('has_class', { selector, className })).present,
     },
     finish: async (success, summary, answer) => {
-      await call('finish', { success, summary, ...(answer !== undefined && { answer }) });
+      // Sent as JSON: an answer left out stays out.
+      await call('finish', { success, summary, answer });
     },
   };
 }
