@@ -49,13 +49,13 @@ export interface EvaluateOptions {
   attach?: (name: string, body: string | Buffer, contentType: string) => Promise<void>;
 }
 
+/** How a not-applicable task's skip reason begins: the reporter lists those tests apart. */
+export const NOT_APPLICABLE = 'not applicable: ';
+
 /**
  * The task does not apply to the site as the run would start (its capture has no comments, no user
  * page): no run is made, and none is counted. The fixture skips its test with this message.
  */
-/** How a not-applicable task's skip reason begins: the reporter lists those tests apart. */
-export const NOT_APPLICABLE = 'not applicable: ';
-
 export class TaskNotApplicable extends Error {
   constructor(
     readonly task: string,
