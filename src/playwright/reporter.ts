@@ -94,13 +94,12 @@ export default class HarnessReporter implements Reporter {
     const attempt = this.readAttempt(test, result);
     record.attempts.push(attempt);
     record.status = result.status;
-    for (const annotation of [...test.annotations, ...(result.annotations ?? [])]) {
-      if (annotation.type === 'skip' && annotation.description) record.skipReasons.add(annotation.description);
-    }
+    const skipReasons = [...test.annotations, ...(result.annotations ?? [])].flatMap((note) => (note.type === 'skip' && note.description ? [note.description] : []));
+    for (const reason of skipReasons) record.skipReasons.add(reason);
     // A result Playwright will retry is not a finished trial: its next attempt is.
     const willRetry = test.outcome() === 'unexpected' && test.results.length <= test.retries;
     if (!willRetry) this.finished += 1;
-    if (this.options.progress !== false) this.printProgress(test, result, attempt, willRetry);
+    if (this.options.progress !== false) this.printProgress(test, result, attempt, willRetry, result.status === 'skipped' ? skipReasons[0] : undefined);
     if (this.writes && Date.now() - this.lastWrite >= WRITE_INTERVAL_MS) this.writePartial();
   }
 
@@ -245,13 +244,12 @@ export default class HarnessReporter implements Reporter {
     return written.then(() => summary);
   }
 
-  private printProgress(test: TestCase, result: TestResult, attempt: Attempt, willRetry: boolean): void {
+  /** `why`: a skipped test's reason (a model without its key; "not applicable: …", a task the site cannot pose). */
+  private printProgress(test: TestCase, result: TestResult, attempt: Attempt, willRetry: boolean, why: string | undefined): void {
     const total = this.tests.size;
     const count = `[${this.finished}/${total}, ${Math.max(0, total - this.finished)} left]`;
     const seconds = `${(result.duration / 1000).toFixed(1)} s`;
     const retry = willRetry ? `, attempt ${result.retry + 1}: Playwright retries it` : result.retry > 0 ? `, retry ${result.retry}` : '';
-    // A skip says why (a model without its key; "not applicable: …", a task the site cannot pose).
-    const why = result.status === 'skipped' ? [...test.annotations, ...result.annotations].find((note) => note.type === 'skip' && note.description)?.description : undefined;
     if (attempt.runs.length === 0) console.log(`${count} ${test.parent.project()?.name ?? ''} › ${test.title}: ${result.status}${why ? ` (${why})` : ''}${retry}, ${seconds}`);
     for (const run of attempt.runs) {
       const extra = [...(run.sideEffects.length > 0 ? [counted(run.sideEffects.length, 'side effect')] : []), ...(run.incomplete ? ['incomplete'] : [])];
