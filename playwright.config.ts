@@ -53,7 +53,7 @@ export default defineConfig<HarnessOptions>({
     [
       './src/playwright/reporter.ts',
       // The classic task under the verified stacks: never a false success. Other cells show what
-      // layers do not catch (an infeasible task's wrong vote passes verify), and are not gated.
+      // layers do not catch, and are not gated.
       // Each run is compared with the one before it (reports/history/), in every report.
       { gates: [{ task: 'upvote-first-post', layers: 'verified' }, { task: 'upvote-first-post', layers: 'verified+login' }], baseline: 'previous' },
     ],
