@@ -3,7 +3,7 @@ import { uniformFloat64 } from 'pure-rand/distribution/uniformFloat64';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import { assets } from './assets.ts';
 import { loadCapture, type Capture } from './capture.ts';
-import { commentRoutes, commentsAdded, commentViews } from './comments.ts';
+import { commentRoutes, commentViews } from './comments.ts';
 import { HN_ORIGIN, parseReplicaOptions, type ReplicaOptions, type ReplicaOptionsInput } from './options.ts';
 import { loginPage, notices } from './pages.ts';
 import type { HnSnapshot } from './snapshot.ts';
@@ -218,8 +218,9 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     truth: () => state.truth(),
     snapshot() {
       const { votes, hidden, faves, comments, submissions, profiles } = state.truth();
+      const { commentsAdded } = commentViews(state);
       const ranking = ranked.map(({ rank, id, title, site, url, points, author, comments: count, time, job }) => ({
-        ...{ rank: rank!, id, title: title ?? '', site, url, by: author, comments: count === undefined ? undefined : count + commentsAdded(state, id), time, job },
+        ...{ rank: rank!, id, title: title ?? '', site, url, by: author, comments: count === undefined ? undefined : count + commentsAdded(id), time, job },
         ...(points === undefined ? {} : { points: points + state.votesOn(id) }),
       }));
       return { votes, hidden, faves, ranking: JSON.parse(JSON.stringify(ranking)), comments: [...structuredClone(capture.comments), ...comments], submissions, profiles };
