@@ -12,7 +12,7 @@ import { listingRoutes } from './listings.ts';
 import { submissionRoutes, submittedItem, submittedItemPage } from './submissions.ts';
 import { HnState, type SiteTruth, type UserList } from './state.ts';
 import { renderTemplate, type PageView, type Template } from './template.ts';
-import { karmaOf, userRoutes } from './users.ts';
+import { karmaCounter, userRoutes } from './users.ts';
 import { idleBoundMs, requestsInFlight, type SiteIdle } from '../site.ts';
 import { writeFileAtomic } from '../../text.ts';
 import { cookieHeaderPairs, parseCookies } from '../../http.ts';
@@ -61,6 +61,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
   const inFlight = requestsInFlight();
   /** A captured item, or a story submitted on the replica. */
   const itemOf = (id: string) => capture.items.get(id) ?? submittedItem(state, id);
+  const karma = karmaCounter({ capture, state });
 
   /** The page as `visitor` sees it; a listing shows the rows `lists` picks, by default all but the ones the visitor hid. */
   const view = (visitor: Visitor, lists?: (id: string) => boolean): PageView => {
@@ -69,7 +70,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     const hidden = has('hidden');
     return {
       style: capture.style,
-      user: user ? { name: user, karma: karmaOf({ capture, state }, user), logoutAuth: state.authToken(user, 'logout') } : undefined,
+      user: user ? { name: user, karma: karma(user), logoutAuth: state.authToken(user, 'logout') } : undefined,
       voted: has('votes'),
       hidden,
       faved: has('faves'),
@@ -81,7 +82,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
   };
 
   const page = (template: Template, visitor: Visitor, lists?: (id: string) => boolean) => html(renderTemplate(template, view(visitor, lists)));
-  const pages: Pages = { capture, state, view, page };
+  const pages: Pages = { capture, state, karma, page };
 
   /**
    * HN's hide and favorite links: `id`, the item's `auth` token, `un=t` to take it back. Logged

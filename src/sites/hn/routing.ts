@@ -1,6 +1,6 @@
 import type { Capture } from './capture.ts';
 import type { HnState, Session } from './state.ts';
-import type { PageView, Template } from './template.ts';
+import type { Template } from './template.ts';
 
 /**
  * What a group of the replica's pages is made of: each group (the core pages, comments,
@@ -19,11 +19,11 @@ export type Handler = (request: Request, url: URL, visitor: Visitor) => Response
 /** Path → handler per method; a method a path lacks answers 405. */
 export type Routes = Readonly<Record<string, { GET?: Handler; POST?: Handler }>>;
 
-/** What every group of pages shares: the capture, the state, and a page as a visitor sees it. */
+/** What every group of pages shares: the capture, the state, a user's karma, and a page as a visitor sees it. */
 export interface Pages {
   capture: Capture;
   state: HnState;
-  view(visitor: Visitor, lists?: (id: string) => boolean): PageView;
+  karma(user: string): number;
   /** `template` rendered for `visitor`; a listing shows the rows `lists` picks (by default all but the ones the visitor hid). */
   page(template: Template, visitor: Visitor, lists?: (id: string) => boolean): Response;
 }
