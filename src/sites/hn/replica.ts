@@ -7,7 +7,7 @@ import { commentRoutes, commentViews } from './comments.ts';
 import { HN_ORIGIN, parseReplicaOptions, type ReplicaOptions, type ReplicaOptionsInput } from './options.ts';
 import { loginPage, notices } from './pages.ts';
 import type { HnSnapshot } from './snapshot.ts';
-import { formOf, html, redirect, safeGoto, type Pages, type Routes, type Visitor } from './routing.ts';
+import { formOf, html, pageNumberOf, redirect, safeGoto, type Pages, type Routes, type Visitor } from './routing.ts';
 import { listingRoutes } from './listings.ts';
 import { submissionRoutes, submittedItem, submittedItemPage } from './submissions.ts';
 import { HnState, type SiteTruth, type UserList } from './state.ts';
@@ -177,9 +177,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     },
   };
   const frontPage = (url: URL, visitor: Visitor) => {
-    const p = Number.parseInt(url.searchParams.get('p') ?? '1', 10);
-    const index = Number.isSafeInteger(p) && p > 1 ? p - 1 : 0;
-    return page(capture.frontPages[index] ?? capture.emptyPage, visitor);
+    return page(capture.frontPages[pageNumberOf(url) - 1] ?? capture.emptyPage, visitor);
   };
   const routes: Routes = { ...core, ...userRoutes(pages), ...commentRoutes(pages), ...listingRoutes(pages), ...submissionRoutes(pages) };
 

@@ -48,3 +48,9 @@ export function safeGoto(goto: string | null): string {
 export async function formOf(request: Request): Promise<URLSearchParams> {
   return new URLSearchParams(await request.text());
 }
+
+/** A listing's page (`p=2`), 1 for the first or anything that is not a later page's number. */
+export function pageNumberOf(url: URL): number {
+  const p = Number.parseInt(url.searchParams.get('p') ?? '1', 10);
+  return Number.isSafeInteger(p) && p > 1 ? p : 1;
+}
