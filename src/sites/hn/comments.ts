@@ -1,5 +1,5 @@
 import { loginPage, notices } from './pages.ts';
-import { formOf, html, redirect, safeGoto, type Pages, type Routes, type Visitor } from './routing.ts';
+import { formOf, html, redirect, safeGoto, typedText, type Pages, type Routes, type Visitor } from './routing.ts';
 import type { HnComment } from './snapshot.ts';
 import type { HnState } from './state.ts';
 import { commentItem, commentRow, encodeGoto, type PageView } from './template.ts';
@@ -35,11 +35,6 @@ export function commentViews(state: HnState): Pick<PageView, 'replies' | 'commen
     replies: (parent) => (grouped ??= group()).replies.get(parent) ?? [],
     commentsAdded: (id) => (grouped ??= group()).added.get(id) ?? 0,
   };
-}
-
-/** HN keeps the text of a comment trimmed, with its line breaks as typed. */
-function normalizeText(text: string): string {
-  return text.replace(/\r\n?/g, '\n').trim();
 }
 
 export function commentRoutes({ capture, state, page }: Pages): Routes {
@@ -87,7 +82,7 @@ export function commentRoutes({ capture, state, page }: Pages): Routes {
         if (!parent) return html(notices.noSuchItem);
         if (parent.comment?.dead) return html(cantReply);
         if (form.get('hmac') !== state.authToken(user, parentId)) return html(notices.unknown);
-        const text = normalizeText(form.get('text') ?? '');
+        const text = typedText(form, 'text');
         if (!text) return redirect(goto);
         const id = state.newId();
         state.posts.comments.push({ id, parent: parentId, story: parent.story, by: user, text });

@@ -49,6 +49,11 @@ export async function formOf(request: Request): Promise<URLSearchParams> {
   return new URLSearchParams(await request.text());
 }
 
+/** A textarea's text as HN keeps it: its lines as typed (browsers send them with CRLF), without its surrounding white space. */
+export function typedText(form: URLSearchParams, field: string): string {
+  return (form.get(field) ?? '').replace(/\r\n?/g, '\n').trim();
+}
+
 /** A listing's page (`p=2`), 1 for the first or anything that is not a later page's number. */
 export function pageNumberOf(url: URL): number {
   const p = Number.parseInt(url.searchParams.get('p') ?? '1', 10);

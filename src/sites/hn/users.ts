@@ -1,5 +1,6 @@
 import { loginPage, notices } from './pages.ts';
-import { formOf, html, redirect, type Pages, type Routes, type Visitor } from './routing.ts';
+import { formOf, html, redirect, typedText, type Pages, type Routes, type Visitor } from './routing.ts';
+import { commentHtml } from './template.ts';
 import { escapeHtml } from '../../text.ts';
 
 /**
@@ -36,9 +37,6 @@ export function karmaCounter({ capture, state }: Pick<Pages, 'capture' | 'state'
 /** The token of the account's profile form, bound to the account. */
 const profileHmac = (pages: Pages, user: string) => pages.state.authToken(user, 'xuser');
 
-/** Browsers send a textarea's lines with CRLF; HN keeps the text without its surrounding white space. */
-const aboutOf = (text: string) => text.replace(/\r\n?/g, '\n').trim();
-
 export function userRoutes(pages: Pages): Routes {
   const { capture, state } = pages;
   // Whoever the capture shows as a poster or commenter has a page, as the accounts do.
@@ -60,7 +58,7 @@ export function userRoutes(pages: Pages): Routes {
       row('karma:', String(pages.karma(user))),
       own
         ? row('about:', `<textarea cols="60" rows="5" wrap="virtual" name="about">${escapeHtml(about)}</textarea>`)
-        : row('about:', about.split(/\n\s*\n/).map(escapeHtml).join('<p>')),
+        : row('about:', commentHtml(about)),
       link(`submitted?id=${name}`, 'submissions'),
       link(`threads?id=${name}`, 'comments'),
       ...(own ? [link('hidden', 'hidden'), link(`upvoted?id=${name}`, 'upvoted submissions', ' <span style="font-style:italic">(private)</span>')] : []),
@@ -80,7 +78,7 @@ export function userRoutes(pages: Pages): Routes {
     const user = visitor.session?.user;
     if (!user) return html(loginPage(`user?id=${id}`));
     if (id !== user || form.get('hmac') !== profileHmac(pages, user)) return html(notices.unknown);
-    state.posts.profiles[user] = { ...state.posts.profiles[user], about: aboutOf(form.get('about') ?? '') };
+    state.posts.profiles[user] = { ...state.posts.profiles[user], about: typedText(form, 'about') };
     return redirect(`user?id=${user}`);
   };
 
