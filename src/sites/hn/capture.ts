@@ -7,7 +7,7 @@ import { InputError } from '../../input.ts';
 import type { Faults } from './options.ts';
 import { sanitizeCapture } from './sanitize.ts';
 import type { HnComment, Submission } from './snapshot.ts';
-import { commentItem, compileTemplate, DEAD, encodeGoto, indentOf, type Template, type VoteStyle } from './template.ts';
+import { commentCountOf, commentItem, compileTemplate, DEAD, encodeGoto, indentOf, type Template, type VoteStyle } from './template.ts';
 import { escapeHtml } from '../../text.ts';
 
 /** Something on the site that can be voted on, as the capture shows it before any vote. */
@@ -237,7 +237,7 @@ export function storyOf($: cheerio.CheerioAPI, row: Element): Item {
     points: score ? Number.parseInt(score, 10) : undefined,
     author: subtext.find('a.hnuser').first().text() || undefined,
     site: $(row).find('span.sitestr').first().text() || undefined,
-    comments: job ? undefined : /comment/.test(discussion) ? Number.parseInt(discussion, 10) : 0,
+    comments: job ? undefined : commentCountOf(discussion),
     time: Number.isNaN(time) ? undefined : time,
     job: job || undefined,
     url: /^https?:\/\//i.test(href) ? href : undefined,
