@@ -11,7 +11,7 @@ import { commentItem, commentRow, encodeGoto, type PageView } from './template.t
  */
 
 /** What HN answers a reply to a dead item (the replica's wording: HN offers no reply link to one). */
-export const cantReply = "You can't reply to that item.";
+const cantReply = "You can't reply to that item.";
 
 /**
  * The replica's comments as a page sees them: the replies under an item, newest first, and how many

@@ -11,7 +11,7 @@ import { submittedStories } from './submissions.ts';
  */
 
 /** Rows on one page of a listing, as on HN. */
-export const PAGE_SIZE = 30;
+const PAGE_SIZE = 30;
 
 /** A story row with the facts a listing picks and orders by. */
 interface Listed {

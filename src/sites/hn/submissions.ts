@@ -51,7 +51,7 @@ export function submittedItemPage(pages: Pages, id: string): Template | undefine
  * host's case, a leading `www.`, a trailing `/` and the fragment do not count; the path's case
  * and the query do. Undefined for what is not a web link.
  */
-export function linkKey(url: string): string | undefined {
+function linkKey(url: string): string | undefined {
   let parsed: URL;
   try {
     parsed = new URL(url);
