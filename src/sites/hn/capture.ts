@@ -6,8 +6,8 @@ import type { Element } from 'domhandler';
 import { InputError } from '../../input.ts';
 import type { Faults } from './options.ts';
 import { sanitizeCapture } from './sanitize.ts';
-import type { HnComment } from './snapshot.ts';
-import { commentItem, compileTemplate, DEAD, encodeGoto, indentOf, type Template, type VoteStyle } from './template.ts';
+import type { HnComment, Submission } from './snapshot.ts';
+import { commentCountOf, commentItem, compileTemplate, DEAD, encodeGoto, indentOf, type Template, type VoteStyle } from './template.ts';
 import { escapeHtml } from '../../text.ts';
 
 /** Something on the site that can be voted on, as the capture shows it before any vote. */
@@ -67,7 +67,7 @@ export interface Capture {
    * A story submitted on the replica as a row in this capture's markup: a captured link story's
    * row with the story's facts put in; undefined for a capture with no such row (only item pages).
    */
-  submittedRow(story: SubmittedStory): StoryRow | undefined;
+  submittedRow(story: Submission): StoryRow | undefined;
   /** The item page derived from a story row (a captured one, or a submitted story's). */
   derivedItemPage(row: StoryRow): Template;
   /**
@@ -77,15 +77,6 @@ export interface Capture {
   listing(title: string, goto: string, rows: readonly StoryRow[], firstRank: number, more?: string): Template;
   /** A page of the replica's own in the news frame (`/submit`, `/reply`, `/user`): `rows` (table rows) between its head and foot, as `op`, titled `title`, its `goto`s pointing at `goto`. */
   framePage(op: string, title: string, goto: string, rows: string): Template;
-}
-
-/** What a submitted story's row shows: HN's fresh story, 1 point, by its poster, no comments yet. */
-export interface SubmittedStory {
-  id: string;
-  title: string;
-  by: string;
-  url?: string;
-  text?: string;
 }
 
 const fixturesRoot = fileURLToPath(new URL('../../../fixtures/hn/', import.meta.url));
@@ -128,6 +119,7 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
     }
   }
 
+  const commentsById = new Map(comments.map((comment) => [comment.id, comment]));
   const derivedItems = new BoundedCache<Template>(1000);
   const listPages = new Map<string, Template>();
   const derivedPages = new BoundedCache<Template>(200);
@@ -150,7 +142,7 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
       if (captured) return captured;
       const row = storyRows.get(id);
       if (row) return derivedItemPage(row);
-      const comment = comments.find((candidate) => candidate.id === id);
+      const comment = commentsById.get(id);
       return comment && derivedItems.get(`comment ${id}`, () => compileTemplate(deriveCommentPage(frame, comment, items.get(comment.story)?.title ?? '')));
     },
     listPage(title, goto) {
@@ -166,12 +158,12 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
     },
     derivedItemPage,
     listing(title, goto, rows, firstRank, more) {
-      const numbered = rows.map((row, index) => ({ ...row, markup: row.markup.replace(/(<span class="rank">)[^<]*/, `$1${firstRank + index}.`) }));
+      const numbered = rows.map((row, index) => ({ ...row, markup: withRank(row.markup, `${firstRank + index}.`) }));
       const page = deriveListPage(frame, numbered, title, goto, more);
       return derivedPages.get(page, () => compileTemplate(page));
     },
     framePage(op, title, goto, rows) {
-      const page = `${frameHead(frame, op, escapeHtml(title), goto)}${rows}${frame.foot}`;
+      const page = framed(frame, op, escapeHtml(title), goto, rows);
       return derivedPages.get(page, () => compileTemplate(page));
     },
   };
@@ -245,7 +237,7 @@ export function storyOf($: cheerio.CheerioAPI, row: Element): Item {
     points: score ? Number.parseInt(score, 10) : undefined,
     author: subtext.find('a.hnuser').first().text() || undefined,
     site: $(row).find('span.sitestr').first().text() || undefined,
-    comments: job ? undefined : /comment/.test(discussion) ? Number.parseInt(discussion, 10) : 0,
+    comments: job ? undefined : commentCountOf(discussion),
     time: Number.isNaN(time) ? undefined : time,
     job: job || undefined,
     url: /^https?:\/\//i.test(href) ? href : undefined,
@@ -277,9 +269,10 @@ function commentsOn($: cheerio.CheerioAPI, story: string): HnComment[] {
 }
 
 /** The title link: `span.titleline > a` from 2022 on, `a.storylink` before. */
+const TITLE_LINK = 'span.titleline > a, a.storylink';
+
 function titleLink($: cheerio.CheerioAPI, row: Element) {
-  const link = $(row).find('span.titleline > a, a.storylink').first();
-  return link;
+  return $(row).find(TITLE_LINK).first();
 }
 
 /** The story row and the subtext row after it, as captured. */
@@ -306,16 +299,23 @@ function injectIntoTitle(html: string, $: cheerio.CheerioAPI, rank: number, text
   return `${html.slice(0, end)} ${escapeHtml(text)}${html.slice(end)}`;
 }
 
-/** The news frame's head for another page: its `op`, `<title>` and every `goto` changed. */
-function frameHead(frame: Frame, op: string, title: string, goto: string): string {
-  return frame.head
-    .replace(/ op="news"/, ` op="${op}"`)
-    .replace(/<title>[^<]*<\/title>/, `<title>${title} | Hacker News</title>`)
-    .replace(/goto=[^"'&#]*/g, `goto=${encodeGoto(goto)}`);
+/**
+ * Another page in the news frame: the frame's head with its `op`, `<title>` (`title`, markup) and
+ * every `goto` changed, then `body` (table rows), then the frame's foot.
+ */
+function framed(frame: Frame, op: string, title: string, goto: string, body: string): string {
+  const head = withGoto(frame.head.replace(/ op="news"/, ` op="${op}"`).replace(/<title>[^<]*<\/title>/, `<title>${title} | Hacker News</title>`), goto);
+  return `${head}${body}${frame.foot}`;
 }
 
+/** Every `goto` in `markup` pointed at `goto`. */
 function withGoto(markup: string, goto: string): string {
   return markup.replace(/goto=[^"'&#]*/g, `goto=${encodeGoto(goto)}`);
+}
+
+/** A story row's markup with `rank` as its rank's text. */
+function withRank(markup: string, rank: string): string {
+  return markup.replace(/(<span class="rank">)[^<]*/, `$1${rank}`);
 }
 
 /** A story list page from story rows: the news frame, one row after another, and HN's `More` link to `more` when given. */
@@ -325,7 +325,7 @@ function deriveListPage(frame: Frame, rows: readonly StoryRow[], title: string, 
     ? `<tr class="morespace" style="height:10px"></tr><tr><td colspan="2"></td><td class="title"><a href="${escapeHtml(more)}" class="morelink" rel="next">More</a></td></tr>`
     : '';
   const body = `<tr><td><table border="0" cellpadding="0" cellspacing="0">${list}${moreLink}</table></td></tr>`;
-  return `${frameHead(frame, goto.replace(/\?.*/, ''), escapeHtml(title), goto)}${body}${frame.foot}`;
+  return framed(frame, goto.replace(/\?.*/, ''), escapeHtml(title), goto, body);
 }
 
 /** A front page without its `More` link and the space above it. */
@@ -342,9 +342,9 @@ function withoutMore(html: string, $: cheerio.CheerioAPI): string {
  * capture's era of markup: its id, title, link, site, score (1 point), poster, age and comments
  * put in. A text post links to its own item page and shows no site.
  */
-function deriveSubmittedRow(model: StoryRow, story: SubmittedStory): StoryRow {
+function deriveSubmittedRow(model: StoryRow, story: Submission): StoryRow {
   const $ = cheerio.load(`<table>${model.markup.replaceAll(model.id, story.id)}</table>`);
-  const link = $('span.titleline > a, a.storylink').first();
+  const link = $(TITLE_LINK).first();
   link.text(story.title).attr('href', story.url ?? `item?id=${story.id}`);
   const site = siteOf(story.url);
   if (site) {
@@ -389,22 +389,21 @@ class BoundedCache<Value> {
 /** HN's item page for a story, from its front-page row: same frame, the row in `table.fatitem`, and a `favorite` link. */
 function deriveItemPage(frame: Frame, row: StoryRow): string {
   const goto = `item?id=${row.id}`;
-  const head = frameHead(frame, 'item', row.title, goto);
   // The favorite link goes before the comments link, the subtext's last link to the item.
   const comments = row.markup.lastIndexOf(`<a href="item?id=${row.id}">`);
   const faved = comments < 0 ? row.markup : `${row.markup.slice(0, comments)}<a href="fave?id=${row.id}">favorite</a> | ${row.markup.slice(comments)}`;
-  const story = withGoto(faved, goto).replace(/(<span class="rank">)[^<]*/, '$1');
+  const story = withRank(withGoto(faved, goto), '');
   const commentForm =
     `<tr style="height:10px"></tr><tr><td colspan="2"></td><td><form action="comment" method="post">` +
     `<input type="hidden" name="parent" value="${row.id}"><input type="hidden" name="goto" value="item?id=${row.id}"><input type="hidden" name="hmac" value="">` +
     `<textarea name="text" rows="8" cols="80" wrap="virtual"></textarea><br><br><input type="submit" value="add comment"></form></td></tr>`;
   const text = row.text ? `<tr><td colspan="2"></td><td><div class="toptext">${row.text}</div></td></tr>` : '';
   const tree = `<table border="0" class="comment-tree"></table>`;
-  return `${head}<tr><td><table class="fatitem" border="0">${story}${text}${commentForm}</table><br><br>${tree}<br><br></td></tr>${frame.foot}`;
+  return framed(frame, 'item', row.title, goto, `<tr><td><table class="fatitem" border="0">${story}${text}${commentForm}</table><br><br>${tree}<br><br></td></tr>`);
 }
 
 /** HN's page of one comment (its age links to it): the comment with a `favorite` link, and the reply form. */
 function deriveCommentPage(frame: Frame, comment: HnComment, title: string): string {
   const goto = `item?id=${comment.id}`;
-  return `${frameHead(frame, 'item', escapeHtml(title), goto)}${commentItem(comment, title, { goto, fave: true })}${frame.foot}`;
+  return framed(frame, 'item', escapeHtml(title), goto, commentItem(comment, title, { goto, fave: true }));
 }

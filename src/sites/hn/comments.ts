@@ -1,5 +1,5 @@
 import { loginPage, notices } from './pages.ts';
-import { formOf, html, redirect, safeGoto, type Pages, type Routes, type Visitor } from './routing.ts';
+import { formOf, html, redirect, safeGoto, typedText, type Pages, type Routes, type Visitor } from './routing.ts';
 import type { HnComment } from './snapshot.ts';
 import type { HnState } from './state.ts';
 import { commentItem, commentRow, encodeGoto, type PageView } from './template.ts';
@@ -11,25 +11,30 @@ import { commentItem, commentRow, encodeGoto, type PageView } from './template.t
  */
 
 /** What HN answers a reply to a dead item (the replica's wording: HN offers no reply link to one). */
-export const cantReply = "You can't reply to that item.";
+const cantReply = "You can't reply to that item.";
 
-/** The replica's comments as a page sees them: the replies under an item, newest first, and how many a story gained. */
+/**
+ * The replica's comments as a page sees them: the replies under an item, newest first, and how many
+ * live ones a story gained (HN's count leaves dead ones out). A page asks for every row's count and
+ * every comment's replies, so the comments are grouped once, on the first question.
+ */
 export function commentViews(state: HnState): Pick<PageView, 'replies' | 'commentsAdded'> {
-  const { comments } = state.posts;
-  return {
-    replies: (parent) => comments.filter((comment) => comment.parent === parent).reverse(),
-    commentsAdded: (id) => commentsAdded(state, id),
+  let grouped: { replies: Map<string, HnComment[]>; added: Map<string, number> } | undefined;
+  const group = () => {
+    const replies = new Map<string, HnComment[]>();
+    const added = new Map<string, number>();
+    for (const comment of [...state.posts.comments].reverse()) {
+      const siblings = replies.get(comment.parent);
+      if (siblings) siblings.push(comment);
+      else replies.set(comment.parent, [comment]);
+      if (!comment.dead) added.set(comment.story, (added.get(comment.story) ?? 0) + 1);
+    }
+    return { replies, added };
   };
-}
-
-/** Live comments written on the replica on story `id`: HN's count leaves dead ones out. */
-export function commentsAdded(state: HnState, id: string): number {
-  return state.posts.comments.filter((comment) => comment.story === id && !comment.dead).length;
-}
-
-/** HN keeps the text of a comment trimmed, with its line breaks as typed. */
-function normalizeText(text: string): string {
-  return text.replace(/\r\n?/g, '\n').trim();
+  return {
+    replies: (parent) => (grouped ??= group()).replies.get(parent) ?? [],
+    commentsAdded: (id) => (grouped ??= group()).added.get(id) ?? 0,
+  };
 }
 
 export function commentRoutes({ capture, state, page }: Pages): Routes {
@@ -77,7 +82,7 @@ export function commentRoutes({ capture, state, page }: Pages): Routes {
         if (!parent) return html(notices.noSuchItem);
         if (parent.comment?.dead) return html(cantReply);
         if (form.get('hmac') !== state.authToken(user, parentId)) return html(notices.unknown);
-        const text = normalizeText(form.get('text') ?? '');
+        const text = typedText(form, 'text');
         if (!text) return redirect(goto);
         const id = state.newId();
         state.posts.comments.push({ id, parent: parentId, story: parent.story, by: user, text });

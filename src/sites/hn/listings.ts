@@ -1,7 +1,7 @@
 import type { Item, StoryRow } from './capture.ts';
 import { notices } from './pages.ts';
-import { html, type Pages, type Routes, type Visitor } from './routing.ts';
-import { submittedItem, submittedRows } from './submissions.ts';
+import { html, pageNumberOf, type Pages, type Routes, type Visitor } from './routing.ts';
+import { submittedStories } from './submissions.ts';
 
 /**
  * HN's other story listings, derived from the capture's front-page rows and the stories submitted
@@ -11,7 +11,7 @@ import { submittedItem, submittedRows } from './submissions.ts';
  */
 
 /** Rows on one page of a listing, as on HN. */
-export const PAGE_SIZE = 30;
+const PAGE_SIZE = 30;
 
 /** A story row with the facts a listing picks and orders by. */
 interface Listed {
@@ -52,22 +52,20 @@ const listings: Record<string, Listing> = {
 export function listingRoutes(pages: Pages): Routes {
   const { capture, state } = pages;
 
-  /** Every story a listing can show: the front pages' rows in rank order, then the submitted ones. */
-  const stories = (): Listed[] => [
-    ...[...capture.storyRows.values()].flatMap((row) => {
-      const item = capture.items.get(row.id);
-      return item ? [{ row, item }] : [];
-    }),
-    ...submittedRows(pages).map((row) => ({ row, item: submittedItem(state, row.id)! })),
-  ];
+  /** The front pages' rows in rank order, with their items: the capture's, the same for every request. */
+  const captured: Listed[] = [...capture.storyRows.values()].flatMap((row) => {
+    const item = capture.items.get(row.id);
+    return item ? [{ row, item }] : [];
+  });
+  /** Every story a listing can show: the captured ones, then the submitted ones. */
+  const stories = (): Listed[] => [...captured, ...submittedStories(pages)];
 
   const answer = (path: string, listing: Listing) => (_: Request, url: URL, visitor: Visitor) => {
     const picked = listing(url, stories(), (user) => state.accounts.has(user));
     if (picked instanceof Response) return picked;
     const user = visitor.session?.user;
     const shown = picked.listed.filter((story) => !user || !state.has('hidden', user, story.item.id));
-    const p = Number.parseInt(url.searchParams.get('p') ?? '1', 10);
-    const pageNumber = Number.isSafeInteger(p) && p > 1 ? p : 1;
+    const pageNumber = pageNumberOf(url);
     const first = (pageNumber - 1) * PAGE_SIZE;
     const rows = shown.slice(first, first + PAGE_SIZE).map((story) => story.row);
     const at = (n: number) => {

@@ -3,16 +3,16 @@ import { uniformFloat64 } from 'pure-rand/distribution/uniformFloat64';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import { assets } from './assets.ts';
 import { loadCapture, type Capture } from './capture.ts';
-import { commentRoutes, commentsAdded, commentViews } from './comments.ts';
+import { commentRoutes, commentViews } from './comments.ts';
 import { HN_ORIGIN, parseReplicaOptions, type ReplicaOptions, type ReplicaOptionsInput } from './options.ts';
 import { loginPage, notices } from './pages.ts';
 import type { HnSnapshot } from './snapshot.ts';
-import { formOf, html, redirect, safeGoto, type Pages, type Routes, type Visitor } from './routing.ts';
+import { formOf, html, pageNumberOf, redirect, safeGoto, type Pages, type Routes, type Visitor } from './routing.ts';
 import { listingRoutes } from './listings.ts';
 import { submissionRoutes, submittedItem, submittedItemPage } from './submissions.ts';
 import { HnState, type SiteTruth, type UserList } from './state.ts';
 import { renderTemplate, type PageView, type Template } from './template.ts';
-import { karmaOf, userRoutes } from './users.ts';
+import { karmaCounter, userRoutes } from './users.ts';
 import { idleBoundMs, requestsInFlight, type SiteIdle } from '../site.ts';
 import { writeFileAtomic } from '../../text.ts';
 import { cookieHeaderPairs, parseCookies } from '../../http.ts';
@@ -61,6 +61,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
   const inFlight = requestsInFlight();
   /** A captured item, or a story submitted on the replica. */
   const itemOf = (id: string) => capture.items.get(id) ?? submittedItem(state, id);
+  const karma = karmaCounter({ capture, state });
 
   /** The page as `visitor` sees it; a listing shows the rows `lists` picks, by default all but the ones the visitor hid. */
   const view = (visitor: Visitor, lists?: (id: string) => boolean): PageView => {
@@ -69,7 +70,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     const hidden = has('hidden');
     return {
       style: capture.style,
-      user: user ? { name: user, karma: karmaOf({ capture, state }, user), logoutAuth: state.authToken(user, 'logout') } : undefined,
+      user: user ? { name: user, karma: karma(user), logoutAuth: state.authToken(user, 'logout') } : undefined,
       voted: has('votes'),
       hidden,
       faved: has('faves'),
@@ -81,7 +82,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
   };
 
   const page = (template: Template, visitor: Visitor, lists?: (id: string) => boolean) => html(renderTemplate(template, view(visitor, lists)));
-  const pages: Pages = { capture, state, view, page };
+  const pages: Pages = { capture, state, karma, page };
 
   /**
    * HN's hide and favorite links: `id`, the item's `auth` token, `un=t` to take it back. Logged
@@ -176,9 +177,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     },
   };
   const frontPage = (url: URL, visitor: Visitor) => {
-    const p = Number.parseInt(url.searchParams.get('p') ?? '1', 10);
-    const index = Number.isSafeInteger(p) && p > 1 ? p - 1 : 0;
-    return page(capture.frontPages[index] ?? capture.emptyPage, visitor);
+    return page(capture.frontPages[pageNumberOf(url) - 1] ?? capture.emptyPage, visitor);
   };
   const routes: Routes = { ...core, ...userRoutes(pages), ...commentRoutes(pages), ...listingRoutes(pages), ...submissionRoutes(pages) };
 
@@ -218,8 +217,9 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     truth: () => state.truth(),
     snapshot() {
       const { votes, hidden, faves, comments, submissions, profiles } = state.truth();
+      const { commentsAdded } = commentViews(state);
       const ranking = ranked.map(({ rank, id, title, site, url, points, author, comments: count, time, job }) => ({
-        ...{ rank: rank!, id, title: title ?? '', site, url, by: author, comments: count === undefined ? undefined : count + commentsAdded(state, id), time, job },
+        ...{ rank: rank!, id, title: title ?? '', site, url, by: author, comments: count === undefined ? undefined : count + commentsAdded(id), time, job },
         ...(points === undefined ? {} : { points: points + state.votesOn(id) }),
       }));
       return { votes, hidden, faves, ranking: JSON.parse(JSON.stringify(ranking)), comments: [...structuredClone(capture.comments), ...comments], submissions, profiles };

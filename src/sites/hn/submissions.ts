@@ -20,16 +20,23 @@ import { escapeHtml } from '../../text.ts';
 /** HN refuses longer titles. */
 const MAX_TITLE = 80;
 
-/** The story submitted on the replica with this id, as an item (a fresh story has 1 point: HN counts the poster's). */
-export function submittedItem(state: HnState, id: string): Item | undefined {
-  const story = state.posts.submissions.find((submission) => submission.id === id);
-  if (!story) return undefined;
-  return { id, kind: 'story', title: story.title, points: 1, author: story.by, site: siteOf(story.url), comments: 0, url: story.url };
+/** A story submitted on the replica as an item (a fresh story has 1 point: HN counts the poster's). */
+function itemOf(story: Submission): Item {
+  return { id: story.id, kind: 'story', title: story.title, points: 1, author: story.by, site: siteOf(story.url), comments: 0, url: story.url };
 }
 
-/** Every story submitted on the replica as its row in the capture's markup, oldest first (none when the capture has no row to make one from). */
-export function submittedRows({ capture, state }: Pages): StoryRow[] {
-  return state.posts.submissions.flatMap((story) => capture.submittedRow(story) ?? []);
+/** The story submitted on the replica with this id, as an item. */
+export function submittedItem(state: HnState, id: string): Item | undefined {
+  const story = state.posts.submissions.find((submission) => submission.id === id);
+  return story && itemOf(story);
+}
+
+/** Every story submitted on the replica as its row in the capture's markup and its item, oldest first (none when the capture has no row to make one from). */
+export function submittedStories({ capture, state }: Pick<Pages, 'capture' | 'state'>): Array<{ row: StoryRow; item: Item }> {
+  return state.posts.submissions.flatMap((story) => {
+    const row = capture.submittedRow(story);
+    return row ? [{ row, item: itemOf(story) }] : [];
+  });
 }
 
 /** A submitted story's item page, derived from its row as a captured story's is. */
@@ -44,7 +51,7 @@ export function submittedItemPage(pages: Pages, id: string): Template | undefine
  * host's case, a leading `www.`, a trailing `/` and the fragment do not count; the path's case
  * and the query do. Undefined for what is not a web link.
  */
-export function linkKey(url: string): string | undefined {
+function linkKey(url: string): string | undefined {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -75,11 +82,15 @@ export function submissionRoutes(pages: Pages): Routes {
     return pages.page(capture.framePage('submit', 'Submit', 'submit', `<tr><td>${body}</td></tr>`), visitor);
   };
 
+  /** The captured stories by link (the first with each), keyed once: the capture never changes. */
+  const capturedLinks = new Map<string, string>();
+  for (const item of capture.items.values()) {
+    const key = item.url && linkKey(item.url);
+    if (key && !capturedLinks.has(key)) capturedLinks.set(key, item.id);
+  }
   /** The story already on the site with this link: a captured one or an earlier submission. */
-  const postedWith = (key: string): string | undefined => {
-    for (const item of capture.items.values()) if (item.url && linkKey(item.url) === key) return item.id;
-    return state.posts.submissions.find((story) => story.url && linkKey(story.url) === key)?.id;
-  };
+  const postedWith = (key: string): string | undefined =>
+    capturedLinks.get(key) ?? state.posts.submissions.find((story) => story.url && linkKey(story.url) === key)?.id;
 
   const submit = async (request: Request, _: URL, visitor: Visitor): Promise<Response> => {
     const fields = await formOf(request);

@@ -133,6 +133,11 @@ export function indentOf($: cheerio.CheerioAPI, row: Element): number {
   return Number(cell.attr('indent') ?? Number(cell.find('img').attr('width') ?? 0) / 40);
 }
 
+/** A story's comment count from its subtext's link: "N comments", or 0 for "discuss". */
+export function commentCountOf(link: string): number {
+  return /comment/.test(link) ? Number.parseInt(link, 10) : 0;
+}
+
 /**
  * A page's comment slots: each story's "N comments" link, the comment form's `hmac`, and where the
  * replica's new comments go in the tree (atop it, and under each comment row).
@@ -143,7 +148,7 @@ function commentSlots($: cheerio.CheerioAPI, edits: Edit[], { whole, startTag, i
     const link = $(row).next('tr').find(`a[href="item?id=${id}"]`).filter((_, a) => /comment|discuss/.test($(a).text())).last()[0];
     if (!link) return;
     const [start, end, original] = inner(link);
-    const count = /comment/.test($(link).text()) ? Number.parseInt($(link).text(), 10) : 0;
+    const count = commentCountOf($(link).text());
     edits.push({ start, end, slot: { kind: 'comments', original, id, count } });
   });
   $('form[action="comment"] input[name="hmac"]').each((_, el) => {

@@ -1,5 +1,6 @@
 import { loginPage, notices } from './pages.ts';
-import { formOf, html, redirect, type Pages, type Routes, type Visitor } from './routing.ts';
+import { formOf, html, redirect, typedText, type Pages, type Routes, type Visitor } from './routing.ts';
+import { commentHtml } from './template.ts';
 import { escapeHtml } from '../../text.ts';
 
 /**
@@ -15,20 +16,26 @@ const CANT_DISPLAY = "Can't display that.";
  * Karma as HN counts it: 1 to start, plus every upvote the user's items received. A captured
  * story's points already hold its upvotes (and the poster's own point, which is not karma), so it
  * gives its points less one; every vote cast on the replica on the user's stories, comments and
- * submissions adds one. The top bar and the user page both show this.
+ * submissions adds one. The top bar and the user page both show this. What the capture gives is
+ * summed once per user here; each count then goes through the votes cast, not every item.
  */
-export function karmaOf({ capture, state }: Pick<Pages, 'capture' | 'state'>, user: string): number {
-  let karma = 1;
-  for (const item of capture.items.values()) if (item.author === user) karma += (item.points ?? 1) - 1 + state.votesOn(item.id);
-  for (const post of [...state.posts.comments, ...state.posts.submissions]) if (post.by === user) karma += state.votesOn(post.id);
-  return karma;
+export function karmaCounter({ capture, state }: Pick<Pages, 'capture' | 'state'>): (user: string) => number {
+  const captured = new Map<string, number>();
+  for (const { author, points } of capture.items.values()) if (author) captured.set(author, (captured.get(author) ?? 0) + (points ?? 1) - 1);
+  return (user) => {
+    const posted = new Set([...state.posts.comments, ...state.posts.submissions].flatMap((post) => (post.by === user ? [post.id] : [])));
+    const theirs = (id: string) => {
+      const item = capture.items.get(id);
+      return item ? item.author === user : posted.has(id);
+    };
+    let karma = 1 + (captured.get(user) ?? 0);
+    for (const ids of state.marks.votes.values()) for (const id of ids) if (theirs(id)) karma += 1;
+    return karma;
+  };
 }
 
 /** The token of the account's profile form, bound to the account. */
 const profileHmac = (pages: Pages, user: string) => pages.state.authToken(user, 'xuser');
-
-/** Browsers send a textarea's lines with CRLF; HN keeps the text without its surrounding white space. */
-const aboutOf = (text: string) => text.replace(/\r\n?/g, '\n').trim();
 
 export function userRoutes(pages: Pages): Routes {
   const { capture, state } = pages;
@@ -48,10 +55,10 @@ export function userRoutes(pages: Pages): Routes {
       row('user:', `<a href="user?id=${name}" class="hnuser">${name}</a>`),
       // Neither a capture nor the replica's account knows when an account was created.
       row('created:', 'unknown'),
-      row('karma:', String(karmaOf(pages, user))),
+      row('karma:', String(pages.karma(user))),
       own
         ? row('about:', `<textarea cols="60" rows="5" wrap="virtual" name="about">${escapeHtml(about)}</textarea>`)
-        : row('about:', about.split(/\n\s*\n/).map(escapeHtml).join('<p>')),
+        : row('about:', commentHtml(about)),
       link(`submitted?id=${name}`, 'submissions'),
       link(`threads?id=${name}`, 'comments'),
       ...(own ? [link('hidden', 'hidden'), link(`upvoted?id=${name}`, 'upvoted submissions', ' <span style="font-style:italic">(private)</span>')] : []),
@@ -71,7 +78,7 @@ export function userRoutes(pages: Pages): Routes {
     const user = visitor.session?.user;
     if (!user) return html(loginPage(`user?id=${id}`));
     if (id !== user || form.get('hmac') !== profileHmac(pages, user)) return html(notices.unknown);
-    state.posts.profiles[user] = { ...state.posts.profiles[user], about: aboutOf(form.get('about') ?? '') };
+    state.posts.profiles[user] = { ...state.posts.profiles[user], about: typedText(form, 'about') };
     return redirect(`user?id=${user}`);
   };
 
