@@ -4,7 +4,7 @@ import type { Element } from 'domhandler';
 import { answered, type Verdict } from '../../../eval/postconditions.ts';
 import { defineTask, type SessionView, type Task } from '../../../eval/tasks.ts';
 import type { Site } from '../../site.ts';
-import { frontPage, storyRows, type StoryRow } from '../by-hand.ts';
+import { clickFavorite, findTitled, openSignedIn, storyRows, type StoryRow } from '../by-hand.ts';
 import type { HnEvidence, HnPostcondition } from '../postconditions.ts';
 import type { HnComment, HnSnapshot } from '../snapshot.ts';
 import { seenFrontPages } from './seen.ts';
@@ -134,18 +134,11 @@ function favedTopComment(title: string): HnPostcondition {
 // ---------------------------------------------------------------------------------------------
 // By hand: what a person does in the browser (the references), reading the pages on their own terms.
 
-/** Signs in and opens the story titled `title` from the front pages (page 1, then 2); undefined when neither lists it. */
+/** Signs in and opens the story titled `title`, found on the front pages; undefined when none lists it. */
 async function openStory(page: Page, site: Site, title: string): Promise<StoryRow | undefined> {
-  const titled = (rows: StoryRow[]) => rows.find((row) => row.title === title);
-  const story = titled(await frontPage(page, site)) ?? titled(await page2Rows(page, site));
+  const story = await findTitled(page, site, title);
   if (story) await page.goto(`${site.origin}/item?id=${story.id}`);
   return story;
-}
-
-/** Opens page 2 of the front page: its stories in order. */
-async function page2Rows(page: Page, site: Site): Promise<StoryRow[]> {
-  await page.goto(`${site.origin}/news?p=2`);
-  return storyRows(page);
 }
 
 /** The comment rows of the item page open in `page`, in the order shown. */
@@ -340,12 +333,7 @@ export const favoriteTopComment = defineTask({
     if (!(await openStory(page, site, ZIG))) return { impossible: `no story titled ${JSON.stringify(ZIG)} on the front pages` };
     const top = commentRows(page).first();
     if ((await top.count()) === 0) return { impossible: 'the story has no comments' };
-    const id = await top.getAttribute('id');
-    await page.goto(`${site.origin}/item?id=${id}`);
-    const fave = page.waitForResponse((response) => new URL(response.url()).pathname === '/fave');
-    await page.getByRole('link', { name: 'favorite', exact: true }).click();
-    await fave;
-    await page.getByRole('link', { name: 'un-favorite', exact: true }).waitFor();
+    await clickFavorite(page, site.origin, (await top.getAttribute('id'))!);
   },
   async verify(session) {
     const story = await findStory(session, ZIG);
@@ -373,8 +361,8 @@ export const replyOnPage2 = defineTask({
     ),
   ],
   async reference(page, site) {
-    await frontPage(page, site);
-    const rows = await page2Rows(page, site);
+    await openSignedIn(page, site, '/news?p=2');
+    const rows = await storyRows(page);
     let fewest: { row: StoryRow; count: number } | undefined;
     for (const row of rows) {
       const counted = page.locator(`tr[id="${row.id}"] + tr`).getByRole('link', { name: /comment|discuss/ });

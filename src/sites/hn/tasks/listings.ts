@@ -2,9 +2,8 @@ import type { Page } from '@playwright/test';
 import { answered } from '../../../eval/postconditions.ts';
 import { defineTask, type SessionView, type Task } from '../../../eval/tasks.ts';
 import type { Site } from '../../site.ts';
-import { clickUpvote, storyRows } from '../by-hand.ts';
+import { clickHide, clickUpvote, openSignedIn, storyRows } from '../by-hand.ts';
 import { upvotedStory, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
-import { signIn } from '../sign-in.ts';
 import type { HnSnapshot } from '../snapshot.ts';
 import { seenFrontPages, seenStories, voteSeen } from './seen.ts';
 
@@ -21,12 +20,6 @@ type Ranked = HnSnapshot['ranking'][number];
 const FRONT_PAGES = 60;
 /** Ranks 31 to 60. */
 const onPageTwo = (story: Ranked) => story.rank > 30 && story.rank <= FRONT_PAGES;
-
-/** Signs in and opens `path`: where each reference here starts. */
-async function openSignedIn(page: Page, site: Site, path: string): Promise<void> {
-  await signIn(page.context(), site);
-  await page.goto(`${site.origin}${path}`);
-}
 
 /** Follows the listing's `More` link, as a reader pages on. */
 async function nextPage(page: Page): Promise<boolean> {
@@ -194,11 +187,7 @@ export const hideGitHubStories = defineTask({
         );
         const next = links.find((row) => new URL(row.href).hostname === 'github.com');
         if (!next) break;
-        const hidden = page.waitForResponse((response) => new URL(response.url()).pathname === '/hide');
-        await page.locator(`a[href^="hide?id=${next.id}&"]`).click();
-        await hidden;
-        await page.waitForLoadState('load');
-        await page.locator(`tr.athing[id="${next.id}"]`).waitFor({ state: 'detached' });
+        await clickHide(page, next.id);
       }
     } while (await nextPage(page));
   },

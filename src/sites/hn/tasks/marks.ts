@@ -1,9 +1,8 @@
-import type { Page } from '@playwright/test';
 import * as cheerio from 'cheerio';
 import type { Verdict } from '../../../eval/postconditions.ts';
 import { defineTask, type SelfCheck, type SessionView, type Task } from '../../../eval/tasks.ts';
 import { slug } from '../../../text.ts';
-import { frontPage, storyRows, type StoryRow } from '../by-hand.ts';
+import { clickFavorite, clickHide, findTitled, frontPage } from '../by-hand.ts';
 import type { HnEvidence, HnPostcondition } from '../postconditions.ts';
 import type { HnChange, HnSnapshot } from '../snapshot.ts';
 import { seenStories, sessionUser } from './seen.ts';
@@ -105,23 +104,6 @@ const allHold =
 
 // ---- The references: a reader's clicks.
 
-/** Clicks the `hide` link under story `id`'s row and waits until the listing comes back without it. */
-async function clickHide(page: Page, id: string): Promise<void> {
-  const row = page.locator(`tr.athing[id="${id}"]`);
-  const hidden = page.waitForResponse((response) => new URL(response.url()).pathname === '/hide');
-  await row.locator('xpath=following-sibling::tr[1]').getByRole('link', { name: 'hide', exact: true }).click();
-  await hidden;
-  await row.waitFor({ state: 'detached' });
-}
-
-/** Opens story `id`'s page and clicks its `favorite` link, waiting until the page offers `un-favorite`. */
-async function clickFavorite(page: Page, origin: string, id: string): Promise<void> {
-  await page.goto(`${origin}/item?id=${id}`);
-  await page.getByRole('link', { name: 'favorite', exact: true }).click();
-  await page.getByRole('link', { name: 'un-favorite', exact: true }).waitFor();
-}
-
-const rowTitled = (rows: StoryRow[], title: string) => rows.find((row) => row.title === title);
 /** A task on a titled story applies where the start lists that story (the fixtures' titles are not on another capture). */
 const listing = (title: string) => (start: unknown) => ((start as HnSnapshot).ranking.some((story) => story.title === title) ? undefined : `no story is titled ${JSON.stringify(title)}`);
 const label = (title: string) => slug(title).slice(0, 40).replace(/-$/, '');
@@ -137,7 +119,7 @@ export function hideTitled(title: string): Task {
     verify: hiddenTitledCheck(title),
     whyNotApplicable: listing(title),
     async reference(page, site) {
-      const story = rowTitled(await frontPage(page, site), title);
+      const story = (await frontPage(page, site)).find((row) => row.title === title);
       if (!story) return { impossible: `no story on the front page is titled ${JSON.stringify(title)}` };
       await clickHide(page, story.id);
     },
@@ -159,13 +141,8 @@ export function favoriteTitled(title: string, { infeasible = false } = {}): Task
     whyNotApplicable: infeasible ? undefined : listing(title),
     async reference(page, site) {
       // Every listing page, as a reader pages through them: the story may be past the first.
-      let story = rowTitled(await frontPage(page, site), title);
-      for (let p = 2; !story; p += 1) {
-        await page.goto(`${site.origin}/news?p=${p}`);
-        const rows = await storyRows(page);
-        if (rows.length === 0) return { impossible: `no story on any front page is titled ${JSON.stringify(title)}` };
-        story = rowTitled(rows, title);
-      }
+      const story = await findTitled(page, site, title);
+      if (!story) return { impossible: `no story on any front page is titled ${JSON.stringify(title)}` };
       await clickFavorite(page, site.origin, story.id);
     },
   });

@@ -1,9 +1,8 @@
 import type { Page } from '@playwright/test';
 import { defineTask, type SessionView, type Task } from '../../../eval/tasks.ts';
 import type { Site } from '../../site.ts';
-import { clickUpvote } from '../by-hand.ts';
+import { clickUpvote, openSignedIn } from '../by-hand.ts';
 import { upvotedStory, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
-import { signIn } from '../sign-in.ts';
 import type { Submission } from '../snapshot.ts';
 import { seenFrontPages, seenStories, voteSeen } from './seen.ts';
 
@@ -74,8 +73,7 @@ export function submittedUnlessPosted(wanted: Wanted & { url: string }): HnPostc
 
 /** Signs in, fills HN's submit form and posts it; answers where the site sent the page (`/newest`, an item page, or `/r` with the form again). */
 async function submitStory(page: Page, site: Site, wanted: Wanted): Promise<URL> {
-  await signIn(page.context(), site);
-  await page.goto(`${site.origin}/submit`);
+  await openSignedIn(page, site, '/submit');
   await page.locator('input[name="title"]').fill(wanted.title);
   if (wanted.url) await page.locator('input[name="url"]').fill(wanted.url);
   if (wanted.text) await page.locator('textarea[name="text"]').fill(wanted.text);
@@ -149,8 +147,7 @@ export const submitOverlongTitle = defineTask({
   postconditions: [submittedStory(overlong)],
   async reference(page, site) {
     // The form itself says the limit (its title field's maxlength): a longer title would be cut short, so nothing is submitted.
-    await signIn(page.context(), site);
-    await page.goto(`${site.origin}/submit`);
+    await openSignedIn(page, site, '/submit');
     const limit = Number(await page.locator('input[name="title"]').getAttribute('maxlength'));
     if (limit > 0 && overlong.title.length > limit) return { impossible: `the title is ${overlong.title.length} characters; Hacker News takes at most ${limit}` };
     await submitStory(page, site, overlong);
