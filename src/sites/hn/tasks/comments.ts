@@ -2,6 +2,7 @@ import type { Locator, Page } from '@playwright/test';
 import * as cheerio from 'cheerio';
 import type { Element } from 'domhandler';
 import { answered, type Verdict } from '../../../eval/postconditions.ts';
+import { sameText } from '../../../text.ts';
 import { defineTask, type SessionView, type Task } from '../../../eval/tasks.ts';
 import type { Site } from '../../site.ts';
 import { clickFavorite, findTitled, openSignedIn, storyRows, type StoryRow } from '../by-hand.ts';
@@ -50,9 +51,6 @@ function threadMissing(title: string) {
     return undefined;
   };
 }
-
-/** Comment text as written: runs of white space (a textarea's line breaks) count as one space. */
-const sameText = (a: string, b: string) => a.replace(/\s+/g, ' ').trim() === b.replace(/\s+/g, ' ').trim();
 
 /** Where a task asks for a comment: its parent (a story or a comment), described; or why there is none. */
 type Target = { parent: string; label: string } | { missing: string };

@@ -106,12 +106,11 @@ const allHold =
 
 /** A task on a titled story applies where the start lists that story (the fixtures' titles are not on another capture). */
 const listing = (title: string) => (start: unknown) => ((start as HnSnapshot).ranking.some((story) => story.title === title) ? undefined : `no story is titled ${JSON.stringify(title)}`);
-const label = (title: string) => slug(title).slice(0, 40).replace(/-$/, '');
 
 /** Hide a story named by its title. */
 export function hideTitled(title: string): Task {
   return defineTask({
-    name: `hide-titled-${label(title)}`,
+    name: `hide-titled-${slug(title, 40)}`,
     revision: 1,
     tags: ['navigation', 'needs-login'],
     prompt: `Hide the Hacker News story titled "${title}".`,
@@ -132,7 +131,7 @@ export function hideTitled(title: string): Task {
  */
 export function favoriteTitled(title: string, { infeasible = false } = {}): Task {
   return defineTask({
-    name: `favorite-titled-${label(title)}`,
+    name: `favorite-titled-${slug(title, 40)}`,
     revision: 1,
     tags: ['navigation', 'needs-login', ...(infeasible ? (['infeasible'] as const) : [])],
     prompt: `Add the Hacker News story titled "${title}" to your favorites.`,

@@ -1,4 +1,5 @@
 import type { Page } from '@playwright/test';
+import { sameText } from '../../../text.ts';
 import { defineTask, type SessionView, type Task } from '../../../eval/tasks.ts';
 import type { Site } from '../../site.ts';
 import { clickUpvote, openSignedIn } from '../by-hand.ts';
@@ -18,8 +19,6 @@ interface Wanted {
   url?: string;
   text?: string;
 }
-
-const sameText = (a: string, b: string) => a.trim().replace(/\s+/g, ' ') === b.trim().replace(/\s+/g, ' ');
 
 function isWanted(story: Submission, wanted: Wanted): boolean {
   return story.title.trim() === wanted.title && story.url === wanted.url && (wanted.text === undefined || sameText(story.text ?? '', wanted.text));
