@@ -6,7 +6,7 @@ import { sameText } from '../../../text.ts';
 import { defineTask, type SessionView, type Task } from '../../../eval/tasks.ts';
 import type { Site } from '../../site.ts';
 import { clickFavorite, findTitled, openSignedIn, storyRows, type StoryRow } from '../by-hand.ts';
-import type { HnEvidence, HnPostcondition } from '../postconditions.ts';
+import { FAVE, markedItem, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
 import type { HnComment, HnSnapshot } from '../snapshot.ts';
 import { seenFrontPages } from './seen.ts';
 
@@ -112,21 +112,16 @@ const onCommentBy =
 
 /** The top comment of the story titled `title` is in the run user's favorites, added during the run. */
 function favedTopComment(title: string): HnPostcondition {
-  const target = (start: HnSnapshot) => {
-    const story = storyTitled(start, title);
-    return story && topCommentOf(start, story.id);
-  };
-  return {
-    description: `the top comment of ${JSON.stringify(title)} is a favorite`,
-    check({ start, diff, user }) {
-      const top = target(start);
-      if (!top) return { holds: false, detail: `${JSON.stringify(title)} has no comment at the start` };
-      if (diff.some((change) => change.kind === 'fave' && change.user === user && change.id === top.id)) return { holds: true, detail: `${user} favorited the top comment ${top.id} (by ${top.by})` };
-      if (start.faves?.[user]?.includes(top.id)) return { holds: false, detail: `the top comment ${top.id} was already a favorite of ${user} at the start: not the run's work` };
-      return { holds: false, detail: `the top comment ${top.id} (by ${top.by}) is not a favorite of ${user}` };
+  return markedItem(FAVE, {
+    what: `the top comment of ${JSON.stringify(title)}`,
+    missing: `${JSON.stringify(title)} has no comment at the start`,
+    noun: 'comment',
+    label: (top: HnComment) => `the top comment, by ${top.by}`,
+    pick: (start) => {
+      const story = storyTitled(start, title);
+      return story && topCommentOf(start, story.id);
     },
-    expects: (change, { start, user }) => change.kind === 'fave' && change.user === user && change.id === target(start)?.id,
-  };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

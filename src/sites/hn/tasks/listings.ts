@@ -3,7 +3,7 @@ import { answered } from '../../../eval/postconditions.ts';
 import { defineTask, type SessionView, type Task } from '../../../eval/tasks.ts';
 import type { Site } from '../../site.ts';
 import { clickHide, clickUpvote, openSignedIn, storyRows } from '../by-hand.ts';
-import { upvotedStory, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
+import { HIDE, markedEvery, upvotedStory, type HnEvidence } from '../postconditions.ts';
 import type { HnSnapshot } from '../snapshot.ts';
 import { seenFrontPages, seenStories, voteSeen } from './seen.ts';
 
@@ -150,33 +150,19 @@ const linksToGitHub = (url: string | undefined) => {
 };
 
 /** Every story of the front pages at the start whose link is on GitHub is hidden by the run's user during the run, and no other. */
-function hidGitHubStories(): HnPostcondition {
-  const wanted = (evidence: HnEvidence) => evidence.start.ranking.filter((story) => story.rank <= FRONT_PAGES && linksToGitHub(story.url));
-  const hiddenByRun = ({ diff, user }: HnEvidence) => new Set(diff.filter((change) => change.kind === 'hide' && change.user === user).map((change) => change.id));
-  return {
-    description: 'every front-page story linking to github.com is hidden, and no other',
-    check(evidence) {
-      const stories = wanted(evidence);
-      const hidden = hiddenByRun(evidence);
-      const already = new Set(evidence.start.hidden?.[evidence.user] ?? []);
-      const missing = stories.filter((story) => !hidden.has(story.id));
-      const extra = [...hidden].filter((id) => !stories.some((story) => story.id === id));
-      const list = (ids: string[]) => ids.map((id) => `${id}${already.has(id) ? ' (hidden at the start: not the run\'s work)' : ''}`).join(', ');
-      const problems = [...(missing.length > 0 ? [`not hidden: ${list(missing.map((story) => story.id))}`] : []), ...(extra.length > 0 ? [`also hidden: ${extra.join(', ')}`] : [])];
-      if (stories.length === 0) return { holds: false, detail: 'no front-page story links to github.com at the start' };
-      if (problems.length > 0) return { holds: false, detail: `${problems.join('; ')} (by ${evidence.user}, of ${stories.length} linking to github.com)` };
-      return { holds: true, detail: `all ${stories.length} stories linking to github.com are hidden by ${evidence.user}, and no other` };
-    },
-    expects: (change, evidence) => change.kind === 'hide' && change.user === evidence.user && wanted(evidence).some((story) => story.id === change.id),
-  };
-}
+const hidGitHubStories = markedEvery(HIDE, {
+  description: 'every front-page story linking to github.com is hidden, and no other',
+  which: 'linking to github.com',
+  pick: (start) => start.ranking.filter((story) => story.rank <= FRONT_PAGES && linksToGitHub(story.url)),
+  none: 'no front-page story links to github.com at the start',
+});
 
 export const hideGitHubStories = defineTask({
   name: 'hide-github-stories',
   revision: 1,
   tags: ['loop', 'navigation', 'needs-login', 'side-effect-trap'],
   prompt: 'Hide every story on the first two pages of Hacker News (ranks 1 to 60) that links to GitHub (github.com). Hide nothing else.',
-  postconditions: [hidGitHubStories()],
+  postconditions: [hidGitHubStories],
   async reference(page, site) {
     await openSignedIn(page, site, '/news');
     do {

@@ -3,17 +3,13 @@ import type { Verdict } from '../../../eval/postconditions.ts';
 import { defineTask, type SelfCheck, type SessionView, type Task } from '../../../eval/tasks.ts';
 import { slug } from '../../../text.ts';
 import { clickFavorite, clickHide, findTitled, frontPage } from '../by-hand.ts';
-import type { HnEvidence, HnPostcondition } from '../postconditions.ts';
-import type { HnChange, HnSnapshot } from '../snapshot.ts';
+import { FAVE, HIDE, isMarkOn, markedAtStart, markedInRun, type HnPostcondition, type Mark } from '../postconditions.ts';
+import type { HnSnapshot } from '../snapshot.ts';
 import { seenStories, sessionUser } from './seen.ts';
 
 /** The tasks on marks: hiding and favoriting stories, one, several, or one that is not there. */
 
 type Story = HnSnapshot['ranking'][number];
-/** A list a mark puts a story in, with the change that puts it there and the word for it. */
-type Mark = { list: 'hidden' | 'faves'; kind: HnChange['kind']; verb: string };
-const HIDE: Mark = { list: 'hidden', kind: 'hide', verb: 'hidden' };
-const FAVE: Mark = { list: 'faves', kind: 'fave', verb: 'favorited' };
 
 /** Which stories of the start's ranking a task names (by rank, or by title), and how many it names. */
 type Target = { label: string; named: number; pick(start: HnSnapshot): Story[] };
@@ -30,20 +26,19 @@ const titled = (title: string): Target => ({ label: `the story titled ${JSON.str
  * It expects those marks only: any other hide, favorite or vote is a side effect.
  */
 export function markedByRun(mark: Mark, target: Target): HnPostcondition {
-  const isMark = (change: HnChange, { user }: HnEvidence, story: Story) => change.kind === mark.kind && change.user === user && change.id === story.id;
   return {
     description: `${target.label} ${target.named > 1 ? 'are' : 'is'} ${mark.verb}`,
     check(evidence): Verdict {
       const stories = target.pick(evidence.start);
       if (stories.length < target.named) return { holds: false, detail: stories.length === 0 ? `${target.label} is not listed at the start` : `only ${stories.length} of ${target.label} are listed at the start` };
-      const already = stories.filter((story) => evidence.start[mark.list]?.[evidence.user]?.includes(story.id));
-      const missing = stories.filter((story) => !already.includes(story) && !evidence.diff.some((change) => isMark(change, evidence, story)));
+      const already = stories.filter((story) => markedAtStart(mark, evidence, story.id));
+      const missing = stories.filter((story) => !already.includes(story) && !markedInRun(mark, evidence, story.id));
       const list = (some: Story[]) => some.map((story) => `${story.id} (rank ${story.rank})`).join(', ');
       if (already.length > 0) return { holds: false, detail: `already ${mark.verb} by ${evidence.user} at the start, not the run's work: ${list(already)}` };
       if (missing.length > 0) return { holds: false, detail: `not ${mark.verb} by ${evidence.user}: ${list(missing)}` };
       return { holds: true, detail: `${list(stories)} ${mark.verb} by ${evidence.user}` };
     },
-    expects: (change, evidence) => target.pick(evidence.start).some((story) => isMark(change, evidence, story)),
+    expects: (change, evidence) => target.pick(evidence.start).some((story) => isMarkOn(mark, change, evidence.user, story.id)),
   };
 }
 
