@@ -8,7 +8,7 @@ import type { Site } from '../../site.ts';
 import { clickFavorite, findTitled, openSignedIn, storyRows, type StoryRow } from '../by-hand.ts';
 import { FAVE, markedItem, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
 import type { HnComment, HnSnapshot } from '../snapshot.ts';
-import { seenFrontPages } from './seen.ts';
+import { favoritedOnItemPage, seenFrontPages } from './seen.ts';
 
 /**
  * The tasks on comments: write one (on a story, in reply to its top comment), read a thread (how
@@ -333,8 +333,7 @@ export const favoriteTopComment = defineTask({
     if (!story) return { holds: false, detail: `the session's front pages list no story titled ${JSON.stringify(ZIG)}` };
     const top = cheerio.load((await session.load(`/item?id=${story}`)).html)('tr.comtr').first().attr('id');
     if (!top) return { holds: false, detail: `${story}'s page shows no comment` };
-    const $ = cheerio.load((await session.load(`/item?id=${top}`)).html);
-    const faved = $('a').filter((_, link) => $(link).text() === 'un-favorite').length > 0;
+    const faved = await favoritedOnItemPage(session, top);
     return { holds: faved, detail: faved ? `the top comment ${top} offers un-favorite: it is a favorite` : `the top comment ${top} is not a favorite of the session` };
   },
   whyNotApplicable: threadMissing(ZIG),

@@ -1,11 +1,10 @@
-import * as cheerio from 'cheerio';
 import type { Verdict } from '../../../eval/postconditions.ts';
-import { defineTask, type SelfCheck, type SessionView, type Task } from '../../../eval/tasks.ts';
+import { defineTask, type SelfCheck, type Task } from '../../../eval/tasks.ts';
 import { slug } from '../../../text.ts';
 import { clickFavorite, clickHide, findTitled, frontPage } from '../by-hand.ts';
 import { FAVE, HIDE, isMarkOn, markedAtStart, markedInRun, type HnPostcondition, type Mark } from '../postconditions.ts';
 import type { HnSnapshot } from '../snapshot.ts';
-import { seenStories, sessionUser } from './seen.ts';
+import { favoritedOnItemPage, seenStories, sessionUser } from './seen.ts';
 
 /** The tasks on marks: hiding and favoriting stories, one, several, or one that is not there. */
 
@@ -43,12 +42,6 @@ export function markedByRun(mark: Mark, target: Target): HnPostcondition {
 }
 
 // ---- The session's own view, for each task's `verify`: pages read as the agent's session sees them.
-
-/** Whether the session's item page of `id` offers to take the favorite back. */
-async function favoritedOnItemPage(session: SessionView, id: string): Promise<boolean> {
-  const $ = cheerio.load((await session.load(`/item?id=${id}`)).html);
-  return $('a').filter((_, link) => $(link).text().trim() === 'un-favorite').length > 0;
-}
 
 /** The session sees the titled story among its favorites. */
 const favoriteTitledCheck =
