@@ -34,6 +34,18 @@ export function markedAtStart(mark: Mark, { start, user }: HnEvidence, id: strin
   return start[mark.list]?.[user]?.includes(id) ?? false;
 }
 
+/**
+ * The posts of `part` (comments, submitted stories) the run's user wrote during the run, as the
+ * end holds them: not ones the start already had. None where the start could not read the part.
+ */
+export function postedInRun<Part extends 'comments' | 'submissions'>({ start, end, user }: HnEvidence, part: Part): Array<NonNullable<HnSnapshot[Part]>[number]> {
+  const before: Array<{ id: string }> | undefined = start[part];
+  if (!before) return [];
+  const had = new Set(before.map((post) => post.id));
+  const after: Array<NonNullable<HnSnapshot[Part]>[number]> = end[part] ?? [];
+  return after.filter((post) => !had.has(post.id) && post.by === user);
+}
+
 /** An item as the start snapshot has it: a story of its ranking, or a comment. */
 type Item = { id: string };
 

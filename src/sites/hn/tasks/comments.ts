@@ -6,7 +6,7 @@ import { sameText } from '../../../text.ts';
 import { defineTask, type SessionView, type Task } from '../../../eval/tasks.ts';
 import type { Site } from '../../site.ts';
 import { clickFavorite, findTitled, openSignedIn, storyRows, type StoryRow } from '../by-hand.ts';
-import { FAVE, markedItem, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
+import { FAVE, markedItem, postedInRun, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
 import type { HnComment, HnSnapshot } from '../snapshot.ts';
 import { favoritedOnItemPage, seenFrontPages } from './seen.ts';
 
@@ -60,10 +60,7 @@ type Target = { parent: string; label: string } | { missing: string };
  * comment is the one asked for: a second copy of it, like any other comment, is a side effect.
  */
 function commented(target: (start: HnSnapshot) => Target, text: string, what: string): HnPostcondition {
-  const written = ({ start, end, user }: HnEvidence): HnComment[] => {
-    const had = new Set((start.comments ?? []).map((comment) => comment.id));
-    return (end.comments ?? []).filter((comment) => !had.has(comment.id) && comment.by === user);
-  };
+  const written = (evidence: HnEvidence) => postedInRun(evidence, 'comments');
   const asked = (evidence: HnEvidence): HnComment | undefined => {
     const where = target(evidence.start);
     if ('missing' in where) return undefined;

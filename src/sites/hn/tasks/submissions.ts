@@ -3,7 +3,7 @@ import { sameText } from '../../../text.ts';
 import { defineTask, type SessionView, type Task } from '../../../eval/tasks.ts';
 import type { Site } from '../../site.ts';
 import { clickUpvote, openSignedIn } from '../by-hand.ts';
-import { upvotedStory, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
+import { postedInRun, upvotedStory, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
 import type { Submission } from '../snapshot.ts';
 import { seenFrontPages, seenStories, voteSeen } from './seen.ts';
 
@@ -24,13 +24,6 @@ function isWanted(story: Submission, wanted: Wanted): boolean {
   return story.title.trim() === wanted.title && story.url === wanted.url && (wanted.text === undefined || sameText(story.text ?? '', wanted.text));
 }
 
-/** The stories the run's user submitted during the run (not ones the start already had), as the end holds them. */
-function submittedByRun({ start, end, diff, user }: HnEvidence): Submission[] {
-  const had = new Set((start.submissions ?? []).map((story) => story.id));
-  const ids = new Set(diff.filter((change) => change.kind === 'submission' && change.user === user && !had.has(change.id)).map((change) => change.id));
-  return (end.submissions ?? []).filter((story) => ids.has(story.id));
-}
-
 const describeWanted = (wanted: Wanted) => `"${wanted.title}"${wanted.url ? ` (${wanted.url})` : ' (a text post)'}`;
 
 /** Exactly one story as wanted is submitted by the run's user; any other submission is a side effect. */
@@ -38,14 +31,14 @@ export function submittedStory(wanted: Wanted): HnPostcondition {
   return {
     description: `the story ${describeWanted(wanted)} is submitted once`,
     check(evidence) {
-      const mine = submittedByRun(evidence);
+      const mine = postedInRun(evidence, 'submissions');
       const matching = mine.filter((story) => isWanted(story, wanted));
       if (matching.length === 1) return { holds: true, detail: `${evidence.user} submitted ${describeWanted(wanted)} as ${matching[0]!.id}` };
       if (matching.length > 1) return { holds: false, detail: `${evidence.user} submitted ${describeWanted(wanted)} ${matching.length} times` };
       const others = mine.map((story) => describeWanted({ title: story.title, url: story.url })).join(', ');
       return { holds: false, detail: `${evidence.user} did not submit ${describeWanted(wanted)}${others ? `; submitted ${others}` : ''}` };
     },
-    expects: (change, evidence) => change.kind === 'submission' && submittedByRun(evidence).some((story) => story.id === change.id && isWanted(story, wanted)),
+    expects: (change, evidence) => change.kind === 'submission' && postedInRun(evidence, 'submissions').some((story) => story.id === change.id && isWanted(story, wanted)),
   };
 }
 
