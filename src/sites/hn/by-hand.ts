@@ -12,14 +12,21 @@ import { signIn } from './sign-in.ts';
 export interface StoryRow {
   id: string;
   title: string;
+  /** The "N comments" link of the line under the row ("discuss" is none); undefined with no such link (a job). */
+  comments?: number;
 }
 
-/** The stories the page lists, in order: each row's id, and the first link of its last cell (the title). */
+/**
+ * The stories the page lists, in order: each row's id, the first link of its last cell (the
+ * title), and the comment count the last "comments" or "discuss" link of the line under it shows.
+ */
 export function storyRows(page: Page): Promise<StoryRow[]> {
   return page.locator('tr.athing').evaluateAll((rows) =>
     rows.map((row) => {
       const cells = (row as HTMLTableRowElement).cells;
-      return { id: row.id, title: cells[cells.length - 1]?.querySelector('a')?.textContent?.trim() ?? '' };
+      const counted = [...(row.nextElementSibling?.querySelectorAll('a') ?? [])].filter((link) => /comment|discuss/.test(link.textContent ?? '')).pop()?.textContent ?? undefined;
+      const comments = counted === undefined ? undefined : /discuss/.test(counted) ? 0 : Number.parseInt(counted, 10);
+      return { id: row.id, title: cells[cells.length - 1]?.querySelector('a')?.textContent?.trim() ?? '', comments };
     }),
   );
 }

@@ -2,7 +2,7 @@ import type { Page } from '@playwright/test';
 import { answered } from '../../../eval/postconditions.ts';
 import { defineTask, type SessionView, type Task } from '../../../eval/tasks.ts';
 import type { Site } from '../../site.ts';
-import { clickHide, clickUpvote, openSignedIn, storyRows } from '../by-hand.ts';
+import { clickHide, clickUpvote, openSignedIn, storyRows, type StoryRow } from '../by-hand.ts';
 import { HIDE, markedEvery, upvotedStory, type HnEvidence } from '../postconditions.ts';
 import type { HnSnapshot } from '../snapshot.ts';
 import { seenFrontPages, seenStories, voteSeen } from './seen.ts';
@@ -123,15 +123,8 @@ export const upvoteMostCommentedPageTwo = upvoteTask({
   async find(page, site) {
     await openSignedIn(page, site, '/news');
     await nextPage(page);
-    // Each row's comment count is the number before "comments" in the line under it; "discuss" is none.
-    const counts = await page.locator('tr.athing').evaluateAll((rows) =>
-      rows.map((row) => {
-        const line = (row.nextElementSibling?.textContent ?? '').replace(/\u00a0/g, ' ');
-        const match = /(\d+) comments?/.exec(line);
-        return { id: row.id, comments: match ? Number(match[1]) : 0 };
-      }),
-    );
-    return counts.reduce<(typeof counts)[number] | undefined>((best, row) => (row.comments > (best?.comments ?? -1) ? row : best), undefined)?.id;
+    // A row with no comment count (a job) counts as none.
+    return (await storyRows(page)).reduce<StoryRow | undefined>((best, row) => ((row.comments ?? 0) > (best?.comments ?? -1) ? row : best), undefined)?.id;
   },
   seen: async (session) => {
     const stories = await seenStories(session, '/news?p=2');
