@@ -31,7 +31,12 @@ export function writeFileAtomic(path: string, content: string): void {
   }
 }
 
-/** Lower-case words joined by "-": a task's name from its words. */
-export function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+/** Lower-case words joined by "-": a task's name from its words, cut to at most `maxLength` characters (never ending in "-"). */
+export function slug(text: string, maxLength = Infinity): string {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, maxLength).replace(/-$/, '');
+}
+
+/** Two texts as a reader compares what was written: runs of white space (a textarea's line breaks) count as one space, and none at either end. */
+export function sameText(a: string, b: string): boolean {
+  return a.replace(/\s+/g, ' ').trim() === b.replace(/\s+/g, ' ').trim();
 }

@@ -12,14 +12,21 @@ import { signIn } from './sign-in.ts';
 export interface StoryRow {
   id: string;
   title: string;
+  /** The "N comments" link of the line under the row ("discuss" is none); undefined with no such link (a job). */
+  comments?: number;
 }
 
-/** The stories the page lists, in order: each row's id, and the first link of its last cell (the title). */
+/**
+ * The stories the page lists, in order: each row's id, the first link of its last cell (the
+ * title), and the comment count the last "comments" or "discuss" link of the line under it shows.
+ */
 export function storyRows(page: Page): Promise<StoryRow[]> {
   return page.locator('tr.athing').evaluateAll((rows) =>
     rows.map((row) => {
       const cells = (row as HTMLTableRowElement).cells;
-      return { id: row.id, title: cells[cells.length - 1]?.querySelector('a')?.textContent?.trim() ?? '' };
+      const counted = [...(row.nextElementSibling?.querySelectorAll('a') ?? [])].filter((link) => /comment|discuss/.test(link.textContent ?? '')).pop()?.textContent ?? undefined;
+      const comments = counted === undefined ? undefined : /discuss/.test(counted) ? 0 : Number.parseInt(counted, 10);
+      return { id: row.id, title: cells[cells.length - 1]?.querySelector('a')?.textContent?.trim() ?? '', comments };
     }),
   );
 }
@@ -36,9 +43,47 @@ export async function clickUpvote(page: Page, id: string): Promise<void> {
   await arrow.waitFor({ state: 'hidden' });
 }
 
-/** Signs the page's context in (outside the page) and opens the front page: where every reference that votes starts. */
-export async function frontPage(page: Page, site: Site): Promise<StoryRow[]> {
+/** Clicks the `hide` link under story `id`'s row and waits until the listing comes back without it. */
+export async function clickHide(page: Page, id: string): Promise<void> {
+  const row = page.locator(`tr.athing[id="${id}"]`);
+  const hidden = page.waitForResponse((response) => new URL(response.url()).pathname === '/hide');
+  await row.locator('xpath=following-sibling::tr[1]').getByRole('link', { name: 'hide', exact: true }).click();
+  await hidden;
+  await row.waitFor({ state: 'detached' });
+}
+
+/** Opens item `id`'s page (a story's or a comment's) and clicks its `favorite` link, waiting until the page offers `un-favorite`. */
+export async function clickFavorite(page: Page, origin: string, id: string): Promise<void> {
+  await page.goto(`${origin}/item?id=${id}`);
+  const fave = page.waitForResponse((response) => new URL(response.url()).pathname === '/fave');
+  await page.getByRole('link', { name: 'favorite', exact: true }).click();
+  await fave;
+  await page.getByRole('link', { name: 'un-favorite', exact: true }).waitFor();
+}
+
+/** Signs the page's context in (outside the page) and opens `path`: where every reference that changes the site starts. */
+export async function openSignedIn(page: Page, site: Site, path: string): Promise<void> {
   await signIn(page.context(), site);
-  await page.goto(`${site.origin}/news`);
+  await page.goto(`${site.origin}${path}`);
+}
+
+/** Signs in and opens the front page: its stories, in order. */
+export async function frontPage(page: Page, site: Site): Promise<StoryRow[]> {
+  await openSignedIn(page, site, '/news');
   return storyRows(page);
+}
+
+/**
+ * Signs in and pages through the front pages (`/news`, `?p=2`, ...) as a reader does, until a row
+ * is titled `title` (the page stays on it) or a page lists no story: that row, or undefined.
+ */
+export async function findTitled(page: Page, site: Site, title: string): Promise<StoryRow | undefined> {
+  let rows = await frontPage(page, site);
+  for (let p = 2; rows.length > 0; p += 1) {
+    const story = rows.find((row) => row.title === title);
+    if (story) return story;
+    await page.goto(`${site.origin}/news?p=${p}`);
+    rows = await storyRows(page);
+  }
+  return undefined;
 }

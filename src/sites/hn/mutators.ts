@@ -21,6 +21,7 @@ function withMark(end: HnSnapshot, list: UserList, user: string, id: string, on:
 /** A list's mutators: undo each change the reference made to it, give it to another account, and add one on every story the run left alone. */
 function listMutators(list: UserList, added: HnChange['kind'], taken: HnChange['kind'], what: string) {
   return {
+    what,
     ofChange: {
       [added]: {
         [`without the ${what}`]: (end: HnSnapshot, change: HnChange) => withMark(end, list, change.user, change.id, false),
@@ -42,14 +43,18 @@ function listMutators(list: UserList, added: HnChange['kind'], taken: HnChange['
   };
 }
 
-/** `end` with the comment `id` changed by `edit` (or gone, when `edit` answers undefined). */
-function withComment(end: HnSnapshot, id: string, edit: (comment: HnComment) => HnComment | undefined): HnSnapshot {
-  const comments = (end.comments ?? []).flatMap((comment) => {
-    if (comment.id !== id) return [comment];
-    const edited = edit(comment);
-    return edited ? [edited] : [];
-  });
-  return { ...end, comments };
+/**
+ * `end` with the post `id` of `part` (a comment, a submitted story) changed by `edit`, or taken out
+ * when `edit` answers 'remove'; undefined when the end has no such post or the edit does not apply
+ * (`edit` answers undefined): no mutant.
+ */
+function withPost<Part extends 'comments' | 'submissions'>(end: HnSnapshot, part: Part, id: string, edit: (post: NonNullable<HnSnapshot[Part]>[number]) => NonNullable<HnSnapshot[Part]>[number] | undefined | 'remove'): HnSnapshot | undefined {
+  const posts: Array<NonNullable<HnSnapshot[Part]>[number]> | undefined = end[part];
+  const post = posts?.find((candidate) => candidate.id === id);
+  if (!posts || !post) return undefined;
+  const edited = edit(post);
+  if (edited === undefined) return undefined;
+  return { ...end, [part]: posts.flatMap((other) => (other !== post ? [other] : edited === 'remove' ? [] : [edited])) };
 }
 
 /** `end` with `comment` added, under an id after every other. */
@@ -66,15 +71,14 @@ function withNewComment(end: HnSnapshot, comment: Omit<HnComment, 'id'>): HnSnap
 const commentMutators = {
   ofChange: {
     comment: {
-      'without the comment': (end: HnSnapshot, change: HnChange) => withComment(end, change.id, () => undefined),
-      'the comment by another account': (end: HnSnapshot, change: HnChange) => withComment(end, change.id, (comment) => ({ ...comment, by: ANOTHER_ACCOUNT })),
-      'the comment with its text altered': (end: HnSnapshot, change: HnChange) => withComment(end, change.id, (comment) => ({ ...comment, text: `${comment.text} (edited)` })),
-      'the comment under another parent': (end: HnSnapshot, change: HnChange) => {
-        const comment = end.comments?.find((candidate) => candidate.id === change.id);
-        if (!comment) return undefined;
-        const elsewhere = comment.parent === comment.story ? end.comments?.find((other) => other.story === comment.story && other.id !== comment.id)?.id : comment.story;
-        return elsewhere === undefined ? undefined : withComment(end, change.id, () => ({ ...comment, parent: elsewhere }));
-      },
+      'without the comment': (end: HnSnapshot, change: HnChange) => withPost(end, 'comments', change.id, () => 'remove'),
+      'the comment by another account': (end: HnSnapshot, change: HnChange) => withPost(end, 'comments', change.id, (comment) => ({ ...comment, by: ANOTHER_ACCOUNT })),
+      'the comment with its text altered': (end: HnSnapshot, change: HnChange) => withPost(end, 'comments', change.id, (comment) => ({ ...comment, text: `${comment.text} (edited)` })),
+      'the comment under another parent': (end: HnSnapshot, change: HnChange) =>
+        withPost(end, 'comments', change.id, (comment) => {
+          const elsewhere = comment.parent === comment.story ? end.comments?.find((other) => other.story === comment.story && other.id !== comment.id)?.id : comment.story;
+          return elsewhere === undefined ? undefined : { ...comment, parent: elsewhere };
+        }),
     },
   },
   extra: ({ start, end, user }: HnEvidence) => {
@@ -125,27 +129,17 @@ const profileMutators = {
   },
 };
 
-/** `end` with the submitted story `id` changed by `edit` (or taken out, when `edit` answers undefined); undefined when the run's end has no such story or the edit does not apply. */
-function withSubmission(end: HnSnapshot, id: string, edit: (story: Submission) => Submission | undefined | 'remove'): HnSnapshot | undefined {
-  const story = end.submissions?.find((submission) => submission.id === id);
-  if (!story) return undefined;
-  const edited = edit(story);
-  if (edited === undefined) return undefined;
-  const submissions = end.submissions!.flatMap((submission) => (submission.id !== id ? [submission] : edited === 'remove' ? [] : [edited]));
-  return { ...end, submissions };
-}
-
 /** A story's mutators: without it, by another account, its title, link or text altered; and an extra story submitted. */
 const submissionMutators = {
   ofChange: {
     submission: {
-      'without the submission': (end: HnSnapshot, change: HnChange) => withSubmission(end, change.id, () => 'remove'),
-      'the submission by another account': (end: HnSnapshot, change: HnChange) => withSubmission(end, change.id, (story) => ({ ...story, by: ANOTHER_ACCOUNT })),
-      'the submission with its title altered': (end: HnSnapshot, change: HnChange) => withSubmission(end, change.id, (story) => ({ ...story, title: `${story.title} (updated)` })),
+      'without the submission': (end: HnSnapshot, change: HnChange) => withPost(end, 'submissions', change.id, () => 'remove'),
+      'the submission by another account': (end: HnSnapshot, change: HnChange) => withPost(end, 'submissions', change.id, (story) => ({ ...story, by: ANOTHER_ACCOUNT })),
+      'the submission with its title altered': (end: HnSnapshot, change: HnChange) => withPost(end, 'submissions', change.id, (story) => ({ ...story, title: `${story.title} (updated)` })),
       'the submission with its url altered': (end: HnSnapshot, change: HnChange) =>
-        withSubmission(end, change.id, (story) => (story.url === undefined ? undefined : { ...story, url: `${story.url.replace(/\/+$/, '')}/other` })),
+        withPost(end, 'submissions', change.id, (story) => (story.url === undefined ? undefined : { ...story, url: `${story.url.replace(/\/+$/, '')}/other` })),
       'the submission with its text altered': (end: HnSnapshot, change: HnChange) =>
-        withSubmission(end, change.id, (story) => (story.text === undefined ? undefined : { ...story, text: `${story.text} And more.` })),
+        withPost(end, 'submissions', change.id, (story) => (story.text === undefined ? undefined : { ...story, text: `${story.text} And more.` })),
     },
   },
   extra: ({ start, end, user, diff }: HnEvidence) => {
@@ -167,5 +161,5 @@ const EXTRA_STORY_ID = '999999999';
 /** Hacker News's mutators, one row per part of the snapshot (lists, comments, submissions, profiles): a new change kind adds its own. */
 export const hnMutators: Mutators<HnSnapshot, HnChange> = {
   ofChange: Object.assign({}, ...lists.map((list) => list.ofChange), commentMutators.ofChange, submissionMutators.ofChange, profileMutators.ofChange),
-  extra: { ...Object.fromEntries(lists.map((list, index) => [['vote', 'hide', 'favorite'][index]!, list.extra])), comment: commentMutators.extra, submission: submissionMutators.extra, profile: profileMutators.extra },
+  extra: { ...Object.fromEntries(lists.map((list) => [list.what, list.extra])), comment: commentMutators.extra, submission: submissionMutators.extra, profile: profileMutators.extra },
 };

@@ -1,4 +1,4 @@
-import type { Evidence, Postcondition, Verdict } from '../../eval/postconditions.ts';
+import type { Evidence, Postcondition } from '../../eval/postconditions.ts';
 import type { HnChange, HnSnapshot } from './snapshot.ts';
 
 /**
@@ -9,41 +9,108 @@ import type { HnChange, HnSnapshot } from './snapshot.ts';
 export type HnEvidence = Evidence<HnSnapshot, HnChange>;
 export type HnPostcondition = Postcondition<HnSnapshot, HnChange>;
 
-/** Whether the run (not an earlier one) upvoted `id` as the run's user. */
-function upvotedByRun({ diff, user }: HnEvidence, id: string): boolean {
-  return diff.some((change) => change.kind === 'vote' && change.user === user && change.id === id);
+/** A mark the run's user puts on an item: the change that puts it there, the per-user list of the snapshot it goes in, and the word for it. */
+export interface Mark {
+  kind: 'vote' | 'hide' | 'fave';
+  list: 'votes' | 'hidden' | 'faves';
+  verb: string;
+}
+export const VOTE: Mark = { kind: 'vote', list: 'votes', verb: 'upvoted' };
+export const HIDE: Mark = { kind: 'hide', list: 'hidden', verb: 'hidden' };
+export const FAVE: Mark = { kind: 'fave', list: 'faves', verb: 'favorited' };
+
+/** Whether `change` is the run's user putting `mark` on `id`: the one change a task on that item asks for. */
+export function isMarkOn(mark: Mark, change: HnChange, user: string, id: string | undefined): boolean {
+  return id !== undefined && change.kind === mark.kind && change.user === user && change.id === id;
 }
 
-/** Why a story counts as upvoted or not: a vote the account had at the start is named as such. */
-function voteDetail(evidence: HnEvidence, id: string, label: string): Verdict {
-  const { start, user } = evidence;
-  if (upvotedByRun(evidence, id)) return { holds: true, detail: `story ${id} (${label}) is upvoted by ${user}` };
-  if (start.votes[user]?.includes(id)) return { holds: false, detail: `story ${id} (${label}) was already upvoted by ${user} at the start: not the run's work` };
-  return { holds: false, detail: `story ${id} (${label}) is not upvoted by ${user}` };
+/** Whether the run (not an earlier one) put `mark` on `id` as the run's user. */
+export function markedInRun(mark: Mark, { diff, user }: HnEvidence, id: string): boolean {
+  return diff.some((change) => isMarkOn(mark, change, user, id));
 }
 
-/** The one vote a single-story task asks for: the run's user upvoting `story`. */
-function isVoteOn(story: { id: string } | undefined, change: HnChange, user: string): boolean {
-  return story !== undefined && change.kind === 'vote' && change.user === user && change.id === story.id;
+/** Whether `id` was in the run's user's `mark` list at the start: a mark there is not the run's work. */
+export function markedAtStart(mark: Mark, { start, user }: HnEvidence, id: string): boolean {
+  return start[mark.list]?.[user]?.includes(id) ?? false;
+}
+
+/**
+ * The posts of `part` (comments, submitted stories) the run's user wrote during the run, as the
+ * end holds them: not ones the start already had. None where the start could not read the part.
+ */
+export function postedInRun<Part extends 'comments' | 'submissions'>({ start, end, user }: HnEvidence, part: Part): Array<NonNullable<HnSnapshot[Part]>[number]> {
+  const before: Array<{ id: string }> | undefined = start[part];
+  if (!before) return [];
+  const had = new Set(before.map((post) => post.id));
+  const after: Array<NonNullable<HnSnapshot[Part]>[number]> = end[part] ?? [];
+  return after.filter((post) => !had.has(post.id) && post.by === user);
+}
+
+/** An item as the start snapshot has it: a story of its ranking, or a comment. */
+type Item = { id: string };
+
+/**
+ * The item `pick` finds in the start snapshot (the one a task names: a story by rank, by title, the
+ * newest Show HN; a story's top comment) gets `mark` from the run's user during the run; with no
+ * such item it cannot hold (`missing` says why), and any such mark is a side effect. `label` names
+ * the item in verdicts, after `noun` and its id: one the account had marked at the start is named
+ * as such.
+ */
+export function markedItem<Picked extends Item>(
+  mark: Mark,
+  { what, missing, label, pick, noun = 'story' }: { what: string; missing: string; label: (item: Picked) => string; pick: (start: HnSnapshot) => Picked | undefined; noun?: string },
+): HnPostcondition {
+  return {
+    description: `${what} is ${mark.verb}`,
+    check(evidence) {
+      const item = pick(evidence.start);
+      if (!item) return { holds: false, detail: missing };
+      const { user } = evidence;
+      const named = `${noun} ${item.id} (${label(item)})`;
+      if (markedInRun(mark, evidence, item.id)) return { holds: true, detail: `${named} is ${mark.verb} by ${user}` };
+      if (markedAtStart(mark, evidence, item.id)) return { holds: false, detail: `${named} was already ${mark.verb} by ${user} at the start: not the run's work` };
+      return { holds: false, detail: `${named} is not ${mark.verb} by ${user}` };
+    },
+    expects: (change, evidence) => isMarkOn(mark, change, evidence.user, pick(evidence.start)?.id),
+  };
 }
 
 /** A story as the start snapshot lists it. */
 type RankedStory = HnSnapshot['ranking'][number];
 
+/** The story `pick` finds at the start is upvoted by the run's user during the run (see markedItem). */
+export function upvotedStory(options: { what: string; missing: string; label: (story: RankedStory) => string; pick: (start: HnSnapshot) => RankedStory | undefined }): HnPostcondition {
+  return markedItem(VOTE, options);
+}
+
 /**
- * The story `pick` finds in the start snapshot (the one a task names: by rank, by title, the
- * newest Show HN) is upvoted by the run's user during the run; with no such story it cannot hold
- * (`missing` says why), and any vote is a side effect. `label` names the story in verdicts.
+ * Every story `pick` finds at the start (`which` says which, in verdicts: `matching "for"`) gets
+ * `mark` from the run's user during the run, and the run marked no other: one marked at the start
+ * is not the run's work. With none found, it holds, unless `none` says why it cannot. It expects
+ * those marks only.
  */
-export function upvotedStory({ what, missing, label, pick }: { what: string; missing: string; label: (story: RankedStory) => string; pick: (start: HnSnapshot) => RankedStory | undefined }): HnPostcondition {
+export function markedEvery(mark: Mark, { description, which, pick, none }: { description: string; which: string; pick: (start: HnSnapshot) => RankedStory[]; none?: string }): HnPostcondition {
   return {
-    description: `${what} is upvoted`,
+    description,
     check(evidence) {
-      const story = pick(evidence.start);
-      if (!story) return { holds: false, detail: missing };
-      return voteDetail(evidence, story.id, label(story));
+      const { diff, user } = evidence;
+      const stories = pick(evidence.start);
+      if (stories.length === 0 && none !== undefined) return { holds: false, detail: none };
+      const expected = new Set(stories.map((story) => story.id));
+      const notByRun = stories.filter((story) => !markedInRun(mark, evidence, story.id));
+      const already = notByRun.filter((story) => markedAtStart(mark, evidence, story.id));
+      const missing = notByRun.filter((story) => !already.includes(story));
+      const extra = diff.filter((change) => change.kind === mark.kind && change.user === user && !expected.has(change.id)).map((change) => change.id);
+      const list = (some: RankedStory[]) => some.map((story) => `${story.id} (rank ${story.rank})`).join(', ');
+      const problems = [
+        ...(missing.length > 0 ? [`not ${mark.verb}: ${list(missing)}`] : []),
+        ...(already.length > 0 ? [`already ${mark.verb} at the start, not the run's work: ${list(already)}`] : []),
+        ...(extra.length > 0 ? [`also ${mark.verb}: ${extra.join(', ')}`] : []),
+      ];
+      if (problems.length > 0) return { holds: false, detail: `${problems.join('; ')} (by ${user}, of ${stories.length} ${which})` };
+      return { holds: true, detail: `all ${stories.length} stories ${which} are ${mark.verb} by ${user}, and no other` };
     },
-    expects: (change, evidence) => isVoteOn(pick(evidence.start), change, evidence.user),
+    expects: (change, evidence) => pick(evidence.start).some((story) => isMarkOn(mark, change, evidence.user, story.id)),
   };
 }
 
@@ -67,28 +134,11 @@ const FRONT_PAGE_SIZE = 30;
  */
 export function upvotedAllMatching({ word }: { word: string }): HnPostcondition {
   const pattern = new RegExp(`(?<![\\p{L}\\p{N}_])${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}_])`, 'iu');
-  const matchingAt = ({ start }: HnEvidence) => start.ranking.filter((story) => story.rank <= FRONT_PAGE_SIZE && pattern.test(story.title));
-  return {
+  return markedEvery(VOTE, {
     description: `every front-page story with the word "${word}" in its title is upvoted, and no other`,
-    check(evidence) {
-      const { diff, user } = evidence;
-      const matching = matchingAt(evidence);
-      const expected = new Set(matching.map((story) => story.id));
-      const notByRun = matching.filter((story) => !upvotedByRun(evidence, story.id));
-      const already = notByRun.filter((story) => evidence.start.votes[user]?.includes(story.id));
-      const missing = notByRun.filter((story) => !already.includes(story));
-      const extra = diff.filter((change) => change.kind === 'vote' && change.user === user && !expected.has(change.id)).map((change) => change.id);
-      const list = (stories: typeof matching) => stories.map((story) => `${story.id} (rank ${story.rank})`).join(', ');
-      const problems = [
-        ...(missing.length > 0 ? [`not upvoted: ${list(missing)}`] : []),
-        ...(already.length > 0 ? [`already upvoted at the start, not the run's work: ${list(already)}`] : []),
-        ...(extra.length > 0 ? [`also upvoted: ${extra.join(', ')}`] : []),
-      ];
-      if (problems.length > 0) return { holds: false, detail: `${problems.join('; ')} (by ${user}, of ${matching.length} matching "${word}")` };
-      return { holds: true, detail: `all ${matching.length} stories matching "${word}" are upvoted by ${user}, and no other` };
-    },
-    expects: (change, evidence) => matchingAt(evidence).some((story) => isVoteOn(story, change, evidence.user)),
-  };
+    which: `matching "${word}"`,
+    pick: (start) => start.ranking.filter((story) => story.rank <= FRONT_PAGE_SIZE && pattern.test(story.title)),
+  });
 }
 
 /** The story titled `title` at the start is upvoted during the run; with no such story, it cannot hold, and any vote is a side effect. */

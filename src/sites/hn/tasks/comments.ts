@@ -2,12 +2,13 @@ import type { Locator, Page } from '@playwright/test';
 import * as cheerio from 'cheerio';
 import type { Element } from 'domhandler';
 import { answered, type Verdict } from '../../../eval/postconditions.ts';
+import { sameText } from '../../../text.ts';
 import { defineTask, type SessionView, type Task } from '../../../eval/tasks.ts';
 import type { Site } from '../../site.ts';
-import { frontPage, storyRows, type StoryRow } from '../by-hand.ts';
-import type { HnEvidence, HnPostcondition } from '../postconditions.ts';
+import { clickFavorite, findTitled, openSignedIn, storyRows, type StoryRow } from '../by-hand.ts';
+import { FAVE, markedItem, postedInRun, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
 import type { HnComment, HnSnapshot } from '../snapshot.ts';
-import { seenFrontPages } from './seen.ts';
+import { favoritedOnItemPage, seenFrontPages } from './seen.ts';
 
 /**
  * The tasks on comments: write one (on a story, in reply to its top comment), read a thread (how
@@ -51,9 +52,6 @@ function threadMissing(title: string) {
   };
 }
 
-/** Comment text as written: runs of white space (a textarea's line breaks) count as one space. */
-const sameText = (a: string, b: string) => a.replace(/\s+/g, ' ').trim() === b.replace(/\s+/g, ' ').trim();
-
 /** Where a task asks for a comment: its parent (a story or a comment), described; or why there is none. */
 type Target = { parent: string; label: string } | { missing: string };
 
@@ -62,10 +60,7 @@ type Target = { parent: string; label: string } | { missing: string };
  * comment is the one asked for: a second copy of it, like any other comment, is a side effect.
  */
 function commented(target: (start: HnSnapshot) => Target, text: string, what: string): HnPostcondition {
-  const written = ({ start, end, user }: HnEvidence): HnComment[] => {
-    const had = new Set((start.comments ?? []).map((comment) => comment.id));
-    return (end.comments ?? []).filter((comment) => !had.has(comment.id) && comment.by === user);
-  };
+  const written = (evidence: HnEvidence) => postedInRun(evidence, 'comments');
   const asked = (evidence: HnEvidence): HnComment | undefined => {
     const where = target(evidence.start);
     if ('missing' in where) return undefined;
@@ -114,48 +109,30 @@ const onCommentBy =
 
 /** The top comment of the story titled `title` is in the run user's favorites, added during the run. */
 function favedTopComment(title: string): HnPostcondition {
-  const target = (start: HnSnapshot) => {
-    const story = storyTitled(start, title);
-    return story && topCommentOf(start, story.id);
-  };
-  return {
-    description: `the top comment of ${JSON.stringify(title)} is a favorite`,
-    check({ start, diff, user }) {
-      const top = target(start);
-      if (!top) return { holds: false, detail: `${JSON.stringify(title)} has no comment at the start` };
-      if (diff.some((change) => change.kind === 'fave' && change.user === user && change.id === top.id)) return { holds: true, detail: `${user} favorited the top comment ${top.id} (by ${top.by})` };
-      if (start.faves?.[user]?.includes(top.id)) return { holds: false, detail: `the top comment ${top.id} was already a favorite of ${user} at the start: not the run's work` };
-      return { holds: false, detail: `the top comment ${top.id} (by ${top.by}) is not a favorite of ${user}` };
+  return markedItem(FAVE, {
+    what: `the top comment of ${JSON.stringify(title)}`,
+    missing: `${JSON.stringify(title)} has no comment at the start`,
+    noun: 'comment',
+    label: (top: HnComment) => `the top comment, by ${top.by}`,
+    pick: (start) => {
+      const story = storyTitled(start, title);
+      return story && topCommentOf(start, story.id);
     },
-    expects: (change, { start, user }) => change.kind === 'fave' && change.user === user && change.id === target(start)?.id,
-  };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
 // By hand: what a person does in the browser (the references), reading the pages on their own terms.
 
-/** Signs in and opens the story titled `title` from the front pages (page 1, then 2); undefined when neither lists it. */
+/** Signs in and opens the story titled `title`, found on the front pages; undefined when none lists it. */
 async function openStory(page: Page, site: Site, title: string): Promise<StoryRow | undefined> {
-  const titled = (rows: StoryRow[]) => rows.find((row) => row.title === title);
-  const story = titled(await frontPage(page, site)) ?? titled(await page2Rows(page, site));
+  const story = await findTitled(page, site, title);
   if (story) await page.goto(`${site.origin}/item?id=${story.id}`);
   return story;
 }
 
-/** Opens page 2 of the front page: its stories in order. */
-async function page2Rows(page: Page, site: Site): Promise<StoryRow[]> {
-  await page.goto(`${site.origin}/news?p=2`);
-  return storyRows(page);
-}
-
 /** The comment rows of the item page open in `page`, in the order shown. */
 const commentRows = (page: Page): Locator => page.locator('tr.comtr');
-
-/** A comment row's "N comments" count as its story's row on the listing shows it ("discuss" is none). */
-async function listedCount(page: Page, id: string): Promise<number> {
-  const text = await page.locator(`tr[id="${id}"] + tr`).getByRole('link', { name: /comment|discuss/ }).last().innerText();
-  return /discuss/.test(text) ? 0 : Number.parseInt(text, 10);
-}
 
 /** Follows `row`'s reply link, writes `text` and sends it; back on the item page once it is posted. */
 async function replyTo(page: Page, row: Locator, text: string): Promise<void> {
@@ -298,7 +275,8 @@ export const commentCount = defineTask({
     await page.goto(`${site.origin}/news`);
     const story = (await storyRows(page)).find((row) => row.title === HEX_DUMP);
     if (!story) return { impossible: `no story titled ${JSON.stringify(HEX_DUMP)} on the front page` };
-    return { answer: String(await listedCount(page, story.id)) };
+    if (story.comments === undefined) return { impossible: `the front page shows no comment count for ${JSON.stringify(HEX_DUMP)}` };
+    return { answer: String(story.comments) };
   },
   whyNotApplicable: (start) => (storyTitled(start as Start, HEX_DUMP)?.comments === undefined ? `the capture lists no comment count for ${JSON.stringify(HEX_DUMP)}` : undefined),
 });
@@ -340,20 +318,14 @@ export const favoriteTopComment = defineTask({
     if (!(await openStory(page, site, ZIG))) return { impossible: `no story titled ${JSON.stringify(ZIG)} on the front pages` };
     const top = commentRows(page).first();
     if ((await top.count()) === 0) return { impossible: 'the story has no comments' };
-    const id = await top.getAttribute('id');
-    await page.goto(`${site.origin}/item?id=${id}`);
-    const fave = page.waitForResponse((response) => new URL(response.url()).pathname === '/fave');
-    await page.getByRole('link', { name: 'favorite', exact: true }).click();
-    await fave;
-    await page.getByRole('link', { name: 'un-favorite', exact: true }).waitFor();
+    await clickFavorite(page, site.origin, (await top.getAttribute('id'))!);
   },
   async verify(session) {
     const story = await findStory(session, ZIG);
     if (!story) return { holds: false, detail: `the session's front pages list no story titled ${JSON.stringify(ZIG)}` };
     const top = cheerio.load((await session.load(`/item?id=${story}`)).html)('tr.comtr').first().attr('id');
     if (!top) return { holds: false, detail: `${story}'s page shows no comment` };
-    const $ = cheerio.load((await session.load(`/item?id=${top}`)).html);
-    const faved = $('a').filter((_, link) => $(link).text() === 'un-favorite').length > 0;
+    const faved = await favoritedOnItemPage(session, top);
     return { holds: faved, detail: faved ? `the top comment ${top} offers un-favorite: it is a favorite` : `the top comment ${top} is not a favorite of the session` };
   },
   whyNotApplicable: threadMissing(ZIG),
@@ -373,19 +345,14 @@ export const replyOnPage2 = defineTask({
     ),
   ],
   async reference(page, site) {
-    await frontPage(page, site);
-    const rows = await page2Rows(page, site);
-    let fewest: { row: StoryRow; count: number } | undefined;
-    for (const row of rows) {
-      const counted = page.locator(`tr[id="${row.id}"] + tr`).getByRole('link', { name: /comment|discuss/ });
-      if ((await counted.count()) === 0) continue; // a job: nothing to count
-      const count = await listedCount(page, row.id);
-      if (!fewest || count < fewest.count) fewest = { row, count };
-    }
+    await openSignedIn(page, site, '/news?p=2');
+    const rows = await storyRows(page);
+    // A job has no comment count: nothing to compare.
+    const fewest = rows.reduce<StoryRow | undefined>((best, row) => (row.comments !== undefined && (!best || row.comments < best.comments!) ? row : best), undefined);
     if (!fewest) return { impossible: 'page 2 lists no story with a comment count' };
-    await page.goto(`${site.origin}/item?id=${fewest.row.id}`);
+    await page.goto(`${site.origin}/item?id=${fewest.id}`);
     const top = commentRows(page).first();
-    if ((await top.count()) === 0) return { impossible: `${JSON.stringify(fewest.row.title)} has no comments` };
+    if ((await top.count()) === 0) return { impossible: `${JSON.stringify(fewest.title)} has no comments` };
     await replyTo(page, top, 'Nice illustrations.');
   },
   async verify(session) {

@@ -2,9 +2,8 @@ import type { Page } from '@playwright/test';
 import { answered } from '../../../eval/postconditions.ts';
 import { defineTask, type SessionView, type Task } from '../../../eval/tasks.ts';
 import type { Site } from '../../site.ts';
-import { clickUpvote, storyRows } from '../by-hand.ts';
-import { upvotedStory, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
-import { signIn } from '../sign-in.ts';
+import { clickHide, clickUpvote, openSignedIn, storyRows, type StoryRow } from '../by-hand.ts';
+import { HIDE, markedEvery, upvotedStory, type HnEvidence } from '../postconditions.ts';
 import type { HnSnapshot } from '../snapshot.ts';
 import { seenFrontPages, seenStories, voteSeen } from './seen.ts';
 
@@ -21,12 +20,6 @@ type Ranked = HnSnapshot['ranking'][number];
 const FRONT_PAGES = 60;
 /** Ranks 31 to 60. */
 const onPageTwo = (story: Ranked) => story.rank > 30 && story.rank <= FRONT_PAGES;
-
-/** Signs in and opens `path`: where each reference here starts. */
-async function openSignedIn(page: Page, site: Site, path: string): Promise<void> {
-  await signIn(page.context(), site);
-  await page.goto(`${site.origin}${path}`);
-}
 
 /** Follows the listing's `More` link, as a reader pages on. */
 async function nextPage(page: Page): Promise<boolean> {
@@ -130,15 +123,8 @@ export const upvoteMostCommentedPageTwo = upvoteTask({
   async find(page, site) {
     await openSignedIn(page, site, '/news');
     await nextPage(page);
-    // Each row's comment count is the number before "comments" in the line under it; "discuss" is none.
-    const counts = await page.locator('tr.athing').evaluateAll((rows) =>
-      rows.map((row) => {
-        const line = (row.nextElementSibling?.textContent ?? '').replace(/\u00a0/g, ' ');
-        const match = /(\d+) comments?/.exec(line);
-        return { id: row.id, comments: match ? Number(match[1]) : 0 };
-      }),
-    );
-    return counts.reduce<(typeof counts)[number] | undefined>((best, row) => (row.comments > (best?.comments ?? -1) ? row : best), undefined)?.id;
+    // A row with no comment count (a job) counts as none.
+    return (await storyRows(page)).reduce<StoryRow | undefined>((best, row) => ((row.comments ?? 0) > (best?.comments ?? -1) ? row : best), undefined)?.id;
   },
   seen: async (session) => {
     const stories = await seenStories(session, '/news?p=2');
@@ -157,33 +143,19 @@ const linksToGitHub = (url: string | undefined) => {
 };
 
 /** Every story of the front pages at the start whose link is on GitHub is hidden by the run's user during the run, and no other. */
-function hidGitHubStories(): HnPostcondition {
-  const wanted = (evidence: HnEvidence) => evidence.start.ranking.filter((story) => story.rank <= FRONT_PAGES && linksToGitHub(story.url));
-  const hiddenByRun = ({ diff, user }: HnEvidence) => new Set(diff.filter((change) => change.kind === 'hide' && change.user === user).map((change) => change.id));
-  return {
-    description: 'every front-page story linking to github.com is hidden, and no other',
-    check(evidence) {
-      const stories = wanted(evidence);
-      const hidden = hiddenByRun(evidence);
-      const already = new Set(evidence.start.hidden?.[evidence.user] ?? []);
-      const missing = stories.filter((story) => !hidden.has(story.id));
-      const extra = [...hidden].filter((id) => !stories.some((story) => story.id === id));
-      const list = (ids: string[]) => ids.map((id) => `${id}${already.has(id) ? ' (hidden at the start: not the run\'s work)' : ''}`).join(', ');
-      const problems = [...(missing.length > 0 ? [`not hidden: ${list(missing.map((story) => story.id))}`] : []), ...(extra.length > 0 ? [`also hidden: ${extra.join(', ')}`] : [])];
-      if (stories.length === 0) return { holds: false, detail: 'no front-page story links to github.com at the start' };
-      if (problems.length > 0) return { holds: false, detail: `${problems.join('; ')} (by ${evidence.user}, of ${stories.length} linking to github.com)` };
-      return { holds: true, detail: `all ${stories.length} stories linking to github.com are hidden by ${evidence.user}, and no other` };
-    },
-    expects: (change, evidence) => change.kind === 'hide' && change.user === evidence.user && wanted(evidence).some((story) => story.id === change.id),
-  };
-}
+const hidGitHubStories = markedEvery(HIDE, {
+  description: 'every front-page story linking to github.com is hidden, and no other',
+  which: 'linking to github.com',
+  pick: (start) => start.ranking.filter((story) => story.rank <= FRONT_PAGES && linksToGitHub(story.url)),
+  none: 'no front-page story links to github.com at the start',
+});
 
 export const hideGitHubStories = defineTask({
   name: 'hide-github-stories',
   revision: 1,
   tags: ['loop', 'navigation', 'needs-login', 'side-effect-trap'],
   prompt: 'Hide every story on the first two pages of Hacker News (ranks 1 to 60) that links to GitHub (github.com). Hide nothing else.',
-  postconditions: [hidGitHubStories()],
+  postconditions: [hidGitHubStories],
   async reference(page, site) {
     await openSignedIn(page, site, '/news');
     do {
@@ -194,11 +166,7 @@ export const hideGitHubStories = defineTask({
         );
         const next = links.find((row) => new URL(row.href).hostname === 'github.com');
         if (!next) break;
-        const hidden = page.waitForResponse((response) => new URL(response.url()).pathname === '/hide');
-        await page.locator(`a[href^="hide?id=${next.id}&"]`).click();
-        await hidden;
-        await page.waitForLoadState('load');
-        await page.locator(`tr.athing[id="${next.id}"]`).waitFor({ state: 'detached' });
+        await clickHide(page, next.id);
       }
     } while (await nextPage(page));
   },

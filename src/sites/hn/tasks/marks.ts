@@ -1,20 +1,14 @@
-import type { Page } from '@playwright/test';
-import * as cheerio from 'cheerio';
 import type { Verdict } from '../../../eval/postconditions.ts';
-import { defineTask, type SelfCheck, type SessionView, type Task } from '../../../eval/tasks.ts';
+import { defineTask, type SelfCheck, type Task } from '../../../eval/tasks.ts';
 import { slug } from '../../../text.ts';
-import { frontPage, storyRows, type StoryRow } from '../by-hand.ts';
-import type { HnEvidence, HnPostcondition } from '../postconditions.ts';
-import type { HnChange, HnSnapshot } from '../snapshot.ts';
-import { seenStories, sessionUser } from './seen.ts';
+import { clickFavorite, clickHide, findTitled, frontPage } from '../by-hand.ts';
+import { FAVE, HIDE, isMarkOn, markedAtStart, markedInRun, type HnPostcondition, type Mark } from '../postconditions.ts';
+import type { HnSnapshot } from '../snapshot.ts';
+import { favoritedOnItemPage, seenStories, sessionUser } from './seen.ts';
 
 /** The tasks on marks: hiding and favoriting stories, one, several, or one that is not there. */
 
 type Story = HnSnapshot['ranking'][number];
-/** A list a mark puts a story in, with the change that puts it there and the word for it. */
-type Mark = { list: 'hidden' | 'faves'; kind: HnChange['kind']; verb: string };
-const HIDE: Mark = { list: 'hidden', kind: 'hide', verb: 'hidden' };
-const FAVE: Mark = { list: 'faves', kind: 'fave', verb: 'favorited' };
 
 /** Which stories of the start's ranking a task names (by rank, or by title), and how many it names. */
 type Target = { label: string; named: number; pick(start: HnSnapshot): Story[] };
@@ -31,30 +25,23 @@ const titled = (title: string): Target => ({ label: `the story titled ${JSON.str
  * It expects those marks only: any other hide, favorite or vote is a side effect.
  */
 export function markedByRun(mark: Mark, target: Target): HnPostcondition {
-  const isMark = (change: HnChange, { user }: HnEvidence, story: Story) => change.kind === mark.kind && change.user === user && change.id === story.id;
   return {
     description: `${target.label} ${target.named > 1 ? 'are' : 'is'} ${mark.verb}`,
     check(evidence): Verdict {
       const stories = target.pick(evidence.start);
       if (stories.length < target.named) return { holds: false, detail: stories.length === 0 ? `${target.label} is not listed at the start` : `only ${stories.length} of ${target.label} are listed at the start` };
-      const already = stories.filter((story) => evidence.start[mark.list]?.[evidence.user]?.includes(story.id));
-      const missing = stories.filter((story) => !already.includes(story) && !evidence.diff.some((change) => isMark(change, evidence, story)));
+      const already = stories.filter((story) => markedAtStart(mark, evidence, story.id));
+      const missing = stories.filter((story) => !already.includes(story) && !markedInRun(mark, evidence, story.id));
       const list = (some: Story[]) => some.map((story) => `${story.id} (rank ${story.rank})`).join(', ');
       if (already.length > 0) return { holds: false, detail: `already ${mark.verb} by ${evidence.user} at the start, not the run's work: ${list(already)}` };
       if (missing.length > 0) return { holds: false, detail: `not ${mark.verb} by ${evidence.user}: ${list(missing)}` };
       return { holds: true, detail: `${list(stories)} ${mark.verb} by ${evidence.user}` };
     },
-    expects: (change, evidence) => target.pick(evidence.start).some((story) => isMark(change, evidence, story)),
+    expects: (change, evidence) => target.pick(evidence.start).some((story) => isMarkOn(mark, change, evidence.user, story.id)),
   };
 }
 
 // ---- The session's own view, for each task's `verify`: pages read as the agent's session sees them.
-
-/** Whether the session's item page of `id` offers to take the favorite back. */
-async function favoritedOnItemPage(session: SessionView, id: string): Promise<boolean> {
-  const $ = cheerio.load((await session.load(`/item?id=${id}`)).html);
-  return $('a').filter((_, link) => $(link).text().trim() === 'un-favorite').length > 0;
-}
 
 /** The session sees the titled story among its favorites. */
 const favoriteTitledCheck =
@@ -105,31 +92,13 @@ const allHold =
 
 // ---- The references: a reader's clicks.
 
-/** Clicks the `hide` link under story `id`'s row and waits until the listing comes back without it. */
-async function clickHide(page: Page, id: string): Promise<void> {
-  const row = page.locator(`tr.athing[id="${id}"]`);
-  const hidden = page.waitForResponse((response) => new URL(response.url()).pathname === '/hide');
-  await row.locator('xpath=following-sibling::tr[1]').getByRole('link', { name: 'hide', exact: true }).click();
-  await hidden;
-  await row.waitFor({ state: 'detached' });
-}
-
-/** Opens story `id`'s page and clicks its `favorite` link, waiting until the page offers `un-favorite`. */
-async function clickFavorite(page: Page, origin: string, id: string): Promise<void> {
-  await page.goto(`${origin}/item?id=${id}`);
-  await page.getByRole('link', { name: 'favorite', exact: true }).click();
-  await page.getByRole('link', { name: 'un-favorite', exact: true }).waitFor();
-}
-
-const rowTitled = (rows: StoryRow[], title: string) => rows.find((row) => row.title === title);
 /** A task on a titled story applies where the start lists that story (the fixtures' titles are not on another capture). */
 const listing = (title: string) => (start: unknown) => ((start as HnSnapshot).ranking.some((story) => story.title === title) ? undefined : `no story is titled ${JSON.stringify(title)}`);
-const label = (title: string) => slug(title).slice(0, 40).replace(/-$/, '');
 
 /** Hide a story named by its title. */
 export function hideTitled(title: string): Task {
   return defineTask({
-    name: `hide-titled-${label(title)}`,
+    name: `hide-titled-${slug(title, 40)}`,
     revision: 1,
     tags: ['navigation', 'needs-login'],
     prompt: `Hide the Hacker News story titled "${title}".`,
@@ -137,7 +106,7 @@ export function hideTitled(title: string): Task {
     verify: hiddenTitledCheck(title),
     whyNotApplicable: listing(title),
     async reference(page, site) {
-      const story = rowTitled(await frontPage(page, site), title);
+      const story = (await frontPage(page, site)).find((row) => row.title === title);
       if (!story) return { impossible: `no story on the front page is titled ${JSON.stringify(title)}` };
       await clickHide(page, story.id);
     },
@@ -150,7 +119,7 @@ export function hideTitled(title: string): Task {
  */
 export function favoriteTitled(title: string, { infeasible = false } = {}): Task {
   return defineTask({
-    name: `favorite-titled-${label(title)}`,
+    name: `favorite-titled-${slug(title, 40)}`,
     revision: 1,
     tags: ['navigation', 'needs-login', ...(infeasible ? (['infeasible'] as const) : [])],
     prompt: `Add the Hacker News story titled "${title}" to your favorites.`,
@@ -159,13 +128,8 @@ export function favoriteTitled(title: string, { infeasible = false } = {}): Task
     whyNotApplicable: infeasible ? undefined : listing(title),
     async reference(page, site) {
       // Every listing page, as a reader pages through them: the story may be past the first.
-      let story = rowTitled(await frontPage(page, site), title);
-      for (let p = 2; !story; p += 1) {
-        await page.goto(`${site.origin}/news?p=${p}`);
-        const rows = await storyRows(page);
-        if (rows.length === 0) return { impossible: `no story on any front page is titled ${JSON.stringify(title)}` };
-        story = rowTitled(rows, title);
-      }
+      const story = await findTitled(page, site, title);
+      if (!story) return { impossible: `no story on any front page is titled ${JSON.stringify(title)}` };
       await clickFavorite(page, site.origin, story.id);
     },
   });

@@ -1,6 +1,7 @@
 import type { Page } from '@playwright/test';
 import { answered } from '../../../eval/postconditions.ts';
 import { defineTask, type Task } from '../../../eval/tasks.ts';
+import { slug } from '../../../text.ts';
 import type { HnEvidence } from '../postconditions.ts';
 import type { HnSnapshot } from '../snapshot.ts';
 
@@ -95,7 +96,7 @@ export const siteOfRankFive = defineTask({
 /** The karma on a user's page: the agent must find the page (the poster's name links to it). */
 export function karmaOfUser(user: string): Task {
   return defineTask({
-    name: `karma-of-${user.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`,
+    name: `karma-of-${slug(user)}`,
     revision: 1,
     tags: ['information', 'navigation'],
     prompt: `How much karma does the Hacker News user ${user} have, as their user page shows it? Answer with the number only.`,

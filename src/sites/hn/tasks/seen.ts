@@ -70,3 +70,9 @@ export async function sessionUser(session: SessionView): Promise<string | undefi
   const $ = cheerio.load((await session.load('/news')).html);
   return $('#me').text().trim() || undefined;
 }
+
+/** Whether the session's item page of `id` (a story's or a comment's) offers to take the favorite back: it is a favorite. */
+export async function favoritedOnItemPage(session: SessionView, id: string): Promise<boolean> {
+  const $ = cheerio.load((await session.load(`/item?id=${id}`)).html);
+  return $('a').filter((_, link) => $(link).text().trim() === 'un-favorite').length > 0;
+}

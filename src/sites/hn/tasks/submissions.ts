@@ -1,9 +1,9 @@
 import type { Page } from '@playwright/test';
+import { sameText } from '../../../text.ts';
 import { defineTask, type SessionView, type Task } from '../../../eval/tasks.ts';
 import type { Site } from '../../site.ts';
-import { clickUpvote } from '../by-hand.ts';
-import { upvotedStory, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
-import { signIn } from '../sign-in.ts';
+import { clickUpvote, openSignedIn } from '../by-hand.ts';
+import { postedInRun, upvotedStory, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
 import type { Submission } from '../snapshot.ts';
 import { seenFrontPages, seenStories, voteSeen } from './seen.ts';
 
@@ -20,17 +20,8 @@ interface Wanted {
   text?: string;
 }
 
-const sameText = (a: string, b: string) => a.trim().replace(/\s+/g, ' ') === b.trim().replace(/\s+/g, ' ');
-
 function isWanted(story: Submission, wanted: Wanted): boolean {
   return story.title.trim() === wanted.title && story.url === wanted.url && (wanted.text === undefined || sameText(story.text ?? '', wanted.text));
-}
-
-/** The stories the run's user submitted during the run (not ones the start already had), as the end holds them. */
-function submittedByRun({ start, end, diff, user }: HnEvidence): Submission[] {
-  const had = new Set((start.submissions ?? []).map((story) => story.id));
-  const ids = new Set(diff.filter((change) => change.kind === 'submission' && change.user === user && !had.has(change.id)).map((change) => change.id));
-  return (end.submissions ?? []).filter((story) => ids.has(story.id));
 }
 
 const describeWanted = (wanted: Wanted) => `"${wanted.title}"${wanted.url ? ` (${wanted.url})` : ' (a text post)'}`;
@@ -40,14 +31,14 @@ export function submittedStory(wanted: Wanted): HnPostcondition {
   return {
     description: `the story ${describeWanted(wanted)} is submitted once`,
     check(evidence) {
-      const mine = submittedByRun(evidence);
+      const mine = postedInRun(evidence, 'submissions');
       const matching = mine.filter((story) => isWanted(story, wanted));
       if (matching.length === 1) return { holds: true, detail: `${evidence.user} submitted ${describeWanted(wanted)} as ${matching[0]!.id}` };
       if (matching.length > 1) return { holds: false, detail: `${evidence.user} submitted ${describeWanted(wanted)} ${matching.length} times` };
       const others = mine.map((story) => describeWanted({ title: story.title, url: story.url })).join(', ');
       return { holds: false, detail: `${evidence.user} did not submit ${describeWanted(wanted)}${others ? `; submitted ${others}` : ''}` };
     },
-    expects: (change, evidence) => change.kind === 'submission' && submittedByRun(evidence).some((story) => story.id === change.id && isWanted(story, wanted)),
+    expects: (change, evidence) => change.kind === 'submission' && postedInRun(evidence, 'submissions').some((story) => story.id === change.id && isWanted(story, wanted)),
   };
 }
 
@@ -74,8 +65,7 @@ export function submittedUnlessPosted(wanted: Wanted & { url: string }): HnPostc
 
 /** Signs in, fills HN's submit form and posts it; answers where the site sent the page (`/newest`, an item page, or `/r` with the form again). */
 async function submitStory(page: Page, site: Site, wanted: Wanted): Promise<URL> {
-  await signIn(page.context(), site);
-  await page.goto(`${site.origin}/submit`);
+  await openSignedIn(page, site, '/submit');
   await page.locator('input[name="title"]').fill(wanted.title);
   if (wanted.url) await page.locator('input[name="url"]').fill(wanted.url);
   if (wanted.text) await page.locator('textarea[name="text"]').fill(wanted.text);
@@ -149,8 +139,7 @@ export const submitOverlongTitle = defineTask({
   postconditions: [submittedStory(overlong)],
   async reference(page, site) {
     // The form itself says the limit (its title field's maxlength): a longer title would be cut short, so nothing is submitted.
-    await signIn(page.context(), site);
-    await page.goto(`${site.origin}/submit`);
+    await openSignedIn(page, site, '/submit');
     const limit = Number(await page.locator('input[name="title"]').getAttribute('maxlength'));
     if (limit > 0 && overlong.title.length > limit) return { impossible: `the title is ${overlong.title.length} characters; Hacker News takes at most ${limit}` };
     await submitStory(page, site, overlong);

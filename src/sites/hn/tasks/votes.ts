@@ -60,7 +60,7 @@ export function upvoteAllMatching(word: string): Task {
  */
 export function upvoteTitled(title: string, { infeasible = false } = {}): Task {
   return defineTask({
-    name: `upvote-titled-${slug(title).slice(0, 40).replace(/-$/, '')}`,
+    name: `upvote-titled-${slug(title, 40)}`,
     revision: 1,
     tags: ['navigation', 'needs-login', ...(infeasible ? (['infeasible'] as const) : [])],
     prompt: `Upvote the Hacker News story titled "${title}".`,
