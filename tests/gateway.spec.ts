@@ -66,7 +66,16 @@ test('the openai SDK gets the scripted double\'s tool call through the gateway, 
   expect(completion.usage?.prompt_tokens).toBeGreaterThan(0);
 
   expect(types(started.events)).toEqual(['model_request', 'model_response']);
-  expect(started.events[0]).toEqual({ type: 'model_request', messages: 2, tools: 1 });
+  expect(started.events[0]).toEqual({
+    type: 'model_request',
+    messages: 2,
+    tools: 1,
+    sent: [
+      { role: 'system', text: 'You browse Hacker News.', chars: 23 },
+      { role: 'user', text: task, chars: task.length },
+    ],
+    offered: ['navigate'],
+  });
   expect(started.events[1]).toMatchObject({ type: 'model_response', content: null, toolCalls: [{ name: 'navigate' }] });
   expect(gateway.tokens()).toEqual({ input: completion.usage!.prompt_tokens, output: completion.usage!.completion_tokens });
 
@@ -83,7 +92,10 @@ test('the openai SDK gets the scripted double\'s tool call through the gateway, 
   // The doubles choose among the tools offered by what they do: the one that lists stories.
   expect(next.choices[0]!.message.tool_calls?.[0]).toMatchObject({ function: { name: 'list_stories' } });
   expect(types(started.events)).toEqual(['model_request', 'model_response', 'model_request', 'model_response']);
-  expect(started.events[2]).toEqual({ type: 'model_request', messages: 3, tools: 2 });
+  expect(started.events[2]).toMatchObject({ type: 'model_request', messages: 3, tools: 2, offered: ['navigate', 'list_stories'] });
+  const [, assistant, result] = (started.events[2] as { sent: Array<{ role: string; text: string }> }).sent;
+  expect(assistant).toMatchObject({ role: 'assistant', text: `navigate(${call!.type === 'function' ? call!.function.arguments : ''})` });
+  expect(result).toMatchObject({ role: 'tool', text: `${call!.id}: {"url":"https://news.ycombinator.com/news"}` });
 });
 
 test('GET /v1/models lists the run\'s model', async () => {

@@ -5,11 +5,12 @@ import { evaluate } from '../src/eval/evaluate.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { ModelError, type Model } from '../src/models/types.ts';
 import { HARD_MAX_ITERATIONS } from '../src/harness/loop.ts';
-import { stampedEventSchema } from '../src/harness/trace.ts';
+import { SENT_CHARS, stampedEventSchema } from '../src/harness/trace.ts';
+import { transcript } from '../src/harness/transcript.ts';
 import { z } from 'zod';
 import { defineLayer } from '../src/harness/layer.ts';
 import { MAX_OUTPUT_CHARS } from '../src/harness/limits.ts';
-import { runHarness, type HarnessOptions } from '../src/harness/run.ts';
+import { DEFAULT_SYSTEM_PROMPT, runHarness, type HarnessOptions } from '../src/harness/run.ts';
 import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
 import { defineTool } from '../src/tools/registry.ts';
 import { silentServer } from './silent-server.ts';
@@ -255,4 +256,32 @@ test('with a count unknown, guardrails still holds the token budget on the count
   };
   const result = await run(context, model, [['guardrails', { maxTokens: 1500 }]]);
   expect(result).toMatchObject({ stopReason: 'budget', iterations: 2, tokens: { input: null, output: 2000 } });
+});
+
+test('each model_request records what the model was given: the messages, redacted before they are cut, and the tools offered', async ({ context }) => {
+  const site = recordedHn();
+  const { password } = site.account;
+  // The model writes the password so that a cut at SENT_CHARS would fall inside it.
+  const leading = 'x'.repeat(SENT_CHARS - 5);
+  const { model, requests } = turnsDouble([`${leading}${password}`, [{ name: 'finish', arguments: '{"success": false, "summary": "done looking"}' }]]);
+  const result = await evaluate({ context, site, model, layers: [], task: upvoteFirstPost });
+  const sent = result.trace.filter((event) => event.type === 'model_request');
+  expect(sent).toHaveLength(2);
+  expect(sent[0]).toMatchObject({
+    messages: 2,
+    sent: [
+      { role: 'system', text: DEFAULT_SYSTEM_PROMPT.length > SENT_CHARS ? `${DEFAULT_SYSTEM_PROMPT.slice(0, SENT_CHARS)}…` : DEFAULT_SYSTEM_PROMPT, chars: DEFAULT_SYSTEM_PROMPT.length },
+      { role: 'user', text: upvoteFirstPost.prompt },
+    ],
+    offered: ['navigate', 'current_url', 'get_text', 'fill', 'click', 'get_stories', 'has_class', 'finish'],
+  });
+  const second = sent[1]!.type === 'model_request' ? sent[1]!.sent! : [];
+  expect(second.map((message) => message.role)).toEqual(requests[1]!.messages.map((message) => message.role));
+  expect(second[2]).toEqual({ role: 'assistant', text: `${leading}[secr…`, chars: SENT_CHARS - 5 + '[secret]'.length });
+  expect(JSON.stringify(result.trace)).not.toContain(`${leading}${password.slice(0, 4)}`);
+
+  const lines = transcript(result.trace).split('\n');
+  expect(lines.find((line) => line.includes('model given 2 messages'))).toMatch(/model given 2 messages \(0 as before\); tools: navigate, current_url, get_text, fill, click, get_stories, has_class, finish$/);
+  const given = lines.findIndex((line) => line.includes('model given 4 messages (2 as before)'));
+  expect(lines.slice(given + 1, given + 3)).toEqual([`    assistant: ${leading}[secr…`, '    user: [harness] Use a tool to act, or call finish(success, summary) when the task is done or cannot be done.']);
 });

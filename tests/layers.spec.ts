@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { BrowserContext } from '@playwright/test';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { defineLayer } from '../src/harness/layer.ts';
-import type { LayerSpec } from '../src/layers/index.ts';
+import { guardrails, type LayerSpec } from '../src/layers/index.ts';
 import { createModel } from '../src/models/registry.ts';
 import type { ChatRequest, Model } from '../src/models/types.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
@@ -42,6 +42,20 @@ test.describe('guardrails', () => {
       expect(request.messages[1]).toMatchObject({ role: 'user', content: upvoteFirstPost.prompt });
     }
     expect(requests.at(-1)!.messages.some((message) => message.role === 'user' && /earlier messages were removed/.test(message.content))).toBe(true);
+  });
+
+  test("compaction 'trim-context' is seed 000's trimContext: the system prompt, the task and the last two messages", async ({ context }) => {
+    const { model, requests } = turnsDouble(currentUrlTurns(8));
+    const result = await run(context, model, [['guardrails', { maxMessages: 6, maxIterations: 30, compaction: 'trim-context' }]]);
+    const compactions = result.trace.filter((event) => event.type === 'harness_compaction');
+    expect(compactions.length).toBeGreaterThan(0);
+    for (const event of compactions) expect(event).toMatchObject({ layer: 'guardrails', after: 4 });
+    // The request right after a compaction: the head, then the last turn's call and its result; no note.
+    const trimmed = requests.find((request) => request.messages.length === 4)!;
+    expect(trimmed.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool']);
+    expect(trimmed.messages[1]).toMatchObject({ content: upvoteFirstPost.prompt });
+    expect(requests.every((request) => request.messages.every((message) => message.role !== 'user' || !/removed/.test(message.content)))).toBe(true);
+    expect(() => guardrails({ compaction: 'smart' as never })).toThrow(/^layer guardrails: compaction: /);
   });
 
   test('wall-clock and token budgets stop the run with stopReason budget', async ({ context }) => {
@@ -181,6 +195,12 @@ test.describe('login acts for the harness through the same checks, and only sign
     const result = await run(context, turnsDouble([[{ name: 'sign_in', arguments: '{}' }]]).model, ['login']);
     expect(result.trace.find((event) => event.type === 'tool_result' && event.name === 'sign_in')).toMatchObject({ ok: false, kind: 'unknown_tool' });
   });
+});
+
+test('retry makes 3 attempts by default, as seed 001 does', async ({ context }) => {
+  const { model } = turnsDouble(Array.from({ length: 4 }, (_, n) => [{ name: 'finish', arguments: JSON.stringify({ success: false, summary: `attempt ${n + 1} gives up` }) }]));
+  const result = await run(context, model, ['retry']);
+  expect(result).toMatchObject({ attempts: 3, iterations: 3, summary: 'attempt 3 gives up' });
 });
 
 test('retry runs a new attempt in a fresh browser context, sharing the run state', async ({ context }) => {

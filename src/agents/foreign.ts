@@ -41,6 +41,7 @@ export function foreignAgent(options: ForeignAgentOptions, body: (input: AgentIn
       const gateway = await startGateway({
         model: run.model,
         signal,
+        secrets: run.secrets,
         record: (event) => {
           if (event.type === 'model_request') calls += 1;
           record(event);

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { z } from 'zod';
 import type { ModelEndpoint } from '../eval/agent.ts';
 import { race } from '../harness/limits.ts';
-import { redact, type TraceEventBody } from '../harness/trace.ts';
+import { modelRequest, redact, type TraceEventBody } from '../harness/trace.ts';
 import { InputError, parseInput } from '../input.ts';
 import { modelSecrets } from '../models/registry.ts';
 import { addUsage, ModelError, type ChatMessage, type ChatResponse, type Model, type ToolSchema, type Usage } from '../models/types.ts';
@@ -32,6 +32,8 @@ export interface GatewayOptions {
   record(event: TraceEventBody): void;
   /** Aborted at the run's time limit: calls in flight give way. */
   signal: AbortSignal;
+  /** The run's secrets (the site's password): replaced in what the trace records of a call, with the API keys. */
+  secrets?: readonly string[];
 }
 
 export interface Gateway {
@@ -57,7 +59,7 @@ const CUT_SHORT: Forwarded = { ok: false, status: 503, code: 'cut_short', messag
 /** Which API a request speaks: each answers errors in its own shape, so its SDK reports them in its words. */
 type Api = 'openai' | 'ollama';
 
-export async function startGateway({ model, record, signal }: GatewayOptions): Promise<Gateway> {
+export async function startGateway({ model, record, signal, secrets: runSecrets = [] }: GatewayOptions): Promise<Gateway> {
   const token = `hev-${randomBytes(24).toString('hex')}`;
   const secrets = modelSecrets();
   const closing = new AbortController();
@@ -73,7 +75,7 @@ export async function startGateway({ model, record, signal }: GatewayOptions): P
     outgoing.on('close', () => hangUp.abort(new Error('the client closed the connection')));
     const callSignal = AbortSignal.any([signal, closing.signal, hangUp.signal]);
     if (callSignal.aborted) return CUT_SHORT;
-    note({ type: 'model_request', messages: messages.length, tools: tools.length });
+    note(modelRequest(messages, tools, [...secrets, ...runSecrets]));
     const started = performance.now();
     try {
       const response = (await race(model.chat({ messages, tools, signal: callSignal }), { signal: callSignal })) as ChatResponse;

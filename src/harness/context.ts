@@ -131,6 +131,11 @@ export class RunContext {
     this.trace = new Trace(() => this.secretValues);
   }
 
+  /** The values that never leave the run: the site's password, API keys. */
+  get secrets(): readonly string[] {
+    return this.secretValues;
+  }
+
   /** The value with every secret replaced: for anything the run hands out besides the trace. */
   redact<T>(value: T): T {
     return redact(value, this.secretValues);

@@ -4,6 +4,7 @@ import type { RunContext } from './context.ts';
 import type { AttemptOutcome, Layer } from './layer.ts';
 import { parseJsonObject } from '../text.ts';
 import { RunAborted } from './limits.ts';
+import { modelRequest } from './trace.ts';
 
 /** An absolute cap, whatever the layers: a harness with no guardrails must still end. */
 export const HARD_MAX_ITERATIONS = 50;
@@ -31,7 +32,7 @@ export async function runAttempt(run: RunContext, layers: readonly Layer[], opti
     if (blocked) return blocked;
 
     const tools = run.tools.schemas();
-    run.record({ type: 'model_request', messages: run.messages.length, tools: tools.length });
+    run.record(modelRequest(run.messages, tools, run.secrets));
     const started = performance.now();
     let response;
     try {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ChatMessage, ToolSchema } from '../models/types.ts';
 
 const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
 const usage = z.object({ input: z.number().nullable(), output: z.number().nullable() });
@@ -6,6 +7,33 @@ const usage = z.object({ input: z.number().nullable(), output: z.number().nullab
 /** Why a run ended. `timeout`: the test's time ran out (or the run's own limit) while the agent worked. */
 export const stopReasons = ['finished', 'max_iterations', 'budget', 'stalled', 'model_error', 'timeout', 'error'] as const;
 export type StopReason = (typeof stopReasons)[number];
+
+/** One message as a `model_request` records it: its role, its text (cut), and how long it was whole. */
+const sentMessageSchema = z.object({ role: z.string(), text: z.string(), chars: z.number() });
+export type SentMessage = z.infer<typeof sentMessageSchema>;
+
+/** The most of one message's text a `model_request` keeps: enough to read what the model was given, not a copy of every page. */
+export const SENT_CHARS = 300;
+
+/**
+ * The `model_request` event for a call: the messages sent and the tools offered. Secrets are
+ * replaced before each text is cut, so a cut can never leave part of a secret that redaction
+ * would no longer recognise.
+ */
+export function modelRequest(messages: readonly ChatMessage[], tools: readonly ToolSchema[], secrets: readonly string[]): TraceEventBody {
+  const sent = messages.map((message) => {
+    const text = redact(textOf(message), secrets);
+    return { role: message.role, text: text.length > SENT_CHARS ? `${text.slice(0, SENT_CHARS)}…` : text, chars: text.length };
+  });
+  return { type: 'model_request', messages: messages.length, tools: tools.length, sent, offered: tools.map((tool) => tool.name) };
+}
+
+/** A message as one line of text: an assistant's calls as `name(arguments)`, a tool result after its call's id. */
+function textOf(message: ChatMessage): string {
+  if (message.role === 'assistant') return [message.content ?? '', ...(message.toolCalls ?? []).map((call) => `${call.name}(${call.arguments})`)].filter(Boolean).join(' ');
+  if (message.role === 'tool') return `${message.toolCallId}: ${message.content}`;
+  return message.content;
+}
 
 /**
  * A layer's own event (a user's layer, counting what it cares about): its layer's name, the event's
@@ -22,7 +50,15 @@ export const customEventSchema = z.object({
 export const traceEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('run_start'), task: z.string(), model: z.string(), layers: z.array(z.string()) }),
   z.object({ type: z.literal('attempt_start') }),
-  z.object({ type: z.literal('model_request'), messages: z.number(), tools: z.number() }),
+  z.object({
+    type: z.literal('model_request'),
+    messages: z.number(),
+    tools: z.number(),
+    /** What the model was given, message by message (redacted, then each cut to SENT_CHARS); absent in older traces. */
+    sent: z.array(sentMessageSchema).optional(),
+    /** The names of the tools offered; absent in older traces. */
+    offered: z.array(z.string()).optional(),
+  }),
   z.object({ type: z.literal('model_response'), content: z.string().nullable(), toolCalls: z.array(toolCall), usage, ms: z.number() }),
   z.object({ type: z.literal('model_error'), kind: z.string(), message: z.string() }),
   z.object({

@@ -1,11 +1,21 @@
-import type { TraceEvent } from './trace.ts';
+import type { SentMessage, TraceEvent } from './trace.ts';
 
 /** The trace as a person reads it: one line per event that says something. */
 export function transcript(trace: readonly TraceEvent[]): string {
+  // What the previous model call was given: each call's messages are shown from where they differ.
+  let before: readonly SentMessage[] = [];
   return trace
     .map((event) => {
       const at = `#${event.seq} [attempt ${event.attempt}, iteration ${event.iteration}, ${event.atMs} ms]`;
       switch (event.type) {
+        case 'model_request': {
+          if (!event.sent) return undefined;
+          const same = sharedHead(before, event.sent);
+          before = event.sent;
+          const tools = event.offered?.length ? `; tools: ${event.offered.join(', ')}` : '';
+          const lines = event.sent.slice(same).map((message) => `    ${message.role}: ${message.text}`);
+          return [`${at} model given ${event.messages} messages (${same} as before)${tools}`, ...lines].join('\n');
+        }
         case 'model_response':
           return `${at} model: ${event.content ?? ''}${event.toolCalls.map((call) => ` ${call.name}(${call.arguments})`).join('')}`;
         case 'tool_result':
@@ -32,4 +42,11 @@ export function transcript(trace: readonly TraceEvent[]): string {
     })
     .filter((line) => line !== undefined)
     .join('\n');
+}
+
+/** How many messages `next` begins with that `previous` began with too. */
+function sharedHead(previous: readonly SentMessage[], next: readonly SentMessage[]): number {
+  let same = 0;
+  while (same < previous.length && same < next.length && previous[same]!.role === next[same]!.role && previous[same]!.text === next[same]!.text) same += 1;
+  return same;
 }

@@ -6,8 +6,13 @@ import { keepRecent } from '../harness/messages.ts';
 export const guardrailsOptions = z
   .object({
     maxIterations: z.number().int().positive().default(15),
-    /** Past this many messages the conversation is compacted to half, with a note of what was done. */
+    /** Past this many messages the conversation is compacted (see `compaction`). */
     maxMessages: z.number().int().min(6).default(50),
+    /**
+     * How: `half` keeps the system prompt, the task, a note of the calls made and the last half;
+     * `trim-context` is seed 000's trimContext: the system prompt, the task and the last two messages.
+     */
+    compaction: z.enum(['half', 'trim-context']).default('half'),
     /** The run's wall clock: checked before each model call, and no tool call outlasts it. */
     maxWallMs: z.number().positive().optional(),
     /** The most one tool call may take (the harness's default is 30 s). */
@@ -20,7 +25,7 @@ export const guardrailsOptions = z
 export const guardrails = defineLayer({
   name: 'guardrails',
   options: guardrailsOptions,
-  create({ maxIterations, maxMessages, maxWallMs, maxTokens, toolTimeoutMs }) {
+  create({ maxIterations, maxMessages, compaction, maxWallMs, maxTokens, toolTimeoutMs }) {
     return {
       beforeModel(run) {
         if (toolTimeoutMs !== undefined) run.limits.callMs = toolTimeoutMs;
@@ -33,13 +38,15 @@ export const guardrails = defineLayer({
         if (maxTokens !== undefined && tokens > maxTokens) return run.stop('budget', `${tokens} tokens over ${maxTokens}`);
         if (run.messages.length > maxMessages) {
           const before = run.messages.length;
-          const kept = keepRecent(run.messages, Math.floor(maxMessages / 2));
-          const calls = run.trace.of('tool_call').map((event) => event.name);
-          const counts = [...new Set(calls)].map((name) => `${name} ×${calls.filter((call) => call === name).length}`);
-          kept.messages.splice(2, 0, {
-            role: 'user',
-            content: `[harness] ${kept.dropped} earlier messages were removed to save context. Tool calls so far: ${counts.join(', ') || 'none'}.`,
-          });
+          const kept = keepRecent(run.messages, compaction === 'trim-context' ? 2 : Math.floor(maxMessages / 2));
+          if (compaction === 'half') {
+            const calls = run.trace.of('tool_call').map((event) => event.name);
+            const counts = [...new Set(calls)].map((name) => `${name} ×${calls.filter((call) => call === name).length}`);
+            kept.messages.splice(2, 0, {
+              role: 'user',
+              content: `[harness] ${kept.dropped} earlier messages were removed to save context. Tool calls so far: ${counts.join(', ') || 'none'}.`,
+            });
+          }
           run.replaceMessages(kept.messages);
           run.record({ type: 'harness_compaction', layer: 'guardrails', before, after: kept.messages.length });
         }

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { defineLayer, type AttemptOutcome } from '../harness/layer.ts';
 
-export const retryOptions = z.object({ attempts: z.number().int().min(1).max(10).default(2) }).strict();
+export const retryOptions = z.object({ attempts: z.number().int().min(1).max(10).default(3) }).strict();
 
-/** Runs the attempt again, in a fresh browser context, until a claimed success or N attempts. */
+/** Runs the attempt again, in a fresh browser context, until a claimed success or N attempts (3 by default, as in seed 001). */
 export const retry = defineLayer({
   name: 'retry',
   options: retryOptions,
