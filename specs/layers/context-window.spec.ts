@@ -29,3 +29,17 @@ test.describe('checkpoint', () => {
     expect(run).toSucceed();
   });
 });
+
+// Seed 000's trimContext against the default compaction, with a cap low enough to fire on this task.
+for (const compaction of ['half', 'trim-context'] as const) {
+  test.describe(`compaction ${compaction}`, () => {
+    test.use({ model: 'scripted:diligent' });
+    test.use({ layers: [[['guardrails', { maxMessages: 8, compaction }], 'login', 'verify'], { scope: 'test' }], layerStack: `guardrails(${compaction})+login+verify` });
+    test(`past 8 messages the conversation is compacted (${compaction}), and the run is judged as any other`, async ({ harness }) => {
+      const run = await harness.run(hn.tasks.upvoteFirstPost);
+      const compactions = run.trace.filter((event) => event.type === 'harness_compaction');
+      expect(compactions.length).toBeGreaterThan(0);
+      if (compaction === 'trim-context') for (const event of compactions) expect(event.after).toBeLessThanOrEqual(4);
+    });
+  });
+}
