@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { expect, test } from '@playwright/test';
 import { delay, http, HttpResponse } from 'msw';
 import { ollamaModel } from '../src/models/ollama.ts';
@@ -213,6 +214,14 @@ for (const provider of [openai, ollama]) {
 }
 
 test.describe('openai', () => {
+  test("a run's calls leave no listener on the run's signal (the SDK never removes the one it adds)", async () => {
+    server.use(http.post(`${OPENAI_BASE_URL}/chat/completions`, () => HttpResponse.json(openaiAnswer('ok', [], { input: 1, output: 1 }))));
+    const model = openaiModel('gpt-test', { apiKey: API_KEY, baseURL: OPENAI_BASE_URL });
+    const run = new AbortController();
+    for (let call = 0; call < 12; call++) await model.chat({ messages: [{ role: 'user', content: 'hi' }], tools: [], signal: run.signal });
+    expect(getEventListeners(run.signal, 'abort')).toHaveLength(0);
+  });
+
   test('invalid JSON arguments are kept as the raw text', async () => {
     const truncated = '{"query": "rust", "filt';
     serve(openai.url, json(openaiCompletion(null, [{ id: 'call_x', name: 'search', arguments: truncated }], null)));

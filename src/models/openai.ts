@@ -31,6 +31,12 @@ export function openaiModel(name: string, options: OpenAIModelOptions): Model {
     id,
     async chat({ messages, tools, signal }) {
       let completion: ChatCompletion;
+      // The SDK adds a listener to the signal it is given and never removes it: given the run's
+      // own, every call of a run would leave one behind. It gets one of this call's instead.
+      const call = new AbortController();
+      const relay = () => call.abort(signal!.reason);
+      signal?.addEventListener('abort', relay, { once: true });
+      if (signal?.aborted) relay();
       try {
         completion = await client.chat.completions.create(
           {
@@ -41,11 +47,13 @@ export function openaiModel(name: string, options: OpenAIModelOptions): Model {
             temperature,
             max_tokens: maxTokens,
           },
-          { signal },
+          { signal: call.signal },
         );
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
         throw toModelError(error, apiKey, client.baseURL);
+      } finally {
+        signal?.removeEventListener('abort', relay);
       }
       return fromCompletion(completion);
     },
