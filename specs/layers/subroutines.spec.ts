@@ -17,6 +17,7 @@ test.describe('record on 2025', () => {
     const run = await harness.run(task);
     expect(run).toSucceed();
     saveSubroutine(run, { task, dir });
+    console.log(`subroutines recorded on 2025: ${run.iterations} model calls`);
   });
 });
 
