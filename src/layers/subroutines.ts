@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { z } from 'zod';
 import type { Task } from '../eval/tasks.ts';
@@ -13,8 +13,8 @@ import { parseJsonObject } from '../text.ts';
 
 export const subroutinesOptions = z
   .object({
-    /** The folder of subroutine files, one per task and revision (relative to the working folder). */
-    dir: z.string().min(1),
+    /** The folder of subroutine files, one per task and revision, relative to the working folder: shared by every run that names it. */
+    dir: z.string().min(1).default('subroutines'),
     /** false: only record each run's steps (a run to save a subroutine from), never replay one. */
     replay: z.boolean().default(true),
   })
@@ -180,8 +180,9 @@ function callOrigin(events: readonly TraceEvent[], id: string): string | undefin
   return call?.type === 'tool_call' ? call.by : undefined;
 }
 
+/** Where the subroutine of a task's revision is kept in `dir`. */
 export function subroutineFile(dir: string, task: TaskId): string {
-  return resolve(join(dir, `${task.name}.r${task.revision}.json`));
+  return join(dir, `${task.name}.r${task.revision}.json`);
 }
 
 function readSubroutine(file: string): Subroutine | undefined {
@@ -238,7 +239,7 @@ export function saveSubroutine(record: JudgedRun, { task, dir }: { task: Pick<Ta
   if (finish.success !== true) throw refuse('the run did not end by claiming success');
   steps[steps.length - 1] = { ...last, arguments: JSON.stringify(finish) };
   const file = subroutineFile(dir, task);
-  mkdirSync(resolve(dir), { recursive: true });
+  mkdirSync(dir, { recursive: true });
   writeFileSync(file, `${JSON.stringify({ task: task.name, revision: task.revision, steps } satisfies Subroutine, null, 2)}\n`);
   return file;
 }
