@@ -40,11 +40,14 @@ export {
   retry,
   settle,
   stall,
+  stopOnSuccess,
+  subroutines,
   verify,
   type LayerName,
   type LayerSpec,
 } from './layers/index.ts';
 export type { ApprovalCheck, ApprovalRequest } from './layers/approval.ts';
+export { saveSubroutine, subroutineSchema, type JudgedRun, type Subroutine } from './layers/subroutines.ts';
 export { layerStacks } from './layers/stacks.ts';
 export { createModel, type ModelSpec } from './models/registry.ts';
 export {

@@ -27,6 +27,7 @@ export function builtInHarness(layers: readonly LayerSpec[]): Agent {
         signal: run.signal,
         carried: run.carried,
         selfCheck: run.task.verify,
+        taskId: { name: run.task.name, revision: run.task.revision },
       }),
   };
 }

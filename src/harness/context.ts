@@ -64,6 +64,14 @@ export interface RunContextOptions {
   carried?: Carried;
   /** The task's own check of a claimed success (what `verify` runs), when the task has one. */
   selfCheck?: SelfCheck;
+  /** Which task this is, beyond its prompt, when the caller knows (what `subroutines` keys its files by). */
+  taskId?: TaskId;
+}
+
+/** A task's name and revision: runs of two revisions are two tasks. */
+export interface TaskId {
+  name: string;
+  revision: number;
 }
 
 /**
@@ -99,6 +107,8 @@ export class RunContext {
   readonly signal?: AbortSignal;
   /** The task's own check of a claimed success, which the `verify` layer runs; absent when the task has none. */
   readonly selfCheck?: SelfCheck;
+  /** The task's name and revision, when the caller gave them; a bare prompt has none. */
+  readonly taskId?: TaskId;
   private readonly carried?: Carried;
   /** Why the browser is gone, once it is: the run cannot go on. */
   private browserGone?: string;
@@ -125,6 +135,7 @@ export class RunContext {
   ) {
     this.signal = options.signal;
     this.selfCheck = options.selfCheck;
+    this.taskId = options.taskId;
     this.carried = options.carried;
     this.limits = { callMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS };
     this.secretValues = [...secrets, ...(credentials ? [credentials.password] : [])];

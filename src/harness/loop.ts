@@ -1,6 +1,7 @@
 import { counted } from '../report/format.ts';
 import { ModelError, type ToolCall } from '../models/types.ts';
 import type { RunContext } from './context.ts';
+import type { Claim } from '../tools/browser.ts';
 import type { AttemptOutcome, Layer } from './layer.ts';
 import { parseJsonObject } from '../text.ts';
 import { RunAborted } from './limits.ts';
@@ -30,6 +31,9 @@ export async function runAttempt(run: RunContext, layers: readonly Layer[], opti
     for (const layer of layers) if (!run.stopped) await run.unlessAborted(layer.beforeModel?.(run));
     const blocked = stopped(run);
     if (blocked) return blocked;
+    // A claim a layer made before the model's call (a replayed subroutine's finish) ends the attempt without one.
+    const early = run.claim;
+    if (early) return finished(run, layers, early);
 
     const tools = run.tools.schemas();
     run.record(modelRequest(run.messages, tools, run.secrets));
@@ -66,14 +70,18 @@ export async function runAttempt(run: RunContext, layers: readonly Layer[], opti
       for (const layer of layers) if (!run.stopped) await run.unlessAborted(layer.afterTools?.(run));
     });
 
-    let claim = run.claim;
-    if (claim) {
-      for (const layer of layers) if (layer.onFinish) claim = await run.unlessAborted(layer.onFinish(run, claim));
-      return { stopReason: 'finished', claim };
-    }
+    const claim = run.claim;
+    if (claim) return finished(run, layers, claim);
     const ended = stopped(run);
     if (ended) return ended;
   }
+}
+
+/** The attempt's end on the claim made (by the model, or by a layer for the harness), as the layers' `onFinish` answer it. */
+async function finished(run: RunContext, layers: readonly Layer[], made: Claim): Promise<AttemptOutcome> {
+  let claim = made;
+  for (const layer of layers) if (layer.onFinish) claim = await run.unlessAborted(layer.onFinish(run, claim));
+  return { stopReason: 'finished', claim };
 }
 
 /** The outcome of a run a layer has stopped (a getter TypeScript cannot narrow twice). */

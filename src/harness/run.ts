@@ -4,7 +4,7 @@ import type { Page } from '@playwright/test';
 import type { SelfCheck } from '../eval/tasks.ts';
 import { InputError } from '../input.ts';
 import type { Model, Usage } from '../models/types.ts';
-import { RunContext, type Carried, type Credentials, type SiteFetch } from './context.ts';
+import { RunContext, type Carried, type Credentials, type SiteFetch, type TaskId } from './context.ts';
 import type { AttemptOutcome, LayerValue } from './layer.ts';
 import { abortReason, RunAborted } from './limits.ts';
 import { runAttempt, type LoopOptions } from './loop.ts';
@@ -47,6 +47,8 @@ export interface HarnessOptions {
   carried?: Carried;
   /** The task's own check of a claimed success, which the `verify` layer runs. */
   selfCheck?: SelfCheck;
+  /** The task's name and revision, for layers that key files by task (`subroutines`). */
+  taskId?: TaskId;
 }
 
 /** What the harness reports about a run. `claimed` is its word, not the truth. */
@@ -76,7 +78,7 @@ export async function runHarness(options: HarnessOptions): Promise<RunResult> {
     options.credentials,
     options.secrets ?? [],
     options.siteFetch,
-    { signal: options.signal, toolTimeoutMs: options.toolTimeoutMs, carried: options.carried, selfCheck: options.selfCheck },
+    { signal: options.signal, toolTimeoutMs: options.toolTimeoutMs, carried: options.carried, selfCheck: options.selfCheck, taskId: options.taskId },
   );
   run.record({ type: 'run_start', task: options.task, model: options.model.id, layers: layers.map((layer) => layer.name) });
 

@@ -46,6 +46,31 @@ export const customEventSchema = z.object({
   data: z.record(z.string(), z.json()).optional(),
 });
 
+/** An element as a step found it: what must be the same for a replayed step to be the same step. */
+export const elementSchema = z.object({
+  tag: z.string(),
+  id: z.string(),
+  classes: z.string(),
+  text: z.string(),
+  /** The link's target, session tokens (`auth=`) left out. */
+  href: z.string(),
+  /** The row it sits in (the nearest `tr`, `li` or `form`): its classes and text, so a story that moved rank is another step. */
+  within: z.object({ classes: z.string(), text: z.string() }).optional(),
+});
+
+/** One action of a run as `subroutines` keeps it: the call, where it ran, what it acted on, what it answered. */
+export const subroutineStepSchema = z.object({
+  tool: z.string(),
+  arguments: z.string(),
+  /** The page it ran on: path and query, session tokens left out. */
+  on: z.string(),
+  /** The element its selector resolved to, for a call that acts on one (click, fill). */
+  element: elementSchema.optional(),
+  ok: z.boolean(),
+  /** The page it left the browser on. */
+  landed: z.string(),
+});
+
 /** Every event the harness writes, as data: the schema is the type and validates traces read back. */
 export const traceEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('run_start'), task: z.string(), model: z.string(), layers: z.array(z.string()) }),
@@ -94,6 +119,16 @@ export const traceEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('harness_observation'), callId: z.string(), valid: z.boolean(), flags: z.array(z.string()) }),
   z.object({ type: z.literal('harness_evidence'), ok: z.boolean(), cited: z.array(z.string()), detail: z.string() }),
   z.object({ type: z.literal('harness_resume'), file: z.string(), fromStep: z.number() }),
+  z.object({ type: z.literal('harness_subroutine_step'), callId: z.string(), step: subroutineStepSchema }),
+  z.object({
+    type: z.literal('harness_subroutine'),
+    file: z.string(),
+    /** Steps replayed (carried out and found as recorded) of the subroutine's `of`. */
+    replayed: z.number(),
+    of: z.number(),
+    /** The step (from 1) where the page no longer matched, and why: the model continued from there. */
+    diverged: z.object({ step: z.number(), why: z.string() }).optional(),
+  }),
   z.object({ type: z.literal('run_end'), claimed: z.boolean(), stopReason: z.enum(stopReasons), iterations: z.number() }),
   customEventSchema,
 ]);

@@ -30,6 +30,8 @@ export function transcript(trace: readonly TraceEvent[]): string {
           return `${at} stop (${event.reason}): ${event.detail}`;
         case 'harness_compaction':
           return `${at} ${event.layer} compacted the conversation: ${event.before} → ${event.after} messages`;
+        case 'harness_subroutine':
+          return `${at} subroutine: replayed ${event.replayed} of ${event.of} steps${event.diverged ? `, diverged at step ${event.diverged.step}: ${event.diverged.why}` : ''}`;
         case 'custom':
           return `${at} ${event.layer}: ${event.name}${event.data ? ` ${JSON.stringify(event.data)}` : ''}`;
         case 'model_error':

@@ -16,9 +16,11 @@ import { permissions } from './permissions.ts';
 import { retry } from './retry.ts';
 import { settle } from './settle.ts';
 import { stall } from './stall.ts';
+import { stopOnSuccess } from './stop-on-success.ts';
+import { subroutines } from './subroutines.ts';
 import { verify } from './verify.ts';
 
-export { approval, budget, checkpoint, codeMode, context, durable, evidence, guardrails, login, observations, output, permissions, retry, settle, stall, verify };
+export { approval, budget, checkpoint, codeMode, context, durable, evidence, guardrails, login, observations, output, permissions, retry, settle, stall, stopOnSuccess, subroutines, verify };
 
 /** Every layer by the name a spec or a matrix uses for it. */
 export const layerFactories = {
@@ -38,6 +40,8 @@ export const layerFactories = {
   settle,
   output,
   'code-mode': codeMode,
+  subroutines,
+  'stop-on-success': stopOnSuccess,
 } as const;
 export type LayerName = keyof typeof layerFactories;
 

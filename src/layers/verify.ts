@@ -1,6 +1,8 @@
 import type { Page } from '@playwright/test';
 import { z } from 'zod';
-import type { SessionView } from '../eval/tasks.ts';
+import type { Verdict } from '../eval/postconditions.ts';
+import type { SelfCheck, SessionView } from '../eval/tasks.ts';
+import type { RunContext } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 import { HN_ORIGIN } from '../sites/hn/options.ts';
 
@@ -32,20 +34,27 @@ export const verify = defineLayer({
           run.record({ type: 'harness_note', layer: 'verify', message: 'the task has no check of its own: the claim is reported unchecked' });
           return claim;
         }
-        const session: SessionView = { load: (path) => loadFresh(run.page, new URL(path, site).href) };
-        let verdict;
-        try {
-          verdict = await run.selfCheck(session);
-        } catch (error) {
-          if (run.signal?.aborted) throw error;
-          verdict = { holds: false, detail: `the check could not run: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` };
-        }
+        const verdict = await checkTask(run, run.selfCheck, site);
         run.record({ type: 'harness_verification', ok: verdict.holds, detail: verdict.detail });
         return verdict.holds ? claim : { ...claim, success: false, summary: `verify rejected the claim: ${verdict.detail}. The model said: ${claim.summary}` };
       },
     };
   },
 });
+
+/**
+ * The task's own check, run now on the site as the agent's session sees it (pages at `site`): a
+ * check that cannot run (a page that does not load) does not hold. `verify` and `stop-on-success` share it.
+ */
+export async function checkTask(run: RunContext, check: SelfCheck, site: string): Promise<Verdict> {
+  const session: SessionView = { load: (path) => loadFresh(run.page, new URL(path, site).href) };
+  try {
+    return await check(session);
+  } catch (error) {
+    if (run.signal?.aborted) throw error;
+    return { holds: false, detail: `the check could not run: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` };
+  }
+}
 
 /** What the server answers now, in the agent's session, not what a script left on the screen. */
 async function loadFresh(page: Page, url: string): Promise<{ status: number; html: string }> {

@@ -1,0 +1,47 @@
+import type { BrowserContext } from '@playwright/test';
+import { evaluate } from '../src/eval/evaluate.ts';
+import { defineTask, type Task } from '../src/eval/tasks.ts';
+import type { LayerSpec } from '../src/layers/index.ts';
+import type { Model } from '../src/models/types.ts';
+import { recordedHn } from '../src/sites/hn/site.ts';
+import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
+import { expect, test, turnsDouble } from './support.ts';
+
+const run = (context: BrowserContext, model: string | Model, layers: readonly LayerSpec[], task: Task = upvoteFirstPost) =>
+  evaluate({ context, site: recordedHn({ startLoggedIn: true }), model, layers, task });
+
+const harnessFinish = (trace: Awaited<ReturnType<typeof run>>['trace']) => trace.filter((event) => event.type === 'tool_call' && event.name === 'finish' && event.by === 'harness');
+
+test('ends the run after the action whose check holds, without the model\'s finish', async ({ context, browser }) => {
+  const without = await run(context, 'scripted:diligent', ['verify']);
+  const fresh = await browser.newContext();
+  const stopped = await run(fresh, 'scripted:diligent', ['verify', 'stop-on-success']);
+  await fresh.close();
+  expect(without).toMatchObject({ claimed: true, actual: true });
+  expect(stopped).toMatchObject({ claimed: true, actual: true, falseSuccess: false, stopReason: 'finished' });
+  // navigate, get_stories, click: the check holds after the click's turn, and the run ends there.
+  expect(stopped.iterations).toBe(3);
+  expect(without.iterations).toBeGreaterThan(stopped.iterations);
+  expect(harnessFinish(stopped.trace)).toHaveLength(1);
+  expect(stopped.summary).toMatch(/^The task's own check holds after iteration 3's actions/);
+});
+
+test('never stops on a turn that only read, even when the check holds', async ({ context }) => {
+  const alwaysHolds = defineTask({ ...upvoteFirstPost, name: 'always-holds', verify: async () => ({ holds: true, detail: 'it always holds' }) });
+  const { model, requests } = turnsDouble([[{ name: 'get_stories', arguments: '{}' }], [{ name: 'current_url', arguments: '{}' }], [{ name: 'navigate', arguments: '{"url":"https://news.ycombinator.com/news"}' }]]);
+  const result = await run(context, model, ['stop-on-success'], alwaysHolds);
+  expect(requests).toHaveLength(3);
+  expect(result).toMatchObject({ iterations: 3, claimed: true });
+  expect(harnessFinish(result.trace)).toMatchObject([{ iteration: 3 }]);
+});
+
+test('a task without a check: the layer does nothing, and says so once', async ({ context }) => {
+  const { verify: _check, ...unchecked } = upvoteFirstPost;
+  const noCheck = defineTask({ ...unchecked, name: 'no-check' });
+  const { model } = turnsDouble([[{ name: 'navigate', arguments: '{"url":"https://news.ycombinator.com/news"}' }], [{ name: 'click', arguments: '{"selector":"#up_46194762"}' }]]);
+  const result = await run(context, model, ['stop-on-success'], noCheck);
+  // The double's turns run out: it claims failure itself, after both actions.
+  expect(result).toMatchObject({ iterations: 3, claimed: false });
+  expect(harnessFinish(result.trace)).toHaveLength(0);
+  expect(result.trace.filter((event) => event.type === 'harness_note' && event.layer === 'stop-on-success')).toHaveLength(1);
+});
