@@ -36,12 +36,12 @@ test.describe('a layer is one condition however it is written', () => {
     ['named', ['guardrails', 'verify']],
     ['as pairs', [['guardrails', { maxIterations: 15 }], ['verify', {}]]],
     ['as values', [guardrails(), verify()]],
-    ['as values with the defaults spelt out', [guardrails({ maxIterations: 15, maxMessages: 50 }), verify({ origin: 'https://news.ycombinator.com' })]],
+    ['as values with the defaults spelt out', [guardrails({ maxIterations: 15, maxMessages: 50, compaction: 'half' }), verify({ origin: 'https://news.ycombinator.com' })]],
   ];
   for (const [how, layers] of written) {
     test(how, () => {
       expect(layersCondition(layers)).toEqual([
-        { name: 'guardrails', options: { maxIterations: 15, maxMessages: 50 } },
+        { name: 'guardrails', options: { maxIterations: 15, maxMessages: 50, compaction: 'half' } },
         { name: 'verify', options: { origin: 'https://news.ycombinator.com' } },
       ]);
     });

@@ -27,7 +27,7 @@ const site = {
 const model = { id: 'scripted:diligent', temperature: 0 };
 /** The project's stack: each layer with its options, every default applied. */
 const verified = [
-  { name: 'guardrails', options: { maxIterations: 8, maxMessages: 50 } },
+  { name: 'guardrails', options: { maxIterations: 8, maxMessages: 50, compaction: 'half' } },
   { name: 'verify', options: { origin: 'https://news.ycombinator.com' } },
 ];
 
@@ -66,7 +66,7 @@ test('runs of two revisions of a task are two cells, never pooled', () => {
 });
 
 test("a spec's own layers under a matrix project are filed under their own stack, not the project's", () => {
-  expect(run('under the spec stack')).toMatchObject({ layers: 'guardrails', condition: { model, layers: [{ name: 'guardrails', options: { maxIterations: 3, maxMessages: 50 } }], site } });
+  expect(run('under the spec stack')).toMatchObject({ layers: 'guardrails', condition: { model, layers: [{ name: 'guardrails', options: { maxIterations: 3, maxMessages: 50, compaction: 'half' } }], site } });
 });
 
 test("a spec that writes the project's own stack as values runs under the project's stack and condition", () => {
