@@ -58,6 +58,8 @@ export const traceEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('harness_observation'), callId: z.string(), valid: z.boolean(), flags: z.array(z.string()) }),
   z.object({ type: z.literal('harness_evidence'), ok: z.boolean(), cited: z.array(z.string()), detail: z.string() }),
   z.object({ type: z.literal('harness_resume'), file: z.string(), fromStep: z.number() }),
+  /** A browser lost mid-run (`lost`: what died) and the session reopened or not: where it is now, how many cookies came back (never their values), why. */
+  z.object({ type: z.literal('harness_recovery'), lost: z.string(), recovered: z.boolean(), url: z.string(), cookies: z.number(), detail: z.string() }),
   z.object({ type: z.literal('run_end'), claimed: z.boolean(), stopReason: z.enum(stopReasons), iterations: z.number() }),
   customEventSchema,
 ]);

@@ -13,12 +13,13 @@ import { login } from './login.ts';
 import { observations } from './observations.ts';
 import { output } from './output.ts';
 import { permissions } from './permissions.ts';
+import { recovery } from './recovery.ts';
 import { retry } from './retry.ts';
 import { settle } from './settle.ts';
 import { stall } from './stall.ts';
 import { verify } from './verify.ts';
 
-export { approval, budget, checkpoint, codeMode, context, durable, evidence, guardrails, login, observations, output, permissions, retry, settle, stall, verify };
+export { approval, budget, checkpoint, codeMode, context, durable, evidence, guardrails, login, observations, output, permissions, recovery, retry, settle, stall, verify };
 
 /** Every layer by the name a spec or a matrix uses for it. */
 export const layerFactories = {
@@ -38,6 +39,7 @@ export const layerFactories = {
   settle,
   output,
   'code-mode': codeMode,
+  recovery,
 } as const;
 export type LayerName = keyof typeof layerFactories;
 
