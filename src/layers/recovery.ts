@@ -11,8 +11,8 @@ export const recoveryOptions = z.object({ maxRecoveries: z.number().int().min(1)
  * harness opens a fresh browser session, puts back the cookies (still logged in) and the URL, tells
  * the model once what happened, and the run goes on. Without it the run stops with `error`.
  *
- * The loss is taken on at the next hook: after the tool call in flight, after the turn's calls, or
- * before the next model call. The way back is a `navigate` of the harness's own (`by: harness`),
+ * The loss is taken on at the next hook: after the tool call in flight (which may have failed on the
+ * dead page), after the turn's calls, or before the next model call. The way back is a `navigate` of the harness's own (`by: harness`),
  * through the same permission and approval path as the model's calls. Cookies are kept after every
  * call, for a context that is gone by then; they never enter the trace (a count does).
  * At most `maxRecoveries` per run; past that, or when no session opens, the run stops with `error`.
@@ -61,7 +61,6 @@ export const recovery = defineLayer({
         lost = what;
       },
       async aroundTool(run, _call, next) {
-        await recoverIfLost(run);
         const outcome = await next();
         if (!lost) kept = await run.page.context().cookies().catch(() => kept);
         await recoverIfLost(run);

@@ -40,7 +40,7 @@ export interface HnReplica {
   reset(): void;
   /** Waits until every request that reached the handler is answered, at most `idleBoundMs(latencyMs)`. */
   idle(): Promise<SiteIdle>;
-  /** Whether the page that asked for `response` crashes instead of receiving it (the `crashAfter` fault): the browser adapter does the crashing. */
+  /** Whether the page that asked for `response` dies instead of receiving it (the `crashAfter` fault): the browser adapter closes it. */
   crashesPage(response: Response): boolean;
 }
 
