@@ -36,6 +36,7 @@ export {
   observations,
   output,
   permissions,
+  recovery,
   resolveLayers,
   retry,
   settle,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { z } from 'zod';
 import { reportedRunSchema, type Summary } from '../src/report/types.ts';
-import { faultSites, plannedRuns, verifyStacks } from './fixtures/audit-faults/grid.ts';
+import { crashSites, faultSites, plannedRuns, verifyStacks } from './fixtures/audit-faults/grid.ts';
 import { collect, playwright, readSummary, workspace } from './playwright-child.ts';
 import { expect } from './support.ts';
 
@@ -17,7 +17,11 @@ import { expect } from './support.ts';
 const config = 'tests/fixtures/audit-faults/playwright.config.ts';
 
 /** A run as its harness-run.json attachment holds it, with what the audit quotes of a failure. */
-const auditedRunSchema = reportedRunSchema.extend({ summary: z.string(), verdicts: z.array(z.object({ detail: z.string() })) });
+const auditedRunSchema = reportedRunSchema.extend({
+  summary: z.string(),
+  verdicts: z.array(z.object({ detail: z.string() })),
+  trace: z.array(z.looseObject({ type: z.string(), recovered: z.boolean().optional() })).default([]),
+});
 type AuditedRun = z.infer<typeof auditedRunSchema>;
 
 test('faults audit: with verify on no false success, every run stopped with a reason, none hung or lost', async () => {
@@ -47,7 +51,29 @@ test('faults audit: with verify on no false success, every run stopped with a re
   const falseSuccesses = (verified: boolean) => runs.filter((run) => run.falseSuccess && verifyStacks.has(run.layers) === verified);
   expect(falseSuccesses(true).map(describeFalseSuccess)).toEqual([]);
   expect(falseSuccesses(false).length).toBeGreaterThan(0);
+
+  // The page dying mid-run: without `recovery` every run ends incomplete with `error`; with it, every one is recovered and judged.
+  const crashed = runs.filter((run) => run.site in crashSites);
+  const recovering = crashed.filter((run) => run.layers.endsWith('+recovery'));
+  console.log(crashFigures(crashed));
+  expect(crashed.length).toBeGreaterThan(0);
+  expect(crashed.filter((run) => !run.layers.endsWith('+recovery')).map((run) => [run.stopReason, run.incomplete])).toEqual(crashed.filter((run) => !run.layers.endsWith('+recovery')).map(() => ['error', true]));
+  expect(recovering.map((run) => [recovered(run), run.incomplete])).toEqual(recovering.map(() => [true, false]));
 });
+
+/** Whether the run's trace shows the browser recovered after it was lost. */
+const recovered = (run: AuditedRun) => run.trace.some((event) => event.type === 'harness_recovery' && event.recovered);
+
+/** The crash fault's outcomes: recovered runs (claimed, actual) and unrecovered ones (incomplete with error). */
+function crashFigures(runs: AuditedRun[]): string {
+  const withLayer = runs.filter(recovered);
+  const without = runs.filter((run) => !recovered(run));
+  const count = (list: AuditedRun[], test: (run: AuditedRun) => boolean) => list.filter(test).length;
+  return (
+    `crash fault: ${withLayer.length} of ${runs.length} runs recovered (claimed ${count(withLayer, (run) => run.claimed)}, actual ${count(withLayer, (run) => run.actual)}); ` +
+    `${without.length} unrecovered (${count(without, (run) => run.incomplete && run.stopReason === 'error')} incomplete with error)`
+  );
+}
 
 function runsAttachedTo(result: { attachments: Array<{ name: string; body?: string }> }): AuditedRun[] {
   return result.attachments

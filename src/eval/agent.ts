@@ -2,7 +2,7 @@ import type { BrowserContext, Page } from '@playwright/test';
 import { z } from 'zod';
 import { InputError } from '../input.ts';
 import type { Carried } from '../harness/context.ts';
-import type { BrowserSession, RunResult } from '../harness/run.ts';
+import type { BrowserSession, RunResult, SessionOptions } from '../harness/run.ts';
 import type { LoopOptions } from '../harness/loop.ts';
 import type { Model } from '../models/types.ts';
 import type { Site, SiteAccount } from '../sites/site.ts';
@@ -33,8 +33,8 @@ export interface AgentRun {
   site: Site;
   /** The test's own browser context: Playwright's trace shows what happens in it. */
   context: BrowserContext;
-  /** Opens the page of an attempt: the first in `context`, later ones in fresh contexts on the same site. */
-  openSession(attempt: number): Promise<BrowserSession>;
+  /** Opens the page of an attempt: the first in `context`, later ones (and any `fresh` one) in fresh contexts on the same site. */
+  openSession(attempt: number, options?: SessionOptions): Promise<BrowserSession>;
   /** The model under test, ready to call (a cassette records or replays it). */
   model: Model;
   /** Values that must never reach a trace, an attachment or a log (API keys, the site's password). */

@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
-import type { BrowserSession, HarnessOptions } from '../harness/run.ts';
+import type { BrowserSession, HarnessOptions, SessionOptions } from '../harness/run.ts';
 import { builtInHarness } from '../harness/agent.ts';
 import type { StopReason } from '../harness/trace.ts';
 import { InputError } from '../input.ts';
@@ -113,12 +113,12 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
     if (notApplicable !== undefined) throw new TaskNotApplicable(task.name, site.name, notApplicable);
     const carried = { save: () => start, restore: (saved: unknown) => void (start = saved as typeof start) };
 
-    const openSession = async (attempt: number): Promise<BrowserSession> => {
-      if (attempt === 1) {
+    const openSession = async (attempt: number, session: SessionOptions = {}): Promise<BrowserSession> => {
+      if (attempt === 1 && !session.fresh) {
         const page = await context.newPage();
         return { page, close: async () => {} };
       }
-      // Later attempts start clean: a fresh context with no cookies, on the same site state.
+      // Later attempts, and a session reopened after a crash, start clean: a fresh context with no cookies, on the same site state.
       const fresh = await context.browser()!.newContext();
       await site.attach(fresh);
       return { page: await fresh.newPage(), close: () => fresh.close() };

@@ -110,7 +110,7 @@ export class RunContext {
   /** The task's name and revision, when the caller gave them; a bare prompt has none. */
   readonly taskId?: TaskId;
   private readonly carried?: Carried;
-  /** Why the browser is gone, once it is: the run cannot go on. */
+  /** What died of the browser (`the browser page crashed`), until a layer reopens the session. */
   private browserGone?: string;
   private unwatchBrowser = () => {};
   /** Model turns in the whole run, and in the current attempt. */
@@ -119,7 +119,7 @@ export class RunContext {
   attempt = 0;
   private conversation: ChatMessage[] = [];
   private stopReason?: { reason: StopReason; detail: string };
-  private session?: { page: Page; tools: ToolRegistry; state: ToolState; layers: readonly Layer[] };
+  private session?: { page: Page; tools: ToolRegistry; state: ToolState; layers: readonly Layer[]; openFresh?: () => Promise<Page> };
 
   private readonly secretValues: readonly string[];
 
@@ -175,22 +175,45 @@ export class RunContext {
     this.trace.restore(saved.trace);
   }
 
-  /** Starts an attempt on a fresh page: a new conversation, new tools, no claim. */
-  beginAttempt(page: Page, layers: readonly Layer[] = []): void {
+  /**
+   * Starts an attempt on a fresh page: a new conversation, new tools, no claim. `openFresh` opens
+   * a page in a fresh browser session, for `reopen`.
+   */
+  beginAttempt(page: Page, layers: readonly Layer[] = [], openFresh?: () => Promise<Page>): void {
     this.attempt += 1;
     this.attemptIterations = 0;
     this.stopReason = undefined;
-    const state: ToolState = {};
     // The session first, so that layers shaping the tools can already reach the page.
-    this.session = { page, state, tools: new ToolRegistry([]), layers };
+    this.session = { page, state: {}, tools: new ToolRegistry([]), layers, openFresh };
     this.watchBrowser(page);
-    const tools = layers.reduce<readonly Tool[]>((offered, layer) => layer.tools?.(this, offered) ?? offered, browserTools(page, state));
-    this.session.tools = new ToolRegistry(tools);
+    this.session.tools = this.toolsOn(page);
     this.conversation = [
       { role: 'system', content: this.systemPrompt },
       { role: 'user', content: this.task },
     ];
     this.record({ type: 'attempt_start' });
+  }
+
+  /**
+   * Goes on in a fresh browser session after the browser died mid-attempt (the `recovery` layer):
+   * the tools are built again on the new page; the conversation, the claim and the counts stay.
+   * The dead session is closed with the attempt. Throws when no session can be opened.
+   */
+  async reopen(): Promise<Page> {
+    const session = this.current;
+    if (!session.openFresh) throw new Error('this run cannot open a fresh browser session');
+    const page = await session.openFresh();
+    session.page = page;
+    session.tools = this.toolsOn(page);
+    this.browserGone = undefined;
+    this.watchBrowser(page);
+    return page;
+  }
+
+  /** The browser tools bound to `page`, as the layers shape them (the session's page is `page` already). */
+  private toolsOn(page: Page): ToolRegistry {
+    const { layers, state } = this.current;
+    return new ToolRegistry(layers.reduce<readonly Tool[]>((offered, layer) => layer.tools?.(this, offered) ?? offered, browserTools(page, state)));
   }
 
   /**
@@ -259,28 +282,36 @@ export class RunContext {
     this.unwatchBrowser = () => {};
   }
 
-  /** Why the browser is gone, if it closed under the run. */
+  /** Why the browser is gone, if it died under the run and no layer reopened it. */
   get browserClosed(): string | undefined {
-    return this.browserGone;
+    return this.browserGone && `${this.browserGone} mid-run, so the run cannot go on`;
   }
 
-  /** A page, context or browser that closes mid-attempt stops the run with `error`, saying so. */
+  /**
+   * A page that crashes, or a page, context or browser that closes, mid-attempt: the layers that
+   * take the loss on (`onBrowserLost`) are told; with none, the run stops with `error`, saying so.
+   */
   private watchBrowser(page: Page): void {
     this.endAttempt();
     const context = page.context();
     const browser = context.browser();
-    const closed = (what: string) => () => {
+    const lost = (what: string) => () => {
       if (this.browserGone) return;
-      this.browserGone = `the ${what} closed mid-run, so the run cannot go on`;
-      this.stop('error', this.browserGone);
+      this.browserGone = what;
+      const takers = this.current.layers.filter((layer) => layer.onBrowserLost);
+      for (const layer of takers) layer.onBrowserLost!(this, what);
+      if (takers.length === 0) this.stop('error', this.browserClosed!);
     };
-    const onPage = closed('browser page');
-    const onContext = closed('browser context');
-    const onBrowser = closed('browser');
+    const onCrash = lost('the browser page crashed');
+    const onPage = lost('the browser page closed');
+    const onContext = lost('the browser context closed');
+    const onBrowser = lost('the browser closed');
+    page.on('crash', onCrash);
     page.on('close', onPage);
     context.on('close', onContext);
     browser?.on('disconnected', onBrowser);
     this.unwatchBrowser = () => {
+      page.off('crash', onCrash);
       page.off('close', onPage);
       context.off('close', onContext);
       browser?.off('disconnected', onBrowser);

@@ -32,6 +32,12 @@ export interface Layer {
   /** When the model claims an outcome: answers the claim the harness will report. */
   onFinish?(run: RunContext, claim: Claim): Claim | Promise<Claim>;
   aroundAttempt?(run: RunContext, attempt: () => Promise<AttemptOutcome>): Promise<AttemptOutcome>;
+  /**
+   * The page crashed, or the page, its context or the browser closed, mid-attempt (`lost` says
+   * which). A layer with this hook takes the loss on (`recovery` reopens the session at its next
+   * hook); with none, the run stops with `error`.
+   */
+  onBrowserLost?(run: RunContext, lost: string): void;
 }
 
 /** A layer's hooks, as its `create` returns them: `defineLayer` names them. */

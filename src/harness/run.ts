@@ -21,6 +21,11 @@ export interface BrowserSession {
   close(): Promise<void>;
 }
 
+export interface SessionOptions {
+  /** A fresh context, never the test's own: a session reopened mid-attempt after the browser died (`recovery`). */
+  fresh?: boolean;
+}
+
 export interface HarnessOptions {
   task: string;
   model: Model;
@@ -29,7 +34,7 @@ export interface HarnessOptions {
   /** The run's folder for files its layers write (durable's file, checkpoints); by default `harness-eval` in the system's temporary folder. */
   outputDir?: string;
   /** Opens the page for an attempt: the first may be the test's own, later ones fresh contexts. */
-  openSession(attempt: number): Promise<BrowserSession>;
+  openSession(attempt: number, options?: SessionOptions): Promise<BrowserSession>;
   credentials?: Credentials;
   /** The site's own HTTP client (the login handler signs in through it); by default Node's fetch. */
   siteFetch?: SiteFetch;
@@ -84,13 +89,20 @@ export async function runHarness(options: HarnessOptions): Promise<RunResult> {
 
   const attempt = async (): Promise<AttemptOutcome> => {
     run.checkAborted();
-    const session = await options.openSession(run.attempt + 1);
+    const number = run.attempt + 1;
+    const sessions = [await options.openSession(number)];
+    // A session reopened mid-attempt (`run.reopen()`), closed with the attempt's first.
+    const openFresh = async () => {
+      const session = await options.openSession(number, { fresh: true });
+      sessions.push(session);
+      return session.page;
+    };
     try {
-      run.beginAttempt(session.page, layers);
+      run.beginAttempt(sessions[0]!.page, layers, openFresh);
       return await runAttempt(run, layers, { maxIterations: options.maxIterations, onIteration: options.onIteration });
     } finally {
       run.endAttempt();
-      await session.close();
+      for (const session of sessions) await session.close();
     }
   };
   const wrapped = layers.reduceRight<() => Promise<AttemptOutcome>>(

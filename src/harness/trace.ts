@@ -129,6 +129,8 @@ export const traceEventSchema = z.discriminatedUnion('type', [
     /** The step (from 1) where the page no longer matched, and why: the model continued from there. */
     diverged: z.object({ step: z.number(), why: z.string() }).optional(),
   }),
+  /** A browser lost mid-run (`lost`: what died) and the session reopened or not: where it is now, how many cookies came back (never their values), why. */
+  z.object({ type: z.literal('harness_recovery'), lost: z.string(), recovered: z.boolean(), url: z.string(), cookies: z.number(), detail: z.string() }),
   z.object({ type: z.literal('run_end'), claimed: z.boolean(), stopReason: z.enum(stopReasons), iterations: z.number() }),
   customEventSchema,
 ]);

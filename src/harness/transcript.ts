@@ -32,6 +32,8 @@ export function transcript(trace: readonly TraceEvent[]): string {
           return `${at} ${event.layer} compacted the conversation: ${event.before} → ${event.after} messages`;
         case 'harness_subroutine':
           return `${at} subroutine: replayed ${event.replayed} of ${event.of} steps${event.diverged ? `, diverged at step ${event.diverged.step}: ${event.diverged.why}` : ''}`;
+        case 'harness_recovery':
+          return `${at} recovery: ${event.lost}; ${event.recovered ? `reopened on ${event.url} with ${event.cookies} cookies` : `not recovered: ${event.detail}`}`;
         case 'custom':
           return `${at} ${event.layer}: ${event.name}${event.data ? ` ${JSON.stringify(event.data)}` : ''}`;
         case 'model_error':

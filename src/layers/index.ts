@@ -13,6 +13,7 @@ import { login } from './login.ts';
 import { observations } from './observations.ts';
 import { output } from './output.ts';
 import { permissions } from './permissions.ts';
+import { recovery } from './recovery.ts';
 import { retry } from './retry.ts';
 import { settle } from './settle.ts';
 import { stall } from './stall.ts';
@@ -20,7 +21,7 @@ import { stopOnSuccess } from './stop-on-success.ts';
 import { subroutines } from './subroutines.ts';
 import { verify } from './verify.ts';
 
-export { approval, budget, checkpoint, codeMode, context, durable, evidence, guardrails, login, observations, output, permissions, retry, settle, stall, stopOnSuccess, subroutines, verify };
+export { approval, budget, checkpoint, codeMode, context, durable, evidence, guardrails, login, observations, output, permissions, recovery, retry, settle, stall, stopOnSuccess, subroutines, verify };
 
 /** Every layer by the name a spec or a matrix uses for it. */
 export const layerFactories = {
@@ -42,6 +43,7 @@ export const layerFactories = {
   'code-mode': codeMode,
   subroutines,
   'stop-on-success': stopOnSuccess,
+  recovery,
 } as const;
 export type LayerName = keyof typeof layerFactories;
 

@@ -16,6 +16,12 @@ export const faultsSchema = z
     seed: z.number().int().default(1),
     rateLimitAfter: z.number().int().positive().optional(),
     sessionExpiresAfter: z.number().int().positive().optional(),
+    /**
+     * The browser's page dies once (it is closed), right after the site has answered its Nth page
+     * request: the answer (and whatever it did, a vote) is the site's, but it never reaches the page.
+     * Only where the replica is served inside a browser (`hn.recorded`); over HTTP there is no page.
+     */
+    crashAfter: z.number().int().positive().optional(),
     injection: z
       .object({
         rank: z.number().int().min(1).max(60).default(1),

@@ -40,6 +40,8 @@ export interface HnReplica {
   reset(): void;
   /** Waits until every request that reached the handler is answered, at most `idleBoundMs(latencyMs)`. */
   idle(): Promise<SiteIdle>;
+  /** Whether the page that asked for `response` dies instead of receiving it (the `crashAfter` fault): the browser adapter closes it. */
+  crashesPage(response: Response): boolean;
 }
 
 export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
@@ -55,6 +57,8 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
   const ranked = [...capture.items.values()].filter((item) => item.rank !== undefined).sort((a, b) => a.rank! - b.rank!);
   let rng = xoroshiro128plus(faults.seed);
   let pageRequests = 0;
+  /** The answer the `crashAfter` fault keeps from its page: one at most, since the count passes N once. */
+  const crashing = new WeakSet<Response>();
   const saveState = () => {
     if (options.stateFile) writeFileAtomic(options.stateFile, JSON.stringify(state.toJSON()));
   };
@@ -232,6 +236,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     },
     idle: () => inFlight.idle(idleBoundMs(faults.latencyMs)),
     handle: (request) => inFlight.track(() => answer(request)),
+    crashesPage: (response) => crashing.has(response),
   };
 
   /** The whole site, one request at a time: static files, then latency, faults and routes. */
@@ -242,7 +247,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     if (asset && (method === 'GET' || method === 'HEAD')) {
       return new Response(method === 'HEAD' ? null : asset.body, { headers: { 'content-type': asset.type, 'cache-control': 'max-age=3600' } });
     }
-    pageRequests += 1;
+    const number = (pageRequests += 1);
     if (faults.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, faults.latencyMs));
     const visitor = visitorOf(request);
     let response: Response;
@@ -258,7 +263,9 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
       user: visitor.session?.user,
       status: response.status,
     });
-    return method === 'HEAD' ? new Response(null, response) : response;
+    const answered = method === 'HEAD' ? new Response(null, response) : response;
+    if (number === faults.crashAfter) crashing.add(answered);
+    return answered;
   }
 }
 

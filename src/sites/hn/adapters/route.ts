@@ -6,11 +6,14 @@ import type { HnReplica } from '../replica.ts';
 /** A site as one function: a request in, its response out, redirects answered, not followed. */
 export type SiteHandler = (request: Request) => Promise<Response>;
 
+/** Whether the page that asked for a response crashes instead of receiving it (a site's crash fault). */
+export type CrashesPage = (response: Response) => boolean;
+
 const MAX_REDIRECTS = 5;
 
 /** The replica served at the real origin inside a browser context. Nothing leaves the machine. */
 export async function routeReplica(target: BrowserContext | Page, replica: HnReplica, origin = HN_ORIGIN): Promise<void> {
-  await routeSite(target, (request) => replica.handle(request), origin);
+  await routeSite(target, (request) => replica.handle(request), origin, replica.crashesPage);
 }
 
 /**
@@ -23,10 +26,10 @@ export async function routeReplica(target: BrowserContext | Page, replica: HnRep
  * page, and for a page load puts the final URL in the address bar with `history.replaceState`. The
  * server and msw adapters answer real 302s.
  */
-export async function routeSite(target: BrowserContext | Page, handler: SiteHandler, origin: string): Promise<void> {
+export async function routeSite(target: BrowserContext | Page, handler: SiteHandler, origin: string, crashes: CrashesPage = () => false): Promise<void> {
   await target.route(`${origin}/**`, async (route) => {
     try {
-      await fulfill(route, handler, origin);
+      await fulfill(route, handler, origin, crashes);
     } catch (error) {
       // The page sees why, as it would see a gateway's error page; nothing is left hanging.
       await route.fulfill({ status: 502, contentType: 'text/plain; charset=utf-8', body: `harness-eval could not get this page from ${origin}: ${(error as Error).message}` });
@@ -34,18 +37,19 @@ export async function routeSite(target: BrowserContext | Page, handler: SiteHand
   });
 }
 
-async function fulfill(route: Route, handler: SiteHandler, origin: string): Promise<void> {
+async function fulfill(route: Route, handler: SiteHandler, origin: string, crashes: CrashesPage): Promise<void> {
   const request = route.request();
   const headers = forwardable(await request.allHeaders());
   let url = request.url();
   let response = await handler(new Request(url, { method: request.method(), headers, body: bodyOf(request), redirect: 'manual' }));
   const cookies: string[] = [];
-  for (let hops = 0; isRedirect(response, url, origin) && hops < MAX_REDIRECTS; hops++) {
+  for (let hops = 0; !crashes(response) && isRedirect(response, url, origin) && hops < MAX_REDIRECTS; hops++) {
     cookies.push(...response.headers.getSetCookie());
     void response.body?.cancel();
     url = new URL(response.headers.get('location')!, url).href;
     response = await handler(new Request(url, { headers: { ...headers, cookie: withSetCookies(headers.cookie, cookies) }, redirect: 'manual' }));
   }
+  if (crashes(response)) return closePage(route);
   const responseHeaders = Object.fromEntries([...response.headers].filter(([name]) => !RESPONSE_HEADERS_NOT_FORWARDED.includes(name) && name !== 'set-cookie'));
   const allCookies = [...cookies, ...response.headers.getSetCookie()];
   if (allCookies.length > 0) responseHeaders['set-cookie'] = allCookies.join('\n');
@@ -54,6 +58,16 @@ async function fulfill(route: Route, handler: SiteHandler, origin: string): Prom
     body = Buffer.concat([Buffer.from(`<script>history.replaceState(null, '', ${JSON.stringify(url)})</script>`), body]);
   }
   await route.fulfill({ status: response.status, headers: responseHeaders, body });
+}
+
+/**
+ * The page that sent the route's request dies before its answer comes: it is closed, as a tab
+ * whose renderer died is gone. Its context, cookies and the worker's shared browser stay. (CDP's
+ * `Page.crash` is the truer crash, but Chromium does not carry it out while the page waits on an
+ * intercepted request; a real crash is still noticed: the harness watches for `crash` too.)
+ */
+async function closePage(route: Route): Promise<void> {
+  await route.request().frame().page().close();
 }
 
 function forwardable(headers: Record<string, string>): Record<string, string> {
