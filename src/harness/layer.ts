@@ -32,6 +32,8 @@ export interface Layer {
   /** When the model claims an outcome: answers the claim the harness will report. */
   onFinish?(run: RunContext, claim: Claim): Claim | Promise<Claim>;
   aroundAttempt?(run: RunContext, attempt: () => Promise<AttemptOutcome>): Promise<AttemptOutcome>;
+  /** When the run pauses (`awaiting_approval`), its page still open: save it to resume later. */
+  onPause?(run: RunContext): void | Promise<void>;
 }
 
 /** A layer's hooks, as its `create` returns them: `defineLayer` names them. */
