@@ -97,6 +97,16 @@ export class ApprovalStore {
     writeFileAtomic(join(this.dir, `${id}.decision.json`), JSON.stringify(written, null, 2));
   }
 
+  /** A decision made ahead of any request (a spec pre-filling the store): the request it answers, and the decision, at once. */
+  grant(request: Omit<ApprovalRequest, 'version' | 'id' | 'requestedAt' | 'expiresAt'> & { expiresInMs?: number }, decision: ApprovalDecision['decision'] = 'approved'): ApprovalRequest {
+    const { expiresInMs = 24 * 60 * 60 * 1000, ...fields } = request;
+    const now = Date.now();
+    const filed = approvalRequestSchema.parse({ version: 1, id: randomUUID(), ...fields, requestedAt: new Date(now).toISOString(), expiresAt: new Date(now + expiresInMs).toISOString() });
+    this.file(filed);
+    this.decide(filed.id, decision);
+    return filed;
+  }
+
   requests(): ApprovalRequest[] {
     return this.names('.request.json').map((name) => readJsonFile(join(this.dir, name), approvalRequestSchema, 'approval request'));
   }

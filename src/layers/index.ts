@@ -14,11 +14,12 @@ import { observations } from './observations.ts';
 import { output } from './output.ts';
 import { permissions } from './permissions.ts';
 import { retry } from './retry.ts';
+import { risk } from './risk.ts';
 import { settle } from './settle.ts';
 import { stall } from './stall.ts';
 import { verify } from './verify.ts';
 
-export { approval, budget, checkpoint, codeMode, context, durable, evidence, guardrails, login, observations, output, permissions, retry, settle, stall, verify };
+export { approval, budget, checkpoint, codeMode, context, durable, evidence, guardrails, login, observations, output, permissions, retry, risk, settle, stall, verify };
 
 /** Every layer by the name a spec or a matrix uses for it. */
 export const layerFactories = {
@@ -31,6 +32,7 @@ export const layerFactories = {
   stall,
   permissions,
   approval,
+  risk,
   observations,
   evidence,
   budget,
