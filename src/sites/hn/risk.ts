@@ -6,4 +6,4 @@ export const hnRiskRules = [
   { name: 'flag or hide', action: 'flag', path: '^/(flag|hide)$', score: 60 },
   { name: 'log out', action: 'logout', path: '^/logout$', score: 50 },
   { name: 'leave the site', action: 'leave-site', host: '^(?!news\\.ycombinator\\.com$)', score: 90 },
-] as const;
+];
