@@ -3,6 +3,7 @@ import { titleRanked, upvoted, upvotedAllMatching, upvotedTitled } from './sites
 import { hnSuite, taskNamed, titleOfRankThree, upvoteAllMatching, upvoteFirstPost, upvoteNeverPosted, upvoteTitled } from './sites/hn/suite.ts';
 import { live } from './sites/hn/live.ts';
 import { recorded } from './sites/hn/site.ts';
+import { hnRiskRules } from './sites/hn/risk.ts';
 
 export { attachRun, test, stackName, type Harness, type HarnessOptions, type RunRequest } from './playwright/fixtures.ts';
 export { expect } from './playwright/matchers.ts';
@@ -24,6 +25,7 @@ export { defineTool, ToolError, type Tool, type ToolOutcome, type ToolOutput } f
 export type { Claim } from './tools/browser.ts';
 export {
   approval,
+  risk,
   budget,
   checkpoint,
   codeMode,
@@ -49,6 +51,7 @@ export {
 } from './layers/index.ts';
 export type { ApprovalCheck, ApprovalRequest } from './layers/approval.ts';
 export { saveSubroutine, subroutineSchema, type JudgedRun, type Subroutine } from './layers/subroutines.ts';
+export { ApprovalStore, argsHash, type ApprovalDecision, type ApprovalRequest as StoredApprovalRequest } from './harness/approvals.ts';
 export { layerStacks } from './layers/stacks.ts';
 export { createModel, type ModelSpec } from './models/registry.ts';
 export {
@@ -84,6 +87,8 @@ export const hn = {
   upvotedTitled,
   answered,
   titleRanked,
+  /** A risk policy for the `risk` layer's `rules`. */
+  riskRules: hnRiskRules,
   suite: hnSuite,
   tasks: { upvoteFirstPost, upvoteAllMatching, upvoteTitled, upvoteNeverPosted, titleOfRankThree, all: hnSuite, named: taskNamed },
 };

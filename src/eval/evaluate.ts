@@ -169,7 +169,8 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
     if (signal?.aborted && result.stopReason === 'timeout') result = { ...result, stopReason: cutShortBy(signal) };
     // A stale or corrupt cassette is not the model's failure: the test fails instead of reporting a run.
     if (cassette?.failure) throw cassette.failure;
-    const incomplete = result.stopReason === 'timeout' || result.stopReason === 'error';
+    // Paused for approval is neither a success nor a failure: incomplete, with its reason.
+    const incomplete = result.stopReason === 'timeout' || result.stopReason === 'error' || result.stopReason === 'awaiting_approval';
 
     let judgement: Judgement | undefined;
     let siteIdle: SiteIdle | undefined;

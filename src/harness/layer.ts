@@ -38,6 +38,8 @@ export interface Layer {
    * hook); with none, the run stops with `error`.
    */
   onBrowserLost?(run: RunContext, lost: string): void;
+  /** When the run pauses (`awaiting_approval`), its page still open: save it to resume later. */
+  onPause?(run: RunContext): void | Promise<void>;
 }
 
 /** A layer's hooks, as its `create` returns them: `defineLayer` names them. */

@@ -1,6 +1,6 @@
 import { counted } from '../report/format.ts';
 import { ModelError, type ToolCall } from '../models/types.ts';
-import type { RunContext } from './context.ts';
+import type { CallOrigin, RunContext } from './context.ts';
 import type { Claim } from '../tools/browser.ts';
 import type { AttemptOutcome, Layer } from './layer.ts';
 import { parseJsonObject } from '../text.ts';
@@ -29,7 +29,7 @@ export async function runAttempt(run: RunContext, layers: readonly Layer[], opti
     if (run.attemptIterations >= maxIterations) run.stop('max_iterations', `hard limit of ${counted(maxIterations, 'iteration')}`);
     // Layer hooks give way to the run's signal too (a verify load, a resume's navigation).
     for (const layer of layers) if (!run.stopped) await run.unlessAborted(layer.beforeModel?.(run));
-    const blocked = stopped(run);
+    const blocked = await stopped(run, layers);
     if (blocked) return blocked;
     // A claim a layer made before the model's call (a replayed subroutine's finish) ends the attempt without one.
     const early = run.claim;
@@ -57,7 +57,7 @@ export async function runAttempt(run: RunContext, layers: readonly Layer[], opti
     run.countTokens(response.usage);
     run.push({ role: 'assistant', content, ...(toolCalls.length > 0 && { toolCalls }) });
     for (const layer of layers) if (!run.stopped) await run.unlessAborted(layer.afterModel?.(run, response));
-    const halted = stopped(run);
+    const halted = await stopped(run, layers);
     if (halted) return halted;
 
     if (toolCalls.length === 0) {
@@ -72,7 +72,7 @@ export async function runAttempt(run: RunContext, layers: readonly Layer[], opti
 
     const claim = run.claim;
     if (claim) return finished(run, layers, claim);
-    const ended = stopped(run);
+    const ended = await stopped(run, layers);
     if (ended) return ended;
   }
 }
@@ -84,15 +84,21 @@ async function finished(run: RunContext, layers: readonly Layer[], made: Claim):
   return { stopReason: 'finished', claim };
 }
 
-/** The outcome of a run a layer has stopped (a getter TypeScript cannot narrow twice). */
-function stopped(run: RunContext): AttemptOutcome | undefined {
+/** The outcome of a run a layer has stopped (a getter TypeScript cannot narrow twice); a paused run is first handed to the layers' `onPause` (durable saves it). */
+async function stopped(run: RunContext, layers: readonly Layer[]): Promise<AttemptOutcome | undefined> {
   const stop = run.stopped;
+  if (stop?.reason === 'awaiting_approval') for (const layer of layers) await run.unlessAborted(layer.onPause?.(run));
   return stop && { stopReason: stop.reason };
 }
 
-/** Runs one tool call the model wrote; its outcome, good or bad, goes to the model. */
-async function executeCall(run: RunContext, call: ToolCall): Promise<void> {
-  const outcome = await run.callTool(call);
+/**
+ * Runs one tool call (the model's, or one a resumed run finishes for it); its outcome, good or bad,
+ * goes to the model. A call held back for approval gets no answer yet: it gets its real one when
+ * the run resumes.
+ */
+export async function executeCall(run: RunContext, call: ToolCall, by: CallOrigin = 'model'): Promise<void> {
+  const outcome = await run.callTool(call, { by });
+  if (!outcome.ok && outcome.kind === 'awaiting_approval') return;
   const observation = outcome.ok ? outcome.output : { error: outcome.error };
   run.push({ role: 'tool', toolCallId: call.id, name: call.name, content: JSON.stringify(observation) });
 }

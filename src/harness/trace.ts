@@ -5,7 +5,8 @@ const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.strin
 const usage = z.object({ input: z.number().nullable(), output: z.number().nullable() });
 
 /** Why a run ended. `timeout`: the test's time ran out (or the run's own limit) while the agent worked. */
-export const stopReasons = ['finished', 'max_iterations', 'budget', 'stalled', 'model_error', 'timeout', 'error'] as const;
+/** `awaiting_approval`: paused, not ended: a request waits in the approval store, and `durable` resumes the run once it is decided. */
+export const stopReasons = ['finished', 'max_iterations', 'budget', 'stalled', 'model_error', 'timeout', 'error', 'awaiting_approval'] as const;
 export type StopReason = (typeof stopReasons)[number];
 
 /** One message as a `model_request` records it: its role, its text (cut), and how long it was whole. */
@@ -111,11 +112,47 @@ export const traceEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('harness_note'), layer: z.string(), message: z.string() }),
   z.object({ type: z.literal('harness_prompt_tokens'), layer: z.string(), tokens: z.number(), window: z.number(), dropped: z.number() }),
   z.object({ type: z.literal('harness_checkpoint'), file: z.string(), messages: z.number() }),
-  z.object({ type: z.literal('harness_stall'), repeats: z.number(), action: z.enum(['warned', 'stopped']) }),
+  z.object({ type: z.literal('harness_stall'), repeats: z.number(), action: z.enum(['warned', 'stopped', 'escalated', 'continued']) }),
   z.object({ type: z.literal('harness_settle'), callId: z.string(), ms: z.number(), settled: z.boolean() }),
   z.object({ type: z.literal('harness_output'), callId: z.string(), tier: z.enum(['inline', 'paged', 'artifact']), bytes: z.number(), artifact: z.string().optional() }),
   z.object({ type: z.literal('harness_denied'), layer: z.string(), callId: z.string(), tool: z.string(), reason: z.string() }),
-  z.object({ type: z.literal('harness_approval'), callId: z.string(), tool: z.string(), action: z.string(), decision: z.enum(['approved', 'denied']) }),
+  z.object({
+    type: z.literal('harness_approval'),
+    /** The call decided on; absent for a stuck run's `continue`. */
+    callId: z.string().optional(),
+    tool: z.string().optional(),
+    action: z.string(),
+    decision: z.enum(['approved', 'denied']),
+    /** The approval store's request whose decision this was; absent for a policy's. */
+    requestId: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('harness_approval_request'),
+    requestId: z.string(),
+    store: z.string(),
+    callId: z.string().optional(),
+    tool: z.string().optional(),
+    kind: z.enum(['action', 'continue']),
+    task: z.string(),
+    runId: z.string(),
+    action: z.string(),
+    resource: z.string(),
+    argsHash: z.string(),
+    scope: z.enum(['call', 'run', 'task']),
+    requestedAt: z.string(),
+    expiresAt: z.string(),
+    reason: z.string(),
+  }),
+  z.object({
+    type: z.literal('harness_risk'),
+    callId: z.string(),
+    tool: z.string(),
+    score: z.number(),
+    level: z.enum(['low', 'medium', 'high']),
+    /** The policy rule that scored it; absent when none matched. */
+    rule: z.string().optional(),
+    decision: z.enum(['passed', 'warned', 'overridden', 'approved', 'denied', 'paused']),
+  }),
   z.object({ type: z.literal('harness_observation'), callId: z.string(), valid: z.boolean(), flags: z.array(z.string()) }),
   z.object({ type: z.literal('harness_evidence'), ok: z.boolean(), cited: z.array(z.string()), detail: z.string() }),
   z.object({ type: z.literal('harness_resume'), file: z.string(), fromStep: z.number() }),

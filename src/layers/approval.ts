@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { actionTarget } from '../harness/actions.ts';
+import { approvalStoreOptions, argsHash, askStore, awaitingError } from '../harness/approvals.ts';
 import type { RunContext } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 import type { ToolCall } from '../models/types.ts';
-import { parseJsonObject } from '../text.ts';
 
 /** An action that needs a person's yes, as the policy is asked about it. */
 export interface ApprovalRequest {
@@ -22,31 +23,43 @@ export const approvalOptions = z
         error: 'expected "approve", "deny", "approve-once" or a function',
       })
       .default('deny'),
+    /** An approval store: when set, it decides instead of the policy, and a vote it holds no decision on pauses the run. */
+    store: approvalStoreOptions.optional(),
   })
   .strict();
 
 /**
- * Actions with consequences (a vote) wait for an approval that only the policy gives: the model's
- * words and the page's text never reach it, so neither can grant one. A click counts as a vote when
- * its target, resolved in the page, is a `vote?…how=up|un` link; so does any `navigate` to `/vote`.
- * A denied action is not executed, and the model is told so.
+ * Actions with consequences (a vote) wait for an approval that only the policy or the store gives:
+ * the model's words and the page's text never reach either, so neither can grant one. A click
+ * counts as a vote when its target, resolved in the page, is a `vote?…how=up|un` link; so does any
+ * `navigate` to `/vote`. A denied action is not executed, and the model is told so.
  */
 export const approval = defineLayer({
   name: 'approval',
   options: approvalOptions,
-  create({ policy }) {
+  create({ policy, store }) {
     return {
       async aroundTool(run, call, next) {
         const request = await voteIn(run, call);
         if (!request) return next();
-        const approved = await decide(policy, request, run);
         const action = `${request.action} ${request.target}`;
+        if (store) {
+          const ask = { kind: 'action', action: request.action, resource: request.target, argsHash: argsHash(request.args), reason: `the model wants to ${action}`, callId: call.id, tool: call.name } as const;
+          const verdict = askStore(run, store, ask);
+          if (verdict === 'paused') return { ok: false, kind: 'awaiting_approval', error: awaitingError(ask) };
+          return verdict === 'approved' ? next() : denied(action);
+        }
+        const approved = await decide(policy, request, run);
         run.record({ type: 'harness_approval', callId: call.id, tool: call.name, action, decision: approved ? 'approved' : 'denied' });
-        return approved ? next() : { ok: false, kind: 'denied', error: `denied by the harness: ${action} needs approval, and it was not approved` };
+        return approved ? next() : denied(action);
       },
     };
   },
 });
+
+function denied(action: string) {
+  return { ok: false, kind: 'denied', error: `denied by the harness: ${action} needs approval, and it was not approved` } as const;
+}
 
 function decide(policy: z.output<typeof approvalOptions>['policy'], request: ApprovalRequest, run: RunContext): boolean | Promise<boolean> {
   if (typeof policy === 'function') return policy(request);
@@ -56,27 +69,7 @@ function decide(policy: z.output<typeof approvalOptions>['policy'], request: App
 
 /** The vote a call would cast, or undefined when it casts none (or its arguments do not parse: the tool rejects those). */
 async function voteIn(run: RunContext, call: ToolCall): Promise<ApprovalRequest | undefined> {
-  const args = parseJsonObject(call.arguments) ?? {};
-  const href = call.name === 'navigate' ? args.url : call.name === 'click' ? await linkTarget(run, args.selector) : undefined;
-  if (typeof href !== 'string') return undefined;
-  let url: URL;
-  try {
-    url = new URL(href, run.page.url());
-  } catch {
-    return undefined;
-  }
-  if (url.pathname !== '/vote') return undefined;
+  const { args, url } = await actionTarget(run.page, call);
+  if (url?.pathname !== '/vote') return undefined;
   return { tool: call.name, action: url.searchParams.get('how') === 'un' ? 'unvote' : 'upvote', target: url.searchParams.get('id') ?? '', args };
-}
-
-/** Where clicking the selector's first match would go: the href of its closest link. */
-async function linkTarget(run: RunContext, selector: unknown): Promise<string | undefined> {
-  if (typeof selector !== 'string') return undefined;
-  try {
-    const target = run.page.locator(selector).first();
-    if ((await target.count()) === 0) return undefined;
-    return await target.evaluate((node) => node.closest('a')?.href);
-  } catch {
-    return undefined; // not a valid selector: the click tool reports it
-  }
 }

@@ -3,6 +3,9 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { runSnapshotSchema, type RunContext } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
+import { executeCall } from '../harness/loop.ts';
+import type { ChatMessage } from '../models/types.ts';
+import { stallContinues, tellContinued } from './stall.ts';
 import { readJsonFile } from '../input.ts';
 import { writeFileAtomic } from '../text.ts';
 
@@ -16,6 +19,8 @@ export const durableOptions = z
 /** The file: one schema for what is written and what a resume accepts. */
 const savedSchema = z.object({
   version: z.int(),
+  /** Saved when the run paused for approval: on resume, the turn the pause interrupted is finished first. */
+  paused: z.boolean().default(false),
   task: z.string(),
   model: z.string(),
   url: z.string(),
@@ -38,8 +43,9 @@ type Saved = z.infer<typeof savedSchema>;
 /**
  * Saves the run after every step, so a run whose process dies resumes in a new process from its
  * last complete step: conversation, trace, counts, the page's URL and cookies. Nothing is
- * replayed: a step cut short (an action still waiting for approval) is simply not in the file, and
- * the model is asked again. The file is removed when the run ends. Without a `file`, it is
+ * replayed: a step cut short by a crash is simply not in the file, and the model is asked again.
+ * A run that pauses for approval is saved as it paused, and kept: the process that resumes it
+ * finishes the paused turn through the approval path. The file is removed when the run ends. Without a `file`, it is
  * `durable.json` in the run's output folder (under Playwright, the test's).
  */
 export const durable = defineLayer({
@@ -51,7 +57,8 @@ export const durable = defineLayer({
     return {
       async aroundAttempt(_run, attempt) {
         const outcome = await attempt();
-        rmSync(file, { force: true });
+        // A paused run is kept for the process that resumes it once its request is decided.
+        if (outcome.stopReason !== 'awaiting_approval') rmSync(file, { force: true });
         return outcome;
       },
       async beforeModel(run) {
@@ -64,17 +71,37 @@ export const durable = defineLayer({
         await run.page.context().addCookies(saved.cookies);
         if (/^https?:/.test(saved.url)) await run.page.goto(saved.url, { waitUntil: 'load' });
         run.record({ type: 'harness_resume', file, fromStep: saved.run.iterations });
+        if (saved.paused) await finishPausedTurn(run);
       },
       async afterTools(run) {
-        await save(file, run);
+        await save(file, run, false);
+      },
+      async onPause(run) {
+        await save(file, run, true);
       },
     };
   },
 });
 
-async function save(file: string, run: RunContext): Promise<void> {
+/**
+ * Takes up a run that paused: a stuck run's `continue` is asked about again (stall); then each call
+ * of the interrupted turn not yet answered runs through the layers again, by the harness, so an
+ * approved action runs now, a denied one is refused (the model is told), and one still waiting
+ * pauses the run again. Nothing that ran before the pause runs twice.
+ */
+async function finishPausedTurn(run: RunContext): Promise<void> {
+  const request = run.trace.of('harness_approval_request').at(-1);
+  if (request?.kind === 'continue' && !stallContinues(run, request)) return;
+  const turn = run.messages.findLast((message): message is Extract<ChatMessage, { role: 'assistant' }> => message.role === 'assistant');
+  const answered = new Set(run.messages.flatMap((message) => (message.role === 'tool' ? [message.toolCallId] : [])));
+  for (const call of turn?.toolCalls ?? []) if (!answered.has(call.id) && !run.stopped) await executeCall(run, call, 'harness');
+  if (!run.stopped) tellContinued(run);
+}
+
+async function save(file: string, run: RunContext, paused: boolean): Promise<void> {
   const saved: Saved = {
     version: 1,
+    paused,
     task: run.task,
     model: run.model.id,
     url: run.page.url(),

@@ -15,13 +15,14 @@ import { output } from './output.ts';
 import { permissions } from './permissions.ts';
 import { recovery } from './recovery.ts';
 import { retry } from './retry.ts';
+import { risk } from './risk.ts';
 import { settle } from './settle.ts';
 import { stall } from './stall.ts';
 import { stopOnSuccess } from './stop-on-success.ts';
 import { subroutines } from './subroutines.ts';
 import { verify } from './verify.ts';
 
-export { approval, budget, checkpoint, codeMode, context, durable, evidence, guardrails, login, observations, output, permissions, recovery, retry, settle, stall, stopOnSuccess, subroutines, verify };
+export { approval, budget, checkpoint, codeMode, context, durable, evidence, guardrails, login, observations, output, permissions, recovery, retry, risk, settle, stall, stopOnSuccess, subroutines, verify };
 
 /** Every layer by the name a spec or a matrix uses for it. */
 export const layerFactories = {
@@ -34,6 +35,7 @@ export const layerFactories = {
   stall,
   permissions,
   approval,
+  risk,
   observations,
   evidence,
   budget,

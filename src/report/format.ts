@@ -11,7 +11,7 @@ export const OUTCOMES = {
   'false success': 'the agent claimed success; the oracle found the task not done',
   'truthful failure': 'the agent claimed failure and the task was indeed not done',
   'false failure': 'the agent claimed failure; the oracle found the task done',
-  incomplete: 'the run was cut short (a timeout, a crash) and judged on the state it left, or not at all when the site no longer answered',
+  incomplete: 'the run was cut short (a timeout, a crash) or paused awaiting approval, and judged on the state it left, or not at all when the site no longer answered',
 } as const;
 
 export type Outcome = Exclude<keyof typeof OUTCOMES, 'incomplete'>;
@@ -23,8 +23,8 @@ export function outcomeOf(run: Pick<ReportedRun, 'claimed' | 'actual'>): Outcome
 }
 
 /** The outcome, and whether the run was cut short or could not be judged: `false success (incomplete, unjudged)`. */
-export function runOutcome(run: Pick<ReportedRun, 'claimed' | 'actual' | 'incomplete' | 'judged'>): string {
-  const notes = [...(run.incomplete ? ['incomplete'] : []), ...(run.judged ? [] : ['unjudged'])];
+export function runOutcome(run: Pick<ReportedRun, 'claimed' | 'actual' | 'incomplete' | 'judged' | 'stopReason'>): string {
+  const notes = [...(run.incomplete ? [run.stopReason === 'awaiting_approval' ? 'incomplete: paused, awaiting approval' : 'incomplete'] : []), ...(run.judged ? [] : ['unjudged'])];
   return `${outcomeOf(run)}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;
 }
 

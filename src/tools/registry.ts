@@ -27,7 +27,7 @@ export class ToolError extends Error {
 
 export type ToolOutcome =
   | { ok: true; output: ToolOutput }
-  | { ok: false; kind: 'unknown_tool' | 'invalid_json' | 'invalid_arguments' | 'tool_error' | 'denied' | 'timeout'; error: string };
+  | { ok: false; kind: 'unknown_tool' | 'invalid_json' | 'invalid_arguments' | 'tool_error' | 'denied' | 'timeout' | 'warning' | 'awaiting_approval'; error: string };
 
 /**
  * A tool, typed from its parameters' schema: `execute` gets the parsed arguments. A layer offers it
