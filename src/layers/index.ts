@@ -17,8 +17,9 @@ import { retry } from './retry.ts';
 import { settle } from './settle.ts';
 import { stall } from './stall.ts';
 import { verify } from './verify.ts';
+import { vision } from './vision.ts';
 
-export { approval, budget, checkpoint, codeMode, context, durable, evidence, guardrails, login, observations, output, permissions, retry, settle, stall, verify };
+export { approval, budget, checkpoint, codeMode, context, durable, evidence, guardrails, login, observations, output, permissions, retry, settle, stall, verify, vision };
 
 /** Every layer by the name a spec or a matrix uses for it. */
 export const layerFactories = {
@@ -38,6 +39,7 @@ export const layerFactories = {
   settle,
   output,
   'code-mode': codeMode,
+  vision,
 } as const;
 export type LayerName = keyof typeof layerFactories;
 
