@@ -60,7 +60,8 @@ function toMarkdown(): string {
     if (/^H[1-6]$/.test(tag)) return `\n\n${'#'.repeat(Number(tag[1]))} ${children(element).trim()}\n\n`;
     if (tag === 'PRE') return `\n\n\`\`\`\n${element.textContent ?? ''}\n\`\`\`\n\n`;
     const text = children(element);
-    if (tag === 'A' && element.hasAttribute('href')) {
+    // A script link (`javascript:`) goes nowhere a model can open: its text stays, as text.
+    if (tag === 'A' && element.hasAttribute('href') && !/^\s*javascript:/i.test(element.getAttribute('href')!)) {
       // A link without text (an icon, an arrow) is named by its title or label, if it has one.
       const label = text.trim() || element.getAttribute('title') || element.getAttribute('aria-label') || element.querySelector('[title]')?.getAttribute('title') || '';
       return label ? `[${label.trim()}](${(element as HTMLAnchorElement).href})` : '';
