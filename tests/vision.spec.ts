@@ -7,7 +7,9 @@ import { recordedHn } from '../src/sites/hn/site.ts';
 import { pageMarkdown } from '../src/tools/markdown.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
 import { ScreenshotStore, screenshotTools, type Screenshot } from '../src/tools/screenshot.ts';
-import { expect, test, turnsDouble } from './support.ts';
+import { renderMarkdown } from '../src/report/files.ts';
+import { summarize } from '../src/report/summarize.ts';
+import { expect, reportedRun, test, turnsDouble } from './support.ts';
 
 const HN = 'https://news.ycombinator.com';
 
@@ -174,4 +176,24 @@ test('image tokens: OpenAI tile formula (high and low), a fixed estimate elsewhe
   expect(openAIImageTokens(400, 200, 'high')).toBe(255);
   expect(imageTokens('ollama:llava', 1280, 720, 'high')).toBe(FIXED_IMAGE_TOKENS);
   expect(imageTokens('openai:gpt-4o', 1280, 720, 'high')).toBe(1105);
+});
+
+test('the report sums screenshot and text-tool tokens per cell, and shows them beside the cell without screenshots', () => {
+  const seeing = { layers: 'vision', condition: { model: 'scripted:looker', layers: [{ vision: {} }], site: {} } };
+  const runs = [
+    reportedRun({ ...seeing, test: { id: 'a' }, observationTokens: { screenshots: 576, text: 900 } }),
+    reportedRun({ ...seeing, test: { id: 'b' }, observationTokens: { screenshots: 576, text: 700 } }),
+    reportedRun({ layers: 'bare', test: { id: 'c' }, observationTokens: { screenshots: 0, text: 1200 } }),
+    reportedRun({ layers: 'old', test: { id: 'd' } }),
+  ];
+  const summary = summarize(runs, { complete: true });
+  const byLayers = new Map(summary.cells.map((cell) => [cell.layers, cell]));
+  expect(byLayers.get('vision')!.observationTokens).toEqual({ screenshots: 1152, text: 1600, runs: 2 });
+  expect(byLayers.get('bare')!.observationTokens).toEqual({ screenshots: 0, text: 1200, runs: 1 });
+  expect(byLayers.get('old')!.observationTokens).toBeUndefined();
+  const markdown = renderMarkdown(summary);
+  expect(markdown).toContain('## What the model was shown');
+  expect(markdown).toMatch(/\| vision \| [^|]+ \| 576 \| 800 \|/);
+  expect(markdown).toMatch(/\| bare \| [^|]+ \| 0 \| 1,200 \|/);
+  expect(renderMarkdown(summarize([runs[2]!], { complete: true }))).not.toContain('What the model was shown');
 });
