@@ -25,7 +25,9 @@ export function markdownTextTool(page: () => Page, textLimit: number): Tool {
 
 /** The page's body as markdown. */
 export function pageMarkdown(page: Page): Promise<string> {
-  return page.evaluate(toMarkdown);
+  // Sent as source, with a no-op `__name`: a transpiler that keeps function names (esbuild's
+  // keepNames, as tsx runs) wraps the walk's helpers in calls to it, which the page lacks.
+  return page.evaluate(`(() => { const __name = (target) => target; return (${toMarkdown.toString()})(); })()`);
 }
 
 /**
