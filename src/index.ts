@@ -41,6 +41,7 @@ export {
   settle,
   stall,
   verify,
+  vision,
   type LayerName,
   type LayerSpec,
 } from './layers/index.ts';

@@ -1,5 +1,6 @@
 import type { Page } from '@playwright/test';
 import { evaluate } from '../src/eval/evaluate.ts';
+import { RunContext } from '../src/harness/context.ts';
 import { vision } from '../src/layers/vision.ts';
 import { FIXED_IMAGE_TOKENS, imageTokens, openAIImageTokens } from '../src/models/images.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
@@ -196,4 +197,13 @@ test('the report sums screenshot and text-tool tokens per cell, and shows them b
   expect(markdown).toMatch(/\| vision \| [^|]+ \| 576 \| 800 \|/);
   expect(markdown).toMatch(/\| bare \| [^|]+ \| 0 \| 1,200 \|/);
   expect(renderMarkdown(summarize([runs[2]!], { complete: true }))).not.toContain('What the model was shown');
+});
+
+test('a saved run (durable) keeps an image message by its text, without the pixels', () => {
+  const { model } = turnsDouble([]);
+  const run = new RunContext('task', model, 'system', undefined, []);
+  const data = Buffer.from('pixels that must not be saved').toString('base64');
+  run.push({ role: 'user', content: '[harness] [image shot_1, 1280×720, 41 KB]', images: [{ mimeType: 'image/jpeg', data }] });
+  expect(run.snapshot().messages).toEqual([{ role: 'user', content: '[harness] [image shot_1, 1280×720, 41 KB]' }]);
+  expect(run.messages[0]).toMatchObject({ images: [{ data }] });
 });
