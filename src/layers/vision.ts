@@ -43,6 +43,8 @@ export const vision = defineLayer({
 
     return {
       tools(run, tools) {
+        // A new attempt's conversation starts clean: nothing viewed in the last one is owed to it.
+        toShow = [];
         const seeing = screenshotTools(() => run.page, store, (shot) => {
           toShow.push(shot);
           const sent = sends(run.model.id);
