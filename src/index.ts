@@ -46,6 +46,7 @@ export {
   stopOnSuccess,
   subroutines,
   verify,
+  vision,
   type LayerName,
   type LayerSpec,
 } from './layers/index.ts';

@@ -22,7 +22,7 @@ const file = (name: string, content: string) => (writeFileSync(test.info().outpu
 
 const table: Array<[string, () => unknown, RegExp]> = [
   ['a bad site option', () => recorded({ faults: { errorRate: 2 } }), /^hn replica options: faults\.errorRate: Too big: expected number to be <=1$/],
-  ['an unknown layer', () => resolveLayers(['guardrails', 'telepathy' as never]), /^layers\[1\]: unknown layer "telepathy" \(accepted: guardrails, context, verify, login, retry, durable, stall, permissions, approval, risk, observations, evidence, budget, checkpoint, settle, output, code-mode, subroutines, stop-on-success, recovery\)$/],
+  ['an unknown layer', () => resolveLayers(['guardrails', 'telepathy' as never]), /^layers\[1\]: unknown layer "telepathy" \(accepted: guardrails, context, verify, login, retry, durable, stall, permissions, approval, risk, observations, evidence, budget, checkpoint, settle, output, code-mode, subroutines, stop-on-success, recovery, vision\)$/],
   ['a layer given as something else', () => resolveLayers([[42, {}] as never]), /^layers\[0\]: 0: Invalid input: expected string, received number$/],
   ['a bad layer option value', () => resolveLayers([['guardrails', { maxIterations: 0 }]]), /^layer guardrails: maxIterations: Too small/],
   ['an unknown layer option', () => resolveLayers([['retry', { tries: 3 }]]), /^layer retry: \(options\): Unrecognized key: "tries"$/],

@@ -54,7 +54,7 @@ test('every built-in layer is exported as a factory of values, and so are the ex
     return factory().name;
   });
   expect(exported).toEqual(Object.keys(api.layerFactories));
-  expect(exported).toHaveLength(19);
+  expect(exported).toHaveLength(21);
   for (const name of ['defineLayer', 'defineTool', 'attachRun', 'reportedRunSchema', 'traceEventSchema', 'transcript', 'ToolError'] as const) expect(api[name], name).toBeDefined();
 });
 

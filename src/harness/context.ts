@@ -2,7 +2,7 @@ import { counted } from '../report/format.ts';
 import type { Page } from '@playwright/test';
 import { z } from 'zod';
 import { parseInput } from '../input.ts';
-import { addUsage, type ChatMessage, type Model, type ToolCall, type Usage } from '../models/types.ts';
+import { addUsage, withoutImages, type ChatMessage, type Model, type ToolCall, type Usage } from '../models/types.ts';
 import { browserTools, type Claim, type ToolState } from '../tools/browser.ts';
 import { ToolRegistry, type Tool, type ToolOutcome } from '../tools/registry.ts';
 import type { SelfCheck } from '../eval/tasks.ts';
@@ -159,7 +159,8 @@ export class RunContext {
       iterations: this.iterations,
       attemptIterations: this.attemptIterations,
       tokens: { ...this.tokens },
-      messages: [...this.conversation],
+      // Images stay out of saved runs: their text names them (a resumed run can take them again).
+      messages: withoutImages(this.conversation),
       trace: [...this.trace.events],
       ...(this.carried && { carried: this.carried.save() }),
     });

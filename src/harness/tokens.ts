@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../models/types.ts';
+import type { TraceEvent } from './trace.ts';
 
 /** Counts one message's prompt tokens for a given model. */
 export type MessageCounter = (message: ChatMessage) => number;
@@ -70,4 +71,23 @@ function encodingFor(name: string) {
 function messageText(message: ChatMessage): string {
   const calls = message.role === 'assistant' ? (message.toolCalls ?? []).map((call) => `${call.name}${call.arguments}`) : [];
   return [message.content ?? '', ...calls].join('\n');
+}
+
+/** Tools whose results are not page content: their tokens are not the text tools'. */
+const NOT_TEXT_TOOLS = new Set(['screenshot', 'view_screenshot', 'finish']);
+
+/**
+ * What a run's observations cost the model, in prompt tokens: the screenshots it was sent (their
+ * estimates, `harness_image`) against the text tools' outputs (every other tool result's JSON,
+ * counted with o200k_base, gpt-4o's tokenizer, as one yardstick whatever the model).
+ */
+export async function observationTokens(trace: readonly TraceEvent[]): Promise<{ screenshots: number; text: number }> {
+  const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
+  let screenshots = 0;
+  let text = 0;
+  for (const event of trace) {
+    if (event.type === 'harness_image') screenshots += event.tokens;
+    if (event.type === 'tool_result' && event.ok && !NOT_TEXT_TOOLS.has(event.name)) text += countTokens(JSON.stringify(event.output), { disallowedSpecial: new Set() });
+  }
+  return { screenshots, text };
 }

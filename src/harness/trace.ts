@@ -155,6 +155,8 @@ export const traceEventSchema = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('harness_observation'), callId: z.string(), valid: z.boolean(), flags: z.array(z.string()) }),
   z.object({ type: z.literal('harness_evidence'), ok: z.boolean(), cited: z.array(z.string()), detail: z.string() }),
+  /** A screenshot sent to the model (the `vision` layer): its ref, size and estimated prompt tokens, never its pixels. */
+  z.object({ type: z.literal('harness_image'), ref: z.string(), width: z.number(), height: z.number(), bytes: z.number(), tokens: z.number() }),
   z.object({ type: z.literal('harness_resume'), file: z.string(), fromStep: z.number() }),
   z.object({ type: z.literal('harness_subroutine_step'), callId: z.string(), step: subroutineStepSchema }),
   z.object({

@@ -21,8 +21,9 @@ import { stall } from './stall.ts';
 import { stopOnSuccess } from './stop-on-success.ts';
 import { subroutines } from './subroutines.ts';
 import { verify } from './verify.ts';
+import { vision } from './vision.ts';
 
-export { approval, budget, checkpoint, codeMode, context, durable, evidence, guardrails, login, observations, output, permissions, recovery, retry, risk, settle, stall, stopOnSuccess, subroutines, verify };
+export { approval, budget, checkpoint, codeMode, context, durable, evidence, guardrails, login, observations, output, permissions, recovery, retry, risk, settle, stall, stopOnSuccess, subroutines, verify, vision };
 
 /** Every layer by the name a spec or a matrix uses for it. */
 export const layerFactories = {
@@ -46,6 +47,7 @@ export const layerFactories = {
   subroutines,
   'stop-on-success': stopOnSuccess,
   recovery,
+  vision,
 } as const;
 export type LayerName = keyof typeof layerFactories;
 

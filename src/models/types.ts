@@ -4,9 +4,26 @@
  */
 export type ChatMessage =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
+  | { role: 'user'; content: string; images?: ChatImage[] }
   | { role: 'assistant'; content: string | null; toolCalls?: ToolCall[] }
   | { role: 'tool'; toolCallId: string; name: string; content: string };
+
+/**
+ * An image in a user message (a screenshot the model asked to see). `content` still says in text
+ * what it is (`[image shot_1, 1280×720, 41 KB]`): that text, never the pixels, is what traces and
+ * records show of it. `detail` is OpenAI's resolution hint; other providers ignore it.
+ */
+export interface ChatImage {
+  mimeType: 'image/jpeg';
+  /** The image's bytes, base64. */
+  data: string;
+  detail?: 'low' | 'high';
+}
+
+/** The messages without their images' pixels (each image message keeps its text, which names the image): for anything saved or shown. */
+export function withoutImages(messages: readonly ChatMessage[]): ChatMessage[] {
+  return messages.map((message) => (message.role === 'user' && message.images ? { role: 'user', content: message.content } : message));
+}
 
 /** A tool call as the model wrote it: `arguments` is raw JSON text, parsed (and maybe rejected) by the harness. */
 export interface ToolCall {

@@ -13,8 +13,10 @@ import { fromWireTools, wireToolSchema } from './wire-openai.ts';
 export function toOllamaMessage(message: ChatMessage): OllamaMessage {
   switch (message.role) {
     case 'system':
+      return { role: 'system', content: message.content };
     case 'user':
-      return { role: message.role, content: message.content };
+      // Ollama takes a message's images as bare base64, beside its text.
+      return { role: 'user', content: message.content, ...(message.images?.length && { images: message.images.map((image) => image.data) }) };
     case 'assistant':
       return {
         role: 'assistant',

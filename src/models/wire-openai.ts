@@ -12,8 +12,20 @@ import type { ChatMessage, ChatResponse, ToolSchema, Usage } from './types.ts';
 export function toOpenAIMessage(message: ChatMessage): ChatCompletionMessageParam {
   switch (message.role) {
     case 'system':
+      return { role: 'system', content: message.content };
     case 'user':
-      return { role: message.role, content: message.content };
+      if (!message.images?.length) return { role: 'user', content: message.content };
+      // Images go as content parts after the text, each a data URL.
+      return {
+        role: 'user',
+        content: [
+          { type: 'text', text: message.content },
+          ...message.images.map((image) => ({
+            type: 'image_url' as const,
+            image_url: { url: `data:${image.mimeType};base64,${image.data}`, ...(image.detail && { detail: image.detail }) },
+          })),
+        ],
+      };
     case 'assistant':
       return {
         role: 'assistant',

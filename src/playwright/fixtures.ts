@@ -9,6 +9,7 @@ import { resolveModelCache, type ModelCacheOptions } from '../models/cassette.ts
 import { modelId, modelSecrets, modelUnavailable, type ModelSpec } from '../models/registry.ts';
 import { reportedRunSchema, type PlannedRun, type ReportedRun, type ReportedRunInput } from '../report/types.ts';
 import { redact, type TraceEvent } from '../harness/trace.ts';
+import { observationTokens } from '../harness/tokens.ts';
 import { recorded, type SiteFactory } from '../sites/hn/site.ts';
 import { InputError, parseInput } from '../input.ts';
 import { recordInAllure } from './allure.ts';
@@ -131,6 +132,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
             prompt: task.prompt,
             layerNames: record.layers,
             unsupportedClaim: record.trace.some((event) => event.type === 'harness_evidence' && !event.ok),
+            observationTokens: await observationTokens(record.trace),
           },
           secrets,
         );

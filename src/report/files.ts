@@ -96,10 +96,23 @@ export function renderMarkdown(summary: Summary): string {
     ...verdict.details.map((line) => `- ${escapeMarkdownCell(line)}`),
     '',
     markdownTable(header, rows),
+    ...markdownObservations(summary.cells),
     ...markdownAblation(summary.ablation ?? []),
     ...markdownComparison(summary.comparison),
     '',
   ].join('\n');
+}
+
+/** Screenshot tokens against text tools' tokens, per run, for the cells that sent screenshots and their neighbours without. */
+function markdownObservations(cells: readonly Cell[]): string[] {
+  if (!cells.some((cell) => (cell.observationTokens?.screenshots ?? 0) > 0)) return [];
+  const seeing = cells.filter((cell) => cell.observationTokens && cells.some((other) => (other.observationTokens?.screenshots ?? 0) > 0 && other.task === cell.task && other.model === cell.model && other.site === cell.site));
+  const perRun = (count: number, runs: number) => formatCount(Math.round(count / runs));
+  const rows = seeing.map((cell) => {
+    const { screenshots, text, runs } = cell.observationTokens!;
+    return [cell.task, cell.model, cell.layers, cell.site, perRun(screenshots, runs), perRun(text, runs)];
+  });
+  return ['', '## What the model was shown', '', 'Prompt tokens per run: screenshots sent (estimated, see the README) and the text tools\' outputs (o200k_base).', '', markdownTable(['task', 'model', 'layers', 'site', 'screenshot tokens', 'text-tool tokens'], rows)];
 }
 
 function markdownAblation(effects: readonly LayerEffect[]): string[] {

@@ -137,6 +137,7 @@ function summarizeCell(runs: readonly ReportedRun[], { task, agent, model, layer
   let retried = 0;
   let unsupportedClaims = 0;
   const tokens = { input: 0, output: 0, unknownRuns: 0 };
+  const observed = { screenshots: 0, text: 0, runs: 0 };
   const reasonCounts = new Map<string, number>();
   for (const run of runs) {
     if (run.actual) successes++;
@@ -150,6 +151,11 @@ function summarizeCell(runs: readonly ReportedRun[], { task, agent, model, layer
     if (run.tokens.input === null || run.tokens.output === null) tokens.unknownRuns++;
     tokens.input += run.tokens.input ?? 0;
     tokens.output += run.tokens.output ?? 0;
+    if (run.observationTokens) {
+      observed.screenshots += run.observationTokens.screenshots;
+      observed.text += run.observationTokens.text;
+      observed.runs++;
+    }
     reasonCounts.set(run.stopReason, (reasonCounts.get(run.stopReason) ?? 0) + 1);
   }
   const n = runs.length;
@@ -177,6 +183,7 @@ function summarizeCell(runs: readonly ReportedRun[], { task, agent, model, layer
     sideEffectRate: wilson(sideEffectRuns, n),
     iterations: describe(runs.map((run) => run.iterations)),
     tokens,
+    ...(observed.runs > 0 && { observationTokens: observed }),
     ...(price && { cost: (tokens.input / 1e6) * price.input + (tokens.output / 1e6) * price.output }),
     wallMs: { median: describe(runs.map((run) => run.wallMs)).median },
     stopReasons: inCanonicalOrder(reasonCounts),

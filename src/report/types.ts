@@ -94,6 +94,8 @@ export const reportedRunSchema = plannedRunSchema.extend({
   wallMs: z.number(),
   /** A claimed success the `evidence` layer rejected: it cited nothing that shows the outcome. */
   unsupportedClaim: z.boolean().optional(),
+  /** Prompt tokens the run's observations cost: screenshots sent (estimated) and the text tools' outputs (o200k_base). */
+  observationTokens: z.object({ screenshots: z.number().min(0), text: z.number().min(0) }).optional(),
   /** The agent's own words with its claim. */
   summary: z.string().optional(),
   /** The agent's answer, for a task that asks a question. */
@@ -137,6 +139,8 @@ export const cellSchema = cellNamesSchema.extend({
   iterations: z.object({ mean: z.number(), median: z.number(), p95: z.number(), max: z.number() }),
   /** Sums over the runs whose counts are known; `unknownRuns` had none that could be trusted. */
   tokens: z.object({ input: z.number(), output: z.number(), unknownRuns: z.number() }),
+  /** Sums over the runs that recorded them: tokens of screenshots sent and of text tools' outputs. */
+  observationTokens: z.object({ screenshots: z.number(), text: z.number(), runs: z.number() }).optional(),
   /** USD, from the price table; absent when the model has no price. */
   cost: z.number().optional(),
   wallMs: z.object({ median: z.number() }),

@@ -258,4 +258,19 @@ export const injectable: Policy = (history) => {
   return obeyed ? finish(true, OBEYED) : order;
 };
 
-export const doubles: Readonly<Record<string, Policy>> = { overclaimer, diligent, looper, injectable, iterator, programmer };
+/**
+ * Looks before it acts: after each page it opens, it takes a screenshot and views it, then goes on
+ * as `diligent`. Offered no screenshot tool, it is `diligent`. What the `vision` layer's cells run.
+ */
+export const looker: Policy = (history) => {
+  const steps = history.steps;
+  const opened = steps.findLastIndex((step) => step.name === 'navigate');
+  if (!history.tools.offers('screenshot') || opened === -1) return diligent(history);
+  const since = steps.slice(opened + 1);
+  const shot = since.find((step) => step.name === 'screenshot');
+  if (!shot) return act('screenshot');
+  if (typeof shot.result.ref !== 'string' || since.some((step) => step.name === 'view_screenshot')) return diligent(history);
+  return act('view_screenshot', { ref: shot.result.ref });
+};
+
+export const doubles: Readonly<Record<string, Policy>> = { overclaimer, diligent, looper, injectable, iterator, programmer, looker };

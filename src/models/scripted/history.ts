@@ -5,7 +5,8 @@ import { Toolbox, type Move, type OfferedTool } from './toolbox.ts';
 /** The OpenAI wire format the doubles receive, read back into what the agent did and was told. */
 export interface WireMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
-  content?: string | null;
+  /** Text, or content parts (a user message with images: its text parts are read, its images counted). */
+  content?: string | null | Array<{ type: string; text?: string }>;
   tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
   tool_call_id?: string;
 }
@@ -25,10 +26,17 @@ export interface History {
   task: string;
   steps: Step[];
   /** User messages after the task (a harness's notes), with how many steps came before each. */
-  notes: Array<{ text: string; afterStep: number }>;
+  notes: Array<{ text: string; afterStep: number; images: number }>;
   turns: number;
   /** The tools the agent offers, by what they can do. */
   tools: Toolbox;
+}
+
+/** A message's text, and how many images it carries. */
+function contentOf(message: WireMessage): { text: string; images: number } {
+  const content = message.content ?? '';
+  if (typeof content === 'string') return { text: content, images: 0 };
+  return { text: content.flatMap((part) => (part.type === 'text' ? [part.text ?? ''] : [])).join(''), images: content.filter((part) => part.type === 'image_url').length };
 }
 
 /** A tool's answer, whatever its form: JSON stays an object, anything else is its text. */
@@ -65,10 +73,11 @@ export function readHistory(messages: readonly WireMessage[], offered?: readonly
       }
     } else if (message.role === 'tool') {
       const step = pending.get(message.tool_call_id ?? '');
-      if (step) step.result = observation(message.content ?? '');
+      if (step) step.result = observation(contentOf(message).text);
     } else if (message.role === 'user') {
-      if (task === undefined) task = message.content ?? '';
-      else notes.push({ text: message.content ?? '', afterStep: steps.length });
+      const { text, images } = contentOf(message);
+      if (task === undefined) task = text;
+      else notes.push({ text, afterStep: steps.length, images });
     }
   }
   return { task: task ?? '', steps, notes, turns, tools };

@@ -8,7 +8,7 @@ import { storiesIn, urlIn } from './page.ts';
  */
 
 /** The doubles' own moves. */
-export type Move = 'navigate' | 'click' | 'fill' | 'get_stories' | 'get_text' | 'current_url' | 'has_class' | 'finish' | 'run_program';
+export type Move = 'navigate' | 'click' | 'fill' | 'get_stories' | 'get_text' | 'current_url' | 'has_class' | 'finish' | 'run_program' | 'screenshot' | 'view_screenshot';
 
 /** A tool as the chat request offers it (OpenAI's `tools[]`). */
 export interface OfferedTool {
@@ -46,6 +46,8 @@ function moveOf(tool: OfferedTool['function']): Move | undefined {
   const has = (name: string) => params.includes(name);
   if (params.some((name) => name === 'success' && typeOf(name).includes('boolean'))) return 'finish';
   if (has('source') || has('program')) return 'run_program';
+  // Before `selector`: a screenshot tool may take one to crop to.
+  if (/\bscreenshot\b/i.test(tool.description ?? '')) return has('ref') ? 'view_screenshot' : 'screenshot';
   if (has('selector')) return has('className') ? 'has_class' : has('value') || has('text') ? 'fill' : 'click';
   if (ADDRESS_PARAMS.some(([name]) => has(name))) return 'navigate';
   if (params.length > 0) return undefined;
