@@ -1,5 +1,6 @@
 import type { Page } from '@playwright/test';
 import { evaluate } from '../src/eval/evaluate.ts';
+import { createModel } from '../src/models/registry.ts';
 import { RunContext } from '../src/harness/context.ts';
 import { vision } from '../src/layers/vision.ts';
 import { FIXED_IMAGE_TOKENS, imageTokens, openAIImageTokens } from '../src/models/images.ts';
@@ -166,6 +167,18 @@ test('markdown get_text of an HN page: its story link kept, no form, no script l
   expect(markdown).not.toContain('javascript:');
   // The comment form's textarea and button are chrome.
   expect(markdown).not.toMatch(/\badd comment\b/);
+});
+
+test("the doubles count an image they are sent as the fixed estimate, not as its base64's length", async () => {
+  const model = createModel('scripted:looker');
+  const ask = { role: 'user' as const, content: 'look' };
+  const image = { mimeType: 'image/jpeg' as const, data: Buffer.alloc(60_000, 7).toString('base64') };
+  const tools = [{ name: 'finish', description: 'End the task.', parameters: { type: 'object', properties: { success: { type: 'boolean' }, summary: { type: 'string' } } } }];
+  const plain = await model.chat({ messages: [ask], tools });
+  const seen = await model.chat({ messages: [{ ...ask, images: [image] }], tools });
+  // The same text, as parts beside the image: a few tokens more than the estimate, never the 20,000 of its base64.
+  expect(seen.usage.input! - plain.usage.input!).toBeGreaterThanOrEqual(FIXED_IMAGE_TOKENS);
+  expect(seen.usage.input! - plain.usage.input!).toBeLessThan(FIXED_IMAGE_TOKENS + 20);
 });
 
 test('image tokens: OpenAI tile formula (high and low), a fixed estimate elsewhere', () => {

@@ -1,5 +1,6 @@
 import { http, HttpResponse } from 'msw';
 import { handlersFetch } from '../handlers-fetch.ts';
+import { FIXED_IMAGE_TOKENS } from '../images.ts';
 import { doubles } from './doubles.ts';
 import { readHistory, type WireMessage } from './history.ts';
 import { callFor, type OfferedTool } from './toolbox.ts';
@@ -7,8 +8,17 @@ import { callFor, type OfferedTool } from './toolbox.ts';
 /** Where the doubles answer: an OpenAI-compatible endpoint that exists only as msw handlers. */
 export const SCRIPTED_BASE_URL = 'https://scripted.harness-eval.invalid/v1';
 
-/** A rough, deterministic token count (4 characters a token) for the doubles' usage figures. */
-const tokens = (value: unknown) => Math.ceil(JSON.stringify(value).length / 4);
+/**
+ * A rough, deterministic token count (4 characters a token) for the doubles' usage figures. An image
+ * costs the fixed estimate of a model that is not OpenAI's, not the length of its base64.
+ */
+function tokens(value: unknown): number {
+  let images = 0;
+  const text = JSON.stringify(value, (_key, part: unknown) => (isImagePart(part) ? ((images += 1), undefined) : part));
+  return Math.ceil(text.length / 4) + images * FIXED_IMAGE_TOKENS;
+}
+
+const isImagePart = (part: unknown) => typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'image_url';
 
 export const scriptedHandlers = [
   http.post(`${SCRIPTED_BASE_URL}/chat/completions`, async ({ request }) => {
