@@ -55,7 +55,7 @@ test('matrix: a bad model, layer or site fails once, as the config loads, in one
 test('matrix: a config with a bad model stops as it loads, with that one line and no test run', async () => {
   const child = await playwright(['test', '-c', 'tests/fixtures/fixture/bad-matrix.config.ts'], {});
   expect(child.code).not.toBe(0);
-  expect(child.stdout.trim()).toBe('[InputError: matrix(): models[1]: model scripted:genius: unknown scripted double "genius" (accepted: overclaimer, diligent, looper, injectable, iterator, programmer)]');
+  expect(child.stdout.trim()).toBe('[InputError: matrix(): models[1]: model scripted:genius: unknown scripted double "genius" (accepted: overclaimer, diligent, looper, injectable, iterator, programmer, looker)]');
 });
 
 test('matrix: two entries of one name are an error naming both; named, they are two projects', () => {
