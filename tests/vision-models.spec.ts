@@ -3,6 +3,7 @@ import { http, HttpResponse } from 'msw';
 import { ollamaModel } from '../src/models/ollama.ts';
 import { openaiModel } from '../src/models/openai.ts';
 import type { ChatMessage } from '../src/models/types.ts';
+import { toCompletion } from '../src/models/wire-openai.ts';
 import { mswServer } from './support.ts';
 
 const server = mswServer();
@@ -21,17 +22,16 @@ function serve(url: string, body: object): unknown[] {
   return sent;
 }
 
+/** The messages gpt-4o's request carried, sent to a stand-in endpoint that answers a plain completion. */
+async function sentToOpenAI(chat: ChatMessage[]): Promise<unknown[]> {
+  const answer = toCompletion({ message: { content: 'ok', toolCalls: [] }, usage: { input: null, output: null } }, { id: 'c', created: 0, model: 'gpt-4o' });
+  const sent = serve('https://api.example.test/v1/chat/completions', answer);
+  await openaiModel('gpt-4o', { apiKey: 'sk-test', baseURL: 'https://api.example.test/v1' }).chat({ messages: chat, tools: [] });
+  return (sent[0] as { messages: unknown[] }).messages;
+}
+
 test('OpenAI gets the image as an image_url content part, a data URL after the text', async () => {
-  const sent = serve('https://api.example.test/v1/chat/completions', {
-    id: 'c',
-    object: 'chat.completion',
-    created: 0,
-    model: 'gpt-4o',
-    choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'a page' } }],
-    usage: { prompt_tokens: 1200, completion_tokens: 3 },
-  });
-  await openaiModel('gpt-4o', { apiKey: 'sk-test', baseURL: 'https://api.example.test/v1' }).chat({ messages, tools: [] });
-  expect((sent[0] as { messages: unknown[] }).messages[1]).toEqual({
+  expect((await sentToOpenAI(messages))[1]).toEqual({
     role: 'user',
     content: [
       { type: 'text', text: '[image shot_1, 1280×720, 41 KB]' },
@@ -55,13 +55,5 @@ test('Ollama gets the image as bare base64 in the message’s images', async () 
 });
 
 test('a message without images keeps its plain string content', async () => {
-  const sent = serve('https://api.example.test/v1/chat/completions', {
-    id: 'c',
-    object: 'chat.completion',
-    created: 0,
-    model: 'gpt-4o',
-    choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'ok' } }],
-  });
-  await openaiModel('gpt-4o', { apiKey: 'sk-test', baseURL: 'https://api.example.test/v1' }).chat({ messages: [{ role: 'user', content: 'hello' }], tools: [] });
-  expect((sent[0] as { messages: unknown[] }).messages[0]).toEqual({ role: 'user', content: 'hello' });
+  expect((await sentToOpenAI([{ role: 'user', content: 'hello' }]))[0]).toEqual({ role: 'user', content: 'hello' });
 });
