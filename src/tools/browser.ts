@@ -37,17 +37,39 @@ export type StoryView = z.infer<typeof storyViewSchema>;
 /** What a page action answers: where the browser is now. */
 const landedSchema = z.object({ url: z.string(), title: z.string() });
 
+/** The first element matching `selector`; a tool error when none does. */
+export async function firstMatch(page: Page, selector: string) {
+  const locator = page.locator(selector).first();
+  if ((await locator.count()) === 0) throw new ToolError(`no element matches ${selector}`);
+  return locator;
+}
+
+/**
+ * A `get_text`: what `read` makes of the page, capped at `textLimit` characters (`truncated` says
+ * where it was cut). `about` opens its description.
+ */
+export function getTextTool(page: () => Page, about: string, read: (page: Page) => Promise<string>, textLimit: number): Tool {
+  return defineTool({
+    name: 'get_text',
+    effect: 'read',
+    description: `${about}${Number.isFinite(textLimit) ? ` (at most ${textLimit} characters)` : ''}.`,
+    parameters: z.object({}),
+    output: z.object({ url: z.string(), text: z.string(), truncated: z.string().optional() }),
+    async execute() {
+      const text = await read(page());
+      if (text.length <= textLimit) return { url: page().url(), text };
+      return { url: page().url(), text: text.slice(0, textLimit), truncated: `showing ${textLimit} of ${text.length} characters` };
+    },
+  });
+}
+
 /**
  * The browser tools, bound to one page of a session the harness opened: tools never open or
  * close the browser. Actions wait for the navigation they cause, or for the page to settle.
  * `textLimit` caps get_text; the `output` layer lifts it and pages long outputs instead.
  */
 export function browserTools(page: Page, state: ToolState, { textLimit = TEXT_LIMIT }: { textLimit?: number } = {}): Tool[] {
-  const element = async (selector: string) => {
-    const locator = page.locator(selector).first();
-    if ((await locator.count()) === 0) throw new ToolError(`no element matches ${selector}`);
-    return locator;
-  };
+  const element = (selector: string) => firstMatch(page, selector);
 
   return [
     defineTool({
@@ -71,18 +93,7 @@ export function browserTools(page: Page, state: ToolState, { textLimit = TEXT_LI
         return { url: page.url() };
       },
     }),
-    defineTool({
-      name: 'get_text',
-      effect: 'read',
-      description: `The visible text of the page${Number.isFinite(textLimit) ? ` (at most ${textLimit} characters)` : ''}.`,
-      parameters: z.object({}),
-      output: z.object({ url: z.string(), text: z.string(), truncated: z.string().optional() }),
-      async execute() {
-        const text = await page.locator('body').innerText();
-        if (text.length <= textLimit) return { url: page.url(), text };
-        return { url: page.url(), text: text.slice(0, textLimit), truncated: `showing ${textLimit} of ${text.length} characters` };
-      },
-    }),
+    getTextTool(() => page, 'The visible text of the page', (page) => page.locator('body').innerText(), textLimit),
     defineTool({
       name: 'fill',
       effect: 'act',

@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
-import { z } from 'zod';
-import { defineTool, type Tool } from './registry.ts';
+import { getTextTool } from './browser.ts';
+import type { Tool } from './registry.ts';
 
 /**
  * `get_text` as markdown: the page's content with its structure (headings, lists, data tables,
@@ -9,18 +9,7 @@ import { defineTool, type Tool } from './registry.ts';
  * selectors. Its answer has get_text's shape, so whatever reads get_text reads it.
  */
 export function markdownTextTool(page: () => Page, textLimit: number): Tool {
-  return defineTool({
-    name: 'get_text',
-    effect: 'read',
-    description: `The page as markdown, without navigation or boilerplate: lists, tables and links ([text](url)) kept${Number.isFinite(textLimit) ? ` (at most ${textLimit} characters)` : ''}.`,
-    parameters: z.object({}),
-    output: z.object({ url: z.string(), text: z.string(), truncated: z.string().optional() }),
-    async execute() {
-      const text = await pageMarkdown(page());
-      if (text.length <= textLimit) return { url: page().url(), text };
-      return { url: page().url(), text: text.slice(0, textLimit), truncated: `showing ${textLimit} of ${text.length} characters` };
-    },
-  });
+  return getTextTool(page, 'The page as markdown, without navigation or boilerplate: lists, tables and links ([text](url)) kept', pageMarkdown, textLimit);
 }
 
 /** The page's body as markdown. */

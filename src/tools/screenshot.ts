@@ -1,5 +1,6 @@
 import type { Page } from '@playwright/test';
 import { z } from 'zod';
+import { firstMatch } from './browser.ts';
 import { defineTool, ToolError, type Tool, type ToolOutput } from './registry.ts';
 
 /** Every screenshot is of this viewport, whatever the context's own: the same page costs the same tokens in every run. */
@@ -68,9 +69,7 @@ export async function takeScreenshot(page: Page, selector?: string): Promise<Buf
   try {
     const options = { type: 'jpeg', quality: JPEG_QUALITY, scale: 'css' } as const;
     if (selector === undefined) return await page.screenshot(options);
-    const element = page.locator(selector).first();
-    if ((await element.count()) === 0) throw new ToolError(`no element matches ${selector}`);
-    return await element.screenshot(options);
+    return await (await firstMatch(page, selector)).screenshot(options);
   } finally {
     if (resize && own) await page.setViewportSize(own);
   }
