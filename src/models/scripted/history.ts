@@ -5,7 +5,7 @@ import { Toolbox, type Move, type OfferedTool } from './toolbox.ts';
 /** The OpenAI wire format the doubles receive, read back into what the agent did and was told. */
 export interface WireMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
-  /** Text, or content parts (a user message with images: its text parts are read, its images counted). */
+  /** Text, or content parts (a user message with images: its text parts are read). */
   content?: string | null | Array<{ type: string; text?: string }>;
   tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
   tool_call_id?: string;
@@ -26,17 +26,16 @@ export interface History {
   task: string;
   steps: Step[];
   /** User messages after the task (a harness's notes), with how many steps came before each. */
-  notes: Array<{ text: string; afterStep: number; images: number }>;
+  notes: Array<{ text: string; afterStep: number }>;
   turns: number;
   /** The tools the agent offers, by what they can do. */
   tools: Toolbox;
 }
 
-/** A message's text, and how many images it carries. */
-function contentOf(message: WireMessage): { text: string; images: number } {
+/** A message's text: the string, or its text parts joined. */
+function textOf(message: WireMessage): string {
   const content = message.content ?? '';
-  if (typeof content === 'string') return { text: content, images: 0 };
-  return { text: content.flatMap((part) => (part.type === 'text' ? [part.text ?? ''] : [])).join(''), images: content.filter((part) => part.type === 'image_url').length };
+  return typeof content === 'string' ? content : content.flatMap((part) => (part.type === 'text' ? [part.text ?? ''] : [])).join('');
 }
 
 /** A tool's answer, whatever its form: JSON stays an object, anything else is its text. */
@@ -73,11 +72,11 @@ export function readHistory(messages: readonly WireMessage[], offered?: readonly
       }
     } else if (message.role === 'tool') {
       const step = pending.get(message.tool_call_id ?? '');
-      if (step) step.result = observation(contentOf(message).text);
+      if (step) step.result = observation(textOf(message));
     } else if (message.role === 'user') {
-      const { text, images } = contentOf(message);
+      const text = textOf(message);
       if (task === undefined) task = text;
-      else notes.push({ text, afterStep: steps.length, images });
+      else notes.push({ text, afterStep: steps.length });
     }
   }
   return { task: task ?? '', steps, notes, turns, tools };
