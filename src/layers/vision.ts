@@ -14,7 +14,7 @@ export const visionOptions = z
     detail: z.enum(['low', 'high']).default('high'),
     /** `auto`: images go to models known to take them (see models/images.ts), a text note to the rest; `send` or `note` decide for every model. */
     images: z.enum(['auto', 'send', 'note']).default('auto'),
-    /** `markdown` replaces get_text with the page as markdown (models/markdown.ts); `plain` leaves get_text as it is. */
+    /** `markdown` replaces get_text with the page as markdown (tools/markdown.ts); `plain` leaves get_text as it is. */
     text: z.enum(['plain', 'markdown']).default('plain'),
     /** The markdown get_text's cap, in characters, as plain get_text's. */
     textLimit: z.int().positive().default(TEXT_LIMIT),
@@ -22,7 +22,7 @@ export const visionOptions = z
   .strict();
 
 /** How a screenshot is named in text, where its pixels are not: in the message that carries it, and so in the trace. */
-export function describeShot({ ref, width, height, bytes }: Pick<Screenshot, 'ref' | 'width' | 'height' | 'bytes'>): string {
+function describeShot({ ref, width, height, bytes }: Screenshot): string {
   return `[image ${ref}, ${width}×${height}, ${Math.round(bytes / 1024)} KB]`;
 }
 
@@ -49,7 +49,7 @@ export const vision = defineLayer({
           toShow.push(shot);
           const sent = sends(run.model.id);
           const tokens = sent ? imageTokens(run.model.id, shot.width, shot.height, detail) : 0;
-          return { ref: shot.ref, width: shot.width, height: shot.height, bytes: shot.bytes, tokens, shown: sent ? 'the image follows as the next message' : `${run.model.id} does not take images: not sent` };
+          return { tokens, shown: sent ? 'the image follows as the next message' : `${run.model.id} does not take images: not sent` };
         });
         const offered = text === 'markdown' ? tools.map((tool) => (tool.name === 'get_text' ? markdownTextTool(() => run.page, textLimit) : tool)) : tools;
         return [...offered, ...seeing];

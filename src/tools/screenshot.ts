@@ -4,9 +4,9 @@ import { firstMatch } from './browser.ts';
 import { defineTool, ToolError, type Tool, type ToolOutput } from './registry.ts';
 
 /** Every screenshot is of this viewport, whatever the context's own: the same page costs the same tokens in every run. */
-export const SCREENSHOT_VIEWPORT = { width: 1280, height: 720 } as const;
+const SCREENSHOT_VIEWPORT = { width: 1280, height: 720 } as const;
 /** JPEG quality: small enough to keep, sharp enough to read HN's 10-px text. */
-export const JPEG_QUALITY = 60;
+const JPEG_QUALITY = 60;
 
 /** A screenshot the harness keeps until the model asks to see it. */
 export interface Screenshot {
@@ -40,7 +40,7 @@ export class ScreenshotStore {
     const shot = this.shots.get(ref);
     if (shot) return shot;
     const kept = [...this.shots.keys()];
-    const taken = /^shot_(\d+)$/.exec(ref) && Number(ref.slice(5)) <= this.taken;
+    const taken = Number(/^shot_(\d+)$/.exec(ref)?.[1] ?? Infinity) <= this.taken;
     const which = kept.length === 0 ? 'none is kept' : `kept: ${kept.join(', ')}`;
     throw new ToolError(taken ? `${ref} is no longer kept: the harness keeps the last ${this.keep} screenshots (${which}); take a new one` : `no screenshot ${ref} (${which})`);
   }
@@ -77,7 +77,7 @@ export async function takeScreenshot(page: Page, selector?: string): Promise<Buf
 
 /**
  * `screenshot` keeps an image and answers its ref; `view_screenshot` hands a kept one to `show`
- * (the layer sends it to the model as the next user message) and answers what `show` says.
+ * (the layer sends it to the model as the next user message) and answers its ref with what `show` adds.
  */
 export function screenshotTools(page: () => Page, store: ScreenshotStore, show: (shot: Screenshot) => ToolOutput): Tool[] {
   const refOf = ({ ref, width, height, bytes }: Screenshot) => ({ ref, width, height, bytes });
@@ -98,7 +98,8 @@ export function screenshotTools(page: () => Page, store: ScreenshotStore, show: 
       description: 'Show a screenshot taken earlier, by its ref: the image follows as the next message.',
       parameters: z.object({ ref: z.string().min(1) }),
       async execute({ ref }) {
-        return show(store.get(ref));
+        const shot = store.get(ref);
+        return { ...refOf(shot), ...show(shot) };
       },
     }),
   ];
