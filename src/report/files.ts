@@ -105,12 +105,15 @@ export function renderMarkdown(summary: Summary): string {
 
 /** Screenshot tokens against text tools' tokens, per run, for the cells that sent screenshots and their neighbours without. */
 function markdownObservations(cells: readonly Cell[]): string[] {
-  if (!cells.some((cell) => (cell.observationTokens?.screenshots ?? 0) > 0)) return [];
-  const seeing = cells.filter((cell) => cell.observationTokens && cells.some((other) => (other.observationTokens?.screenshots ?? 0) > 0 && other.task === cell.task && other.model === cell.model && other.site === cell.site));
+  // Neighbours: the same task, model and site, whatever the layers.
+  const neighbours = ({ task, model, site }: Cell) => `${task}\u0000${model}\u0000${site}`;
+  const seeing = new Set(cells.filter((cell) => (cell.observationTokens?.screenshots ?? 0) > 0).map(neighbours));
+  if (seeing.size === 0) return [];
   const perRun = (count: number, runs: number) => formatCount(Math.round(count / runs));
-  const rows = seeing.map((cell) => {
-    const { screenshots, text, runs } = cell.observationTokens!;
-    return [cell.task, cell.model, cell.layers, cell.site, perRun(screenshots, runs), perRun(text, runs)];
+  const rows = cells.flatMap((cell) => {
+    const observed = cell.observationTokens;
+    if (!observed || !seeing.has(neighbours(cell))) return [];
+    return [[cell.task, cell.model, cell.layers, cell.site, perRun(observed.screenshots, observed.runs), perRun(observed.text, observed.runs)]];
   });
   return ['', '## What the model was shown', '', 'Prompt tokens per run: screenshots sent (estimated, see the README) and the text tools\' outputs (o200k_base).', '', markdownTable(['task', 'model', 'layers', 'site', 'screenshot tokens', 'text-tool tokens'], rows)];
 }
