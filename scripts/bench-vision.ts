@@ -6,14 +6,14 @@
  * are o200k_base's (gpt-4o's). Prints each, and the ratios to plain text.
  */
 import { chromium } from '@playwright/test';
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { textCounter } from '../src/harness/tokens.ts';
 import { FIXED_IMAGE_TOKENS, openAIImageTokens } from '../src/models/images.ts';
 import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
 import { createReplica, HN_ORIGIN, markupYears, routeReplica } from '../src/sites/hn/index.ts';
 import { pageMarkdown } from '../src/tools/markdown.ts';
 import { jpegSize, takeScreenshot } from '../src/tools/screenshot.ts';
 
-const tokens = (text: string) => countTokens(text, { disallowedSpecial: new Set() });
+const tokens = await textCounter('gpt-4o');
 const browser = await chromium.launch(chromiumLaunchOptions());
 const rows: string[][] = [];
 for (const markupYear of markupYears) {

@@ -51,16 +51,19 @@ export function contextWindow(modelId: string): number {
  */
 export async function messageCounter(modelId: string): Promise<MessageCounter> {
   const openai = /^openai:(.+)$/.exec(modelId)?.[1];
-  const countText =
-    openai === undefined
-      ? (text: string) => Math.ceil(text.length / 4)
-      : await encodingFor(openai).then(({ countTokens }) => (text: string) => countTokens(text, { disallowedSpecial: new Set() }));
+  const countText = openai === undefined ? (text: string) => Math.ceil(text.length / 4) : await textCounter(openai);
   return (message) => MESSAGE_OVERHEAD + countText(messageText(message));
 }
 
 /** The tokens of a whole prompt: its messages and the reply's priming. */
 export function promptTokens(messages: readonly ChatMessage[], count: MessageCounter): number {
   return messages.reduce((total, message) => total + count(message), REPLY_PRIMING);
+}
+
+/** Counts a text's tokens with an OpenAI model's encoding (`gpt-4o`: o200k_base); special tokens' text counts as text. */
+export async function textCounter(openaiModel: string): Promise<(text: string) => number> {
+  const { countTokens } = await encodingFor(openaiModel);
+  return (text) => countTokens(text, { disallowedSpecial: new Set() });
 }
 
 function encodingFor(name: string) {
@@ -82,12 +85,12 @@ const NOT_TEXT_TOOLS = new Set(['screenshot', 'view_screenshot', 'finish']);
  * counted with o200k_base, gpt-4o's tokenizer, as one yardstick whatever the model).
  */
 export async function observationTokens(trace: readonly TraceEvent[]): Promise<{ screenshots: number; text: number }> {
-  const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
+  const countTokens = await textCounter('gpt-4o');
   let screenshots = 0;
   let text = 0;
   for (const event of trace) {
     if (event.type === 'harness_image') screenshots += event.tokens;
-    if (event.type === 'tool_result' && event.ok && !NOT_TEXT_TOOLS.has(event.name)) text += countTokens(JSON.stringify(event.output), { disallowedSpecial: new Set() });
+    if (event.type === 'tool_result' && event.ok && !NOT_TEXT_TOOLS.has(event.name)) text += countTokens(JSON.stringify(event.output));
   }
   return { screenshots, text };
 }
