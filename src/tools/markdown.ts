@@ -14,9 +14,7 @@ export function markdownTextTool(page: () => Page, textLimit: number): Tool {
 
 /** The page's body as markdown. */
 export function pageMarkdown(page: Page): Promise<string> {
-  // Sent as source, with a no-op `__name`: a transpiler that keeps function names (esbuild's
-  // keepNames, as tsx runs) wraps the walk's helpers in calls to it, which the page lacks.
-  return page.evaluate(`(() => { const __name = (target) => target; return (${toMarkdown.toString()})(); })()`);
+  return page.evaluate(TO_MARKDOWN_SOURCE);
 }
 
 /**
@@ -104,3 +102,9 @@ function toMarkdown(): string {
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }
+
+/**
+ * The walk, sent as source (built once), with a no-op `__name`: a transpiler that keeps function
+ * names (esbuild's keepNames, as tsx runs) wraps the walk's helpers in calls to it, which the page lacks.
+ */
+const TO_MARKDOWN_SOURCE = `(() => { const __name = (target) => target; return (${toMarkdown.toString()})(); })()`;
