@@ -169,6 +169,18 @@ test('markdown get_text of an HN page: its story link kept, no form, no script l
   expect(markdown).not.toMatch(/\badd comment\b/);
 });
 
+test("output after vision({ text: 'markdown' }) pages the markdown get_text, not a plain one of its own", async ({ context }) => {
+  const { model } = turnsDouble([
+    [{ name: 'navigate', arguments: JSON.stringify({ url: `${HN}/news` }) }],
+    [{ name: 'get_text', arguments: '{}' }],
+  ]);
+  const run = await evaluate({ context, site: recordedHn(), model, layers: [vision({ text: 'markdown' }), 'output'], task: upvoteFirstPost });
+  const text = run.trace.find((event) => event.type === 'tool_result' && event.name === 'get_text');
+  // Paged by output (the front page's markdown is over its inline size), and markdown: links as [text](url).
+  expect(text?.type === 'tool_result' && JSON.stringify(text.output)).toMatch(/\]\(https:\/\//);
+  expect(run.trace.some((event) => event.type === 'harness_output' && event.tier !== 'inline')).toBe(true);
+});
+
 test("the doubles count an image they are sent as the fixed estimate, not as its base64's length", async () => {
   const model = createModel('scripted:looker');
   const ask = { role: 'user' as const, content: 'look' };

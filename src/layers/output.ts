@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { defineLayer } from '../harness/layer.ts';
-import { browserTools } from '../tools/browser.ts';
+import type { TextTool } from '../tools/browser.ts';
 import { defineTool, ToolError, type ToolOutput } from '../tools/registry.ts';
 
 export const outputOptions = z
@@ -61,11 +61,10 @@ export const output = defineLayer({
     });
 
     return {
-      tools(run, tools) {
+      tools(_run, tools) {
         pages = [];
-        // The attempt's page is the run's only once its tools are set: the uncapped get_text looks it up when called.
-        const uncapped = (args: unknown) => browserTools(run.page, {}, { textLimit: Infinity }).find((tool) => tool.name === 'get_text')!.execute(args);
-        const offered = tools.map((tool) => (tool.name === 'get_text' ? { ...tool, description: 'The visible text of the page.', execute: uncapped } : tool));
+        // Whichever get_text the stack offers (plain, or vision's markdown), without its own cap: long ones are paged here.
+        const offered = tools.map((tool) => ('uncapped' in tool ? (tool as TextTool).uncapped() : tool));
         return [...offered, more, readArtifact];
       },
       async aroundTool(run, call, next) {

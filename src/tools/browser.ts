@@ -44,12 +44,15 @@ export async function firstMatch(page: Page, selector: string) {
   return locator;
 }
 
+/** A `get_text`, and the same reading with no cap of its own (the `output` layer pages it instead). */
+export type TextTool = Tool & { uncapped(): Tool };
+
 /**
  * A `get_text`: what `read` makes of the page, capped at `textLimit` characters (`truncated` says
  * where it was cut). `about` opens its description.
  */
-export function getTextTool(page: () => Page, about: string, read: (page: Page) => Promise<string>, textLimit: number): Tool {
-  return defineTool({
+export function getTextTool(page: () => Page, about: string, read: (page: Page) => Promise<string>, textLimit: number): TextTool {
+  const tool = defineTool({
     name: 'get_text',
     effect: 'read',
     description: `${about}${Number.isFinite(textLimit) ? ` (at most ${textLimit} characters)` : ''}.`,
@@ -61,6 +64,7 @@ export function getTextTool(page: () => Page, about: string, read: (page: Page) 
       return { url: page().url(), text: text.slice(0, textLimit), truncated: `showing ${textLimit} of ${text.length} characters` };
     },
   });
+  return { ...tool, uncapped: () => getTextTool(page, about, read, Infinity) };
 }
 
 /**
