@@ -225,7 +225,7 @@ export class RunContext {
     this.record({ type: 'tool_call', callId: call.id, name: call.name, arguments: call.arguments, by });
     const started = performance.now();
     const execute = this.current.layers.reduceRight<() => Promise<ToolOutcome>>(
-      (next, layer) => (layer.aroundTool ? () => layer.aroundTool!(this, call, next) : next),
+      (next, layer) => (layer.aroundTool ? () => layer.aroundTool!(this, call, next, by) : next),
       () => this.runTool(call, by, withinMs),
     );
     const outcome = await this.unlessAborted(execute());

@@ -55,10 +55,10 @@ export const subroutines = defineLayer({
   create({ dir, replay }) {
     let tried = false;
     return {
-      async aroundTool(run, call, next) {
+      async aroundTool(run, call, next, by) {
         const tool = run.tools.get(call.name);
         // A program's calls are its own tool call's doing: that call is the step.
-        if ((tool?.effect !== 'act' && call.name !== 'finish') || callOrigin(run.trace.events, call.id) === 'program') return next();
+        if ((tool?.effect !== 'act' && call.name !== 'finish') || by === 'program') return next();
         const on = place(run.page.url());
         const element = await elementOf(run.page, call);
         const outcome = await next();
@@ -172,12 +172,6 @@ function place(url: string): string {
   if (parsed.protocol === 'about:') return url;
   parsed.searchParams.delete('auth');
   return `${parsed.pathname}${parsed.search}`;
-}
-
-/** Who made call `id`: the trace's `tool_call` for it, written before the call runs. */
-function callOrigin(events: readonly TraceEvent[], id: string): string | undefined {
-  const call = events.findLast((event) => event.type === 'tool_call' && event.callId === id);
-  return call?.type === 'tool_call' ? call.by : undefined;
 }
 
 /** Where the subroutine of a task's revision is kept in `dir`. */
