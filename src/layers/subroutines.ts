@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { z } from 'zod';
@@ -7,9 +7,9 @@ import type { RunContext, TaskId } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 import { describeCalls } from '../harness/loop.ts';
 import { elementSchema, subroutineStepSchema, type TraceEvent } from '../harness/trace.ts';
-import { InputError, parseInput } from '../input.ts';
+import { InputError, readJsonFile } from '../input.ts';
 import type { ToolCall } from '../models/types.ts';
-import { parseJsonObject } from '../text.ts';
+import { parseJsonObject, writeFileAtomic } from '../text.ts';
 
 export const subroutinesOptions = z
   .object({
@@ -179,20 +179,9 @@ export function subroutineFile(dir: string, task: TaskId): string {
   return join(dir, `${task.name}.r${task.revision}.json`);
 }
 
+/** The subroutine kept in `file`, if there is one; a file that is not one is an InputError. */
 function readSubroutine(file: string): Subroutine | undefined {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new InputError(`subroutine ${file}: not JSON (${(error as Error).message})`);
-  }
-  return parseInput(subroutineSchema, json, `subroutine ${file}`);
+  return existsSync(file) ? readJsonFile(file, subroutineSchema, 'subroutine', { label: `subroutine ${file}` }) : undefined;
 }
 
 /** What `saveSubroutine` reads of a run record: the oracle's verdict and the trace. */
@@ -234,6 +223,6 @@ export function saveSubroutine(record: JudgedRun, { task, dir }: { task: Pick<Ta
   steps[steps.length - 1] = { ...last, arguments: JSON.stringify(finish) };
   const file = subroutineFile(dir, task);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(file, `${JSON.stringify({ task: task.name, revision: task.revision, steps } satisfies Subroutine, null, 2)}\n`);
+  writeFileAtomic(file, `${JSON.stringify({ task: task.name, revision: task.revision, steps } satisfies Subroutine, null, 2)}\n`);
   return file;
 }
