@@ -2,11 +2,12 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { z } from 'zod';
+import type { RunRecord } from '../eval/evaluate.ts';
 import type { Task } from '../eval/tasks.ts';
 import type { RunContext, TaskId } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 import { describeCalls } from '../harness/loop.ts';
-import { elementSchema, subroutineStepSchema, type TraceEvent } from '../harness/trace.ts';
+import { elementSchema, subroutineStepSchema } from '../harness/trace.ts';
 import { InputError, readJsonFile } from '../input.ts';
 import type { ToolCall } from '../models/types.ts';
 import { parseJsonObject, writeFileAtomic } from '../text.ts';
@@ -185,15 +186,7 @@ function readSubroutine(file: string): Subroutine | undefined {
 }
 
 /** What `saveSubroutine` reads of a run record: the oracle's verdict and the trace. */
-export interface JudgedRun {
-  task: string;
-  claimed: boolean;
-  actual: boolean;
-  judged: boolean;
-  incomplete: boolean;
-  sideEffects: readonly unknown[];
-  trace: readonly TraceEvent[];
-}
+export type JudgedRun = Pick<RunRecord, 'task' | 'claimed' | 'actual' | 'judged' | 'incomplete' | 'sideEffects' | 'trace'>;
 
 /**
  * Saves the actions of a run the oracle confirmed (claimed, actual, no side effect) as the
