@@ -165,20 +165,13 @@ test('a browser that dies mid-run ends the run with error, saying the browser cl
   const browser = await chromium.launch(chromiumLaunchOptions());
   try {
     const context = await browser.newContext();
-    let turns = 0;
-    const model: Model = {
-      id: 'test:browser-killer',
-      async chat() {
-        turns += 1;
-        if (turns === 2) await browser.close();
-        const toolCalls = turns === 1 ? [call('navigate', { url: FRONT })] : [call('click', { selector: '#up_1' }), call('current_url')];
-        return { message: { content: null, toolCalls: toolCalls.map((c, i) => ({ id: `k${turns}_${i}`, ...c })) }, usage: { input: 1, output: 1 } };
-      },
-    };
+    const { model, requests } = turnsDouble([[call('navigate', { url: FRONT })], ...Array<Array<ReturnType<typeof call>>>(3).fill([call('click', { selector: '#up_1' }), call('current_url')])], {
+      beforeTurn: (turn) => turn === 2 && browser.close(),
+    });
     const result = await runOn(context, model);
     expect(result).toMatchObject({ stopReason: 'error', claimed: false });
     expect(result.summary).toMatch(/^the browser( context| page)? closed mid-run/);
-    expect(turns).toBe(2);
+    expect(requests).toHaveLength(2);
   } finally {
     await browser.close();
   }

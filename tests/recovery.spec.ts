@@ -3,7 +3,6 @@ import { evaluate } from '../src/eval/evaluate.ts';
 import { runHarness } from '../src/harness/run.ts';
 import { transcript } from '../src/harness/transcript.ts';
 import { recovery } from '../src/layers/recovery.ts';
-import type { Model } from '../src/models/types.ts';
 import { createReplica } from '../src/sites/hn/replica.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
@@ -11,6 +10,7 @@ import { expect, firstStory, test, turnsDouble } from './support.ts';
 
 const FRONT = 'https://news.ycombinator.com/news';
 const call = (name: string, args: object = {}) => ({ name, arguments: JSON.stringify(args) });
+type Turn = Array<ReturnType<typeof call>>;
 
 test('the crashAfter fault marks the answer to the Nth page request, once: static files do not count', async () => {
   const replica = createReplica({ faults: { crashAfter: 2 } });
@@ -87,18 +87,13 @@ async function crash(page: Page): Promise<void> {
 test('recovery is bounded: a crashed renderer is recovered, past maxRecoveries a lost page stops the run with error, saying why', async ({ context, browser }) => {
   const site = recordedHn();
   const pages: Page[] = [];
-  let turns = 0;
   // Kills the browser page under the run before its 2nd turn (a renderer crash) and its 3rd (a close).
-  const closer: Model = {
-    id: 'test:page-killer',
-    async chat() {
-      turns += 1;
-      if (turns === 2) await crash(pages.at(-1)!);
-      if (turns === 3) await pages.at(-1)!.close();
-      const toolCalls = turns > 4 ? [{ id: `c${turns}`, ...call('finish', { success: false, summary: 'gave up' }) }] : [{ id: `c${turns}`, ...call('navigate', { url: FRONT }) }];
-      return { message: { content: null, toolCalls }, usage: { input: 1, output: 1 } };
+  const { model: closer } = turnsDouble([...Array<Turn>(4).fill([call('navigate', { url: FRONT })]), [call('finish', { success: false, summary: 'gave up' })]], {
+    beforeTurn: async (turn) => {
+      if (turn === 2) await crash(pages.at(-1)!);
+      if (turn === 3) await pages.at(-1)!.close();
     },
-  };
+  });
   const result = await runHarness({
     task: upvoteFirstPost.prompt,
     model: closer,
@@ -125,16 +120,9 @@ test('without recovery, a crashed renderer stops the run with error, as a closed
   const site = recordedHn();
   await site.attach(context);
   const page = await context.newPage();
-  let turns = 0;
-  const model: Model = {
-    id: 'test:renderer-crasher',
-    async chat() {
-      turns += 1;
-      if (turns === 2) await crash(page);
-      const toolCalls = turns > 3 ? [{ id: `c${turns}`, ...call('finish', { success: false, summary: 'gave up' }) }] : [{ id: `c${turns}`, ...call('navigate', { url: FRONT }) }];
-      return { message: { content: null, toolCalls }, usage: { input: 1, output: 1 } };
-    },
-  };
+  const { model } = turnsDouble([...Array<Turn>(3).fill([call('navigate', { url: FRONT })]), [call('finish', { success: false, summary: 'gave up' })]], {
+    beforeTurn: (turn) => turn === 2 && crash(page),
+  });
   const result = await runHarness({ task: upvoteFirstPost.prompt, model, openSession: async () => ({ page, close: async () => {} }) });
   expect(result).toMatchObject({ stopReason: 'error', claimed: false, iterations: 2, summary: 'the browser page crashed mid-run, so the run cannot go on' });
 });

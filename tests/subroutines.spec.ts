@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import type { BrowserContext } from '@playwright/test';
+import type { Browser, BrowserContext } from '@playwright/test';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { runHarness } from '../src/harness/run.ts';
 import { defineLayer } from '../src/harness/layer.ts';
@@ -10,6 +10,7 @@ import { createModel } from '../src/models/registry.ts';
 import type { ChatRequest, Model } from '../src/models/types.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import type { ReplicaOptionsInput } from '../src/sites/hn/index.ts';
+import type { MarkupYear } from '../src/sites/hn/options.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { expect, test } from './support.ts';
 
@@ -32,6 +33,15 @@ async function recordOn2025(context: BrowserContext, dir: string, site: { startL
   const recorded = await run(context, 'scripted:diligent', [...withSubroutines(dir).slice(0, -1), ['subroutines', { dir, replay: false }]], { ...site, faults: { markupYear: 2025 } });
   expect(recorded).toMatchObject({ claimed: true, actual: true, sideEffects: [] });
   return { recorded, file: saveSubroutine(recorded, { task, dir }) };
+}
+
+/** Replays what `dir` holds on a fresh context (the diligent model standing by, counting its calls) on the markup of `markupYear`. */
+async function replayIn(browser: Browser, dir: string, markupYear: MarkupYear, more: readonly LayerSpec[] = [], site: { startLoggedIn?: boolean } = {}) {
+  const fresh = await browser.newContext();
+  const { model, requests } = counted('scripted:diligent');
+  const result = await run(fresh, model, withSubroutines(dir, more), { ...site, faults: { markupYear } });
+  await fresh.close();
+  return { result, requests };
 }
 
 test.describe('saveSubroutine', () => {
@@ -64,10 +74,7 @@ test.describe('replay', () => {
   test('on the markup it was recorded on: no model call, and the oracle finds the task done', async ({ context, browser }, testInfo) => {
     const dir = testInfo.outputPath('subroutines');
     await recordOn2025(context, dir);
-    const fresh = await browser.newContext();
-    const { model, requests } = counted('scripted:diligent');
-    const replayed = await run(fresh, model, withSubroutines(dir), { faults: { markupYear: 2025 } });
-    await fresh.close();
+    const { result: replayed, requests } = await replayIn(browser, dir, 2025);
     expect(requests).toHaveLength(0);
     expect(replayed).toMatchObject({ claimed: true, actual: true, falseSuccess: false, iterations: 0, stopReason: 'finished' });
     expect(replayed.trace.find((event) => event.type === 'harness_subroutine')).toMatchObject({ replayed: 6, of: 6 });
@@ -79,10 +86,7 @@ test.describe('replay', () => {
   test('on another markup: stops at the step that drifted, and the model goes on from there, told so', async ({ context, browser }, testInfo) => {
     const dir = testInfo.outputPath('subroutines');
     await recordOn2025(context, dir);
-    const fresh = await browser.newContext();
-    const { model, requests } = counted('scripted:diligent');
-    const fallback = await run(fresh, model, withSubroutines(dir), { faults: { markupYear: 2017 } });
-    await fresh.close();
+    const { result: fallback, requests } = await replayIn(browser, dir, 2017);
     expect(fallback.trace.find((event) => event.type === 'harness_subroutine')).toMatchObject({ replayed: 1, of: 6, diverged: { step: 2, why: expect.stringMatching(/row of class "athing", not "athing submission"/) } });
     // Only step 1 ran for the harness; the model was called from step 2 on, with one message saying so.
     const harnessCalls = fallback.trace.filter((event) => event.type === 'tool_call' && event.by === 'harness' && event.callId.startsWith('subroutine-'));
@@ -96,10 +100,7 @@ test.describe('replay', () => {
   test('a replayed step the harness denies stops the replay, and the model takes over', async ({ context, browser }, testInfo) => {
     const dir = testInfo.outputPath('subroutines');
     await recordOn2025(context, dir, { startLoggedIn: true });
-    const fresh = await browser.newContext();
-    const { model, requests } = counted('scripted:diligent');
-    const denied = await run(fresh, model, withSubroutines(dir, [['approval', { policy: 'deny' }]]), { startLoggedIn: true, faults: { markupYear: 2025 } });
-    await fresh.close();
+    const { result: denied, requests } = await replayIn(browser, dir, 2025, [['approval', { policy: 'deny' }]], { startLoggedIn: true });
     expect(denied.trace.find((event) => event.type === 'harness_approval')).toMatchObject({ callId: 'subroutine-2', decision: 'denied' });
     expect(denied.trace.find((event) => event.type === 'harness_subroutine')).toMatchObject({ replayed: 1, diverged: { step: 2, why: expect.stringMatching(/^failed \(denied by the harness/) } });
     expect(requests.length).toBeGreaterThan(0);

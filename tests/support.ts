@@ -62,14 +62,18 @@ export const test = base.extend<{ replicaOptions: ReplicaOptionsInput; replica: 
 });
 export { expect } from '@playwright/test';
 
-/** A test double: answers the given assistant turns in order, then claims failure. Records requests. */
-export function turnsDouble(turns: Array<Array<{ name: string; arguments: string }> | string>) {
+/**
+ * A test double: answers the given assistant turns in order, then claims failure. Records requests.
+ * `beforeTurn` runs before each answer (its number from 1): a test harming the browser under the run.
+ */
+export function turnsDouble(turns: Array<Array<{ name: string; arguments: string }> | string>, { beforeTurn }: { beforeTurn?: (turn: number) => unknown } = {}) {
   const requests: import('../src/models/types.ts').ChatRequest[] = [];
   let index = 0;
   const model: import('../src/models/types.ts').Model = {
     id: 'test:turns-double',
     async chat(request) {
       requests.push({ ...request, messages: [...request.messages] });
+      await beforeTurn?.(requests.length);
       const turn = turns[index++] ?? [{ name: 'finish', arguments: '{"success":false,"summary":"out of turns"}' }];
       const toolCalls = typeof turn === 'string' ? [] : turn.map((call, i) => ({ id: `t${index}_${i}`, ...call }));
       return { message: { content: typeof turn === 'string' ? turn : null, toolCalls }, usage: { input: 10, output: 5 } };

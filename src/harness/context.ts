@@ -121,7 +121,8 @@ export class RunContext {
   private stopReason?: { reason: StopReason; detail: string };
   private session?: { page: Page; tools: ToolRegistry; state: ToolState; layers: readonly Layer[]; openFresh?: () => Promise<Page> };
 
-  private readonly secretValues: readonly string[];
+  /** The values that never leave the run: the site's password, API keys. */
+  readonly secrets: readonly string[];
 
   constructor(
     readonly task: string,
@@ -138,18 +139,13 @@ export class RunContext {
     this.taskId = options.taskId;
     this.carried = options.carried;
     this.limits = { callMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS };
-    this.secretValues = [...secrets, ...(credentials ? [credentials.password] : [])];
-    this.trace = new Trace(() => this.secretValues);
-  }
-
-  /** The values that never leave the run: the site's password, API keys. */
-  get secrets(): readonly string[] {
-    return this.secretValues;
+    this.secrets = [...secrets, ...(credentials ? [credentials.password] : [])];
+    this.trace = new Trace(() => this.secrets);
   }
 
   /** The value with every secret replaced: for anything the run hands out besides the trace. */
   redact<T>(value: T): T {
-    return redact(value, this.secretValues);
+    return redact(value, this.secrets);
   }
 
   /** The run as data after a step: what `durable` saves, and `resume` takes back in a new process. */
@@ -229,7 +225,7 @@ export class RunContext {
     this.record({ type: 'tool_call', callId: call.id, name: call.name, arguments: call.arguments, by });
     const started = performance.now();
     const execute = this.current.layers.reduceRight<() => Promise<ToolOutcome>>(
-      (next, layer) => (layer.aroundTool ? () => layer.aroundTool!(this, call, next) : next),
+      (next, layer) => (layer.aroundTool ? () => layer.aroundTool!(this, call, next, by) : next),
       () => this.runTool(call, by, withinMs),
     );
     const outcome = await this.unlessAborted(execute());

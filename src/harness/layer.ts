@@ -3,7 +3,7 @@ import { parseInput } from '../input.ts';
 import type { ChatResponse, ToolCall } from '../models/types.ts';
 import type { Claim } from '../tools/browser.ts';
 import type { Tool, ToolOutcome } from '../tools/registry.ts';
-import type { RunContext } from './context.ts';
+import type { CallOrigin, RunContext } from './context.ts';
 import type { StopReason } from './trace.ts';
 
 export interface AttemptOutcome {
@@ -25,8 +25,8 @@ export interface Layer {
   beforeModel?(run: RunContext): void | Promise<void>;
   /** After each model answer, before its tool calls run: notice repetition (may stop the run). */
   afterModel?(run: RunContext, response: ChatResponse): void | Promise<void>;
-  /** Around each tool call, outermost layer first: deny it, wait for approval, settle the page, reshape the output. */
-  aroundTool?(run: RunContext, call: ToolCall, next: () => Promise<ToolOutcome>): Promise<ToolOutcome>;
+  /** Around each tool call, outermost layer first: deny it, wait for approval, settle the page, reshape the output. `by` says whose call it is. */
+  aroundTool?(run: RunContext, call: ToolCall, next: () => Promise<ToolOutcome>, by: CallOrigin): Promise<ToolOutcome>;
   /** After the tool calls of a turn: react to where the browser is (a login wall). */
   afterTools?(run: RunContext): void | Promise<void>;
   /** When the model claims an outcome: answers the claim the harness will report. */

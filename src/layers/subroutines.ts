@@ -1,15 +1,16 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { z } from 'zod';
+import type { RunRecord } from '../eval/evaluate.ts';
 import type { Task } from '../eval/tasks.ts';
 import type { RunContext, TaskId } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 import { describeCalls } from '../harness/loop.ts';
-import { elementSchema, subroutineStepSchema, type TraceEvent } from '../harness/trace.ts';
-import { InputError, parseInput } from '../input.ts';
+import { elementSchema, subroutineStepSchema } from '../harness/trace.ts';
+import { InputError, readJsonFile } from '../input.ts';
 import type { ToolCall } from '../models/types.ts';
-import { parseJsonObject } from '../text.ts';
+import { parseJsonObject, writeFileAtomic } from '../text.ts';
 
 export const subroutinesOptions = z
   .object({
@@ -55,10 +56,10 @@ export const subroutines = defineLayer({
   create({ dir, replay }) {
     let tried = false;
     return {
-      async aroundTool(run, call, next) {
+      async aroundTool(run, call, next, by) {
         const tool = run.tools.get(call.name);
         // A program's calls are its own tool call's doing: that call is the step.
-        if ((tool?.effect !== 'act' && call.name !== 'finish') || callOrigin(run.trace.events, call.id) === 'program') return next();
+        if ((tool?.effect !== 'act' && call.name !== 'finish') || by === 'program') return next();
         const on = place(run.page.url());
         const element = await elementOf(run.page, call);
         const outcome = await next();
@@ -174,43 +175,18 @@ function place(url: string): string {
   return `${parsed.pathname}${parsed.search}`;
 }
 
-/** Who made call `id`: the trace's `tool_call` for it, written before the call runs. */
-function callOrigin(events: readonly TraceEvent[], id: string): string | undefined {
-  const call = events.findLast((event) => event.type === 'tool_call' && event.callId === id);
-  return call?.type === 'tool_call' ? call.by : undefined;
-}
-
 /** Where the subroutine of a task's revision is kept in `dir`. */
 export function subroutineFile(dir: string, task: TaskId): string {
   return join(dir, `${task.name}.r${task.revision}.json`);
 }
 
+/** The subroutine kept in `file`, if there is one; a file that is not one is an InputError. */
 function readSubroutine(file: string): Subroutine | undefined {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new InputError(`subroutine ${file}: not JSON (${(error as Error).message})`);
-  }
-  return parseInput(subroutineSchema, json, `subroutine ${file}`);
+  return existsSync(file) ? readJsonFile(file, subroutineSchema, 'subroutine', { label: `subroutine ${file}` }) : undefined;
 }
 
 /** What `saveSubroutine` reads of a run record: the oracle's verdict and the trace. */
-export interface JudgedRun {
-  task: string;
-  claimed: boolean;
-  actual: boolean;
-  judged: boolean;
-  incomplete: boolean;
-  sideEffects: readonly unknown[];
-  trace: readonly TraceEvent[];
-}
+export type JudgedRun = Pick<RunRecord, 'task' | 'claimed' | 'actual' | 'judged' | 'incomplete' | 'sideEffects' | 'trace'>;
 
 /**
  * Saves the actions of a run the oracle confirmed (claimed, actual, no side effect) as the
@@ -240,6 +216,6 @@ export function saveSubroutine(record: JudgedRun, { task, dir }: { task: Pick<Ta
   steps[steps.length - 1] = { ...last, arguments: JSON.stringify(finish) };
   const file = subroutineFile(dir, task);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(file, `${JSON.stringify({ task: task.name, revision: task.revision, steps } satisfies Subroutine, null, 2)}\n`);
+  writeFileAtomic(file, `${JSON.stringify({ task: task.name, revision: task.revision, steps } satisfies Subroutine, null, 2)}\n`);
   return file;
 }
