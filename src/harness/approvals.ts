@@ -3,18 +3,18 @@ import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { readJsonFile } from '../input.ts';
+import { canonicalJson } from '../report/summarize.ts';
 import { writeFileAtomic } from '../text.ts';
 import type { RunContext } from './context.ts';
 
 /** How far a decision reaches: the one call it was asked for, every matching call of that run, or of any run of the task. */
-export const approvalScopes = ['call', 'run', 'task'] as const;
-export type ApprovalScope = (typeof approvalScopes)[number];
+const approvalScopes = ['call', 'run', 'task'] as const;
 
 /** Why the store is asked: an action a layer holds back, or a stuck run that may go on (`continue`). */
-export const approvalKinds = ['action', 'continue'] as const;
+const approvalKinds = ['action', 'continue'] as const;
 
 /** A request, as the harness files it: `<id>.request.json` in the store's folder. */
-export const approvalRequestSchema = z
+const approvalRequestSchema = z
   .object({
     version: z.literal(1),
     id: z.string().min(1),
@@ -39,7 +39,7 @@ export const approvalRequestSchema = z
 export type ApprovalRequest = z.infer<typeof approvalRequestSchema>;
 
 /** A person's decision, as they (or `decide`) write it: `<id>.decision.json`, beside the request. */
-export const approvalDecisionSchema = z
+const approvalDecisionSchema = z
   .object({
     id: z.string().min(1),
     decision: z.enum(['approved', 'denied']),
@@ -52,18 +52,21 @@ export const approvalDecisionSchema = z
   .strict();
 export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>;
 
+/** How long a request stays open unless the options say otherwise: a day. */
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 /** The store as a layer's options name it: its folder, the scope a request asks for, and how long it stays open. */
 export const approvalStoreOptions = z
   .object({
     dir: z.string().min(1),
     scope: z.enum(approvalScopes).default('call'),
-    expiresInMs: z.number().int().positive().default(24 * 60 * 60 * 1000),
+    expiresInMs: z.number().int().positive().default(DAY_MS),
   })
   .strict();
 export type ApprovalStoreOptions = z.output<typeof approvalStoreOptions>;
 
 /** What a layer asks about; the store adds the id, the run, the hash, the scope and the times. */
-export interface ApprovalAsk {
+interface ApprovalAsk {
   kind: (typeof approvalKinds)[number];
   action: string;
   resource: string;
@@ -75,7 +78,7 @@ export interface ApprovalAsk {
   tool?: string;
 }
 
-export type Verdict = 'approved' | 'denied' | 'paused';
+type Verdict = 'approved' | 'denied' | 'paused';
 
 /**
  * Requests and decisions in a folder, one file each, written atomically: the harness writes
@@ -99,9 +102,8 @@ export class ApprovalStore {
 
   /** A decision made ahead of any request (a spec pre-filling the store): the request it answers, and the decision, at once. */
   grant(request: Omit<ApprovalRequest, 'version' | 'id' | 'requestedAt' | 'expiresAt'> & { expiresInMs?: number }, decision: ApprovalDecision['decision'] = 'approved'): ApprovalRequest {
-    const { expiresInMs = 24 * 60 * 60 * 1000, ...fields } = request;
-    const now = Date.now();
-    const filed = approvalRequestSchema.parse({ version: 1, id: randomUUID(), ...fields, requestedAt: new Date(now).toISOString(), expiresAt: new Date(now + expiresInMs).toISOString() });
+    const { expiresInMs = DAY_MS, ...fields } = request;
+    const filed = approvalRequestSchema.parse(newRequest(fields, expiresInMs));
     this.file(filed);
     this.decide(filed.id, decision);
     return filed;
@@ -145,26 +147,21 @@ function sameAsk(request: ApprovalRequest, asked: Pick<ApprovalRequest, 'kind' |
   return request.kind === asked.kind && request.action === asked.action && request.resource === asked.resource && request.argsHash === asked.argsHash;
 }
 
-/** sha256 of the arguments as canonical JSON (keys sorted): the same arguments, however the model ordered them, hash alike. */
-export function argsHash(args: unknown): string {
-  return createHash('sha256').update(canonical(args)).digest('hex');
+/** A new request for these fields, open from now for `expiresInMs`. */
+function newRequest(fields: Omit<ApprovalRequest, 'version' | 'id' | 'requestedAt' | 'expiresAt'>, expiresInMs: number): ApprovalRequest {
+  const now = Date.now();
+  return { version: 1, id: randomUUID(), ...fields, requestedAt: new Date(now).toISOString(), expiresAt: new Date(now + expiresInMs).toISOString() };
 }
 
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    return `{${Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
+/** sha256 of the arguments as canonical JSON (keys sorted): the same arguments, however the model ordered them, hash alike. */
+export function argsHash(args: unknown): string {
+  return createHash('sha256').update(canonicalJson(args) ?? 'null').digest('hex');
 }
 
 const freshRunIds = new WeakMap<RunContext, string>();
 
 /** The run's id in the store: the one its first request recorded (so a resumed run keeps it), else a new one. */
-export function runIdOf(run: RunContext): string {
+function runIdOf(run: RunContext): string {
   const recorded = run.trace.of('harness_approval_request')[0]?.runId;
   if (recorded) return recorded;
   if (!freshRunIds.has(run)) freshRunIds.set(run, randomUUID());
@@ -187,8 +184,7 @@ export function askStore(run: RunContext, options: ApprovalStoreOptions, ask: Ap
   }
   let request = store.waiting(asked);
   if (!request) {
-    const now = Date.now();
-    request = { version: 1, id: randomUUID(), ...asked, scope: options.scope, requestedAt: new Date(now).toISOString(), expiresAt: new Date(now + options.expiresInMs).toISOString(), reason: ask.reason };
+    request = newRequest({ ...asked, scope: options.scope, reason: ask.reason }, options.expiresInMs);
     store.file(request);
   }
   const { version: _version, id: requestId, ...fields } = request;

@@ -72,7 +72,9 @@ export const risk = defineLayer({
         const scored = scoreAction(options, call, target, run.page.url());
         const record = (decision: 'passed' | 'warned' | 'overridden' | 'approved' | 'denied' | 'paused') =>
           run.record({ type: 'harness_risk', callId: call.id, tool: call.name, score: scored.score, level: scored.level, ...(scored.rule && { rule: scored.rule.name }), decision });
-        const what = `${scored.rule?.action ?? scored.rule?.name ?? call.name} ${resourceOf(call, target)}`;
+        const action = scored.rule?.action ?? scored.rule?.name ?? call.name;
+        const resource = resourceOf(call, target);
+        const what = `${action} ${resource}`;
         if (scored.level === 'low') return (record('passed'), next());
         if (scored.level === 'medium') {
           if (warnedBefore(run, call)) return (record('overridden'), next());
@@ -83,7 +85,7 @@ export const risk = defineLayer({
           record('denied');
           return { ok: false, kind: 'denied', error: `denied by the harness: ${what} is high risk (${scored.rule!.name}) and needs a person's confirmation` };
         }
-        const ask = { kind: 'action', action: scored.rule!.action ?? scored.rule!.name, resource: resourceOf(call, target), argsHash: argsHash(target.args), reason: `high risk (${scored.rule!.name}, score ${scored.score})`, callId: call.id, tool: call.name } as const;
+        const ask = { kind: 'action', action, resource, argsHash: argsHash(target.args), reason: `high risk (${scored.rule!.name}, score ${scored.score})`, callId: call.id, tool: call.name } as const;
         const verdict = askStore(run, options.store, ask);
         record(verdict);
         if (verdict === 'paused') return { ok: false, kind: 'awaiting_approval', error: awaitingError(ask) };
@@ -134,5 +136,5 @@ function resourceOf(call: ToolCall, target: ActionTarget): string {
 /** The same call (tool and arguments) was warned about earlier in this attempt: the model chose to go ahead. */
 function warnedBefore(run: RunContext, call: ToolCall): boolean {
   const warned = new Set(run.trace.of('harness_risk').flatMap((event) => (event.decision === 'warned' && event.attempt === run.attempt ? [event.callId] : [])));
-  return run.trace.of('tool_call').some((event) => warned.has(event.callId) && event.name === call.name && argsHash(event.arguments) === argsHash(call.arguments));
+  return run.trace.of('tool_call').some((event) => warned.has(event.callId) && event.name === call.name && event.arguments === call.arguments);
 }

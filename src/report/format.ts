@@ -24,8 +24,13 @@ export function outcomeOf(run: Pick<ReportedRun, 'claimed' | 'actual'>): Outcome
 
 /** The outcome, and whether the run was cut short or could not be judged: `false success (incomplete, unjudged)`. */
 export function runOutcome(run: Pick<ReportedRun, 'claimed' | 'actual' | 'incomplete' | 'judged' | 'stopReason'>): string {
-  const notes = [...(run.incomplete ? [run.stopReason === 'awaiting_approval' ? 'incomplete: paused, awaiting approval' : 'incomplete'] : []), ...(run.judged ? [] : ['unjudged'])];
+  const notes = [...(run.incomplete ? [incompleteNote(run)] : []), ...(run.judged ? [] : ['unjudged'])];
   return `${outcomeOf(run)}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;
+}
+
+/** How an incomplete run is named: a paused one says so. */
+export function incompleteNote(run: Pick<ReportedRun, 'stopReason'>): string {
+  return run.stopReason === 'awaiting_approval' ? 'incomplete: paused, awaiting approval' : 'incomplete';
 }
 
 /** `1 iteration`, `2 iterations`, `1,000 runs`; `plural` for words that do not just take an s. */
