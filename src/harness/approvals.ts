@@ -3,8 +3,7 @@ import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { readJsonFile } from '../input.ts';
-import { canonicalJson } from '../report/summarize.ts';
-import { writeFileAtomic } from '../text.ts';
+import { canonicalJson, writeFileAtomic } from '../text.ts';
 import type { RunContext } from './context.ts';
 
 /** How far a decision reaches: the one call it was asked for, every matching call of that run, or of any run of the task. */
@@ -14,7 +13,8 @@ const approvalScopes = ['call', 'run', 'task'] as const;
 const approvalKinds = ['action', 'continue'] as const;
 
 /** A request, as the harness files it: `<id>.request.json` in the store's folder. */
-const approvalRequestSchema = z
+/** A request as its file holds it; the trace's `harness_approval_request` is the same fields. */
+export const approvalRequestSchema = z
   .object({
     version: z.literal(1),
     id: z.string().min(1),

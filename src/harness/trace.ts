@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ChatMessage, ToolSchema } from '../models/types.ts';
+import { approvalRequestSchema } from './approvals.ts';
 
 const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
 const usage = z.object({ input: z.number().nullable(), output: z.number().nullable() });
@@ -126,22 +127,13 @@ export const traceEventSchema = z.discriminatedUnion('type', [
     /** The approval store's request whose decision this was; absent for a policy's. */
     requestId: z.string().optional(),
   }),
-  z.object({
+  approvalRequestSchema.omit({ version: true, id: true }).extend({
     type: z.literal('harness_approval_request'),
     requestId: z.string(),
+    /** The store's folder. */
     store: z.string(),
     callId: z.string().optional(),
     tool: z.string().optional(),
-    kind: z.enum(['action', 'continue']),
-    task: z.string(),
-    runId: z.string(),
-    action: z.string(),
-    resource: z.string(),
-    argsHash: z.string(),
-    scope: z.enum(['call', 'run', 'task']),
-    requestedAt: z.string(),
-    expiresAt: z.string(),
-    reason: z.string(),
   }),
   z.object({
     type: z.literal('harness_risk'),

@@ -5,7 +5,7 @@ import { http, HttpResponse } from 'msw';
 import { z } from 'zod';
 import { redact } from '../harness/trace.ts';
 import { InputError, parseInput, readJsonFile } from '../input.ts';
-import { parseJsonObject, writeFileAtomic } from '../text.ts';
+import { canonicalJson, parseJsonObject, writeFileAtomic } from '../text.ts';
 import { handlersFetch } from './handlers-fetch.ts';
 
 /**
@@ -264,15 +264,6 @@ function commonPrefix(a: readonly unknown[], b: readonly unknown[]): number {
   let shared = 0;
   while (shared < Math.min(a.length, b.length) && canonicalJson(a[shared]) === canonicalJson(b[shared])) shared += 1;
   return shared;
-}
-
-/** JSON with every object's keys sorted: the same request always gives the same text, and so the same key. */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    typeof inner === 'object' && inner !== null && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : inner,
-  );
 }
 
 function sha256(text: string): string {

@@ -1,6 +1,7 @@
 import { BUILT_IN_AGENT } from '../eval/agent.ts';
 import { newcombe } from './statistics.ts';
-import { canonicalJson, compareCells } from './summarize.ts';
+import { canonicalJson, compareStrings } from '../text.ts';
+import { compareCells } from './summarize.ts';
 import type { Cell, LayerEffect } from './types.ts';
 
 /**
@@ -65,6 +66,3 @@ function effect(layer: Pick<LayerEffect, 'layer' | 'options'>, without: Cell, wi
   };
 }
 
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}

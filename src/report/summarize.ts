@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { stopReasons } from '../harness/trace.ts';
 import { parseInput } from '../input.ts';
+import { canonicalJson, compareStrings } from '../text.ts';
 import { describe, passHatKTable, wilson } from './statistics.ts';
 import { layerEffects } from './ablation.ts';
 import { gateSchema, type Cell, type CellNames, type Condition, type Gate, type GateBreach, type MissingTest, type NotApplicableTest, type PriceTable, type ReportedRun, type Summary } from './types.ts';
@@ -79,15 +80,6 @@ export function groupByCell(runs: readonly ReportedRun[]): Map<string, ReportedR
     else groups.set(key, [run]);
   }
   return groups;
-}
-
-/** JSON with every object's keys sorted, so equal data gives equal text. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    inner && typeof inner === 'object' && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => compareStrings(a, b)))
-      : inner,
-  );
 }
 
 const conditionParts = ['task', 'agent', 'model', 'layers', 'site'] as const;
@@ -200,10 +192,6 @@ function inCanonicalOrder(counts: ReadonlyMap<string, number>): Record<string, n
     if (count) ordered[reason] = count;
   }
   return ordered;
-}
-
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**
