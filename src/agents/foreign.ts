@@ -1,6 +1,7 @@
 import { Trace, type StopReason, type TraceEventBody } from '../harness/trace.ts';
 import { claimSchema, type Agent, type AgentClaim, type AgentInput, type AgentResult, type AgentRun } from '../eval/agent.ts';
 import { serveSite } from '../sites/serve.ts';
+import { InputError } from '../input.ts';
 import { startGateway } from './gateway.ts';
 
 /** What a foreign agent's body ends with: its claim, or nothing claimed and why. */
@@ -19,6 +20,8 @@ export interface ForeignAgentOptions {
   condition: Record<string, unknown>;
   /** Give the agent the site's account (`HN_USERNAME`/`HN_PASSWORD` for a command). */
   account?: boolean;
+  /** Checks the agent can run at all (a command's program is there), before the run starts: an InputError fails the test, and no run is counted. */
+  prepare?: () => void | Promise<void>;
 }
 
 /**
@@ -30,6 +33,7 @@ export function foreignAgent(options: ForeignAgentOptions, body: (input: AgentIn
   return {
     name: options.name,
     condition: options.condition,
+    ...(options.prepare && { prepare: options.prepare }),
     async run(run) {
       const startedAt = Date.now();
       const trace = new Trace(() => run.secrets);
@@ -67,6 +71,8 @@ export function foreignAgent(options: ForeignAgentOptions, body: (input: AgentIn
           run,
         );
       } catch (error) {
+        // Bad input found only now (a program gone since it was checked): the test fails, no run is made of it.
+        if (error instanceof InputError) throw error;
         outcome = { reason: `the agent failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, stopReason: 'error' };
       } finally {
         await Promise.allSettled([gateway.close(), server.close(), session.close()]);

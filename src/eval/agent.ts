@@ -61,6 +61,8 @@ export interface Agent {
   readonly condition: Record<string, unknown>;
   /** The names of the layers it runs: only harness-eval's own harness has any (it runs the `layers` option). */
   readonly layers?: readonly string[];
+  /** Checks the agent can run here (a command's program exists), before the run starts: an InputError fails the test, and no run is counted. */
+  prepare?(): void | Promise<void>;
   run(run: AgentRun): Promise<AgentResult>;
 }
 

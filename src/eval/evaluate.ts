@@ -99,6 +99,7 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
   const { context, site, model, layers = [], task, maxIterations, onIteration, modelCache, onStart, signal, abortGraceMs = ABORT_GRACE_MS } = options;
   const agent = options.agent ?? builtInHarness(layers);
   checkLayersApply(agent, layers);
+  await agent.prepare?.();
   const outputDir = options.outputDir ?? join(tmpdir(), 'harness-eval');
   // Opened for any model; only openai: and ollama: models send their traffic through it.
   const secrets = modelSecrets();

@@ -7,9 +7,9 @@ import { counted, incompleteNote, outcomeOf } from '../report/format.ts';
 import { DEFAULT_HISTORY_LIMIT, HISTORY_DIR, listHistory, saveToHistory } from '../report/history.ts';
 import { cellLabel, summarize } from '../report/summarize.ts';
 import { countTrials, parseRunAttachment, parseStartAttachment, type Attempt, type ParsedAttachment, type TestRecord } from '../report/trials.ts';
-import { gateSchema, type Gate, type NotApplicableTest, type PriceTable, type ReportedRun, type Summary } from '../report/types.ts';
+import { gateSchema, type Gate, type NotApplicableTest, type PlannedRun, type PriceTable, type ReportedRun, type Summary } from '../report/types.ts';
 import { parseInput } from '../input.ts';
-import { HARNESS_RUN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT } from './fixtures.ts';
+import { HARNESS_RUN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT, HARNESS_RUN_VOID_ATTACHMENT } from './fixtures.ts';
 import { NOT_APPLICABLE } from '../eval/evaluate.ts';
 
 export interface HarnessReporterOptions {
@@ -176,6 +176,7 @@ export default class HarnessReporter implements Reporter {
    */
   private readAttempt(test: TestCase, result: TestResult): Attempt {
     const attempt: Attempt = { retry: result.retry, runs: [], starts: [], unreadable: [] };
+    const voided: PlannedRun[] = [];
     const where = `"${test.title}" (${test.parent.project()?.name ?? ''})`;
     const read = <T>(attachment: TestResult['attachments'][number], parse: (text: string, label: string) => ParsedAttachment<T>, into: T[]) => {
       const label = `harness-eval: ${attachment.name} of ${where}`;
@@ -194,7 +195,11 @@ export default class HarnessReporter implements Reporter {
     for (const attachment of result.attachments) {
       if (attachment.name === HARNESS_RUN_ATTACHMENT) read(attachment, parseRunAttachment, attempt.runs);
       else if (attachment.name === HARNESS_RUN_START_ATTACHMENT) read(attachment, parseStartAttachment, attempt.starts);
+      else if (attachment.name === HARNESS_RUN_VOID_ATTACHMENT) read(attachment, parseStartAttachment, voided);
     }
+    // A start the fixture took back (bad input met once the run had started: a corrupt store, a program gone): no run, not an incomplete one.
+    const taken = new Set(voided.map((start) => start.test.run));
+    attempt.starts = attempt.starts.filter((start) => !taken.has(start.test.run));
     const links = this.links(test, result);
     if (links) attempt.runs = attempt.runs.map((run) => ({ ...run, links }));
     return attempt;
