@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, open, rm } from 'node:fs/promises';
 import { basename, delimiter, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { redact } from '../harness/trace.ts';
@@ -99,19 +99,38 @@ async function outcomeOf(ended: Exit, claimFile: string, timeoutMs: number | und
     const reason = ended.by === 'timeoutMs' ? `killed at its time limit (${timeoutMs} ms)` : 'killed at the run’s time limit';
     return { reason, stopReason: 'timeout' };
   }
-  const text = await readFile(claimFile, 'utf8').catch(() => undefined);
-  if (text === undefined) {
+  const read = await readCapped(claimFile, CLAIM_FILE_CAP_BYTES).catch(() => undefined);
+  if (read === undefined) {
     if (ended.code === 0) return { reason: 'wrote no claim file' };
     const how = ended.signal ? `was killed by ${ended.signal}` : `exited with code ${ended.code}`;
     return { reason: `${how} and wrote no claim file`, stopReason: 'error' };
   }
+  if (read.size > CLAIM_FILE_CAP_BYTES) return { reason: `the claim file is ${read.size} bytes, past the cap of ${CLAIM_FILE_CAP_BYTES}: only its first ${CLAIM_FILE_CAP_BYTES} were read, and they are no claim` };
+  // A byte-order mark (as some editors and Windows tools write) is not part of the JSON.
+  const text = read.bytes.toString('utf8').replace(/^\uFEFF/, '');
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { reason: `the claim file is not JSON (${(error as Error).message})` };
+    return { reason: `the claim file is not JSON (${(error as Error).message.split('\n')[0]!.slice(0, 200)})` };
   }
   return readClaim(value, 'the claim file');
+}
+
+/** The most of a claim file that is read: a claim is a few lines, and a flood must not fill the memory. */
+export const CLAIM_FILE_CAP_BYTES = 1024 * 1024;
+
+/** A file's first `cap` bytes, and its whole size. */
+async function readCapped(file: string, cap: number): Promise<{ bytes: Buffer; size: number }> {
+  const handle = await open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    const bytes = Buffer.alloc(Math.min(size, cap));
+    const { bytesRead } = await handle.read(bytes, 0, bytes.length, 0);
+    return { bytes: bytes.subarray(0, bytesRead), size };
+  } finally {
+    await handle.close();
+  }
 }
 
 interface RunOptions {

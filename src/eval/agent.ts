@@ -21,8 +21,12 @@ export const BUILT_IN_AGENT = 'harness-eval';
 export const claimSchema = z.object({
   success: z.boolean(),
   summary: z.string(),
-  /** The answer to an information task, checked against the site's ground truth. */
-  answer: z.string().optional(),
+  /**
+   * The answer to an information task, checked against the site's ground truth. Any JSON value is
+   * kept as written; the run records a string as it is and anything else as its JSON text (42 as
+   * `42`, true as `true`), which the oracle compares as it compares any answer.
+   */
+  answer: z.json().optional(),
 });
 export type AgentClaim = z.infer<typeof claimSchema>;
 

@@ -150,7 +150,10 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
         context,
         openSession,
         model: resolvedModel,
-        secrets: [...secrets, site.account.password],
+        // Read each time: the site's sessions are issued during the run.
+        get secrets() {
+          return runSecrets(site, secrets);
+        },
         signal,
         outputDir,
         maxIterations,
@@ -204,6 +207,11 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
   } finally {
     await site.dispose?.();
   }
+}
+
+/** What never leaves a run: the API keys, the site's password, and the sessions the site has issued so far. */
+export function runSecrets(site: Site, keys: readonly string[] = modelSecrets()): string[] {
+  return [...keys, site.account.password, ...(site.secrets?.() ?? [])];
 }
 
 function cutShortBy(signal: AbortSignal): CutShort {

@@ -16,7 +16,7 @@ import { InputError, parseInput } from '../input.ts';
 import { recordInAllure } from './allure.ts';
 import { builtInHarness } from '../harness/agent.ts';
 import { agentCondition, layersCondition, modelCondition, NO_LAYERS, stackNameInUse } from './condition.ts';
-import { ABORT_GRACE_MS, evaluate, TaskNotApplicable, type CutShort, type RunRecord } from '../eval/evaluate.ts';
+import { ABORT_GRACE_MS, evaluate, runSecrets, TaskNotApplicable, type CutShort, type RunRecord } from '../eval/evaluate.ts';
 
 export { stackName } from './condition.ts';
 
@@ -144,7 +144,8 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
             unsupportedClaim: record.trace.some((event) => event.type === 'harness_evidence' && !event.ok),
             observationTokens: await observationTokens(record.trace),
           },
-          secrets,
+          // The sessions the site issued during the run are known now.
+          runSecrets(instance),
         );
         await attachRun(testInfo, reported);
         return record;
