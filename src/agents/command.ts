@@ -17,10 +17,13 @@ export const commandAgentOptionsSchema = z
     cwd: z.string().min(1).optional(),
     /** More environment for the command (PATH and HOME are passed; nothing else of harness-eval's own environment is). */
     env: z
-      .record(
-        z.string().min(1).refine((key) => !key.includes('\0'), 'contains a NUL byte').refine((key) => !key.includes('='), 'contains "="'),
-        z.string().refine((value) => !value.includes('\0'), 'contains a NUL byte'),
-      )
+      .record(z.string(), z.string().refine((value) => !value.includes('\0'), 'contains a NUL byte'))
+      .superRefine((env, context) => {
+        for (const key of Object.keys(env)) {
+          const problem = key === '' ? 'an empty name' : key.includes('\0') ? 'its name contains a NUL byte' : key.includes('=') ? 'its name contains "="' : undefined;
+          if (problem) context.addIssue({ code: 'custom', path: [key], message: problem });
+        }
+      })
       .default({}),
     /** The command's own time limit; the test's timeout also stops it. At either, its whole process group is killed. */
     timeoutMs: z.number().int().positive().optional(),
