@@ -2,6 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { chromium } from '@playwright/test';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { commandAgent } from '../src/agents/command.ts';
+import { ApprovalStore } from '../src/harness/approvals.ts';
 import { functionAgent } from '../src/agents/function.ts';
 import { resolveLayers } from '../src/layers/index.ts';
 import { readCassette, resolveModelCache } from '../src/models/cassette.ts';
@@ -47,6 +48,7 @@ const table: Array<[string, () => unknown, RegExp]> = [
   ['a NUL byte in a command agent env value', () => commandAgent(['node'], { env: { KEY: 'a\0b' } }), /^commandAgent\(\) options: env\.KEY: contains a NUL byte$/],
   ['an "=" in a command agent env name', () => commandAgent(['node'], { env: { 'A=B': 'x' } }), /^commandAgent\(\) options: env\.A=B: its name contains "="$/],
   ['a function agent that is not a function', () => functionAgent('agent' as never), /^functionAgent\(\): expected a function \(input\) => claim, got string$/],
+  ['a corrupt approval request in the store', () => (file('store-x.request.json', '{"version": 1, "id'), new ApprovalStore(test.info().outputDir).requests()), /store-x\.request\.json: not a JSON object \(a corrupt approval request: delete it, and the run asks again\)$/],
   ['hn.live() with no account', () => live().create(), /^hn\.live\(\): HN_USERNAME and HN_PASSWORD are not set$/],
 ];
 
