@@ -13,7 +13,7 @@ test.describe.configure({ timeout: 300_000 });
 
 test('bad input met by harness.run() fails its test in one line and is never counted as a run', async () => {
   const { dir, env } = workspace('harness-eval-bad-input-');
-  const child = await playwright(['test', '-c', 'tests/fixtures/bad-input/playwright.config.ts'], env);
+  const child = await playwright(['test', '-c', 'tests/fixtures/bad-input/playwright.config.ts', 'bad-input.run.ts'], env);
   const results = collect(JSON.parse(readFileSync(env.JSON_OUT, 'utf8')));
   const of = (title: string) => {
     const { result } = results.find((entry) => entry.title.startsWith(title))!;

@@ -11,6 +11,8 @@ import { gateSchema, type Gate, type NotApplicableTest, type PlannedRun, type Pr
 import { parseInput } from '../input.ts';
 import { HARNESS_RUN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT, HARNESS_RUN_VOID_ATTACHMENT } from './fixtures.ts';
 import { NOT_APPLICABLE } from '../eval/evaluate.ts';
+import { modelSecrets } from '../models/registry.ts';
+import { redactTraceFile } from './trace-zip.ts';
 
 export interface HarnessReporterOptions {
   /** Where summary.json, summary.md and index.html go, relative to the config file. */
@@ -90,6 +92,7 @@ export default class HarnessReporter implements Reporter {
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
+    this.redactTraces(test, result);
     const record = this.record(test);
     const attempt = this.readAttempt(test, result);
     record.attempts.push(attempt);
@@ -159,6 +162,20 @@ export default class HarnessReporter implements Reporter {
       notRun > 0 && `${counted(notRun, 'test')} never ran`,
     ];
     return parts.filter(Boolean).join(', ');
+  }
+
+  /**
+   * Each trace.zip of the attempt, rewritten before anything else reads it: cookies and credential
+   * headers replaced wholesale, and the secrets this process knows (API keys, HN_PASSWORD) redacted
+   * in every encoding (see trace-zip.ts).
+   */
+  private redactTraces(test: TestCase, result: TestResult): void {
+    const secrets = [...modelSecrets(), ...(process.env.HN_PASSWORD ? [process.env.HN_PASSWORD] : [])];
+    for (const attachment of result.attachments) {
+      if (attachment.name !== 'trace' || !attachment.path) continue;
+      const { error } = redactTraceFile(attachment.path, secrets);
+      if (error) console.log(`harness-eval: the trace of "${test.title}" could not be redacted: ${error}`);
+    }
   }
 
   private record(test: TestCase) {
