@@ -44,6 +44,7 @@ const table: Array<[string, () => unknown, RegExp]> = [
   ['an unknown program for a command agent', () => commandAgent(['no-such-program', 'agent.py']), /^commandAgent: no-such-program: command not found$/],
   ['a command agent path that is not there', () => commandAgent(['./nowhere/agent.sh']), /^commandAgent: \.\/nowhere\/agent\.sh: no such file$/],
   ['a command agent file that is not executable', () => commandAgent([file('agent.sh', '#!/bin/sh\n')]), /^commandAgent: .*agent\.sh: not executable \(EACCES\)$/],
+  ['a command agent cwd that is not a folder', () => commandAgent(['node'], { cwd: '/nowhere/at/all' }), /^commandAgent\(\) options: cwd: no folder at \/nowhere\/at\/all$/],
   ['a NUL byte in a command agent argv', () => commandAgent(['node', 'agent\0.js']), /^commandAgent\(\) argv\[1\]: contains a NUL byte$/],
   ['a NUL byte in a command agent env value', () => commandAgent(['node'], { env: { KEY: 'a\0b' } }), /^commandAgent\(\) options: env\.KEY: contains a NUL byte$/],
   ['an "=" in a command agent env name', () => commandAgent(['node'], { env: { 'A=B': 'x' } }), /^commandAgent\(\) options: env\.A=B: its name contains "="$/],

@@ -234,6 +234,7 @@ function spawnProblem(program: string, error: NodeJS.ErrnoException): string {
  * name on PATH. Throws an InputError naming what is wrong.
  */
 function findProgram(program: string, cwd: string | undefined, path: string | undefined): void {
+  if (cwd !== undefined && !statSync(resolve(cwd), { throwIfNoEntry: false })?.isDirectory()) throw new InputError(`commandAgent() options: cwd: no folder at ${resolve(cwd)}`);
   const executable = (file: string) => {
     if (!statSync(file, { throwIfNoEntry: false })?.isFile()) return false;
     accessSync(file, constants.X_OK);
