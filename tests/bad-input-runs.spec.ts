@@ -135,3 +135,20 @@ const fs = require('fs'), path = require('path');
     }
   });
 });
+
+test('a function agent that records the gateway token, encoded, and returns it: neither its trace nor its result holds it', async ({ context }, testInfo) => {
+  let token = '';
+  const agent = functionAgent(
+    async ({ model, trace }) => {
+      token = model.apiKey;
+      trace.record('my key', { base64: Buffer.from(token).toString('base64'), hex: Buffer.from(token).toString('hex') });
+      return { success: false, summary: `key ${encodeURIComponent(token)}`, answer: Buffer.from(`Bearer ${token}`).toString('base64') };
+    },
+    { name: 'key-leaker' },
+  );
+  const { result } = await runAgent(context, testInfo, agent);
+  expect(token.length).toBeGreaterThan(8);
+  const text = JSON.stringify(result);
+  for (const form of [token, Buffer.from(token).toString('base64').slice(0, -4), Buffer.from(token).toString('hex'), encodeURIComponent(token)]) expect(text).not.toContain(form);
+  expect(result.trace).toContainEqual(expect.objectContaining({ type: 'custom', name: 'my key', data: { base64: expect.stringMatching(/^\[secret\]/), hex: '[secret]' } }));
+});

@@ -1,6 +1,8 @@
 import { expect, test } from '@playwright/test';
 import { redact } from '../src/harness/trace.ts';
 import { SECRET_MARK } from '../src/harness/redact.ts';
+import { recordedHn } from '../src/sites/hn/site.ts';
+import { sessionCookies } from '../src/sites/site.ts';
 
 /**
  * redact(): the one place secrets are replaced (traces, attachments, reports, Allure, history,
@@ -66,4 +68,22 @@ test('redact: a secret with JSON-special characters, as written inside a JSON st
 test('redact: short values (under 4 characters) are not secrets; other text is left as it was', () => {
   expect(redact('abc abc', ['abc'])).toBe('abc abc');
   expect(redact({ n: 1, b: true, s: 'plain text', z: null }, [SECRET])).toEqual({ n: 1, b: true, s: 'plain text', z: null });
+});
+
+test("the replica's sessions are the site's secrets, from the moment it issues them", () => {
+  const site = recordedHn();
+  expect(site.secrets?.()).toEqual([]);
+  const cookie = site.replica.state.login(site.account.username, site.account.password)!;
+  expect(cookie).toMatch(/^harness&[0-9a-f]{40}$/);
+  expect(site.secrets?.()).toEqual([cookie, cookie.slice(cookie.indexOf('&') + 1)]);
+  expect(redact(`user=${encodeURIComponent(cookie)}`, site.secrets!())).toBe('user=[secret]');
+});
+
+test('sessionCookies(): every Set-Cookie value a site hands out, and its token after "&"', () => {
+  const sessions = sessionCookies();
+  const headers = new Headers();
+  headers.append('set-cookie', 'user=someone&0123456789abcdef; Path=/; Secure');
+  headers.append('set-cookie', 'flag=1');
+  sessions.observe(new Response(null, { headers }));
+  expect(sessions.secrets()).toEqual(['someone&0123456789abcdef', '0123456789abcdef']);
 });
