@@ -2,6 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { chromium } from '@playwright/test';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { commandAgent } from '../src/agents/command.ts';
+import { defineTask } from '../src/eval/tasks.ts';
 import { ApprovalStore } from '../src/harness/approvals.ts';
 import { functionAgent } from '../src/agents/function.ts';
 import { resolveLayers } from '../src/layers/index.ts';
@@ -45,6 +46,8 @@ const table: Array<[string, () => unknown, RegExp]> = [
   ['a command agent path that is not there', () => commandAgent(['./nowhere/agent.sh']), /^commandAgent: \.\/nowhere\/agent\.sh: no such file$/],
   ['a command agent file that is not executable', () => commandAgent([file('agent.sh', '#!/bin/sh\n')]), /^commandAgent: .*agent\.sh: not executable \(EACCES\)$/],
   ['a command agent cwd that is not a folder', () => commandAgent(['node'], { cwd: '/nowhere/at/all' }), /^commandAgent\(\) options: cwd: no folder at \/nowhere\/at\/all$/],
+  ['a task with a postcondition that is not one', () => defineTask({ name: 'vote', prompt: 'Vote.', postconditions: [{ description: 'voted' } as never] }), /^task vote: postconditions\.0: expected a postcondition \{ description, check\(evidence\), expects\(change, evidence\) \}$/],
+  ['a task with an empty prompt', () => defineTask({ name: 'vote', prompt: '', postconditions: upvoteFirstPost.postconditions }), /^task vote: prompt: Too small: expected string to have >=1 characters$/],
   ['a NUL byte in a command agent argv', () => commandAgent(['node', 'agent\0.js']), /^commandAgent\(\) argv\[1\]: contains a NUL byte$/],
   ['a NUL byte in a command agent env value', () => commandAgent(['node'], { env: { KEY: 'a\0b' } }), /^commandAgent\(\) options: env\.KEY: contains a NUL byte$/],
   ['an "=" in a command agent env name', () => commandAgent(['node'], { env: { 'A=B': 'x' } }), /^commandAgent\(\) options: env\.A=B: its name contains "="$/],
