@@ -25,6 +25,7 @@ test('bad input met by harness.run() fails its test in one line and is never cou
   const expected: Array<[ReturnType<typeof of>, RegExp]> = [
     [durable, /^InputError: .*corrupt-durable\.json: not a JSON object \(a corrupt durable checkpoint: delete it, and the run starts afresh\)$/],
     [of('a program gone'), /^InputError: commandAgent: .*\/agents\/gone\.sh: no such file$/],
+    [of('a program that cannot start'), /^InputError: commandAgent: .*\/agents\/no-interpreter\.sh: cannot start \(ENOENT: the interpreter its #! line names is not there\)$/],
     [of('a task with an empty prompt'), /^InputError: task upvote-first-post: prompt: Too small: expected string to have >=1 characters$/],
     [of('a request with a wrong type'), /^InputError: harness\.run\(\): maxIterations: Invalid input: expected number, received string$/],
   ];
@@ -35,6 +36,7 @@ test('bad input met by harness.run() fails its test in one line and is never cou
   }
   // The checkpoint is read once the run has started: its start is taken back.
   expect(durable.names).toEqual(expect.arrayContaining([HARNESS_RUN_START_ATTACHMENT, HARNESS_RUN_VOID_ATTACHMENT]));
+  expect(of('a program that cannot start').names).toEqual(expect.arrayContaining([HARNESS_RUN_START_ATTACHMENT, HARNESS_RUN_VOID_ATTACHMENT]));
 
   const twice = of('a second run started while the first goes on');
   expect(twice.status, child.stdout).toBe('passed');

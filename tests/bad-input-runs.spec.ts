@@ -56,6 +56,17 @@ test.describe('a program that is not there is bad input, never a run', () => {
   });
 });
 
+test('a program that cannot start once the run has started (its #! interpreter is not there): an InputError, not a run', async ({ context }, testInfo) => {
+  const program = testInfo.outputPath('agent.sh');
+  writeFileSync(program, '#!/no/such/interpreter\n');
+  chmodSync(program, 0o755);
+  let started = false;
+  const error = await runAgent(context, testInfo, commandAgent([program]), upvoteFirstPost, async () => void (started = true)).catch((thrown: unknown) => thrown as Error);
+  // It started (the fixture then takes its start back: tests/bad-input-fixture.spec.ts), and the run threw instead of returning a record.
+  expect(started).toBe(true);
+  expect((error as Error).stack).toBe(`InputError: commandAgent: ${program}: cannot start (ENOENT: the interpreter its #! line names is not there)`);
+});
+
 test.describe('claims are read leniently, and capped', () => {
   test('a claim file with a UTF-8 byte-order mark is read', async ({ context }, testInfo) => {
     const agent = script(`require('fs').writeFileSync(process.env.HARNESS_CLAIM_FILE, '\\uFEFF' + JSON.stringify({ success: false, summary: 'with a BOM' }))`);

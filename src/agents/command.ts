@@ -224,6 +224,8 @@ async function attachOutput(run: AgentRun, name: string, { head, total }: Output
 
 /** A spawn that failed, in one line: `no-such-program: command not found`, `./agent.sh: not executable (EACCES)`. */
 function spawnProblem(program: string, error: NodeJS.ErrnoException): string {
+  // A file that is there and still ENOENT: the interpreter its #! line names is not.
+  if (error.code === 'ENOENT' && program.includes('/') && statSync(program, { throwIfNoEntry: false })?.isFile()) return `${program}: cannot start (ENOENT: the interpreter its #! line names is not there)`;
   if (error.code === 'ENOENT') return `${program}: ${program.includes('/') ? 'no such file' : 'command not found'}`;
   if (error.code === 'EACCES') return `${program}: not executable (EACCES)`;
   return `${program}: cannot start (${error.code ?? error.message.split('\n')[0]})`;
