@@ -12,6 +12,7 @@ import { parseInput } from '../input.ts';
 import { HARNESS_RUN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT, HARNESS_RUN_VOID_ATTACHMENT } from './fixtures.ts';
 import { NOT_APPLICABLE } from '../eval/evaluate.ts';
 import { modelSecrets } from '../models/registry.ts';
+import { defaultAccount } from '../sites/hn/options.ts';
 import { redactTraceFile } from './trace-zip.ts';
 
 export interface HarnessReporterOptions {
@@ -170,7 +171,8 @@ export default class HarnessReporter implements Reporter {
    * in every encoding (see trace-zip.ts).
    */
   private redactTraces(test: TestCase, result: TestResult): void {
-    const secrets = [...modelSecrets(), ...(process.env.HN_PASSWORD ? [process.env.HN_PASSWORD] : [])];
+    // HN_PASSWORD, else the replica's default account's password (the account a run signs in with unless a spec names another).
+    const secrets = [...modelSecrets(), defaultAccount().password];
     for (const attachment of result.attachments) {
       if (attachment.name !== 'trace' || !attachment.path) continue;
       const { error } = redactTraceFile(attachment.path, secrets);
