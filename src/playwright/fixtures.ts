@@ -154,7 +154,8 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
       try {
         return await running;
       } catch (error) {
-        if (started) await testInfo.attach(HARNESS_RUN_VOID_ATTACHMENT, { body: JSON.stringify(planned), contentType: 'application/json' });
+        // Bad input met once the run had started: its start is taken back. (Anything else that threw, a live site that could not be put back, stays counted as incomplete.)
+        if (started && error instanceof InputError) await testInfo.attach(HARNESS_RUN_VOID_ATTACHMENT, { body: JSON.stringify(planned), contentType: 'application/json' });
         // Neither a success nor a failure: the test is skipped with the reason, and no run is counted.
         if (error instanceof TaskNotApplicable) testInfo.skip(true, error.message);
         throw error;
