@@ -68,4 +68,9 @@ test('redactZip: cookie headers and cookies are replaced wholesale, known secret
   expect(texts).not.toContain(Buffer.from('sk-known-key-123').toString('base64'));
   expect(texts).toContain('{"name":"Accept","value":"text/html"}');
   expect(redactZip(zipSync({ 'a.txt': strToU8('nothing here') }), ['sk-known-key-123']).changed).toBe(false);
+  // A password no process knows (a spec's own account): typed into a password field, or posted in a form.
+  const typed = JSON.stringify({ type: 'before', method: 'fill', params: { selector: 'input[name="pw"]', value: 'unknown-pass-99' } });
+  const unknown = unzipText(redactZip(zipSync({ 't.trace': strToU8(typed), 'resources/post.dat': strToU8('acct=harness&pw=unknown-pass-99&goto=news') }), []).bytes);
+  expect([...unknown.values()].join('\n')).not.toContain('unknown-pass-99');
+  expect(unknown.get('resources/post.dat')).toBe('acct=harness&pw=[secret]&goto=news');
 });

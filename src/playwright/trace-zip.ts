@@ -17,7 +17,12 @@ const CREDENTIAL_HEADERS = new Set(['cookie', 'set-cookie', 'authorization', 'pr
 /** Entries holding JSON lines (events, network entries); anything else is redacted as text. */
 const JSON_LINES = /\.(trace|network)$/;
 
-/** The value with credential headers and cookies' values replaced: `{ name: 'cookie', value }`, `cookies: [{ name, value }]`. */
+/** A selector or field name that is a password's (`input[name="pw"]`, `#password`): what is typed there is a secret, whoever's. */
+const PASSWORD_FIELD = /pass(word|wd)?\b|\bpw\b|pwd|secret|token|api[-_]?key/i;
+/** A password in a form-encoded body (`acct=me&pw=…`). */
+const PASSWORD_PARAM = /(^|[&?\s])(pw|pwd|pass|passwd|password)=[^&\s"]*/gi;
+
+/** The value with credential headers and cookies' values replaced: `{ name: 'cookie', value }`, `cookies: [{ name, value }]`; a `fill` into a password field too. */
 export function withoutCredentials(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutCredentials);
   if (value === null || typeof value !== 'object') return value;
@@ -26,10 +31,19 @@ export function withoutCredentials(value: unknown): unknown {
     return [key, withoutCredentials(item)];
   });
   const out = Object.fromEntries(entries) as Record<string, unknown>;
+  // An action typing into a password field (`fill`, `type`, `pressSequentially`): its value, whatever it is.
+  const params = out.params as Record<string, unknown> | undefined;
+  if (params && typeof params === 'object' && typeof params.selector === 'string' && PASSWORD_FIELD.test(params.selector)) {
+    for (const key of ['value', 'text']) if (typeof params[key] === 'string') out.params = { ...params, [key]: SECRET_MARK };
+  }
   if (typeof out.name === 'string' && typeof out.value === 'string' && CREDENTIAL_HEADERS.has(out.name.toLowerCase())) out.value = SECRET_MARK;
   // A header map ({ cookie: '…' }) as some events carry them.
   for (const key of Object.keys(out)) if (CREDENTIAL_HEADERS.has(key.toLowerCase()) && typeof out[key] === 'string') out[key] = SECRET_MARK;
   return out;
+}
+
+function withoutPasswordParams(text: string): string {
+  return text.replace(PASSWORD_PARAM, (_match, before: string, name: string) => `${before}${name}=${SECRET_MARK}`);
 }
 
 function redactLines(text: string, secrets: readonly string[]): string {
@@ -43,7 +57,7 @@ function redactLines(text: string, secrets: readonly string[]): string {
       } catch {
         return redactText(line, secrets);
       }
-      return JSON.stringify(redactValue(withoutCredentials(parsed), secrets));
+      return withoutPasswordParams(JSON.stringify(redactValue(withoutCredentials(parsed), secrets)));
     })
     .join('\n');
 }
@@ -54,9 +68,8 @@ function redactEntry(name: string, bytes: Uint8Array, secrets: readonly string[]
   const utf8 = buffer.toString('utf8');
   const isText = Buffer.byteLength(utf8, 'utf8') === buffer.length && !utf8.includes('\uFFFD');
   if (JSON_LINES.test(name) && isText) return Buffer.from(redactLines(utf8, secrets), 'utf8');
-  if (secrets.length === 0) return bytes;
   const text = isText ? utf8 : buffer.toString('latin1');
-  const redacted = redactText(text, secrets);
+  const redacted = withoutPasswordParams(redactText(text, secrets));
   return redacted === text ? bytes : Buffer.from(redacted, isText ? 'utf8' : 'latin1');
 }
 
