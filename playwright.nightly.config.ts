@@ -23,11 +23,12 @@ const reportDir = process.env.HARNESS_REPORT_DIR || 'reports/nightly';
 const merging = process.argv.includes('merge-reports');
 
 const reporters: ReporterDescription[] = [
+  // Users name it 'harness-eval/reporter'; inside this repository, by path. First: it redacts each
+  // test's trace.zip in onTestEnd, before a reporter that copies attachments then (allure-playwright) reads it.
+  ['./src/playwright/reporter.ts', { outputDir: reportDir, baseline: process.env.HARNESS_BASELINE || undefined, gates: [{ layers: 'full' }] }],
   ...(merging
     ? []
     : ([['blob', { outputDir: `${reportDir}/blob` }], ['allure-playwright', { resultsDir: `${reportDir}/allure-results` }]] as const)),
-  // Users name it 'harness-eval/reporter'; inside this repository, by path.
-  ['./src/playwright/reporter.ts', { outputDir: reportDir, baseline: process.env.HARNESS_BASELINE || undefined, gates: [{ layers: 'full' }] }],
   ['html', { open: 'never', outputFolder: `${reportDir}/playwright` }],
 ];
 

@@ -1,6 +1,10 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { chromium } from '@playwright/test';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
+import { commandAgent } from '../src/agents/command.ts';
+import { defineTask } from '../src/eval/tasks.ts';
+import { ApprovalStore } from '../src/harness/approvals.ts';
+import { functionAgent } from '../src/agents/function.ts';
 import { resolveLayers } from '../src/layers/index.ts';
 import { readCassette, resolveModelCache } from '../src/models/cassette.ts';
 import { createModel } from '../src/models/registry.ts';
@@ -38,6 +42,17 @@ const table: Array<[string, () => unknown, RegExp]> = [
   ['a cassette with a wrong field', () => readCassette(file('wrong.json', '{"version": 1, "model": "openai:x", "run": "r", "interactions": [{"key": "abc", "request": {"path": "/", "body": {}}, "response": {"status": 200, "body": {}}}]}')), /wrong\.json: interactions\.0\.key: must be a sha256 in hex$/],
   ['CHROMIUM_PATH naming no file', () => chromiumLaunchOptions({ CHROMIUM_PATH: '/nowhere/chromium' }), /^CHROMIUM_PATH: no file at \/nowhere\/chromium$/],
   ['a baseline summary that is not there', () => readSummary(test.info().outputPath('last-night.json')), /last-night\.json: cannot read this summary\.json \(ENOENT\)$/],
+  ['an unknown program for a command agent', () => commandAgent(['no-such-program', 'agent.py']), /^commandAgent: no-such-program: command not found$/],
+  ['a command agent path that is not there', () => commandAgent(['./nowhere/agent.sh']), /^commandAgent: \.\/nowhere\/agent\.sh: no such file$/],
+  ['a command agent file that is not executable', () => commandAgent([file('agent.sh', '#!/bin/sh\n')]), /^commandAgent: .*agent\.sh: not executable \(EACCES\)$/],
+  ['a command agent cwd that is not a folder', () => commandAgent(['node'], { cwd: '/nowhere/at/all' }), /^commandAgent\(\) options: cwd: no folder at \/nowhere\/at\/all$/],
+  ['a task with a postcondition that is not one', () => defineTask({ name: 'vote', prompt: 'Vote.', postconditions: [{ description: 'voted' } as never] }), /^task vote: postconditions\.0: expected a postcondition \{ description, check\(evidence\), expects\(change, evidence\) \}$/],
+  ['a task with an empty prompt', () => defineTask({ name: 'vote', prompt: '', postconditions: upvoteFirstPost.postconditions }), /^task vote: prompt: Too small: expected string to have >=1 characters$/],
+  ['a NUL byte in a command agent argv', () => commandAgent(['node', 'agent\0.js']), /^commandAgent\(\) argv\[1\]: contains a NUL byte$/],
+  ['a NUL byte in a command agent env value', () => commandAgent(['node'], { env: { KEY: 'a\0b' } }), /^commandAgent\(\) options: env\.KEY: contains a NUL byte$/],
+  ['an "=" in a command agent env name', () => commandAgent(['node'], { env: { 'A=B': 'x' } }), /^commandAgent\(\) options: env\.A=B: its name contains "="$/],
+  ['a function agent that is not a function', () => functionAgent('agent' as never), /^functionAgent\(\): expected a function \(input\) => claim, got string$/],
+  ['a corrupt approval request in the store', () => (file('store-x.request.json', '{"version": 1, "id'), new ApprovalStore(test.info().outputDir).requests()), /store-x\.request\.json: not a JSON object \(a corrupt approval request: delete it, and the run asks again\)$/],
   ['hn.live() with no account', () => live().create(), /^hn\.live\(\): HN_USERNAME and HN_PASSWORD are not set$/],
 ];
 

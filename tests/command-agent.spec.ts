@@ -175,13 +175,12 @@ test.describe('commandAgent: a command in any language', () => {
     expect(garbled.result.summary).toMatch(/^claimed nothing: the claim file is not JSON \(/);
   });
 
-  test('a command that fails without a claim, or cannot start: stopReason error, with its exit code', async ({ context }, testInfo) => {
+  test('a command that fails without a claim: stopReason error, with its exit code', async ({ context }, testInfo) => {
     const failing = await runAgent(context, testInfo, commandAgent([process.execPath, '-e', 'console.error("boom"); process.exit(3)']));
     expect(failing.result).toMatchObject({ claimed: false, stopReason: 'error', incomplete: true, summary: 'claimed nothing: exited with code 3 and wrote no claim file' });
     expect(failing.attachments.get('agent-stderr.txt')).toBe('boom\n');
-    const missing = await runAgent(context, testInfo, commandAgent(['/no/such/agent']));
-    expect(missing.result).toMatchObject({ stopReason: 'error' });
-    expect(missing.result.summary).toContain('the command could not start (spawn /no/such/agent ENOENT)');
+    // One that cannot start is bad input, not a run (tests/bad-input-runs.spec.ts).
+    expect(() => commandAgent(['/no/such/agent'])).toThrow('commandAgent: /no/such/agent: no such file');
   });
 
   test('a chatty command: each of stdout and stderr is attached up to 1 MB, redacted before the cut, and says what was cut', async ({ context }, testInfo) => {
@@ -285,7 +284,7 @@ test.describe('functionAgent: a TypeScript function', () => {
       const overHttp = await (await fetch(`${site.url}/news`)).text();
       return { success: overHttp.includes(fromPage!), summary: `read the front page for: ${task}`, answer: fromPage! };
     });
-    expect(agent.condition).toEqual({ agent: 'function', name: 'frontPageReader', account: false });
+    expect(agent.condition).toEqual({ agent: 'function', name: 'frontPageReader', source: expect.stringMatching(/^[0-9a-f]{16}$/), account: false });
     const { result, site } = await runAgent(context, testInfo, agent);
     expect(result).toMatchObject({ claimed: true, stopReason: 'finished', summary: `read the front page for: ${upvoteFirstPost.prompt}`, answer: firstStory(site.replica).title, iterations: 0 });
   });

@@ -47,6 +47,38 @@ const nightly = (args: string[], env: Record<string, string>) => run(['test', '-
 /** Every file under `dir`; a browser's temporary file may go between the listing and the look. */
 const files = (dir: string): string[] =>
   readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((name) => join(dir, name)).filter((path) => statSync(path, { throwIfNoEntry: false })?.isFile());
+/** A marker as an adversary could write it: plain, URL- and form-encoded, base64 (standard and url-safe, at each alignment in a longer stream) and hex. */
+function encodedForms(marker: string): string[] {
+  const bytes = Buffer.from(marker);
+  const base64 = [0, 1, 2].flatMap((offset) => {
+    const padded = Buffer.concat([Buffer.alloc(offset), bytes]);
+    const middle = (encoded: string) => encoded.slice(Math.ceil((offset * 8) / 6), Math.floor(((offset + bytes.length) * 8) / 6));
+    return [middle(padded.toString('base64')), middle(padded.toString('base64url'))];
+  });
+  return [...new Set([marker, encodeURIComponent(marker), new URLSearchParams({ v: marker }).toString().slice(2), bytes.toString('hex'), bytes.toString('hex').toUpperCase(), ...base64])];
+}
+
+/** The values of cookie headers and cookies in a trace entry's JSON lines that are not the redaction mark. */
+function cookieValues(text: string): string[] {
+  const values: string[] = [];
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(walk);
+    if (value === null || typeof value !== 'object') return;
+    const record = value as Record<string, unknown>;
+    if (typeof record.name === 'string' && /^(cookie|set-cookie|authorization)$/i.test(record.name) && typeof record.value === 'string') values.push(record.value);
+    if (Array.isArray(record.cookies)) for (const cookie of record.cookies) if (typeof (cookie as { value?: unknown })?.value === 'string') values.push((cookie as { value: string }).value);
+    Object.values(record).forEach(walk);
+  };
+  for (const line of text.split('\n')) {
+    try {
+      walk(JSON.parse(line));
+    } catch {
+      // Not a JSON line (a resource): searched for the markers above.
+    }
+  }
+  return values.filter((value) => value !== '[secret]' && value !== '');
+}
+
 /** What a cell's runs came to, without the timings a replay cannot reproduce. */
 const outcomes = (summary: Summary) =>
   summary.cells.map(({ model, layers, runs, successes, claimed, falseSuccesses, iterations }) => ({ model, layers, runs, successes, claimed, falseSuccesses, iterations: iterations.mean }));
@@ -135,8 +167,12 @@ test('audit: neither the API key nor the site password is in any artifact or out
     if (path.endsWith('.zip')) for (const [entry, text] of unzipText(readFileSync(path))) texts.set(`${name}:${entry}`, text);
     else if (existsSync(path)) texts.set(name, readFileSync(path, 'latin1'));
   }
-  const forms = MARKERS.flatMap((marker) => [marker, Buffer.from(marker).toString('base64'), encodeURIComponent(marker)]);
+  const forms = MARKERS.flatMap(encodedForms);
   const found = [...texts].flatMap(([name, text]) => forms.filter((form) => text.includes(form)).map((form) => `${name}: ${form}`));
-  console.log(`secrets audit: ${texts.size} files and outputs searched (${Object.entries(kinds).map(([kind, count]) => `${count} ${kind}`).join(', ')}); secrets found: ${found.length}`);
+  // A session cookie's value is made during a run, so no marker can name it: every cookie header and
+  // cookie a trace.zip's network log or events kept must hold the redaction mark, never a value.
+  const cookies = [...texts].filter(([name]) => /\.zip:.*\.(network|trace)$/.test(name)).flatMap(([name, text]) => cookieValues(text).map((value) => `${name}: a cookie ${value.slice(0, 6)}…`));
+  console.log(`secrets audit: ${texts.size} files and outputs searched (${Object.entries(kinds).map(([kind, count]) => `${count} ${kind}`).join(', ')}); secrets found: ${found.length}; cookie values in traces: ${cookies.length}`);
   expect(found).toEqual([]);
+  expect(cookies).toEqual([]);
 });

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { statSync } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { accessSync, constants, statSync } from 'node:fs';
+import { mkdir, open, rm } from 'node:fs/promises';
+import { basename, delimiter, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { redact } from '../harness/trace.ts';
-import { parseInput } from '../input.ts';
+import { InputError, parseInput } from '../input.ts';
 import type { Agent, AgentRun } from '../eval/agent.ts';
 import { launchCdpBrowser } from './cdp-browser.ts';
 import { foreignAgent, readClaim, type ForeignOutcome } from './foreign.ts';
@@ -16,7 +16,15 @@ export const commandAgentOptionsSchema = z
     /** Where the command runs (default: the current folder). */
     cwd: z.string().min(1).optional(),
     /** More environment for the command (PATH and HOME are passed; nothing else of harness-eval's own environment is). */
-    env: z.record(z.string(), z.string()).default({}),
+    env: z
+      .record(z.string(), z.string().refine((value) => !value.includes('\0'), 'contains a NUL byte'))
+      .superRefine((env, context) => {
+        for (const key of Object.keys(env)) {
+          const problem = key === '' ? 'an empty name' : key.includes('\0') ? 'its name contains a NUL byte' : key.includes('=') ? 'its name contains "="' : undefined;
+          if (problem) context.addIssue({ code: 'custom', path: [key], message: problem });
+        }
+      })
+      .default({}),
     /** The command's own time limit; the test's timeout also stops it. At either, its whole process group is killed. */
     timeoutMs: z.number().int().positive().optional(),
     /** Give the command the site's account as HN_USERNAME / HN_PASSWORD. */
@@ -45,11 +53,17 @@ const DRAIN_MS = 1_000;
  */
 export function commandAgent(argv: readonly string[], options: CommandAgentOptions = {}): Agent {
   const command = parseInput(argvSchema, argv, 'commandAgent() argv');
+  // A NUL byte cannot reach a program (node throws a stack at spawn): named here, in one line.
+  const nul = command.findIndex((arg) => arg.includes('\0'));
+  if (nul !== -1) throw new InputError(`commandAgent() argv[${nul}]: contains a NUL byte`);
   const { cwd, env, timeoutMs, account, ...named } = parseInput(commandAgentOptionsSchema, options, 'commandAgent() options');
+  // A program that is not there is bad input, not a run: named now, and again before each run starts.
+  const check = () => findProgram(command[0]!, cwd, env.PATH ?? process.env.PATH);
+  check();
   const name = named.name ?? defaultName(command, cwd);
   // The environment's names only: its values may be keys, and the condition is written to every report.
   const condition = { agent: 'command', argv: command, ...(cwd && { cwd }), ...(timeoutMs && { timeoutMs }), account, ...(Object.keys(env).length > 0 && { envKeys: Object.keys(env).sort() }) };
-  return foreignAgent({ name, condition, account }, async (input, run) => {
+  return foreignAgent({ name, condition, account, prepare: check }, async (input, run) => {
     const claimFile = join(run.outputDir, 'agent-claim.json');
     await mkdir(run.outputDir, { recursive: true });
     await rm(claimFile, { force: true });
@@ -82,24 +96,44 @@ type Exit = { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null
 type Ended = Exit & { stdout: Output; stderr: Output };
 
 async function outcomeOf(ended: Exit, claimFile: string, timeoutMs: number | undefined): Promise<ForeignOutcome> {
-  if (ended.kind === 'unstarted') return { reason: `the command could not start (${ended.message})`, stopReason: 'error' };
+  // Not there, or not executable (gone since the check before the run): bad input, never a run.
+  if (ended.kind === 'unstarted') throw new InputError(`commandAgent: ${ended.message}`);
   if (ended.kind === 'killed') {
     const reason = ended.by === 'timeoutMs' ? `killed at its time limit (${timeoutMs} ms)` : 'killed at the run’s time limit';
     return { reason, stopReason: 'timeout' };
   }
-  const text = await readFile(claimFile, 'utf8').catch(() => undefined);
-  if (text === undefined) {
+  const read = await readCapped(claimFile, CLAIM_FILE_CAP_BYTES).catch(() => undefined);
+  if (read === undefined) {
     if (ended.code === 0) return { reason: 'wrote no claim file' };
     const how = ended.signal ? `was killed by ${ended.signal}` : `exited with code ${ended.code}`;
     return { reason: `${how} and wrote no claim file`, stopReason: 'error' };
   }
+  if (read.size > CLAIM_FILE_CAP_BYTES) return { reason: `the claim file is ${read.size} bytes, past the cap of ${CLAIM_FILE_CAP_BYTES}: only its first ${CLAIM_FILE_CAP_BYTES} were read, and they are no claim` };
+  // A byte-order mark (as some editors and Windows tools write) is not part of the JSON.
+  const text = read.bytes.toString('utf8').replace(/^\uFEFF/, '');
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { reason: `the claim file is not JSON (${(error as Error).message})` };
+    return { reason: `the claim file is not JSON (${(error as Error).message.split('\n')[0]!.slice(0, 200)})` };
   }
   return readClaim(value, 'the claim file');
+}
+
+/** The most of a claim file that is read: a claim is a few lines, and a flood must not fill the memory. */
+export const CLAIM_FILE_CAP_BYTES = 1024 * 1024;
+
+/** A file's first `cap` bytes, and its whole size. */
+async function readCapped(file: string, cap: number): Promise<{ bytes: Buffer; size: number }> {
+  const handle = await open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    const bytes = Buffer.alloc(Math.min(size, cap));
+    const { bytesRead } = await handle.read(bytes, 0, bytes.length, 0);
+    return { bytes: bytes.subarray(0, bytesRead), size };
+  } finally {
+    await handle.close();
+  }
 }
 
 interface RunOptions {
@@ -144,7 +178,7 @@ function runCommand(argv: string[], { cwd, env, timeoutMs, signal }: RunOptions)
         resolve({ ...exit, stdout: stdout.output(), stderr: stderr.output() });
       });
     };
-    child.once('error', (error) => done({ kind: 'unstarted', message: error.message }));
+    child.once('error', (error) => done({ kind: 'unstarted', message: spawnProblem(argv[0]!, error as NodeJS.ErrnoException) }));
     child.once('exit', (code, exitSignal) => done(killedBy ? { kind: 'killed', by: killedBy } : { kind: 'exited', code, signal: exitSignal }));
   });
 }
@@ -186,6 +220,45 @@ async function attachOutput(run: AgentRun, name: string, { head, total }: Output
   const text = redact(head.toString('utf8'), secrets);
   const body = total > OUTPUT_CAP_BYTES ? `${text.slice(0, OUTPUT_CAP_BYTES)}\n[harness-eval: cut here; it wrote ${total} bytes in all]\n` : text;
   await run.attach(name, body, 'text/plain');
+}
+
+/** A spawn that failed, in one line: `no-such-program: command not found`, `./agent.sh: not executable (EACCES)`. */
+function spawnProblem(program: string, error: NodeJS.ErrnoException): string {
+  // A file that is there and still ENOENT: the interpreter its #! line names is not.
+  if (error.code === 'ENOENT' && program.includes('/') && statSync(program, { throwIfNoEntry: false })?.isFile()) return `${program}: cannot start (ENOENT: the interpreter its #! line names is not there)`;
+  if (error.code === 'ENOENT') return `${program}: ${program.includes('/') ? 'no such file' : 'command not found'}`;
+  if (error.code === 'EACCES') return `${program}: not executable (EACCES)`;
+  return `${program}: cannot start (${error.code ?? error.message.split('\n')[0]})`;
+}
+
+/**
+ * The program as spawn would find it: a path (relative to `cwd`) that is an executable file, or a
+ * name on PATH. Throws an InputError naming what is wrong.
+ */
+function findProgram(program: string, cwd: string | undefined, path: string | undefined): void {
+  if (cwd !== undefined && !statSync(resolve(cwd), { throwIfNoEntry: false })?.isDirectory()) throw new InputError(`commandAgent() options: cwd: no folder at ${resolve(cwd)}`);
+  const executable = (file: string) => {
+    if (!statSync(file, { throwIfNoEntry: false })?.isFile()) return false;
+    accessSync(file, constants.X_OK);
+    return true;
+  };
+  try {
+    if (program.includes('/')) {
+      if (!executable(resolve(cwd ?? '.', program))) throw Object.assign(new Error(), { code: 'ENOENT' });
+      return;
+    }
+    let denied: NodeJS.ErrnoException | undefined;
+    for (const dir of (path ?? '').split(delimiter).filter(Boolean)) {
+      try {
+        if (executable(resolve(cwd ?? '.', dir, program))) return;
+      } catch (error) {
+        denied ??= error as NodeJS.ErrnoException;
+      }
+    }
+    throw denied ?? Object.assign(new Error(), { code: 'ENOENT' });
+  } catch (error) {
+    throw new InputError(`commandAgent: ${spawnProblem(program, error as NodeJS.ErrnoException)}`);
+  }
 }
 
 function inheritedEnv(): Record<string, string> {

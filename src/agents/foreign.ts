@@ -1,11 +1,12 @@
-import { Trace, type StopReason, type TraceEventBody } from '../harness/trace.ts';
+import { redact, Trace, type StopReason, type TraceEventBody } from '../harness/trace.ts';
 import { claimSchema, type Agent, type AgentClaim, type AgentInput, type AgentResult, type AgentRun } from '../eval/agent.ts';
 import { serveSite } from '../sites/serve.ts';
+import { InputError } from '../input.ts';
 import { startGateway } from './gateway.ts';
 
 /** What a foreign agent's body ends with: its claim, or nothing claimed and why. */
 export type ForeignOutcome =
-  | { claim: AgentClaim; stopReason?: undefined }
+  | { claim: AgentClaim & { answer?: string }; stopReason?: undefined }
   | {
       claim?: undefined;
       /** Why there is no claim, in one line: `no claim file`, `killed at its time limit (30000 ms)`. */
@@ -19,6 +20,8 @@ export interface ForeignAgentOptions {
   condition: Record<string, unknown>;
   /** Give the agent the site's account (`HN_USERNAME`/`HN_PASSWORD` for a command). */
   account?: boolean;
+  /** Checks the agent can run at all (a command's program is there), before the run starts: an InputError fails the test, and no run is counted. */
+  prepare?: () => void | Promise<void>;
 }
 
 /**
@@ -30,9 +33,13 @@ export function foreignAgent(options: ForeignAgentOptions, body: (input: AgentIn
   return {
     name: options.name,
     condition: options.condition,
+    ...(options.prepare && { prepare: options.prepare }),
     async run(run) {
       const startedAt = Date.now();
-      const trace = new Trace(() => run.secrets);
+      // The gateway's token is a secret too (a command gets it as OPENAI_API_KEY): from the moment it exists.
+      let token: string | undefined;
+      const secrets = () => (token === undefined ? run.secrets : [...run.secrets, token]);
+      const trace = new Trace(secrets);
       let calls = 0;
       const record = (event: TraceEventBody) => trace.append(event, { attempt: 1, iteration: calls });
       record({ type: 'run_start', task: run.task.prompt, model: run.model.id, layers: [] });
@@ -47,6 +54,7 @@ export function foreignAgent(options: ForeignAgentOptions, body: (input: AgentIn
           record(event);
         },
       });
+      token = gateway.endpoint.apiKey;
       const server = await serveSite(run.site).catch(async (error: unknown) => {
         await gateway.close();
         throw error;
@@ -67,6 +75,8 @@ export function foreignAgent(options: ForeignAgentOptions, body: (input: AgentIn
           run,
         );
       } catch (error) {
+        // Bad input found only now (a program gone since it was checked): the test fails, no run is made of it.
+        if (error instanceof InputError) throw error;
         outcome = { reason: `the agent failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, stopReason: 'error' };
       } finally {
         await Promise.allSettled([gateway.close(), server.close(), session.close()]);
@@ -88,15 +98,35 @@ export function foreignAgent(options: ForeignAgentOptions, body: (input: AgentIn
         wallMs: Date.now() - startedAt,
         trace: [...trace.events],
       };
-      return result;
+      // What the agent wrote of its own (its summary, its answer) may carry the token or a session.
+      return redact(result, secrets());
     },
   };
 }
 
-/** A claim as an agent wrote it (a file, a function's return value), checked: anything else is no claim, with the reason. */
+/** The most of a claim's summary, and of its answer, that a run keeps: an agent cannot flood the report through its claim. */
+export const CLAIM_TEXT_CAP = 10_000;
+
+/** The text, cut at `cap` characters with the cut stated. */
+function capped(text: string, cap = CLAIM_TEXT_CAP): string {
+  return text.length > cap ? `${text.slice(0, cap)}… [harness-eval: cut here; ${text.length} characters in all]` : text;
+}
+
+/** A claim's answer as the run records it: a string as written, any other JSON value as its JSON text (42 → "42"). */
+function answerText(answer: unknown): string {
+  return typeof answer === 'string' ? answer : JSON.stringify(answer);
+}
+
+/**
+ * A claim as an agent wrote it (a file, a function's return value), checked: anything else is no
+ * claim, with the reason. Its summary and answer are cut at CLAIM_TEXT_CAP, saying so.
+ */
 export function readClaim(value: unknown, where: string): ForeignOutcome {
   const parsed = claimSchema.safeParse(value);
-  if (parsed.success) return { claim: parsed.data };
+  if (parsed.success) {
+    const { answer, summary, success } = parsed.data;
+    return { claim: { success, summary: capped(summary), ...(answer !== undefined && { answer: capped(answerText(answer)) }) } };
+  }
   const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(claim)'}: ${issue.message}`).join('; ');
   return { reason: `${where} is not a claim { success, summary, answer? } (${problems})` };
 }

@@ -1,11 +1,16 @@
 import { z } from 'zod';
-import { parseInput } from '../input.ts';
+import { createHash } from 'node:crypto';
+import { InputError, parseInput } from '../input.ts';
 import type { Agent, AgentClaim, AgentInput } from '../eval/agent.ts';
 import { foreignAgent, readClaim } from './foreign.ts';
 
 export const functionAgentOptionsSchema = z
   .object({
-    /** The agent's name in cells (default: the function's own name, else `function`). */
+    /**
+     * The agent's name in cells, and what it is: runs of agents with one name pool into one cell.
+     * Without it, the agent is named after its function (`fn.name`, else `function-agent`) and told
+     * apart by its source: two different functions are two cells, in every worker alike.
+     */
     name: z.string().min(1).optional(),
     /** Give the agent the site's account in `input.site.account`. */
     account: z.boolean().default(false),
@@ -19,8 +24,12 @@ export type FunctionAgentOptions = z.input<typeof functionAgentOptionsSchema>;
  * but a claim is no claim (with the reason); a throw ends the run with stopReason `error`.
  */
 export function functionAgent(fn: (input: AgentInput) => Promise<AgentClaim>, options: FunctionAgentOptions = {}): Agent {
-  const { name = fn.name || 'function', account } = parseInput(functionAgentOptionsSchema, options, 'functionAgent() options');
-  return foreignAgent({ name, condition: { agent: 'function', name, account }, account }, async (input) =>
+  if (typeof fn !== 'function') throw new InputError(`functionAgent(): expected a function (input) => claim, got ${fn === null ? 'null' : typeof fn}`);
+  const { name: given, account } = parseInput(functionAgentOptionsSchema, options, 'functionAgent() options');
+  const name = given ?? (fn.name || 'function-agent');
+  // Its source's hash, not a count: every worker loads its own copy of the config, and counts differ with what each loads.
+  const source = given === undefined ? { source: createHash('sha256').update(fn.toString()).digest('hex').slice(0, 16) } : {};
+  return foreignAgent({ name, condition: { agent: 'function', name, ...source, account }, account }, async (input) =>
     readClaim(await fn(input), `the value ${name} returned`),
   );
 }

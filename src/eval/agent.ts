@@ -21,8 +21,12 @@ export const BUILT_IN_AGENT = 'harness-eval';
 export const claimSchema = z.object({
   success: z.boolean(),
   summary: z.string(),
-  /** The answer to an information task, checked against the site's ground truth. */
-  answer: z.string().optional(),
+  /**
+   * The answer to an information task, checked against the site's ground truth. Any JSON value is
+   * kept as written; the run records a string as it is and anything else as its JSON text (42 as
+   * `42`, true as `true`), which the oracle compares as it compares any answer.
+   */
+  answer: z.json().optional(),
 });
 export type AgentClaim = z.infer<typeof claimSchema>;
 
@@ -61,6 +65,8 @@ export interface Agent {
   readonly condition: Record<string, unknown>;
   /** The names of the layers it runs: only harness-eval's own harness has any (it runs the `layers` option). */
   readonly layers?: readonly string[];
+  /** Checks the agent can run here (a command's program exists), before the run starts: an InputError fails the test, and no run is counted. */
+  prepare?(): void | Promise<void>;
   run(run: AgentRun): Promise<AgentResult>;
 }
 

@@ -99,6 +99,7 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
   const { context, site, model, layers = [], task, maxIterations, onIteration, modelCache, onStart, signal, abortGraceMs = ABORT_GRACE_MS } = options;
   const agent = options.agent ?? builtInHarness(layers);
   checkLayersApply(agent, layers);
+  await agent.prepare?.();
   const outputDir = options.outputDir ?? join(tmpdir(), 'harness-eval');
   // Opened for any model; only openai: and ollama: models send their traffic through it.
   const secrets = modelSecrets();
@@ -149,7 +150,10 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
         context,
         openSession,
         model: resolvedModel,
-        secrets: [...secrets, site.account.password],
+        // Read each time: the site's sessions are issued during the run.
+        get secrets() {
+          return runSecrets(site, secrets);
+        },
         signal,
         outputDir,
         maxIterations,
@@ -203,6 +207,11 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
   } finally {
     await site.dispose?.();
   }
+}
+
+/** What never leaves a run: the API keys, the site's password, and the sessions the site has issued so far. */
+export function runSecrets(site: Site, keys: readonly string[] = modelSecrets()): string[] {
+  return [...keys, site.account.password, ...(site.secrets?.() ?? [])];
 }
 
 function cutShortBy(signal: AbortSignal): CutShort {

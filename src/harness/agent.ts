@@ -21,7 +21,7 @@ export function builtInHarness(layers: readonly LayerSpec[]): Agent {
         openSession: run.openSession,
         credentials: run.site.account,
         siteFetch: (request) => run.site.fetch(request),
-        secrets: run.secrets,
+        secrets: () => run.secrets,
         maxIterations: run.maxIterations,
         onIteration: run.onIteration,
         signal: run.signal,

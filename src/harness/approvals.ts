@@ -110,13 +110,13 @@ export class ApprovalStore {
   }
 
   requests(): ApprovalRequest[] {
-    return this.names('.request.json').map((name) => readJsonFile(join(this.dir, name), approvalRequestSchema, 'approval request'));
+    return this.names('.request.json').map((name) => readJsonFile(join(this.dir, name), approvalRequestSchema, 'approval request', { remedy: 'delete it, and the run asks again' }));
   }
 
   decisionOn(id: string): ApprovalDecision | undefined {
     const file = join(this.dir, `${id}.decision.json`);
     if (!existsSync(file)) return undefined;
-    const decision = readJsonFile(file, approvalDecisionSchema, 'approval decision');
+    const decision = readJsonFile(file, approvalDecisionSchema, 'approval decision', { remedy: 'write it again as { id, decision, decidedAt }, or delete it' });
     return decision.id === id ? decision : undefined;
   }
 

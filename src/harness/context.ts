@@ -121,15 +121,19 @@ export class RunContext {
   private stopReason?: { reason: StopReason; detail: string };
   private session?: { page: Page; tools: ToolRegistry; state: ToolState; layers: readonly Layer[]; openFresh?: () => Promise<Page> };
 
-  /** The values that never leave the run: the site's password, API keys. */
-  readonly secrets: readonly string[];
+  /** The values that never leave the run: the site's password, API keys, the site's sessions (read each time: issued during the run). */
+  get secrets(): readonly string[] {
+    const given = typeof this.givenSecrets === 'function' ? this.givenSecrets() : this.givenSecrets;
+    return [...given, ...(this.credentials ? [this.credentials.password] : [])];
+  }
+  private readonly givenSecrets: readonly string[] | (() => readonly string[]);
 
   constructor(
     readonly task: string,
     readonly model: Model,
     readonly systemPrompt: string,
     readonly credentials: Credentials | undefined,
-    secrets: readonly string[],
+    secrets: readonly string[] | (() => readonly string[]),
     /** How the login handler signs in: the password goes to the site from here, never into the page. */
     readonly siteFetch: SiteFetch = (request) => fetch(request, { redirect: 'manual' }),
     options: RunContextOptions = {},
@@ -139,7 +143,7 @@ export class RunContext {
     this.taskId = options.taskId;
     this.carried = options.carried;
     this.limits = { callMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS };
-    this.secrets = [...secrets, ...(credentials ? [credentials.password] : [])];
+    this.givenSecrets = secrets;
     this.trace = new Trace(() => this.secrets);
   }
 

@@ -38,8 +38,8 @@ export interface HarnessOptions {
   credentials?: Credentials;
   /** The site's own HTTP client (the login handler signs in through it); by default Node's fetch. */
   siteFetch?: SiteFetch;
-  /** Further values that must never appear in the trace (API keys). */
-  secrets?: readonly string[];
+  /** Further values that must never appear in the trace (API keys; a function: read each time, for values made during the run). */
+  secrets?: readonly string[] | (() => readonly string[]);
   systemPrompt?: string;
   /** Absolute cap on iterations per attempt, whatever the layers. */
   maxIterations?: LoopOptions['maxIterations'];

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ChatMessage, ToolSchema } from '../models/types.ts';
 import { approvalRequestSchema } from './approvals.ts';
+import { redactValue } from './redact.ts';
 
 const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
 const usage = z.object({ input: z.number().nullable(), output: z.number().nullable() });
@@ -204,10 +205,10 @@ export class Trace {
   }
 }
 
+/**
+ * The value with every secret replaced by `[secret]`, in every form it could be written: plain,
+ * URL-encoded, base64 (also inside a longer base64 stream) and hex (see ./redact.ts).
+ */
 export function redact<T>(value: T, secrets: readonly string[]): T {
-  const active = secrets.filter((secret) => secret.length >= 4);
-  if (active.length === 0) return value;
-  let json = JSON.stringify(value);
-  for (const secret of active) json = json.split(JSON.stringify(secret).slice(1, -1)).join('[secret]');
-  return JSON.parse(json) as T;
+  return redactValue(value, secrets);
 }

@@ -1,4 +1,5 @@
 import { dirname } from 'node:path';
+import { z } from 'zod';
 import { test as base, type TestInfo } from '@playwright/test';
 import { checkLayersApply, type Agent } from '../eval/agent.ts';
 import type { Postcondition } from '../eval/postconditions.ts';
@@ -15,7 +16,7 @@ import { InputError, parseInput } from '../input.ts';
 import { recordInAllure } from './allure.ts';
 import { builtInHarness } from '../harness/agent.ts';
 import { agentCondition, layersCondition, modelCondition, NO_LAYERS, stackNameInUse } from './condition.ts';
-import { ABORT_GRACE_MS, evaluate, TaskNotApplicable, type CutShort, type RunRecord } from '../eval/evaluate.ts';
+import { ABORT_GRACE_MS, evaluate, runSecrets, TaskNotApplicable, type CutShort, type RunRecord } from '../eval/evaluate.ts';
 
 export { stackName } from './condition.ts';
 
@@ -49,6 +50,12 @@ export interface HarnessOptions {
 export const HARNESS_RUN_ATTACHMENT = 'harness-run.json';
 /** Attached when a run starts: a run whose worker dies before it ends is still counted, as incomplete. */
 export const HARNESS_RUN_START_ATTACHMENT = 'harness-run-start.json';
+/**
+ * Attached when a run that started threw instead of returning a record (bad input met only once it
+ * had started: a corrupt checkpoint or approval store, a program gone): the reporter takes its
+ * start back, so the run is not counted, not even as incomplete. The test fails with the error.
+ */
+export const HARNESS_RUN_VOID_ATTACHMENT = 'harness-run-void.json';
 
 /**
  * Playwright's test with a harness: `model`, `layers` and `site` are options (set by `test.use`
@@ -87,7 +94,9 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
     const inFlight = new Map<AbortController, Promise<unknown>>();
 
     const run = async (request: RunRequest): Promise<RunRecord> => {
-      const task = toTask(request);
+      const { task, maxIterations } = toTask(request);
+      // Runs share the test's browser context (its pages, cookies and trace): two at once would act on each other's pages.
+      if (inFlight.size > 0) throw new InputError(`harness.run(): run ${runs} of this test is still going: runs share the test's browser context, so await each run before starting the next`);
       runs += 1;
       const instance = site.create();
       // No secret leaves in a record: a site's options may carry its account, a model's a key.
@@ -105,19 +114,20 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
         secrets,
       );
       const controller = new AbortController();
+      let started = false;
       const running = evaluate({
         context,
         site: instance,
         agent,
         model,
         task,
-        maxIterations: request.maxIterations,
+        maxIterations,
         modelCache: { ...cache, run: cassetteRunName(testInfo, runs), repeatIndex: testInfo.repeatEachIndex },
         signal: controller.signal,
         abortGraceMs: abortGrace(testInfo),
         outputDir: testInfo.outputPath(`run-${runs}`),
         attach: (name, body, contentType) => testInfo.attach(name, { body, contentType }),
-        onStart: () => testInfo.attach(HARNESS_RUN_START_ATTACHMENT, { body: JSON.stringify(planned), contentType: 'application/json' }),
+        onStart: () => ((started = true), testInfo.attach(HARNESS_RUN_START_ATTACHMENT, { body: JSON.stringify(planned), contentType: 'application/json' })),
         onIteration: (title, actions) =>
           base.step(title, async () => {
             await actions();
@@ -134,7 +144,8 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
             unsupportedClaim: record.trace.some((event) => event.type === 'harness_evidence' && !event.ok),
             observationTokens: await observationTokens(record.trace),
           },
-          secrets,
+          // The sessions the site issued during the run are known now.
+          runSecrets(instance),
         );
         await attachRun(testInfo, reported);
         return record;
@@ -143,6 +154,8 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
       try {
         return await running;
       } catch (error) {
+        // Bad input met once the run had started: its start is taken back. (Anything else that threw, a live site that could not be put back, stays counted as incomplete.)
+        if (started && error instanceof InputError) await testInfo.attach(HARNESS_RUN_VOID_ATTACHMENT, { body: JSON.stringify(planned), contentType: 'application/json' });
         // Neither a success nor a failure: the test is skipped with the reason, and no run is counted.
         if (error instanceof TaskNotApplicable) testInfo.skip(true, error.message);
         throw error;
@@ -189,10 +202,20 @@ function cassetteRunName(testInfo: TestInfo, run: number): string {
   return [testInfo.project.name, ...testInfo.titlePath].filter(Boolean).join(' › ') + (run > 1 ? ` #${run}` : '');
 }
 
-/** The request as a checked task: a prompt with its postconditions is revision 1, untagged. */
-function toTask(request: RunRequest): Task {
-  const { maxIterations: _maxIterations, ...task } = request;
-  if ('prompt' in task) return defineTask(task);
-  const name = task.name ?? task.task.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60).replace(/-$/, '');
-  return defineTask({ name, prompt: task.task, postconditions: task.postconditions });
+const maxIterationsSchema = z.number().int().positive().optional();
+/** A request written as a prompt and its postconditions (the task's own fields are checked by defineTask). */
+const promptRequestSchema = z.object({ task: z.string().min(1), postconditions: z.array(z.unknown()), name: z.string().optional(), maxIterations: maxIterationsSchema }).strict();
+
+/** The request as a checked task and iteration cap: a prompt with its postconditions is revision 1, untagged. Bad input is one InputError naming the field. */
+function toTask(request: RunRequest): { task: Task; maxIterations?: number } {
+  if (typeof request !== 'object' || request === null || Array.isArray(request)) {
+    throw new InputError(`harness.run(): expected a task (defineTask) or { task, postconditions }, got ${request === null ? 'null' : Array.isArray(request) ? 'a list' : typeof request}`);
+  }
+  if ('prompt' in request) {
+    const { maxIterations, ...task } = request;
+    return { task: defineTask(task), ...parseInput(z.object({ maxIterations: maxIterationsSchema }), { maxIterations }, 'harness.run()') };
+  }
+  const checked = parseInput(promptRequestSchema, request, 'harness.run()');
+  const name = checked.name ?? (checked.task.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60).replace(/-$/, '') || 'task');
+  return { task: defineTask({ name, prompt: checked.task, postconditions: checked.postconditions as Postcondition[] }), maxIterations: checked.maxIterations };
 }

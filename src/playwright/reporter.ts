@@ -7,10 +7,13 @@ import { counted, incompleteNote, outcomeOf } from '../report/format.ts';
 import { DEFAULT_HISTORY_LIMIT, HISTORY_DIR, listHistory, saveToHistory } from '../report/history.ts';
 import { cellLabel, summarize } from '../report/summarize.ts';
 import { countTrials, parseRunAttachment, parseStartAttachment, type Attempt, type ParsedAttachment, type TestRecord } from '../report/trials.ts';
-import { gateSchema, type Gate, type NotApplicableTest, type PriceTable, type ReportedRun, type Summary } from '../report/types.ts';
+import { gateSchema, type Gate, type NotApplicableTest, type PlannedRun, type PriceTable, type ReportedRun, type Summary } from '../report/types.ts';
 import { parseInput } from '../input.ts';
-import { HARNESS_RUN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT } from './fixtures.ts';
+import { HARNESS_RUN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT, HARNESS_RUN_VOID_ATTACHMENT } from './fixtures.ts';
 import { NOT_APPLICABLE } from '../eval/evaluate.ts';
+import { modelSecrets } from '../models/registry.ts';
+import { defaultAccount } from '../sites/hn/options.ts';
+import { redactTraceFile } from './trace-zip.ts';
 
 export interface HarnessReporterOptions {
   /** Where summary.json, summary.md and index.html go, relative to the config file. */
@@ -90,6 +93,7 @@ export default class HarnessReporter implements Reporter {
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
+    this.redactTraces(test, result);
     const record = this.record(test);
     const attempt = this.readAttempt(test, result);
     record.attempts.push(attempt);
@@ -161,6 +165,21 @@ export default class HarnessReporter implements Reporter {
     return parts.filter(Boolean).join(', ');
   }
 
+  /**
+   * Each trace.zip of the attempt, rewritten before anything else reads it: cookies and credential
+   * headers replaced wholesale, and the secrets this process knows (API keys, HN_PASSWORD) redacted
+   * in every encoding (see trace-zip.ts).
+   */
+  private redactTraces(test: TestCase, result: TestResult): void {
+    // HN_PASSWORD, else the replica's default account's password (the account a run signs in with unless a spec names another).
+    const secrets = [...modelSecrets(), defaultAccount().password];
+    for (const attachment of result.attachments) {
+      if (attachment.name !== 'trace' || !attachment.path) continue;
+      const { error } = redactTraceFile(attachment.path, secrets);
+      if (error) console.log(`harness-eval: the trace of "${test.title}" could not be redacted: ${error}`);
+    }
+  }
+
   private record(test: TestCase) {
     let record = this.tests.get(test.id);
     if (!record) {
@@ -176,6 +195,7 @@ export default class HarnessReporter implements Reporter {
    */
   private readAttempt(test: TestCase, result: TestResult): Attempt {
     const attempt: Attempt = { retry: result.retry, runs: [], starts: [], unreadable: [] };
+    const voided: PlannedRun[] = [];
     const where = `"${test.title}" (${test.parent.project()?.name ?? ''})`;
     const read = <T>(attachment: TestResult['attachments'][number], parse: (text: string, label: string) => ParsedAttachment<T>, into: T[]) => {
       const label = `harness-eval: ${attachment.name} of ${where}`;
@@ -194,7 +214,11 @@ export default class HarnessReporter implements Reporter {
     for (const attachment of result.attachments) {
       if (attachment.name === HARNESS_RUN_ATTACHMENT) read(attachment, parseRunAttachment, attempt.runs);
       else if (attachment.name === HARNESS_RUN_START_ATTACHMENT) read(attachment, parseStartAttachment, attempt.starts);
+      else if (attachment.name === HARNESS_RUN_VOID_ATTACHMENT) read(attachment, parseStartAttachment, voided);
     }
+    // A start the fixture took back (bad input met once the run had started: a corrupt store, a program gone): no run, not an incomplete one.
+    const taken = new Set(voided.map((start) => start.test.run));
+    attempt.starts = attempt.starts.filter((start) => !taken.has(start.test.run));
     const links = this.links(test, result);
     if (links) attempt.runs = attempt.runs.map((run) => ({ ...run, links }));
     return attempt;

@@ -33,6 +33,11 @@ export interface Site<State = unknown, Change extends StateChange = StateChange>
   diff(start: State, end: State): Change[];
   /** Waits until the site has answered every request the run started, within a bound its own latency sets. */
   idle(): Promise<SiteIdle>;
+  /**
+   * The session tokens the site issued so far (a `user` cookie's value, and its token alone): made
+   * during the run, so asked whenever something is redacted. They never reach a trace or report.
+   */
+  secrets?(): readonly string[];
   /** Puts the site back after the run (the live site unvotes what the run voted), so the next run finds it as this one did. */
   dispose?(): Promise<void>;
 }
@@ -92,5 +97,30 @@ export function requestsInFlight() {
       }
       return { settled: pending === 0, waitedMs: Math.round(performance.now() - began), pending };
     },
+  };
+}
+
+/** Cookie values shorter than this are flags (`1`, `yes`), not sessions. */
+const SESSION_MIN_CHARS = 8;
+
+/**
+ * The session cookies a site handed out, for `Site.secrets()`: `observe` each response of the
+ * run's traffic, and every Set-Cookie value (whole, and after its first `&`, where HN keeps the
+ * token) is a secret from then on.
+ */
+export function sessionCookies() {
+  const values = new Set<string>();
+  return {
+    observe(response: Response): Response {
+      for (const header of response.headers.getSetCookie()) {
+        const value = header.split(';')[0]!.split('=').slice(1).join('=').trim();
+        if (value.length < SESSION_MIN_CHARS) continue;
+        values.add(value);
+        const token = value.slice(value.indexOf('&') + 1);
+        if (token !== value && token.length >= SESSION_MIN_CHARS) values.add(token);
+      }
+      return response;
+    },
+    secrets: (): string[] => [...values],
   };
 }

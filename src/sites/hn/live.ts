@@ -8,7 +8,7 @@ import { accountSchema, HN_ORIGIN, type Account } from './options.ts';
 import { politeFetch, politenessSchema, type Politeness } from './polite-fetch.ts';
 import type { HnSite } from './site.ts';
 import { hnDiff, type HnChange, type HnSnapshot } from './snapshot.ts';
-import { idleBoundMs, requestsInFlight, type SiteFactory } from '../site.ts';
+import { idleBoundMs, requestsInFlight, sessionCookies, type SiteFactory } from '../site.ts';
 
 export const liveOptionsSchema = politenessSchema
   .extend({
@@ -58,7 +58,9 @@ const LIVE_ANSWER_MS = 3_000;
 function liveSite(account: Account, fetchSite: SiteHandler, oracle: OracleSession, { intervalMs }: Politeness): HnSite {
   // The run's own traffic (the browser's and the harness's), counted so the end snapshot can wait for it; the oracle's is not the run's.
   const inFlight = requestsInFlight();
-  const runFetch: SiteHandler = (request) => inFlight.track(() => fetchSite(request));
+  // Every session the site hands the run (a login's `user` cookie) is a secret of the run.
+  const sessions = sessionCookies();
+  const runFetch: SiteHandler = (request) => inFlight.track(async () => sessions.observe(await fetchSite(request)));
   let first: Reading | undefined;
   let latest: Reading | undefined;
   // Hidden stories and favorites are not read here: left out of the snapshot, they are unknown, never unchanged.
@@ -78,6 +80,7 @@ function liveSite(account: Account, fetchSite: SiteHandler, oracle: OracleSessio
     },
     diff: hnDiff,
     idle: () => inFlight.idle(idleBoundMs(intervalMs + LIVE_ANSWER_MS)),
+    secrets: () => [...sessions.secrets(), ...oracle.secrets()],
     async dispose() {
       if (!first) return;
       // The run's end snapshot, taken just before, already tells; without one (the run threw), look again.
@@ -160,6 +163,11 @@ class OracleSession {
     const html = await response.text();
     if (response.status !== 200) throw new Error(`hn.live(): /${path} answered ${response.status}`);
     return cheerio.load(html);
+  }
+
+  /** The oracle's own session cookie's values: never shown, but a secret should a page echo it. */
+  secrets(): string[] {
+    return this.#cookie.split(/;\s*/).map((pair) => pair.slice(pair.indexOf('=') + 1)).filter((value) => value.length >= 8);
   }
 
   private isLoggedIn($: cheerio.CheerioAPI): boolean {

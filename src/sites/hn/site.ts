@@ -56,5 +56,6 @@ export function recordedHn({ startLoggedIn, ...options }: RecordedOptions = {}):
     snapshot: async () => replica.snapshot(),
     diff: hnDiff,
     idle: () => replica.idle(),
+    secrets: () => replica.state.sessionSecrets(),
   };
 }

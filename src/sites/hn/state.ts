@@ -60,6 +60,7 @@ export class HnState {
   private readonly secret: string;
   private sessionCount = 0;
   private postCount = 0;
+  private readonly issued = new Set<string>();
 
   /** `firstNewId`: the id of the first item made on the replica, above every captured one, as HN's ids only grow. */
   constructor(
@@ -86,7 +87,15 @@ export class HnState {
     if (!account || account.password !== password) return undefined;
     const token = createHmac('sha1', this.secret).update(`session\n${username}\n${++this.sessionCount}`).digest('hex');
     this.sessions.set(token, { user: username, requests: 0 });
+    this.issued.add(`${username}&${token}`);
     return `${username}&${token}`;
+  }
+
+  /** Every session this replica issued or restored (the `user` cookie's value, and its token alone), ended or not: secrets of the run. */
+  sessionSecrets(): string[] {
+    const cookies = new Set(this.issued);
+    for (const [token, session] of this.sessions) cookies.add(`${session.user}&${token}`);
+    return [...cookies].flatMap((cookie) => [cookie, sessionToken(cookie)]);
   }
 
   logout(cookie: string): void {
