@@ -1,10 +1,12 @@
-import { Trace, type StopReason, type TraceEventBody } from '../harness/trace.ts';
-import { claimSchema, type Agent, type AgentClaim, type AgentInput, type AgentResult, type AgentRun } from '../eval/agent.ts';
+import { redact, Trace, type StopReason, type TraceEventBody } from '../harness/trace.ts';
+import { claimSchema, type Agent, type AgentClaim, type AgentInput, type AgentResult, type AgentRun, type Containment } from '../eval/agent.ts';
+import type { Site } from '../sites/site.ts';
+import type { Escapes } from './sandbox.ts';
 import { serveSite } from '../sites/serve.ts';
 import { startGateway } from './gateway.ts';
 
-/** What a foreign agent's body ends with: its claim, or nothing claimed and why. */
-export type ForeignOutcome =
+/** What a foreign agent's body ends with: its claim, or nothing claimed and why; and what a sandbox saw it try. */
+export type ForeignOutcome = (
   | { claim: AgentClaim; stopReason?: undefined }
   | {
       claim?: undefined;
@@ -12,13 +14,21 @@ export type ForeignOutcome =
       reason: string;
       /** `timeout` when the agent was stopped at its time limit, `error` when it crashed: the run is incomplete. */
       stopReason?: Extract<StopReason, 'timeout' | 'error'>;
-    };
+    }
+) & { escapes?: Escapes };
 
 export interface ForeignAgentOptions {
   name: string;
   condition: Record<string, unknown>;
   /** Give the agent the site's account (`HN_USERNAME`/`HN_PASSWORD` for a command). */
   account?: boolean;
+  /**
+   * Untrusted code: the site makes a login for this run (`site.issueCredential`), so the site's
+   * own password stops working; the agent gets that login only with `account`, else none.
+   */
+  issueCredential?: boolean;
+  /** How its runs are contained: see `Agent.containment`. */
+  containment(site: Site): Containment;
 }
 
 /**
@@ -30,8 +40,12 @@ export function foreignAgent(options: ForeignAgentOptions, body: (input: AgentIn
   return {
     name: options.name,
     condition: options.condition,
-    async run(run) {
+    containment: options.containment,
+    async run(given) {
       const startedAt = Date.now();
+      const credential = options.issueCredential ? given.site.issueCredential?.() : undefined;
+      // The run's login is a secret like the site's own password: redacted from everything the run records.
+      const run: AgentRun = credential ? { ...given, secrets: [...given.secrets, credential.password] } : given;
       const trace = new Trace(() => run.secrets);
       let calls = 0;
       const record = (event: TraceEventBody) => trace.append(event, { attempt: 1, iteration: calls });
@@ -58,7 +72,7 @@ export function foreignAgent(options: ForeignAgentOptions, body: (input: AgentIn
           {
             task: run.task.prompt,
             page: session.page,
-            site: { origin: run.site.origin, url: server.url, ...(options.account && { account: run.site.account }) },
+            site: { origin: run.site.origin, url: server.url, ...(options.account && { account: credential ?? run.site.account }) },
             model: gateway.endpoint,
             signal,
             trace: { record: (name, data) => void record({ type: 'custom', layer: options.name, name, ...(data && { data }) }) },
@@ -87,8 +101,10 @@ export function foreignAgent(options: ForeignAgentOptions, body: (input: AgentIn
         tokens: gateway.tokens(),
         wallMs: Date.now() - startedAt,
         trace: [...trace.events],
+        ...(outcome.escapes && { escapes: outcome.escapes }),
       };
-      return result;
+      // The claim's words are the agent's: it may have written a secret into them.
+      return redact(result, run.secrets);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseInput } from '../input.ts';
-import type { Agent, AgentClaim, AgentInput } from '../eval/agent.ts';
+import type { Agent, AgentClaim, AgentInput, Containment } from '../eval/agent.ts';
 import { foreignAgent, readClaim } from './foreign.ts';
 
 export const functionAgentOptionsSchema = z
@@ -13,6 +13,9 @@ export const functionAgentOptionsSchema = z
   .strict();
 export type FunctionAgentOptions = z.input<typeof functionAgentOptionsSchema>;
 
+/** A function runs in the test's own process, with its keys: it is trusted code, never contained. Untrusted code is a command agent's. */
+const IN_PROCESS: Containment = { contained: false, reason: "not contained: trusted code (a function agent runs in the test's process)" };
+
 /**
  * A TypeScript function as the agent: it gets the task, a page on the site, the site over HTTP and
  * the model through the run's gateway, and returns its claim. What it returns is checked: anything
@@ -20,7 +23,7 @@ export type FunctionAgentOptions = z.input<typeof functionAgentOptionsSchema>;
  */
 export function functionAgent(fn: (input: AgentInput) => Promise<AgentClaim>, options: FunctionAgentOptions = {}): Agent {
   const { name = fn.name || 'function', account } = parseInput(functionAgentOptionsSchema, options, 'functionAgent() options');
-  return foreignAgent({ name, condition: { agent: 'function', name, account }, account }, async (input) =>
+  return foreignAgent({ name, condition: { agent: 'function', name, account }, account, containment: () => IN_PROCESS }, async (input) =>
     readClaim(await fn(input), `the value ${name} returned`),
   );
 }

@@ -10,7 +10,7 @@ import { openCassette, type CassetteOptions } from '../models/cassette.ts';
 import { createModel, modelSecrets, type ModelSpec } from '../models/registry.ts';
 import type { LayerSpec } from '../layers/index.ts';
 import type { Site, SiteIdle } from '../sites/site.ts';
-import { checkLayersApply, type Agent, type AgentResult } from './agent.ts';
+import { checkLayersApply, type Agent, type AgentResult, type Containment } from './agent.ts';
 import { judge, type Judgement } from './oracle.ts';
 import type { Task } from './tasks.ts';
 
@@ -49,6 +49,9 @@ export interface EvaluateOptions {
   attach?: (name: string, body: string | Buffer, contentType: string) => Promise<void>;
 }
 
+/** An agent that does not say how it is contained is not. */
+const NOT_SAID: Containment = { contained: false, reason: 'not contained: the agent does not say how it is contained' };
+
 /** How a not-applicable task's skip reason begins: the reporter lists those tests apart. */
 export const NOT_APPLICABLE = 'not applicable: ';
 
@@ -86,6 +89,9 @@ export interface RunRecord extends AgentResult {
   verdicts: Judgement['verdicts'];
   /** The wait before the end snapshot: `settled` false when the site still owed answers at its bound, so the end state may miss them; absent when the site no longer answered. */
   siteIdle?: SiteIdle;
+  /** Whether the agent's code ran contained (a command in its sandbox, harness-eval's own code), and how or why not. */
+  contained: boolean;
+  containment: string;
 }
 
 /**
@@ -99,6 +105,8 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
   const { context, site, model, layers = [], task, maxIterations, onIteration, modelCache, onStart, signal, abortGraceMs = ABORT_GRACE_MS } = options;
   const agent = options.agent ?? builtInHarness(layers);
   checkLayersApply(agent, layers);
+  // Asked before anything starts: an agent that cannot run here as asked (no sandbox where one is required) records no run.
+  const { contained, reason: containment } = agent.containment?.(site) ?? NOT_SAID;
   const outputDir = options.outputDir ?? join(tmpdir(), 'harness-eval');
   // Opened for any model; only openai: and ollama: models send their traffic through it.
   const secrets = modelSecrets();
@@ -199,6 +207,8 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
       judged: judgement !== undefined,
       verdicts: judgement?.verdicts ?? [],
       siteIdle,
+      contained,
+      containment,
     };
   } finally {
     await site.dispose?.();
