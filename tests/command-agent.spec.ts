@@ -18,7 +18,7 @@ import { createReplica } from '../src/sites/hn/replica.ts';
 import { politeFetch } from '../src/sites/hn/polite-fetch.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { serveSite } from '../src/sites/serve.ts';
-import { account, firstStory } from './support.ts';
+import { account, firstStory, runAgent } from './support.ts';
 
 const run = promisify(execFile);
 const agents = new URL('fixtures/agents/', import.meta.url).pathname;
@@ -119,26 +119,6 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ status?
       response.on('end', () => resolve({ status: response.statusCode, path: response.headers['x-path'], length: response.headers['content-length'], body }));
     }).on('error', reject);
   });
-}
-
-/** One run of an agent through the evaluation, as the fixture runs it: the replica, the scripted model, the oracle. */
-async function runAgent(context: BrowserContext, testInfo: TestInfo, agent: Agent, signal?: AbortSignal) {
-  const site = recordedHn();
-  const attachments = new Map<string, string>();
-  const result = await evaluate({
-    context,
-    site,
-    agent,
-    model: 'scripted:diligent',
-    task: upvoteFirstPost,
-    signal,
-    outputDir: testInfo.outputPath('run'),
-    async attach(name, body, contentType) {
-      attachments.set(name, body.toString());
-      await testInfo.attach(name, { body, contentType });
-    },
-  });
-  return { result, site, attachments };
 }
 
 const command = (script: string, options: CommandAgentOptions = {}) => commandAgent([process.execPath, join(agents, script)], options);

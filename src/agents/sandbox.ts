@@ -163,7 +163,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     });
   });
   const [bwrap, ...args] = bwrapArgv(options, socketDir);
-  const child = spawn(bwrap!, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  // bwrap's own environment is empty: its init stays in the sandbox as pid 1, and /proc/1/environ would show the worker's keys.
+  const child = spawn(bwrap!, args, { detached: true, env: {}, stdio: ['ignore', 'pipe', 'pipe'] });
   const processes = () => (child.pid === undefined ? [] : descendants(child.pid).filter((pid) => namespacePid(pid) > 2));
   return {
     child,
