@@ -7,6 +7,7 @@ import { expect, test } from '@playwright/test';
 import { commandAgent, type CommandAgentOptions } from '../src/agents/command.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { HARNESS_RUN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT, test as harnessTest } from '../src/playwright/fixtures.ts';
+import { renderHtml, renderMarkdown } from '../src/report/files.ts';
 import { summarize } from '../src/report/summarize.ts';
 import { reportedRunSchema } from '../src/report/types.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
@@ -166,8 +167,23 @@ harnessTest.describe('sandbox: none, through the fixture', () => {
     const attached = testInfo.attachments.find((attachment) => attachment.name === HARNESS_RUN_ATTACHMENT)!;
     const reported = reportedRunSchema.parse(JSON.parse(attached.body!.toString()));
     expect(reported.condition.agent).toMatchObject({ sandbox: 'none' });
-    const [cell] = summarize([reported], { complete: true }).cells;
-    expect(cell).toMatchObject({ contained: false });
-    expect(testInfo.attachments.map((attachment) => attachment.name)).toContain(HARNESS_RUN_START_ATTACHMENT);
+    // The start attachment says it too: a run whose worker dies is still known uncontained.
+    const start = testInfo.attachments.find((attachment) => attachment.name === HARNESS_RUN_START_ATTACHMENT)!;
+    expect(JSON.parse(start.body!.toString())).toMatchObject({ contained: false });
+
+    // The report says it beside the rate, and lists the cell; a run that left processes in its sandbox is an escape attempt.
+    const escaped = { ...reported, contained: true, test: { ...reported.test, id: 'escaped' }, condition: { ...reported.condition, agent: { sandbox: 'bwrap' } }, escapes: { processesLeft: 2 } };
+    const summary = summarize([reported, escaped], { complete: true });
+    expect(summary.cells.map(({ contained, escapes }) => ({ contained, escapes }))).toEqual(
+      expect.arrayContaining([{ contained: false, escapes: undefined }, { contained: true, escapes: { runs: 1, processesLeft: 2 } }]),
+    );
+    const markdown = renderMarkdown(summary);
+    expect(markdown).toMatch(/\| \d+% \(\d+–\d+%\) · not contained \|/);
+    expect(markdown).toMatch(/\| \d+% \(\d+–\d+%\) · 1 escape attempt \|/);
+    expect(markdown).toContain('- not contained: upvote-first-post · login.py');
+    expect(markdown).toMatch(/- escape attempts: upvote-first-post · login\.py#\w+ · .*: 1 run left 2 processes running/);
+    const html = renderHtml(summary, [reported, escaped]);
+    expect(html).toContain('<small class="contain">⚠ not contained</small>');
+    expect(html).toContain('<small class="contain">⚠ 1 escape attempt</small>');
   });
 });

@@ -37,8 +37,8 @@ export interface EvaluateOptions {
   onIteration?: HarnessOptions['onIteration'];
   /** Record the model's traffic (openai:, ollama:) as a cassette, or replay it; a replay miss fails with a ReplayMissError. */
   modelCache?: Omit<CassetteOptions, 'model' | 'secrets'>;
-  /** Called once the run begins (inputs checked, start snapshot taken): from here on, the run is recorded however it ends. */
-  onStart?: () => Promise<void>;
+  /** Called once the run begins (inputs checked, start snapshot taken), with how the agent is contained: from here on, the run is recorded however it ends. */
+  onStart?: (containment: Containment) => Promise<void>;
   /** Aborted (with a CutShort as its reason) when the test's time is up or it failed: the run ends incomplete, judged on what it left. */
   signal?: AbortSignal;
   /** How long the run gets to return once aborted (default ABORT_GRACE_MS). */
@@ -106,7 +106,7 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
   const agent = options.agent ?? builtInHarness(layers);
   checkLayersApply(agent, layers);
   // Asked before anything starts: an agent that cannot run here as asked (no sandbox where one is required) records no run.
-  const { contained, reason: containment } = agent.containment?.(site) ?? NOT_SAID;
+  const containment = agent.containment?.(site) ?? NOT_SAID;
   const outputDir = options.outputDir ?? join(tmpdir(), 'harness-eval');
   // Opened for any model; only openai: and ollama: models send their traffic through it.
   const secrets = modelSecrets();
@@ -148,7 +148,7 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
       trace: [],
     });
 
-    await onStart?.();
+    await onStart?.(containment);
     let result: AgentResult;
     try {
       const running = agent.run({
@@ -207,8 +207,8 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
       judged: judgement !== undefined,
       verdicts: judgement?.verdicts ?? [],
       siteIdle,
-      contained,
-      containment,
+      contained: containment.contained,
+      containment: containment.reason,
     };
   } finally {
     await site.dispose?.();

@@ -58,7 +58,14 @@ export const cellNamesSchema = z.object({
 
 export type CellNames = z.infer<typeof cellNamesSchema>;
 
-export const plannedRunSchema = cellNamesSchema.extend({ condition: conditionSchema, test: runOriginSchema });
+export const plannedRunSchema = cellNamesSchema.extend({
+  condition: conditionSchema,
+  test: runOriginSchema,
+  /** Whether the agent's code runs contained (a command agent in its sandbox, harness-eval's own code); absent in runs recorded before runs said. Known before the run starts. */
+  contained: z.boolean().optional(),
+  /** How it is contained, or why not, in one line. */
+  containment: z.string().optional(),
+});
 export type PlannedRun = z.infer<typeof plannedRunSchema>;
 
 /** A postcondition's verdict on a run. */
@@ -106,10 +113,6 @@ export const reportedRunSchema = plannedRunSchema.extend({
   answer: z.string().optional(),
   /** Each postcondition's verdict, as the oracle gave it. */
   verdicts: z.array(verdictSchema).optional(),
-  /** Whether the agent's code ran contained (a command agent in its sandbox, harness-eval's own code); absent: not said, so not contained. */
-  contained: z.boolean().optional(),
-  /** How it was contained, or why not, in one line. */
-  containment: z.string().optional(),
   /** What the sandbox saw the agent try: processes it left running when its main process ended. */
   escapes: escapesSchema.optional(),
   /** The trace as a person reads it: set by the reporter from the attachment's trace, not attached. */
@@ -159,7 +162,7 @@ export const cellSchema = cellNamesSchema.extend({
   passHatK: z.record(z.string(), z.number()),
   /** Test ids of the cell's runs, for the HTML report's links. */
   runIds: z.array(z.string()),
-  /** Every run's agent code ran contained; false when any ran uncontained or did not say (absent in summaries from before). */
+  /** True when every run's agent code ran contained, false when any ran uncontained; absent when some run does not say (recorded before runs did). */
   contained: z.boolean().optional(),
   /** Runs where the sandbox saw the agent try to escape, and the processes they left running; absent when none tried. */
   escapes: z.object({ runs: z.number(), processesLeft: z.number() }).optional(),
