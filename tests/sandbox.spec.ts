@@ -104,6 +104,30 @@ test.describe('a sandboxed command agent', () => {
     }
   });
 
+  test('its Chromium (HARNESS_CDP_URL) shows no key at file:///proc/…/environ and reaches no loopback port it was not handed', async ({ context }, testInfo) => {
+    const secret = `sk-marker-${randomBytes(8).toString('hex')}`;
+    const before = process.env.OPENAI_API_KEY;
+    process.env.OPENAI_API_KEY = secret;
+    let connections = 0;
+    const server = createServer((socket) => (connections++, socket.end('HTTP/1.1 200 OK\r\ncontent-length: 7\r\n\r\nreached')));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const agent = commandAgent([process.execPath, join(new URL('fixtures/agents/escape/', import.meta.url).pathname, 'cdp-snoop.mjs')], { env: { PROBE_PORT: String(port) } });
+      const { result } = await runAgent(context, testInfo, agent);
+      expect(result).toMatchObject({ contained: true, claimed: true, stopReason: 'finished' });
+      const found = readJson(testInfo.outputPath('run', 'found.json'));
+      expect(Object.keys(found)).toHaveLength(3);
+      expect(JSON.stringify(found)).not.toContain(secret);
+      expect(JSON.stringify(found)).not.toContain('reached');
+      expect(connections).toBe(0);
+    } finally {
+      if (before === undefined) delete process.env.OPENAI_API_KEY;
+      else process.env.OPENAI_API_KEY = before;
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   test('the site\u2019s own password does not log in during its run; with account: true the login it was handed does', async ({ context }, testInfo) => {
     const site = () => recordedHn({ account: { username: 'harness', password: 'battery-staple-42' } });
     await runAgent(context, testInfo, escape('login.py'), undefined, site());

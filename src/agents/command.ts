@@ -10,7 +10,7 @@ import type { Agent, AgentRun, Containment } from '../eval/agent.ts';
 import type { Site } from '../sites/site.ts';
 import { launchCdpBrowser } from './cdp-browser.ts';
 import { foreignAgent, readClaim, type ForeignOutcome } from './foreign.ts';
-import { sandboxModeSchema, sandboxUnavailable, startSandbox, type AgentExit, type Escapes, type SandboxMode } from './sandbox.ts';
+import { sandboxModeSchema, sandboxUnavailable, startSandbox, startupEnv, type AgentExit, type Escapes, type SandboxMode } from './sandbox.ts';
 
 export const commandAgentOptionsSchema = z
   .object({
@@ -32,8 +32,6 @@ export type CommandAgentOptions = z.input<typeof commandAgentOptionsSchema>;
 
 const argvSchema = z.array(z.string().min(1)).min(1);
 
-/** Of harness-eval's own environment, only what any program needs to start: never its keys. */
-const INHERITED_ENV = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'SYSTEMROOT'];
 /** Each of stdout and stderr is attached up to this size: a chatty agent cannot fill the report. */
 export const OUTPUT_CAP_BYTES = 1024 * 1024;
 /** Between SIGTERM and SIGKILL: a moment to flush, not to go on. */
@@ -59,7 +57,8 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
     const claimFile = join(run.outputDir, 'agent-claim.json');
     await mkdir(run.outputDir, { recursive: true });
     await rm(claimFile, { force: true });
-    const browser = await launchCdpBrowser(run.site);
+    const contained = sandboxed(sandbox);
+    const browser = await launchCdpBrowser(run.site, { sandboxed: contained });
     try {
       const harnessEnv: Record<string, string> = {
         HARNESS_TASK: input.task,
@@ -71,9 +70,8 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
         HARNESS_CLAIM_FILE: claimFile,
         ...(input.site.account && { HN_USERNAME: input.site.account.username, HN_PASSWORD: input.site.account.password }),
       };
-      const contained = sandboxed(sandbox);
       const urls = [input.site.url, browser.url, input.model.baseURL];
-      const { stdout, stderr, escapes, ...exit } = await runCommand(command, { cwd: resolve(cwd ?? '.'), env: { ...inheritedEnv(), ...env, ...harnessEnv }, timeoutMs, signal: input.signal, sandbox: contained && { workDir: run.outputDir, urls } });
+      const { stdout, stderr, escapes, ...exit } = await runCommand(command, { cwd: resolve(cwd ?? '.'), env: { ...startupEnv(), ...env, ...harnessEnv }, timeoutMs, signal: input.signal, sandbox: contained && { workDir: run.outputDir, urls } });
       input.trace.record('command ended', exit);
       const secrets = [...run.secrets, input.model.apiKey];
       await attachOutput(run, 'agent-stdout.txt', stdout, secrets);
@@ -258,10 +256,6 @@ async function attachOutput(run: AgentRun, name: string, { head, total }: Output
   const text = redact(head.toString('utf8'), secrets);
   const body = total > OUTPUT_CAP_BYTES ? `${text.slice(0, OUTPUT_CAP_BYTES)}\n[harness-eval: cut here; it wrote ${total} bytes in all]\n` : text;
   await run.attach(name, body, 'text/plain');
-}
-
-function inheritedEnv(): Record<string, string> {
-  return Object.fromEntries(INHERITED_ENV.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])));
 }
 
 /** The script's file name (the first argument that is a file: `agent.py` in `python3 -u agent.py`), else the program's. */

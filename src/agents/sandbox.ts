@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,6 +43,14 @@ const ISOLATION = [
   '--tmpfs', '/tmp',
   '--clearenv',
 ];
+
+/** Of the worker's environment, only what any program needs to start: never its keys. */
+const STARTUP_ENV = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'SYSTEMROOT'];
+
+/** The worker's environment cut to STARTUP_ENV: what a command agent and its Chromium start with. */
+export function startupEnv(): Record<string, string> {
+  return Object.fromEntries(STARTUP_ENV.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])));
+}
 
 const probes = new Map<string, string | undefined>();
 
@@ -218,4 +226,40 @@ function readProc(path: string): string | undefined {
   } catch {
     return undefined; // it ended while we looked
   }
+}
+
+/** Chromium's DevTools port inside its sandbox: the network namespace is its own, so a fixed port is free. */
+export const SANDBOXED_DEVTOOLS_PORT = 9222;
+
+/** Inside Chromium's sandbox: the Unix socket `argv[1]` piped to 127.0.0.1:`argv[2]`, its DevTools port. */
+const DEVTOOLS_RELAY = `
+const net = require('node:net');
+const [path, port] = process.argv.slice(1);
+net.createServer((client) => {
+  const upstream = net.connect(Number(port), '127.0.0.1');
+  client.pipe(upstream).pipe(client);
+  client.on('error', () => upstream.destroy());
+  upstream.on('error', () => client.destroy());
+}).listen(path);
+`;
+
+/**
+ * A shell script for Playwright's `executablePath` that runs Chromium in a sandbox of its own:
+ * the same isolation as an agent's (its /proc shows its own processes only, so file:///proc/...
+ * shows no key), `dir` (its profile) writable, and no network at all: the site reaches it through
+ * Playwright's routing, over the pipe Playwright launched it with. Its DevTools port is reached
+ * through the Unix socket `<dir>/devtools`. Written into `dir`; answers the script's path.
+ */
+export async function sandboxedChromium(executable: string, dir: string): Promise<{ path: string; devtoolsSocket: string }> {
+  const devtoolsSocket = join(dir, 'devtools');
+  const bwrap = [bwrapPath(), ...ISOLATION, '--tmpfs', '/dev/shm', '--bind', dir, dir, '--setenv', 'HOME', dir, '--setenv', 'PATH', process.env.PATH ?? '/usr/bin:/bin'];
+  // The relay in the background, then Chromium in its place with Playwright's arguments (and its pipe, fds 3 and 4).
+  const inner = ['/bin/sh', '-c', '"$0" -e "$1" "$2" "$3" & shift 3; exec "$@"', process.execPath, DEVTOOLS_RELAY, devtoolsSocket, String(SANDBOXED_DEVTOOLS_PORT), executable];
+  const path = join(dir, 'chromium');
+  await writeFile(path, `#!/bin/sh\nexec ${[...bwrap, '--', ...inner].map(shellQuote).join(' ')} "$@"\n`, { mode: 0o755 });
+  return { path, devtoolsSocket };
+}
+
+function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
 }
