@@ -10,6 +10,7 @@ import { HARNESS_RUN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT, test as harnessTe
 import { renderHtml, renderMarkdown } from '../src/report/files.ts';
 import { summarize } from '../src/report/summarize.ts';
 import { reportedRunSchema } from '../src/report/types.ts';
+import { live } from '../src/sites/hn/live.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { playwright, workspace } from './playwright-child.ts';
@@ -109,7 +110,10 @@ test.describe('a sandboxed command agent', () => {
     const before = process.env.OPENAI_API_KEY;
     process.env.OPENAI_API_KEY = secret;
     let connections = 0;
-    const server = createServer((socket) => (connections++, socket.end('HTTP/1.1 200 OK\r\ncontent-length: 7\r\n\r\nreached')));
+    const server = createServer((socket) => {
+      connections++;
+      socket.on('error', () => {}).end('HTTP/1.1 200 OK\r\ncontent-length: 7\r\n\r\nreached');
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const port = (server.address() as AddressInfo).port;
@@ -136,6 +140,14 @@ test.describe('a sandboxed command agent', () => {
     expect(readJson(testInfo.outputPath('run', 'logins.json'))).toEqual({ default: false, handed: true });
     expect(JSON.stringify(result)).not.toMatch(/run-[0-9a-f]{32}/);
   });
+});
+
+test('the live site cannot make a login for one run: account: true for a command agent there fails in one line, before the run', async ({ context }) => {
+  let started = false;
+  const site = live({ account: { username: 'someone', password: 'their-real-password' } }).create();
+  const running = evaluate({ context, site, agent: escape('login.py', { account: true }), model: 'scripted:diligent', task: upvoteFirstPost, onStart: async () => void (started = true) });
+  await expect(running).rejects.toThrow(/^commandAgent\(\) account: hn-live cannot make a login for one run, and a command agent is never given the site's own password/);
+  expect(started).toBe(false);
 });
 
 test('kill -9 of the worker leaves no process of the agent', async () => {
