@@ -20,7 +20,7 @@ export const commandAgentOptionsSchema = z
     cwd: z.string().min(1).optional(),
     /** More environment for the command (PATH and HOME are passed; nothing else of harness-eval's own environment is). */
     env: z.record(z.string(), z.string()).default({}),
-    /** The command's own time limit; the test's timeout also stops it. At either, its whole process group is killed. */
+    /** The command's own time limit; the test's timeout also stops it. At either, every process it started is killed. */
     timeoutMs: z.number().int().positive().optional(),
     /** Give the command a login made for this run (the site's account, a password of its own) as HN_USERNAME / HN_PASSWORD. */
     account: z.boolean().default(false),

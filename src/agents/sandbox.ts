@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Escapes } from '../report/types.ts';
+import { parseJsonObject } from '../text.ts';
 
 export type { Escapes };
 
@@ -68,6 +69,7 @@ export function sandboxUnavailable(): string | undefined {
 
 /** How the agent's main process ended, as the relay saw it; `error` when it could not start. */
 export type AgentExit = { code: number | null; signal: NodeJS.Signals | null; error?: undefined } | { error: string };
+const relayMessageSchema = z.union([z.object({ code: z.number().nullable(), signal: z.string().nullable() }), z.object({ error: z.string() })]);
 
 export interface SandboxOptions {
   /** The agent's command; the relay spawns it inside. */
@@ -165,8 +167,10 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     socket.setEncoding('utf8').on('data', (chunk: string) => {
       text += chunk;
       const line = text.split('\n', 2);
-      if (line.length < 2) return;
-      const exit = z.union([z.object({ code: z.number().nullable(), signal: z.string().nullable() }), z.object({ error: z.string() })]).safeParse(JSON.parse(line[0]!));
+      // The relay's line is short: a client that sends more is not the relay.
+      if (line.length < 2) return void (text.length > 1_000 && socket.destroy());
+      // Anything but the relay's message (the agent's garbage) is ignored: it must not throw in the worker.
+      const exit = relayMessageSchema.safeParse(parseJsonObject(line[0]!));
       if (exit.success) reported(exit.data as AgentExit);
     });
   });
