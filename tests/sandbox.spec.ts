@@ -22,9 +22,10 @@ import { runAgent } from './support.ts';
  * signal reaches the worker, nothing outlives the run…), not the one exploit its agent tries.
  */
 
+/** An escape agent, sandboxed or refused: unsandboxed, signal.sh would signal every process of the user on the machine. */
 const escape = (script: string, options: CommandAgentOptions = {}) => {
   const path = join(new URL('fixtures/agents/escape/', import.meta.url).pathname, script);
-  return commandAgent([script.endsWith('.py') ? 'python3' : 'bash', path], options);
+  return commandAgent([script.endsWith('.py') ? 'python3' : 'bash', path], { sandbox: 'required', ...options });
 };
 /** Processes whose command line holds `marker`, from outside every sandbox. */
 const withMarker = (marker: string): number[] => {
@@ -117,7 +118,7 @@ test.describe('a sandboxed command agent', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const port = (server.address() as AddressInfo).port;
-      const agent = commandAgent([process.execPath, join(new URL('fixtures/agents/escape/', import.meta.url).pathname, 'cdp-snoop.mjs')], { env: { PROBE_PORT: String(port) } });
+      const agent = commandAgent([process.execPath, join(new URL('fixtures/agents/escape/', import.meta.url).pathname, 'cdp-snoop.mjs')], { sandbox: 'required', env: { PROBE_PORT: String(port) } });
       const { result } = await runAgent(context, testInfo, agent);
       expect(result).toMatchObject({ contained: true, claimed: true, stopReason: 'finished' });
       const found = readJson(testInfo.outputPath('run', 'found.json'));
@@ -184,7 +185,7 @@ test.describe('without a sandbox', () => {
     const before = process.env.HARNESS_BWRAP;
     process.env.HARNESS_BWRAP = '/nonexistent/bwrap';
     try {
-      const { result } = await runAgent(context, testInfo, escape('login.py'));
+      const { result } = await runAgent(context, testInfo, escape('login.py', { sandbox: 'auto' }));
       expect(result).toMatchObject({ contained: false, containment: 'not contained: no usable bubblewrap (/nonexistent/bwrap: ENOENT)' });
       expect(result.escapes).toBeUndefined();
     } finally {

@@ -41,7 +41,7 @@ export function containmentMarks(cell: Pick<Cell, 'contained' | 'escapes'>): str
 /** One line per cell whose agent ran uncontained, or tried to leave its sandbox, for the report's opening list and the console. */
 export function containmentLines(cells: readonly Cell[], label: (cell: Cell) => string): string[] {
   return cells.flatMap((cell) => [
-    ...(cell.contained === false ? [`not contained: ${label(cell)} (its agent ran outside a sandbox: its rates may be an agent's that reached past the site)`] : []),
+    ...(cell.contained === false ? [`not contained: ${label(cell)} (its agent's code ran outside a sandbox, with the worker's reach)`] : []),
     ...(cell.escapes ? [`escape attempts: ${label(cell)}: ${counted(cell.escapes.runs, 'run')} left ${counted(cell.escapes.processesLeft, 'process', 'processes')} running, killed by the sandbox`] : []),
   ]);
 }
