@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { commandAgent, type CommandAgentOptions } from '../src/agents/command.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
@@ -91,18 +92,24 @@ test.describe('a sandboxed command agent', () => {
     expect(readFileSync(testInfo.outputPath('run', 'wrote.txt'), 'utf8')).toBe(`refused ${project}\nwrote ${tmp}\nrefused ${testFolder}\n`);
   });
 
-  test('a loopback port it was not handed is out of reach; the site it was handed is not', async ({ context }, testInfo) => {
+  test('a loopback port or a Unix socket in the temporary folder it was not handed is out of reach; the site it was handed is not', async ({ context }, testInfo) => {
     let connections = 0;
     const server = createServer((socket) => (connections++, socket.destroy()));
+    const unixServer = createServer((socket) => (connections++, socket.destroy()));
+    // Where another run's relay would listen.
+    const socketPath = join(mkdtempSync(join(tmpdir(), 'he-sbx-')), 's1');
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => unixServer.listen(socketPath, resolve));
     try {
       const port = (server.address() as AddressInfo).port;
-      const { result } = await runAgent(context, testInfo, escape('connect.py', { env: { PROBE_PORT: String(port) } }));
+      const { result } = await runAgent(context, testInfo, escape('connect.py', { env: { PROBE_PORT: String(port), PROBE_SOCKET: socketPath } }));
       expect(result).toMatchObject({ contained: true, claimed: true });
-      expect(readJson(testInfo.outputPath('run', 'reached.json'))).toEqual({ probe: false, site: true });
+      expect(readJson(testInfo.outputPath('run', 'reached.json'))).toEqual({ probe: false, socket: false, site: true });
       expect(connections).toBe(0);
     } finally {
       await new Promise((resolve) => server.close(resolve));
+      await new Promise((resolve) => unixServer.close(resolve));
+      rmSync(dirname(socketPath), { recursive: true, force: true });
     }
   });
 

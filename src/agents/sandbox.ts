@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Escapes } from '../report/types.ts';
 import { parseJsonObject } from '../text.ts';
@@ -28,8 +28,13 @@ const bwrapPath = () => process.env.HARNESS_BWRAP || 'bwrap';
 /** The agent's user inside: nobody, with no capabilities. */
 const NOBODY = '65534';
 
-/** Namespaces and isolation every sandbox gets; the probe runs with the same, so a kernel that refuses one is found before a run. */
-const ISOLATION = [
+/**
+ * Namespaces and isolation every sandbox gets; the probe runs with the same, so a kernel that
+ * refuses one is found before a run. /tmp, the temporary folder and /run are empty: a Unix socket
+ * is reached by its path whatever the network namespace, and other runs' (their relays', their
+ * Chromiums' DevTools) live there.
+ */
+const isolation = () => [
   '--unshare-all',
   '--unshare-user',
   '--uid', NOBODY,
@@ -42,6 +47,8 @@ const ISOLATION = [
   '--dev', '/dev',
   '--proc', '/proc',
   '--tmpfs', '/tmp',
+  ...(resolve(tmpdir()) === '/tmp' ? [] : ['--tmpfs', resolve(tmpdir())]),
+  '--tmpfs', '/run',
   '--clearenv',
 ];
 
@@ -60,7 +67,7 @@ export function sandboxUnavailable(): string | undefined {
   if (process.platform !== 'linux') return `bubblewrap runs on Linux only (this is ${process.platform})`;
   const bwrap = bwrapPath();
   if (!probes.has(bwrap)) {
-    const probe = spawnSync(bwrap, [...ISOLATION, '--', 'true'], { encoding: 'utf8', timeout: 10_000 });
+    const probe = spawnSync(bwrap, [...isolation(), '--', 'true'], { encoding: 'utf8', timeout: 10_000 });
     const why = probe.error ? `${bwrap}: ${(probe.error as NodeJS.ErrnoException).code ?? probe.error.message}` : probe.status !== 0 ? `${bwrap} failed its probe: ${probe.stderr.trim().split('\n')[0]}` : undefined;
     probes.set(bwrap, why && `no usable bubblewrap (${why})`);
   }
@@ -127,7 +134,8 @@ Promise.all(ports.map((port) => new Promise((listening) => {
 /** The bwrap argv for one sandbox: isolation, the work folder writable, the relay's socket folder read-only, the relay as its command. */
 export function bwrapArgv({ argv, cwd, env, workDir, urls }: SandboxOptions, socketDir: string): string[] {
   const relay = { ports: portsOf(urls), dir: socketDir, argv, cwd, env: { ...env, HOME: workDir, TMPDIR: '/tmp' } };
-  return [bwrapPath(), ...ISOLATION, '--bind', workDir, workDir, '--ro-bind', socketDir, socketDir, '--chdir', cwd, '--', process.execPath, '-e', RELAY, JSON.stringify(relay)];
+  // `cwd` again, in case it is in a temporary folder the sandbox empties; its work folder after it, in case it is inside `cwd`.
+  return [bwrapPath(), ...isolation(), '--ro-bind', cwd, cwd, '--bind', workDir, workDir, '--ro-bind', socketDir, socketDir, '--chdir', cwd, '--', process.execPath, '-e', RELAY, JSON.stringify(relay)];
 }
 
 /** The distinct TCP ports of the run's URLs (each on 127.0.0.1). */
@@ -256,7 +264,7 @@ net.createServer((client) => {
  */
 export async function sandboxedChromium(executable: string, dir: string): Promise<{ path: string; devtoolsSocket: string }> {
   const devtoolsSocket = join(dir, 'devtools');
-  const bwrap = [bwrapPath(), ...ISOLATION, '--tmpfs', '/dev/shm', '--bind', dir, dir, '--setenv', 'HOME', dir, '--setenv', 'PATH', process.env.PATH ?? '/usr/bin:/bin'];
+  const bwrap = [bwrapPath(), ...isolation(), '--tmpfs', '/dev/shm', '--bind', dir, dir, '--setenv', 'HOME', dir, '--setenv', 'PATH', process.env.PATH ?? '/usr/bin:/bin'];
   // The relay in the background, then Chromium in its place with Playwright's arguments (and its pipe, fds 3 and 4).
   const inner = ['/bin/sh', '-c', '"$0" -e "$1" "$2" "$3" & shift 3; exec "$@"', process.execPath, DEVTOOLS_RELAY, devtoolsSocket, String(SANDBOXED_DEVTOOLS_PORT), executable];
   const path = join(dir, 'chromium');
