@@ -81,6 +81,19 @@ test.describe('a sandboxed command agent', () => {
     expect(withMarker(tag)).toEqual([]);
   });
 
+  test('at its time limit, or the test\u2019s, everything in its sandbox is killed: stopReason timeout, nothing left', async ({ context }, testInfo) => {
+    const tag = marker();
+    const timed = await runAgent(context, testInfo, escape('linger.sh', { timeoutMs: 3_000, env: { ESCAPE_MARKER: tag } }));
+    expect(timed.result).toMatchObject({ contained: true, claimed: false, stopReason: 'timeout', incomplete: true, summary: 'claimed nothing: killed at its time limit (3000 ms)' });
+    expect(withMarker(tag)).toEqual([]);
+    const controller = new AbortController();
+    const running = runAgent(context, testInfo, escape('linger.sh', { env: { ESCAPE_MARKER: tag } }), controller.signal);
+    await expect.poll(() => withMarker(tag).length, { timeout: 30_000 }).toBeGreaterThan(0);
+    controller.abort();
+    expect((await running).result).toMatchObject({ stopReason: 'timeout', summary: 'claimed nothing: killed at the run\u2019s time limit' });
+    expect(withMarker(tag)).toEqual([]);
+  });
+
   test('writes outside its work folder fail (the project, the host\u2019s /tmp, the test\u2019s folder); its HOME takes them', async ({ context }, testInfo) => {
     const tag = marker();
     const outside = [join(process.cwd(), `${tag}.txt`), `/tmp/${tag}.txt`, testInfo.outputPath(`${tag}.txt`)];
