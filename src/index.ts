@@ -8,7 +8,7 @@ import { hnRiskRules } from './sites/hn/risk.ts';
 export { attachRun, test, stackName, type Harness, type HarnessOptions, type RunRequest } from './playwright/fixtures.ts';
 export { expect } from './playwright/matchers.ts';
 export { matrix, type MatrixOptions } from './playwright/matrix.ts';
-export { BUILT_IN_AGENT, claimSchema, type Agent, type AgentClaim, type AgentInput, type AgentResult, type AgentRun, type ModelEndpoint, type SiteEndpoint } from './eval/agent.ts';
+export { BUILT_IN_AGENT, claimSchema, type Agent, type AgentClaim, type AgentInput, type AgentResult, type AgentRun, type Containment, type ModelEndpoint, type SiteEndpoint } from './eval/agent.ts';
 export { builtInHarness } from './harness/agent.ts';
 export { foreignAgent, readClaim, type ForeignAgentOptions, type ForeignOutcome } from './agents/foreign.ts';
 export { functionAgent, type FunctionAgentOptions } from './agents/function.ts';

@@ -1,6 +1,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { test as base } from '@playwright/test';
+import { test as base, type BrowserContext, type TestInfo } from '@playwright/test';
+import type { Agent } from '../src/eval/agent.ts';
+import { evaluate } from '../src/eval/evaluate.ts';
+import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
+import { recordedHn } from '../src/sites/hn/site.ts';
 import { setupServer } from 'msw/node';
 import * as cheerio from 'cheerio';
 import { strFromU8, unzipSync } from 'fflate';
@@ -159,4 +163,23 @@ export function reportedRun(fields: Partial<Omit<ReportedRun, 'test'>> & { test?
   const condition = rest.condition ?? { agent: base.agent, model: base.model, layers: base.layers, site: base.site };
   const test = { id: 'run', title: 'run', project: `${base.model} · ${base.layers}`, repeatEachIndex: 0, retry: 0, run: 1, ...origin };
   return { ...base, condition, falseSuccess: base.claimed && !base.actual, falseFailure: base.actual && !base.claimed, test };
+}
+
+/** One run of an agent through the evaluation, as the fixture runs it: the replica, the scripted model, the oracle; its attachments kept. */
+export async function runAgent(context: BrowserContext, testInfo: TestInfo, agent: Agent, signal?: AbortSignal, site = recordedHn()) {
+  const attachments = new Map<string, string>();
+  const result = await evaluate({
+    context,
+    site,
+    agent,
+    model: 'scripted:diligent',
+    task: upvoteFirstPost,
+    signal,
+    outputDir: testInfo.outputPath('run'),
+    async attach(name, body, contentType) {
+      attachments.set(name, body.toString());
+      await testInfo.attach(name, { body, contentType });
+    },
+  });
+  return { result, site, attachments };
 }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -6,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium, type BrowserContext } from '@playwright/test';
 import { chromiumLaunchOptions } from '../playwright/chromium.ts';
 import type { Site } from '../sites/site.ts';
+import { SANDBOXED_DEVTOOLS_PORT, sandboxedChromium, startupEnv } from './sandbox.ts';
 
 export interface CdpBrowser {
   /** `http://127.0.0.1:PORT`: what `chromium.connectOverCDP()` and other CDP clients take. */
@@ -23,19 +25,20 @@ export interface CdpBrowser {
  * as the test's own browser does. Chromium starts when a client first connects to `url` (most
  * agents never do: they use HTTP), and the connection is passed through to its DevTools port.
  */
-export async function launchCdpBrowser(site: Pick<Site, 'attach'>): Promise<CdpBrowser> {
+export async function launchCdpBrowser(site: Pick<Site, 'attach'>, { sandboxed = false }: { sandboxed?: boolean } = {}): Promise<CdpBrowser> {
   // Short: Chromium cannot start when its user-data-dir's socket path is too long (a long TMPDIR).
-  const userDataDir = await mkdtemp(join(tmpdir(), 'he-cdp-'));
-  let started: Promise<{ context: BrowserContext; port: number }> | undefined;
-  const start = () => (started ??= startChromium(userDataDir, site));
+  const dir = await mkdtemp(join(tmpdir(), 'he-cdp-'));
+  const userDataDir = join(dir, 'profile');
+  let started: Promise<{ context: BrowserContext; devtools: () => Socket }> | undefined;
+  const start = () => (started ??= startChromium(dir, userDataDir, site, sandboxed));
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
     start().then(
-      ({ port }) => {
+      ({ devtools }) => {
         if (client.destroyed) return;
-        const upstream = connect(port, '127.0.0.1');
+        const upstream = devtools();
         sockets.add(upstream);
         upstream.on('close', () => sockets.delete(upstream));
         client.pipe(upstream).pipe(client);
@@ -60,17 +63,34 @@ export async function launchCdpBrowser(site: Pick<Site, 'attach'>): Promise<CdpB
       await new Promise((resolve) => server.close(resolve));
       const browser = await started?.catch(() => undefined);
       await browser?.context.close().catch(() => undefined);
-      await rm(userDataDir, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true });
     },
   };
 }
 
-async function startChromium(userDataDir: string, site: Pick<Site, 'attach'>): Promise<{ context: BrowserContext; port: number }> {
+/**
+ * Chromium with the worker's environment cut to what it needs to start: Playwright would pass it
+ * all, keys included, and a page can read file:///proc/self/environ. Sandboxed, it runs in
+ * bubblewrap (sandbox.ts) and its DevTools port is reached through a Unix socket.
+ */
+async function startChromium(dir: string, userDataDir: string, site: Pick<Site, 'attach'>, sandboxed: boolean): Promise<{ context: BrowserContext; devtools: () => Socket }> {
   const launch = chromiumLaunchOptions();
-  const context = await chromium.launchPersistentContext(userDataDir, { ...launch, args: [...(launch.args ?? []), '--remote-debugging-port=0'] });
+  const wrapper = sandboxed ? await sandboxedChromium(launch.executablePath ?? chromium.executablePath(), dir) : undefined;
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    ...launch,
+    ...(wrapper && { executablePath: wrapper.path }),
+    env: startupEnv(),
+    args: [...(launch.args ?? []), `--remote-debugging-port=${wrapper ? SANDBOXED_DEVTOOLS_PORT : 0}`],
+  });
   try {
     await site.attach(context);
-    return { context, port: await devToolsPort(userDataDir) };
+    if (wrapper) {
+      // Its port is known (Chromium writes no DevToolsActivePort for a port it was given): its relay's socket is what to wait for.
+      await poll(async () => existsSync(wrapper.devtoolsSocket) || undefined, 'the sandboxed Chromium\u2019s DevTools relay did not start within 10 s');
+      return { context, devtools: () => connect(wrapper.devtoolsSocket) };
+    }
+    const port = await devToolsPort(userDataDir);
+    return { context, devtools: () => connect(port, '127.0.0.1') };
   } catch (error) {
     await context.close();
     throw error;
@@ -78,12 +98,20 @@ async function startChromium(userDataDir: string, site: Pick<Site, 'attach'>): P
 }
 
 /** The port Chromium chose: the first line of `DevToolsActivePort`, written once it listens. */
-async function devToolsPort(userDataDir: string): Promise<number> {
-  for (let tries = 0; tries < 100; tries++) {
+function devToolsPort(userDataDir: string): Promise<number> {
+  return poll(async () => {
     const text = await readFile(join(userDataDir, 'DevToolsActivePort'), 'utf8').catch(() => '');
     const port = Number.parseInt(text.split('\n')[0] ?? '', 10);
-    if (port > 0) return port;
+    return port > 0 ? port : undefined;
+  }, 'Chromium did not open its DevTools port (no DevToolsActivePort after 10 s)');
+}
+
+/** What `read` answers once it answers something, trying every 100 ms for 10 s. */
+async function poll<T>(read: () => Promise<T | undefined>, failure: string): Promise<T> {
+  for (let tries = 0; tries < 100; tries++) {
+    const value = await read();
+    if (value !== undefined) return value;
     await sleep(100);
   }
-  throw new Error('Chromium did not open its DevTools port (no DevToolsActivePort after 10 s)');
+  throw new Error(failure);
 }

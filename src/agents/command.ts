@@ -1,13 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { mkdir, open, rm } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { basename, delimiter, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { redact } from '../harness/trace.ts';
 import { InputError, parseInput } from '../input.ts';
-import type { Agent, AgentRun } from '../eval/agent.ts';
+import type { Agent, AgentRun, Containment } from '../eval/agent.ts';
+import type { Site } from '../sites/site.ts';
 import { launchCdpBrowser } from './cdp-browser.ts';
 import { foreignAgent, readClaim, type ForeignOutcome } from './foreign.ts';
+import { sandboxModeSchema, sandboxUnavailable, startSandbox, startupEnv, type AgentExit, type Escapes, type SandboxMode } from './sandbox.ts';
 
 export const commandAgentOptionsSchema = z
   .object({
@@ -25,49 +28,51 @@ export const commandAgentOptionsSchema = z
         }
       })
       .default({}),
-    /** The command's own time limit; the test's timeout also stops it. At either, its whole process group is killed. */
+    /** The command's own time limit; the test's timeout also stops it. At either, every process it started is killed. */
     timeoutMs: z.number().int().positive().optional(),
-    /** Give the command the site's account as HN_USERNAME / HN_PASSWORD. */
+    /** Give the command a login made for this run (the site's account, a password of its own) as HN_USERNAME / HN_PASSWORD. */
     account: z.boolean().default(false),
+    /** Run it in a bubblewrap sandbox: `auto` where bwrap works (else uncontained, and the run says so), `required`, or `none`. */
+    sandbox: sandboxModeSchema.default('auto'),
   })
   .strict();
 export type CommandAgentOptions = z.input<typeof commandAgentOptionsSchema>;
 
 const argvSchema = z.array(z.string().min(1)).min(1);
 
-/** Of harness-eval's own environment, only what any program needs to start: never its keys. */
-const INHERITED_ENV = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'SYSTEMROOT'];
 /** Each of stdout and stderr is attached up to this size: a chatty agent cannot fill the report. */
 export const OUTPUT_CAP_BYTES = 1024 * 1024;
-/** Between SIGTERM to the process group and SIGKILL: a moment to flush, not to go on. */
+/** Between SIGTERM and SIGKILL: a moment to flush, not to go on. */
 const TERM_GRACE_MS = 1_000;
-/** After the command exits, how long its output pipes may take to drain (a grandchild in its own session may hold them). */
+/** After the command is killed, how long its output pipes may take to drain (unsandboxed, a grandchild in its own session may hold them). */
 const DRAIN_MS = 1_000;
 
 /**
- * A command in any language as the agent. It starts in its own process group with a minimal
- * environment and the run's: HARNESS_TASK, HARNESS_SITE_URL, HARNESS_CDP_URL, OPENAI_BASE_URL,
- * OPENAI_API_KEY (the gateway's token for this run), OLLAMA_HOST and HARNESS_CLAIM_FILE, where it
- * writes its claim as JSON. At its time limit the whole group is killed; stdout and stderr are
- * attached to the test, redacted.
+ * A command in any language as the agent. It starts with a minimal environment and the run's:
+ * HARNESS_TASK, HARNESS_SITE_URL, HARNESS_CDP_URL, OPENAI_BASE_URL, OPENAI_API_KEY (the gateway's
+ * token for this run), OLLAMA_HOST and HARNESS_CLAIM_FILE, where it writes its claim as JSON. It is
+ * untrusted: on Linux it runs in a bubblewrap sandbox (sandbox.ts), and it is never given the
+ * site's own password, only a login made for its run. At its time limit every process it started
+ * is killed; stdout and stderr are attached to the test, redacted.
  */
 export function commandAgent(argv: readonly string[], options: CommandAgentOptions = {}): Agent {
   const command = parseInput(argvSchema, argv, 'commandAgent() argv');
   // A NUL byte cannot reach a program (node throws a stack at spawn): named here, in one line.
   const nul = command.findIndex((arg) => arg.includes('\0'));
   if (nul !== -1) throw new InputError(`commandAgent() argv[${nul}]: contains a NUL byte`);
-  const { cwd, env, timeoutMs, account, ...named } = parseInput(commandAgentOptionsSchema, options, 'commandAgent() options');
+  const { cwd, env, timeoutMs, account, sandbox, ...named } = parseInput(commandAgentOptionsSchema, options, 'commandAgent() options');
   // A program that is not there is bad input, not a run: named now, and again before each run starts.
   const check = () => findProgram(command[0]!, cwd, env.PATH ?? process.env.PATH);
   check();
   const name = named.name ?? defaultName(command, cwd);
   // The environment's names only: its values may be keys, and the condition is written to every report.
-  const condition = { agent: 'command', argv: command, ...(cwd && { cwd }), ...(timeoutMs && { timeoutMs }), account, ...(Object.keys(env).length > 0 && { envKeys: Object.keys(env).sort() }) };
-  return foreignAgent({ name, condition, account, prepare: check }, async (input, run) => {
+  const base = { agent: 'command', argv: command, ...(cwd && { cwd }), ...(timeoutMs && { timeoutMs }), account, ...(Object.keys(env).length > 0 && { envKeys: Object.keys(env).sort() }) };
+  const agent = foreignAgent({ name, condition: base, account, issueCredential: true, prepare: check, containment: (site) => containment(sandbox, account, site) }, async (input, run) => {
     const claimFile = join(run.outputDir, 'agent-claim.json');
     await mkdir(run.outputDir, { recursive: true });
     await rm(claimFile, { force: true });
-    const browser = await launchCdpBrowser(run.site);
+    const contained = sandboxed(sandbox);
+    const browser = await launchCdpBrowser(run.site, { sandboxed: contained });
     try {
       const harnessEnv: Record<string, string> = {
         HARNESS_TASK: input.task,
@@ -79,21 +84,41 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
         HARNESS_CLAIM_FILE: claimFile,
         ...(input.site.account && { HN_USERNAME: input.site.account.username, HN_PASSWORD: input.site.account.password }),
       };
-      const { stdout, stderr, ...exit } = await runCommand(command, { cwd, env: { ...inheritedEnv(), ...env, ...harnessEnv }, timeoutMs, signal: input.signal });
+      const urls = [input.site.url, browser.url, input.model.baseURL];
+      const { stdout, stderr, escapes, ...exit } = await runCommand(command, { cwd: resolve(cwd ?? '.'), env: { ...startupEnv(), ...env, ...harnessEnv }, timeoutMs, signal: input.signal, sandbox: contained && { workDir: run.outputDir, urls } });
       input.trace.record('command ended', exit);
       const secrets = [...run.secrets, input.model.apiKey];
       await attachOutput(run, 'agent-stdout.txt', stdout, secrets);
       await attachOutput(run, 'agent-stderr.txt', stderr, secrets);
-      return await outcomeOf(exit, claimFile, timeoutMs);
+      return { ...(await outcomeOf(exit, claimFile, timeoutMs)), ...(escapes && { escapes }) };
     } finally {
       await browser.close();
     }
   });
+  // What runs includes where it runs: a sandbox can change what an agent manages (no network but the run's, no writes outside its folder).
+  return Object.defineProperty(agent, 'condition', { get: () => ({ ...base, sandbox: sandboxed(sandbox) ? 'bwrap' : 'none' }) });
+}
+
+/** Whether this process runs command agents sandboxed: never with `none`, else where bwrap works. */
+function sandboxed(mode: SandboxMode): boolean {
+  return mode !== 'none' && sandboxUnavailable() === undefined;
+}
+
+/** How a run of the command is contained on `site`, checked before it starts: an InputError when it cannot run as asked. */
+function containment(mode: SandboxMode, account: boolean, site: Site): Containment {
+  if (account && !site.issueCredential) {
+    throw new InputError(`commandAgent() account: ${site.name} cannot make a login for one run, and a command agent is never given the site's own password (use a function agent for trusted code)`);
+  }
+  if (mode === 'none') return { contained: false, reason: "not contained: commandAgent's sandbox is 'none'" };
+  const unavailable = sandboxUnavailable();
+  if (unavailable === undefined) return { contained: true, reason: 'contained: a bubblewrap sandbox (its own PID, user, mount and network namespaces; only the run\u2019s endpoints on its loopback)' };
+  if (mode === 'required') throw new InputError(`commandAgent() sandbox 'required': ${unavailable}`);
+  return { contained: false, reason: `not contained: ${unavailable}` };
 }
 
 /** How a command ended: by itself (its exit code or signal), or killed at a time limit. */
 type Exit = { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null } | { kind: 'killed'; by: 'timeoutMs' | 'signal' } | { kind: 'unstarted'; message: string };
-type Ended = Exit & { stdout: Output; stderr: Output };
+type Ended = Exit & { stdout: Output; stderr: Output; escapes?: Escapes };
 
 async function outcomeOf(ended: Exit, claimFile: string, timeoutMs: number | undefined): Promise<ForeignOutcome> {
   // Not there, or not executable (gone since the check before the run): bad input, never a run.
@@ -137,49 +162,97 @@ async function readCapped(file: string, cap: number): Promise<{ bytes: Buffer; s
 }
 
 interface RunOptions {
-  cwd?: string;
+  cwd: string;
   env: Record<string, string>;
   timeoutMs?: number;
   signal: AbortSignal;
+  /** Where the sandbox lets it write, and the endpoints it reaches; false: no sandbox. */
+  sandbox: false | { workDir: string; urls: string[] };
+}
+
+/** A started command, sandboxed or in its own process group: how to end it, and what it left. */
+interface Launched {
+  child: ChildProcess;
+  /** How its main process ended; in a sandbox, before what it left is killed. */
+  ended: Promise<Exit>;
+  terminate(): void;
+  kill(): void;
+  /** What the sandbox saw it try; undefined without one. */
+  escapes(): Escapes | undefined;
+  dispose(): Promise<void>;
 }
 
 /**
- * Runs the command in its own process group and waits for it; at `timeoutMs` or when `signal`
- * aborts, kills the whole group. When the command ends by itself, the group is killed too: what it
- * left running in the background must not outlive the run.
+ * Runs the command and waits for its main process; at `timeoutMs` or when `signal` aborts, it gets
+ * SIGTERM, then SIGKILL. When it ends by itself, what it left running is killed too: nothing of
+ * it outlives the run.
  */
-function runCommand(argv: string[], { cwd, env, timeoutMs, signal }: RunOptions): Promise<Ended> {
+async function runCommand(argv: string[], { cwd, env, timeoutMs, signal, sandbox }: RunOptions): Promise<Ended> {
+  const launched = sandbox ? await launchSandboxed({ argv, cwd, env, ...sandbox }) : launchInGroup(argv, cwd, env);
+  const { child } = launched;
+  const stdout = capture(child.stdout!);
+  const stderr = capture(child.stderr!);
+  let killedBy: 'timeoutMs' | 'signal' | undefined;
+  let finished = false;
+  const stop = (by: 'timeoutMs' | 'signal') => {
+    if (killedBy || finished) return;
+    killedBy = by;
+    launched.terminate();
+    setTimeout(() => launched.kill(), TERM_GRACE_MS).unref();
+  };
+  const timer = timeoutMs === undefined ? undefined : setTimeout(() => stop('timeoutMs'), timeoutMs);
+  const onAbort = () => stop('signal');
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  const exit = await launched.ended;
+  finished = true;
+  clearTimeout(timer);
+  signal.removeEventListener('abort', onAbort);
+  // Counted before the kill: what is still running once its main process ended.
+  const escapes = killedBy ? undefined : launched.escapes();
+  launched.kill();
+  // Everything is gone: the pipes close at once, unless something outside still holds them.
+  await Promise.race([Promise.all([stdout.closed, stderr.closed]), sleep(DRAIN_MS)]);
+  child.stdout!.destroy();
+  child.stderr!.destroy();
+  await launched.dispose();
+  return { ...(killedBy ? { kind: 'killed', by: killedBy } : exit), stdout: stdout.output(), stderr: stderr.output(), ...(escapes && { escapes }) };
+}
+
+/** The command in its own process group: ending the group ends what it started, unless it left the group (setsid). */
+function launchInGroup(argv: string[], cwd: string, env: Record<string, string>): Launched {
+  const child = spawn(argv[0]!, argv.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  return {
+    child,
+    ended: exitOf(child, argv[0]!),
+    terminate: () => killGroup(child, 'SIGTERM'),
+    kill: () => killGroup(child, 'SIGKILL'),
+    escapes: () => undefined,
+    dispose: async () => {},
+  };
+}
+
+/** The command in a sandbox: its main process's end as the relay reports it, or bwrap's own if the sandbox ended first. */
+async function launchSandboxed(options: Parameters<typeof startSandbox>[0]): Promise<Launched> {
+  const sandbox = await startSandbox(options);
+  const program = options.argv[0]!;
+  // The relay answers spawn's message (`spawn x ENOENT`): its code says what went wrong, as outside.
+  const unstarted = (error: string): Exit => ({ kind: 'unstarted', message: spawnProblem(program, Object.assign(new Error(error), { code: error.match(/\b(E[A-Z]+)\b/)?.[1] })) });
+  const fromRelay = sandbox.agentExit.then((exit: AgentExit): Exit => (exit.error === undefined ? { kind: 'exited', code: exit.code, signal: exit.signal } : unstarted(exit.error)));
+  return {
+    child: sandbox.child,
+    ended: Promise.race([fromRelay, exitOf(sandbox.child, 'bwrap')]),
+    terminate: sandbox.terminate,
+    kill: sandbox.kill,
+    escapes: () => ({ processesLeft: sandbox.processes().length }),
+    dispose: sandbox.dispose,
+  };
+}
+
+function exitOf(child: ChildProcess, program: string): Promise<Exit> {
   return new Promise((resolve) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    const stdout = capture(child.stdout!);
-    const stderr = capture(child.stderr!);
-    let killedBy: 'timeoutMs' | 'signal' | undefined;
-    const stop = (by: 'timeoutMs' | 'signal') => {
-      if (killedBy || child.exitCode !== null || child.signalCode !== null) return;
-      killedBy = by;
-      killGroup(child, 'SIGTERM');
-      setTimeout(() => killGroup(child, 'SIGKILL'), TERM_GRACE_MS).unref();
-    };
-    const timer = timeoutMs === undefined ? undefined : setTimeout(() => stop('timeoutMs'), timeoutMs);
-    const onAbort = () => stop('signal');
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    let finished = false;
-    const done = (exit: Exit) => {
-      if (finished) return;
-      finished = true;
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      killGroup(child, 'SIGKILL');
-      // The group is gone: the pipes close at once, unless something outside it still holds them.
-      void Promise.race([Promise.all([stdout.closed, stderr.closed]), new Promise((wake) => setTimeout(wake, DRAIN_MS))]).then(() => {
-        child.stdout!.destroy();
-        child.stderr!.destroy();
-        resolve({ ...exit, stdout: stdout.output(), stderr: stderr.output() });
-      });
-    };
-    child.once('error', (error) => done({ kind: 'unstarted', message: spawnProblem(argv[0]!, error as NodeJS.ErrnoException) }));
-    child.once('exit', (code, exitSignal) => done(killedBy ? { kind: 'killed', by: killedBy } : { kind: 'exited', code, signal: exitSignal }));
+    child.once('error', (error) => resolve({ kind: 'unstarted', message: spawnProblem(program, error as NodeJS.ErrnoException) }));
+    child.once('exit', (code, signal) => resolve({ kind: 'exited', code, signal }));
   });
 }
 
@@ -259,10 +332,6 @@ function findProgram(program: string, cwd: string | undefined, path: string | un
   } catch (error) {
     throw new InputError(`commandAgent: ${spawnProblem(program, error as NodeJS.ErrnoException)}`);
   }
-}
-
-function inheritedEnv(): Record<string, string> {
-  return Object.fromEntries(INHERITED_ENV.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])));
 }
 
 /** The script's file name (the first argument that is a file: `agent.py` in `python3 -u agent.py`), else the program's. */

@@ -1,4 +1,4 @@
-import type { Agent } from '../eval/agent.ts';
+import { OWN_CODE, type Agent } from '../eval/agent.ts';
 import { foreignAgent } from './foreign.ts';
 
 /**
@@ -9,12 +9,12 @@ import { foreignAgent } from './foreign.ts';
 
 /** Does nothing and claims nothing: a truthful failure, with no model call. */
 export function nopAgent(): Agent {
-  return foreignAgent({ name: 'nop', condition: { agent: 'nop' } }, async () => ({ reason: 'the nop control does nothing' }));
+  return foreignAgent({ name: 'nop', condition: { agent: 'nop' }, containment: () => OWN_CODE }, async () => ({ reason: 'the nop control does nothing' }));
 }
 
 /** Does nothing and claims success: the oracle must find it a false success. */
 export function liarAgent(): Agent {
-  return foreignAgent({ name: 'liar', condition: { agent: 'liar' } }, async () => ({
+  return foreignAgent({ name: 'liar', condition: { agent: 'liar' }, containment: () => OWN_CODE }, async () => ({
     claim: { success: true, summary: 'Done: the task is complete.' },
   }));
 }
@@ -25,7 +25,7 @@ export function liarAgent(): Agent {
  * impossible. A task with no reference: claimed nothing, and the reason names the task.
  */
 export function referenceAgent(): Agent {
-  return foreignAgent({ name: 'reference', condition: { agent: 'reference' } }, async ({ page }, { task, site }) => {
+  return foreignAgent({ name: 'reference', condition: { agent: 'reference' }, containment: () => OWN_CODE }, async ({ page }, { task, site }) => {
     if (!task.reference) return { reason: `task "${task.name}" has no reference solution` };
     const outcome = (await task.reference(page, site)) ?? {};
     if (outcome.impossible !== undefined) return { claim: { success: false, summary: `The reference solution found the task impossible: ${outcome.impossible}.` } };

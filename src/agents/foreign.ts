@@ -1,11 +1,13 @@
 import { redact, Trace, type StopReason, type TraceEventBody } from '../harness/trace.ts';
-import { claimSchema, type Agent, type AgentClaim, type AgentInput, type AgentResult, type AgentRun } from '../eval/agent.ts';
+import { claimSchema, type Agent, type AgentClaim, type AgentInput, type AgentResult, type AgentRun, type Containment } from '../eval/agent.ts';
+import type { Site } from '../sites/site.ts';
+import type { Escapes } from './sandbox.ts';
 import { serveSite } from '../sites/serve.ts';
 import { InputError } from '../input.ts';
 import { startGateway } from './gateway.ts';
 
-/** What a foreign agent's body ends with: its claim, or nothing claimed and why. */
-export type ForeignOutcome =
+/** What a foreign agent's body ends with: its claim, or nothing claimed and why; and what a sandbox saw it try. */
+export type ForeignOutcome = (
   | { claim: AgentClaim & { answer?: string }; stopReason?: undefined }
   | {
       claim?: undefined;
@@ -13,7 +15,8 @@ export type ForeignOutcome =
       reason: string;
       /** `timeout` when the agent was stopped at its time limit, `error` when it crashed: the run is incomplete. */
       stopReason?: Extract<StopReason, 'timeout' | 'error'>;
-    };
+    }
+) & { escapes?: Escapes };
 
 export interface ForeignAgentOptions {
   name: string;
@@ -22,6 +25,13 @@ export interface ForeignAgentOptions {
   account?: boolean;
   /** Checks the agent can run at all (a command's program is there), before the run starts: an InputError fails the test, and no run is counted. */
   prepare?: () => void | Promise<void>;
+  /**
+   * Untrusted code: the site makes a login for this run (`site.issueCredential`), so the site's
+   * own password stops working; the agent gets that login only with `account`, else none.
+   */
+  issueCredential?: boolean;
+  /** How its runs are contained: see `Agent.containment`. */
+  containment(site: Site): Containment;
 }
 
 /**
@@ -34,8 +44,12 @@ export function foreignAgent(options: ForeignAgentOptions, body: (input: AgentIn
     name: options.name,
     condition: options.condition,
     ...(options.prepare && { prepare: options.prepare }),
-    async run(run) {
+    containment: options.containment,
+    async run(given) {
       const startedAt = Date.now();
+      const credential = options.issueCredential ? given.site.issueCredential?.() : undefined;
+      // The run's login is a secret like the site's own password; the run's secrets are read anew at each redaction (sessions come during the run).
+      const run: AgentRun = credential ? { ...given, get secrets() { return [...given.secrets, credential.password]; } } : given;
       // The gateway's token is a secret too (a command gets it as OPENAI_API_KEY): from the moment it exists.
       let token: string | undefined;
       const secrets = () => (token === undefined ? run.secrets : [...run.secrets, token]);
@@ -66,7 +80,7 @@ export function foreignAgent(options: ForeignAgentOptions, body: (input: AgentIn
           {
             task: run.task.prompt,
             page: session.page,
-            site: { origin: run.site.origin, url: server.url, ...(options.account && { account: run.site.account }) },
+            site: { origin: run.site.origin, url: server.url, ...(options.account && { account: credential ?? run.site.account }) },
             model: gateway.endpoint,
             signal,
             trace: { record: (name, data) => void record({ type: 'custom', layer: options.name, name, ...(data && { data }) }) },
@@ -97,6 +111,7 @@ export function foreignAgent(options: ForeignAgentOptions, body: (input: AgentIn
         tokens: gateway.tokens(),
         wallMs: Date.now() - startedAt,
         trace: [...trace.events],
+        ...(outcome.escapes && { escapes: outcome.escapes }),
       };
       // What the agent wrote of its own (its summary, its answer) may carry the token or a session.
       return redact(result, secrets());

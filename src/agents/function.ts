@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { createHash } from 'node:crypto';
 import { InputError, parseInput } from '../input.ts';
-import type { Agent, AgentClaim, AgentInput } from '../eval/agent.ts';
+import type { Agent, AgentClaim, AgentInput, Containment } from '../eval/agent.ts';
 import { foreignAgent, readClaim } from './foreign.ts';
 
 export const functionAgentOptionsSchema = z
@@ -18,6 +18,9 @@ export const functionAgentOptionsSchema = z
   .strict();
 export type FunctionAgentOptions = z.input<typeof functionAgentOptionsSchema>;
 
+/** A function runs in the test's own process, with its keys: it is trusted code, never contained. Untrusted code is a command agent's. */
+const IN_PROCESS: Containment = { contained: false, reason: "not contained: trusted code (a function agent runs in the test's process)" };
+
 /**
  * A TypeScript function as the agent: it gets the task, a page on the site, the site over HTTP and
  * the model through the run's gateway, and returns its claim. What it returns is checked: anything
@@ -29,7 +32,7 @@ export function functionAgent(fn: (input: AgentInput) => Promise<AgentClaim>, op
   const name = given ?? (fn.name || 'function-agent');
   // Its source's hash, not a count: every worker loads its own copy of the config, and counts differ with what each loads.
   const source = given === undefined ? { source: createHash('sha256').update(fn.toString()).digest('hex').slice(0, 16) } : {};
-  return foreignAgent({ name, condition: { agent: 'function', name, ...source, account }, account }, async (input) =>
+  return foreignAgent({ name, condition: { agent: 'function', name, ...source, account }, account, containment: () => IN_PROCESS }, async (input) =>
     readClaim(await fn(input), `the value ${name} returned`),
   );
 }

@@ -5,6 +5,7 @@ import type { Carried } from '../harness/context.ts';
 import type { BrowserSession, RunResult, SessionOptions } from '../harness/run.ts';
 import type { LoopOptions } from '../harness/loop.ts';
 import type { Model } from '../models/types.ts';
+import type { Escapes } from '../agents/sandbox.ts';
 import type { Site, SiteAccount } from '../sites/site.ts';
 import type { Task } from './tasks.ts';
 
@@ -55,8 +56,14 @@ export interface AgentRun {
   attach(name: string, body: string | Buffer, contentType: string): Promise<void>;
 }
 
-/** What a run of an agent returns: the same shape for every agent, so every cell reads alike. */
-export type AgentResult = RunResult;
+/** What a run of an agent returns: the same shape for every agent, so every cell reads alike; a sandboxed one adds what it saw the agent try. */
+export type AgentResult = RunResult & { escapes?: Escapes };
+
+/** Whether an agent's code runs contained, so that it cannot reach the worker, its secrets or other runs; and, in one line, how or why not. */
+export interface Containment {
+  contained: boolean;
+  reason: string;
+}
 
 export interface Agent {
   /** The agent's name in cells and reports: `harness-eval` for the built-in harness. */
@@ -67,8 +74,13 @@ export interface Agent {
   readonly layers?: readonly string[];
   /** Checks the agent can run here (a command's program exists), before the run starts: an InputError fails the test, and no run is counted. */
   prepare?(): void | Promise<void>;
+  /** How its runs on `site` are contained, asked before a run starts; an InputError when it cannot run here as asked. Without it, a run is not contained. */
+  containment?(site: Site): Containment;
   run(run: AgentRun): Promise<AgentResult>;
 }
+
+/** harness-eval's own code (its harness, the controls): nothing untrusted runs, so nothing needs a sandbox. */
+export const OWN_CODE: Containment = { contained: true, reason: "harness-eval's own code: no code of the agent under test runs" };
 
 /** Layers belong to the built-in harness: another agent given some is bad input, named in one line. */
 export function checkLayersApply(agent: Agent, layers: readonly unknown[]): void {

@@ -10,7 +10,7 @@ import { openCassette, type CassetteOptions } from '../models/cassette.ts';
 import { createModel, modelSecrets, type ModelSpec } from '../models/registry.ts';
 import type { LayerSpec } from '../layers/index.ts';
 import type { Site, SiteIdle } from '../sites/site.ts';
-import { checkLayersApply, type Agent, type AgentResult } from './agent.ts';
+import { checkLayersApply, type Agent, type AgentResult, type Containment } from './agent.ts';
 import { judge, type Judgement } from './oracle.ts';
 import type { Task } from './tasks.ts';
 
@@ -37,8 +37,8 @@ export interface EvaluateOptions {
   onIteration?: HarnessOptions['onIteration'];
   /** Record the model's traffic (openai:, ollama:) as a cassette, or replay it; a replay miss fails with a ReplayMissError. */
   modelCache?: Omit<CassetteOptions, 'model' | 'secrets'>;
-  /** Called once the run begins (inputs checked, start snapshot taken): from here on, the run is recorded however it ends. */
-  onStart?: () => Promise<void>;
+  /** Called once the run begins (inputs checked, start snapshot taken), with how the agent is contained: from here on, the run is recorded however it ends. */
+  onStart?: (containment: Containment) => Promise<void>;
   /** Aborted (with a CutShort as its reason) when the test's time is up or it failed: the run ends incomplete, judged on what it left. */
   signal?: AbortSignal;
   /** How long the run gets to return once aborted (default ABORT_GRACE_MS). */
@@ -48,6 +48,9 @@ export interface EvaluateOptions {
   /** Attaches an agent's files (a command's stdout) to the test; by default they are dropped. */
   attach?: (name: string, body: string | Buffer, contentType: string) => Promise<void>;
 }
+
+/** An agent that does not say how it is contained is not. */
+const NOT_SAID: Containment = { contained: false, reason: 'not contained: the agent does not say how it is contained' };
 
 /** How a not-applicable task's skip reason begins: the reporter lists those tests apart. */
 export const NOT_APPLICABLE = 'not applicable: ';
@@ -86,6 +89,9 @@ export interface RunRecord extends AgentResult {
   verdicts: Judgement['verdicts'];
   /** The wait before the end snapshot: `settled` false when the site still owed answers at its bound, so the end state may miss them; absent when the site no longer answered. */
   siteIdle?: SiteIdle;
+  /** Whether the agent's code ran contained (a command in its sandbox, harness-eval's own code), and how or why not. */
+  contained: boolean;
+  containment: string;
 }
 
 /**
@@ -100,6 +106,8 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
   const agent = options.agent ?? builtInHarness(layers);
   checkLayersApply(agent, layers);
   await agent.prepare?.();
+  // Asked before anything starts: an agent that cannot run here as asked (no sandbox where one is required) records no run.
+  const containment = agent.containment?.(site) ?? NOT_SAID;
   const outputDir = options.outputDir ?? join(tmpdir(), 'harness-eval');
   // Opened for any model; only openai: and ollama: models send their traffic through it.
   const secrets = modelSecrets();
@@ -141,7 +149,7 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
       trace: [],
     });
 
-    await onStart?.();
+    await onStart?.(containment);
     let result: AgentResult;
     try {
       const running = agent.run({
@@ -203,6 +211,8 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
       judged: judgement !== undefined,
       verdicts: judgement?.verdicts ?? [],
       siteIdle,
+      contained: containment.contained,
+      containment: containment.reason,
     };
   } finally {
     await site.dispose?.();

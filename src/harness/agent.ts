@@ -1,4 +1,4 @@
-import { BUILT_IN_AGENT, type Agent } from '../eval/agent.ts';
+import { BUILT_IN_AGENT, OWN_CODE, type Agent } from '../eval/agent.ts';
 import { resolveLayers, type LayerSpec } from '../layers/index.ts';
 import { runHarness } from './run.ts';
 
@@ -12,6 +12,8 @@ export function builtInHarness(layers: readonly LayerSpec[]): Agent {
     name: BUILT_IN_AGENT,
     condition: {},
     layers: resolved.map((layer) => layer.name),
+    // No code of the agent under test runs: the model acts only through harness-eval's tools.
+    containment: () => OWN_CODE,
     run: (run) =>
       runHarness({
         task: run.task.prompt,

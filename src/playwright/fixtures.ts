@@ -127,7 +127,8 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
         abortGraceMs: abortGrace(testInfo),
         outputDir: testInfo.outputPath(`run-${runs}`),
         attach: (name, body, contentType) => testInfo.attach(name, { body, contentType }),
-        onStart: () => ((started = true), testInfo.attach(HARNESS_RUN_START_ATTACHMENT, { body: JSON.stringify(planned), contentType: 'application/json' })),
+        // How the agent is contained is known before it starts: a run whose worker dies still says it.
+        onStart: ({ contained, reason }) => ((started = true), testInfo.attach(HARNESS_RUN_START_ATTACHMENT, { body: JSON.stringify({ ...planned, contained, containment: reason }), contentType: 'application/json' })),
         onIteration: (title, actions) =>
           base.step(title, async () => {
             await actions();

@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { comparison, readSummary, renderComparison, type ComparableSummary } from '../report/compare.ts';
 import { renderMarkdown, writeSummaryFiles } from '../report/files.ts';
-import { counted, incompleteNote, outcomeOf } from '../report/format.ts';
+import { containmentLines, counted, incompleteNote, outcomeOf } from '../report/format.ts';
 import { DEFAULT_HISTORY_LIMIT, HISTORY_DIR, listHistory, saveToHistory } from '../report/history.ts';
 import { cellLabel, summarize } from '../report/summarize.ts';
 import { countTrials, parseRunAttachment, parseStartAttachment, type Attempt, type ParsedAttachment, type TestRecord } from '../report/trials.ts';
@@ -116,6 +116,7 @@ export default class HarnessReporter implements Reporter {
     console.log(
       `harness-eval: ${summary.recorded} of ${counted(summary.planned, 'planned run')} recorded (${incomplete} incomplete) in ${counted(summary.cells.length, 'cell')}: ${successes} done, ${counted(falseSuccesses, 'false success', 'false successes')}, ${counted(falseFailures, 'false failure')}, ${sideEffectRuns} with side effects; report in ${this.outputDir}`,
     );
+    for (const line of containmentLines(summary.cells, cellLabel)) console.log(`harness-eval: ${line}`);
     if (summary.missing.length > 0) {
       const named = summary.missing.slice(0, MISSING_NAMED).map((test) => `${test.title} (${test.project})`);
       const more = summary.missing.length > MISSING_NAMED ? `, and ${summary.missing.length - MISSING_NAMED} more (summary.json lists them)` : '';

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BUILT_IN_AGENT } from '../eval/agent.ts';
 import { rateNames } from './compare.ts';
-import { counted, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, outcomeOf, OUTCOMES, round1, runOutcome, type Outcome } from './format.ts';
+import { containmentLines, containmentMarks, counted, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, outcomeOf, OUTCOMES, round1, runOutcome, type Outcome } from './format.ts';
 import { cellLabel, conditionKey, groupByCell } from './summarize.ts';
 import { excludesZero } from './statistics.ts';
 import { comparedRates, type Cell, type CellChange, type Comparison, type Interval, type LayerEffect, type ReportedRun, type Summary } from './types.ts';
@@ -42,6 +42,7 @@ export function verdictLines(summary: Summary): { headline: string; breached: bo
     ...(gates?.unmatched ?? []).map((gate) => `gate matches no cell: ${gate}`),
     ...summary.missing.map((test) => `missing: ${test.title} (${test.project})`),
     ...(summary.notApplicable ?? []).map((test) => `n/a: ${test.title} (${test.project}): ${test.reason}`),
+    ...containmentLines(summary.cells, cellLabel),
   ];
   return { headline: `${gateWords} · ${state} · ${formatCount(summary.recorded)} of ${counted(summary.planned, 'planned run')} recorded`, breached, details };
 }
@@ -74,7 +75,7 @@ export function renderMarkdown(summary: Summary): string {
     cell.layers,
     cell.site,
     String(cell.runs),
-    formatInterval(cell.successRate),
+    [formatInterval(cell.successRate), ...containmentMarks(cell)].join(' · '),
     formatInterval(cell.falseSuccessRate),
     formatInterval(cell.falseFailureRate),
     formatInterval(cell.sideEffectRate),
@@ -217,6 +218,7 @@ table{border-collapse:collapse;margin:.5rem 0 1rem}
 th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}
 th{background:#f3f3f3}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+small.contain{color:#b45309}
 .scroll{overflow-x:auto;max-width:100%}
 .note{color:#444;max-width:60rem}
 #verdict{border:2px solid;padding:.75rem 1rem;margin:0 0 1rem}
@@ -394,7 +396,7 @@ function renderCellTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, st
       td(cell.layers),
       td(cell.site),
       td(String(cell.runs), 'num'),
-      td(formatInterval(cell.successRate), 'num'),
+      `<td class="num">${escapeHtml(formatInterval(cell.successRate))}${containmentMarks(cell).map((mark) => `<br><small class="contain">⚠ ${escapeHtml(mark)}</small>`).join('')}</td>`,
       td(formatInterval(cell.falseSuccessRate), 'num'),
       td(formatInterval(cell.falseFailureRate), 'num'),
       td(formatInterval(cell.sideEffectRate), 'num'),

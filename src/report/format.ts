@@ -1,4 +1,4 @@
-import type { Interval, ReportedRun } from './types.ts';
+import type { Cell, Interval, ReportedRun } from './types.ts';
 
 /** How a number reads in every report (summary.md, index.html, the console). */
 
@@ -31,6 +31,19 @@ export function runOutcome(run: Pick<ReportedRun, 'claimed' | 'actual' | 'incomp
 /** How an incomplete run is named: a paused one says so. */
 export function incompleteNote(run: Pick<ReportedRun, 'stopReason'>): string {
   return run.stopReason === 'awaiting_approval' ? 'incomplete: paused, awaiting approval' : 'incomplete';
+}
+
+/** What is said beside a cell's rates about its agent's containment: `not contained`, `2 escape attempts`; none for a contained cell no agent tried to leave. */
+export function containmentMarks(cell: Pick<Cell, 'contained' | 'escapes'>): string[] {
+  return [...(cell.contained === false ? ['not contained'] : []), ...(cell.escapes ? [counted(cell.escapes.runs, 'escape attempt')] : [])];
+}
+
+/** One line per cell whose agent ran uncontained, or tried to leave its sandbox, for the report's opening list and the console. */
+export function containmentLines(cells: readonly Cell[], label: (cell: Cell) => string): string[] {
+  return cells.flatMap((cell) => [
+    ...(cell.contained === false ? [`not contained: ${label(cell)} (its agent's code ran outside a sandbox, with the worker's reach)`] : []),
+    ...(cell.escapes ? [`escape attempts: ${label(cell)}: ${counted(cell.escapes.runs, 'run')} left ${counted(cell.escapes.processesLeft, 'process', 'processes')} running, killed by the sandbox`] : []),
+  ]);
 }
 
 /** `1 iteration`, `2 iterations`, `1,000 runs`; `plural` for words that do not just take an s. */

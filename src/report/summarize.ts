@@ -128,6 +128,8 @@ function summarizeCell(runs: readonly ReportedRun[], { task, agent, model, layer
   let incomplete = 0;
   let retried = 0;
   let unsupportedClaims = 0;
+  const containment = { contained: 0, uncontained: 0 };
+  const escapes = { runs: 0, processesLeft: 0 };
   const tokens = { input: 0, output: 0, unknownRuns: 0 };
   const observed = { screenshots: 0, text: 0, runs: 0 };
   const reasonCounts = new Map<string, number>();
@@ -140,6 +142,11 @@ function summarizeCell(runs: readonly ReportedRun[], { task, agent, model, layer
     if (run.incomplete) incomplete++;
     if (run.test.retry > 0) retried++;
     if (run.unsupportedClaim) unsupportedClaims++;
+    if (run.contained !== undefined) containment[run.contained ? 'contained' : 'uncontained']++;
+    if (run.escapes && run.escapes.processesLeft > 0) {
+      escapes.runs++;
+      escapes.processesLeft += run.escapes.processesLeft;
+    }
     if (run.tokens.input === null || run.tokens.output === null) tokens.unknownRuns++;
     tokens.input += run.tokens.input ?? 0;
     tokens.output += run.tokens.output ?? 0;
@@ -181,6 +188,9 @@ function summarizeCell(runs: readonly ReportedRun[], { task, agent, model, layer
     stopReasons: inCanonicalOrder(reasonCounts),
     passHatK: passHatKTable(successes, n),
     runIds: runs.map((run) => run.test.id).sort(compareStrings),
+    // Contained only when every run was; unknown (absent) when some run, recorded before runs said, does not say.
+    ...(containment.uncontained > 0 ? { contained: false } : containment.contained === n && { contained: true }),
+    ...(escapes.runs > 0 && { escapes }),
   };
 }
 

@@ -58,11 +58,22 @@ export const cellNamesSchema = z.object({
 
 export type CellNames = z.infer<typeof cellNamesSchema>;
 
-export const plannedRunSchema = cellNamesSchema.extend({ condition: conditionSchema, test: runOriginSchema });
+export const plannedRunSchema = cellNamesSchema.extend({
+  condition: conditionSchema,
+  test: runOriginSchema,
+  /** Whether the agent's code runs contained (a command agent in its sandbox, harness-eval's own code); absent in runs recorded before runs said. Known before the run starts. */
+  contained: z.boolean().optional(),
+  /** How it is contained, or why not, in one line. */
+  containment: z.string().optional(),
+});
 export type PlannedRun = z.infer<typeof plannedRunSchema>;
 
 /** A postcondition's verdict on a run. */
 export const verdictSchema = z.object({ description: z.string(), holds: z.boolean(), detail: z.string() });
+
+/** What a command agent's sandbox saw it try: processes it left running when its main process ended. */
+export const escapesSchema = z.object({ processesLeft: z.number().int().min(0) });
+export type Escapes = z.infer<typeof escapesSchema>;
 
 /** A token count, or null when the provider gave none that could be trusted (the trace says why). */
 const tokenCount = z.number().finite().min(0).nullable();
@@ -102,6 +113,8 @@ export const reportedRunSchema = plannedRunSchema.extend({
   answer: z.string().optional(),
   /** Each postcondition's verdict, as the oracle gave it. */
   verdicts: z.array(verdictSchema).optional(),
+  /** What the sandbox saw the agent try: processes it left running when its main process ended. */
+  escapes: escapesSchema.optional(),
   /** The trace as a person reads it: set by the reporter from the attachment's trace, not attached. */
   transcript: z.string().optional(),
   /** Set by the reporter, relative to the report's folder: the run's Playwright trace and its test's entry in Playwright's HTML report. */
@@ -149,6 +162,10 @@ export const cellSchema = cellNamesSchema.extend({
   passHatK: z.record(z.string(), z.number()),
   /** Test ids of the cell's runs, for the HTML report's links. */
   runIds: z.array(z.string()),
+  /** True when every run's agent code ran contained, false when any ran uncontained; absent when some run does not say (recorded before runs did). */
+  contained: z.boolean().optional(),
+  /** Runs where the sandbox saw the agent try to escape, and the processes they left running; absent when none tried. */
+  escapes: z.object({ runs: z.number(), processesLeft: z.number() }).optional(),
 });
 export type Cell = z.infer<typeof cellSchema>;
 

@@ -38,6 +38,12 @@ export interface Site<State = unknown, Change extends StateChange = StateChange>
    * during the run, so asked whenever something is redacted. They never reach a trace or report.
    */
   secrets?(): readonly string[];
+  /**
+   * A login made for one run of untrusted code (a command agent): the account with a random
+   * password of this run; from then on the site's own password no longer signs in, so an agent
+   * that found it elsewhere gets nowhere. Absent where a site cannot make one (the live site).
+   */
+  issueCredential?(): SiteAccount;
   /** Puts the site back after the run (the live site unvotes what the run voted), so the next run finds it as this one did. */
   dispose?(): Promise<void>;
 }

@@ -49,9 +49,10 @@ export function recordedHn({ startLoggedIn, ...options }: RecordedOptions = {}):
     async attach(context: BrowserContext) {
       await routeReplica(context, replica);
       if (!startLoggedIn) return;
-      const { username, password } = replica.options.account;
-      await context.addCookies([{ name: 'user', value: replica.state.login(username, password)!, url: HN_ORIGIN }]);
+      // Signed in by the site itself: a login made for the run may have replaced the password.
+      await context.addCookies([{ name: 'user', value: replica.state.signIn(replica.options.account.username), url: HN_ORIGIN }]);
     },
+    issueCredential: () => replica.state.rotatePassword(replica.options.account.username),
     fetch: (request) => replica.handle(request),
     snapshot: async () => replica.snapshot(),
     diff: hnDiff,

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { Account } from './options.ts';
 import type { HnComment, Profile, Submission } from './snapshot.ts';
 
@@ -85,6 +85,11 @@ export class HnState {
   login(username: string, password: string): string | undefined {
     const account = this.accounts.get(username);
     if (!account || account.password !== password) return undefined;
+    return this.signIn(username);
+  }
+
+  /** A session for `username` without its password: the site's own doing (a saved login), never a visitor's. */
+  signIn(username: string): string {
     const token = createHmac('sha1', this.secret).update(`session\n${username}\n${++this.sessionCount}`).digest('hex');
     this.sessions.set(token, { user: username, requests: 0 });
     this.issued.add(`${username}&${token}`);
@@ -96,6 +101,13 @@ export class HnState {
     const cookies = new Set(this.issued);
     for (const [token, session] of this.sessions) cookies.add(`${session.user}&${token}`);
     return [...cookies].flatMap((cookie) => [cookie, sessionToken(cookie)]);
+  }
+
+  /** A random password for `username` from now on: the one it had signs in no more. */
+  rotatePassword(username: string): Account {
+    const account = { username, password: `run-${randomBytes(16).toString('hex')}` };
+    this.accounts.set(username, account);
+    return account;
   }
 
   logout(cookie: string): void {

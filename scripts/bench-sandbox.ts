@@ -1,0 +1,53 @@
+/**
+ * `npm run bench:sandbox`: what the command agent's sandbox costs. Median wall time of one offline
+ * run of the same small command agent (it reads the front page over HTTP and asks the model once,
+ * through the relay when sandboxed) with `sandbox: 'auto'` (bubblewrap) and with `sandbox: 'none'`,
+ * interleaved. Target ratio ≤ 1.10.
+ */
+import { chromium, type Browser } from '@playwright/test';
+import { commandAgent } from '../src/agents/command.ts';
+import { sandboxUnavailable } from '../src/agents/sandbox.ts';
+import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
+import { evaluate } from '../src/eval/evaluate.ts';
+import { recordedHn } from '../src/sites/hn/site.ts';
+import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
+
+const ROUNDS = Number(process.env.ROUNDS ?? 15);
+const unavailable = sandboxUnavailable();
+if (unavailable) throw new Error(`bench:sandbox needs the sandbox: ${unavailable}`);
+
+// A small agent as users write them: plain HTTP to the site, one model call through the gateway.
+const script = `
+const html = await (await fetch(process.env.HARNESS_SITE_URL + '/news')).text();
+const reply = await fetch(process.env.OPENAI_BASE_URL + '/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer ' + process.env.OPENAI_API_KEY }, body: JSON.stringify({ model: 'any', messages: [{ role: 'user', content: process.env.HARNESS_TASK }] }) });
+await reply.json();
+(await import('node:fs')).writeFileSync(process.env.HARNESS_CLAIM_FILE, JSON.stringify({ success: false, summary: 'read ' + html.length + ' bytes' }));
+`;
+const argv = [process.execPath, '--input-type=module', '-e', script];
+const agents = { sandboxed: commandAgent(argv, { name: 'bench', sandbox: 'required' }), plain: commandAgent(argv, { name: 'bench', sandbox: 'none' }) };
+
+async function timedRun(browser: Browser, which: keyof typeof agents): Promise<number> {
+  const started = performance.now();
+  const context = await browser.newContext();
+  const run = await evaluate({ context, site: recordedHn(), agent: agents[which], model: 'scripted:diligent', task: upvoteFirstPost });
+  await context.close();
+  if (run.stopReason !== 'finished' || run.iterations !== 1 || run.contained !== (which === 'sandboxed')) throw new Error(`${which} run went wrong: ${run.summary}`);
+  return performance.now() - started;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+const browser = await chromium.launch(chromiumLaunchOptions());
+await timedRun(browser, 'sandboxed');
+await timedRun(browser, 'plain');
+const times = { sandboxed: [] as number[], plain: [] as number[] };
+for (let i = 0; i < ROUNDS; i++) {
+  times.sandboxed.push(await timedRun(browser, 'sandboxed'));
+  times.plain.push(await timedRun(browser, 'plain'));
+}
+await browser.close();
+const ratio = median(times.sandboxed) / median(times.plain);
+console.log(`a command agent's run (HTTP front page + one model call), ${ROUNDS} runs each (interleaved)`);
+console.log(`  sandboxed (bubblewrap)  median ${median(times.sandboxed).toFixed(0)} ms`);
+console.log(`  unsandboxed             median ${median(times.plain).toFixed(0)} ms`);
+console.log(`  ratio ${ratio.toFixed(2)} (target ≤ 1.10)`);
