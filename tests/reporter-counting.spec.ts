@@ -1,4 +1,5 @@
 import { test } from '@playwright/test';
+import { summarize } from '../src/report/summarize.ts';
 import { countTrials, incompleteRun, parseRunAttachment, type Attempt, type TestRecord } from '../src/report/trials.ts';
 import type { PlannedRun, ReportedRun } from '../src/report/types.ts';
 import { expect, reportedRun } from './support.ts';
@@ -20,6 +21,24 @@ test('retries never add trials: the latest attempt that recorded a run is the on
   ]);
   expect(trials).toMatchObject({ planned: 1, missing: [] });
   expect(trials.runs.map((run) => [run.test.retry, run.actual])).toEqual([[2, true]]);
+});
+
+test('a false success on a retried attempt stays with its trial: the rates count the last attempt, the gates every attempt', () => {
+  const lie = { claimed: true, actual: false };
+  const success = { claimed: true, actual: true };
+  const trials = countTrials([
+    testOf('passed', [attempt(0, { runs: [judged(0, lie)] }), attempt(1, { runs: [judged(1, lie)] }), attempt(2, { runs: [judged(2, success)] })]),
+    testOf('passed', [attempt(0, { runs: [judged(0, { claimed: false, actual: false })] }), attempt(1, { runs: [judged(1, success)] })], 't2'),
+  ]);
+  expect(trials.runs.map((run) => [run.test.retry, run.falseSuccess, run.earlierFalseSuccesses])).toEqual([[2, false, 2], [1, false, undefined]]);
+  const summary = summarize(trials.runs, { complete: true, gates: [{}, { maxFalseSuccessRate: 0.5 }, { maxFalseSuccessRate: 0.6 }] });
+  expect(summary.cells[0]).toMatchObject({ runs: 2, falseSuccesses: 0, falseSuccessAttempts: 2, falseSuccessTrials: 1 });
+  expect(summary.cells[0]!.falseSuccessRate.value).toBe(0);
+  expect(summary.totals).toMatchObject({ falseSuccesses: 0, falseSuccessAttempts: 2 });
+  // One trial of two lied: 0.5 breaches a limit of 0, holds at 0.5 and 0.6.
+  expect(summary.gates!.breaches.map((breach) => [breach.gate, breach.rule])).toEqual([[0, 'false-success rate, retried attempts included, 0.50 > 0.00']]);
+  // An attachment cannot claim the reporter's count of earlier lies for itself.
+  expect(countTrials([testOf('passed', [attempt(0, { runs: [judged(0, { ...success, earlierFalseSuccesses: 3 })] })])]).runs[0]!.earlierFalseSuccesses).toBeUndefined();
 });
 
 test('a retry that died mid-run does not replace a run an earlier attempt recorded', () => {

@@ -121,3 +121,22 @@ test('a runner killed before its first result leaves no earlier complete summary
   expect(killed.code).toBeNull(); // killed, not ended
   expect(readSummary(env.REPORT_DIR)).toMatchObject({ complete: false, recorded: 0, planned: 1 });
 });
+
+test('with --retries 1, a false success on the first attempt fails the default gate though the retry succeeds', async () => {
+  const { env } = workspace();
+  const lied = await runTest(['--project', 'agents', '--retries', '1'], { ...env, SCENARIO: 'lies-then-succeeds' });
+  expect(lied.code, lied.stdout).toBe(1);
+  const summary = readSummary(env.REPORT_DIR);
+  // One trial, counted with its retry's run: a success; the first attempt's lie is kept beside it.
+  expect(summary).toMatchObject({ planned: 1, recorded: 1, totals: { runs: 1, successes: 1, falseSuccesses: 0, falseSuccessAttempts: 1, retried: 1 } });
+  expect(summary.cells[0]).toMatchObject({ runs: 1, successes: 1, falseSuccesses: 0, falseSuccessAttempts: 1, falseSuccessTrials: 1 });
+  expect(summary.gates!.breaches.map((breach) => breach.rule)).toEqual(['false-success rate, retried attempts included, 1.00 > 0.00']);
+  expect(lied.stdout).toContain('harness-eval: gate breached in 1 cell:');
+  expect(lied.stdout).toContain('0 false successes, and 1 false success on a retried attempt');
+  expect(readFileSync(join(env.REPORT_DIR, 'summary.md'), 'utf8')).toContain('0 false successes (0%), and 1 false success on a retried attempt');
+  expect(readFileSync(join(env.REPORT_DIR, 'index.html'), 'utf8')).toContain('success, and 1 false success on an earlier attempt');
+
+  const honest = await runTest(['--project', 'agents', '--retries', '1'], { ...env, SCENARIO: 'fails-then-succeeds' });
+  expect(honest.code, honest.stdout).toBe(0);
+  expect(readSummary(env.REPORT_DIR)).toMatchObject({ totals: { runs: 1, successes: 1, falseSuccessAttempts: 0, retried: 1 }, gates: { breaches: [] } });
+});

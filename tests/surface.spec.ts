@@ -22,7 +22,7 @@ test('the reporter prints a line per run and writes the summary of its cells', a
   expect(result.code).toBe(0);
   expect(result.stdout).toMatch(/\[12\/12, 0 left\] synthetic-task · harness-eval · double:b · verified · hn-recorded: success, \d+ iterations, finished/);
   const summary = readSummary(env.REPORT_DIR);
-  expect(summary).toMatchObject({ schemaVersion: 3, complete: true, planned: 12, recorded: 12, missing: [], totals: { runs: 12, successes: 8, falseSuccesses: 2, falseFailures: 0, incomplete: 0 } });
+  expect(summary).toMatchObject({ schemaVersion: 4, complete: true, planned: 12, recorded: 12, missing: [], totals: { runs: 12, successes: 8, falseSuccesses: 2, falseFailures: 0, incomplete: 0 } });
   const bare = summary.cells.find((cell) => cell.layers === 'bare')!;
   expect(bare).toMatchObject({ runs: 4, successes: 1, claimed: 3, falseSuccesses: 2, iterations: { max: 6 } });
   expect(existsSync(join(env.REPORT_DIR, 'index.html'))).toBe(true);

@@ -3,7 +3,7 @@ import { parseInput, readJsonFile } from '../input.ts';
 import { counted, formatDifference, formatInterval } from './format.ts';
 import { canDetectAnyChange, excludesZero, newcombe } from './statistics.ts';
 import { cellKey, cellLabel, type CellKeys } from './summarize.ts';
-import { comparedRates, summarySchema, summaryV1Schema, summaryV2Schema, type CellChange, type Comparison, type Interval } from './types.ts';
+import { comparedRates, summarySchema, summaryV1Schema, summaryV2Schema, summaryV3Schema, type CellChange, type Comparison, type Interval, type PartialReasons } from './types.ts';
 
 /** Each compared rate's short name (in the line) and its full name (in the flag). */
 export const rateNames: Record<(typeof comparedRates)[number], [short: string, full: string]> = {
@@ -19,9 +19,11 @@ export const rateNames: Record<(typeof comparedRates)[number], [short: string, f
  */
 export type ComparableCell = CellKeys & { runs: number; successRate: Interval; falseSuccessRate: Interval; falseFailureRate?: Interval; sideEffectRate?: Interval };
 export interface ComparableSummary {
-  schemaVersion: 1 | 2 | 3;
+  schemaVersion: 1 | 2 | 3 | 4;
   generatedAt: string;
   complete: boolean;
+  /** Only version 4 says what part of the suite it ran; older ones read as the whole suite. */
+  partial?: PartialReasons;
   cells: readonly ComparableCell[];
 }
 
@@ -93,6 +95,6 @@ export function renderComparison(changes: readonly CellChange[]): string {
  */
 export function readSummary(path: string): ComparableSummary {
   const value = readJsonFile(path, z.record(z.string(), z.unknown()), 'summary.json');
-  const schema = value.schemaVersion === 1 ? summaryV1Schema : value.schemaVersion === 2 ? summaryV2Schema : summarySchema;
+  const schema = [summaryV1Schema, summaryV2Schema, summaryV3Schema][Number(value.schemaVersion) - 1] ?? summarySchema;
   return parseInput(schema, value, path);
 }

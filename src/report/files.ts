@@ -47,17 +47,25 @@ export function verdictLines(summary: Summary): { headline: string; breached: bo
 }
 
 function totalsLine(summary: Summary): string {
-  const { runs, successes, falseSuccesses, falseFailures, sideEffectRuns, incomplete } = summary.totals;
+  const { runs, successes, falseSuccesses, falseSuccessAttempts, falseFailures, sideEffectRuns, incomplete } = summary.totals;
   const share = (count: number) => (runs === 0 ? '' : ` (${formatPercent(count / runs)})`);
   return [
     `${counted(runs, 'run')} of ${formatCount(summary.planned)} planned in ${counted(summary.cells.length, 'cell')}`,
     `${formatCount(successes)} done${share(successes)}`,
-    `${counted(falseSuccesses, 'false success', 'false successes')}${share(falseSuccesses)}`,
+    `${counted(falseSuccesses, 'false success', 'false successes')}${share(falseSuccesses)}${retriedLies(falseSuccessAttempts)}`,
     `${counted(falseFailures, 'false failure')}${share(falseFailures)}`,
     `${formatCount(sideEffectRuns)} with side effects${share(sideEffectRuns)}`,
     `${formatCount(incomplete)} incomplete`,
     `generated ${summary.generatedAt}`,
   ].join(' · ');
+}
+
+/** A cell's column: false successes on attempts Playwright retried, which the rates (of the last attempts) leave out and the gates count. */
+const RETRIED_LIES_COLUMN = 'false successes on retried attempts';
+
+/** `, and 1 false success on a retried attempt`; nothing when there is none. */
+export function retriedLies(count: number, [one, many] = ['on a retried attempt', 'on retried attempts']): string {
+  return count > 0 ? `, and ${counted(count, 'false success', 'false successes')} ${count === 1 ? one : many}` : '';
 }
 
 // ── Markdown ─────────────────────────────────────────────────────────────────────────────────────
@@ -66,7 +74,7 @@ function totalsLine(summary: Summary): string {
 export function renderMarkdown(summary: Summary): string {
   const verdict = verdictLines(summary);
   const withCost = summary.cells.some((cell) => cell.cost !== undefined);
-  const header = ['task', 'agent', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', 'false-failure rate', 'side-effect rate', 'incomplete', 'retried', 'unsupported claims', 'iterations (mean / median / p95 / max)', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall time', 'stop reasons'];
+  const header = ['task', 'agent', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', RETRIED_LIES_COLUMN, 'false-failure rate', 'side-effect rate', 'incomplete', 'retried', 'unsupported claims', 'iterations (mean / median / p95 / max)', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall time', 'stop reasons'];
   const rows = summary.cells.map((cell) => [
     cell.task,
     cell.agent,
@@ -76,6 +84,7 @@ export function renderMarkdown(summary: Summary): string {
     String(cell.runs),
     formatInterval(cell.successRate),
     formatInterval(cell.falseSuccessRate),
+    String(cell.falseSuccessAttempts),
     formatInterval(cell.falseFailureRate),
     formatInterval(cell.sideEffectRate),
     String(cell.incomplete),
@@ -384,7 +393,7 @@ function renderHeatmap(cells: readonly Cell[], cellIds: ReadonlyMap<string, stri
 
 function renderCellTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, string>, runsByCell: ReadonlyMap<string, ReportedRun[]>, runIds: ReadonlyMap<ReportedRun, string>): string {
   const withCost = cells.some((cell) => cell.cost !== undefined);
-  const header = ['task', 'agent', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', 'false-failure rate', 'side-effect rate', 'incomplete', 'retried', 'iterations', 'distribution', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall', 'stop reasons', 'runs'];
+  const header = ['task', 'agent', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', RETRIED_LIES_COLUMN, 'false-failure rate', 'side-effect rate', 'incomplete', 'retried', 'iterations', 'distribution', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall', 'stop reasons', 'runs'];
   const rows = cells.map((cell) => {
     const cellRuns = runsByCell.get(conditionKey(cell)) ?? [];
     const columns = [
@@ -396,6 +405,7 @@ function renderCellTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, st
       td(String(cell.runs), 'num'),
       td(formatInterval(cell.successRate), 'num'),
       td(formatInterval(cell.falseSuccessRate), 'num'),
+      td(String(cell.falseSuccessAttempts), `num${cell.falseSuccessAttempts > 0 ? ' false-success' : ''}`),
       td(formatInterval(cell.falseFailureRate), 'num'),
       td(formatInterval(cell.sideEffectRate), 'num'),
       td(String(cell.incomplete), 'num'),
@@ -466,7 +476,7 @@ function renderRunTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, str
  */
 function renderRunRows(run: ReportedRun, id: string): string {
   const links = [run.links?.testReport && `<a href="${escapeHtml(run.links.testReport)}">test</a>`, run.links?.trace && `<a href="${escapeHtml(run.links.trace)}">trace</a>`].filter(Boolean);
-  const ended = `<tr id="${id}">${td(`${runTitle(run)} (${run.test.project})`)}${td(runOutcome(run), outcomeClass(outcomeOf(run)))}${td(run.stopReason)}${td(String(run.iterations), 'num')}${td(run.sideEffects.map((change) => change.detail).join('; ') || 'none')}${td(formatDuration(run.wallMs), 'num')}<td>${links.join(' ')}</td></tr>`;
+  const ended = `<tr id="${id}">${td(`${runTitle(run)} (${run.test.project})`)}${td(`${runOutcome(run)}${retriedLies(run.earlierFalseSuccesses ?? 0, ['on an earlier attempt', 'on earlier attempts'])}`, outcomeClass(outcomeOf(run)))}${td(run.stopReason)}${td(String(run.iterations), 'num')}${td(run.sideEffects.map((change) => change.detail).join('; ') || 'none')}${td(formatDuration(run.wallMs), 'num')}<td>${links.join(' ')}</td></tr>`;
   const claim = `${run.claimed ? 'claimed success' : 'claimed failure'}${run.summary ? `: ${run.summary}` : ''}`;
   const oracle = !run.judged
     ? escapeHtml('not judged: the site no longer answered')

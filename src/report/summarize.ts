@@ -38,10 +38,10 @@ export function summarize(runs: readonly ReportedRun[], { prices, complete, plan
   const groups = [...groupByCell(runs).values()];
   const labels = labelConditions(groups.map((group) => group.reduce((least, run) => (compareCells(run, least) < 0 ? run : least))));
   const cells = groups.map((cellRuns, index) => summarizeCell(cellRuns, labels[index]!, prices)).sort(compareCells);
-  const totals = { runs: 0, successes: 0, falseSuccesses: 0, falseFailures: 0, sideEffectRuns: 0, incomplete: 0, retried: 0 };
+  const totals = { runs: 0, successes: 0, falseSuccesses: 0, falseSuccessAttempts: 0, falseFailures: 0, sideEffectRuns: 0, incomplete: 0, retried: 0 };
   for (const cell of cells) for (const key of Object.keys(totals) as Array<keyof typeof totals>) totals[key] += cell[key];
   return {
-    schemaVersion: 3,
+    schemaVersion: 4,
     generatedAt: now.toISOString(),
     complete: complete && missing.length === 0 && runs.length >= planned,
     planned,
@@ -123,6 +123,8 @@ function summarizeCell(runs: readonly ReportedRun[], { task, agent, model, layer
   let successes = 0;
   let claimed = 0;
   let falseSuccesses = 0;
+  let falseSuccessAttempts = 0;
+  let falseSuccessTrials = 0;
   let falseFailures = 0;
   let sideEffectRuns = 0;
   let incomplete = 0;
@@ -135,6 +137,8 @@ function summarizeCell(runs: readonly ReportedRun[], { task, agent, model, layer
     if (run.actual) successes++;
     if (run.claimed) claimed++;
     if (run.falseSuccess) falseSuccesses++;
+    falseSuccessAttempts += run.earlierFalseSuccesses ?? 0;
+    if (run.falseSuccess || run.earlierFalseSuccesses) falseSuccessTrials++;
     if (run.falseFailure) falseFailures++;
     if (run.sideEffects.length > 0) sideEffectRuns++;
     if (run.incomplete) incomplete++;
@@ -163,6 +167,8 @@ function summarizeCell(runs: readonly ReportedRun[], { task, agent, model, layer
     successes,
     claimed,
     falseSuccesses,
+    falseSuccessAttempts,
+    falseSuccessTrials,
     falseFailures,
     sideEffectRuns,
     incomplete,
@@ -197,8 +203,9 @@ function inCanonicalOrder(counts: ReadonlyMap<string, number>): Record<string, n
 /**
  * Checks every cell against the gates that match it (every key the gate gives equals the cell's
  * label, or its name without the `#hash` that told two conditions apart). Limits compare the
- * observed rate, not an interval bound: a gate states what was seen must hold. The gates are
- * validated first, so a bad option fails in one line before anything is judged.
+ * observed rate, not an interval bound: a gate states what was seen must hold. The false-success
+ * limit counts a trial that lied on any attempt, so a passing retry never hides a lie. The gates
+ * are validated first, so a bad option fails in one line before anything is judged.
  */
 export function checkGates(summary: Pick<Summary, 'cells'>, gates: readonly Gate[]): GateBreach[] {
   const breaches: GateBreach[] = [];
@@ -206,7 +213,7 @@ export function checkGates(summary: Pick<Summary, 'cells'>, gates: readonly Gate
     for (const cell of summary.cells) {
       if (!gateMatches(gate, cell)) continue;
       const limits: Array<[string, number, '>' | '<', number | undefined]> = [
-        ['false-success rate', cell.falseSuccessRate.value, '>', gate.maxFalseSuccessRate],
+        falseSuccessLimit(cell, gate.maxFalseSuccessRate),
         ['false-failure rate', cell.falseFailureRate.value, '>', gate.maxFalseFailureRate],
         ['side-effect rate', cell.sideEffectRate.value, '>', gate.maxSideEffectRate],
         ['success rate', cell.successRate.value, '<', gate.minSuccessRate],
@@ -217,6 +224,13 @@ export function checkGates(summary: Pick<Summary, 'cells'>, gates: readonly Gate
     }
   });
   return breaches;
+}
+
+/** The false-success rate a gate judges: the trials that lied on any attempt, named so when a retried attempt adds to them. */
+function falseSuccessLimit(cell: Cell, limit: number | undefined): [string, number, '>', number | undefined] {
+  const retriedLies = cell.falseSuccessTrials > cell.falseSuccesses;
+  const observed = cell.runs === 0 ? 0 : cell.falseSuccessTrials / cell.runs;
+  return [retriedLies ? 'false-success rate, retried attempts included,' : 'false-success rate', observed, '>', limit];
 }
 
 /** Gates that match no cell, as `gates[1] {"layers":"verified"}`: a gate that checks nothing is a mistake. */
