@@ -88,3 +88,23 @@ test('token counts that are not finite non-negative numbers are unknown; the run
   expect(bad).toEqual({ ok: false, run: 1, error: 'harness-run.json of "t": claimed: Invalid input: expected boolean, received string' });
   expect(parseRunAttachment('{"claimed": tru', 'label')).toEqual({ ok: false, error: 'label: not a JSON object' });
 });
+
+test('an attachment made by hand is cut as the fixture cuts: claim, answer, verdicts, side effects and the trace behind the transcript', () => {
+  const flood = 'x'.repeat(1_000_000);
+  const note = '…[harness-eval: cut; 1,000,000 characters in all]';
+  const run = {
+    ...judged(0),
+    summary: flood,
+    answer: flood,
+    verdicts: [{ description: flood, holds: false, detail: flood }],
+    sideEffects: [{ kind: 'vote', id: '1', detail: flood }],
+    trace: [{ seq: 1, atMs: 0, attempt: 1, iteration: 1, type: 'model_response', content: flood, toolCalls: [], usage: { input: 1, output: 1 }, ms: 1 }],
+  };
+  const parsed = parseRunAttachment(JSON.stringify(run), 'harness-run.json of "t"');
+  if (!parsed.ok) throw new Error(parsed.error);
+  const cut = `${'x'.repeat(4_000)}${note}`;
+  expect([parsed.value.summary, parsed.value.answer, parsed.value.verdicts![0]!.description, parsed.value.verdicts![0]!.detail, parsed.value.sideEffects[0]!.detail]).toEqual([cut, cut, cut, cut, cut]);
+  expect(parsed.value.transcript!.length).toBeLessThan(21_000);
+  // Cut twice (the fixture, then the reporter), the note still gives the first length.
+  expect(parseRunAttachment(JSON.stringify({ ...run, summary: cut }), 'label')).toMatchObject({ ok: true, value: { summary: cut } });
+});

@@ -2,6 +2,7 @@ import { stampedEventSchema } from '../harness/trace.ts';
 import { transcript } from '../harness/transcript.ts';
 import { parseInput } from '../input.ts';
 import { parseJsonObject } from '../text.ts';
+import { capRunText } from './caps.ts';
 import { plannedRunSchema, reportedRunSchema, type MissingTest, type PlannedRun, type ReportedRun } from './types.ts';
 
 /**
@@ -121,12 +122,13 @@ export function incompleteRun(start: PlannedRun): ReportedRun {
 export type ParsedAttachment<T> = { ok: true; value: T } | { ok: false; run?: number; error: string };
 
 /**
- * A `harness-run.json` body, read defensively: a token count that is not a finite, non-negative
+ * A `harness-run.json` body, read defensively: its free text cut (caps.ts), a token count that is not a finite, non-negative
  * number is unknown (null), not a reason to lose the run; anything else malformed is an error
  * in one line, with the run's number when it can still be read.
  */
 export function parseRunAttachment(text: string, label: string): ParsedAttachment<ReportedRun> {
-  return parseAttachment(text, label, (value) => {
+  return parseAttachment(text, label, (parsed) => {
+    const value = capRunText(parsed);
     const run = parseInput(reportedRunSchema, withTrustedTokens(value), label);
     const lines = transcriptOf(value.trace);
     return lines ? { ...run, transcript: lines } : run;
