@@ -5,7 +5,7 @@ import { rateNames } from './compare.ts';
 import { counted, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, outcomeOf, OUTCOMES, round1, runOutcome, type Outcome } from './format.ts';
 import { cellLabel, conditionKey, groupByCell } from './summarize.ts';
 import { excludesZero } from './statistics.ts';
-import { comparedRates, type Cell, type CellChange, type Comparison, type Interval, type LayerEffect, type ReportedRun, type Summary } from './types.ts';
+import { comparedRates, type Cell, type CellChange, type Comparison, type Interval, type LayerEffect, type PartialReasons, type ReportedRun, type Summary } from './types.ts';
 import { escapeHtml, writeFileAtomic } from '../text.ts';
 
 export interface SummaryFiles {
@@ -30,20 +30,45 @@ export async function writeSummaryFiles(dir: string, summary: Summary, runs: rea
 
 // ── What every report says first ─────────────────────────────────────────────────────────────────
 
-/** The verdict in words: `gates breached in 2 cells`, `gates passed`, or `no gates`; and what the run covers. */
-export function verdictLines(summary: Summary): { headline: string; breached: boolean; details: string[] } {
+/** Missing tests listed in the reports' verdict; summary.json lists them all. */
+const MISSING_LISTED = 10;
+
+/** How the verdict reads: `fail` when a gate is breached, else `incomplete` when a planned run is not recorded (never a green pass), else `pass`. */
+export type VerdictState = 'pass' | 'fail' | 'incomplete';
+const VERDICT_MARK: Record<VerdictState, string> = { pass: '✓', fail: '✗', incomplete: '⚠' };
+
+/**
+ * The verdict in words: `gates breached in 2 cells`, `incomplete: 12 of 13 planned runs recorded`,
+ * `1 gate passed`; then what the run covers. Breaches in the part that ran show whatever else
+ * holds; a gate that held on part of the runs is never reported as passed.
+ */
+export function verdictLines(summary: Summary): { headline: string; state: VerdictState; mark: string; details: string[] } {
   const gates = summary.gates;
   const breachedCells = new Set(gates?.breaches.map((breach) => breach.cell));
-  const breached = breachedCells.size > 0 || (gates?.unmatched.length ?? 0) > 0;
-  const gateWords = !gates ? 'no gates checked' : breachedCells.size > 0 ? `gates breached in ${counted(breachedCells.size, 'cell')}` : gates.unmatched.length > 0 ? `${counted(gates.unmatched.length, 'gate')} matching no cell` : `${counted(gates.checked, 'gate')} passed`;
-  const state = summary.complete ? 'complete' : summary.missing.length > 0 ? `incomplete: ${counted(summary.missing.length, 'planned test')} recorded no run` : 'incomplete: the run had not finished';
+  const state: VerdictState = breachedCells.size > 0 || (gates?.unmatched.length ?? 0) > 0 ? 'fail' : summary.complete ? 'pass' : 'incomplete';
+  const gateWords = !gates
+    ? 'no gates checked'
+    : breachedCells.size > 0
+      ? `gates breached in ${counted(breachedCells.size, 'cell')}`
+      : gates.unmatched.length > 0
+        ? `${counted(gates.unmatched.length, 'gate')} matching no cell`
+        : state === 'incomplete'
+          ? `${counted(gates.checked, 'gate')} held on the runs recorded`
+          : `${counted(gates.checked, 'gate')} passed`;
+  const recorded = `${formatCount(summary.recorded)} of ${counted(summary.planned, 'planned run')} recorded`;
+  const coverage = summary.complete ? `complete · ${recorded}` : `incomplete: ${recorded}`;
+  const headline = state === 'incomplete' ? `${coverage} · ${gateWords}` : `${gateWords} · ${coverage}`;
+  const missing = summary.missing.slice(0, MISSING_LISTED).map((test) => `missing: ${test.title} (${test.project})`);
+  const moreMissing = summary.missing.length - missing.length;
   const details = [
     ...(gates?.breaches ?? []).map((breach) => `breach: ${breach.cell}: ${breach.rule} (by ${round1(Math.abs(breach.observed - breach.limit) * 100)} percentage points)`),
     ...(gates?.unmatched ?? []).map((gate) => `gate matches no cell: ${gate}`),
-    ...summary.missing.map((test) => `missing: ${test.title} (${test.project})`),
+    ...(summary.partial ? [`partial: ${partialReasons(summary.partial).join('; ')}; not a baseline for the whole suite`] : []),
+    ...missing,
+    ...(moreMissing > 0 ? [`… and ${counted(moreMissing, 'more missing test')} (summary.json lists them all)`] : []),
     ...(summary.notApplicable ?? []).map((test) => `n/a: ${test.title} (${test.project}): ${test.reason}`),
   ];
-  return { headline: `${gateWords} · ${state} · ${formatCount(summary.recorded)} of ${counted(summary.planned, 'planned run')} recorded`, breached, details };
+  return { headline, state, mark: VERDICT_MARK[state], details };
 }
 
 function totalsLine(summary: Summary): string {
@@ -58,6 +83,11 @@ function totalsLine(summary: Summary): string {
     `${formatCount(incomplete)} incomplete`,
     `generated ${summary.generatedAt}`,
   ].join(' · ');
+}
+
+/** Every reason a summary is partial: what it selected of the suite, then what it fell short of. */
+export function partialReasons(partial: PartialReasons): string[] {
+  return [...partial.selection, ...partial.shortfall];
 }
 
 /** A cell's column: false successes on attempts Playwright retried, which the rates (of the last attempts) leave out and the gates count. */
@@ -99,7 +129,7 @@ export function renderMarkdown(summary: Summary): string {
   return [
     '# harness-eval summary',
     '',
-    `**${verdict.breached ? '✗' : '✓'} ${escapeMarkdownCell(verdict.headline)}**`,
+    `**${verdict.mark} ${escapeMarkdownCell(verdict.headline)}**`,
     '',
     totalsLine(summary),
     ...verdict.details.map((line) => `- ${escapeMarkdownCell(line)}`),
@@ -229,7 +259,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .scroll{overflow-x:auto;max-width:100%}
 .note{color:#444;max-width:60rem}
 #verdict{border:2px solid;padding:.75rem 1rem;margin:0 0 1rem}
-#verdict.pass{border-color:#1b7a2b;background:#eef8f0}#verdict.fail{border-color:#b3261e;background:#fdeeee}
+#verdict.pass{border-color:#1b7a2b;background:#eef8f0}#verdict.fail{border-color:#b3261e;background:#fdeeee}#verdict.incomplete{border-color:#8a5a00;background:#fdf6e3}
 #verdict p.headline{font-size:1.25rem;font-weight:600;margin:0 0 .25rem}
 #verdict ul{margin:.25rem 0 0;padding-left:1.25rem}
 .pair{display:flex;flex-wrap:wrap;gap:1rem 2rem}
@@ -256,10 +286,10 @@ tr.detail .oracle{display:flex}
 `.trim();
 
 function renderVerdict(summary: Summary): string {
-  const { headline, breached, details } = verdictLines(summary);
+  const { headline, state, mark, details } = verdictLines(summary);
   const list = details.length > 0 ? `<ul>${details.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>` : '';
-  return `<section id="verdict" class="${breached ? 'fail' : 'pass'}">
-<p class="headline">${breached ? '✗' : '✓'} ${escapeHtml(headline)}</p>
+  return `<section id="verdict" class="${state}">
+<p class="headline">${mark} ${escapeHtml(headline)}</p>
 <p>${escapeHtml(totalsLine(summary))}</p>${list}
 </section>`;
 }

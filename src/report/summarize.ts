@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { stopReasons } from '../harness/trace.ts';
 import { parseInput } from '../input.ts';
 import { canonicalJson, compareStrings } from '../text.ts';
+import { counted, formatCount } from './format.ts';
 import { describe, passHatKTable, wilson } from './statistics.ts';
 import { layerEffects } from './ablation.ts';
 import { gateSchema, type Cell, type CellNames, type Condition, type Gate, type GateBreach, type MissingTest, type NotApplicableTest, type PriceTable, type ReportedRun, type Summary } from './types.ts';
@@ -26,6 +27,10 @@ export interface SummarizeOptions {
   gates?: readonly Gate[];
   /** One shard of several: a gate's cells may be in other shards, so none is reported as matching nothing. */
   sharded?: boolean;
+  /** The part of the suite the run selected (see selectionOf); none for the whole suite. */
+  selection?: readonly string[];
+  /** Why the run stopped before its end: `interrupted`, `global timeout`. */
+  stopped?: string;
 }
 
 /**
@@ -34,18 +39,20 @@ export interface SummarizeOptions {
  * are then linear in its runs, so 10,000 runs take milliseconds. The result does not depend on the
  * runs' order (merged shards arrive in any).
  */
-export function summarize(runs: readonly ReportedRun[], { prices, complete, planned = runs.length, missing = [], notApplicable = [], now = new Date(), gates, sharded = false }: SummarizeOptions): Summary {
+export function summarize(runs: readonly ReportedRun[], { prices, complete, planned = runs.length, missing = [], notApplicable = [], now = new Date(), gates, sharded = false, selection = [], stopped }: SummarizeOptions): Summary {
   const groups = [...groupByCell(runs).values()];
   const labels = labelConditions(groups.map((group) => group.reduce((least, run) => (compareCells(run, least) < 0 ? run : least))));
   const cells = groups.map((cellRuns, index) => summarizeCell(cellRuns, labels[index]!, prices)).sort(compareCells);
   const totals = { runs: 0, successes: 0, falseSuccesses: 0, falseSuccessAttempts: 0, falseFailures: 0, sideEffectRuns: 0, incomplete: 0, retried: 0 };
   for (const cell of cells) for (const key of Object.keys(totals) as Array<keyof typeof totals>) totals[key] += cell[key];
+  const shortfall = [...(stopped ? [stopped] : []), ...(runs.length < planned ? [`${formatCount(planned - runs.length)} of ${counted(planned, 'planned run')} not recorded`] : [])];
   return {
     schemaVersion: 4,
     generatedAt: now.toISOString(),
     complete: complete && missing.length === 0 && runs.length >= planned,
     planned,
     recorded: runs.length,
+    ...((selection.length > 0 || shortfall.length > 0) && { partial: { selection: [...selection], shortfall } }),
     missing: [...missing],
     ...(notApplicable.length > 0 && { notApplicable: [...notApplicable] }),
     totals,
