@@ -1,8 +1,8 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
-import { baselineMismatch, comparison, describeSelection, readBaseline, readSummary, renderComparison, type ComparableSummary } from '../report/compare.ts';
-import { partialReasons, renderMarkdown, retriedLies, verdictLines, writeSummaryFiles } from '../report/files.ts';
+import { baselineMismatch, comparison, describeSelection, partialReasons, readBaseline, readSummary, renderComparison, type ComparableSummary } from '../report/compare.ts';
+import { renderMarkdown, retriedLies, verdictLines, writeSummaryFiles } from '../report/files.ts';
 import { counted, incompleteNote, outcomeOf } from '../report/format.ts';
 import { DEFAULT_HISTORY_LIMIT, HISTORY_DIR, listHistory, saveToHistory } from '../report/history.ts';
 import { cellLabel, summarize } from '../report/summarize.ts';

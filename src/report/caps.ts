@@ -28,19 +28,19 @@ function cutStrings(value: unknown, max: number): unknown {
   return value;
 }
 
-/** A run record (or what an attachment parsed to) with its free text cut; anything not a string where text belongs is left for the schema to reject. */
+/** A run record (or what an attachment parsed to) with its free text cut; a field that is not text is left for the schema to reject. */
 export function capRunText<T extends object>(record: T): T {
   const fields = record as Record<string, unknown>;
-  const text = (value: unknown) => (typeof value === 'string' ? cut(value, TEXT_CHARS) : value);
-  const each = (list: unknown, keys: readonly string[]) =>
-    Array.isArray(list) ? list.map((item: unknown) => (typeof item === 'object' && item !== null ? { ...item, ...Object.fromEntries(keys.map((key) => [key, text((item as Record<string, unknown>)[key])])) } : item)) : list;
-  const capped = {
-    ...fields,
-    ...('summary' in fields && { summary: text(fields.summary) }),
-    ...('answer' in fields && { answer: text(fields.answer) }),
-    ...('verdicts' in fields && { verdicts: each(fields.verdicts, ['description', 'detail']) }),
-    ...('sideEffects' in fields && { sideEffects: each(fields.sideEffects, ['detail']) }),
-    ...('trace' in fields && { trace: cutStrings(fields.trace, TRACE_TEXT_CHARS) }),
-  };
+  const capped: Record<string, unknown> = { ...fields, ...cutFields(fields, ['summary', 'answer']) };
+  for (const [list, keys] of [['verdicts', ['description', 'detail']], ['sideEffects', ['detail']]] as const) {
+    const items = fields[list];
+    if (Array.isArray(items)) capped[list] = items.map((item: unknown) => (typeof item === 'object' && item !== null ? { ...item, ...cutFields(item as Record<string, unknown>, keys) } : item));
+  }
+  if ('trace' in fields) capped.trace = cutStrings(fields.trace, TRACE_TEXT_CHARS);
   return capped as T;
+}
+
+/** The named fields of an object that are strings, cut at TEXT_CHARS. */
+function cutFields(fields: Record<string, unknown>, keys: readonly string[]): Record<string, string> {
+  return Object.fromEntries(keys.flatMap((key) => (typeof fields[key] === 'string' ? [[key, cut(fields[key], TEXT_CHARS)]] : [])));
 }

@@ -99,6 +99,11 @@ export function readSummary(path: string): ComparableSummary {
   return parseInput(schema, value, path);
 }
 
+/** Every reason a summary is partial: what it selected of the suite, then what it fell short of. */
+export function partialReasons(partial: PartialReasons): string[] {
+  return [...partial.selection, ...partial.shortfall];
+}
+
 /** What a summary ran of the suite, in words: `the whole suite`, or its selection (`shard 1/2; grep upvote`). */
 export function describeSelection(selection: readonly string[]): string {
   return selection.length === 0 ? 'the whole suite' : selection.join('; ');

@@ -1,11 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BUILT_IN_AGENT } from '../eval/agent.ts';
-import { rateNames } from './compare.ts';
+import { partialReasons, rateNames } from './compare.ts';
 import { counted, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, outcomeOf, OUTCOMES, round1, runOutcome, type Outcome } from './format.ts';
 import { cellLabel, conditionKey, groupByCell } from './summarize.ts';
 import { excludesZero } from './statistics.ts';
-import { comparedRates, type Cell, type CellChange, type Comparison, type Interval, type LayerEffect, type PartialReasons, type ReportedRun, type Summary } from './types.ts';
+import { comparedRates, type Cell, type CellChange, type Comparison, type Interval, type LayerEffect, type ReportedRun, type Summary } from './types.ts';
 import { escapeHtml, writeFileAtomic } from '../text.ts';
 
 export interface SummaryFiles {
@@ -83,11 +83,6 @@ function totalsLine(summary: Summary): string {
     `${formatCount(incomplete)} incomplete`,
     `generated ${summary.generatedAt}`,
   ].join(' · ');
-}
-
-/** Every reason a summary is partial: what it selected of the suite, then what it fell short of. */
-export function partialReasons(partial: PartialReasons): string[] {
-  return [...partial.selection, ...partial.shortfall];
 }
 
 /** A cell's column: false successes on attempts Playwright retried, which the rates (of the last attempts) leave out and the gates count. */
