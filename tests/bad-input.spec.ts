@@ -8,10 +8,11 @@ import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import HarnessReporter from '../src/playwright/reporter.ts';
 import { readSummary } from '../src/report/compare.ts';
+import { summarize } from '../src/report/summarize.ts';
 import { live } from '../src/sites/hn/live.ts';
 import { recorded, recordedHn } from '../src/sites/hn/site.ts';
 import { playwright } from './playwright-child.ts';
-import { expect, test } from './support.ts';
+import { expect, reportedRun, test } from './support.ts';
 
 /**
  * The README's table of bad input, row by row: each thing a user can get wrong and the one line
@@ -38,6 +39,7 @@ const table: Array<[string, () => unknown, RegExp]> = [
   ['a cassette with a wrong field', () => readCassette(file('wrong.json', '{"version": 1, "model": "openai:x", "run": "r", "interactions": [{"key": "abc", "request": {"path": "/", "body": {}}, "response": {"status": 200, "body": {}}}]}')), /wrong\.json: interactions\.0\.key: must be a sha256 in hex$/],
   ['CHROMIUM_PATH naming no file', () => chromiumLaunchOptions({ CHROMIUM_PATH: '/nowhere/chromium' }), /^CHROMIUM_PATH: no file at \/nowhere\/chromium$/],
   ['a baseline summary that is not there', () => readSummary(test.info().outputPath('last-night.json')), /last-night\.json: cannot read this summary\.json \(ENOENT\)$/],
+  ['a baseline that is a partial run', () => new HarnessReporter({ baseline: file('interrupted.json', JSON.stringify(summarize([reportedRun()], { complete: false, planned: 2, stopped: 'interrupted' }))) }), /^harness-eval reporter baseline \S+interrupted\.json: a partial summary \(interrupted; 1 of 2 planned runs not recorded\) is no baseline; compare with a whole run$/],
   ['hn.live() with no account', () => live().create(), /^hn\.live\(\): HN_USERNAME and HN_PASSWORD are not set$/],
 ];
 

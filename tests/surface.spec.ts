@@ -34,7 +34,7 @@ test('with a baseline summary, the reporter prints how each cell changed', async
   expect((await runTest(['--project', 'synthetic'], first.env)).code).toBe(0);
   const second = workspace();
   const result = await runTest(['--project', 'synthetic'], { ...second.env, BASELINE: join(first.env.REPORT_DIR, 'summary.json') });
-  expect(result.code).toBe(0);
+  expect(result.code, result.stdout).toBe(0);
   expect(result.stdout).toContain('synthetic-task · harness-eval · double:a · bare · hn-recorded: success 25% (');
   expect(result.stdout).toContain('3 cells compared, 0 flagged');
 });
