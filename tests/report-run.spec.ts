@@ -14,7 +14,7 @@ test.describe.configure({ timeout: 300_000 });
 const config = 'tests/fixtures/report/playwright.config.ts';
 
 test('a run row links its trace and its test in Playwright\'s report; the history keeps each whole run and the next compares with it', async () => {
-  const { env } = workspace('harness-eval-report-run-');
+  const { dir, env } = workspace('harness-eval-report-run-');
   const first = await playwright(['test', '-c', config], env);
   expect(first.code, first.stdout).toBe(0);
   expect(first.stdout).toContain('harness-eval: no earlier summary in');
@@ -53,7 +53,8 @@ test('a run row links its trace and its test in Playwright\'s report; the histor
   expect(detail.find('pre').text()).toContain('model: Voting now. click({"ref":"e12"})');
   expect(detail.find('pre').text()).toContain('end: claimed success, finished after 1 iteration');
 
-  const second = await playwright(['test', '-c', config], env);
+  // Its own output folder: the first run's traces stay where the first report links them.
+  const second = await playwright(['test', '-c', config], { ...env, OUTPUT_DIR: join(dir, 'test-results-2') });
   expect(second.code, second.stdout).toBe(0);
   expect(readdirSync(join(env.REPORT_DIR, 'history'))).toHaveLength(2);
   const compared = readSummary(env.REPORT_DIR);

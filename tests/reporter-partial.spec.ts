@@ -101,3 +101,12 @@ test('a shard, a grep or an interrupted run is marked partial, kept out of the h
   expect(history()).toHaveLength(1);
   expect(() => readBaseline(join(env.REPORT_DIR, 'summary.json'))).toThrow(/a partial summary \(interrupted; 1 of 2 planned runs not recorded\) is no baseline/);
 });
+
+test('a run the global timeout stopped says so, and is partial', async () => {
+  const { dir, env } = childWorkspace('harness-eval-partial-');
+  const result = await runTest(['--global-timeout', '4000'], { ...env, SCENARIO: 'slow', STARTED_MARKER: join(dir, 'started') });
+  expect(result.code).not.toBe(0);
+  expect(readSummary(env.REPORT_DIR)).toMatchObject({ complete: false, recorded: 1, planned: 2, partial: { selection: [], shortfall: ['global timeout', '1 of 2 planned runs not recorded'] } });
+  expect(result.stdout).toContain('harness-eval: ⚠ incomplete: 1 of 2 planned runs recorded');
+  expect(existsSync(join(env.REPORT_DIR, 'history'))).toBe(false);
+});
