@@ -11,6 +11,7 @@ import { gateSchema, type Gate, type NotApplicableTest, type PriceTable, type Re
 import { parseInput } from '../input.ts';
 import { HARNESS_RUN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT } from './fixtures.ts';
 import { selectionOf } from './selection.ts';
+import { cut, TEXT_CHARS } from '../report/caps.ts';
 import { NOT_APPLICABLE } from '../eval/evaluate.ts';
 
 export interface HarnessReporterOptions {
@@ -259,7 +260,7 @@ export default class HarnessReporter implements Reporter {
   private notApplicable(): NotApplicableTest[] {
     return [...this.tests.values()].flatMap(({ id, title, project, status, skipReasons }) => {
       const reason = status === 'skipped' ? [...skipReasons].find((why) => why.startsWith(NOT_APPLICABLE)) : undefined;
-      return reason ? [{ id, title, project, reason }] : [];
+      return reason ? [{ id, title, project, reason: cut(reason, TEXT_CHARS) }] : [];
     });
   }
 
