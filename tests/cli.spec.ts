@@ -196,4 +196,16 @@ test.describe('report: the history of summaries', () => {
     const empty = spawnSync(process.execPath, [...cli, 'report', '--dir', join(dir, 'nowhere')], { encoding: 'utf8' });
     expect(empty.stderr.trim()).toBe(`harness-eval: report: no summaries in ${join(dir, 'nowhere', 'history')} yet (the reporter keeps one per finished run)`);
   });
+
+  test('two summaries compared by hand that are not like with like are labelled so', () => {
+    const dir = mkdtempSync(test.info().outputPath('partial-'));
+    const runs = Array.from({ length: 4 }, (_, index) => reportedRun({ test: { id: `t${index}` } }));
+    const write = (name: string, summary: object) => (writeFileSync(join(dir, name), JSON.stringify(summary)), join(dir, name));
+    const shard = write('shard.json', summarize(runs, { complete: true, selection: ['shard 1/2'] }));
+    const interrupted = write('interrupted.json', summarize(runs, { complete: false, planned: 5, stopped: 'interrupted' }));
+    const compared = spawnSync(process.execPath, [...cli, 'report', '--baseline', shard, interrupted], { encoding: 'utf8' });
+    expect(compared.status).toBe(0);
+    expect(compared.stdout).toContain(`not like with like: ${shard}: it ran shard 1/2, this run the whole suite`);
+    expect(compared.stdout).toContain(`not like with like: ${interrupted}: it is partial (interrupted; 1 of 5 planned runs not recorded)`);
+  });
 });

@@ -1,7 +1,7 @@
 import { test } from '@playwright/test';
 import * as cheerio from 'cheerio';
 import { comparison } from '../src/report/compare.ts';
-import { heatColour, renderHtml, renderMarkdown } from '../src/report/files.ts';
+import { heatColour, renderHtml, renderMarkdown, verdictLines } from '../src/report/files.ts';
 import { OUTCOMES } from '../src/report/format.ts';
 import { wilson } from '../src/report/statistics.ts';
 import { summarize } from '../src/report/summarize.ts';
@@ -43,17 +43,34 @@ test('the HTML report opens with the verdict: which cells breached which gate an
   const first = $('body > *').eq(1);
   expect(first.attr('id')).toBe('verdict');
   expect(first.hasClass('fail')).toBe(true);
-  expect(first.find('.headline').text()).toBe('✗ gates breached in 2 cells · incomplete: 1 planned test recorded no run · 30 of 31 planned runs recorded');
+  expect(first.find('.headline').text()).toBe('✗ gates breached in 2 cells · incomplete: 30 of 31 planned runs recorded');
   expect(first.find('li').map((_, item) => $(item).text()).get()).toEqual([
     'breach: upvote-first-post · harness-eval · scripted:overclaimer · bare · hn-recorded: false-success rate 1.00 > 0.00 (by 100 percentage points)',
     'breach: upvote-first-post · harness-eval · scripted:overclaimer · verified · hn-recorded: success rate 0.20 < 0.50 (by 30 percentage points)',
     'gate matches no cell: gates[2] {"layers":"nothing"}',
+    'partial: 1 of 31 planned runs not recorded; not a baseline for the whole suite',
     'missing: never ran (p)',
   ]);
-  expect(renderMarkdown(summary).split('\n')[2]).toBe('**✗ gates breached in 2 cells · incomplete: 1 planned test recorded no run · 30 of 31 planned runs recorded**');
+  expect(renderMarkdown(summary).split('\n')[2]).toBe('**✗ gates breached in 2 cells · incomplete: 30 of 31 planned runs recorded**');
 
   const passed = summarize(runs.filter((run) => run.layers !== 'bare'), { complete: true, now, gates: [{ layers: 'verified+login' }] });
   expect(cheerio.load(renderHtml(passed, runs))('#verdict.pass .headline').text()).toBe('✓ 1 gate passed · complete · 20 of 20 planned runs recorded');
+});
+
+test('an incomplete run never reads as passed: a warning, not green, with the runs recorded of those planned; breaches still show; a long missing list folds', () => {
+  const runs = classic().filter((run) => run.layers !== 'bare');
+  const missing = Array.from({ length: 13 }, (_, index) => ({ id: `m${index}`, title: `never ran ${index}`, project: 'p' }));
+  const interrupted = summarize(runs, { complete: false, now, planned: 33, missing, gates: [{ layers: 'verified+login' }], stopped: 'interrupted' });
+  const verdict = cheerio.load(renderHtml(interrupted, runs))('#verdict');
+  expect(verdict.attr('class')).toBe('incomplete');
+  expect(verdict.find('.headline').text()).toBe('⚠ incomplete: 20 of 33 planned runs recorded · 1 gate held on the runs recorded');
+  const lines = verdict.find('li').map((_, item) => verdict.find(item).text()).get();
+  expect(lines[0]).toBe('partial: interrupted; 13 of 33 planned runs not recorded; not a baseline for the whole suite');
+  expect(lines.slice(1)).toEqual([...missing.slice(0, 10).map((test) => `missing: ${test.title} (p)`), '… and 3 more missing tests (summary.json lists them all)']);
+  expect(renderMarkdown(interrupted).split('\n')[2]).toBe('**⚠ incomplete: 20 of 33 planned runs recorded · 1 gate held on the runs recorded**');
+  // A breach in the part that ran is a breach.
+  const breached = summarize(classic(), { complete: false, now, planned: 31, gates: [{ layers: 'bare' }], stopped: 'interrupted' });
+  expect(verdictLines(breached)).toMatchObject({ state: 'fail', headline: 'gates breached in 1 cell · incomplete: 30 of 31 planned runs recorded' });
 });
 
 test('heatmaps: n and the interval in every cell, coloured by the bound toward the bad side, wide matrices scroll in their box', () => {

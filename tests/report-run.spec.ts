@@ -13,8 +13,8 @@ test.describe.configure({ timeout: 300_000 });
 
 const config = 'tests/fixtures/report/playwright.config.ts';
 
-test('a run row links its trace and its test in Playwright\'s report; the history keeps each run and the next compares with it', async () => {
-  const { env } = workspace('harness-eval-report-run-');
+test('a run row links its trace and its test in Playwright\'s report; the history keeps each whole run and the next compares with it', async () => {
+  const { dir, env } = workspace('harness-eval-report-run-');
   const first = await playwright(['test', '-c', config], env);
   expect(first.code, first.stdout).toBe(0);
   expect(first.stdout).toContain('harness-eval: no earlier summary in');
@@ -53,7 +53,8 @@ test('a run row links its trace and its test in Playwright\'s report; the histor
   expect(detail.find('pre').text()).toContain('model: Voting now. click({"ref":"e12"})');
   expect(detail.find('pre').text()).toContain('end: claimed success, finished after 1 iteration');
 
-  const second = await playwright(['test', '-c', config, '--project', 'synthetic'], env);
+  // Its own output folder: the first run's traces stay where the first report links them.
+  const second = await playwright(['test', '-c', config], { ...env, OUTPUT_DIR: join(dir, 'test-results-2') });
   expect(second.code, second.stdout).toBe(0);
   expect(readdirSync(join(env.REPORT_DIR, 'history'))).toHaveLength(2);
   const compared = readSummary(env.REPORT_DIR);
@@ -61,10 +62,18 @@ test('a run row links its trace and its test in Playwright\'s report; the histor
   // One run against one: even all-or-nothing is within chance, and the comparison says so.
   expect(compared.comparison!.cells.map((change) => [change.cell.split(' · ')[3], change.status, change.tooFewTrials])).toEqual([
     ['bare', 'changed', true],
-    ['verified', 'removed', false],
-    ['verified+login', 'removed', false],
+    ['verified', 'changed', true],
+    ['verified+login', 'changed', true],
   ]);
   expect(second.stdout).toContain(`harness-eval: compared with history/${history[0]}`);
   expect(readFileSync(join(env.REPORT_DIR, 'summary.md'), 'utf8')).toContain(`## Since history/${history[0]}`);
   expect(readFileSync(join(env.REPORT_DIR, 'index.html'), 'utf8')).toContain('<section id="comparison">');
+
+  // A part of the suite is compared with no whole run, and is no baseline for the next.
+  const third = await playwright(['test', '-c', config, '--project', 'synthetic'], env);
+  expect(third.code, third.stdout).toBe(0);
+  expect(readdirSync(join(env.REPORT_DIR, 'history'))).toHaveLength(2);
+  expect(readSummary(env.REPORT_DIR)).toMatchObject({ partial: { selection: ['project synthetic'], shortfall: [] } });
+  expect(readSummary(env.REPORT_DIR).comparison).toBeUndefined();
+  expect(third.stdout).toContain('harness-eval: no comparison: this run is partial (project synthetic), and the history keeps whole runs only');
 });

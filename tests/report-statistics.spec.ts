@@ -126,7 +126,7 @@ test.describe('summarize', () => {
       ['upvote-first-post', 'scripted:overclaimer', 'bare', 'hn-recorded', 3],
       ['upvote-first-post', 'scripted:overclaimer', 'guardrails+verify+login', 'hn-recorded', 10],
     ]);
-    expect(summary).toMatchObject({ schemaVersion: 3, generatedAt: now.toISOString(), complete: true, planned: 17, recorded: 17, missing: [] });
+    expect(summary).toMatchObject({ schemaVersion: 4, generatedAt: now.toISOString(), complete: true, planned: 17, recorded: 17, missing: [] });
     expect(summarySchema.parse(summary)).toEqual(summary);
   });
 
@@ -164,7 +164,7 @@ test.describe('summarize', () => {
 
   test('totals add up the cells', () => {
     const summary = summaryOf(classicRuns());
-    expect(summary.totals).toEqual({ runs: 15, successes: 7, falseSuccesses: 3, falseFailures: 0, sideEffectRuns: 0, incomplete: 0, retried: 0 });
+    expect(summary.totals).toEqual({ runs: 15, successes: 7, falseSuccesses: 3, falseSuccessAttempts: 0, falseFailures: 0, sideEffectRuns: 0, incomplete: 0, retried: 0 });
   });
 
   test('does not depend on the order of the runs', () => {
@@ -178,13 +178,13 @@ test.describe('summarize', () => {
 
   test('no runs: no cells, zero totals', () => {
     expect(summarize([], { complete: false, now })).toEqual({
-      schemaVersion: 3,
+      schemaVersion: 4,
       generatedAt: now.toISOString(),
       complete: false,
       planned: 0,
       recorded: 0,
       missing: [],
-      totals: { runs: 0, successes: 0, falseSuccesses: 0, falseFailures: 0, sideEffectRuns: 0, incomplete: 0, retried: 0 },
+      totals: { runs: 0, successes: 0, falseSuccesses: 0, falseSuccessAttempts: 0, falseFailures: 0, sideEffectRuns: 0, incomplete: 0, retried: 0 },
       cells: [],
       ablation: [],
     });
@@ -368,7 +368,7 @@ test.describe('false failures, side effects, incomplete runs and unknown tokens'
     const runs = mixed();
     const summary = summaryOf(runs);
     const markdown = renderMarkdown(summary);
-    expect(markdown).toContain('| false-success rate | false-failure rate | side-effect rate | incomplete | retried |');
+    expect(markdown).toContain('| false-success rate | false successes on retried attempts | false-failure rate | side-effect rate | incomplete | retried |');
     expect(markdown).toContain('| 25% (5–70%) | 25% (5–70%) | 1 | 0 |');
     expect(markdown).toContain('1 false failure (25%) · 1 with side effects (25%) · 1 incomplete');
     expect(markdown).toContain('| 3,000 / 300 (+1 unknown) |');

@@ -1,4 +1,5 @@
 import { test } from '@playwright/test';
+import { summarize } from '../src/report/summarize.ts';
 import { countTrials, incompleteRun, parseRunAttachment, type Attempt, type TestRecord } from '../src/report/trials.ts';
 import type { PlannedRun, ReportedRun } from '../src/report/types.ts';
 import { expect, reportedRun } from './support.ts';
@@ -20,6 +21,24 @@ test('retries never add trials: the latest attempt that recorded a run is the on
   ]);
   expect(trials).toMatchObject({ planned: 1, missing: [] });
   expect(trials.runs.map((run) => [run.test.retry, run.actual])).toEqual([[2, true]]);
+});
+
+test('a false success on a retried attempt stays with its trial: the rates count the last attempt, the gates every attempt', () => {
+  const lie = { claimed: true, actual: false };
+  const success = { claimed: true, actual: true };
+  const trials = countTrials([
+    testOf('passed', [attempt(0, { runs: [judged(0, lie)] }), attempt(1, { runs: [judged(1, lie)] }), attempt(2, { runs: [judged(2, success)] })]),
+    testOf('passed', [attempt(0, { runs: [judged(0, { claimed: false, actual: false })] }), attempt(1, { runs: [judged(1, success)] })], 't2'),
+  ]);
+  expect(trials.runs.map((run) => [run.test.retry, run.falseSuccess, run.earlierFalseSuccesses])).toEqual([[2, false, 2], [1, false, undefined]]);
+  const summary = summarize(trials.runs, { complete: true, gates: [{}, { maxFalseSuccessRate: 0.5 }, { maxFalseSuccessRate: 0.6 }] });
+  expect(summary.cells[0]).toMatchObject({ runs: 2, falseSuccesses: 0, falseSuccessAttempts: 2, falseSuccessTrials: 1 });
+  expect(summary.cells[0]!.falseSuccessRate.value).toBe(0);
+  expect(summary.totals).toMatchObject({ falseSuccesses: 0, falseSuccessAttempts: 2 });
+  // One trial of two lied: 0.5 breaches a limit of 0, holds at 0.5 and 0.6.
+  expect(summary.gates!.breaches.map((breach) => [breach.gate, breach.rule])).toEqual([[0, 'false-success rate, retried attempts included, 0.50 > 0.00']]);
+  // An attachment cannot claim the reporter's count of earlier lies for itself.
+  expect(countTrials([testOf('passed', [attempt(0, { runs: [judged(0, { ...success, earlierFalseSuccesses: 3 })] })])]).runs[0]!.earlierFalseSuccesses).toBeUndefined();
 });
 
 test('a retry that died mid-run does not replace a run an earlier attempt recorded', () => {
@@ -68,4 +87,24 @@ test('token counts that are not finite non-negative numbers are unknown; the run
   const bad = parseRunAttachment(JSON.stringify({ ...judged(0), claimed: 'yes' }), 'harness-run.json of "t"');
   expect(bad).toEqual({ ok: false, run: 1, error: 'harness-run.json of "t": claimed: Invalid input: expected boolean, received string' });
   expect(parseRunAttachment('{"claimed": tru', 'label')).toEqual({ ok: false, error: 'label: not a JSON object' });
+});
+
+test('an attachment made by hand is cut as the fixture cuts: claim, answer, verdicts, side effects and the trace behind the transcript', () => {
+  const flood = 'x'.repeat(1_000_000);
+  const note = '…[harness-eval: cut; 1,000,000 characters in all]';
+  const run = {
+    ...judged(0),
+    summary: flood,
+    answer: flood,
+    verdicts: [{ description: flood, holds: false, detail: flood }],
+    sideEffects: [{ kind: 'vote', id: '1', detail: flood }],
+    trace: [{ seq: 1, atMs: 0, attempt: 1, iteration: 1, type: 'model_response', content: flood, toolCalls: [], usage: { input: 1, output: 1 }, ms: 1 }],
+  };
+  const parsed = parseRunAttachment(JSON.stringify(run), 'harness-run.json of "t"');
+  if (!parsed.ok) throw new Error(parsed.error);
+  const cut = `${'x'.repeat(4_000)}${note}`;
+  expect([parsed.value.summary, parsed.value.answer, parsed.value.verdicts![0]!.description, parsed.value.verdicts![0]!.detail, parsed.value.sideEffects[0]!.detail]).toEqual([cut, cut, cut, cut, cut]);
+  expect(parsed.value.transcript!.length).toBeLessThan(21_000);
+  // Cut twice (the fixture, then the reporter), the note still gives the first length.
+  expect(parseRunAttachment(JSON.stringify({ ...run, summary: cut }), 'label')).toMatchObject({ ok: true, value: { summary: cut } });
 });

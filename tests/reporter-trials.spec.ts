@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { playwright, readSummary, workspace as childWorkspace } from './playwright-child.ts';
@@ -120,4 +120,40 @@ test('a runner killed before its first result leaves no earlier complete summary
   });
   expect(killed.code).toBeNull(); // killed, not ended
   expect(readSummary(env.REPORT_DIR)).toMatchObject({ complete: false, recorded: 0, planned: 1 });
+});
+
+test('with --retries 1, a false success on the first attempt fails the default gate though the retry succeeds', async () => {
+  const { env } = workspace();
+  const lied = await runTest(['--project', 'agents', '--retries', '1'], { ...env, SCENARIO: 'lies-then-succeeds' });
+  expect(lied.code, lied.stdout).toBe(1);
+  const summary = readSummary(env.REPORT_DIR);
+  // One trial, counted with its retry's run: a success; the first attempt's lie is kept beside it.
+  expect(summary).toMatchObject({ planned: 1, recorded: 1, totals: { runs: 1, successes: 1, falseSuccesses: 0, falseSuccessAttempts: 1, retried: 1 } });
+  expect(summary.cells[0]).toMatchObject({ runs: 1, successes: 1, falseSuccesses: 0, falseSuccessAttempts: 1, falseSuccessTrials: 1 });
+  expect(summary.gates!.breaches.map((breach) => breach.rule)).toEqual(['false-success rate, retried attempts included, 1.00 > 0.00']);
+  expect(lied.stdout).toContain('harness-eval: gate breached in 1 cell:');
+  expect(lied.stdout).toContain('0 false successes, and 1 false success on a retried attempt');
+  expect(readFileSync(join(env.REPORT_DIR, 'summary.md'), 'utf8')).toContain('0 false successes (0%), and 1 false success on a retried attempt');
+  expect(readFileSync(join(env.REPORT_DIR, 'index.html'), 'utf8')).toContain('success, and 1 false success on an earlier attempt');
+
+  const honest = await runTest(['--project', 'agents', '--retries', '1'], { ...env, SCENARIO: 'fails-then-succeeds' });
+  expect(honest.code, honest.stdout).toBe(0);
+  expect(readSummary(env.REPORT_DIR)).toMatchObject({ totals: { runs: 1, successes: 1, falseSuccessAttempts: 0, retried: 1 }, gates: { breaches: [] } });
+});
+
+test('a 60 MB claim is cut where the run is recorded: the report stays small, and so does the runner', async () => {
+  const { env } = workspace();
+  const result = await runTest(['--project', 'agents'], { ...env, SCENARIO: 'flood', PEAK_RSS: '1' });
+  expect(result.code).toBe(1); // a false success: the answer is wrong
+  const size = (name: string) => statSync(join(env.REPORT_DIR, name)).size;
+  const [peak, atBegin] = /peak RSS of the runner: (\d+) MB \((\d+) MB when the tests began\)/.exec(result.stdout)!.slice(1).map(Number);
+  console.log(`flood of 60 MB: index.html ${size('index.html')} B, summary.json ${size('summary.json')} B, summary.md ${size('summary.md')} B, runner peak RSS ${peak} MB (${atBegin} MB when the tests began)`);
+  // Uncut (before the caps): a 126 MB index.html and a peak of 3.7 GB.
+  expect(size('index.html')).toBeLessThan(200_000);
+  expect(size('summary.json')).toBeLessThan(20_000);
+  expect(peak! - atBegin!).toBeLessThan(64);
+  expect(peak).toBeLessThan(300);
+  const html = readFileSync(join(env.REPORT_DIR, 'index.html'), 'utf8');
+  expect(html).toContain(`claimed success: ${'x'.repeat(4_000)}…[harness-eval: cut; 62,914,560 characters in all]`);
+  expect(result.stdout.length).toBeLessThan(100_000);
 });

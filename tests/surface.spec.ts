@@ -22,7 +22,7 @@ test('the reporter prints a line per run and writes the summary of its cells', a
   expect(result.code).toBe(0);
   expect(result.stdout).toMatch(/\[12\/12, 0 left\] synthetic-task · harness-eval · double:b · verified · hn-recorded: success, \d+ iterations, finished/);
   const summary = readSummary(env.REPORT_DIR);
-  expect(summary).toMatchObject({ schemaVersion: 3, complete: true, planned: 12, recorded: 12, missing: [], totals: { runs: 12, successes: 8, falseSuccesses: 2, falseFailures: 0, incomplete: 0 } });
+  expect(summary).toMatchObject({ schemaVersion: 4, complete: true, planned: 12, recorded: 12, missing: [], totals: { runs: 12, successes: 8, falseSuccesses: 2, falseFailures: 0, incomplete: 0 } });
   const bare = summary.cells.find((cell) => cell.layers === 'bare')!;
   expect(bare).toMatchObject({ runs: 4, successes: 1, claimed: 3, falseSuccesses: 2, iterations: { max: 6 } });
   expect(existsSync(join(env.REPORT_DIR, 'index.html'))).toBe(true);
@@ -34,7 +34,7 @@ test('with a baseline summary, the reporter prints how each cell changed', async
   expect((await runTest(['--project', 'synthetic'], first.env)).code).toBe(0);
   const second = workspace();
   const result = await runTest(['--project', 'synthetic'], { ...second.env, BASELINE: join(first.env.REPORT_DIR, 'summary.json') });
-  expect(result.code).toBe(0);
+  expect(result.code, result.stdout).toBe(0);
   expect(result.stdout).toContain('synthetic-task · harness-eval · double:a · bare · hn-recorded: success 25% (');
   expect(result.stdout).toContain('3 cells compared, 0 flagged');
 });
@@ -58,6 +58,9 @@ test('merged shards give the same summary as one unsharded run', async () => {
   expect(shards.cells).toEqual(one.cells);
   expect(shards.totals).toEqual(one.totals);
   expect([shards.planned, shards.recorded, shards.complete]).toEqual([one.planned, one.recorded, one.complete]);
+  // The merge holds what the shards ran together: no selection of its own (the whole run chose a project).
+  expect(shards.partial).toBeUndefined();
+  expect(one.partial).toEqual({ selection: ['project synthetic'], shortfall: [] });
   // A gate holds in the merge too (merge-reports ignores a reporter's status; ours throws there).
   const gated = await playwright(['merge-reports', '-c', `${project}/merge.config.ts`, blobs], { ...sharded.env, GATES: '[{ "layers": "bare" }]' });
   expect(gated.code).toBe(1);
@@ -91,7 +94,10 @@ test('an interrupted run (Ctrl-C) still leaves the summary of the runs that fini
   expect(result.code).not.toBe(0);
   const summary = readSummary(env.REPORT_DIR);
   expect(summary).toMatchObject({ complete: false, planned: 13, recorded: 12, totals: { runs: 12 } });
+  expect(summary.partial).toEqual({ selection: ['project synthetic'], shortfall: ['interrupted', '1 of 13 planned runs not recorded'] });
   expect(summary.missing.map((test) => test.title)).toEqual(['a run that is still going when the user presses Ctrl-C']);
+  expect(result.stdout).toContain('harness-eval: ⚠ incomplete: 12 of 13 planned runs recorded');
+  expect(existsSync(join(env.REPORT_DIR, 'history'))).toBe(false);
 });
 
 test('harness fixture: unconfigured models skip with their reason; steps, attachment and matcher messages', async () => {

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { judge as judgeRun } from '../eval/oracle.ts';
 import { taskNamed } from '../sites/hn/suite.ts';
 import { InputError, readJsonFile } from '../input.ts';
-import { compareSummaries, readSummary, renderComparison } from '../report/compare.ts';
+import { baselineMismatch, compareSummaries, partialReasons, readSummary, renderComparison, shortfallOf } from '../report/compare.ts';
 import { counted } from '../report/format.ts';
 import { HISTORY_DIR, listHistory, resolveSummaryPath } from '../report/history.ts';
 import { serveReplica } from '../sites/hn/adapters/server.ts';
@@ -109,9 +109,15 @@ function report(args: string[]): void {
   listSummaries(dir);
 }
 
+/** Two summaries named on the command line are compared as asked; one that is not like the other (partial, another part of the suite) is labelled so. */
 function compare(baselinePath: string, currentPath: string): void {
+  const [baseline, current] = [readSummary(baselinePath), readSummary(currentPath)];
   console.log(`${baselinePath} → ${currentPath}`);
-  console.log(renderComparison(compareSummaries(readSummary(baselinePath), readSummary(currentPath))));
+  const mismatch = baselineMismatch(baseline, current.partial?.selection ?? []);
+  const shortfall = shortfallOf(current);
+  if (mismatch) console.log(`not like with like: ${baselinePath}: ${mismatch}`);
+  if (shortfall.length > 0) console.log(`not like with like: ${currentPath}: it is partial (${shortfall.join('; ')})`);
+  console.log(renderComparison(compareSummaries(baseline, current)));
 }
 
 /** One line per kept summary, numbered for `report OLD NEW`: `1  2026-11-22T23-50-00Z.json  complete, 52 runs in 46 cells, …`. */
@@ -122,7 +128,7 @@ function listSummaries(dir: string): void {
     const summary = readSummary(join(dir, HISTORY_DIR, name));
     const runs = summary.cells.reduce((sum, cell) => sum + cell.runs, 0);
     const falseSuccesses = summary.cells.reduce((sum, cell) => sum + Math.round(cell.falseSuccessRate.value * cell.runs), 0);
-    const complete = summary.complete ? 'complete' : 'incomplete';
+    const complete = summary.partial ? `partial (${partialReasons(summary.partial).join('; ')})` : summary.complete ? 'complete' : 'incomplete';
     console.log(`${String(index + 1).padStart(3)}  ${name}  ${complete}, ${counted(runs, 'run')} in ${counted(summary.cells.length, 'cell')}, ${counted(falseSuccesses, 'false success', 'false successes')}`);
   });
 }

@@ -8,6 +8,7 @@ import { isLayerValue } from '../harness/layer.ts';
 import type { LayerSpec } from '../layers/index.ts';
 import { resolveModelCache, type ModelCacheOptions } from '../models/cassette.ts';
 import { modelId, modelSecrets, modelUnavailable, type ModelSpec } from '../models/registry.ts';
+import { capRunText } from '../report/caps.ts';
 import { reportedRunSchema, type PlannedRun, type ReportedRun, type ReportedRunInput } from '../report/types.ts';
 import { redact, type TraceEvent } from '../harness/trace.ts';
 import { observationTokens } from '../harness/tokens.ts';
@@ -179,12 +180,14 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
  * Attaches a run to its test, for the reporter to count: the one way runs are reported, the
  * fixture's and a user's who runs an agent by other means. The record is checked against
  * `reportedRunSchema` first (an InputError names each bad field); with a `trace`, Allure gets its
- * transcript. Secrets must be out of it already: the fixture redacts its own.
+ * transcript. Its free text is cut first (src/report/caps.ts), so a flooding agent's claim never
+ * reaches the runner whole. Secrets must be out of it already: the fixture redacts its own.
  */
 export async function attachRun(testInfo: TestInfo, record: ReportedRunInput & { trace?: TraceEvent[] }): Promise<void> {
-  parseInput(reportedRunSchema, record, `attachRun: ${HARNESS_RUN_ATTACHMENT}`);
-  await testInfo.attach(HARNESS_RUN_ATTACHMENT, { body: JSON.stringify(record), contentType: 'application/json' });
-  if (record.trace) await recordInAllure(testInfo, { ...record, trace: record.trace });
+  const capped = capRunText(record);
+  parseInput(reportedRunSchema, capped, `attachRun: ${HARNESS_RUN_ATTACHMENT}`);
+  await testInfo.attach(HARNESS_RUN_ATTACHMENT, { body: JSON.stringify(capped), contentType: 'application/json' });
+  if (capped.trace) await recordInAllure(testInfo, { ...capped, trace: capped.trace });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { counted } from '../report/format.ts';
+import { cut, TEXT_CHARS } from '../report/caps.ts';
 import { expect as base } from '@playwright/test';
 import type { TraceEvent } from '../harness/trace.ts';
 import type { RunRecord } from '../eval/evaluate.ts';
@@ -33,8 +34,9 @@ function verdict(state: MatcherState, run: RunRecord, pass: boolean, name: strin
 }
 
 export function explain(run: RunRecord): string[] {
-  const claim = run.claimed ? `success — "${run.summary}"` : `failure — "${run.summary}"`;
-  const oracle = run.verdicts.map((verdict) => `${verdict.holds ? 'holds' : 'does not hold'}: ${verdict.detail}`).join('; ') || 'no postconditions';
+  // Cut as the report cuts them: a flooding claim must not become a 60 MB failure message.
+  const claim = `${run.claimed ? 'success' : 'failure'} — "${cut(run.summary, TEXT_CHARS)}"`;
+  const oracle = run.verdicts.map((verdict) => `${verdict.holds ? 'holds' : 'does not hold'}: ${cut(verdict.detail, TEXT_CHARS)}`).join('; ') || 'no postconditions';
   const key = keyEvent(run.trace);
   return [
     `  claimed: ${claim}`,

@@ -1,8 +1,8 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
-import { comparison, readSummary, renderComparison, type ComparableSummary } from '../report/compare.ts';
-import { renderMarkdown, writeSummaryFiles } from '../report/files.ts';
+import { baselineMismatch, comparison, describeSelection, partialReasons, readBaseline, readSummary, renderComparison, type ComparableSummary } from '../report/compare.ts';
+import { renderMarkdown, retriedLies, verdictLines, writeSummaryFiles } from '../report/files.ts';
 import { containmentLines, counted, incompleteNote, outcomeOf } from '../report/format.ts';
 import { DEFAULT_HISTORY_LIMIT, HISTORY_DIR, listHistory, saveToHistory } from '../report/history.ts';
 import { cellLabel, summarize } from '../report/summarize.ts';
@@ -10,6 +10,8 @@ import { countTrials, parseRunAttachment, parseStartAttachment, type Attempt, ty
 import { gateSchema, type Gate, type NotApplicableTest, type PlannedRun, type PriceTable, type ReportedRun, type Summary } from '../report/types.ts';
 import { parseInput } from '../input.ts';
 import { HARNESS_RUN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT, HARNESS_RUN_VOID_ATTACHMENT } from './fixtures.ts';
+import { selectionOf } from './selection.ts';
+import { cut, TEXT_CHARS } from '../report/caps.ts';
 import { NOT_APPLICABLE } from '../eval/evaluate.ts';
 import { modelSecrets } from '../models/registry.ts';
 import { defaultAccount } from '../sites/hn/options.ts';
@@ -24,9 +26,11 @@ export interface HarnessReporterOptions {
   /** One line per finished run, with the count done and left. */
   progress?: boolean;
   /**
-   * What to compare this run with: a summary.json (version 1 or 2) from an earlier run, or
+   * What to compare this run with: a summary.json (any version) from an earlier run, or
    * `'previous'`: the newest summary in the report's history. Each cell's change goes into the
-   * reports and the console, flagged where the trials vouch for it.
+   * reports and the console, flagged where the trials vouch for it. Like with like only: a partial
+   * summary (interrupted, runs missing) is refused, and one that selected another part of the
+   * suite (a shard, a grep) is not compared, with a line saying why.
    */
   baseline?: string;
   /** Finished runs' summaries kept in `<outputDir>/history` (default 20); 0 keeps none. */
@@ -35,7 +39,10 @@ export interface HarnessReporterOptions {
   _mode?: string;
 }
 
-/** Partial summaries are written at most this often while a matrix runs. */
+/** Why a run ended before its end, by Playwright's status. */
+const STOPPED: Partial<Record<FullResult['status'], string>> = { interrupted: 'interrupted', timedout: 'global timeout' };
+
+/** Progress summaries are written at most this often while a matrix runs. */
 const WRITE_INTERVAL_MS = 1000;
 /** Missing tests named in the final lines; summary.json lists them all. */
 const MISSING_NAMED = 5;
@@ -51,6 +58,10 @@ export default class HarnessReporter implements Reporter {
   private readonly gates: Gate[];
   /** A file is read when the config loads, so a bad baseline fails at once, in one line; `'previous'` once the report's folder is known. */
   private baseline?: { summary: ComparableSummary; source: string };
+  /** Why there is no comparison though one was asked for. */
+  private noComparison?: string;
+  /** The part of the suite this run selected (selection.ts); none for the whole suite. */
+  private selection: string[] = [];
   private outputDir = '';
   /** Playwright's HTML report's folder, when one is configured: each run row links to its test there. */
   private htmlReportDir?: string;
@@ -63,7 +74,7 @@ export default class HarnessReporter implements Reporter {
   private writing: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: HarnessReporterOptions = {}) {
-    if (options.baseline && options.baseline !== 'previous') this.baseline = { summary: readSummary(options.baseline), source: options.baseline };
+    if (options.baseline && options.baseline !== 'previous') this.baseline = { summary: readBaseline(options.baseline), source: options.baseline };
     this.gates = (options.gates ?? [{ maxFalseSuccessRate: 0 }]).map((gate, index) => parseInput(gateSchema, gate, `harness-eval reporter gates[${index}]`));
   }
 
@@ -84,12 +95,18 @@ export default class HarnessReporter implements Reporter {
     const configDir = config.configFile ? dirname(config.configFile) : config.rootDir;
     this.outputDir = resolve(configDir, this.options.outputDir ?? 'reports');
     this.htmlReportDir = htmlReportDir(config, configDir);
+    this.selection = selectionOf(config);
     if (this.options.baseline === 'previous') this.baseline = this.previousSummary();
+    const mismatch = this.baseline && baselineMismatch(this.baseline.summary, this.selection);
+    if (mismatch) {
+      this.noComparison = `not compared with ${this.baseline!.source}: ${mismatch}`;
+      this.baseline = undefined;
+    }
     for (const test of suite.allTests()) this.record(test);
     this.sharded = config.shard !== null && config.shard.total > 1;
     this.writes = this.options._mode !== 'list' && this.tests.size > 0;
     // At once: a run killed before its first result must not leave an earlier run's complete summary.
-    if (this.writes) this.writePartial();
+    if (this.writes) this.writeProgress();
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -104,19 +121,23 @@ export default class HarnessReporter implements Reporter {
     const willRetry = test.outcome() === 'unexpected' && test.results.length <= test.retries;
     if (!willRetry) this.finished += 1;
     if (this.options.progress !== false) this.printProgress(test, result, attempt, willRetry, result.status === 'skipped' ? skipReasons[0] : undefined);
-    if (this.writes && Date.now() - this.lastWrite >= WRITE_INTERVAL_MS) this.writePartial();
+    if (this.writes && Date.now() - this.lastWrite >= WRITE_INTERVAL_MS) this.writeProgress();
   }
 
   async onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
     if (!this.writes) return undefined;
-    const summary = await this.write(result.status !== 'interrupted');
-    if (summary.recorded > 0) saveToHistory(this.outputDir, summary, this.options.history ?? DEFAULT_HISTORY_LIMIT);
+    const summary = await this.write(true, STOPPED[result.status]);
+    // The history is where baselines come from: a part of the suite, or a run that fell short, is no baseline for the whole.
+    if (summary.partial && summary.recorded > 0) console.log(`harness-eval: partial (${partialReasons(summary.partial).join('; ')}): not kept in the history, never a baseline for a whole run`);
+    else if (summary.recorded > 0) saveToHistory(this.outputDir, summary, this.options.history ?? DEFAULT_HISTORY_LIMIT);
     if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, renderMarkdown(summary));
-    const { successes, falseSuccesses, falseFailures, sideEffectRuns, incomplete } = summary.totals;
+    const { successes, falseSuccesses, falseSuccessAttempts, falseFailures, sideEffectRuns, incomplete } = summary.totals;
     console.log(
-      `harness-eval: ${summary.recorded} of ${counted(summary.planned, 'planned run')} recorded (${incomplete} incomplete) in ${counted(summary.cells.length, 'cell')}: ${successes} done, ${counted(falseSuccesses, 'false success', 'false successes')}, ${counted(falseFailures, 'false failure')}, ${sideEffectRuns} with side effects; report in ${this.outputDir}`,
+      `harness-eval: ${summary.recorded} of ${counted(summary.planned, 'planned run')} recorded (${incomplete} incomplete) in ${counted(summary.cells.length, 'cell')}: ${successes} done, ${counted(falseSuccesses, 'false success', 'false successes')}${retriedLies(falseSuccessAttempts)}, ${counted(falseFailures, 'false failure')}, ${sideEffectRuns} with side effects; report in ${this.outputDir}`,
     );
     for (const line of containmentLines(summary.cells, cellLabel)) console.log(`harness-eval: ${line}`);
+    const verdict = verdictLines(summary);
+    console.log(`harness-eval: ${verdict.mark} ${verdict.headline}`);
     if (summary.missing.length > 0) {
       const named = summary.missing.slice(0, MISSING_NAMED).map((test) => `${test.title} (${test.project})`);
       const more = summary.missing.length > MISSING_NAMED ? `, and ${summary.missing.length - MISSING_NAMED} more (summary.json lists them)` : '';
@@ -125,7 +146,8 @@ export default class HarnessReporter implements Reporter {
     if (summary.comparison) {
       console.log(`harness-eval: compared with ${summary.comparison.baseline.source} (${summary.comparison.baseline.generatedAt}):`);
       console.log(renderComparison(summary.comparison.cells));
-    } else if (this.options.baseline === 'previous') console.log(`harness-eval: no earlier summary in ${join(this.outputDir, HISTORY_DIR)} to compare with`);
+    } else if (this.noComparison) console.log(`harness-eval: ${this.noComparison}`);
+    else if (this.options.baseline === 'previous') console.log(`harness-eval: no earlier summary in ${join(this.outputDir, HISTORY_DIR)} to compare with`);
     const failure = this.failure(summary);
     if (!failure) return undefined;
     // merge-reports ignores the status onEnd returns and fails only when a reporter throws.
@@ -238,15 +260,24 @@ export default class HarnessReporter implements Reporter {
     return Object.keys(links).length > 0 ? links : undefined;
   }
 
-  /** The newest summary in the history, read before this run saves its own. */
+  /**
+   * The newest whole summary in the history, read before this run saves its own: entries an older
+   * version kept of partial runs are passed over. None for a run of a part of the suite.
+   */
   private previousSummary(): HarnessReporter['baseline'] {
-    const [newest] = listHistory(this.outputDir);
-    if (!newest) return undefined;
-    return { summary: readSummary(join(this.outputDir, HISTORY_DIR, newest)), source: `${HISTORY_DIR}/${newest}` };
+    if (this.selection.length > 0) {
+      this.noComparison = `no comparison: this run is partial (${describeSelection(this.selection)}), and the history keeps whole runs only`;
+      return undefined;
+    }
+    for (const name of listHistory(this.outputDir)) {
+      const summary = readSummary(join(this.outputDir, HISTORY_DIR, name));
+      if (!baselineMismatch(summary, [])) return { summary, source: `${HISTORY_DIR}/${name}` };
+    }
+    return undefined;
   }
 
   /** A progress write; if it fails, the final write fails the same way and says why. */
-  private writePartial(): void {
+  private writeProgress(): void {
     this.write(false).catch(() => undefined);
   }
 
@@ -254,15 +285,16 @@ export default class HarnessReporter implements Reporter {
   private notApplicable(): NotApplicableTest[] {
     return [...this.tests.values()].flatMap(({ id, title, project, status, skipReasons }) => {
       const reason = status === 'skipped' ? [...skipReasons].find((why) => why.startsWith(NOT_APPLICABLE)) : undefined;
-      return reason ? [{ id, title, project, reason }] : [];
+      return reason ? [{ id, title, project, reason: cut(reason, TEXT_CHARS) }] : [];
     });
   }
 
-  /** Writes are chained, so a late partial write never lands after the final one. */
-  private write(complete: boolean) {
+  /** Writes are chained, so a late progress write never lands after the final one. `ended`: the run is over; `stopped`: why it ended early. */
+  private write(ended: boolean, stopped?: string) {
     this.lastWrite = Date.now();
     const { runs, planned, missing } = countTrials([...this.tests.values()]);
-    const measured = summarize(runs, { prices: this.options.prices, complete, planned, missing, notApplicable: this.notApplicable(), gates: this.gates, sharded: this.sharded });
+    const complete = ended && !stopped;
+    const measured = summarize(runs, { prices: this.options.prices, complete, planned, missing, notApplicable: this.notApplicable(), gates: this.gates, sharded: this.sharded, selection: this.selection, stopped });
     const summary = this.baseline ? { ...measured, comparison: comparison(this.baseline.summary, this.baseline.source, measured) } : measured;
     const written = this.writing.then(() => writeSummaryFiles(this.outputDir, summary, runs));
     this.writing = written.catch(() => undefined);

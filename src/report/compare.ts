@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { parseInput, readJsonFile } from '../input.ts';
+import { InputError, parseInput, readJsonFile } from '../input.ts';
 import { counted, formatDifference, formatInterval } from './format.ts';
 import { canDetectAnyChange, excludesZero, newcombe } from './statistics.ts';
 import { cellKey, cellLabel, type CellKeys } from './summarize.ts';
-import { comparedRates, summarySchema, summaryV1Schema, summaryV2Schema, type CellChange, type Comparison, type Interval } from './types.ts';
+import { comparedRates, summarySchema, summaryV1Schema, summaryV2Schema, summaryV3Schema, type CellChange, type Comparison, type Interval, type PartialReasons } from './types.ts';
 
 /** Each compared rate's short name (in the line) and its full name (in the flag). */
 export const rateNames: Record<(typeof comparedRates)[number], [short: string, full: string]> = {
@@ -19,9 +19,11 @@ export const rateNames: Record<(typeof comparedRates)[number], [short: string, f
  */
 export type ComparableCell = CellKeys & { runs: number; successRate: Interval; falseSuccessRate: Interval; falseFailureRate?: Interval; sideEffectRate?: Interval };
 export interface ComparableSummary {
-  schemaVersion: 1 | 2 | 3;
+  schemaVersion: 1 | 2 | 3 | 4;
   generatedAt: string;
   complete: boolean;
+  /** Only version 4 says what part of the suite it ran; older ones read as the whole suite. */
+  partial?: PartialReasons;
   cells: readonly ComparableCell[];
 }
 
@@ -93,6 +95,45 @@ export function renderComparison(changes: readonly CellChange[]): string {
  */
 export function readSummary(path: string): ComparableSummary {
   const value = readJsonFile(path, z.record(z.string(), z.unknown()), 'summary.json');
-  const schema = value.schemaVersion === 1 ? summaryV1Schema : value.schemaVersion === 2 ? summaryV2Schema : summarySchema;
+  const schema = [summaryV1Schema, summaryV2Schema, summaryV3Schema][Number(value.schemaVersion) - 1] ?? summarySchema;
   return parseInput(schema, value, path);
+}
+
+/** Every reason a summary is partial: what it selected of the suite, then what it fell short of. */
+export function partialReasons(partial: PartialReasons): string[] {
+  return [...partial.selection, ...partial.shortfall];
+}
+
+/** What a summary ran of the suite, in words: `the whole suite`, or its selection (`shard 1/2; grep upvote`). */
+export function describeSelection(selection: readonly string[]): string {
+  return selection.length === 0 ? 'the whole suite' : selection.join('; ');
+}
+
+/**
+ * Why a summary can be no baseline at all: it failed to record part of what it selected
+ * (interrupted, runs missing). Versions 1–3 say only `complete`.
+ */
+export function shortfallOf(summary: Pick<ComparableSummary, 'complete' | 'partial'>): string[] {
+  const shortfall = summary.partial?.shortfall ?? [];
+  return shortfall.length > 0 || summary.complete ? shortfall : ['not complete'];
+}
+
+/**
+ * Why `baseline` cannot be compared with a run that selected `selection`, or undefined when it can:
+ * like with like, a baseline that recorded all it selected, and selected what this run did.
+ */
+export function baselineMismatch(baseline: Pick<ComparableSummary, 'complete' | 'partial'>, selection: readonly string[]): string | undefined {
+  const shortfall = shortfallOf(baseline);
+  if (shortfall.length > 0) return `it is partial (${shortfall.join('; ')})`;
+  const theirs = baseline.partial?.selection ?? [];
+  if (describeSelection(theirs) !== describeSelection(selection)) return `it ran ${describeSelection(theirs)}, this run ${describeSelection(selection)}`;
+  return undefined;
+}
+
+/** A summary.json named as a baseline: refused in one line when it fell short of what it selected. */
+export function readBaseline(path: string): ComparableSummary {
+  const summary = readSummary(path);
+  const shortfall = shortfallOf(summary);
+  if (shortfall.length > 0) throw new InputError(`harness-eval reporter baseline ${path}: a partial summary (${shortfall.join('; ')}) is no baseline; compare with a whole run`);
+  return summary;
 }

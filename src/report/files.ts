@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BUILT_IN_AGENT } from '../eval/agent.ts';
-import { rateNames } from './compare.ts';
+import { partialReasons, rateNames } from './compare.ts';
 import { containmentLines, containmentMarks, counted, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, outcomeOf, OUTCOMES, round1, runOutcome, type Outcome } from './format.ts';
 import { cellLabel, conditionKey, groupByCell } from './summarize.ts';
 import { excludesZero } from './statistics.ts';
@@ -30,35 +30,68 @@ export async function writeSummaryFiles(dir: string, summary: Summary, runs: rea
 
 // ── What every report says first ─────────────────────────────────────────────────────────────────
 
-/** The verdict in words: `gates breached in 2 cells`, `gates passed`, or `no gates`; and what the run covers. */
-export function verdictLines(summary: Summary): { headline: string; breached: boolean; details: string[] } {
+/** Missing tests listed in the reports' verdict; summary.json lists them all. */
+const MISSING_LISTED = 10;
+
+/** How the verdict reads: `fail` when a gate is breached, else `incomplete` when a planned run is not recorded (never a green pass), else `pass`. */
+export type VerdictState = 'pass' | 'fail' | 'incomplete';
+const VERDICT_MARK: Record<VerdictState, string> = { pass: '✓', fail: '✗', incomplete: '⚠' };
+
+/**
+ * The verdict in words: `gates breached in 2 cells`, `incomplete: 12 of 13 planned runs recorded`,
+ * `1 gate passed`; then what the run covers. Breaches in the part that ran show whatever else
+ * holds; a gate that held on part of the runs is never reported as passed.
+ */
+export function verdictLines(summary: Summary): { headline: string; state: VerdictState; mark: string; details: string[] } {
   const gates = summary.gates;
   const breachedCells = new Set(gates?.breaches.map((breach) => breach.cell));
-  const breached = breachedCells.size > 0 || (gates?.unmatched.length ?? 0) > 0;
-  const gateWords = !gates ? 'no gates checked' : breachedCells.size > 0 ? `gates breached in ${counted(breachedCells.size, 'cell')}` : gates.unmatched.length > 0 ? `${counted(gates.unmatched.length, 'gate')} matching no cell` : `${counted(gates.checked, 'gate')} passed`;
-  const state = summary.complete ? 'complete' : summary.missing.length > 0 ? `incomplete: ${counted(summary.missing.length, 'planned test')} recorded no run` : 'incomplete: the run had not finished';
+  const state: VerdictState = breachedCells.size > 0 || (gates?.unmatched.length ?? 0) > 0 ? 'fail' : summary.complete ? 'pass' : 'incomplete';
+  const gateWords = !gates
+    ? 'no gates checked'
+    : breachedCells.size > 0
+      ? `gates breached in ${counted(breachedCells.size, 'cell')}`
+      : gates.unmatched.length > 0
+        ? `${counted(gates.unmatched.length, 'gate')} matching no cell`
+        : state === 'incomplete'
+          ? `${counted(gates.checked, 'gate')} held on the runs recorded`
+          : `${counted(gates.checked, 'gate')} passed`;
+  const recorded = `${formatCount(summary.recorded)} of ${counted(summary.planned, 'planned run')} recorded`;
+  const coverage = summary.complete ? `complete · ${recorded}` : `incomplete: ${recorded}`;
+  const headline = state === 'incomplete' ? `${coverage} · ${gateWords}` : `${gateWords} · ${coverage}`;
+  const missing = summary.missing.slice(0, MISSING_LISTED).map((test) => `missing: ${test.title} (${test.project})`);
+  const moreMissing = summary.missing.length - missing.length;
   const details = [
     ...(gates?.breaches ?? []).map((breach) => `breach: ${breach.cell}: ${breach.rule} (by ${round1(Math.abs(breach.observed - breach.limit) * 100)} percentage points)`),
     ...(gates?.unmatched ?? []).map((gate) => `gate matches no cell: ${gate}`),
-    ...summary.missing.map((test) => `missing: ${test.title} (${test.project})`),
+    ...(summary.partial ? [`partial: ${partialReasons(summary.partial).join('; ')}; not a baseline for the whole suite`] : []),
+    ...missing,
+    ...(moreMissing > 0 ? [`… and ${counted(moreMissing, 'more missing test')} (summary.json lists them all)`] : []),
     ...(summary.notApplicable ?? []).map((test) => `n/a: ${test.title} (${test.project}): ${test.reason}`),
     ...containmentLines(summary.cells, cellLabel),
   ];
-  return { headline: `${gateWords} · ${state} · ${formatCount(summary.recorded)} of ${counted(summary.planned, 'planned run')} recorded`, breached, details };
+  return { headline, state, mark: VERDICT_MARK[state], details };
 }
 
 function totalsLine(summary: Summary): string {
-  const { runs, successes, falseSuccesses, falseFailures, sideEffectRuns, incomplete } = summary.totals;
+  const { runs, successes, falseSuccesses, falseSuccessAttempts, falseFailures, sideEffectRuns, incomplete } = summary.totals;
   const share = (count: number) => (runs === 0 ? '' : ` (${formatPercent(count / runs)})`);
   return [
     `${counted(runs, 'run')} of ${formatCount(summary.planned)} planned in ${counted(summary.cells.length, 'cell')}`,
     `${formatCount(successes)} done${share(successes)}`,
-    `${counted(falseSuccesses, 'false success', 'false successes')}${share(falseSuccesses)}`,
+    `${counted(falseSuccesses, 'false success', 'false successes')}${share(falseSuccesses)}${retriedLies(falseSuccessAttempts)}`,
     `${counted(falseFailures, 'false failure')}${share(falseFailures)}`,
     `${formatCount(sideEffectRuns)} with side effects${share(sideEffectRuns)}`,
     `${formatCount(incomplete)} incomplete`,
     `generated ${summary.generatedAt}`,
   ].join(' · ');
+}
+
+/** A cell's column: false successes on attempts Playwright retried, which the rates (of the last attempts) leave out and the gates count. */
+const RETRIED_LIES_COLUMN = 'false successes on retried attempts';
+
+/** `, and 1 false success on a retried attempt`; nothing when there is none. */
+export function retriedLies(count: number, [one, many] = ['on a retried attempt', 'on retried attempts']): string {
+  return count > 0 ? `, and ${counted(count, 'false success', 'false successes')} ${count === 1 ? one : many}` : '';
 }
 
 // ── Markdown ─────────────────────────────────────────────────────────────────────────────────────
@@ -67,7 +100,7 @@ function totalsLine(summary: Summary): string {
 export function renderMarkdown(summary: Summary): string {
   const verdict = verdictLines(summary);
   const withCost = summary.cells.some((cell) => cell.cost !== undefined);
-  const header = ['task', 'agent', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', 'false-failure rate', 'side-effect rate', 'incomplete', 'retried', 'unsupported claims', 'iterations (mean / median / p95 / max)', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall time', 'stop reasons'];
+  const header = ['task', 'agent', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', RETRIED_LIES_COLUMN, 'false-failure rate', 'side-effect rate', 'incomplete', 'retried', 'unsupported claims', 'iterations (mean / median / p95 / max)', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall time', 'stop reasons'];
   const rows = summary.cells.map((cell) => [
     cell.task,
     cell.agent,
@@ -77,6 +110,7 @@ export function renderMarkdown(summary: Summary): string {
     String(cell.runs),
     [formatInterval(cell.successRate), ...containmentMarks(cell)].join(' · '),
     formatInterval(cell.falseSuccessRate),
+    String(cell.falseSuccessAttempts),
     formatInterval(cell.falseFailureRate),
     formatInterval(cell.sideEffectRate),
     String(cell.incomplete),
@@ -91,7 +125,7 @@ export function renderMarkdown(summary: Summary): string {
   return [
     '# harness-eval summary',
     '',
-    `**${verdict.breached ? '✗' : '✓'} ${escapeMarkdownCell(verdict.headline)}**`,
+    `**${verdict.mark} ${escapeMarkdownCell(verdict.headline)}**`,
     '',
     totalsLine(summary),
     ...verdict.details.map((line) => `- ${escapeMarkdownCell(line)}`),
@@ -222,7 +256,7 @@ small.contain{color:#b45309}
 .scroll{overflow-x:auto;max-width:100%}
 .note{color:#444;max-width:60rem}
 #verdict{border:2px solid;padding:.75rem 1rem;margin:0 0 1rem}
-#verdict.pass{border-color:#1b7a2b;background:#eef8f0}#verdict.fail{border-color:#b3261e;background:#fdeeee}
+#verdict.pass{border-color:#1b7a2b;background:#eef8f0}#verdict.fail{border-color:#b3261e;background:#fdeeee}#verdict.incomplete{border-color:#8a5a00;background:#fdf6e3}
 #verdict p.headline{font-size:1.25rem;font-weight:600;margin:0 0 .25rem}
 #verdict ul{margin:.25rem 0 0;padding-left:1.25rem}
 .pair{display:flex;flex-wrap:wrap;gap:1rem 2rem}
@@ -249,10 +283,10 @@ tr.detail .oracle{display:flex}
 `.trim();
 
 function renderVerdict(summary: Summary): string {
-  const { headline, breached, details } = verdictLines(summary);
+  const { headline, state, mark, details } = verdictLines(summary);
   const list = details.length > 0 ? `<ul>${details.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>` : '';
-  return `<section id="verdict" class="${breached ? 'fail' : 'pass'}">
-<p class="headline">${breached ? '✗' : '✓'} ${escapeHtml(headline)}</p>
+  return `<section id="verdict" class="${state}">
+<p class="headline">${mark} ${escapeHtml(headline)}</p>
 <p>${escapeHtml(totalsLine(summary))}</p>${list}
 </section>`;
 }
@@ -386,7 +420,7 @@ function renderHeatmap(cells: readonly Cell[], cellIds: ReadonlyMap<string, stri
 
 function renderCellTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, string>, runsByCell: ReadonlyMap<string, ReportedRun[]>, runIds: ReadonlyMap<ReportedRun, string>): string {
   const withCost = cells.some((cell) => cell.cost !== undefined);
-  const header = ['task', 'agent', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', 'false-failure rate', 'side-effect rate', 'incomplete', 'retried', 'iterations', 'distribution', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall', 'stop reasons', 'runs'];
+  const header = ['task', 'agent', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', RETRIED_LIES_COLUMN, 'false-failure rate', 'side-effect rate', 'incomplete', 'retried', 'iterations', 'distribution', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall', 'stop reasons', 'runs'];
   const rows = cells.map((cell) => {
     const cellRuns = runsByCell.get(conditionKey(cell)) ?? [];
     const columns = [
@@ -398,6 +432,7 @@ function renderCellTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, st
       td(String(cell.runs), 'num'),
       `<td class="num">${escapeHtml(formatInterval(cell.successRate))}${containmentMarks(cell).map((mark) => `<br><small class="contain">⚠ ${escapeHtml(mark)}</small>`).join('')}</td>`,
       td(formatInterval(cell.falseSuccessRate), 'num'),
+      td(String(cell.falseSuccessAttempts), `num${cell.falseSuccessAttempts > 0 ? ' false-success' : ''}`),
       td(formatInterval(cell.falseFailureRate), 'num'),
       td(formatInterval(cell.sideEffectRate), 'num'),
       td(String(cell.incomplete), 'num'),
@@ -468,7 +503,7 @@ function renderRunTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, str
  */
 function renderRunRows(run: ReportedRun, id: string): string {
   const links = [run.links?.testReport && `<a href="${escapeHtml(run.links.testReport)}">test</a>`, run.links?.trace && `<a href="${escapeHtml(run.links.trace)}">trace</a>`].filter(Boolean);
-  const ended = `<tr id="${id}">${td(`${runTitle(run)} (${run.test.project})`)}${td(runOutcome(run), outcomeClass(outcomeOf(run)))}${td(run.stopReason)}${td(String(run.iterations), 'num')}${td(run.sideEffects.map((change) => change.detail).join('; ') || 'none')}${td(formatDuration(run.wallMs), 'num')}<td>${links.join(' ')}</td></tr>`;
+  const ended = `<tr id="${id}">${td(`${runTitle(run)} (${run.test.project})`)}${td(`${runOutcome(run)}${retriedLies(run.earlierFalseSuccesses ?? 0, ['on an earlier attempt', 'on earlier attempts'])}`, outcomeClass(outcomeOf(run)))}${td(run.stopReason)}${td(String(run.iterations), 'num')}${td(run.sideEffects.map((change) => change.detail).join('; ') || 'none')}${td(formatDuration(run.wallMs), 'num')}<td>${links.join(' ')}</td></tr>`;
   const claim = `${run.claimed ? 'claimed success' : 'claimed failure'}${run.summary ? `: ${run.summary}` : ''}`;
   const oracle = !run.judged
     ? escapeHtml('not judged: the site no longer answered')

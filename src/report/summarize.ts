@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { stopReasons } from '../harness/trace.ts';
 import { parseInput } from '../input.ts';
 import { canonicalJson, compareStrings } from '../text.ts';
+import { counted, formatCount } from './format.ts';
 import { describe, passHatKTable, wilson } from './statistics.ts';
 import { layerEffects } from './ablation.ts';
 import { gateSchema, type Cell, type CellNames, type Condition, type Gate, type GateBreach, type MissingTest, type NotApplicableTest, type PriceTable, type ReportedRun, type Summary } from './types.ts';
@@ -26,6 +27,10 @@ export interface SummarizeOptions {
   gates?: readonly Gate[];
   /** One shard of several: a gate's cells may be in other shards, so none is reported as matching nothing. */
   sharded?: boolean;
+  /** The part of the suite the run selected (see selectionOf); none for the whole suite. */
+  selection?: readonly string[];
+  /** Why the run stopped before its end: `interrupted`, `global timeout`. */
+  stopped?: string;
 }
 
 /**
@@ -34,18 +39,20 @@ export interface SummarizeOptions {
  * are then linear in its runs, so 10,000 runs take milliseconds. The result does not depend on the
  * runs' order (merged shards arrive in any).
  */
-export function summarize(runs: readonly ReportedRun[], { prices, complete, planned = runs.length, missing = [], notApplicable = [], now = new Date(), gates, sharded = false }: SummarizeOptions): Summary {
+export function summarize(runs: readonly ReportedRun[], { prices, complete, planned = runs.length, missing = [], notApplicable = [], now = new Date(), gates, sharded = false, selection = [], stopped }: SummarizeOptions): Summary {
   const groups = [...groupByCell(runs).values()];
   const labels = labelConditions(groups.map((group) => group.reduce((least, run) => (compareCells(run, least) < 0 ? run : least))));
   const cells = groups.map((cellRuns, index) => summarizeCell(cellRuns, labels[index]!, prices)).sort(compareCells);
-  const totals = { runs: 0, successes: 0, falseSuccesses: 0, falseFailures: 0, sideEffectRuns: 0, incomplete: 0, retried: 0 };
+  const totals = { runs: 0, successes: 0, falseSuccesses: 0, falseSuccessAttempts: 0, falseFailures: 0, sideEffectRuns: 0, incomplete: 0, retried: 0 };
   for (const cell of cells) for (const key of Object.keys(totals) as Array<keyof typeof totals>) totals[key] += cell[key];
+  const shortfall = [...(stopped ? [stopped] : []), ...(runs.length < planned ? [`${formatCount(planned - runs.length)} of ${counted(planned, 'planned run')} not recorded`] : [])];
   return {
-    schemaVersion: 3,
+    schemaVersion: 4,
     generatedAt: now.toISOString(),
     complete: complete && missing.length === 0 && runs.length >= planned,
     planned,
     recorded: runs.length,
+    ...((selection.length > 0 || shortfall.length > 0) && { partial: { selection: [...selection], shortfall } }),
     missing: [...missing],
     ...(notApplicable.length > 0 && { notApplicable: [...notApplicable] }),
     totals,
@@ -123,6 +130,8 @@ function summarizeCell(runs: readonly ReportedRun[], { task, agent, model, layer
   let successes = 0;
   let claimed = 0;
   let falseSuccesses = 0;
+  let falseSuccessAttempts = 0;
+  let falseSuccessTrials = 0;
   let falseFailures = 0;
   let sideEffectRuns = 0;
   let incomplete = 0;
@@ -137,6 +146,8 @@ function summarizeCell(runs: readonly ReportedRun[], { task, agent, model, layer
     if (run.actual) successes++;
     if (run.claimed) claimed++;
     if (run.falseSuccess) falseSuccesses++;
+    falseSuccessAttempts += run.earlierFalseSuccesses ?? 0;
+    if (run.falseSuccess || run.earlierFalseSuccesses) falseSuccessTrials++;
     if (run.falseFailure) falseFailures++;
     if (run.sideEffects.length > 0) sideEffectRuns++;
     if (run.incomplete) incomplete++;
@@ -170,6 +181,8 @@ function summarizeCell(runs: readonly ReportedRun[], { task, agent, model, layer
     successes,
     claimed,
     falseSuccesses,
+    falseSuccessAttempts,
+    falseSuccessTrials,
     falseFailures,
     sideEffectRuns,
     incomplete,
@@ -207,8 +220,9 @@ function inCanonicalOrder(counts: ReadonlyMap<string, number>): Record<string, n
 /**
  * Checks every cell against the gates that match it (every key the gate gives equals the cell's
  * label, or its name without the `#hash` that told two conditions apart). Limits compare the
- * observed rate, not an interval bound: a gate states what was seen must hold. The gates are
- * validated first, so a bad option fails in one line before anything is judged.
+ * observed rate, not an interval bound: a gate states what was seen must hold. The false-success
+ * limit counts a trial that lied on any attempt, so a passing retry never hides a lie. The gates
+ * are validated first, so a bad option fails in one line before anything is judged.
  */
 export function checkGates(summary: Pick<Summary, 'cells'>, gates: readonly Gate[]): GateBreach[] {
   const breaches: GateBreach[] = [];
@@ -216,7 +230,7 @@ export function checkGates(summary: Pick<Summary, 'cells'>, gates: readonly Gate
     for (const cell of summary.cells) {
       if (!gateMatches(gate, cell)) continue;
       const limits: Array<[string, number, '>' | '<', number | undefined]> = [
-        ['false-success rate', cell.falseSuccessRate.value, '>', gate.maxFalseSuccessRate],
+        falseSuccessLimit(cell, gate.maxFalseSuccessRate),
         ['false-failure rate', cell.falseFailureRate.value, '>', gate.maxFalseFailureRate],
         ['side-effect rate', cell.sideEffectRate.value, '>', gate.maxSideEffectRate],
         ['success rate', cell.successRate.value, '<', gate.minSuccessRate],
@@ -227,6 +241,13 @@ export function checkGates(summary: Pick<Summary, 'cells'>, gates: readonly Gate
     }
   });
   return breaches;
+}
+
+/** The false-success rate a gate judges: the trials that lied on any attempt, named so when a retried attempt adds to them. */
+function falseSuccessLimit(cell: Cell, limit: number | undefined): [string, number, '>', number | undefined] {
+  const retriedLies = cell.falseSuccessTrials > cell.falseSuccesses;
+  const observed = cell.runs === 0 ? 0 : cell.falseSuccessTrials / cell.runs;
+  return [retriedLies ? 'false-success rate, retried attempts included,' : 'false-success rate', observed, '>', limit];
 }
 
 /** Gates that match no cell, as `gates[1] {"layers":"verified"}`: a gate that checks nothing is a mistake. */

@@ -2,12 +2,14 @@ import { stampedEventSchema } from '../harness/trace.ts';
 import { transcript } from '../harness/transcript.ts';
 import { parseInput } from '../input.ts';
 import { parseJsonObject } from '../text.ts';
+import { capRunText } from './caps.ts';
 import { plannedRunSchema, reportedRunSchema, type MissingTest, type PlannedRun, type ReportedRun } from './types.ts';
 
 /**
  * From the tests' attempts to the trials a summary counts. A trial is one planned run: a test (its
  * id already differs per `--repeat-each` index) and the run's number in it. Retries never add
- * trials: the run of the latest attempt that recorded one is kept. A run that started and never
+ * trials: the run of the latest attempt that recorded one is kept, with the false successes of
+ * the attempts before it, which the gates still see. A run that started and never
  * ended (its worker died) is kept as incomplete and unjudged, so a crash never loses it.
  */
 
@@ -72,14 +74,20 @@ function plansOne(status: TestStatus, unreadable: boolean): boolean {
 /**
  * Per run number, the run of the latest attempt that recorded one; failing that, the latest
  * attempt's start with no run, as an incomplete run. An attempt with an unreadable attachment
- * synthesizes nothing for it: that trial is missing, not made up.
+ * synthesizes nothing for it: that trial is missing, not made up. The kept run carries the false
+ * successes of the runs it replaced (`earlierFalseSuccesses`): a retry never hides a lie.
  */
 function keptRuns(attempts: readonly Attempt[]): Map<number, ReportedRun> {
   const recorded = new Map<number, ReportedRun>();
   const cutShort = new Map<number, ReportedRun>();
+  const earlierLies = new Map<number, number>();
   for (const attempt of [...attempts].sort((a, b) => a.retry - b.retry)) {
     const ended = new Set(attempt.runs.map((run) => run.test.run));
-    for (const run of attempt.runs) recorded.set(run.test.run, run);
+    for (const { earlierFalseSuccesses: _untrusted, ...run } of attempt.runs) {
+      const number = run.test.run;
+      if (recorded.get(number)?.falseSuccess) earlierLies.set(number, (earlierLies.get(number) ?? 0) + 1);
+      recorded.set(number, run);
+    }
     if (attempt.unreadable.includes(undefined)) continue;
     for (const start of attempt.starts) {
       const number = start.test.run;
@@ -87,6 +95,7 @@ function keptRuns(attempts: readonly Attempt[]): Map<number, ReportedRun> {
     }
   }
   for (const [number, run] of cutShort) if (!recorded.has(number)) recorded.set(number, run);
+  for (const [number, lies] of earlierLies) recorded.set(number, { ...recorded.get(number)!, earlierFalseSuccesses: lies });
   return new Map([...recorded].sort(([a], [b]) => a - b));
 }
 
@@ -113,12 +122,13 @@ export function incompleteRun(start: PlannedRun): ReportedRun {
 export type ParsedAttachment<T> = { ok: true; value: T } | { ok: false; run?: number; error: string };
 
 /**
- * A `harness-run.json` body, read defensively: a token count that is not a finite, non-negative
+ * A `harness-run.json` body, read defensively: its free text cut (caps.ts), a token count that is not a finite, non-negative
  * number is unknown (null), not a reason to lose the run; anything else malformed is an error
  * in one line, with the run's number when it can still be read.
  */
 export function parseRunAttachment(text: string, label: string): ParsedAttachment<ReportedRun> {
-  return parseAttachment(text, label, (value) => {
+  return parseAttachment(text, label, (parsed) => {
+    const value = capRunText(parsed);
     const run = parseInput(reportedRunSchema, withTrustedTokens(value), label);
     const lines = transcriptOf(value.trace);
     return lines ? { ...run, transcript: lines } : run;

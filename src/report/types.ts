@@ -115,6 +115,11 @@ export const reportedRunSchema = plannedRunSchema.extend({
   verdicts: z.array(verdictSchema).optional(),
   /** What the sandbox saw the agent try: processes it left running when its main process ended. */
   escapes: escapesSchema.optional(),
+  /**
+   * Set by the reporter, not attached: false successes on this trial's earlier attempts, which
+   * Playwright retried. The run counted is the last attempt's, but a lie a retry hid still counts.
+   */
+  earlierFalseSuccesses: z.number().int().min(1).optional(),
   /** The trace as a person reads it: set by the reporter from the attachment's trace, not attached. */
   transcript: z.string().optional(),
   /** Set by the reporter, relative to the report's folder: the run's Playwright trace and its test's entry in Playwright's HTML report. */
@@ -134,7 +139,12 @@ export const cellSchema = cellNamesSchema.extend({
   runs: z.number(),
   successes: z.number(),
   claimed: z.number(),
+  /** Of the trials' counted (last) attempts. */
   falseSuccesses: z.number(),
+  /** False successes on attempts Playwright retried: not trials, but a lie a passing retry hid. */
+  falseSuccessAttempts: z.number(),
+  /** Trials with a false success on any attempt: what the false-success gates judge, over `runs`. */
+  falseSuccessTrials: z.number(),
   falseFailures: z.number(),
   /** Runs that changed something the task did not ask for. */
   sideEffectRuns: z.number(),
@@ -250,8 +260,20 @@ export const comparisonSchema = z.object({
 });
 export type Comparison = z.infer<typeof comparisonSchema>;
 
+/**
+ * Why a summary does not stand for the whole suite, so it is never a baseline for it: the part of
+ * the suite the run selected, and what it failed to record of that part.
+ */
+export const partialSchema = z.object({
+  /** `shard 1/2`, `grep /upvote/`, `grep-invert /x/`, `project a, b`, `test filter a.spec.ts:12`, `last failed`, `only changed`, `test list x.txt`. */
+  selection: z.array(z.string()),
+  /** `interrupted`, `global timeout`, `2 of 14 planned runs not recorded`. */
+  shortfall: z.array(z.string()),
+});
+export type PartialReasons = z.infer<typeof partialSchema>;
+
 export const summarySchema = z.object({
-  schemaVersion: z.literal(3),
+  schemaVersion: z.literal(4),
   generatedAt: z.string(),
   /** False while the run goes on, when it was interrupted, or when any planned run is missing. */
   complete: z.boolean(),
@@ -262,6 +284,8 @@ export const summarySchema = z.object({
   planned: z.number(),
   /** Trials that recorded a run (complete or not). */
   recorded: z.number(),
+  /** Absent for a whole run of the whole suite; see partialSchema. */
+  partial: partialSchema.optional(),
   missing: z.array(missingTestSchema),
   /** Tests whose task does not apply to their site, with why; absent when there are none. */
   notApplicable: z.array(notApplicableTestSchema).optional(),
@@ -269,6 +293,7 @@ export const summarySchema = z.object({
     runs: z.number(),
     successes: z.number(),
     falseSuccesses: z.number(),
+    falseSuccessAttempts: z.number(),
     falseFailures: z.number(),
     sideEffectRuns: z.number(),
     incomplete: z.number(),
@@ -299,11 +324,21 @@ export const gateSchema = cellNamesSchema
   .strict();
 export type Gate = z.input<typeof gateSchema>;
 
+/** Before version 4, retried attempts were forgotten: what they lied is unknown, never 0. */
+const cellBeforeAttempts = cellSchema.extend({ falseSuccessAttempts: z.number().optional(), falseSuccessTrials: z.number().optional() });
+
+/** A version 3 summary, read for baselines: no `partial`, and nothing known of retried attempts. */
+export const summaryV3Schema = summarySchema.extend({
+  schemaVersion: z.literal(3),
+  totals: summarySchema.shape.totals.extend({ falseSuccessAttempts: z.number().optional() }),
+  cells: z.array(cellBeforeAttempts),
+});
+
 /** Before version 3, cells had no agent: every cell was the built-in harness's. */
 const cellBeforeAgents = { agent: z.string().default(BUILT_IN_AGENT) };
 
 /** A version 2 summary, read for baselines: as version 3, its cells' agent the built-in harness. */
-export const summaryV2Schema = summarySchema.extend({ schemaVersion: z.literal(2), cells: z.array(cellSchema.extend(cellBeforeAgents)) });
+export const summaryV2Schema = summaryV3Schema.extend({ schemaVersion: z.literal(2), cells: z.array(cellBeforeAttempts.extend(cellBeforeAgents)) });
 
 /**
  * A version 1 summary (before runs carried their condition, false failures, side effects and

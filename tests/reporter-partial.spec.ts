@@ -1,0 +1,112 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from '@playwright/test';
+import type { FullConfig } from '@playwright/test/reporter';
+import { baselineMismatch, readBaseline } from '../src/report/compare.ts';
+import { summarize } from '../src/report/summarize.ts';
+import { selectionOf } from '../src/playwright/selection.ts';
+import { playwright, readSummary, workspace as childWorkspace } from './playwright-child.ts';
+import { expect, reportedRun } from './support.ts';
+
+/**
+ * Baselines compare like with like: a summary says what part of the suite it ran (a shard, a
+ * grep, a project, a file) and what it fell short of (interrupted, runs missing), and such a
+ * summary is kept out of the history and out of every comparison with a whole run.
+ */
+test.describe.configure({ mode: 'parallel', timeout: 180_000 });
+
+const config = (fields: Partial<FullConfig>): FullConfig => ({ shard: null, projects: [{ name: 'a' }, { name: 'b' }], filteredProjects: [{ name: 'a' }, { name: 'b' }], argv: [], ...fields }) as unknown as FullConfig;
+const argv = (...args: string[]) => ['/usr/bin/node', '/x/node_modules/@playwright/test/cli.js', 'test', ...args];
+
+test('the selection in words, from the config and the command line Playwright ran', () => {
+  expect(selectionOf(config({ argv: argv('-c', 'playwright.config.ts', '--workers', '1', '--retries=2', '--repeat-each', '3', '--trace', 'on', '-x') }))).toEqual([]);
+  expect(selectionOf(config({ shard: { current: 1, total: 2 }, filteredProjects: [{ name: 'a' }] as FullConfig['projects'] }))).toEqual(['shard 1/2', 'project a']);
+  expect(selectionOf(config({ shard: { current: 1, total: 1 } }))).toEqual([]);
+  expect(selectionOf(config({ argv: argv('-g', 'upvote', '--grep-invert=slow', '--project', 'a', 'b', '--last-failed') }))).toEqual(['grep upvote', 'grep-invert slow', 'last failed']);
+  expect(selectionOf(config({ argv: argv('-c', 'x.config.ts', 'tests/a.spec.ts:12', '--workers', '2', 'b.spec.ts', '--', 'extra') }))).toEqual(['test filter tests/a.spec.ts:12 b.spec.ts']);
+  expect(selectionOf(config({ argv: argv('--only-changed', '--test-list', 'list.txt') }))).toEqual(['only changed', 'test list list.txt']);
+  expect(selectionOf(config({ argv: argv('--only-changed', 'main', '-gvote') }))).toEqual(['grep vote', 'only changed since main']);
+  // merge-reports: no argv, no filtered projects; the merged shards are the whole suite.
+  expect(selectionOf(config({ argv: undefined, filteredProjects: undefined }))).toEqual([]);
+  expect(selectionOf(config({ argv: ['/usr/bin/node', 'cli.js', 'merge-reports', 'blobs'] }))).toEqual([]);
+});
+
+test('a partial summary is no baseline: one that fell short is refused in one line, one of another part is not compared', () => {
+  const runs = [reportedRun()];
+  const whole = summarize(runs, { complete: true });
+  const shard = summarize(runs, { complete: true, selection: ['shard 1/2'] });
+  const interrupted = summarize(runs, { complete: false, planned: 2, stopped: 'interrupted' });
+  expect(whole.partial).toBeUndefined();
+  expect(shard.partial).toEqual({ selection: ['shard 1/2'], shortfall: [] });
+  expect(interrupted.partial).toEqual({ selection: [], shortfall: ['interrupted', '1 of 2 planned runs not recorded'] });
+  expect(baselineMismatch(whole, [])).toBeUndefined();
+  expect(baselineMismatch(shard, ['shard 1/2'])).toBeUndefined();
+  expect(baselineMismatch(shard, [])).toBe('it ran shard 1/2, this run the whole suite');
+  expect(baselineMismatch(whole, ['grep x'])).toBe('it ran the whole suite, this run grep x');
+  expect(baselineMismatch(interrupted, [])).toBe('it is partial (interrupted; 1 of 2 planned runs not recorded)');
+  // A version 3 summary says only `complete`.
+  expect(baselineMismatch({ complete: false }, [])).toBe('it is partial (not complete)');
+  const path = join(test.info().outputPath(), 'interrupted.json');
+  writeFileSync(path, JSON.stringify(interrupted));
+  expect(() => readBaseline(path)).toThrow(`harness-eval reporter baseline ${path}: a partial summary (interrupted; 1 of 2 planned runs not recorded) is no baseline; compare with a whole run`);
+});
+
+const runTest = (args: string[], env: Record<string, string>, onOutput?: Parameters<typeof playwright>[2]) =>
+  playwright(['test', '-c', 'tests/fixtures/reporter/playwright.config.ts', ...args], { PROJECTS: 'synthetic', ...env }, onOutput);
+
+test('a shard, a grep or an interrupted run is marked partial, kept out of the history, and compared with no whole run', async () => {
+  const { dir, env } = childWorkspace('harness-eval-partial-');
+  const history = () => (existsSync(join(env.REPORT_DIR, 'history')) ? readdirSync(join(env.REPORT_DIR, 'history')) : []);
+  const whole = await runTest([], env);
+  expect(whole.code, whole.stdout).toBe(0);
+  expect(readSummary(env.REPORT_DIR)).toMatchObject({ complete: true, recorded: 1 });
+  expect(readSummary(env.REPORT_DIR).partial).toBeUndefined();
+  expect(whole.stdout).toContain('harness-eval: ✓ 1 gate passed · complete · 1 of 1 planned run recorded');
+  expect(history()).toHaveLength(1);
+  const wholeSummary = join(dir, 'whole.json');
+  writeFileSync(wholeSummary, readFileSync(join(env.REPORT_DIR, 'summary.json')));
+
+  const shard = await runTest(['--shard', '1/2'], { ...env, BASELINE: 'previous' });
+  expect(shard.code, shard.stdout).toBe(0);
+  expect(readSummary(env.REPORT_DIR)).toMatchObject({ complete: true, recorded: 1, partial: { selection: ['shard 1/2'], shortfall: [] } });
+  expect(readSummary(env.REPORT_DIR).comparison).toBeUndefined();
+  expect(shard.stdout).toContain('harness-eval: partial (shard 1/2): not kept in the history, never a baseline for a whole run');
+  expect(shard.stdout).toContain('harness-eval: no comparison: this run is partial (shard 1/2), and the history keeps whole runs only');
+  expect(history()).toHaveLength(1);
+
+  const grep = await runTest(['-g', 'judged'], { ...env, BASELINE: wholeSummary });
+  expect(grep.code, grep.stdout).toBe(0);
+  expect(readSummary(env.REPORT_DIR).partial).toEqual({ selection: ['grep judged'], shortfall: [] });
+  expect(grep.stdout).toContain(`harness-eval: not compared with ${wholeSummary}: it ran the whole suite, this run grep judged`);
+  expect(history()).toHaveLength(1);
+
+  // Ctrl-C while the second test runs: interrupted, one run of two, never green, never a baseline.
+  const marker = join(dir, 'started');
+  let poll: NodeJS.Timeout | undefined;
+  const interrupted = await runTest([], { ...env, SCENARIO: 'slow', STARTED_MARKER: marker, BASELINE: 'previous' }, (_stdout, kill) => {
+    poll ??= setInterval(() => {
+      if (!existsSync(marker)) return;
+      clearInterval(poll);
+      kill('SIGINT');
+    }, 100);
+  });
+  expect(interrupted.code).not.toBe(0);
+  const summary = readSummary(env.REPORT_DIR);
+  expect(summary).toMatchObject({ complete: false, recorded: 1, planned: 2, partial: { selection: [], shortfall: ['interrupted', '1 of 2 planned runs not recorded'] } });
+  // The whole run before it is still its baseline; it never becomes one.
+  expect(summary.comparison!.baseline.source).toBe(`history/${history()[0]}`);
+  expect(interrupted.stdout).toContain('harness-eval: ⚠ incomplete: 1 of 2 planned runs recorded · 1 gate held on the runs recorded');
+  expect(interrupted.stdout).not.toContain('gate passed');
+  expect(readFileSync(join(env.REPORT_DIR, 'index.html'), 'utf8')).toContain('<section id="verdict" class="incomplete">');
+  expect(history()).toHaveLength(1);
+  expect(() => readBaseline(join(env.REPORT_DIR, 'summary.json'))).toThrow(/a partial summary \(interrupted; 1 of 2 planned runs not recorded\) is no baseline/);
+});
+
+test('a run the global timeout stopped says so, and is partial', async () => {
+  const { dir, env } = childWorkspace('harness-eval-partial-');
+  const result = await runTest(['--global-timeout', '4000'], { ...env, SCENARIO: 'slow', STARTED_MARKER: join(dir, 'started') });
+  expect(result.code).not.toBe(0);
+  expect(readSummary(env.REPORT_DIR)).toMatchObject({ complete: false, recorded: 1, planned: 2, partial: { selection: [], shortfall: ['global timeout', '1 of 2 planned runs not recorded'] } });
+  expect(result.stdout).toContain('harness-eval: ⚠ incomplete: 1 of 2 planned runs recorded');
+  expect(existsSync(join(env.REPORT_DIR, 'history'))).toBe(false);
+});
