@@ -2,7 +2,7 @@ import { chmodSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type BrowserContext, type TestInfo } from '@playwright/test';
 import { CLAIM_FILE_CAP_BYTES, commandAgent } from '../src/agents/command.ts';
-import { CLAIM_TEXT_CAP } from '../src/agents/foreign.ts';
+import { TEXT_CHARS } from '../src/report/caps.ts';
 import { functionAgent } from '../src/agents/function.ts';
 import type { Agent } from '../src/eval/agent.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
@@ -92,8 +92,8 @@ test.describe('claims are read leniently, and capped', () => {
     expect(big.result.summary).toMatch(/^claimed nothing: the claim file is \d+ bytes, past the cap of 1048576: only its first 1048576 were read, and they are no claim$/);
     const chatty = script(`require('fs').writeFileSync(process.env.HARNESS_CLAIM_FILE, JSON.stringify({ success: false, summary: 's'.repeat(50000), answer: 'a'.repeat(30000) }))`);
     const { result } = await runAgent(context, testInfo, chatty);
-    expect(result.summary).toBe(`${'s'.repeat(CLAIM_TEXT_CAP)}… [harness-eval: cut here; 50000 characters in all]`);
-    expect(result.answer).toBe(`${'a'.repeat(CLAIM_TEXT_CAP)}… [harness-eval: cut here; 30000 characters in all]`);
+    expect(result.summary).toBe(`${'s'.repeat(TEXT_CHARS)}…[harness-eval: cut; 50,000 characters in all]`);
+    expect(result.answer).toBe(`${'a'.repeat(TEXT_CHARS)}…[harness-eval: cut; 30,000 characters in all]`);
   });
 });
 

@@ -105,6 +105,22 @@ test.describe('a sandboxed command agent', () => {
     expect(readFileSync(testInfo.outputPath('run', 'wrote.txt'), 'utf8')).toBe(`refused ${project}\nwrote ${tmp}\nrefused ${testFolder}\n`);
   });
 
+  test('a claim file that is a link (to the reader\u2019s own environ) or a pipe is refused, never followed or waited on', async ({ context }, testInfo) => {
+    const secret = `sk-marker-${randomBytes(8).toString('hex')}`;
+    const before = process.env.OPENAI_API_KEY;
+    process.env.OPENAI_API_KEY = secret;
+    try {
+      for (const how of ['link', 'pipe']) {
+        const { result } = await runAgent(context, testInfo, escape('claim-link.sh', { env: { CLAIM_AS: how } }));
+        expect(result, how).toMatchObject({ contained: true, claimed: false, summary: 'claimed nothing: the claim file is not a regular file (a link or a pipe): not read' });
+        expect(JSON.stringify(result)).not.toContain(secret);
+      }
+    } finally {
+      if (before === undefined) delete process.env.OPENAI_API_KEY;
+      else process.env.OPENAI_API_KEY = before;
+    }
+  });
+
   test('a loopback port or a Unix socket in the temporary folder it was not handed is out of reach; the site it was handed is not', async ({ context }, testInfo) => {
     let connections = 0;
     const server = createServer((socket) => (connections++, socket.destroy()));

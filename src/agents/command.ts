@@ -127,7 +127,8 @@ async function outcomeOf(ended: Exit, claimFile: string, timeoutMs: number | und
     const reason = ended.by === 'timeoutMs' ? `killed at its time limit (${timeoutMs} ms)` : 'killed at the run’s time limit';
     return { reason, stopReason: 'timeout' };
   }
-  const read = await readCapped(claimFile, CLAIM_FILE_CAP_BYTES).catch(() => undefined);
+  const read = await readCapped(claimFile, CLAIM_FILE_CAP_BYTES).catch((error: NodeJS.ErrnoException) => (error instanceof NotAFile || error.code === 'ELOOP' ? error : undefined));
+  if (read instanceof Error) return { reason: 'the claim file is not a regular file (a link or a pipe): not read' };
   if (read === undefined) {
     if (ended.code === 0) return { reason: 'wrote no claim file' };
     const how = ended.signal ? `was killed by ${ended.signal}` : `exited with code ${ended.code}`;
@@ -145,14 +146,23 @@ async function outcomeOf(ended: Exit, claimFile: string, timeoutMs: number | und
   return readClaim(value, 'the claim file');
 }
 
+/** A claim file that is a link, a pipe or a folder: never read. */
+class NotAFile extends Error {}
+
 /** The most of a claim file that is read: a claim is a few lines, and a flood must not fill the memory. */
 export const CLAIM_FILE_CAP_BYTES = 1024 * 1024;
 
-/** A file's first `cap` bytes, and its whole size. */
+/**
+ * A file's first `cap` bytes, and its whole size. The agent made the file, and it is read from
+ * outside its sandbox: a link (to another process's environ, another run's files) or a pipe (that
+ * would never end) is refused, never followed.
+ */
 async function readCapped(file: string, cap: number): Promise<{ bytes: Buffer; size: number }> {
-  const handle = await open(file, 'r');
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    const { size } = await handle.stat();
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new NotAFile();
+    const { size } = stat;
     const bytes = Buffer.alloc(Math.min(size, cap));
     const { bytesRead } = await handle.read(bytes, 0, bytes.length, 0);
     return { bytes: bytes.subarray(0, bytesRead), size };

@@ -4,6 +4,7 @@ import type { Site } from '../sites/site.ts';
 import type { Escapes } from './sandbox.ts';
 import { serveSite } from '../sites/serve.ts';
 import { InputError } from '../input.ts';
+import { cut, TEXT_CHARS } from '../report/caps.ts';
 import { startGateway } from './gateway.ts';
 
 /** What a foreign agent's body ends with: its claim, or nothing claimed and why; and what a sandbox saw it try. */
@@ -119,14 +120,6 @@ export function foreignAgent(options: ForeignAgentOptions, body: (input: AgentIn
   };
 }
 
-/** The most of a claim's summary, and of its answer, that a run keeps: an agent cannot flood the report through its claim. */
-export const CLAIM_TEXT_CAP = 10_000;
-
-/** The text, cut at `cap` characters with the cut stated. */
-function capped(text: string, cap = CLAIM_TEXT_CAP): string {
-  return text.length > cap ? `${text.slice(0, cap)}… [harness-eval: cut here; ${text.length} characters in all]` : text;
-}
-
 /** A claim's answer as the run records it: a string as written, any other JSON value as its JSON text (42 → "42"). */
 function answerText(answer: unknown): string {
   return typeof answer === 'string' ? answer : JSON.stringify(answer);
@@ -134,13 +127,14 @@ function answerText(answer: unknown): string {
 
 /**
  * A claim as an agent wrote it (a file, a function's return value), checked: anything else is no
- * claim, with the reason. Its summary and answer are cut at CLAIM_TEXT_CAP, saying so.
+ * claim, with the reason. Its summary and answer are cut as a run record's text is (caps.ts), saying so:
+ * an agent cannot flood the report through its claim.
  */
 export function readClaim(value: unknown, where: string): ForeignOutcome {
   const parsed = claimSchema.safeParse(value);
   if (parsed.success) {
     const { answer, summary, success } = parsed.data;
-    return { claim: { success, summary: capped(summary), ...(answer !== undefined && { answer: capped(answerText(answer)) }) } };
+    return { claim: { success, summary: cut(summary, TEXT_CHARS), ...(answer !== undefined && { answer: cut(answerText(answer), TEXT_CHARS) }) } };
   }
   const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(claim)'}: ${issue.message}`).join('; ');
   return { reason: `${where} is not a claim { success, summary, answer? } (${problems})` };

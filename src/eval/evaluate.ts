@@ -1,4 +1,5 @@
 import { tmpdir } from 'node:os';
+import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
 import type { BrowserSession, HarnessOptions, SessionOptions } from '../harness/run.ts';
@@ -108,7 +109,8 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
   await agent.prepare?.();
   // Asked before anything starts: an agent that cannot run here as asked (no sandbox where one is required) records no run.
   const containment = agent.containment?.(site) ?? NOT_SAID;
-  const outputDir = options.outputDir ?? join(tmpdir(), 'harness-eval');
+  // A folder of the run's own by default: a command agent writes in it, and must never share it with another run.
+  const outputDir = options.outputDir ?? (await mkdtemp(join(tmpdir(), 'harness-eval-')));
   // Opened for any model; only openai: and ollama: models send their traffic through it.
   const secrets = modelSecrets();
   const cassette = modelCache && openCassette({ ...modelCache, model: typeof model === 'string' ? model : model.id, secrets: [...secrets, site.account.password] });
