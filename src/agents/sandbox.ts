@@ -118,7 +118,8 @@ const { ports, dir, argv, cwd, env } = JSON.parse(process.argv[1]);
 const control = net.connect(dir + '/control');
 const tell = (message) => control.write(JSON.stringify(message) + '\\n');
 Promise.all(ports.map((port) => new Promise((listening) => {
-  net.createServer((client) => {
+  // No Nagle on the agent's side: a small request held back for an ACK costs a delayed-ACK wait per round trip.
+  net.createServer({ noDelay: true }, (client) => {
     const upstream = net.connect(dir + '/s' + port);
     client.pipe(upstream).pipe(client);
     client.on('error', () => upstream.destroy());
@@ -160,7 +161,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   };
   for (const port of portsOf(options.urls)) {
     await listen(`s${port}`, (inside) => {
-      const upstream = connect(port, '127.0.0.1');
+      const upstream = connect({ port, host: '127.0.0.1', noDelay: true });
       track(upstream);
       inside.pipe(upstream).pipe(inside);
       inside.on('error', () => upstream.destroy());
@@ -248,7 +249,7 @@ const DEVTOOLS_RELAY = `
 const net = require('node:net');
 const [path, port] = process.argv.slice(1);
 net.createServer((client) => {
-  const upstream = net.connect(Number(port), '127.0.0.1');
+  const upstream = net.connect({ port: Number(port), host: '127.0.0.1', noDelay: true });
   client.pipe(upstream).pipe(client);
   client.on('error', () => upstream.destroy());
   upstream.on('error', () => client.destroy());
