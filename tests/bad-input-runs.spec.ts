@@ -1,39 +1,18 @@
 import { chmodSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, test, type BrowserContext, type TestInfo } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { CLAIM_FILE_CAP_BYTES, commandAgent } from '../src/agents/command.ts';
 import { TEXT_CHARS } from '../src/report/caps.ts';
 import { functionAgent } from '../src/agents/function.ts';
-import type { Agent } from '../src/eval/agent.ts';
-import { evaluate } from '../src/eval/evaluate.ts';
 import { answered } from '../src/eval/postconditions.ts';
 import { defineTask } from '../src/eval/tasks.ts';
 import { agentCondition } from '../src/playwright/condition.ts';
-import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
-import { recordedHn } from '../src/sites/hn/site.ts';
+import { runAgent } from './support.ts';
 
 /**
  * Bad input met at a run (a program that is not there, a claim written oddly or too big) and the
  * secrets a command agent can get at, in every encoding. Each test failed before its fix.
  */
-
-async function runAgent(context: BrowserContext, testInfo: TestInfo, agent: Agent, task = upvoteFirstPost, onStart?: () => Promise<void>) {
-  const site = recordedHn();
-  const attachments = new Map<string, string>();
-  const result = await evaluate({
-    context,
-    site,
-    agent,
-    model: 'scripted:diligent',
-    task,
-    onStart,
-    outputDir: testInfo.outputPath('run'),
-    async attach(name, body) {
-      attachments.set(name, body.toString());
-    },
-  });
-  return { result, site, attachments };
-}
 
 /** A command agent that is `node -e script`. */
 const script = (source: string, options: Parameters<typeof commandAgent>[1] = {}) => commandAgent([process.execPath, '-e', source], options);
@@ -46,7 +25,7 @@ test.describe('a program that is not there is bad input, never a run', () => {
     const agent = commandAgent([program]);
     unlinkSync(program);
     let started = false;
-    const error = await runAgent(context, testInfo, agent, upvoteFirstPost, async () => void (started = true)).catch((thrown: unknown) => thrown as Error);
+    const error = await runAgent(context, testInfo, agent, { onStart: async () => void (started = true) }).catch((thrown: unknown) => thrown as Error);
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).message).toBe(`commandAgent: ${program}: no such file`);
     expect((error as Error).stack).toBe(`InputError: commandAgent: ${program}: no such file`);
@@ -61,7 +40,7 @@ test('a program that cannot start once the run has started (its #! interpreter i
   writeFileSync(program, '#!/no/such/interpreter\n');
   chmodSync(program, 0o755);
   let started = false;
-  const error = await runAgent(context, testInfo, commandAgent([program]), upvoteFirstPost, async () => void (started = true)).catch((thrown: unknown) => thrown as Error);
+  const error = await runAgent(context, testInfo, commandAgent([program]), { onStart: async () => void (started = true) }).catch((thrown: unknown) => thrown as Error);
   // It started (the fixture then takes its start back: tests/bad-input-fixture.spec.ts), and the run threw instead of returning a record.
   expect(started).toBe(true);
   expect((error as Error).stack).toBe(`InputError: commandAgent: ${program}: cannot start (ENOENT: the interpreter its #! line names is not there)`);
@@ -77,11 +56,11 @@ test.describe('claims are read leniently, and capped', () => {
   test('an answer that is a number, a boolean or an object is kept as its JSON text, and 42 answers "42"', async ({ context }, testInfo) => {
     const question = defineTask({ name: 'six-times-seven', prompt: 'What is 6 × 7?', postconditions: [answered('42')] });
     const answering = (answer: unknown) => functionAgent(async () => ({ success: true, summary: 'answered', answer }) as never, { name: 'answers' });
-    const number = await runAgent(context, testInfo, answering(42), question);
+    const number = await runAgent(context, testInfo, answering(42), { task: question });
     expect(number.result).toMatchObject({ answer: '42', claimed: true, actual: true, falseSuccess: false });
-    const object = await runAgent(context, testInfo, answering({ value: 42 }), question);
+    const object = await runAgent(context, testInfo, answering({ value: 42 }), { task: question });
     expect(object.result).toMatchObject({ answer: '{"value":42}', claimed: true, actual: false, falseSuccess: true });
-    const boolean = await runAgent(context, testInfo, answering(true), question);
+    const boolean = await runAgent(context, testInfo, answering(true), { task: question });
     expect(boolean.result).toMatchObject({ answer: 'true', actual: false });
   });
 

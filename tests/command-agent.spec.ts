@@ -188,7 +188,7 @@ test.describe('commandAgent: a command in any language', () => {
   test('unsandboxed, the run\u2019s signal (the test\u2019s time limit) kills it too', async ({ context }, testInfo) => {
     const pidFile = testInfo.outputPath('grandchild.pid');
     const controller = new AbortController();
-    const running = runAgent(context, testInfo, command('sleeper.mjs', { sandbox: 'none', env: { GRANDCHILD_PID_FILE: pidFile } }), controller.signal);
+    const running = runAgent(context, testInfo, command('sleeper.mjs', { sandbox: 'none', env: { GRANDCHILD_PID_FILE: pidFile } }), { signal: controller.signal });
     await expect.poll(() => existsSync(pidFile), { timeout: 30_000 }).toBe(true);
     controller.abort();
     const { result } = await running;

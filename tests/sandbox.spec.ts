@@ -87,7 +87,7 @@ test.describe('a sandboxed command agent', () => {
     expect(timed.result).toMatchObject({ contained: true, claimed: false, stopReason: 'timeout', incomplete: true, summary: 'claimed nothing: killed at its time limit (3000 ms)' });
     expect(withMarker(tag)).toEqual([]);
     const controller = new AbortController();
-    const running = runAgent(context, testInfo, escape('linger.sh', { env: { ESCAPE_MARKER: tag } }), controller.signal);
+    const running = runAgent(context, testInfo, escape('linger.sh', { env: { ESCAPE_MARKER: tag } }), { signal: controller.signal });
     await expect.poll(() => withMarker(tag).length, { timeout: 30_000 }).toBeGreaterThan(0);
     controller.abort();
     expect((await running).result).toMatchObject({ stopReason: 'timeout', summary: 'claimed nothing: killed at the run\u2019s time limit' });
@@ -171,9 +171,9 @@ test.describe('a sandboxed command agent', () => {
 
   test('the site\u2019s own password does not log in during its run; with account: true the login it was handed does', async ({ context }, testInfo) => {
     const site = () => recordedHn({ account: { username: 'harness', password: 'battery-staple-42' } });
-    await runAgent(context, testInfo, escape('login.py'), undefined, site());
+    await runAgent(context, testInfo, escape('login.py'), { site: site() });
     expect(readJson(testInfo.outputPath('run', 'logins.json'))).toEqual({ default: false });
-    const { result } = await runAgent(context, testInfo, escape('login.py', { account: true }), undefined, site());
+    const { result } = await runAgent(context, testInfo, escape('login.py', { account: true }), { site: site() });
     expect(readJson(testInfo.outputPath('run', 'logins.json'))).toEqual({ default: false, handed: true });
     expect(JSON.stringify(result)).not.toMatch(/run-[0-9a-f]{32}/);
   });

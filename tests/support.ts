@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test as base, type BrowserContext, type TestInfo } from '@playwright/test';
 import type { Agent } from '../src/eval/agent.ts';
+import type { Task } from '../src/eval/tasks.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
@@ -166,15 +167,16 @@ export function reportedRun(fields: Partial<Omit<ReportedRun, 'test'>> & { test?
 }
 
 /** One run of an agent through the evaluation, as the fixture runs it: the replica, the scripted model, the oracle; its attachments kept. */
-export async function runAgent(context: BrowserContext, testInfo: TestInfo, agent: Agent, signal?: AbortSignal, site = recordedHn()) {
+export async function runAgent(context: BrowserContext, testInfo: TestInfo, agent: Agent, { signal, site = recordedHn(), task = upvoteFirstPost, onStart }: { signal?: AbortSignal; site?: ReturnType<typeof recordedHn>; task?: Task; onStart?: () => Promise<void> } = {}) {
   const attachments = new Map<string, string>();
   const result = await evaluate({
     context,
     site,
     agent,
     model: 'scripted:diligent',
-    task: upvoteFirstPost,
+    task,
     signal,
+    onStart,
     outputDir: testInfo.outputPath('run'),
     async attach(name, body, contentType) {
       attachments.set(name, body.toString());
