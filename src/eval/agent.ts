@@ -1,13 +1,17 @@
 import type { BrowserContext, Page } from '@playwright/test';
-import { z } from 'zod';
 import { InputError } from '../input.ts';
 import type { Carried } from '../harness/context.ts';
 import type { BrowserSession, RunResult, SessionOptions } from '../harness/run.ts';
 import type { LoopOptions } from '../harness/loop.ts';
 import type { Model } from '../models/types.ts';
-import type { Escapes } from '../agents/sandbox.ts';
-import type { Site, SiteAccount } from '../sites/site.ts';
-import type { Task } from './tasks.ts';
+import type { Containment } from '../core/agent.ts';
+import type { Escapes } from '../core/run.ts';
+import type { Site } from '../core/site.ts';
+import type { Task } from '../core/task.ts';
+
+export { BUILT_IN_AGENT } from '../core/run.ts';
+export { claimSchema, OWN_CODE } from '../core/agent.ts';
+export type { AgentClaim, AgentInput, Containment, ModelEndpoint, SiteEndpoint } from '../core/agent.ts';
 
 /**
  * The agent contract: what runs a task. harness-eval's own harness is one agent; a user's
@@ -15,21 +19,7 @@ import type { Task } from './tasks.ts';
  * the same way: the oracle reads the site before and after, never what the agent says or did.
  */
 
-/** The built-in harness's name in cells: every other agent is named by its user. */
-export const BUILT_IN_AGENT = 'harness-eval';
 
-/** What an agent says at the end of a run: its word, which the oracle checks against the site. */
-export const claimSchema = z.object({
-  success: z.boolean(),
-  summary: z.string(),
-  /**
-   * The answer to an information task, checked against the site's ground truth. Any JSON value is
-   * kept as written; the run records a string as it is and anything else as its JSON text (42 as
-   * `42`, true as `true`), which the oracle compares as it compares any answer.
-   */
-  answer: z.json().optional(),
-});
-export type AgentClaim = z.infer<typeof claimSchema>;
 
 /** Everything the evaluation gives an agent for one run. Agents use what they need of it. */
 export interface AgentRun {
@@ -59,11 +49,6 @@ export interface AgentRun {
 /** What a run of an agent returns: the same shape for every agent, so every cell reads alike; a sandboxed one adds what it saw the agent try. */
 export type AgentResult = RunResult & { escapes?: Escapes };
 
-/** Whether an agent's code runs contained, so that it cannot reach the worker, its secrets or other runs; and, in one line, how or why not. */
-export interface Containment {
-  contained: boolean;
-  reason: string;
-}
 
 export interface Agent {
   /** The agent's name in cells and reports: `harness-eval` for the built-in harness. */
@@ -79,8 +64,6 @@ export interface Agent {
   run(run: AgentRun): Promise<AgentResult>;
 }
 
-/** harness-eval's own code (its harness, the controls): nothing untrusted runs, so nothing needs a sandbox. */
-export const OWN_CODE: Containment = { contained: true, reason: "harness-eval's own code: no code of the agent under test runs" };
 
 /** Layers belong to the built-in harness: another agent given some is bad input, named in one line. */
 export function checkLayersApply(agent: Agent, layers: readonly unknown[]): void {
@@ -89,40 +72,3 @@ export function checkLayersApply(agent: Agent, layers: readonly unknown[]): void
   }
 }
 
-/** The model as an agent outside harness-eval reaches it: a gateway on 127.0.0.1 for this run only. */
-export interface ModelEndpoint {
-  /** The model's id as the run names it (`openai:gpt-4o-mini`, `scripted:diligent`). */
-  id: string;
-  /** OpenAI-compatible: `${baseURL}/chat/completions`. */
-  baseURL: string;
-  /** A token good for this run's gateway only: never the provider's real key. */
-  apiKey: string;
-  /** Ollama-compatible: `${ollamaHost}/api/chat`. */
-  ollamaHost: string;
-}
-
-/** The site as an agent outside harness-eval reaches it. */
-export interface SiteEndpoint {
-  /** Where the site really is (`https://news.ycombinator.com`): in `page` the site answers there. */
-  origin: string;
-  /** The site over plain HTTP on 127.0.0.1 (the replica, or a forwarder to the live site). */
-  url: string;
-  /** The site's account, only for an agent that opted in (`account: true`). */
-  account?: SiteAccount;
-}
-
-/** What a function agent receives (`functionAgent(fn)`). */
-export interface AgentInput {
-  /** The task's prompt. */
-  task: string;
-  /** A page in the test's own context, on the site. */
-  page: Page;
-  site: SiteEndpoint;
-  model: ModelEndpoint;
-  /** Aborted at the time limit. */
-  signal: AbortSignal;
-  /** Records the agent's own steps in the run's trace (shown in the transcript, redacted). */
-  trace: { record(name: string, data?: Record<string, z.core.util.JSONType>): void };
-  /** The run's own folder. */
-  outputDir: string;
-}

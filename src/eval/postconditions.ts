@@ -1,37 +1,7 @@
-import type { StateChange } from '../report/types.ts';
+import type { Evidence, Postcondition } from '../core/task.ts';
+import type { StateChange } from '../core/state.ts';
 
-/**
- * Ground truth at the run's start and end, every change between them (as the site's pack
- * computes it), whose account the run used, and the answer the agent's claim gave (an
- * information task's answer is judged against the ground truth; the claim's word that it
- * succeeded is not evidence, and neither are its trace or its page).
- */
-export interface Evidence<State = unknown, Change extends StateChange = StateChange> {
-  start: State;
-  end: State;
-  diff: readonly Change[];
-  user: string;
-  answer?: string;
-}
-
-export interface Verdict {
-  holds: boolean;
-  detail: string;
-}
-
-/**
- * A fact about what a run changed on the site, checked by the oracle only, never against the
- * trace or the page. `check` judges the change from start to end (what the account had before
- * is not the run's work); `expects` says whether a change is one the task asked for: every change
- * no postcondition expects is a side effect. A postcondition that asks for no change (a read-only
- * task) expects none. `check` may be async (a site whose ground truth must be fetched); the
- * oracle awaits it.
- */
-export interface Postcondition<State = unknown, Change extends StateChange = StateChange> {
-  description: string;
-  check(evidence: Evidence<State, Change>): Promise<Verdict> | Verdict;
-  expects(change: Change, evidence: Evidence<State, Change>): boolean;
-}
+export type { Evidence, Postcondition, Verdict } from '../core/task.ts';
 
 /** An answer as a reader would compare it: case, surrounding quotes and runs of white space do not count. */
 export function normalizeAnswer(answer: string): string {

@@ -2,14 +2,14 @@ import { z } from 'zod';
 import type { ChatMessage, ToolSchema } from '../models/types.ts';
 import { approvalRequestSchema } from './approvals.ts';
 import { redactValue } from './redact.ts';
+import { stopReasons } from '../core/run.ts';
+
+export { stopReasons } from '../core/run.ts';
+export type { StopReason } from '../core/run.ts';
 
 const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
 const usage = z.object({ input: z.number().nullable(), output: z.number().nullable() });
 
-/** Why a run ended. `timeout`: the test's time ran out (or the run's own limit) while the agent worked. */
-/** `awaiting_approval`: paused, not ended: a request waits in the approval store, and `durable` resumes the run once it is decided. */
-export const stopReasons = ['finished', 'max_iterations', 'budget', 'stalled', 'model_error', 'timeout', 'error', 'awaiting_approval'] as const;
-export type StopReason = (typeof stopReasons)[number];
 
 /** One message as a `model_request` records it: its role, its text (cut), and how long it was whole. */
 const sentMessageSchema = z.object({ role: z.string(), text: z.string(), chars: z.number() });

@@ -1,0 +1,128 @@
+import { z } from 'zod';
+import { stateChangeSchema } from './state.ts';
+
+/** The run record: one judged run as a producer writes it and the reporter reads it, and what it is made of. */
+
+/** The built-in harness's name in cells: every other agent is named by its user. */
+export const BUILT_IN_AGENT = 'harness-eval';
+
+/** Why a run ended. `timeout`: the test's time ran out (or the run's own limit) while the agent worked. */
+/** `awaiting_approval`: paused, not ended: a request waits in the approval store, and `durable` resumes the run once it is decided. */
+export const stopReasons = ['finished', 'max_iterations', 'budget', 'stalled', 'model_error', 'timeout', 'error', 'awaiting_approval'] as const;
+export type StopReason = (typeof stopReasons)[number];
+
+/**
+ * What ran, as data: the model with its options, the layer stack with its options, the site with
+ * its capture, faults and starting state. Two runs belong to one cell only when these are equal,
+ * whatever their names say.
+ */
+export const conditionSchema = z.object({
+  agent: z.unknown().optional(),
+  model: z.unknown(),
+  layers: z.unknown(),
+  site: z.unknown(),
+  /** The task as it ran: its `revision` (absent in runs recorded before tasks had one). */
+  task: z.unknown().optional(),
+});
+export type Condition = z.infer<typeof conditionSchema>;
+
+/** Where a run came from: the test (one per planned trial and repeat), and its run's number in it. */
+export const runOriginSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  project: z.string(),
+  repeatEachIndex: z.number(),
+  /** Playwright's retry of the test that recorded this run (0 for the first attempt). */
+  retry: z.number(),
+  /** The run's number in its test, from 1: a test may plan several runs. */
+  run: z.number().int().min(1),
+});
+export type RunOrigin = z.infer<typeof runOriginSchema>;
+
+/**
+ * A run as it is planned, attached to its test when it starts (`harness-run-start.json`): if the
+ * worker dies before the run ends, the reporter still counts it, as incomplete and unjudged.
+ */
+/** What names a cell to a person; `condition` says what it is. */
+export const cellNamesSchema = z.object({
+  task: z.string(),
+  /** What ran the task: `harness-eval` (the built-in harness), or a user's agent by its name. */
+  agent: z.string(),
+  model: z.string(),
+  /** The built-in harness's layer stack: its name (`bare`, `verified`), or its layers joined with `+`; `-` for another agent. */
+  layers: z.string(),
+  site: z.string(),
+});
+
+export type CellNames = z.infer<typeof cellNamesSchema>;
+
+export const plannedRunSchema = cellNamesSchema.extend({
+  condition: conditionSchema,
+  test: runOriginSchema,
+  /** Whether the agent's code runs contained (a command agent in its sandbox, harness-eval's own code); absent in runs recorded before runs said. Known before the run starts. */
+  contained: z.boolean().optional(),
+  /** How it is contained, or why not, in one line. */
+  containment: z.string().optional(),
+});
+export type PlannedRun = z.infer<typeof plannedRunSchema>;
+
+/** A postcondition's verdict on a run. */
+export const verdictSchema = z.object({ description: z.string(), holds: z.boolean(), detail: z.string() });
+
+/** What a command agent's sandbox saw it try: processes it left running when its main process ended. */
+export const escapesSchema = z.object({ processesLeft: z.number().int().min(0) });
+export type Escapes = z.infer<typeof escapesSchema>;
+
+/** A token count, or null when the provider gave none that could be trusted (the trace says why). */
+const tokenCount = z.number().finite().min(0).nullable();
+
+/**
+ * One judged run as the reporter reads it from a test's `harness-run.json` attachment: the cell
+ * it belongs to, what the agent claimed, what the oracle found, and its costs. The reporter reads
+ * nothing else, so merged shards give the same numbers as one run.
+ */
+export const reportedRunSchema = plannedRunSchema.extend({
+  /** The run record's version (RUN_RECORD_VERSION); a record without one is read as version 1. */
+  schemaVersion: z.literal(1).default(1),
+  claimed: z.boolean(),
+  actual: z.boolean(),
+  /** Claimed, not actual. */
+  falseSuccess: z.boolean(),
+  /** Actual, not claimed. */
+  falseFailure: z.boolean(),
+  /** Every change the task did not ask for. */
+  sideEffects: z.array(stateChangeSchema),
+  /** Cut short (a timeout, a crash): judged on the state it left, if the site still answered. */
+  incomplete: z.boolean(),
+  /** False when the oracle could not read the site (a worker that died with it): `actual` is then false. */
+  judged: z.boolean(),
+  iterations: z.number(),
+  attempts: z.number(),
+  stopReason: z.enum(stopReasons),
+  tokens: z.object({ input: tokenCount, output: tokenCount }),
+  wallMs: z.number(),
+  /** A claimed success the `evidence` layer rejected: it cited nothing that shows the outcome. */
+  unsupportedClaim: z.boolean().optional(),
+  /** Prompt tokens the run's observations cost: screenshots sent (estimated) and the text tools' outputs (o200k_base). */
+  observationTokens: z.object({ screenshots: z.number().min(0), text: z.number().min(0) }).optional(),
+  /** The agent's own words with its claim. */
+  summary: z.string().optional(),
+  /** The agent's answer, for a task that asks a question. */
+  answer: z.string().optional(),
+  /** Each postcondition's verdict, as the oracle gave it. */
+  verdicts: z.array(verdictSchema).optional(),
+  /** What the sandbox saw the agent try: processes it left running when its main process ended. */
+  escapes: escapesSchema.optional(),
+  /**
+   * Set by the reporter, not attached: false successes on this trial's earlier attempts, which
+   * Playwright retried. The run counted is the last attempt's, but a lie a retry hid still counts.
+   */
+  earlierFalseSuccesses: z.number().int().min(1).optional(),
+  /** The trace as a person reads it: set by the reporter from the attachment's trace, not attached. */
+  transcript: z.string().optional(),
+  /** Set by the reporter, relative to the report's folder: the run's Playwright trace and its test's entry in Playwright's HTML report. */
+  links: z.object({ trace: z.string().optional(), testReport: z.string().optional() }).optional(),
+});
+export type ReportedRun = z.infer<typeof reportedRunSchema>;
+/** A run record as a producer writes it: `schemaVersion` may be left out. */
+export type ReportedRunInput = z.input<typeof reportedRunSchema>;

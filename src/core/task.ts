@@ -1,0 +1,98 @@
+import type { Page } from '@playwright/test';
+import { z } from 'zod';
+import type { Site } from './site.ts';
+import type { StateChange } from './state.ts';
+
+/**
+ * Ground truth at the run's start and end, every change between them (as the site's pack
+ * computes it), whose account the run used, and the answer the agent's claim gave (an
+ * information task's answer is judged against the ground truth; the claim's word that it
+ * succeeded is not evidence, and neither are its trace or its page).
+ */
+export interface Evidence<State = unknown, Change extends StateChange = StateChange> {
+  start: State;
+  end: State;
+  diff: readonly Change[];
+  user: string;
+  answer?: string;
+}
+
+export interface Verdict {
+  holds: boolean;
+  detail: string;
+}
+
+/**
+ * A fact about what a run changed on the site, checked by the oracle only, never against the
+ * trace or the page. `check` judges the change from start to end (what the account had before
+ * is not the run's work); `expects` says whether a change is one the task asked for: every change
+ * no postcondition expects is a side effect. A postcondition that asks for no change (a read-only
+ * task) expects none. `check` may be async (a site whose ground truth must be fetched); the
+ * oracle awaits it.
+ */
+export interface Postcondition<State = unknown, Change extends StateChange = StateChange> {
+  description: string;
+  check(evidence: Evidence<State, Change>): Promise<Verdict> | Verdict;
+  expects(change: Change, evidence: Evidence<State, Change>): boolean;
+}
+
+/**
+ * The task contract: what an agent is asked, what must be true of the site afterwards, and the
+ * task's own solution. A site's suite (`hn.suite`) is a list of them; a spec may write its own.
+ */
+
+/** What a task's reference solution ends with: done (with the answer to an information task), or why no one can do it. */
+export type ReferenceOutcome = { answer?: string; impossible?: undefined } | { impossible: string };
+
+/**
+ * The task's own scripted solution, run in `page` (the `referenceAgent()` control): a task is valid
+ * only when it succeeds. It signs in outside the page, so no password is typed into it. On an
+ * infeasible task it finds nothing to do, changes nothing and says why (`impossible`).
+ */
+export type Reference = (page: Page, site: Site) => Promise<ReferenceOutcome | void>;
+
+/** The site as the agent's own session sees it: a page's status and markup, loaded now with the session's cookies. */
+export interface SessionView {
+  load(path: string): Promise<{ status: number; html: string }>;
+}
+
+/**
+ * The task's harness-side check, which the `verify` layer runs before a claim of success is
+ * reported: what the agent's own session can see (the story's arrow gone, the comment on its
+ * page), never ground truth. It may be fooled where the oracle is not; it is measured like any
+ * other part of the harness.
+ */
+export type SelfCheck = (session: SessionView) => Promise<Verdict>;
+
+/** What a task is, for reading a suite by kind: a report gives tasks per tag. */
+export const taskTags = ['navigation', 'form', 'multi-step', 'loop', 'information', 'infeasible', 'needs-login', 'side-effect-trap'] as const;
+export type TaskTag = (typeof taskTags)[number];
+
+const isFunction = (value: unknown) => typeof value === 'function';
+const postconditionSchema = z.custom<Postcondition>(
+  (value) => typeof value === 'object' && value !== null && typeof (value as Postcondition).description === 'string' && isFunction((value as Postcondition).check) && isFunction((value as Postcondition).expects),
+  'expected a postcondition { description, check(evidence), expects(change, evidence) }',
+);
+
+export const taskSchema = z.object({
+  /** The task's name in cells, reports and `harness-eval judge --task`. */
+  name: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'expected lower-case words joined by "-" (upvote-first-post)'),
+  /**
+   * Bumped whenever the prompt or the postconditions change: runs of two revisions are two tasks,
+   * and never pool into one cell (the run's condition carries it). 1 unless a task says otherwise.
+   */
+  revision: z.number().int().min(1).default(1),
+  tags: z.array(z.enum(taskTags)).default([]),
+  prompt: z.string().min(1),
+  postconditions: z.array(postconditionSchema).min(1, 'a task needs a postcondition: with none, no run could be actual'),
+  reference: z.custom<Reference>(isFunction, 'expected a function (page, site) => outcome').optional(),
+  verify: z.custom<SelfCheck>(isFunction, 'expected a function (session) => verdict').optional(),
+  /**
+   * Why the task does not apply to a site as the run would start it (its capture has no comments,
+   * no user page), or undefined when it does: such a task is skipped there, with this reason.
+   */
+  whyNotApplicable: z.custom<(start: unknown) => string | undefined>(isFunction, 'expected a function (start) => reason | undefined').optional(),
+});
+export type Task = z.output<typeof taskSchema>;
+/** A task as its author writes it: `revision` and `tags` may be left out (1, and none). */
+export type TaskInput = z.input<typeof taskSchema>;
