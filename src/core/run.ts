@@ -1,15 +1,13 @@
 import { z } from 'zod';
 import { stateChangeSchema } from './state.ts';
+import { stopReasons, type TraceEvent } from './trace.ts';
+import type { StateChange } from './state.ts';
 
 /** The run record: one judged run as a producer writes it and the reporter reads it, and what it is made of. */
 
 /** The built-in harness's name in cells: every other agent is named by its user. */
 export const BUILT_IN_AGENT = 'harness-eval';
 
-/** Why a run ended. `timeout`: the test's time ran out (or the run's own limit) while the agent worked. */
-/** `awaiting_approval`: paused, not ended: a request waits in the approval store, and `durable` resumes the run once it is decided. */
-export const stopReasons = ['finished', 'max_iterations', 'budget', 'stalled', 'model_error', 'timeout', 'error', 'awaiting_approval'] as const;
-export type StopReason = (typeof stopReasons)[number];
 
 /**
  * What ran, as data: the model with its options, the layer stack with its options, the site with
@@ -126,3 +124,14 @@ export const reportedRunSchema = plannedRunSchema.extend({
 export type ReportedRun = z.infer<typeof reportedRunSchema>;
 /** A run record as a producer writes it: `schemaVersion` may be left out. */
 export type ReportedRunInput = z.input<typeof reportedRunSchema>;
+
+/** A run as the oracle judged it, whichever record carries it (an evaluation's run record): its claim, the oracle's finding, its trace. */
+export interface JudgedRun {
+  task: string;
+  claimed: boolean;
+  actual: boolean;
+  judged: boolean;
+  incomplete: boolean;
+  sideEffects: StateChange[];
+  trace: TraceEvent[];
+}

@@ -5,38 +5,11 @@ import { z } from 'zod';
 import { readJsonFile } from '../input.ts';
 import { canonicalJson, writeFileAtomic } from '../text.ts';
 import type { RunContext } from './context.ts';
+import { approvalKinds, approvalRequestSchema, approvalScopes, type ApprovalRequest } from '../core/trace.ts';
 
-/** How far a decision reaches: the one call it was asked for, every matching call of that run, or of any run of the task. */
-const approvalScopes = ['call', 'run', 'task'] as const;
+export { approvalRequestSchema, type ApprovalRequest } from '../core/trace.ts';
 
-/** Why the store is asked: an action a layer holds back, or a stuck run that may go on (`continue`). */
-const approvalKinds = ['action', 'continue'] as const;
 
-/** A request, as the harness files it: `<id>.request.json` in the store's folder. */
-/** A request as its file holds it; the trace's `harness_approval_request` is the same fields. */
-export const approvalRequestSchema = z
-  .object({
-    version: z.literal(1),
-    id: z.string().min(1),
-    kind: z.enum(approvalKinds),
-    task: z.string(),
-    /** The run that asked: a `run`-scoped decision covers that run alone, across processes. */
-    runId: z.string().min(1),
-    /** What would happen (`upvote`, `continue`). */
-    action: z.string().min(1),
-    /** What it would happen to (a URL, a run). */
-    resource: z.string(),
-    /** sha256 of the call's arguments (canonical JSON): a decision covers these arguments, no others. */
-    argsHash: z.string().min(1),
-    scope: z.enum(approvalScopes),
-    requestedAt: z.iso.datetime(),
-    /** After this, neither the request nor a decision on it counts. */
-    expiresAt: z.iso.datetime(),
-    /** Why it was asked, in a sentence, for the person deciding. */
-    reason: z.string(),
-  })
-  .strict();
-export type ApprovalRequest = z.infer<typeof approvalRequestSchema>;
 
 /** A person's decision, as they (or `decide`) write it: `<id>.decision.json`, beside the request. */
 const approvalDecisionSchema = z

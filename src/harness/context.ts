@@ -5,10 +5,9 @@ import { parseInput } from '../input.ts';
 import { addUsage, withoutImages, type ChatMessage, type Model, type ToolCall, type Usage } from '../models/types.ts';
 import { browserTools, type Claim, type ToolState } from '../tools/browser.ts';
 import { ToolRegistry, type Tool, type ToolOutcome } from '../tools/registry.ts';
-import type { SelfCheck } from '../eval/tasks.ts';
+import type { SelfCheck } from '../core/task.ts';
 import type { Layer } from './layer.ts';
-import { abortReason, capStrings, DEFAULT_TOOL_TIMEOUT_MS, MAX_OUTPUT_CHARS, race, RunAborted, TIMED_OUT } from './limits.ts';
-import { HARD_MAX_ITERATIONS } from './loop.ts';
+import { abortReason, capStrings, DEFAULT_TOOL_TIMEOUT_MS, HARD_MAX_ITERATIONS, MAX_OUTPUT_CHARS, race, RunAborted, TIMED_OUT } from './limits.ts';
 import { customEventSchema, redact, stampedEventSchema, Trace, type StopReason, type TraceEvent, type TraceEventBody } from './trace.ts';
 
 /** The run as data after a step (what `durable` saves and resumes): the schema checks a saved one read back. */

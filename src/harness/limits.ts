@@ -1,3 +1,6 @@
+/** An absolute cap, whatever the layers: a harness with no guardrails must still end. */
+export const HARD_MAX_ITERATIONS = 50;
+
 /** How long one tool call may take when nothing narrower applies: a navigation that never answers ends here. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 

@@ -4,11 +4,11 @@ import type { CallOrigin, RunContext } from './context.ts';
 import type { Claim } from '../tools/browser.ts';
 import type { AttemptOutcome, Layer } from './layer.ts';
 import { parseJsonObject } from '../text.ts';
-import { RunAborted } from './limits.ts';
+import { HARD_MAX_ITERATIONS, RunAborted } from './limits.ts';
+
+export { HARD_MAX_ITERATIONS } from './limits.ts';
 import { modelRequest } from './trace.ts';
 
-/** An absolute cap, whatever the layers: a harness with no guardrails must still end. */
-export const HARD_MAX_ITERATIONS = 50;
 
 /**
  * One attempt of the agent loop: layers before the model call, the model, the tool calls (each in

@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
-import type { SelfCheck } from '../eval/tasks.ts';
+import type { SelfCheck } from '../core/task.ts';
 import { InputError } from '../input.ts';
 import type { Model, Usage } from '../models/types.ts';
 import { RunContext, type Carried, type Credentials, type SiteFetch, type TaskId } from './context.ts';

@@ -2,8 +2,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { z } from 'zod';
-import type { RunRecord } from '../eval/evaluate.ts';
-import type { Task } from '../eval/tasks.ts';
+import type { JudgedRun } from '../core/run.ts';
+import type { Task } from '../core/task.ts';
 import type { RunContext, TaskId } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 import { describeCalls } from '../harness/loop.ts';
@@ -186,7 +186,7 @@ function readSubroutine(file: string): Subroutine | undefined {
 }
 
 /** What `saveSubroutine` reads of a run record: the oracle's verdict and the trace. */
-export type JudgedRun = Pick<RunRecord, 'task' | 'claimed' | 'actual' | 'judged' | 'incomplete' | 'sideEffects' | 'trace'>;
+export type { JudgedRun };
 
 /**
  * Saves the actions of a run the oracle confirmed (claimed, actual, no side effect) as the

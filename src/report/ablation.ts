@@ -1,7 +1,7 @@
-import { BUILT_IN_AGENT } from '../eval/agent.ts';
+import { BUILT_IN_AGENT } from '../core/run.ts';
 import { newcombe } from './statistics.ts';
 import { canonicalJson, compareStrings } from '../text.ts';
-import { compareCells } from './summarize.ts';
+import { compareCells } from './cells.ts';
 import type { Cell, LayerEffect } from './types.ts';
 
 /**

@@ -5,6 +5,9 @@ import { canonicalJson, compareStrings } from '../text.ts';
 import { counted, formatCount } from './format.ts';
 import { describe, passHatKTable, wilson } from './statistics.ts';
 import { layerEffects } from './ablation.ts';
+import { compareCells } from './cells.ts';
+
+export { compareCells } from './cells.ts';
 import { gateSchema, type Cell, type CellNames, type Condition, type Gate, type GateBreach, type MissingTest, type NotApplicableTest, type PriceTable, type ReportedRun, type Summary } from './types.ts';
 
 /** What names a cell: one task, model, layer stack and site. */
@@ -121,10 +124,6 @@ export function baseName(label: string): string {
   return label.replace(/#[0-9a-f]{6}$/, '');
 }
 
-/** Orders cells by task, agent, model, layers, site; code-unit order, so it is the same in every locale. */
-export function compareCells(a: CellKeys, b: CellKeys): number {
-  return compareStrings(a.task, b.task) || compareStrings(a.agent, b.agent) || compareStrings(a.model, b.model) || compareStrings(a.layers, b.layers) || compareStrings(a.site, b.site);
-}
 
 function summarizeCell(runs: readonly ReportedRun[], { task, agent, model, layers, site }: CellKeys, prices: PriceTable | undefined): Cell {
   let successes = 0;
