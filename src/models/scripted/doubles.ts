@@ -1,4 +1,4 @@
-import { stepsSinceLogin, type History, type Step } from './history.ts';
+import { stepsSinceLogin, type History, type Policy, type Step } from './history.ts';
 import { iterator, wholeWord } from './iterator.ts';
 import { showsLoginWall, storiesIn, stringsIn, type StoryRow } from './page.ts';
 import { pageOfRank, readTask, type Fact, type Target, type Verb } from './reading.ts';
@@ -13,8 +13,7 @@ import { act, did, finish, FRONT_PAGE, itemAddress, sameMove } from './moves.ts'
  * the endpoint makes with whatever tool the agent offers for it (see toolbox.ts). They are
  * doubles, never the thing measured: a real model goes where these are.
  */
-export type { Action };
-export type Policy = (history: History) => Action;
+export type { Action, Policy };
 
 
 /** The latest step whose result shows the stories (a listing, or a page's HTML), and the stories; with `first`, the earliest. */

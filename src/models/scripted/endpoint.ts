@@ -3,7 +3,8 @@ import { handlersFetch } from '../handlers-fetch.ts';
 import { FIXED_IMAGE_TOKENS } from '../images.ts';
 import { doubles } from './doubles.ts';
 import { readHistory, type WireMessage } from './history.ts';
-import { callFor, type OfferedTool } from './toolbox.ts';
+import { callFor } from './calls.ts';
+import type { OfferedTool } from './toolbox.ts';
 
 /** Where the doubles answer: an OpenAI-compatible endpoint that exists only as msw handlers. */
 export const SCRIPTED_BASE_URL = 'https://scripted.harness-eval.invalid/v1';

@@ -1,6 +1,6 @@
 import { parseJsonObject } from '../../text.ts';
 import { saysSignedIn, stringsIn } from './page.ts';
-import { Toolbox, type Move, type OfferedTool } from './toolbox.ts';
+import { Toolbox, type Action, type Move, type OfferedTool } from './toolbox.ts';
 
 /** The OpenAI wire format the doubles receive, read back into what the agent did and was told. */
 export interface WireMessage {
@@ -31,6 +31,9 @@ export interface History {
   /** The tools the agent offers, by what they can do. */
   tools: Toolbox;
 }
+
+/** A double: reads the conversation so far and answers its next move. */
+export type Policy = (history: History) => Action;
 
 /** A message's text: the string, or its text parts joined. */
 function textOf(message: WireMessage): string {

@@ -1,4 +1,4 @@
-import type { Policy } from './doubles.ts';
+import type { Policy } from './history.ts';
 import type { Step } from './history.ts';
 import { finish, FRONT_PAGE } from './moves.ts';
 import type { StoryRow } from './page.ts';

@@ -1,6 +1,3 @@
-import type { History } from './history.ts';
-import { storiesIn, urlIn } from './page.ts';
-
 /**
  * The tools an agent offers, read by what they can do, so that a double drives any agent: its own
  * tools, not only harness-eval's. The doubles think in a small vocabulary of moves (open a page,
@@ -99,69 +96,4 @@ export class Toolbox {
 export interface Action {
   name: string;
   args: Record<string, unknown>;
-}
-
-/** Where the doubles' addresses point when a tool wants a path or a page wrote a relative link. */
-const SITE = 'https://news.ycombinator.com/';
-
-/** The parameter a finishing tool takes its summary in: the first of these it has, else its first text parameter. */
-const SUMMARY_PARAMS = ['summary', 'message', 'reason', 'details', 'explanation', 'text'];
-
-/** The latest upvote link a result showed for `#up_ID`, made absolute against the page it was on. */
-function voteLinkFor(selector: unknown, history: History): string | undefined {
-  const id = /^#up_(\d+)$/.exec(String(selector))?.[1];
-  for (const step of history.steps.toReversed()) {
-    const link = storiesIn(step.result)?.find((story) => story.id === id)?.voteLink;
-    if (link) return new URL(link, new URL(urlIn(step.result) ?? '', SITE)).href;
-  }
-  return undefined;
-}
-
-/** The tool call that makes a double's move with the tools the agent offers; an Error when none can. */
-export function callFor(action: Action, history: History): Action {
-  const tools = history.tools;
-  const open = (url: string): Action | undefined => {
-    const tool = tools.toolFor('navigate');
-    if (!tool) return undefined;
-    const [param, path] = tools.addressParam(tool.params);
-    const target = new URL(url, SITE);
-    return { name: tool.name, args: { [param]: path ? `${target.pathname}${target.search}` : url } };
-  };
-  const reread = () => open(history.steps.map((step) => urlIn(step.result)).findLast((url) => url !== undefined) ?? `${SITE}news`);
-  const as = (move: Move, args = action.args): Action | undefined => {
-    const tool = tools.toolFor(move);
-    return tool && { name: tool.name, args };
-  };
-  const call = (() => {
-    switch (action.name) {
-      case 'navigate':
-        return open(String(action.args.url));
-      case 'click': {
-        const link = tools.offers('click') ? undefined : voteLinkFor(action.args.selector, history);
-        return as('click') ?? (link === undefined ? undefined : open(link));
-      }
-      case 'fill': {
-        // A filling tool takes the text as `value` or `text`, whichever it has.
-        const tool = tools.toolFor('fill');
-        const param = tool && !tool.params.includes('value') && tool.params.includes('text') ? 'text' : 'value';
-        return as('fill', { selector: action.args.selector, [param]: action.args.value });
-      }
-      case 'get_stories':
-        return as('get_stories') ?? as('get_text') ?? reread();
-      case 'get_text':
-        return as('get_text') ?? as('get_stories') ?? reread();
-      case 'finish': {
-        const tool = tools.toolFor('finish');
-        if (!tool) return undefined;
-        const { success, summary, evidence, answer } = action.args;
-        const text = SUMMARY_PARAMS.find((name) => tool.params.includes(name)) ?? tool.params.find((name) => name !== 'success' && name !== 'answer') ?? 'summary';
-        const takes = (name: string) => tool.params.includes(name) || tool.params.length === 0;
-        return { name: tool.name, args: { success, [text]: summary, ...(evidence !== undefined && takes('evidence') && { evidence }), ...(answer !== undefined && takes('answer') && { answer }) } };
-      }
-      default:
-        return as(action.name as Move);
-    }
-  })();
-  if (!call) throw new Error(`no offered tool can ${action.name} ${JSON.stringify(action.args)} (offered: ${tools.describe()})`);
-  return call;
 }
