@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium, type BrowserContext } from '@playwright/test';
 import { chromiumLaunchOptions } from '../playwright/chromium.ts';
-import type { Site } from '../sites/site.ts';
+import type { Site } from '../core/site.ts';
 import { SANDBOXED_DEVTOOLS_PORT, sandboxedChromium, startupEnv } from './sandbox.ts';
 
 export interface CdpBrowser {

@@ -6,11 +6,13 @@ import { basename, delimiter, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { redact } from '../harness/trace.ts';
 import { InputError, parseInput } from '../input.ts';
-import type { Agent, AgentRun, Containment } from '../eval/agent.ts';
-import type { Site } from '../sites/site.ts';
+import type { Agent, AgentRun } from '../eval/agent.ts';
+import type { Containment } from '../core/agent.ts';
+import type { Site } from '../core/site.ts';
 import { launchCdpBrowser } from './cdp-browser.ts';
 import { foreignAgent, readClaim, type ForeignOutcome } from './foreign.ts';
-import { sandboxModeSchema, sandboxUnavailable, startSandbox, startupEnv, type AgentExit, type Escapes, type SandboxMode } from './sandbox.ts';
+import { sandboxModeSchema, sandboxUnavailable, startSandbox, startupEnv, type AgentExit, type SandboxMode } from './sandbox.ts';
+import type { Escapes } from '../core/run.ts';
 
 export const commandAgentOptionsSchema = z
   .object({

@@ -1,4 +1,5 @@
-import { OWN_CODE, type Agent } from '../eval/agent.ts';
+import { type Agent } from '../eval/agent.ts';
+import { OWN_CODE } from '../core/agent.ts';
 import { foreignAgent } from './foreign.ts';
 
 /**

@@ -1,7 +1,9 @@
-import { redact, Trace, type StopReason, type TraceEventBody } from '../harness/trace.ts';
-import { claimSchema, type Agent, type AgentClaim, type AgentInput, type AgentResult, type AgentRun, type Containment } from '../eval/agent.ts';
-import type { Site } from '../sites/site.ts';
-import type { Escapes } from './sandbox.ts';
+import { redact, Trace } from '../harness/trace.ts';
+import type { StopReason, TraceEventBody } from '../core/trace.ts';
+import { type Agent, type AgentResult, type AgentRun } from '../eval/agent.ts';
+import { claimSchema, type AgentClaim, type AgentInput, type Containment } from '../core/agent.ts';
+import type { Site } from '../core/site.ts';
+import type { Escapes } from '../core/run.ts';
 import { serveSite } from '../sites/serve.ts';
 import { InputError } from '../input.ts';
 import { cut, TEXT_CHARS } from '../report/caps.ts';

@@ -4,16 +4,17 @@ import { join } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
 import type { BrowserSession, HarnessOptions, SessionOptions } from '../harness/run.ts';
 import { builtInHarness } from '../harness/agent.ts';
-import type { StopReason } from '../harness/trace.ts';
+import type { StopReason } from '../core/trace.ts';
 import { InputError } from '../input.ts';
 import type { Model } from '../models/types.ts';
 import { openCassette, type CassetteOptions } from '../models/cassette.ts';
 import { createModel, modelSecrets, type ModelSpec } from '../models/registry.ts';
 import type { LayerSpec } from '../layers/index.ts';
-import type { Site, SiteIdle } from '../sites/site.ts';
-import { checkLayersApply, type Agent, type AgentResult, type Containment } from './agent.ts';
+import type { Site, SiteIdle } from '../core/site.ts';
+import { checkLayersApply, type Agent, type AgentResult } from './agent.ts';
+import type { Containment } from '../core/agent.ts';
 import { judge, type Judgement } from './oracle.ts';
-import type { Task } from './tasks.ts';
+import type { Task } from '../core/task.ts';
 
 /** Why a run was cut short from outside: the test's time ran out, or the test failed while its agent worked. */
 export type CutShort = Extract<StopReason, 'timeout' | 'error'>;

@@ -1,6 +1,6 @@
-import type { StateChange } from '../report/types.ts';
+import type { StateChange } from '../core/state.ts';
 import { judge, type Judgement } from './oracle.ts';
-import type { Evidence, Postcondition } from './postconditions.ts';
+import type { Evidence, Postcondition } from '../core/task.ts';
 
 /**
  * Mutation testing of the oracle: perturb the end state a task's reference produced (undo one of

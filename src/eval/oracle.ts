@@ -1,5 +1,5 @@
-import type { StateChange } from '../report/types.ts';
-import type { Evidence, Postcondition, Verdict } from './postconditions.ts';
+import type { StateChange } from '../core/state.ts';
+import type { Evidence, Postcondition, Verdict } from '../core/task.ts';
 
 export interface Judgement {
   actual: boolean;

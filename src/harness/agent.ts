@@ -1,4 +1,6 @@
-import { BUILT_IN_AGENT, OWN_CODE, type Agent } from '../eval/agent.ts';
+import { type Agent } from '../eval/agent.ts';
+import { OWN_CODE } from '../core/agent.ts';
+import { BUILT_IN_AGENT } from '../core/run.ts';
 import { resolveLayers, type LayerSpec } from '../layers/index.ts';
 import { runHarness } from './run.ts';
 

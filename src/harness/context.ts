@@ -8,7 +8,8 @@ import { ToolRegistry, type Tool, type ToolOutcome } from '../tools/registry.ts'
 import type { SelfCheck } from '../core/task.ts';
 import type { Layer } from './layer.ts';
 import { abortReason, capStrings, DEFAULT_TOOL_TIMEOUT_MS, HARD_MAX_ITERATIONS, MAX_OUTPUT_CHARS, race, RunAborted, TIMED_OUT } from './limits.ts';
-import { customEventSchema, redact, stampedEventSchema, Trace, type StopReason, type TraceEvent, type TraceEventBody } from './trace.ts';
+import { redact, Trace } from './trace.ts';
+import { customEventSchema, stampedEventSchema, type StopReason, type TraceEvent, type TraceEventBody } from '../core/trace.ts';
 
 /** The run as data after a step (what `durable` saves and resumes): the schema checks a saved one read back. */
 export const runSnapshotSchema = z

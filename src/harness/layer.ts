@@ -4,7 +4,7 @@ import type { ChatResponse, ToolCall } from '../models/types.ts';
 import type { Claim } from '../tools/browser.ts';
 import type { Tool, ToolOutcome } from '../tools/registry.ts';
 import type { CallOrigin, RunContext } from './context.ts';
-import type { StopReason } from './trace.ts';
+import type { StopReason } from '../core/trace.ts';
 
 export interface AttemptOutcome {
   stopReason: StopReason;

@@ -8,7 +8,7 @@ import { RunContext, type Carried, type Credentials, type SiteFetch, type TaskId
 import type { AttemptOutcome, LayerValue } from './layer.ts';
 import { abortReason, RunAborted } from './limits.ts';
 import { runAttempt, type LoopOptions } from './loop.ts';
-import type { StopReason, TraceEvent } from './trace.ts';
+import type { StopReason, TraceEvent } from '../core/trace.ts';
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a browser agent. Use the tools to carry out the task in the browser. ' +

@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../models/types.ts';
-import type { TraceEvent } from './trace.ts';
+import type { TraceEvent } from '../core/trace.ts';
 
 /** Counts one message's prompt tokens for a given model. */
 export type MessageCounter = (message: ChatMessage) => number;

@@ -1,4 +1,4 @@
-import type { SentMessage, TraceEvent } from './trace.ts';
+import type { SentMessage, TraceEvent } from '../core/trace.ts';
 
 /** The trace as a person reads it: one line per event that says something. */
 export function transcript(trace: readonly TraceEvent[]): string {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { RunContext } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
-import type { TraceEventOf } from '../harness/trace.ts';
+import type { TraceEventOf } from '../core/trace.ts';
 
 type ToolResult = TraceEventOf<'tool_result'>;
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { approvalStoreOptions, askStore, type ApprovalStoreOptions } from '../harness/approvals.ts';
 import type { RunContext } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
-import type { TraceEventOf } from '../harness/trace.ts';
+import type { TraceEventOf } from '../core/trace.ts';
 
 export const stallOptions = z
   .object({

@@ -7,7 +7,7 @@ import type { Task } from '../core/task.ts';
 import type { RunContext, TaskId } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 import { describeCalls } from '../harness/loop.ts';
-import { elementSchema, subroutineStepSchema } from '../harness/trace.ts';
+import { elementSchema, subroutineStepSchema } from '../core/trace.ts';
 import { InputError, readJsonFile } from '../input.ts';
 import type { ToolCall } from '../models/types.ts';
 import { parseJsonObject, writeFileAtomic } from '../text.ts';

@@ -1,7 +1,7 @@
 import type { TestInfo } from '@playwright/test';
 import * as allure from 'allure-js-commons';
 import { transcript } from '../harness/transcript.ts';
-import type { TraceEvent } from '../harness/trace.ts';
+import type { TraceEvent } from '../core/trace.ts';
 
 interface AllureRun {
   task: string;

@@ -1,7 +1,7 @@
 import { counted } from '../report/format.ts';
 import { cut, TEXT_CHARS } from '../report/caps.ts';
 import { expect as base } from '@playwright/test';
-import type { TraceEvent } from '../harness/trace.ts';
+import type { TraceEvent } from '../core/trace.ts';
 import type { RunRecord } from '../eval/evaluate.ts';
 
 /**

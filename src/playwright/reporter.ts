@@ -7,7 +7,8 @@ import { containmentLines, counted, incompleteNote, outcomeOf } from '../report/
 import { DEFAULT_HISTORY_LIMIT, HISTORY_DIR, listHistory, saveToHistory } from '../report/history.ts';
 import { cellLabel, summarize } from '../report/summarize.ts';
 import { countTrials, parseRunAttachment, parseStartAttachment, type Attempt, type ParsedAttachment, type TestRecord } from '../report/trials.ts';
-import { gateSchema, type Gate, type NotApplicableTest, type PlannedRun, type PriceTable, type ReportedRun, type Summary } from '../report/types.ts';
+import { gateSchema, type Gate, type NotApplicableTest, type PriceTable, type Summary } from '../report/types.ts';
+import type { PlannedRun, ReportedRun } from '../core/run.ts';
 import { parseInput } from '../input.ts';
 import { HARNESS_RUN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT, HARNESS_RUN_VOID_ATTACHMENT } from './fixtures.ts';
 import { selectionOf } from './selection.ts';

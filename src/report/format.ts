@@ -1,4 +1,5 @@
-import type { Cell, Interval, ReportedRun } from './types.ts';
+import type { Cell, Interval } from './types.ts';
+import type { ReportedRun } from '../core/run.ts';
 
 /** How a number reads in every report (summary.md, index.html, the console). */
 

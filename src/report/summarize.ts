@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { stopReasons } from '../harness/trace.ts';
+import { stopReasons } from '../core/trace.ts';
 import { parseInput } from '../input.ts';
 import { canonicalJson, compareStrings } from '../text.ts';
 import { counted, formatCount } from './format.ts';
@@ -8,7 +8,8 @@ import { layerEffects } from './ablation.ts';
 import { compareCells } from './cells.ts';
 
 export { compareCells } from './cells.ts';
-import { gateSchema, type Cell, type CellNames, type Condition, type Gate, type GateBreach, type MissingTest, type NotApplicableTest, type PriceTable, type ReportedRun, type Summary } from './types.ts';
+import { gateSchema, type Cell, type Gate, type GateBreach, type MissingTest, type NotApplicableTest, type PriceTable, type Summary } from './types.ts';
+import type { CellNames, Condition, ReportedRun } from '../core/run.ts';
 
 /** What names a cell: one task, model, layer stack and site. */
 export type CellKeys = CellNames;

@@ -1,9 +1,10 @@
-import { stampedEventSchema } from '../harness/trace.ts';
+import { stampedEventSchema } from '../core/trace.ts';
 import { transcript } from '../harness/transcript.ts';
 import { parseInput } from '../input.ts';
 import { parseJsonObject } from '../text.ts';
 import { capRunText } from './caps.ts';
-import { plannedRunSchema, reportedRunSchema, type MissingTest, type PlannedRun, type ReportedRun } from './types.ts';
+import { type MissingTest } from './types.ts';
+import { plannedRunSchema, reportedRunSchema, type PlannedRun, type ReportedRun } from '../core/run.ts';
 
 /**
  * From the tests' attempts to the trials a summary counts. A trial is one planned run: a test (its

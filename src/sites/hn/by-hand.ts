@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import type { Site } from '../site.ts';
+import type { Site } from '../../core/site.ts';
 import { signIn } from './sign-in.ts';
 
 /**

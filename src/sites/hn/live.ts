@@ -8,7 +8,8 @@ import { accountSchema, HN_ORIGIN, type Account } from './options.ts';
 import { politeFetch, politenessSchema, type Politeness } from './polite-fetch.ts';
 import type { HnSite } from './site.ts';
 import { hnDiff, type HnChange, type HnSnapshot } from './snapshot.ts';
-import { idleBoundMs, requestsInFlight, sessionCookies, type SiteFactory } from '../site.ts';
+import { idleBoundMs, requestsInFlight, sessionCookies } from '../site.ts';
+import type { SiteFactory } from '../../core/site.ts';
 
 export const liveOptionsSchema = politenessSchema
   .extend({

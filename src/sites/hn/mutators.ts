@@ -1,4 +1,4 @@
-import type { Evidence } from '../../eval/postconditions.ts';
+import type { Evidence } from '../../core/task.ts';
 import type { Mutators } from '../../eval/mutation.ts';
 import type { HnChange, HnComment, HnSnapshot, Submission } from './snapshot.ts';
 

@@ -1,4 +1,4 @@
-import type { Evidence, Postcondition } from '../../eval/postconditions.ts';
+import type { Evidence, Postcondition } from '../../core/task.ts';
 import type { HnChange, HnSnapshot } from './snapshot.ts';
 
 /**

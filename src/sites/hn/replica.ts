@@ -13,7 +13,8 @@ import { submissionRoutes, submittedItem, submittedItemPage } from './submission
 import { HnState, type SiteTruth, type UserList } from './state.ts';
 import { renderTemplate, type PageView, type Template } from './template.ts';
 import { karmaCounter, userRoutes } from './users.ts';
-import { idleBoundMs, requestsInFlight, type SiteIdle } from '../site.ts';
+import { idleBoundMs, requestsInFlight } from '../site.ts';
+import type { SiteIdle } from '../../core/site.ts';
 import { writeFileAtomic } from '../../text.ts';
 import { cookieHeaderPairs, parseCookies } from '../../http.ts';
 

@@ -1,6 +1,6 @@
 import type { BrowserContext } from '@playwright/test';
 import { postLoginForm } from '../../http.ts';
-import type { Site } from '../site.ts';
+import type { Site } from '../../core/site.ts';
 
 /** Signs `context` in as the site's account, outside the page (see postLoginForm): a script's login, as the `login` layer's. */
 export async function signIn(context: BrowserContext, site: Pick<Site, 'origin' | 'account' | 'fetch'>): Promise<void> {

@@ -4,7 +4,7 @@ import { routeReplica } from './adapters/route.ts';
 import { HN_ORIGIN, parseReplicaOptions, type ReplicaOptionsInput } from './options.ts';
 import { createReplica, type HnReplica } from './replica.ts';
 import { hnDiff, type HnChange, type HnSnapshot } from './snapshot.ts';
-import type { Site, SiteFactory } from '../site.ts';
+import type { Site, SiteFactory } from '../../core/site.ts';
 
 export type { Site, SiteFactory } from '../site.ts';
 export type { HnChange, HnSnapshot } from './snapshot.ts';

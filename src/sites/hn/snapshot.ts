@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { StateChange } from '../site.ts';
+import type { StateChange } from '../../core/state.ts';
 
 /** User → item ids: one of the per-user lists HN keeps (votes, hidden, favorites). */
 const userListSchema = z.record(z.string(), z.array(z.string()));

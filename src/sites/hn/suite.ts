@@ -1,5 +1,5 @@
 import { InputError } from '../../input.ts';
-import type { Task } from '../../eval/tasks.ts';
+import type { Task } from '../../core/task.ts';
 import { commentTasks } from './tasks/comments.ts';
 import { hideGitHubStories, listingTasks } from './tasks/listings.ts';
 import { submissionTasks } from './tasks/submissions.ts';

@@ -1,10 +1,12 @@
 import type { Locator, Page } from '@playwright/test';
 import * as cheerio from 'cheerio';
 import type { Element } from 'domhandler';
-import { answered, type Verdict } from '../../../eval/postconditions.ts';
+import { answered } from '../../../eval/postconditions.ts';
+import type { Verdict } from '../../../core/task.ts';
 import { sameText } from '../../../text.ts';
-import { defineTask, type SessionView, type Task } from '../../../eval/tasks.ts';
-import type { Site } from '../../site.ts';
+import { defineTask } from '../../../eval/tasks.ts';
+import type { SessionView, Task } from '../../../core/task.ts';
+import type { Site } from '../../../core/site.ts';
 import { clickFavorite, findTitled, openSignedIn, storyRows, type StoryRow } from '../by-hand.ts';
 import { FAVE, markedItem, postedInRun, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
 import type { HnComment, HnSnapshot } from '../snapshot.ts';

@@ -1,7 +1,8 @@
 import type { Page } from '@playwright/test';
 import { answered } from '../../../eval/postconditions.ts';
-import { defineTask, type SessionView, type Task } from '../../../eval/tasks.ts';
-import type { Site } from '../../site.ts';
+import { defineTask } from '../../../eval/tasks.ts';
+import type { SessionView, Task } from '../../../core/task.ts';
+import type { Site } from '../../../core/site.ts';
 import { clickHide, clickUpvote, openSignedIn, storyRows, type StoryRow } from '../by-hand.ts';
 import { HIDE, markedEvery, upvotedStory, type HnEvidence } from '../postconditions.ts';
 import type { HnSnapshot } from '../snapshot.ts';

@@ -1,4 +1,5 @@
-import { defineTask, type SelfCheck, type Task } from '../../../eval/tasks.ts';
+import { defineTask } from '../../../eval/tasks.ts';
+import type { SelfCheck, Task } from '../../../core/task.ts';
 import * as cheerio from 'cheerio';
 import { frontPage } from '../by-hand.ts';
 import type { HnPostcondition } from '../postconditions.ts';

@@ -1,6 +1,7 @@
 import type { Page } from '@playwright/test';
 import { answered } from '../../../eval/postconditions.ts';
-import { defineTask, type Task } from '../../../eval/tasks.ts';
+import { defineTask } from '../../../eval/tasks.ts';
+import type { Task } from '../../../core/task.ts';
 import { slug } from '../../../text.ts';
 import type { HnEvidence } from '../postconditions.ts';
 import type { HnSnapshot } from '../snapshot.ts';

@@ -1,5 +1,5 @@
 import * as cheerio from 'cheerio';
-import type { SessionView } from '../../../eval/tasks.ts';
+import type { SessionView } from '../../../core/task.ts';
 
 /**
  * What the agent's own session sees on a listing, for the tasks' `verify` checks: each story row

@@ -1,7 +1,8 @@
 import type { Page } from '@playwright/test';
 import { sameText } from '../../../text.ts';
-import { defineTask, type SessionView, type Task } from '../../../eval/tasks.ts';
-import type { Site } from '../../site.ts';
+import { defineTask } from '../../../eval/tasks.ts';
+import type { SessionView, Task } from '../../../core/task.ts';
+import type { Site } from '../../../core/site.ts';
 import { clickUpvote, openSignedIn } from '../by-hand.ts';
 import { postedInRun, upvotedStory, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
 import type { Submission } from '../snapshot.ts';

@@ -1,5 +1,6 @@
 import { answered } from '../../../eval/postconditions.ts';
-import { defineTask, type Task } from '../../../eval/tasks.ts';
+import { defineTask } from '../../../eval/tasks.ts';
+import type { Task } from '../../../core/task.ts';
 import { slug } from '../../../text.ts';
 import { clickUpvote, frontPage, storyRows } from '../by-hand.ts';
 import { titleRanked, upvoted, upvotedAllMatching, upvotedTitled } from '../postconditions.ts';
