@@ -1,13 +1,11 @@
 import { z } from 'zod';
-import { stateChangeSchema } from './state.ts';
+import { stateChangeSchema, type StateChange } from './state.ts';
 import { stopReasons, type TraceEvent } from './trace.ts';
-import type { StateChange } from './state.ts';
 
 /** The run record: one judged run as a producer writes it and the reporter reads it, and what it is made of. */
 
 /** The built-in harness's name in cells: every other agent is named by its user. */
 export const BUILT_IN_AGENT = 'harness-eval';
-
 
 /**
  * What ran, as data: the model with its options, the layer stack with its options, the site with

@@ -19,8 +19,6 @@ export type { AgentClaim, AgentInput, Containment, ModelEndpoint, SiteEndpoint }
  * the same way: the oracle reads the site before and after, never what the agent says or did.
  */
 
-
-
 /** Everything the evaluation gives an agent for one run. Agents use what they need of it. */
 export interface AgentRun {
   task: Task;
@@ -49,7 +47,6 @@ export interface AgentRun {
 /** What a run of an agent returns: the same shape for every agent, so every cell reads alike; a sandboxed one adds what it saw the agent try. */
 export type AgentResult = RunResult & { escapes?: Escapes };
 
-
 export interface Agent {
   /** The agent's name in cells and reports: `harness-eval` for the built-in harness. */
   readonly name: string;
@@ -63,7 +60,6 @@ export interface Agent {
   containment?(site: Site): Containment;
   run(run: AgentRun): Promise<AgentResult>;
 }
-
 
 /** Layers belong to the built-in harness: another agent given some is bad input, named in one line. */
 export function checkLayersApply(agent: Agent, layers: readonly unknown[]): void {

@@ -9,8 +9,6 @@ import { approvalKinds, approvalRequestSchema, approvalScopes, type ApprovalRequ
 
 export { approvalRequestSchema, type ApprovalRequest } from '../core/trace.ts';
 
-
-
 /** A person's decision, as they (or `decide`) write it: `<id>.decision.json`, beside the request. */
 const approvalDecisionSchema = z
   .object({

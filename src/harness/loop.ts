@@ -9,7 +9,6 @@ import { HARD_MAX_ITERATIONS, RunAborted } from './limits.ts';
 export { HARD_MAX_ITERATIONS } from './limits.ts';
 import { modelRequest } from './trace.ts';
 
-
 /**
  * One attempt of the agent loop: layers before the model call, the model, the tool calls (each in
  * the trace), layers after the tools, until the model finishes or something stops the run.

@@ -125,7 +125,6 @@ export function baseName(label: string): string {
   return label.replace(/#[0-9a-f]{6}$/, '');
 }
 
-
 function summarizeCell(runs: readonly ReportedRun[], { task, agent, model, layers, site }: CellKeys, prices: PriceTable | undefined): Cell {
   let successes = 0;
   let claimed = 0;

@@ -19,7 +19,6 @@ export {
   type RunOrigin,
 } from '../core/run.ts';
 
-
 export const intervalSchema = z.object({ value: z.number(), low: z.number(), high: z.number() });
 export type Interval = z.infer<typeof intervalSchema>;
 
