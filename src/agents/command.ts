@@ -6,7 +6,7 @@ import { basename, delimiter, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { redact } from '../harness/trace.ts';
 import { InputError, parseInput } from '../input.ts';
-import type { Agent, AgentRun } from '../eval/agent.ts';
+import type { Agent, AgentRun } from '../core/agent.ts';
 import type { Containment } from '../core/agent.ts';
 import type { Site } from '../core/site.ts';
 import { launchCdpBrowser } from './cdp-browser.ts';

@@ -1,6 +1,6 @@
 import { redact, Trace } from '../harness/trace.ts';
 import type { StopReason, TraceEventBody } from '../core/trace.ts';
-import { type Agent, type AgentResult, type AgentRun } from '../eval/agent.ts';
+import type { Agent, AgentResult, AgentRun } from '../core/agent.ts';
 import { claimSchema, type AgentClaim, type AgentInput, type Containment } from '../core/agent.ts';
 import type { Site } from '../core/site.ts';
 import type { Escapes } from '../core/run.ts';

@@ -1,8 +1,16 @@
-import type { Page } from '@playwright/test';
+import type { BrowserContext, Page } from '@playwright/test';
 import { z } from 'zod';
-import type { SiteAccount } from './site.ts';
+import type { Model, Usage } from './model.ts';
+import type { Escapes } from './run.ts';
+import type { Site, SiteAccount } from './site.ts';
+import type { Task } from './task.ts';
+import type { StopReason, TraceEvent } from './trace.ts';
 
-/** What an agent is told and what it says: the parts of the agent contract every agent shares. */
+/**
+ * The agent contract: what runs a task. harness-eval's own harness is one agent; a user's
+ * function, a command in any language and the control agents are others. Every agent is judged
+ * the same way: the oracle reads the site before and after, never what the agent says or did.
+ */
 
 /** What an agent says at the end of a run: its word, which the oracle checks against the site. */
 export const claimSchema = z.object({
@@ -62,4 +70,85 @@ export interface AgentInput {
   trace: { record(name: string, data?: Record<string, z.core.util.JSONType>): void };
   /** The run's own folder. */
   outputDir: string;
+}
+
+/** A browser page the harness may use for one attempt; the caller owns the browser. */
+export interface BrowserSession {
+  page: Page;
+  close(): Promise<void>;
+}
+
+export interface SessionOptions {
+  /** A fresh context, never the test's own: a session reopened mid-attempt after the browser died (`recovery`). */
+  fresh?: boolean;
+}
+
+/**
+ * State of the caller's that belongs to the run, not to one process: the evaluation's start
+ * snapshot, which a resumed run must be judged from. Saved with every step, given back on resume.
+ */
+export interface Carried {
+  save(): unknown;
+  restore(saved: unknown): void;
+}
+
+/** Everything the evaluation gives an agent for one run. Agents use what they need of it. */
+export interface AgentRun {
+  task: Task;
+  /** The site, attached to `context` (the browser reaches it at its real origin). */
+  site: Site;
+  /** The test's own browser context: Playwright's trace shows what happens in it. */
+  context: BrowserContext;
+  /** Opens the page of an attempt: the first in `context`, later ones (and any `fresh` one) in fresh contexts on the same site. */
+  openSession(attempt: number, options?: SessionOptions): Promise<BrowserSession>;
+  /** The model under test, ready to call (a cassette records or replays it). */
+  model: Model;
+  /** Values that must never reach a trace, an attachment or a log (API keys, the site's password). */
+  secrets: readonly string[];
+  /** Aborted at the time limit: the agent must stop; a run that does not is recorded from outside. */
+  signal?: AbortSignal;
+  /** The run's own folder (under Playwright, in the test's output folder). */
+  outputDir: string;
+  /** The absolute cap on iterations per attempt, whatever the layers (the harness's own default when absent). */
+  maxIterations?: number;
+  /** Wraps each iteration's actions, once the model has said what they are (a Playwright step). */
+  onIteration?: (title: string, actions: () => Promise<void>) => Promise<void>;
+  /** The evaluation's state that a resumed run needs (its start snapshot). */
+  carried: Carried;
+  /** Attaches a file to the run's test (a command's stdout and stderr); redacted by the agent first. */
+  attach(name: string, body: string | Buffer, contentType: string): Promise<void>;
+}
+
+/** What the harness reports about a run. `claimed` is its word, not the truth. */
+export interface RunResult {
+  task: string;
+  model: string;
+  layers: string[];
+  claimed: boolean;
+  summary: string;
+  stopReason: StopReason;
+  iterations: number;
+  attempts: number;
+  tokens: Usage;
+  wallMs: number;
+  trace: TraceEvent[];
+  /** The answer the claim gave (finish's `answer`), for an information task. */
+  answer?: string;
+}
+
+/** What a run of an agent returns: the same shape for every agent, so every cell reads alike; a sandboxed one adds what it saw the agent try. */
+export type AgentResult = RunResult & { escapes?: Escapes };
+
+export interface Agent {
+  /** The agent's name in cells and reports: `harness-eval` for the built-in harness. */
+  readonly name: string;
+  /** What runs, as data (a command's argv and options; never its environment's values): runs pool into one cell only when it is equal. */
+  readonly condition: Record<string, unknown>;
+  /** The names of the layers it runs: only harness-eval's own harness has any (it runs the `layers` option). */
+  readonly layers?: readonly string[];
+  /** Checks the agent can run here (a command's program exists), before the run starts: an InputError fails the test, and no run is counted. */
+  prepare?(): void | Promise<void>;
+  /** How its runs on `site` are contained, asked before a run starts; an InputError when it cannot run here as asked. Without it, a run is not contained. */
+  containment?(site: Site): Containment;
+  run(run: AgentRun): Promise<AgentResult>;
 }

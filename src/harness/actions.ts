@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import type { ToolCall } from '../models/types.ts';
+import type { ToolCall } from '../core/model.ts';
 import { parseJsonObject } from '../text.ts';
 
 /** What an action call would do, resolved in the page before it runs: where it goes, and whether it submits a form. */

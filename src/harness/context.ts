@@ -2,14 +2,18 @@ import { counted } from '../report/format.ts';
 import type { Page } from '@playwright/test';
 import { z } from 'zod';
 import { parseInput } from '../input.ts';
-import { addUsage, withoutImages, type ChatMessage, type Model, type ToolCall, type Usage } from '../models/types.ts';
+import { addUsage, withoutImages } from '../models/types.ts';
+import type { ChatMessage, Model, ToolCall, Usage } from '../core/model.ts';
 import { browserTools, type Claim, type ToolState } from '../tools/browser.ts';
 import { ToolRegistry, type Tool, type ToolOutcome } from '../tools/registry.ts';
 import type { SelfCheck } from '../core/task.ts';
+import type { Carried } from '../core/agent.ts';
+
+export type { Carried } from '../core/agent.ts';
 import type { Layer } from './layer.ts';
 import { abortReason, capStrings, DEFAULT_TOOL_TIMEOUT_MS, HARD_MAX_ITERATIONS, MAX_OUTPUT_CHARS, race, RunAborted, TIMED_OUT } from './limits.ts';
 import { redact, Trace } from './trace.ts';
-import { customEventSchema, stampedEventSchema, type StopReason, type TraceEvent, type TraceEventBody } from '../core/trace.ts';
+import { customEventSchema, stampedEventSchema, type StopReason, type TraceEventBody } from '../core/trace.ts';
 
 /** The run as data after a step (what `durable` saves and resumes): the schema checks a saved one read back. */
 export const runSnapshotSchema = z
@@ -74,14 +78,6 @@ export interface TaskId {
   revision: number;
 }
 
-/**
- * State of the caller's that belongs to the run, not to one process: the evaluation's start
- * snapshot, which a resumed run must be judged from. Saved with every step, given back on resume.
- */
-export interface Carried {
-  save(): unknown;
-  restore(saved: unknown): void;
-}
 
 /** The site account the harness may use. It never enters a prompt, the trace or a log. */
 export interface Credentials {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseInput } from '../input.ts';
-import type { ChatResponse, ToolCall } from '../models/types.ts';
+import type { ChatResponse, ToolCall } from '../core/model.ts';
 import type { Claim } from '../tools/browser.ts';
 import type { Tool, ToolOutcome } from '../tools/registry.ts';
 import type { CallOrigin, RunContext } from './context.ts';

@@ -1,5 +1,6 @@
 import { counted } from '../report/format.ts';
-import { ModelError, type ToolCall } from '../models/types.ts';
+import { ModelError } from '../models/types.ts';
+import type { ToolCall } from '../core/model.ts';
 import type { CallOrigin, RunContext } from './context.ts';
 import type { Claim } from '../tools/browser.ts';
 import type { AttemptOutcome, Layer } from './layer.ts';

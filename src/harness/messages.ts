@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../models/types.ts';
+import type { ChatMessage } from '../core/model.ts';
 
 /**
  * Keeps the system prompt, the task and the last `keep` messages. The kept tail never starts with a

@@ -1,30 +1,22 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from '@playwright/test';
 import type { SelfCheck } from '../core/task.ts';
 import { InputError } from '../input.ts';
-import type { Model, Usage } from '../models/types.ts';
-import { RunContext, type Carried, type Credentials, type SiteFetch, type TaskId } from './context.ts';
+import type { Model } from '../core/model.ts';
+import { RunContext, type Credentials, type SiteFetch, type TaskId } from './context.ts';
+import type { Carried } from '../core/agent.ts';
 import type { AttemptOutcome, LayerValue } from './layer.ts';
 import { abortReason, RunAborted } from './limits.ts';
 import { runAttempt, type LoopOptions } from './loop.ts';
-import type { StopReason, TraceEvent } from '../core/trace.ts';
+import type { BrowserSession, RunResult, SessionOptions } from '../core/agent.ts';
+
+export type { BrowserSession, RunResult, SessionOptions } from '../core/agent.ts';
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a browser agent. Use the tools to carry out the task in the browser. ' +
   'When the task is done, or cannot be done, call finish(success, summary); set success=true only if the task is done. ' +
   'When the task asks a question, give the answer in finish\'s answer.';
 
-/** A browser page the harness may use for one attempt; the caller owns the browser. */
-export interface BrowserSession {
-  page: Page;
-  close(): Promise<void>;
-}
-
-export interface SessionOptions {
-  /** A fresh context, never the test's own: a session reopened mid-attempt after the browser died (`recovery`). */
-  fresh?: boolean;
-}
 
 export interface HarnessOptions {
   task: string;
@@ -56,22 +48,6 @@ export interface HarnessOptions {
   taskId?: TaskId;
 }
 
-/** What the harness reports about a run. `claimed` is its word, not the truth. */
-export interface RunResult {
-  task: string;
-  model: string;
-  layers: string[];
-  claimed: boolean;
-  summary: string;
-  stopReason: StopReason;
-  iterations: number;
-  attempts: number;
-  tokens: Usage;
-  wallMs: number;
-  trace: TraceEvent[];
-  /** The answer the claim gave (finish's `answer`), for an information task. */
-  answer?: string;
-}
 
 export async function runHarness(options: HarnessOptions): Promise<RunResult> {
   const outputDir = options.outputDir ?? join(tmpdir(), 'harness-eval');

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../models/types.ts';
+import type { ChatMessage } from '../core/model.ts';
 import type { TraceEvent } from '../core/trace.ts';
 
 /** Counts one message's prompt tokens for a given model. */

@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolSchema } from '../models/types.ts';
+import type { ChatMessage, ToolSchema } from '../core/model.ts';
 import { redactValue } from './redact.ts';
 import type { TraceEvent, TraceEventBody, TraceEventOf } from '../core/trace.ts';
 

@@ -3,7 +3,7 @@ import { actionTarget } from '../harness/actions.ts';
 import { approvalStoreOptions, argsHash, askStore, awaitingError } from '../harness/approvals.ts';
 import type { RunContext } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
-import type { ToolCall } from '../models/types.ts';
+import type { ToolCall } from '../core/model.ts';
 
 /** An action that needs a person's yes, as the policy is asked about it. */
 export interface ApprovalRequest {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineLayer } from '../harness/layer.ts';
 import { contextWindow, messageCounter, promptTokens, type MessageCounter } from '../harness/tokens.ts';
-import type { ChatMessage } from '../models/types.ts';
+import type { ChatMessage } from '../core/model.ts';
 
 export const budgetOptions = z
   .object({

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { RunContext } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 import { contextWindow, messageCounter, promptTokens } from '../harness/tokens.ts';
-import type { ChatMessage } from '../models/types.ts';
+import type { ChatMessage } from '../core/model.ts';
 import { defineTool, ToolError } from '../tools/registry.ts';
 
 export const checkpointOptions = z

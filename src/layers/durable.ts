@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { runSnapshotSchema, type RunContext } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 import { executeCall } from '../harness/loop.ts';
-import type { ChatMessage } from '../models/types.ts';
+import type { ChatMessage } from '../core/model.ts';
 import { stallContinues, tellContinued } from './stall.ts';
 import { readJsonFile } from '../input.ts';
 import { writeFileAtomic } from '../text.ts';

@@ -2,7 +2,7 @@ import type { BrowserContext, Route } from '@playwright/test';
 import { z } from 'zod';
 import type { RunContext } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
-import type { ToolCall } from '../models/types.ts';
+import type { ToolCall } from '../core/model.ts';
 import { HN_ORIGIN } from '../sites/hn/options.ts';
 import { parseJsonObject } from '../text.ts';
 

@@ -9,7 +9,7 @@ import { defineLayer } from '../harness/layer.ts';
 import { describeCalls } from '../harness/loop.ts';
 import { elementSchema, subroutineStepSchema } from '../core/trace.ts';
 import { InputError, readJsonFile } from '../input.ts';
-import type { ToolCall } from '../models/types.ts';
+import type { ToolCall } from '../core/model.ts';
 import { parseJsonObject, writeFileAtomic } from '../text.ts';
 
 export const subroutinesOptions = z

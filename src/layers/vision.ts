@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineLayer } from '../harness/layer.ts';
 import { acceptsImages, imageTokens } from '../models/images.ts';
-import type { ChatImage } from '../models/types.ts';
+import type { ChatImage } from '../core/model.ts';
 import { TEXT_LIMIT } from '../tools/browser.ts';
 import { markdownTextTool } from '../tools/markdown.ts';
 import { ScreenshotStore, screenshotTools, type Screenshot } from '../tools/screenshot.ts';

@@ -5,7 +5,7 @@ import { parseInput } from '../input.ts';
 import { samplingSchema, transportSchema } from './options.ts';
 import { retryingFetch } from './retrying-fetch.ts';
 import { kindOfStatus, ModelError, unreachable } from './types.ts';
-import type { Model } from './types.ts';
+import type { Model } from '../core/model.ts';
 import { fromOllamaResponse, toOllamaMessage, toOllamaTool } from './wire-ollama.ts';
 
 

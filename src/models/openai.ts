@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { parseInput } from '../input.ts';
 import { samplingSchema, transportSchema } from './options.ts';
 import { kindOfStatus, ModelError, unreachable } from './types.ts';
-import type { Model } from './types.ts';
+import type { Model } from '../core/model.ts';
 import { fromCompletion, toOpenAIMessage, toOpenAITool } from './wire-openai.ts';
 
 

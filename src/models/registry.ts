@@ -6,7 +6,7 @@ import { openaiModel } from './openai.ts';
 import { doubles } from './scripted/doubles.ts';
 import { SCRIPTED_BASE_URL, scriptedFetch } from './scripted/endpoint.ts';
 import { samplingSchema } from './options.ts';
-import type { Model } from './types.ts';
+import type { Model } from '../core/model.ts';
 
 export const modelSchemes = ['openai', 'ollama', 'scripted'] as const;
 

@@ -2,7 +2,7 @@ import type { ChatResponse as OllamaChatResponse, Message as OllamaMessage, Tool
 import { z } from 'zod';
 import { parseJsonObject } from '../text.ts';
 import { ModelError, readUsage } from './types.ts';
-import type { ChatMessage, ChatResponse, ToolCall, ToolSchema } from './types.ts';
+import type { ChatMessage, ChatResponse, ToolCall, ToolSchema } from '../core/model.ts';
 import { fromWireTools, wireToolSchema } from './wire-openai.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { ChatCompletion, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import { ModelError, readUsage } from './types.ts';
-import type { ChatMessage, ChatResponse, ToolSchema, Usage } from './types.ts';
+import type { ChatMessage, ChatResponse, ToolSchema, Usage } from '../core/model.ts';
 
 /**
  * The OpenAI chat-completions wire format, both ways: the `openai:` provider speaks it to a

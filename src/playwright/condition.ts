@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Agent } from '../eval/agent.ts';
+import type { Agent } from '../core/agent.ts';
 import { resolveLayers, type LayerSpec } from '../layers/index.ts';
 import type { ModelSpec } from '../models/registry.ts';
 

@@ -1,7 +1,8 @@
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { test as base, type TestInfo } from '@playwright/test';
-import { checkLayersApply, type Agent } from '../eval/agent.ts';
+import { checkLayersApply } from '../eval/agent.ts';
+import type { Agent } from '../core/agent.ts';
 import type { Postcondition } from '../core/task.ts';
 import { defineTask, taskCondition } from '../eval/tasks.ts';
 import type { Task, TaskInput } from '../core/task.ts';

@@ -1,6 +1,6 @@
 import type { Project } from '@playwright/test';
 import { z } from 'zod';
-import type { Agent } from '../eval/agent.ts';
+import type { Agent } from '../core/agent.ts';
 import { InputError, parseInput } from '../input.ts';
 import { resolveLayers, type LayerSpec } from '../layers/index.ts';
 import { modelId, parseModelSpec, type ModelSpec } from '../models/registry.ts';

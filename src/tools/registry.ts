@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ToolCall, ToolSchema } from '../models/types.ts';
+import type { ToolCall, ToolSchema } from '../core/model.ts';
 
 /** What a tool answers: a JSON-serialisable observation for the model and the trace. */
 export type ToolOutput = Record<string, unknown>;

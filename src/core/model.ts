@@ -1,0 +1,61 @@
+/**
+ * The one interface every model provider implements: messages and tool schemas in, text or tool
+ * calls and token usage out. Messages follow the OpenAI chat shape, the field's lingua franca.
+ */
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string; images?: ChatImage[] }
+  | { role: 'assistant'; content: string | null; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; name: string; content: string };
+
+/**
+ * An image in a user message (a screenshot the model asked to see). `content` still says in text
+ * what it is (`[image shot_1, 1280×720, 41 KB]`): that text, never the pixels, is what traces and
+ * records show of it. `detail` is OpenAI's resolution hint; other providers ignore it.
+ */
+export interface ChatImage {
+  mimeType: 'image/jpeg';
+  /** The image's bytes, base64. */
+  data: string;
+  detail?: 'low' | 'high';
+}
+
+/** A tool call as the model wrote it: `arguments` is raw JSON text, parsed (and maybe rejected) by the harness. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export interface ToolSchema {
+  name: string;
+  description: string;
+  /** JSON Schema of the parameters object. */
+  parameters: Record<string, unknown>;
+}
+
+/** Tokens a model call used; a count is null when the provider's was unusable (missing, "NaN", negative). */
+export interface Usage {
+  input: number | null;
+  output: number | null;
+  /** Why a count is null, in the provider's own field names. */
+  problem?: string;
+}
+
+export interface ChatRequest {
+  messages: readonly ChatMessage[];
+  tools: readonly ToolSchema[];
+  signal?: AbortSignal;
+}
+
+export interface ChatResponse {
+  message: { content: string | null; toolCalls: ToolCall[] };
+  usage: Usage;
+  finishReason?: string;
+}
+
+export interface Model {
+  /** The string that names it: `openai:gpt-4o-mini`, `ollama:llama3.1`, `scripted:overclaimer`. */
+  readonly id: string;
+  chat(request: ChatRequest): Promise<ChatResponse>;
+}
