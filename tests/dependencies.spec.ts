@@ -275,9 +275,9 @@ test('the checker reports a forbidden edge, an import out of core, a circle, and
   ]);
 });
 
-test.describe('today', () => {
-  test('prints the circles (DEBUG_DEPS=1)', () => {
-    test.skip(!process.env.DEBUG_DEPS);
+test.describe('for a person changing the shape', () => {
+  test('prints the circles and, per folder, the tightest DEPS.list that is true today (DEBUG_DEPS=1)', () => {
+    test.skip(!process.env.DEBUG_DEPS, 'set DEBUG_DEPS=1 to print');
     console.log(JSON.stringify(importCircles(readGraph()), null, 1));
     const rules = readRules();
     const tightest = new Map<string, Set<string>>();
