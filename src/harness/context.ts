@@ -3,17 +3,52 @@ import type { Page } from '@playwright/test';
 import { z } from 'zod';
 import { parseInput } from '../input.ts';
 import { addUsage, withoutImages } from '../models/types.ts';
-import type { ChatMessage, Model, ToolCall, Usage } from '../core/model.ts';
+import type { ChatMessage, ChatResponse, Model, ToolCall, Usage } from '../core/model.ts';
 import { browserTools, type Claim, type ToolState } from '../tools/browser.ts';
 import { ToolRegistry, type Tool, type ToolOutcome } from '../tools/registry.ts';
 import type { SelfCheck } from '../core/task.ts';
 import type { Carried } from '../core/agent.ts';
-
-export type { Carried } from '../core/agent.ts';
-import type { Layer } from './layer.ts';
 import { abortReason, capStrings, DEFAULT_TOOL_TIMEOUT_MS, HARD_MAX_ITERATIONS, MAX_OUTPUT_CHARS, race, RunAborted, TIMED_OUT } from './limits.ts';
 import { redact, Trace } from './trace.ts';
 import { customEventSchema, stampedEventSchema, type StopReason, type TraceEventBody } from '../core/trace.ts';
+
+export type { Carried } from '../core/agent.ts';
+
+export interface AttemptOutcome {
+  stopReason: StopReason;
+  claim?: Claim;
+  error?: string;
+}
+
+/**
+ * One run's instance of a layer: a named unit of harness behaviour, plugged into the loop through
+ * hooks. Layers run in the order of the stack; `aroundAttempt` wraps the whole attempt (the
+ * outermost layer first). Each run gets its own (see `defineLayer`), so state kept in it is the run's.
+ */
+export interface Layer {
+  readonly name: string;
+  /** At the start of each attempt: the tools offered to the model, to add to (a `more` tool) or narrow (a read-only profile). */
+  tools?(run: RunContext, tools: readonly Tool[]): readonly Tool[];
+  /** Before each model call: trim context, enforce budgets (may stop the run). */
+  beforeModel?(run: RunContext): void | Promise<void>;
+  /** After each model answer, before its tool calls run: notice repetition (may stop the run). */
+  afterModel?(run: RunContext, response: ChatResponse): void | Promise<void>;
+  /** Around each tool call, outermost layer first: deny it, wait for approval, settle the page, reshape the output. `by` says whose call it is. */
+  aroundTool?(run: RunContext, call: ToolCall, next: () => Promise<ToolOutcome>, by: CallOrigin): Promise<ToolOutcome>;
+  /** After the tool calls of a turn: react to where the browser is (a login wall). */
+  afterTools?(run: RunContext): void | Promise<void>;
+  /** When the model claims an outcome: answers the claim the harness will report. */
+  onFinish?(run: RunContext, claim: Claim): Claim | Promise<Claim>;
+  aroundAttempt?(run: RunContext, attempt: () => Promise<AttemptOutcome>): Promise<AttemptOutcome>;
+  /**
+   * The page crashed, or the page, its context or the browser closed, mid-attempt (`lost` says
+   * which). A layer with this hook takes the loss on (`recovery` reopens the session at its next
+   * hook); with none, the run stops with `error`.
+   */
+  onBrowserLost?(run: RunContext, lost: string): void;
+  /** When the run pauses (`awaiting_approval`), its page still open: save it to resume later. */
+  onPause?(run: RunContext): void | Promise<void>;
+}
 
 /** The run as data after a step (what `durable` saves and resumes): the schema checks a saved one read back. */
 export const runSnapshotSchema = z

@@ -1,46 +1,9 @@
 import { z } from 'zod';
 import { parseInput } from '../input.ts';
-import type { ChatResponse, ToolCall } from '../core/model.ts';
-import type { Claim } from '../tools/browser.ts';
-import type { Tool, ToolOutcome } from '../tools/registry.ts';
-import type { CallOrigin, RunContext } from './context.ts';
-import type { StopReason } from '../core/trace.ts';
+import type { Layer } from './context.ts';
 
-export interface AttemptOutcome {
-  stopReason: StopReason;
-  claim?: Claim;
-  error?: string;
-}
-
-/**
- * One run's instance of a layer: a named unit of harness behaviour, plugged into the loop through
- * hooks. Layers run in the order of the stack; `aroundAttempt` wraps the whole attempt (the
- * outermost layer first). Each run gets its own (see `defineLayer`), so state kept in it is the run's.
- */
-export interface Layer {
-  readonly name: string;
-  /** At the start of each attempt: the tools offered to the model, to add to (a `more` tool) or narrow (a read-only profile). */
-  tools?(run: RunContext, tools: readonly Tool[]): readonly Tool[];
-  /** Before each model call: trim context, enforce budgets (may stop the run). */
-  beforeModel?(run: RunContext): void | Promise<void>;
-  /** After each model answer, before its tool calls run: notice repetition (may stop the run). */
-  afterModel?(run: RunContext, response: ChatResponse): void | Promise<void>;
-  /** Around each tool call, outermost layer first: deny it, wait for approval, settle the page, reshape the output. `by` says whose call it is. */
-  aroundTool?(run: RunContext, call: ToolCall, next: () => Promise<ToolOutcome>, by: CallOrigin): Promise<ToolOutcome>;
-  /** After the tool calls of a turn: react to where the browser is (a login wall). */
-  afterTools?(run: RunContext): void | Promise<void>;
-  /** When the model claims an outcome: answers the claim the harness will report. */
-  onFinish?(run: RunContext, claim: Claim): Claim | Promise<Claim>;
-  aroundAttempt?(run: RunContext, attempt: () => Promise<AttemptOutcome>): Promise<AttemptOutcome>;
-  /**
-   * The page crashed, or the page, its context or the browser closed, mid-attempt (`lost` says
-   * which). A layer with this hook takes the loss on (`recovery` reopens the session at its next
-   * hook); with none, the run stops with `error`.
-   */
-  onBrowserLost?(run: RunContext, lost: string): void;
-  /** When the run pauses (`awaiting_approval`), its page still open: save it to resume later. */
-  onPause?(run: RunContext): void | Promise<void>;
-}
+/** The hooks' interface lives with the run context that calls them (context.ts), so the two never import each other. */
+export type { AttemptOutcome, Layer } from './context.ts';
 
 /** A layer's hooks, as its `create` returns them: `defineLayer` names them. */
 export type LayerHooks = Omit<Layer, 'name'>;
