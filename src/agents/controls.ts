@@ -1,5 +1,4 @@
-import type { Agent } from '../core/agent.ts';
-import { OWN_CODE } from '../core/agent.ts';
+import { OWN_CODE, type Agent } from '../core/agent.ts';
 import { foreignAgent } from './foreign.ts';
 
 /**

@@ -1,7 +1,6 @@
 import { redact, Trace } from '../harness/trace.ts';
 import type { StopReason, TraceEventBody } from '../core/trace.ts';
-import type { Agent, AgentResult, AgentRun } from '../core/agent.ts';
-import { claimSchema, type AgentClaim, type AgentInput, type Containment } from '../core/agent.ts';
+import { claimSchema, type Agent, type AgentClaim, type AgentInput, type AgentResult, type AgentRun, type Containment } from '../core/agent.ts';
 import type { Site } from '../core/site.ts';
 import type { Escapes } from '../core/run.ts';
 import { serveSite } from '../sites/serve.ts';

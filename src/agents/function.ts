@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { createHash } from 'node:crypto';
 import { InputError, parseInput } from '../input.ts';
-import type { Agent } from '../core/agent.ts';
-import type { AgentClaim, AgentInput, Containment } from '../core/agent.ts';
+import type { Agent, AgentClaim, AgentInput, Containment } from '../core/agent.ts';
 import { foreignAgent, readClaim } from './foreign.ts';
 
 export const functionAgentOptionsSchema = z

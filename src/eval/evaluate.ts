@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
 import type { HarnessOptions } from '../harness/run.ts';
-import type { BrowserSession, SessionOptions } from '../core/agent.ts';
+import type { Agent, AgentResult, BrowserSession, Containment, SessionOptions } from '../core/agent.ts';
 import { builtInHarness } from '../harness/agent.ts';
 import type { StopReason } from '../core/trace.ts';
 import { InputError } from '../input.ts';
@@ -13,8 +13,6 @@ import { createModel, modelSecrets, type ModelSpec } from '../models/registry.ts
 import type { LayerSpec } from '../layers/index.ts';
 import type { Site, SiteIdle } from '../core/site.ts';
 import { checkLayersApply } from './agent.ts';
-import type { Agent, AgentResult } from '../core/agent.ts';
-import type { Containment } from '../core/agent.ts';
 import { judge, type Judgement } from './oracle.ts';
 import type { Task } from '../core/task.ts';
 

@@ -1,5 +1,4 @@
-import type { Agent } from '../core/agent.ts';
-import { OWN_CODE } from '../core/agent.ts';
+import { OWN_CODE, type Agent } from '../core/agent.ts';
 import { BUILT_IN_AGENT } from '../core/run.ts';
 import { resolveLayers, type LayerSpec } from '../layers/index.ts';
 import { runHarness } from './run.ts';

@@ -4,11 +4,10 @@ import type { SelfCheck } from '../core/task.ts';
 import { InputError } from '../input.ts';
 import type { Model } from '../core/model.ts';
 import { RunContext, type Credentials, type SiteFetch, type TaskId } from './context.ts';
-import type { Carried } from '../core/agent.ts';
+import type { BrowserSession, Carried, RunResult, SessionOptions } from '../core/agent.ts';
 import type { AttemptOutcome, LayerValue } from './layer.ts';
 import { abortReason, RunAborted } from './limits.ts';
 import { runAttempt, type LoopOptions } from './loop.ts';
-import type { BrowserSession, RunResult, SessionOptions } from '../core/agent.ts';
 
 export type { BrowserSession, RunResult, SessionOptions } from '../core/agent.ts';
 

@@ -1,7 +1,6 @@
 import type { Page } from '@playwright/test';
 import { z } from 'zod';
-import type { Verdict } from '../core/task.ts';
-import type { SelfCheck, SessionView } from '../core/task.ts';
+import type { SelfCheck, SessionView, Verdict } from '../core/task.ts';
 import type { RunContext } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 import { HN_ORIGIN } from '../sites/hn/options.ts';

@@ -1,12 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { BUILT_IN_AGENT } from '../core/run.ts';
+import { BUILT_IN_AGENT, type ReportedRun } from '../core/run.ts';
 import { partialReasons, rateNames } from './compare.ts';
 import { containmentLines, containmentMarks, counted, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, outcomeOf, OUTCOMES, round1, runOutcome, type Outcome } from './format.ts';
 import { cellLabel, conditionKey, groupByCell } from './summarize.ts';
 import { excludesZero } from './statistics.ts';
 import { comparedRates, type Cell, type CellChange, type Comparison, type Interval, type LayerEffect, type Summary } from './types.ts';
-import type { ReportedRun } from '../core/run.ts';
 import { escapeHtml, writeFileAtomic } from '../text.ts';
 
 export interface SummaryFiles {

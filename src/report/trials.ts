@@ -3,7 +3,7 @@ import { transcript } from '../harness/transcript.ts';
 import { parseInput } from '../input.ts';
 import { parseJsonObject } from '../text.ts';
 import { capRunText } from './caps.ts';
-import { type MissingTest } from './types.ts';
+import type { MissingTest } from './types.ts';
 import { plannedRunSchema, reportedRunSchema, type PlannedRun, type ReportedRun } from '../core/run.ts';
 
 /**

@@ -1,5 +1,4 @@
-import type { Policy } from './history.ts';
-import type { Step } from './history.ts';
+import type { Policy, Step } from './history.ts';
 import { finish, FRONT_PAGE } from './moves.ts';
 import type { StoryRow } from './page.ts';
 import { wordIn } from './reading.ts';

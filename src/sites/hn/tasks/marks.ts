@@ -1,6 +1,5 @@
-import type { Verdict } from '../../../core/task.ts';
+import type { SelfCheck, Task, Verdict } from '../../../core/task.ts';
 import { defineTask } from '../../../eval/tasks.ts';
-import type { SelfCheck, Task } from '../../../core/task.ts';
 import { slug } from '../../../text.ts';
 import { clickFavorite, clickHide, findTitled, frontPage } from '../by-hand.ts';
 import { FAVE, HIDE, isMarkOn, markedAtStart, markedInRun, type HnPostcondition, type Mark } from '../postconditions.ts';
