@@ -113,7 +113,6 @@ export interface TaskId {
   revision: number;
 }
 
-
 /** The site account the harness may use. It never enters a prompt, the trace or a log. */
 export interface Credentials {
   username: string;

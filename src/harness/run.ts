@@ -16,7 +16,6 @@ export const DEFAULT_SYSTEM_PROMPT =
   'When the task is done, or cannot be done, call finish(success, summary); set success=true only if the task is done. ' +
   'When the task asks a question, give the answer in finish\'s answer.';
 
-
 export interface HarnessOptions {
   task: string;
   model: Model;
@@ -46,7 +45,6 @@ export interface HarnessOptions {
   /** The task's name and revision, for layers that key files by task (`subroutines`). */
   taskId?: TaskId;
 }
-
 
 export async function runHarness(options: HarnessOptions): Promise<RunResult> {
   const outputDir = options.outputDir ?? join(tmpdir(), 'harness-eval');

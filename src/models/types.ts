@@ -7,8 +7,6 @@ export function withoutImages(messages: readonly ChatMessage[]): ChatMessage[] {
   return messages.map((message) => (message.role === 'user' && message.images ? { role: 'user', content: message.content } : message));
 }
 
-
-
 /** A provider's usage fields read defensively: only a finite non-negative number is a count. */
 export function readUsage(fields: { input: [name: string, value: unknown]; output: [name: string, value: unknown] }): Usage {
   const problems: string[] = [];
@@ -28,7 +26,6 @@ export function addUsage(total: Usage, usage: Usage): Usage {
     output: total.output === null || usage.output === null ? null : total.output + usage.output,
   };
 }
-
 
 /** A provider failure after the provider's own retries: the run stops with `stopReason: 'model_error'`. */
 export class ModelError extends Error {

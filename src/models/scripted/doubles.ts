@@ -15,7 +15,6 @@ import { act, did, finish, FRONT_PAGE, itemAddress, sameMove } from './moves.ts'
  */
 export type { Action, Policy };
 
-
 /** The latest step whose result shows the stories (a listing, or a page's HTML), and the stories; with `first`, the earliest. */
 function listing(steps: readonly Step[], { first = false } = {}): { step: Step; stories: StoryRow[] } | undefined {
   for (const step of first ? steps : steps.toReversed()) {
