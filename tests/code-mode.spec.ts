@@ -222,7 +222,7 @@ test.describe('the loop task', () => {
     const start = await recordedHn().snapshot();
     const check = (votes: string[], before: string[] = []) => {
       const [from, to] = [{ ...start, votes: { harness: before } }, { ...start, votes: { harness: votes } }];
-      return upvotedAllMatching({ word: 'FOR' }).check({ start: from, end: to, diff: hnDiff(from, to), user: 'harness' });
+      return upvotedAllMatching({ word: 'FOR' }).judge({ start: from, end: to, diff: hnDiff(from, to), user: 'harness' });
     };
     expect(await check(FOR_STORIES)).toMatchObject({ holds: true, detail: 'all 5 stories matching "FOR" are upvoted by harness, and no other' });
     expect(await check(FOR_STORIES.slice(1))).toMatchObject({ holds: false, detail: expect.stringMatching(/^not upvoted: 46186381 \(rank 6\)/) });

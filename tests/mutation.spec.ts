@@ -95,7 +95,7 @@ test.describe('the mutation test itself', () => {
   test('a lax postcondition (any vote by anyone, every change expected) lets mutants survive, by name', async () => {
     const anyVote: Postcondition<HnSnapshot, HnChange> = {
       description: 'some vote',
-      check: ({ diff }) => ({ holds: diff.length > 0, detail: `${diff.length} changes` }),
+      judge: ({ diff }) => ({ holds: diff.length > 0, detail: `${diff.length} changes` }),
       expects: () => true,
     };
     const report = await mutationTest([anyVote], reference, hnDiff, hnMutators);
@@ -111,7 +111,7 @@ test.describe('the mutation test itself', () => {
     const matched: HnSnapshot = { votes: { harness: ['103'] }, ranking };
     const substring: Postcondition<HnSnapshot, HnChange> = {
       description: 'every title with "for" is upvoted',
-      check: ({ diff, user }) => ({ holds: diff.some((change) => change.kind === 'vote' && change.user === user && change.id === '103'), detail: 'whole-word matches upvoted' }),
+      judge: ({ diff, user }) => ({ holds: diff.some((change) => change.kind === 'vote' && change.user === user && change.id === '103'), detail: 'whole-word matches upvoted' }),
       expects: (change, { start }) => start.ranking.some((story) => story.id === change.id && story.title.toLowerCase().includes('for')),
     };
     const lax = await mutationTest([substring], { ...reference, end: matched, diff: hnDiff(start, matched) }, hnDiff, hnMutators);
@@ -124,7 +124,7 @@ test.describe('the mutation test itself', () => {
     const withAnswer: HnEvidence = { start, end: start, diff: [], user: 'harness', answer: 'second' };
     const contains: Postcondition<HnSnapshot, HnChange> = {
       description: 'the answer mentions the title',
-      check: ({ answer }) => ({ holds: answer?.includes('second') ?? false, detail: String(answer) }),
+      judge: ({ answer }) => ({ holds: answer?.includes('second') ?? false, detail: String(answer) }),
       expects: () => false,
     };
     expect((await mutationTest([contains], withAnswer, hnDiff, hnMutators)).survivors.map((mutant) => mutant.name)).toEqual(['answer with more after it']);
@@ -133,7 +133,7 @@ test.describe('the mutation test itself', () => {
 
   test('a change kind with no mutator fails the run, naming the kind', async () => {
     const flagged = { ...reference, diff: [{ kind: 'flag', id: '901', user: 'harness', detail: 'harness flagged 901' } as unknown as HnChange] };
-    const flagAsked: Postcondition<HnSnapshot, HnChange> = { description: 'a story is flagged', check: () => ({ holds: true, detail: 'flagged' }), expects: () => true };
+    const flagAsked: Postcondition<HnSnapshot, HnChange> = { description: 'a story is flagged', judge: () => ({ holds: true, detail: 'flagged' }), expects: () => true };
     await expect(mutationTest([flagAsked], flagged, hnDiff, hnMutators)).rejects.toThrow(
       'mutation: no mutator for a "flag" change (harness flagged 901): add the kind to the mutator table',
     );

@@ -27,20 +27,20 @@ const evidence = (before: Record<string, string[]>, after: Record<string, string
 
 test('upvoted({ rank }) reads the ranking at the start and the votes the run gave', async () => {
   const first = upvoted({ rank: 1 });
-  expect(await first.check(evidence({}, { harness: ['101'] }))).toEqual({ holds: true, detail: 'story 101 (rank 1) is upvoted by harness' });
-  expect((await first.check(evidence({}, { harness: ['102'] }))).holds).toBe(false);
-  expect((await first.check(evidence({}, { someone: ['101'] }))).holds).toBe(false);
+  expect(await first.judge(evidence({}, { harness: ['101'] }))).toEqual({ holds: true, detail: 'story 101 (rank 1) is upvoted by harness' });
+  expect((await first.judge(evidence({}, { harness: ['102'] }))).holds).toBe(false);
+  expect((await first.judge(evidence({}, { someone: ['101'] }))).holds).toBe(false);
   // The story that was first at the start counts, even if the front page changed since.
   const reordered = { votes: { harness: ['101'] }, ranking: [{ ...ranking[1]!, rank: 1 }, { ...ranking[0]!, rank: 2 }] };
-  expect((await first.check(evidence({}, reordered))).holds).toBe(true);
-  expect(await upvoted({ rank: 9 }).check(evidence({}, {}))).toEqual({ holds: false, detail: 'no story ranked 9 at the start' });
+  expect((await first.judge(evidence({}, reordered))).holds).toBe(true);
+  expect(await upvoted({ rank: 9 }).judge(evidence({}, {}))).toEqual({ holds: false, detail: 'no story ranked 9 at the start' });
 });
 
 test('a vote the account had at the start is not the run\'s work, for every postcondition', async () => {
   const already = evidence({ harness: ['101', '102'] }, { harness: ['101', '102'] });
-  expect(await upvoted({ rank: 1 }).check(already)).toEqual({ holds: false, detail: 'story 101 (rank 1) was already upvoted by harness at the start: not the run\'s work' });
-  expect(await upvotedTitled({ title: 'second' }).check(already)).toEqual({ holds: false, detail: 'story 102 ("second") was already upvoted by harness at the start: not the run\'s work' });
-  expect(await upvotedAllMatching({ word: 'first' }).check(already)).toEqual({
+  expect(await upvoted({ rank: 1 }).judge(already)).toEqual({ holds: false, detail: 'story 101 (rank 1) was already upvoted by harness at the start: not the run\'s work' });
+  expect(await upvotedTitled({ title: 'second' }).judge(already)).toEqual({ holds: false, detail: 'story 102 ("second") was already upvoted by harness at the start: not the run\'s work' });
+  expect(await upvotedAllMatching({ word: 'first' }).judge(already)).toEqual({
     holds: false,
     detail: 'already upvoted at the start, not the run\'s work: 101 (rank 1) (by harness, of 1 matching "first")',
   });
@@ -56,9 +56,9 @@ test('the oracle holds a run actual only when every postcondition holds, and nev
 
 test('upvotedTitled finds the story by its title at the start; an unknown title never holds', async () => {
   const second = upvotedTitled({ title: 'second' });
-  expect((await second.check(evidence({}, { harness: ['102'] }))).holds).toBe(true);
-  expect((await second.check(evidence({}, { harness: ['101'] }))).holds).toBe(false);
-  expect(await upvotedTitled({ title: 'never posted' }).check(evidence({}, { harness: ['101', '102'] }))).toEqual({
+  expect((await second.judge(evidence({}, { harness: ['102'] }))).holds).toBe(true);
+  expect((await second.judge(evidence({}, { harness: ['101'] }))).holds).toBe(false);
+  expect(await upvotedTitled({ title: 'never posted' }).judge(evidence({}, { harness: ['101', '102'] }))).toEqual({
     holds: false,
     detail: 'no story titled "never posted" at the start',
   });
@@ -69,17 +69,17 @@ test.describe('answers: an information task judges the claim\'s answer against t
 
   test('answered(truth) holds for the whole answer, as a reader compares it, and for nothing less or more', async () => {
     const second = answered(titleRanked(2), { what: 'the title ranked 2' });
-    expect(await second.check(asked('second'))).toEqual({ holds: true, detail: 'the title ranked 2 is "second", as answered' });
+    expect(await second.judge(asked('second'))).toEqual({ holds: true, detail: 'the title ranked 2 is "second", as answered' });
     // Case, surrounding quotes and white space are how it is written, not what it says.
-    for (const same of ['  Second ', '"second"', '\u201csecond\u201d', "'SECOND'"]) expect((await second.check(asked(same))).holds, same).toBe(true);
-    for (const wrong of ['first', 'secon', 'second or first', 'the second one', '']) expect((await second.check(asked(wrong))).holds, wrong).toBe(false);
-    expect(await second.check(asked('first'))).toEqual({ holds: false, detail: 'answered "first", but the title ranked 2 is "second"' });
-    expect(await second.check(asked(undefined))).toEqual({ holds: false, detail: 'no answer given (the title ranked 2 is "second")' });
-    expect(await answered(titleRanked(9), { what: 'the title ranked 9' }).check(asked('first'))).toEqual({ holds: false, detail: 'the title ranked 9 has no ground truth on this site' });
+    for (const same of ['  Second ', '"second"', '\u201csecond\u201d', "'SECOND'"]) expect((await second.judge(asked(same))).holds, same).toBe(true);
+    for (const wrong of ['first', 'secon', 'second or first', 'the second one', '']) expect((await second.judge(asked(wrong))).holds, wrong).toBe(false);
+    expect(await second.judge(asked('first'))).toEqual({ holds: false, detail: 'answered "first", but the title ranked 2 is "second"' });
+    expect(await second.judge(asked(undefined))).toEqual({ holds: false, detail: 'no answer given (the title ranked 2 is "second")' });
+    expect(await answered(titleRanked(9), { what: 'the title ranked 9' }).judge(asked('first'))).toEqual({ holds: false, detail: 'the title ranked 9 has no ground truth on this site' });
   });
 
   test('answered(expected) with a fixed answer, and a ground truth the postcondition awaits', async () => {
-    expect((await answered('42').check(asked('42'))).holds).toBe(true);
+    expect((await answered('42').judge(asked('42'))).holds).toBe(true);
     const fetched = answered(async () => 'from the site');
     expect(fetched.description).toBe('the answer is right');
     expect(await judge([fetched], asked('From the site'))).toMatchObject({ actual: true, verdicts: [{ holds: true }], sideEffects: [] });

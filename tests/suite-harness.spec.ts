@@ -106,7 +106,7 @@ test.describe('the doubles attempt the suite', () => {
     const story = (evidence: HnEvidence) => evidence.start.ranking.find((entry) => entry.rank === rank)?.id;
     return {
       description: `${kind} on the story ranked ${rank}`,
-      check: (evidence) => ({ holds: evidence.diff.some((change) => change.kind === kind && change.id === story(evidence)), detail: `${kind} on rank ${rank}` }),
+      judge: (evidence) => ({ holds: evidence.diff.some((change) => change.kind === kind && change.id === story(evidence)), detail: `${kind} on rank ${rank}` }),
       expects: (change, evidence) => change.kind === kind && change.id === story(evidence),
     };
   };

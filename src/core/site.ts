@@ -15,6 +15,27 @@ export interface SiteIdle {
   pending: number;
 }
 
+/** A request the browser (or the harness) makes to a site, as the site kit's classifier reads it. */
+export interface SiteRequest {
+  method: string;
+  url: string;
+  /** A form post's body, as sent (`application/x-www-form-urlencoded`). */
+  body?: string;
+}
+
+/**
+ * What a request does to the site's state, in the kit's words (`vote`, `unvote`, `hide`, `fave`,
+ * `comment`, `submit`, `login`, …) and on what (`target`: an item's id; absent for a login). A
+ * request that changes nothing (a page load) is no action. Approval, permissions, risk, evidence,
+ * observations and stop-on-success all read actions, never URLs: the site kit alone knows them.
+ */
+export interface SiteAction {
+  kind: string;
+  target?: string;
+  /** One line for a person: `vote on 46194762`. */
+  detail: string;
+}
+
 /**
  * A site a harness runs against: where it is, how a browser reaches it, and its ground truth.
  * `State` is the site's whole state as its pack reads it (never sessions or logins: they are not
@@ -42,6 +63,8 @@ export interface Site<State = unknown, Change extends StateChange = StateChange>
    * that found it elsewhere gets nowhere. Absent where a site cannot make one (the live site).
    */
   issueCredential?(): SiteAccount;
+  /** The action `request` would perform on the site, or undefined when it changes nothing. */
+  classify(request: SiteRequest): SiteAction | undefined;
   /** Puts the site back after the run (the live site unvotes what the run voted), so the next run finds it as this one did. */
   dispose?(): Promise<void>;
 }

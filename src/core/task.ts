@@ -32,8 +32,20 @@ export interface Verdict {
  */
 export interface Postcondition<State = unknown, Change extends StateChange = StateChange> {
   description: string;
-  check(evidence: Evidence<State, Change>): Promise<Verdict> | Verdict;
+  judge(evidence: Evidence<State, Change>): Promise<Verdict> | Verdict;
   expects(change: Change, evidence: Evidence<State, Change>): boolean;
+  /**
+   * The postcondition bound to what it names, read once from the start snapshot (the story at rank
+   * 1 becomes story 46194762): the oracle, `verify` and `stop-on-success` all judge that identity,
+   * so hiding or reordering cannot make another item the target. Absent: it names no item.
+   */
+  resolve?(start: State): Postcondition<State, Change>;
+  /**
+   * The harness-side check (what `verify` and `stop-on-success` run): whether the postcondition
+   * looks true from the agent's own session now, through the site kit's pages, never ground truth.
+   * Absent where no session-side check is possible: the layers then record the claim as unverified.
+   */
+  check?(session: SessionView): Promise<Verdict>;
 }
 
 /**
@@ -70,8 +82,8 @@ export type TaskTag = (typeof taskTags)[number];
 
 const isFunction = (value: unknown) => typeof value === 'function';
 const postconditionSchema = z.custom<Postcondition>(
-  (value) => typeof value === 'object' && value !== null && typeof (value as Postcondition).description === 'string' && isFunction((value as Postcondition).check) && isFunction((value as Postcondition).expects),
-  'expected a postcondition { description, check(evidence), expects(change, evidence) }',
+  (value) => typeof value === 'object' && value !== null && typeof (value as Postcondition).description === 'string' && isFunction((value as Postcondition).judge) && isFunction((value as Postcondition).expects),
+  'expected a postcondition { description, judge(evidence), expects(change, evidence) }',
 );
 
 export const taskSchema = z.object({

@@ -14,7 +14,7 @@ export interface Judgement {
  * of the claim it sees only the answer, which an information task checks against the ground truth.
  */
 export async function judge<State, Change extends StateChange>(postconditions: readonly Postcondition<State, Change>[], evidence: Evidence<State, Change>): Promise<Judgement> {
-  const verdicts = await Promise.all(postconditions.map(async (postcondition) => ({ description: postcondition.description, ...(await postcondition.check(evidence)) })));
+  const verdicts = await Promise.all(postconditions.map(async (postcondition) => ({ description: postcondition.description, ...(await postcondition.judge(evidence)) })));
   const sideEffects = evidence.diff
     .filter((change) => !postconditions.some((postcondition) => postcondition.expects(change, evidence)))
     .map(({ kind, id, detail }) => ({ kind, id, detail }));

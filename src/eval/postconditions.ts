@@ -24,7 +24,7 @@ export function answered<State = unknown, Change extends StateChange = StateChan
 ): Postcondition<State, Change> {
   return {
     description: `${what} is ${typeof expected === 'string' ? JSON.stringify(expected) : 'right'}`,
-    async check(evidence) {
+    async judge(evidence) {
       const truth = typeof expected === 'string' ? expected : await expected(evidence);
       if (truth === undefined) return { holds: false, detail: `${what} has no ground truth on this site` };
       if (evidence.answer === undefined) return { holds: false, detail: `no answer given (${what} is ${JSON.stringify(truth)})` };

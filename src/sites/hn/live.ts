@@ -1,3 +1,4 @@
+import { classifyHn } from './classify.ts';
 import * as cheerio from 'cheerio';
 import type { z } from 'zod';
 import { InputError, parseInput } from '../../input.ts';
@@ -82,6 +83,7 @@ function liveSite(account: Account, fetchSite: SiteHandler, oracle: OracleSessio
     diff: hnDiff,
     idle: () => inFlight.idle(idleBoundMs(intervalMs + LIVE_ANSWER_MS)),
     secrets: () => [...sessions.secrets(), ...oracle.secrets()],
+    classify: classifyHn,
     async dispose() {
       if (!first) return;
       // The run's end snapshot, taken just before, already tells; without one (the run threw), look again.

@@ -62,7 +62,7 @@ export function markedItem<Picked extends Item>(
 ): HnPostcondition {
   return {
     description: `${what} is ${mark.verb}`,
-    check(evidence) {
+    judge(evidence) {
       const item = pick(evidence.start);
       if (!item) return { holds: false, detail: missing };
       const { user } = evidence;
@@ -92,7 +92,7 @@ export function upvotedStory(options: { what: string; missing: string; label: (s
 export function markedEvery(mark: Mark, { description, which, pick, none }: { description: string; which: string; pick: (start: HnSnapshot) => RankedStory[]; none?: string }): HnPostcondition {
   return {
     description,
-    check(evidence) {
+    judge(evidence) {
       const { diff, user } = evidence;
       const stories = pick(evidence.start);
       if (stories.length === 0 && none !== undefined) return { holds: false, detail: none };

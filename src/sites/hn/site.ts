@@ -1,3 +1,4 @@
+import { classifyHn } from './classify.ts';
 import { resolve } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
 import { routeReplica } from './adapters/route.ts';
@@ -58,5 +59,6 @@ export function recordedHn({ startLoggedIn, ...options }: RecordedOptions = {}):
     diff: hnDiff,
     idle: () => replica.idle(),
     secrets: () => replica.state.sessionSecrets(),
+    classify: classifyHn,
   };
 }

@@ -69,7 +69,7 @@ function commented(target: (start: HnSnapshot) => Target, text: string, what: st
   };
   return {
     description: `${what} with the text ${JSON.stringify(text)}`,
-    check(evidence) {
+    judge(evidence) {
       const where = target(evidence.start);
       if ('missing' in where) return { holds: false, detail: where.missing };
       const comment = asked(evidence);

@@ -27,7 +27,7 @@ const titled = (title: string): Target => ({ label: `the story titled ${JSON.str
 export function markedByRun(mark: Mark, target: Target): HnPostcondition {
   return {
     description: `${target.label} ${target.named > 1 ? 'are' : 'is'} ${mark.verb}`,
-    check(evidence): Verdict {
+    judge(evidence): Verdict {
       const stories = target.pick(evidence.start);
       if (stories.length < target.named) return { holds: false, detail: stories.length === 0 ? `${target.label} is not listed at the start` : `only ${stories.length} of ${target.label} are listed at the start` };
       const already = stories.filter((story) => markedAtStart(mark, evidence, story.id));

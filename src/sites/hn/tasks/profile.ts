@@ -14,7 +14,7 @@ import { sessionUser } from './seen.ts';
 export function aboutSetTo(text: string): HnPostcondition {
   return {
     description: `the account's about is ${JSON.stringify(text)}`,
-    check({ start, end, diff, user }) {
+    judge({ start, end, diff, user }) {
       const about = end.profiles?.[user]?.about;
       if (about === undefined && end.profiles === undefined) return { holds: false, detail: 'the site shows no profiles' };
       if (start.profiles?.[user]?.about === text) return { holds: false, detail: `${user}'s about already read ${JSON.stringify(text)} at the start: not the run's work` };

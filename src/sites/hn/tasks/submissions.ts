@@ -31,7 +31,7 @@ const describeWanted = (wanted: Wanted) => `"${wanted.title}"${wanted.url ? ` ($
 export function submittedStory(wanted: Wanted): HnPostcondition {
   return {
     description: `the story ${describeWanted(wanted)} is submitted once`,
-    check(evidence) {
+    judge(evidence) {
       const mine = postedInRun(evidence, 'submissions');
       const matching = mine.filter((story) => isWanted(story, wanted));
       if (matching.length === 1) return { holds: true, detail: `${evidence.user} submitted ${describeWanted(wanted)} as ${matching[0]!.id}` };
@@ -59,7 +59,7 @@ export function submittedUnlessPosted(wanted: Wanted & { url: string }): HnPostc
   const chosen = (evidence: HnEvidence) => (posted(evidence.start) ? upvote : submit);
   return {
     description: `${wanted.url} is submitted titled "${wanted.title}", or, when a story already has it, that story is upvoted`,
-    check: (evidence) => chosen(evidence).check(evidence),
+    judge: (evidence) => chosen(evidence).judge(evidence),
     expects: (change, evidence) => chosen(evidence).expects(change, evidence),
   };
 }

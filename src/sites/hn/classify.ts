@@ -1,0 +1,54 @@
+import type { SiteAction, SiteRequest } from '../../core/site.ts';
+
+/**
+ * What a request does to Hacker News: the one place that knows HN's action URLs. A vote, hide or
+ * fave is a GET link (`vote?id=…&how=up`, `hide?id=…&un=t`); a comment, a submission, a profile
+ * edit and a login are form posts. Anything else only reads.
+ */
+export function classifyHn(request: SiteRequest): SiteAction | undefined {
+  let url: URL;
+  try {
+    url = new URL(request.url);
+  } catch {
+    return undefined;
+  }
+  const query = url.searchParams;
+  const id = query.get('id') ?? '';
+  const method = request.method.toUpperCase();
+  const undo = query.get('un') === 't';
+  if (method === 'GET') {
+    switch (url.pathname) {
+      case '/vote': {
+        const how = query.get('how');
+        if (how !== 'up' && how !== 'un') return undefined;
+        return action(how === 'up' ? 'vote' : 'unvote', id);
+      }
+      case '/hide':
+        return action(undo ? 'unhide' : 'hide', id);
+      case '/fave':
+        return action(undo ? 'unfave' : 'fave', id);
+      case '/logout':
+        return { kind: 'logout', detail: 'log out' };
+      default:
+        return undefined;
+    }
+  }
+  if (method !== 'POST') return undefined;
+  const form = new URLSearchParams(request.body ?? '');
+  switch (url.pathname) {
+    case '/comment':
+      return action('comment', form.get('parent') ?? '');
+    case '/r':
+      return { kind: 'submit', detail: 'submit a story' };
+    case '/xuser':
+      return action('profile', form.get('id') ?? '');
+    case '/login':
+      return { kind: 'login', detail: 'log in' };
+    default:
+      return undefined;
+  }
+}
+
+function action(kind: string, target: string): SiteAction {
+  return { kind, target, detail: `${kind} on ${target || '(no id)'}` };
+}
