@@ -200,7 +200,8 @@ export const summarySchema = z.object({
 export type Summary = z.infer<typeof summarySchema>;
 
 /** Per-million-token prices in USD, by model id. */
-export type PriceTable = Record<string, { input: number; output: number }>;
+export const priceTableSchema = z.record(z.string(), z.object({ input: z.number().min(0), output: z.number().min(0) }).strict());
+export type PriceTable = z.infer<typeof priceTableSchema>;
 
 /** A gate: cells that match (every given key equal) must stay within the limits. */
 export const gateSchema = cellNamesSchema
