@@ -256,6 +256,13 @@ test.describe('rendering', () => {
     expect(markdown).toContain('$1.20');
   });
 
+  test('Markdown stays plain text: no HTML entities, a tag-like name kept literal by a backslash', () => {
+    const runs = [...classicRuns(), run({ model: 'a > b & c <x> | &amp;' })];
+    const markdown = renderMarkdown(summaryOf(runs));
+    expect(markdown).toContain('a > b & c \\<x> \\| \\&amp;');
+    expect(markdown).not.toMatch(/&(gt|lt);/);
+  });
+
   test('HTML escapes names and titles, stays self-contained, one anchor per cell', () => {
     const hostile = '<script>alert("x&y")</script>';
     const runs = [...classicRuns(), run({ model: hostile, title: `${hostile} 'quoted'` })];

@@ -175,11 +175,14 @@ function markdownRow(cells: readonly string[]): string {
   return `| ${cells.map(escapeMarkdownCell).join(' | ')} |`;
 }
 
-/** Keeps names literal in a table cell: `|` would split the cell, `<x>` would vanish as a tag, `*` would emphasise. */
+/**
+ * Keeps names literal in a table cell, and readable as plain text (a CI log, a terminal): `|`
+ * would split the cell, `<x>` would vanish as a tag, `*` would emphasise, `&amp;` would become `&`;
+ * a backslash escapes each, and `>` needs none.
+ */
 function escapeMarkdownCell(text: string): string {
   return text
-    .replace(/[\\|*`]/g, (char) => `\\${char}`)
-    .replace(/[&<>]/g, (char) => escapeHtml(char))
+    .replace(/[\\|*`<]|&(?=#?\w+;)/g, (char) => `\\${char}`)
     .replace(/[\r\n]+/g, ' ');
 }
 
