@@ -435,8 +435,8 @@ test.describe('newcombe: the difference of two proportions', () => {
   });
 });
 
-test('the README\'s table of trials per cell is what trialsToDetect computes', () => {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+test('docs/report.md\'s table of trials per cell is what trialsToDetect computes', () => {
+  const readme = readFileSync(new URL('../docs/report.md', import.meta.url), 'utf8');
   const rows = [...readme.matchAll(/^\| (\d\.\d+) → (\d\.?\d*) \| (\d+) \| (\d+) \|$/gm)];
   expect(rows.length).toBeGreaterThanOrEqual(3);
   for (const [, from, to, at80, at95] of rows) {

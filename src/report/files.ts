@@ -150,7 +150,7 @@ function markdownObservations(cells: readonly Cell[]): string[] {
     if (!observed || !seeing.has(neighbours(cell))) return [];
     return [[cell.task, cell.model, cell.layers, cell.site, perRun(observed.screenshots, observed.runs), perRun(observed.text, observed.runs)]];
   });
-  return ['', '## What the model was shown', '', 'Prompt tokens per run: screenshots sent (estimated, see the README) and the text tools\' outputs (o200k_base).', '', markdownTable(['task', 'model', 'layers', 'site', 'screenshot tokens', 'text-tool tokens'], rows)];
+  return ['', '## What the model was shown', '', 'Prompt tokens per run: screenshots sent (estimated, see docs/agents.md) and the text tools\' outputs (o200k_base).', '', markdownTable(['task', 'model', 'layers', 'site', 'screenshot tokens', 'text-tool tokens'], rows)];
 }
 
 function markdownAblation(effects: readonly LayerEffect[]): string[] {
@@ -303,7 +303,7 @@ function renderComparisonSection(comparison: Comparison | undefined): string {
   const rest = folded.length === 0 ? '' : `<details><summary>${counted(folded.length, 'cell')} with no change detected${few > 0 ? `, ${few} of them with too few trials to detect any` : ''}</summary>${comparisonTable(folded)}</details>`;
   return `<section id="comparison">
 <h2>Since ${escapeHtml(comparison.baseline.source)} <small>(${escapeHtml(comparison.baseline.generatedAt)})</small></h2>
-<p class="note">${escapeHtml(COMPARISON_NOTE)} A cell marked “too few trials” could not have shown a change even from all runs to none; the README says how many trials detect a given change.</p>
+<p class="note">${escapeHtml(COMPARISON_NOTE)} A cell marked “too few trials” could not have shown a change even from all runs to none; docs/report.md says how many trials detect a given change.</p>
 ${shown.length > 0 ? comparisonTable(shown) : '<p>No cell changed beyond chance, and none was added or removed.</p>'}
 ${rest}
 </section>

@@ -4,7 +4,7 @@ import type { ReportedRun } from '../core/run.ts';
 /** How a number reads in every report (summary.md, index.html, the console). */
 
 /**
- * The words for what a run came to, each defined once, here and in the README. The first four
+ * The words for what a run came to, each defined once, here and in docs/report.md. The first four
  * come from claimed × actual; `incomplete` is said beside them when the run was cut short.
  */
 export const OUTCOMES = {
