@@ -5,7 +5,7 @@ import ts from 'typescript';
 import type { Summary } from '../src/report/types.ts';
 import { classifyTodo, TODO_ORIGIN, todoDiff, todoSite, type TodoSite } from '../examples/todo-kit/site.ts';
 import { startingLists, type TodoSnapshot } from '../examples/todo-kit/app.ts';
-import { itemDone, todoTasks } from '../examples/todo-kit/tasks.ts';
+import { itemAdded, itemDone, todoTasks } from '../examples/todo-kit/tasks.ts';
 import { playwright, readSummary, workspace, type Child } from './playwright-child.ts';
 
 /**
@@ -76,7 +76,9 @@ test.describe('the to-do site over HTTP', () => {
       expect([path, response.status, response.headers.get('location')]).toEqual([path, 303, '/lists/1']);
     }
     const empty = await post('/lists/1/items', { text: '  ' });
-    expect([empty.status, await empty.text()]).toEqual([400, 'Bad request: text: expected 1 to 200 characters.']);
+    expect([empty.status, await empty.text()]).toEqual([400, 'Bad request: text: empty.']);
+    const noPassword = await post('/login', { username: site.account.username });
+    expect([noPassword.status, await noPassword.text()]).toEqual([400, 'Bad request: password: Invalid input: expected string, received undefined.']);
     expect(todoDiff(start, await site.snapshot()).map(({ kind, id, list, text }) => ({ kind, id, list, text }))).toEqual([
       { kind: 'done', id: '1', list: '1', text: 'Milk' },
       { kind: 'undone', id: '2', list: '1', text: 'Eggs' },
@@ -135,11 +137,17 @@ test.describe("the kit's postconditions", () => {
   });
 });
 
-test('the kit is written against the public API alone: harness-eval, its subpaths, Playwright and Node', () => {
+test("the kit's options are checked when a spec names them: one line naming the function and the field", () => {
+  expect(() => todoSite({ startLoggedIn: 'yes' } as never)).toThrow(/^todoSite: startLoggedIn: Invalid input: expected boolean, received string$/);
+  expect(() => itemDone({ list: 'Groceries', position: 0 })).toThrow(/^itemDone: position: Too small: expected number to be >=1$/);
+  expect(() => itemAdded({ list: '', text: 'Tea' })).toThrow(/^itemAdded: list: expected a list's name$/);
+});
+
+test('the kit is written against the public API alone: harness-eval, its subpaths, Playwright, zod and Node', () => {
   const imported = readdirSync(KIT)
     .filter((file) => file.endsWith('.ts'))
     .flatMap((file) => ts.preProcessFile(readFileSync(join(KIT, file), 'utf8'), true, true).importedFiles.map(({ fileName }) => fileName));
-  const outside = imported.filter((spec) => !/^(harness-eval(\/[\w-]+)?|@playwright\/test|node:[\w/]+|\.\/[\w-]+\.ts)$/.test(spec));
+  const outside = imported.filter((spec) => !/^(harness-eval(\/[\w-]+)?|@playwright\/test|zod|node:[\w/]+|\.\/[\w-]+\.ts)$/.test(spec));
   expect(outside).toEqual([]);
   expect(imported).toContain('harness-eval');
 });

@@ -2,6 +2,8 @@
 // user. Plain HTTP semantics: forms POST and answer 303 to the page to show next, a GET to a form's
 // action is 405, anything unknown is 404. One account; sessions are cookies it issues.
 import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { problems } from './input.ts';
 
 export interface TodoItem {
   id: string;
@@ -35,6 +37,9 @@ export const SESSION_COOKIE = 'session';
 
 /** Longer item texts are refused: a form field, not a document. */
 const MAX_TEXT = 200;
+
+const addForm = z.object({ text: z.string().trim().min(1, 'empty').max(MAX_TEXT, `longer than ${MAX_TEXT} characters`) });
+const loginForm = z.object({ username: z.string(), password: z.string(), goto: z.string().optional() });
 
 export interface TodoApp {
   handle(request: Request): Promise<Response>;
@@ -77,14 +82,16 @@ export function createApp(account: { username: string; password: string }): Todo
     const token = tokenOf(request);
     const user = token === undefined ? undefined : sessions.get(token);
     const post = request.method === 'POST';
-    const form = post ? new URLSearchParams(await request.text()) : new URLSearchParams();
+    const form = post ? Object.fromEntries(new URLSearchParams(await request.text())) : {};
 
     if (path === '/') return request.method === 'GET' ? page('To-do', user, indexBody(lists)) : notAllowed('GET');
     if (path === '/login') {
       if (request.method === 'GET') return page('Log in', user, loginBody(safeGoto(url.searchParams.get('goto'))));
       if (!post) return notAllowed('GET, POST');
-      const goto = safeGoto(form.get('goto'));
-      if (form.get('username') !== account.username || form.get('password') !== account.password) return page('Log in', user, loginBody(goto, 'Wrong username or password.'), 401);
+      const login = loginForm.safeParse(form);
+      if (!login.success) return badRequest(problems(login.error));
+      const goto = safeGoto(login.data.goto ?? null);
+      if (login.data.username !== account.username || login.data.password !== account.password) return page('Log in', user, loginBody(goto, 'Wrong username or password.'), 401);
       return seeOther(goto, `${SESSION_COOKIE}=${signIn(account.username)}; Path=/; HttpOnly; SameSite=Lax`);
     }
     if (path === '/logout') {
@@ -100,9 +107,9 @@ export function createApp(account: { username: string; password: string }): Todo
       if (!listMatch[2]) return request.method === 'GET' ? page(list.name, user, listBody(list)) : notAllowed('GET');
       if (!post) return notAllowed('POST');
       if (!user) return seeOther(`/login?goto=${encodeURIComponent(`/lists/${list.id}`)}`);
-      const text = (form.get('text') ?? '').trim();
-      if (text === '' || text.length > MAX_TEXT) return badRequest(`text: expected 1 to ${MAX_TEXT} characters`);
-      list.items.push({ id: String(++lastId), text, done: false });
+      const added = addForm.safeParse(form);
+      if (!added.success) return badRequest(problems(added.error));
+      list.items.push({ id: String(++lastId), text: added.data.text, done: false });
       return seeOther(`/lists/${list.id}`);
     }
 

@@ -3,10 +3,12 @@
 // package's public entry points only.
 import { randomBytes } from 'node:crypto';
 import type { BrowserContext } from '@playwright/test';
+import { z } from 'zod';
 import type { Site, SiteFactory, StateChange } from 'harness-eval';
 // The generic "serve a handler at an origin in a browser context" adapter lives in HN's kit today.
 import { routeSite } from 'harness-eval/hn';
 import { createApp, SESSION_COOKIE, type TodoSnapshot } from './app.ts';
+import { parse } from './input.ts';
 
 export type { TodoSnapshot } from './app.ts';
 
@@ -27,13 +29,17 @@ type SiteAction = NonNullable<ReturnType<Site['classify']>>;
 
 export type TodoSite = Site<TodoSnapshot, TodoChange>;
 
-export interface TodoSiteOptions {
-  /** The browser starts signed in, as a saved login would leave it. */
-  startLoggedIn?: boolean;
-}
+const siteOptions = z
+  .object({
+    /** The browser starts signed in, as a saved login would leave it. */
+    startLoggedIn: z.boolean().default(false),
+  })
+  .strict();
+export type TodoSiteOptions = z.input<typeof siteOptions>;
 
-/** The to-do kit's site: a fresh app (fresh state, a new password) for every run. */
-export function todoSite({ startLoggedIn = false }: TodoSiteOptions = {}): SiteFactory<TodoSnapshot, TodoChange> {
+/** The to-do kit's site: a fresh app (fresh state, a new password) for every run. Options are checked when a config or spec names it. */
+export function todoSite(options: TodoSiteOptions = {}): SiteFactory<TodoSnapshot, TodoChange> {
+  const { startLoggedIn } = parse(siteOptions, options, 'todoSite');
   return { name: 'todo', condition: { site: 'todo', startLoggedIn }, create: () => createTodoSite(startLoggedIn) };
 }
 

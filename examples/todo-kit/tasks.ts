@@ -1,7 +1,9 @@
 // The to-do kit's postconditions and its three tasks, each with its reference solution.
 import type { Locator, Page } from '@playwright/test';
+import { z } from 'zod';
 import { defineTask, type Evidence, type Postcondition, type Site, type Verdict } from 'harness-eval';
 import { escapeHtml, type TodoList, type TodoSnapshot } from './app.ts';
+import { parse } from './input.ts';
 import { TODO_ORIGIN, type TodoChange } from './site.ts';
 
 export type TodoPostcondition = Postcondition<TodoSnapshot, TodoChange>;
@@ -53,8 +55,11 @@ async function listPage(session: SessionView, list: TodoList): Promise<string | 
 
 const itemRow = (id: string, done?: boolean) => new RegExp(`<li class="item${done === undefined ? '(?: done)?' : done ? ' done' : ''}" id="item-${id}"`);
 
+const listName = z.string().min(1, 'expected a list\'s name');
+
 /** The item at `position` (from 1) of the list named `list` at the start is marked done during the run. */
-export function itemDone({ list: name, position }: { list: string; position: number }): TodoPostcondition {
+export function itemDone(options: { list: string; position: number }): TodoPostcondition {
+  const { list: name, position } = parse(z.object({ list: listName, position: z.int().min(1) }).strict(), options, 'itemDone');
   return targeting(
     `item ${position} of the ${name} list at the start is done`,
     (start) => {
@@ -82,7 +87,8 @@ export function itemDone({ list: name, position }: { list: string; position: num
 }
 
 /** An item with exactly `text` is added to the list named `list` during the run. */
-export function itemAdded({ list: name, text }: { list: string; text: string }): TodoPostcondition {
+export function itemAdded(options: { list: string; text: string }): TodoPostcondition {
+  const { list: name, text } = parse(z.object({ list: listName, text: z.string().trim().min(1) }).strict(), options, 'itemAdded');
   const shown = new RegExp(`<span class="text">${escapeHtml(text).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}</span>`, 'g');
   return targeting(
     `an item "${text}" is added to the ${name} list`,
@@ -105,7 +111,8 @@ export function itemAdded({ list: name, text }: { list: string; text: string }):
 }
 
 /** Every item of the list named `list` that was done at the start is deleted during the run. */
-export function doneItemsDeleted({ list: name }: { list: string }): TodoPostcondition {
+export function doneItemsDeleted(options: { list: string }): TodoPostcondition {
+  const { list: name } = parse(z.object({ list: listName }).strict(), options, 'doneItemsDeleted');
   return targeting(
     `every item of the ${name} list done at the start is deleted`,
     (start) => {
