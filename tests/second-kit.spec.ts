@@ -87,6 +87,16 @@ test.describe('the to-do site over HTTP', () => {
     ]);
   });
 
+  test("logging out ends the session: a change is refused again, and the ended session's token stays a secret", async () => {
+    const { site, post, signIn } = client();
+    await signIn();
+    const [token] = site.secrets!();
+    const out = await post('/logout');
+    expect([out.status, out.headers.get('location'), out.headers.get('set-cookie')]).toEqual([303, '/', 'session=; Path=/; Max-Age=0']);
+    expect((await post('/items/1/done')).headers.get('location')).toBe('/login?goto=%2Flists%2F1');
+    expect(site.secrets!()).toEqual([token]);
+  });
+
   test("the classifier names every form the app renders, with its target; reading and a GET to a form's path are no action", async () => {
     const { send, signIn } = client();
     await signIn();

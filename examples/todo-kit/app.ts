@@ -46,7 +46,7 @@ export interface TodoApp {
   snapshot(): TodoSnapshot;
   /** A session for `username`, as a login would give it: the cookie's value. */
   signIn(username: string): string;
-  /** Every session token issued so far: secrets, never to reach a trace. */
+  /** Every session token issued so far, ended ones too: secrets, never to reach a trace. */
   sessions(): string[];
   /** Waits for the requests being answered now. */
   settled(): Promise<void>;
@@ -56,11 +56,13 @@ export function createApp(account: { username: string; password: string }): Todo
   const lists = startingLists();
   let lastId = Math.max(...lists.flatMap((list) => list.items.map((item) => Number(item.id))));
   const sessions = new Map<string, string>();
+  const issued: string[] = [];
   const inFlight = new Set<Promise<Response>>();
 
   const signIn = (username: string) => {
     const token = randomBytes(18).toString('base64url');
     sessions.set(token, username);
+    issued.push(token);
     return token;
   };
   const tokenOf = (request: Request) =>
@@ -106,7 +108,7 @@ export function createApp(account: { username: string; password: string }): Todo
       if (!list) return notFound();
       if (!listMatch[2]) return request.method === 'GET' ? page(list.name, user, listBody(list)) : notAllowed('GET');
       if (!post) return notAllowed('POST');
-      if (!user) return seeOther(`/login?goto=${encodeURIComponent(`/lists/${list.id}`)}`);
+      if (!user) return loginFirst(`/lists/${list.id}`);
       const added = addForm.safeParse(form);
       if (!added.success) return badRequest(problems(added.error));
       list.items.push({ id: String(++lastId), text: added.data.text, done: false });
@@ -119,7 +121,7 @@ export function createApp(account: { username: string; password: string }): Todo
       if (!found) return notFound();
       if (!post) return notAllowed('POST');
       const back = `/lists/${found.list.id}`;
-      if (!user) return seeOther(`/login?goto=${encodeURIComponent(back)}`);
+      if (!user) return loginFirst(back);
       if (itemMatch[2] === 'delete') found.list.items.splice(found.list.items.indexOf(found.item), 1);
       else found.item.done = itemMatch[2] === 'done';
       return seeOther(back);
@@ -136,7 +138,7 @@ export function createApp(account: { username: string; password: string }): Todo
     },
     snapshot: () => ({ lists: structuredClone(lists) }),
     signIn,
-    sessions: () => [...sessions.keys()],
+    sessions: () => [...issued],
     settled: async () => void (await Promise.allSettled([...inFlight])),
   };
 }
@@ -145,6 +147,9 @@ export function createApp(account: { username: string; password: string }): Todo
 function safeGoto(goto: string | null): string {
   return goto && goto.startsWith('/') && !goto.startsWith('//') ? goto : '/';
 }
+
+/** A change asked for signed out: the login page, which comes back to `back` once signed in. */
+const loginFirst = (back: string) => seeOther(`/login?goto=${encodeURIComponent(back)}`);
 
 function seeOther(location: string, setCookie?: string): Response {
   const headers = new Headers({ location });
