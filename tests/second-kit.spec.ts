@@ -114,6 +114,30 @@ test.describe('the to-do site over HTTP', () => {
   });
 });
 
+test.describe('the to-do site in a browser, at its origin', () => {
+  test('signed in from the start, a Done button posts, follows the 303 back to the list, and the list shows the item done', async ({ context, page }) => {
+    const site = todoSite({ startLoggedIn: true }).create();
+    await site.attach(context);
+    const start = await site.snapshot();
+    await page.goto(`${TODO_ORIGIN}/lists/1`);
+    await page.locator('#item-1').getByRole('button', { name: 'Done' }).click();
+    await expect(page.locator('#item-1')).toHaveClass('item done');
+    expect(page.url()).toBe(`${TODO_ORIGIN}/lists/1`);
+    expect(todoDiff(start, await site.snapshot()).map((change) => change.detail)).toEqual(['done item 1 ("Milk") in list 1']);
+  });
+
+  test('signed out, the same button leads to the login page and changes nothing', async ({ context, page }) => {
+    const site = todoSite().create();
+    await site.attach(context);
+    const start = await site.snapshot();
+    await page.goto(`${TODO_ORIGIN}/lists/1`);
+    await page.locator('#item-1').getByRole('button', { name: 'Done' }).click();
+    await expect(page.getByRole('heading')).toHaveText('Log in');
+    expect(page.url()).toBe(`${TODO_ORIGIN}/login?goto=%2Flists%2F1`);
+    expect(await site.snapshot()).toEqual(start);
+  });
+});
+
 test.describe("the kit's postconditions", () => {
   test('resolved at the start, "the first item" stays that item: deleting it and marking the new first one done does not hold, on the oracle or in the session', async () => {
     const { site, post, signIn, session } = client();
