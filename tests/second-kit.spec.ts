@@ -150,6 +150,8 @@ test.describe("the kit's postconditions", () => {
     const evidence = { start, end, diff: todoDiff(start, end), user: site.account.username };
     expect(await resolved.judge(evidence)).toEqual({ holds: false, detail: 'item 1 ("Milk") is not done' });
     expect(await resolved.check!(session)).toEqual({ holds: false, detail: 'item 1 ("Milk") does not show as done' });
+    // Both changes are side effects: neither is the one the task asked for.
+    expect(evidence.diff.filter((change) => resolved.expects(change, evidence))).toEqual([]);
     // The item moved or not, what the task named is judged: marked done, it holds both ways.
     const fresh = client();
     await fresh.signIn();
@@ -159,6 +161,28 @@ test.describe("the kit's postconditions", () => {
     const bound = itemDone({ list: 'Groceries', position: 1 }).resolve!(freshStart);
     expect((await bound.judge({ start: freshStart, end: freshEnd, diff: todoDiff(freshStart, freshEnd), user: fresh.site.account.username })).holds).toBe(true);
     expect((await bound.check!(fresh.session)).holds).toBe(true);
+  });
+
+  test("each task's postcondition, resolved: neither the oracle nor the session's check holds before the work, both after it, and it expects every change the work made", async () => {
+    const work: Record<string, Array<[path: string, fields?: Record<string, string>]>> = {
+      'mark-first-grocery-done': [['/items/1/done']],
+      'add-coffee': [['/lists/1/items', { text: 'Buy coffee' }]],
+      'clear-done-work': [['/items/4/delete'], ['/items/6/delete']],
+    };
+    for (const task of todoTasks) {
+      const { site, post, signIn, session } = client();
+      await signIn();
+      const start = await site.snapshot();
+      const postcondition = task.postconditions[0]!.resolve!(start);
+      const now = async () => {
+        const end = await site.snapshot();
+        const evidence = { start, end, diff: todoDiff(start, end), user: site.account.username };
+        return { judged: (await postcondition.judge(evidence)).holds, checked: (await postcondition.check!(session)).holds, unexpected: evidence.diff.filter((change) => !postcondition.expects(change, evidence)) };
+      };
+      expect(await now(), task.name).toEqual({ judged: false, checked: false, unexpected: [] });
+      for (const [path, fields] of work[task.name]!) await post(path, fields);
+      expect(await now(), task.name).toEqual({ judged: true, checked: true, unexpected: [] });
+    }
   });
 
   test('each task, unresolved, judges what it names at the start: nothing done is no success, and a target missing at the start says so', async () => {

@@ -53,7 +53,8 @@ async function listPage(session: SessionView, list: TodoList): Promise<string | 
   return status === 200 ? html : { holds: false, detail: `the ${list.name} list's page answered HTTP ${status}` };
 }
 
-const itemRow = (id: string, done?: boolean) => new RegExp(`<li class="item${done === undefined ? '(?: done)?' : done ? ' done' : ''}" id="item-${id}"`);
+/** An item's row on its list's page, done or not (`class="item done"` when done), or done only. */
+const itemRow = (id: string, { done }: { done?: true } = {}) => new RegExp(`<li class="item${done ? ' done' : '(?: done)?'}" id="item-${id}"`);
 
 const listName = z.string().min(1, 'expected a list\'s name');
 
@@ -79,7 +80,7 @@ export function itemDone(options: { list: string; position: number }): TodoPostc
         async check(session) {
           const html = await listPage(session, list);
           if (typeof html !== 'string') return html;
-          return itemRow(item.id, true).test(html) ? { holds: true, detail: `${named} shows as done` } : { holds: false, detail: `${named} does not show as done` };
+          return itemRow(item.id, { done: true }).test(html) ? { holds: true, detail: `${named} shows as done` } : { holds: false, detail: `${named} does not show as done` };
         },
       };
     },
