@@ -97,6 +97,16 @@ test.describe('the to-do site over HTTP', () => {
     expect(site.secrets!()).toEqual([token]);
   });
 
+  test('idle waits for the answers in flight, within its bound, and says how many are left', async () => {
+    const site = todoSite().create();
+    let body!: ReadableStreamDefaultController<Uint8Array>;
+    const slow = site.fetch(new Request(`${TODO_ORIGIN}/lists/1/items`, { method: 'POST', body: new ReadableStream({ start: (controller) => void (body = controller) }), duplex: 'half' } as RequestInit));
+    expect(await site.idle()).toMatchObject({ settled: false, pending: 1 });
+    body.close();
+    await slow;
+    expect(await site.idle()).toMatchObject({ settled: true, pending: 0 });
+  });
+
   test("the classifier names every form the app renders, with its target; reading and a GET to a form's path are no action", async () => {
     const { send, signIn } = client();
     await signIn();

@@ -48,8 +48,8 @@ export interface TodoApp {
   signIn(username: string): string;
   /** Every session token issued so far, ended ones too: secrets, never to reach a trace. */
   sessions(): string[];
-  /** Waits for the requests being answered now. */
-  settled(): Promise<void>;
+  /** Waits for the requests being answered now, at most `boundMs`; how many are still unanswered. */
+  settled(boundMs: number): Promise<number>;
 }
 
 export function createApp(account: { username: string; password: string }): TodoApp {
@@ -139,7 +139,12 @@ export function createApp(account: { username: string; password: string }): Todo
     snapshot: () => ({ lists: structuredClone(lists) }),
     signIn,
     sessions: () => [...issued],
-    settled: async () => void (await Promise.allSettled([...inFlight])),
+    async settled(boundMs) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled([...inFlight]), new Promise((resolve) => (timer = setTimeout(resolve, boundMs)))]);
+      clearTimeout(timer);
+      return inFlight.size;
+    },
   };
 }
 
