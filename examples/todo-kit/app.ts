@@ -35,6 +35,9 @@ export function startingLists(): TodoList[] {
 /** The session cookie's name. */
 export const SESSION_COOKIE = 'session';
 
+/** The paths of the forms that change a list (`/lists/1/items`) or an item (`/items/4/done`), shared with the classifier. */
+export const FORMS = { add: /^\/lists\/([^/]+)\/items$/, item: /^\/items\/([^/]+)\/(done|undone|delete)$/ };
+
 /** Longer item texts are refused: a form field, not a document. */
 const MAX_TEXT = 200;
 
@@ -102,11 +105,17 @@ export function createApp(account: { username: string; password: string }): Todo
       return seeOther('/', `${SESSION_COOKIE}=; Path=/; Max-Age=0`);
     }
 
-    const listMatch = /^\/lists\/([^/]+)(\/items)?$/.exec(path);
+    const listMatch = /^\/lists\/([^/]+)$/.exec(path);
     if (listMatch) {
       const list = lists.find((candidate) => candidate.id === listMatch[1]);
       if (!list) return notFound();
-      if (!listMatch[2]) return request.method === 'GET' ? page(list.name, user, listBody(list)) : notAllowed('GET');
+      return request.method === 'GET' ? page(list.name, user, listBody(list)) : notAllowed('GET');
+    }
+
+    const addMatch = FORMS.add.exec(path);
+    if (addMatch) {
+      const list = lists.find((candidate) => candidate.id === addMatch[1]);
+      if (!list) return notFound();
       if (!post) return notAllowed('POST');
       if (!user) return loginFirst(`/lists/${list.id}`);
       const added = addForm.safeParse(form);
@@ -115,7 +124,7 @@ export function createApp(account: { username: string; password: string }): Todo
       return seeOther(`/lists/${list.id}`);
     }
 
-    const itemMatch = /^\/items\/([^/]+)\/(done|undone|delete)$/.exec(path);
+    const itemMatch = FORMS.item.exec(path);
     if (itemMatch) {
       const found = itemById(itemMatch[1]!);
       if (!found) return notFound();

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { Site, SiteFactory, StateChange } from 'harness-eval';
 // The generic "serve a handler at an origin in a browser context" adapter lives in HN's kit today.
 import { routeSite } from 'harness-eval/hn';
-import { createApp, SESSION_COOKIE, type TodoSnapshot } from './app.ts';
+import { createApp, FORMS, SESSION_COOKIE, type TodoSnapshot } from './app.ts';
 import { parse } from './input.ts';
 
 export type { TodoSnapshot } from './app.ts';
@@ -101,9 +101,9 @@ export function classifyTodo(request: SiteRequest): SiteAction | undefined {
   const path = new URL(request.url).pathname;
   if (path === '/login') return { kind: 'login', detail: 'log in' };
   if (path === '/logout') return { kind: 'logout', detail: 'log out' };
-  const add = /^\/lists\/([^/]+)\/items$/.exec(path);
+  const add = FORMS.add.exec(path);
   if (add) return { kind: 'add', target: add[1], detail: `add an item to list ${add[1]}` };
-  const item = /^\/items\/([^/]+)\/(done|undone|delete)$/.exec(path);
+  const item = FORMS.item.exec(path);
   if (item) return { kind: item[2]!, target: item[1], detail: `${item[2]} item ${item[1]}` };
   return undefined;
 }
