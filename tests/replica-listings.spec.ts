@@ -5,6 +5,7 @@ import type { SessionView } from '../src/eval/tasks.ts';
 import { createReplica } from '../src/sites/hn/index.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { listingTasks } from '../src/sites/hn/tasks/listings.ts';
+import { voteTasks } from '../src/sites/hn/tasks/votes.ts';
 import { submissionTasks, submittedUnlessPosted } from '../src/sites/hn/tasks/submissions.ts';
 import { mutationTest } from '../src/eval/mutation.ts';
 import { judge } from '../src/eval/oracle.ts';
@@ -334,7 +335,7 @@ test.describe('submissions', () => {
 });
 
 test.describe('the tasks\' session checks (verify): what the session sees', () => {
-  for (const task of [...submissionTasks, ...listingTasks].filter((known) => !known.tags.includes('information'))) {
+  for (const task of [...voteTasks, ...submissionTasks, ...listingTasks].filter((known) => !known.tags.includes('information'))) {
     const infeasible = task.tags.includes('infeasible');
     test(`${task.name}: ${infeasible ? 'never holds, the reference having found nothing to do' : 'does not hold before the reference, holds after it'}`, async ({ context }) => {
       const site = recordedHn();
