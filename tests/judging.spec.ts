@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import * as cheerio from 'cheerio';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { defineTask } from '../src/eval/tasks.ts';
+import { transcript } from '../src/harness/transcript.ts';
 import { writeSummaryFiles } from '../src/report/files.ts';
 import { summarize } from '../src/report/summarize.ts';
 import { upvoted } from '../src/sites/hn/postconditions.ts';
@@ -80,6 +81,7 @@ test('an answer no session can check: verify passes the claim on as unverified, 
     { layer: 'verify', postconditions: [postcondition!.description], detail: `no session-side check of ${JSON.stringify(postcondition!.description)}: the claim is reported unverified` },
   ]);
   expect(record.trace.some((event) => event.type === 'harness_verification')).toBe(false);
+  expect(transcript(record.trace)).toContain(`verify: unverified: no session-side check of ${JSON.stringify(postcondition!.description)}`);
 
   const runs = [reportedRun({ task: titleOfRankThree.name, layers: 'verified', unverified: record.unverified }), reportedRun({ task: titleOfRankThree.name, layers: 'verified', test: { id: 'other' } })];
   const summary = summarize(runs, { complete: true });
