@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as cheerio from 'cheerio';
+import type { Agent } from '../src/eval/agent.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { defineTask } from '../src/eval/tasks.ts';
 import { transcript } from '../src/harness/transcript.ts';
@@ -96,4 +97,28 @@ test('an answer no session can check: verify passes the claim on as unverified, 
 test('a cell whose claims were all checked carries no unverified mark', async () => {
   const summary = summarize([reportedRun({ layers: 'verified' })], { complete: true });
   expect(summary.cells[0]!.unverifiedClaims).toBeUndefined();
+});
+
+test('a resumed run binds the postconditions to its first start, as the oracle judges it', async ({ context }) => {
+  const site = recordedHn();
+  const now = await site.snapshot();
+  const [first, second] = now.ranking;
+  // The start the run first had (durable gives it back): the two stories had swapped ranks.
+  const earlier = { ...now, ranking: now.ranking.map((story) => (story === first ? { ...story, rank: 2 } : story === second ? { ...story, rank: 1 } : story)) };
+  const bound: string[] = [];
+  const resuming: Agent = {
+    name: 'resuming',
+    condition: {},
+    async run(run) {
+      const evidence = { start: now, end: now, diff: [], user: 'harness' };
+      bound.push((await run.postconditions[0]!.judge(evidence)).detail);
+      run.carried.restore(earlier);
+      bound.push((await run.postconditions[0]!.judge(evidence)).detail);
+      return { task: run.task.prompt, model: run.model.id, layers: [], claimed: false, summary: 'resumed', stopReason: 'finished', iterations: 0, attempts: 1, tokens: { input: 0, output: 0 }, wallMs: 0, trace: [] };
+    },
+  };
+  const record = await evaluate({ context, site, agent: resuming, model: 'scripted:diligent', task: adHoc });
+  // Bound: judged on the story the start named, whatever start the evidence carries.
+  expect(bound).toEqual([`story ${first!.id} (rank 1) is not upvoted by harness`, `story ${second!.id} (rank 1) is not upvoted by harness`]);
+  expect(record.verdicts).toMatchObject([{ holds: false, detail: `story ${second!.id} (rank 1) is not upvoted by harness` }]);
 });
