@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BUILT_IN_AGENT, type ReportedRun } from '../core/run.ts';
 import { partialReasons, rateNames } from './compare.ts';
-import { containmentLines, containmentMarks, counted, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, outcomeOf, OUTCOMES, round1, runOutcome, type Outcome } from './format.ts';
+import { containmentLines, containmentMarks, counted, unverifiedMarks, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, outcomeOf, OUTCOMES, round1, runOutcome, type Outcome } from './format.ts';
 import { cellLabel, conditionKey, groupByCell } from './summarize.ts';
 import { excludesZero } from './statistics.ts';
 import { comparedRates, type Cell, type CellChange, type Comparison, type Interval, type LayerEffect, type Summary } from './types.ts';
@@ -109,7 +109,7 @@ export function renderMarkdown(summary: Summary): string {
     cell.site,
     String(cell.runs),
     [formatInterval(cell.successRate), ...containmentMarks(cell)].join(' · '),
-    formatInterval(cell.falseSuccessRate),
+    [formatInterval(cell.falseSuccessRate), ...unverifiedMarks(cell)].join(' · '),
     String(cell.falseSuccessAttempts),
     formatInterval(cell.falseFailureRate),
     formatInterval(cell.sideEffectRate),
@@ -255,7 +255,7 @@ table{border-collapse:collapse;margin:.5rem 0 1rem}
 th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}
 th{background:#f3f3f3}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-small.contain{color:#b45309}
+small.contain,small.unverified{color:#b45309}
 .scroll{overflow-x:auto;max-width:100%}
 .note{color:#444;max-width:60rem}
 #verdict{border:2px solid;padding:.75rem 1rem;margin:0 0 1rem}
@@ -434,7 +434,7 @@ function renderCellTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, st
       td(cell.site),
       td(String(cell.runs), 'num'),
       `<td class="num">${escapeHtml(formatInterval(cell.successRate))}${containmentMarks(cell).map((mark) => `<br><small class="contain">⚠ ${escapeHtml(mark)}</small>`).join('')}</td>`,
-      td(formatInterval(cell.falseSuccessRate), 'num'),
+      `<td class="num">${escapeHtml(formatInterval(cell.falseSuccessRate))}${unverifiedMarks(cell).map((mark) => `<br><small class="unverified">${escapeHtml(mark)}</small>`).join('')}</td>`,
       td(String(cell.falseSuccessAttempts), `num${cell.falseSuccessAttempts > 0 ? ' false-success' : ''}`),
       td(formatInterval(cell.falseFailureRate), 'num'),
       td(formatInterval(cell.sideEffectRate), 'num'),

@@ -39,6 +39,11 @@ export function containmentMarks(cell: Pick<Cell, 'contained' | 'escapes'>): str
   return [...(cell.contained === false ? ['not contained'] : []), ...(cell.escapes ? [counted(cell.escapes.runs, 'escape attempt')] : [])];
 }
 
+/** What is said beside a cell's false-success rate when `verify` passed claims on that it could not check (an answer): `2 claims unverified`; none otherwise. */
+export function unverifiedMarks(cell: Pick<Cell, 'unverifiedClaims'>): string[] {
+  return cell.unverifiedClaims ? [`${counted(cell.unverifiedClaims, 'claim')} unverified`] : [];
+}
+
 /** One line per cell whose agent ran uncontained, or tried to leave its sandbox, for the report's opening list and the console. */
 export function containmentLines(cells: readonly Cell[], label: (cell: Cell) => string): string[] {
   return cells.flatMap((cell) => [

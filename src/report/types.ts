@@ -44,6 +44,8 @@ export const cellSchema = cellNamesSchema.extend({
   retried: z.number(),
   /** Runs whose claimed success the `evidence` layer rejected. */
   unsupportedClaims: z.number(),
+  /** Runs whose claimed success `verify` passed on with postconditions it could not check (an answer): the claim is unverified. Absent when none. */
+  unverifiedClaims: z.number().optional(),
   successRate: intervalSchema,
   /** Over all runs, not over claims: the chance that a run of this cell misleads you. */
   falseSuccessRate: intervalSchema,
