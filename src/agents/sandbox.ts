@@ -76,6 +76,7 @@ export function sandboxUnavailable(): string | undefined {
 
 /** How a process ended (the agent's, as the relay saw it; bwrap's); `error`, spawn's message (`spawn x ENOENT`), when it could not start. */
 export type AgentExit = { code: number | null; signal: NodeJS.Signals | null; error?: undefined } | { error: string };
+const relayMessageSchema = z.union([z.object({ code: z.number().nullable(), signal: z.string().nullable() }), z.object({ error: z.string() })]);
 
 /** How `child` ends: listened for from its spawn, so an end before anyone asks is not missed. */
 export function processExit(child: ChildProcess): Promise<AgentExit> {
@@ -84,7 +85,6 @@ export function processExit(child: ChildProcess): Promise<AgentExit> {
     child.once('exit', (code, signal) => resolve({ code, signal }));
   });
 }
-const relayMessageSchema = z.union([z.object({ code: z.number().nullable(), signal: z.string().nullable() }), z.object({ error: z.string() })]);
 
 /** What the sandbox is made with: known at the run's start, before its endpoints are. */
 export interface SandboxOptions {
