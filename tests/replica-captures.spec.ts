@@ -102,6 +102,11 @@ test.describe('bad input ends with one line naming the problem', () => {
   });
 });
 
+test("a logged-in capture's hidestory link reads back as the logged-out hide link", () => {
+  const loggedIn = `<a href="hide?id=26000001&amp;auth=${'a'.repeat(40)}&amp;goto=news" onclick="return hidestory(event, this, 26000001)">hide</a>`;
+  expect(sanitizeCapture(loggedIn)).toBe('<a href="hide?id=26000001&amp;goto=news">hide</a>');
+});
+
 test('captures of every markup year parse to the same stories', async () => {
   const ids = (year: number) => {
     const $ = cheerio.load(readFileSync(`fixtures/hn/${year}/news.html`, 'utf8'));
