@@ -104,7 +104,7 @@ export interface RunRecord extends AgentResult {
  * to the site as it starts throws TaskNotApplicable before the run begins.
  */
 export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
-  const { context, site, model, layers = [], task, maxIterations, onIteration, modelCache, onStart, signal, abortGraceMs = ABORT_GRACE_MS } = options;
+  const { context, site, model, layers = [], maxIterations, onIteration, modelCache, onStart, signal, abortGraceMs = ABORT_GRACE_MS } = options;
   const agent = options.agent ?? builtInHarness(layers);
   checkLayersApply(agent, layers);
   await agent.prepare?.();
@@ -121,8 +121,10 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
   try {
     // A resumed run (durable) is judged from the site as it was when the run first began.
     let start = await site.snapshot();
-    const notApplicable = task.whyNotApplicable?.(start);
-    if (notApplicable !== undefined) throw new TaskNotApplicable(task.name, site.name, notApplicable);
+    const notApplicable = options.task.whyNotApplicable?.(start);
+    if (notApplicable !== undefined) throw new TaskNotApplicable(options.task.name, site.name, notApplicable);
+    // A template (the story at rank 7) runs as it reads on this start: its agent and its oracle see the same task.
+    const task: Task = { ...options.task, ...options.task.resolve?.(start) };
     const carried = { save: () => start, restore: (saved: unknown) => void (start = saved as typeof start) };
 
     const openSession = async (attempt: number, session: SessionOptions = {}): Promise<BrowserSession> => {

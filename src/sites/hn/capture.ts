@@ -118,6 +118,7 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
       comments.push(...commentsOn(page.$, page.itemId!));
     }
   }
+  if (frontPages.length === 0) frontPages.push(compileTemplate(frontOfItems(frame, pages, items, storyRows)));
 
   const commentsById = new Map(comments.map((comment) => [comment.id, comment]));
   const derivedItems = new BoundedCache<Template>(1000);
@@ -167,6 +168,28 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
       return derivedPages.get(page, () => compileTemplate(page));
     },
   };
+}
+
+/**
+ * A capture of item pages only: its front page lists their stories, ranked in the order captured,
+ * each row as its item page shows it (less the `favorite` link a listing does not have). The
+ * stories get those ranks, and their rows are the ones the derived listings pick from.
+ */
+function frontOfItems(frame: Frame, pages: readonly ParsedPage[], items: Map<string, Item>, storyRows: Map<string, StoryRow>): string {
+  const rows = pages.flatMap((page) => (page.kind === 'item' && !storyRows.has(page.itemId!) ? [listedRow(page)] : []));
+  rows.forEach((row, index) => {
+    items.set(row.id, { ...items.get(row.id)!, rank: index + 1 });
+    storyRows.set(row.id, row);
+  });
+  const numbered = rows.map((row, index) => ({ ...row, markup: withRank(row.markup, `${index + 1}.`) }));
+  return deriveListPage(frame, numbered, 'news', 'news').replace(/<title>[^<]*<\/title>/, '<title>Hacker News</title>');
+}
+
+/** An item page's story as a listing's row: its row and subtext, without the item page's `favorite` link. */
+function listedRow(page: ParsedPage): StoryRow {
+  const row = storyRowsOn(page.$)[0]!;
+  const markup = rowMarkup(page.html, row).replace(/ \| <a href="fave\?id=\d+">favorite<\/a>/, '');
+  return { id: row.attribs.id!, title: titleLink(page.$, row).html() ?? '', markup };
 }
 
 function captureFiles(source: string): string[] {
