@@ -29,6 +29,8 @@ export interface Item {
   job?: boolean;
   /** Where the title links to, when off the site (a text post, Ask HN, links to its own item page). */
   url?: string;
+  /** A story whose captured item page takes no comments (no comment form, no reply link): HN closes old threads. */
+  closed?: boolean;
 }
 
 /** A story row's markup (the row and its subtext), kept to derive its item page and the listings. */
@@ -228,6 +230,7 @@ function parsePage(file: string, faults: Faults): ParsedPage {
   if (rows.length === 0) throw new InputError(`capture ${file} has no story rows (tr.athing)`);
   const isItem = $('table.fatitem').length > 0;
   const items: Item[] = rows.map((row) => storyOf($, row));
+  if (isItem && $('form[action="comment"], a[href^="reply?"]').length === 0) items[0] = { ...items[0]!, closed: true };
   $('tr.athing.comtr').each((_, row) => {
     items.push({ id: row.attribs.id!, kind: 'comment', author: $(row).find('a.hnuser').first().text() || undefined });
   });

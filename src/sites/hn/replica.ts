@@ -227,8 +227,8 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     snapshot() {
       const { votes, hidden, faves, comments, submissions, profiles } = state.truth();
       const { commentsAdded } = commentViews(state);
-      const ranking = ranked.map(({ rank, id, title, site, url, points, author, comments: count, time, job }) => ({
-        ...{ rank: rank!, id, title: title ?? '', site, url, by: author, comments: count === undefined ? undefined : count + commentsAdded(id), time, job },
+      const ranking = ranked.map(({ rank, id, title, site, url, points, author, comments: count, time, job, closed }) => ({
+        ...{ rank: rank!, id, title: title ?? '', site, url, by: author, comments: count === undefined ? undefined : count + commentsAdded(id), time, job, closed },
         ...(points === undefined ? {} : { points: points + state.votesOn(id) }),
       }));
       return { votes, hidden, faves, ranking: JSON.parse(JSON.stringify(ranking)), comments: [...structuredClone(capture.comments), ...comments], submissions, profiles };

@@ -42,11 +42,11 @@ export function template<Value>(fixture: Value, find: (start: HnSnapshot) => Fou
 /** The stories a reader could act on (a job ad takes no votes, has no comments), in rank order. */
 const stories = (start: HnSnapshot): Story[] => start.ranking.filter((story) => !story.job).sort((a, b) => a.rank - b.rank);
 
-/** The first story ranked `rank` or below it, or the last one when the capture lists fewer. */
-export function storyFrom(rank: number) {
+/** The first story ranked `rank` or below it, or the last one when the capture lists fewer; `open`: only stories whose thread takes comments. */
+export function storyFrom(rank: number, { open = false } = {}) {
   return (start: HnSnapshot): Found<Story> => {
-    const listed = stories(start);
-    return listed.find((story) => story.rank >= rank) ?? listed.at(-1) ?? { missing: 'the capture lists no story' };
+    const listed = stories(start).filter((story) => !open || !story.closed);
+    return listed.find((story) => story.rank >= rank) ?? listed.at(-1) ?? { missing: open ? 'the capture lists no story that takes comments' : 'the capture lists no story' };
   };
 }
 
@@ -55,11 +55,11 @@ export function topCommentOf(start: Pick<HnSnapshot, 'comments'>, id: string) {
   return start.comments?.find((comment) => comment.story === id && comment.parent === id && !comment.dead);
 }
 
-/** The `nth` story (from 1, by rank) whose thread was captured with a live top comment, or the last such when there are fewer. */
-export function threadFrom(nth: number) {
+/** The `nth` story (from 1, by rank) whose thread was captured with a live top comment, or the last such when there are fewer; `open`: only threads that take replies. */
+export function threadFrom(nth: number, { open = false } = {}) {
   return (start: HnSnapshot): Found<Story> => {
-    const threads = stories(start).filter((story) => topCommentOf(start, story.id));
-    return threads[nth - 1] ?? threads.at(-1) ?? { missing: "the capture has no story's comments (no item page with its thread)" };
+    const threads = stories(start).filter((story) => topCommentOf(start, story.id) && (!open || !story.closed));
+    return threads[nth - 1] ?? threads.at(-1) ?? { missing: open ? "the capture has no thread that takes replies (no item page with one, or HN closed it)" : "the capture has no story's comments (no item page with its thread)" };
   };
 }
 
