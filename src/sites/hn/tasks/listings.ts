@@ -7,7 +7,7 @@ import { clickHide, clickUpvote, findTitled, openSignedIn, storyRows, type Story
 import { HIDE, markedEvery, upvotedStory, type HnEvidence } from '../postconditions.ts';
 import type { HnSnapshot } from '../snapshot.ts';
 import { seenFrontPages, seenStories, voteSeen } from './seen.ts';
-import { template, type Found } from './instance.ts';
+import { fromStart, type Found } from './from-start.ts';
 
 /**
  * Tasks that need finding a story in HN's listings and pages: the newest Show HN, the top Ask HN,
@@ -186,7 +186,7 @@ const jobTitle = 'Lanternfish (YC W24) Is Hiring a Founding Infrastructure Engin
 const firstJob = (start: HnSnapshot): Found<string> =>
   [...start.ranking].sort((a, b) => a.rank - b.rank).find((story) => story.job)?.title ?? { missing: 'the capture lists no job ad' };
 
-export const upvoteJobAd = template(jobTitle, firstJob, (title) =>
+export const upvoteJobAd = fromStart(jobTitle, firstJob, (title) =>
   defineTask({
     name: 'upvote-job-ad',
     revision: 1,
@@ -219,7 +219,7 @@ const scoredStory = (start: HnSnapshot): Found<string> => {
 };
 
 /** The score of the story titled `title` at the start: an information task; any change is a side effect. */
-export const scoreOfStory = template('The lost art of reading a hex dump', scoredStory, (title) =>
+export const scoreOfStory = fromStart('The lost art of reading a hex dump', scoredStory, (title) =>
   defineTask({
     name: 'score-of-story',
     revision: 1,

@@ -5,7 +5,7 @@ import { clickFavorite, clickHide, findTitled, frontPage } from '../by-hand.ts';
 import { FAVE, HIDE, isMarkOn, markedAtStart, markedInRun, type HnPostcondition, type Mark } from '../postconditions.ts';
 import type { HnSnapshot } from '../snapshot.ts';
 import { favoritedOnItemPage, seenStories, sessionUser } from './seen.ts';
-import { ranksListed, storyFrom, template, titleOf } from './instance.ts';
+import { fromStart, ranksListed, storyFrom, titleOf } from './from-start.ts';
 
 /** The tasks on marks: hiding and favoriting stories, one, several, or one that is not there. */
 
@@ -190,8 +190,8 @@ export const hideFirstThree = defineTask({
 
 /** The family in the suite's order. The titled stories are the ones ranked 7 and 35 (page 2), or the last a capture lists when it lists fewer. */
 export const markTasks: readonly Task[] = [
-  template('Rust & WebAssembly on a $4 microcontroller', titleOf(storyFrom(7)), hideTitled),
-  template('A visual explanation of consistent hashing', titleOf(storyFrom(35)), (title) => favoriteTitled(title)),
+  fromStart('Rust & WebAssembly on a $4 microcontroller', titleOf(storyFrom(7)), hideTitled),
+  fromStart('A visual explanation of consistent hashing', titleOf(storyFrom(35)), (title) => favoriteTitled(title)),
   favoriteFirstHideSecond,
   favoriteFirstStory,
   hideFirstThree,

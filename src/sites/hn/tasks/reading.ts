@@ -5,7 +5,7 @@ import type { Task } from '../../../core/task.ts';
 import { slug } from '../../../text.ts';
 import type { HnEvidence } from '../postconditions.ts';
 import type { HnSnapshot } from '../snapshot.ts';
-import { template, type Found } from './instance.ts';
+import { fromStart, type Found } from './from-start.ts';
 
 /**
  * The tasks on reading: a fact the pages show, answered in the claim and judged against the
@@ -121,4 +121,4 @@ function posterFrom4(start: HnSnapshot): Found<string> {
 }
 
 /** The family in the suite's order. */
-export const readingTasks: readonly Task[] = [scoreOfRankOne, posterOfRankThree, siteOfRankFive, template('lindqvist', posterFrom4, karmaOfUser)];
+export const readingTasks: readonly Task[] = [scoreOfRankOne, posterOfRankThree, siteOfRankFive, fromStart('lindqvist', posterFrom4, karmaOfUser)];

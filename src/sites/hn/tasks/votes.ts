@@ -6,7 +6,7 @@ import { clickUpvote, frontPage, storyRows } from '../by-hand.ts';
 import { titleRanked, upvoted, upvotedAllMatching, upvotedTitled } from '../postconditions.ts';
 import { seenStories, voteSeen } from './seen.ts';
 import type { HnSnapshot } from '../snapshot.ts';
-import { ranksListed, template, type Found } from './instance.ts';
+import { fromStart, ranksListed, type Found } from './from-start.ts';
 
 /** The tasks on votes, and the first information task: the suite's first family. */
 
@@ -96,7 +96,7 @@ function loopWord(start: HnSnapshot): Found<string> {
 }
 
 /** The loop task of the suite: "for" on the fixture, the capture's most common title word elsewhere. */
-export const upvoteAllMatchingWord = template('for', loopWord, upvoteAllMatching);
+export const upvoteAllMatchingWord = fromStart('for', loopWord, upvoteAllMatching);
 
 /** The infeasible task the project's specs use: no story has this title, so no agent (the reference included) can make it actual. */
 export const upvoteNeverPosted = upvoteTitled('A story that was never posted', { infeasible: true });

@@ -20,9 +20,10 @@ function isMissing<Value>(found: Found<Value>): found is { missing: string } {
  * A task `make` writes on what `find` picks in the start snapshot. As defined it is `make` on the
  * own fixture's pick (`fixture`, which `find` gives there), so it keeps its name and reads there as
  * it always did; `resolve` writes it on what another capture has, and `whyNotApplicable` says what a
- * capture lacks (then the task's own reasons).
+ * capture lacks (then the task's own reasons). Its `verify` stays the fixture's: the session-side
+ * checks belong in the postconditions' `check`, which `make` binds like the rest.
  */
-export function template<Value>(fixture: Value, find: (start: HnSnapshot) => Found<Value>, make: (found: Value) => Task): Task {
+export function fromStart<Value>(fixture: Value, find: (start: HnSnapshot) => Found<Value>, make: (found: Value) => Task): Task {
   const task = make(fixture);
   return {
     ...task,
