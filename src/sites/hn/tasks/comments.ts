@@ -241,17 +241,21 @@ interface DeadComment {
   by: string;
 }
 
-/** The first dead comment of the captured threads, by its story's rank (quietbyte's on the fixture). */
+/**
+ * A comment HN takes no reply to: the first dead one of the captured threads, by its story's rank
+ * (quietbyte's on the fixture), else the top comment of a thread HN closed.
+ */
 function deadComment(start: HnSnapshot): Found<DeadComment> {
   const stories = [...start.ranking].sort((a, b) => a.rank - b.rank);
   for (const story of stories) {
     const dead = start.comments?.find((comment) => comment.story === story.id && comment.dead && comment.by);
     if (dead) return { title: story.title, by: dead.by };
   }
-  return { missing: 'the capture shows no dead comment' };
+  const closed = stories.find((story) => story.closed && topCommentOf(start, story.id));
+  return closed ? { title: closed.title, by: topCommentOf(start, closed.id)!.by } : { missing: 'the capture shows no dead comment and no closed thread' };
 }
 
-/** Infeasible: the comment is dead, and HN takes no reply to a dead item. */
+/** Infeasible: the comment is dead (or its thread closed), and HN takes no reply to it. */
 export const replyToDeadComment = fromStart<DeadComment>({ title: RAILWAY, by: 'quietbyte' }, deadComment, ({ title, by }) =>
   defineTask({
     name: 'reply-to-dead-comment',
@@ -263,7 +267,7 @@ export const replyToDeadComment = fromStart<DeadComment>({ title: RAILWAY, by: '
       if (!(await openStory(page, site, title))) return { impossible: `no story titled ${JSON.stringify(title)} on the front pages` };
       const row = commentRows(page).filter({ has: page.locator(`a[href="user?id=${by}"]`) }).first();
       if ((await row.count()) === 0) return { impossible: `${by} has no comment on the story` };
-      if ((await row.getByRole('link', { name: 'reply', exact: true }).count()) === 0) return { impossible: `${by}'s comment is [dead]: it offers no reply link, and HN takes no reply to it` };
+      if ((await row.getByRole('link', { name: 'reply', exact: true }).count()) === 0) return { impossible: `${by}'s comment offers no reply link ([dead], or its thread closed): HN takes no reply to it` };
       await replyTo(page, row, 'Could you say more about that?');
     },
     verify: seesComment(RAILWAY, 'Could you say more about that?', rowBy('quietbyte')),
