@@ -191,7 +191,7 @@ export const hideFirstThree = defineTask({
 /** The family in the suite's order. The titled stories are the ones ranked 7 and 35 (page 2), or the last a capture lists when it lists fewer. */
 export const markTasks: readonly Task[] = [
   fromStart('Rust & WebAssembly on a $4 microcontroller', titleOf(storyFrom(7)), hideTitled),
-  fromStart('A visual explanation of consistent hashing', titleOf(storyFrom(35)), (title) => favoriteTitled(title)),
+  fromStart('A visual explanation of consistent hashing', titleOf(storyFrom(35)), favoriteTitled),
   favoriteFirstHideSecond,
   favoriteFirstStory,
   hideFirstThree,
