@@ -107,7 +107,7 @@ export interface RunRecord extends AgentResult {
  * to the site as it starts throws TaskNotApplicable before the run begins.
  */
 export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
-  const { context, site, model, layers = [], task, maxIterations, onIteration, modelCache, onStart, signal, abortGraceMs = ABORT_GRACE_MS } = options;
+  const { context, site, model, layers = [], maxIterations, onIteration, modelCache, onStart, signal, abortGraceMs = ABORT_GRACE_MS } = options;
   const agent = options.agent ?? builtInHarness(layers);
   checkLayersApply(agent, layers);
   await agent.prepare?.();
@@ -124,15 +124,21 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
   try {
     // A resumed run (durable) is judged from the site as it was when the run first began.
     let start = await site.snapshot();
-    const notApplicable = task.whyNotApplicable?.(start);
-    if (notApplicable !== undefined) throw new TaskNotApplicable(task.name, site.name, notApplicable);
-    // What the task names (the story at rank 1) is bound to its identity at the start, once: hiding or reordering cannot change it.
-    let postconditions = resolveAll(task.postconditions, start);
+    const notApplicable = options.task.whyNotApplicable?.(start);
+    if (notApplicable !== undefined) throw new TaskNotApplicable(options.task.name, site.name, notApplicable);
+    // A template (the story at rank 7) runs as it reads on this start, and what it names (the story
+    // at rank 1) is bound to its identity there, once: hiding or reordering cannot change it. Its
+    // agent and its oracle see the same task; a resumed run binds both to its first start again.
+    const bind = () => {
+      const task: Task = { ...options.task, ...options.task.resolve?.(start) };
+      return { task, postconditions: resolveAll(task.postconditions, start) };
+    };
+    let { task, postconditions } = bind();
     const carried = {
       save: () => start,
       restore: (saved: unknown) => {
         start = saved as typeof start;
-        postconditions = resolveAll(task.postconditions, start);
+        ({ task, postconditions } = bind());
       },
     };
 
