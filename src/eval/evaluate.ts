@@ -1,3 +1,4 @@
+import { taskAt } from './tasks.ts';
 import { tmpdir } from 'node:os';
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,7 +15,6 @@ import type { LayerSpec } from '../layers/index.ts';
 import type { Site, SiteIdle } from '../core/site.ts';
 import { checkLayersApply } from './agent.ts';
 import { judge, type Judgement } from './oracle.ts';
-import { resolveAll } from './postconditions.ts';
 import type { Task } from '../core/task.ts';
 
 /** Why a run was cut short from outside: the test's time ran out, or the test failed while its agent worked. */
@@ -126,19 +126,14 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
     let start = await site.snapshot();
     const notApplicable = options.task.whyNotApplicable?.(start);
     if (notApplicable !== undefined) throw new TaskNotApplicable(options.task.name, site.name, notApplicable);
-    // A template (the story at rank 7) runs as it reads on this start, and what it names (the story
-    // at rank 1) is bound to its identity there, once: hiding or reordering cannot change it. Its
-    // agent and its oracle see the same task; a resumed run binds both to its first start again.
-    const bind = () => {
-      const task: Task = { ...options.task, ...options.task.resolve?.(start) };
-      return { task, postconditions: resolveAll(task.postconditions, start) };
-    };
-    let { task, postconditions } = bind();
+    // The task as it reads on this start (taskAt): its agent and its oracle see the same one, and a
+    // resumed run reads it on its first start again.
+    let task = taskAt(options.task, start);
     const carried = {
       save: () => start,
       restore: (saved: unknown) => {
         start = saved as typeof start;
-        ({ task, postconditions } = bind());
+        task = taskAt(options.task, start);
       },
     };
 
@@ -175,7 +170,7 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
       const running = agent.run({
         task,
         get postconditions() {
-          return postconditions;
+          return task.postconditions;
         },
         site,
         context,
@@ -214,7 +209,7 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
       // Judged once the site has answered every request the run started (a vote still on its way counts).
       siteIdle = await site.idle();
       const end = await site.snapshot();
-      judgement = await judge(postconditions, { start, end, diff: site.diff(start, end), user: site.account.username, answer: result.answer });
+      judgement = await judge(task.postconditions, { start, end, diff: site.diff(start, end), user: site.account.username, answer: result.answer });
     } catch (error) {
       // The site no longer answers (the browser or its worker is going): the run is kept, unjudged.
       unjudged = `the site could not be judged after the run: ${error instanceof Error ? error.message : String(error)}`;

@@ -23,7 +23,9 @@ export function classifyHn(request: SiteRequest): SiteAction | undefined {
         if (how !== 'up' && how !== 'un') return undefined;
         return action(how === 'up' ? 'vote' : 'unvote', id);
       }
+      // HN's script hides in the background (`snip-story`); without it, the `hide` link redirects.
       case '/hide':
+      case '/snip-story':
         return action(undo ? 'unhide' : 'hide', id);
       case '/fave':
         return action(undo ? 'unfave' : 'fave', id);
