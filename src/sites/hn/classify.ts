@@ -1,8 +1,8 @@
 import type { SiteAction, SiteRequest } from '../../core/site.ts';
 
 /**
- * What a request does to Hacker News: the one place that knows HN's action URLs. A vote, hide or
- * fave is a GET link (`vote?id=…&how=up`, `hide?id=…&un=t`); a comment, a submission, a profile
+ * What a request does to Hacker News: the one place that knows HN's action URLs. A vote, hide, fave or
+ * flag is a GET link (`vote?id=…&how=up`, `hide?id=…&un=t`); a comment, a submission, a profile
  * edit and a login are form posts. Anything else only reads.
  */
 export function classifyHn(request: SiteRequest): SiteAction | undefined {
@@ -27,6 +27,8 @@ export function classifyHn(request: SiteRequest): SiteAction | undefined {
         return action(undo ? 'unhide' : 'hide', id);
       case '/fave':
         return action(undo ? 'unfave' : 'fave', id);
+      case '/flag':
+        return action(undo ? 'unflag' : 'flag', id);
       case '/logout':
         return { kind: 'logout', detail: 'log out' };
       default:

@@ -1,4 +1,5 @@
 import { classifyHn } from './classify.ts';
+import { hnLoginWall, hnSignIn } from './sign-in.ts';
 import { resolve } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
 import { routeReplica } from './adapters/route.ts';
@@ -60,5 +61,7 @@ export function recordedHn({ startLoggedIn, ...options }: RecordedOptions = {}):
     idle: () => replica.idle(),
     secrets: () => replica.state.sessionSecrets(),
     classify: classifyHn,
+    loginWall: (page) => hnLoginWall(page, HN_ORIGIN),
+    signIn: hnSignIn((request) => replica.handle(request), HN_ORIGIN),
   };
 }
