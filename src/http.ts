@@ -1,4 +1,4 @@
-/** Small pieces of HTTP that the site adapters, the live site, the login layer and the model providers share. */
+/** Small pieces of HTTP that the site adapters, the live site, the site kit's sign-in, the harness's request check and the model providers share. */
 import type { Request as PlaywrightRequest, Route } from '@playwright/test';
 
 /**

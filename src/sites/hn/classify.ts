@@ -44,8 +44,12 @@ export function classifyHn(request: SiteRequest): SiteAction | undefined {
       return { kind: 'submit', detail: 'submit a story' };
     case '/xuser':
       return action('profile', form.get('id') ?? '');
-    case '/login':
+    case '/login': {
+      // Logging in from a vote's login wall completes the vote in its `goto`: the post is that vote.
+      const pending = classifyHn({ method: 'GET', url: new URL(form.get('goto') ?? 'news', url).href });
+      if (pending?.kind === 'vote' || pending?.kind === 'unvote') return { ...pending, detail: `log in, then ${pending.detail}` };
       return { kind: 'login', detail: 'log in' };
+    }
     default:
       return undefined;
   }
