@@ -144,13 +144,19 @@ test("permissions hold on a site's redirect off the site: the hop is not sent, t
   const hits: string[] = [];
   await context.route('https://evil.example/**', (route) => (hits.push(route.request().url()), route.fulfill({ body: 'collected' })));
   const base = recordedHn();
-  // A site whose /out redirects to another origin (HN's own `goto` never does).
+  // A site whose /out redirects to another origin (HN's own `goto` never does), served from its fetch.
   const handler = (request: Request) => (new URL(request.url).pathname === '/out' ? Promise.resolve(new Response(null, { status: 302, headers: { location: 'https://evil.example/collect' } })) : base.replica.handle(request));
-  const site = { ...base, fetch: handler, attach: (target: BrowserContext) => routeSite(target, handler, HN_ORIGIN) };
+  const site = { ...base, serve: undefined, fetch: handler, attach: (target: BrowserContext) => routeSite(target, handler, HN_ORIGIN) };
   const record = await run(context, [call('navigate', { url: NEWS }), call('navigate', { url: `${HN_ORIGIN}/out` }), call('current_url'), finish], [permissions()], site);
   expect(events(record, 'harness_denied').map(({ tool, reason }) => [tool, reason])).toEqual([
     ['navigate', `the page's redirect to https://evil.example is outside the allowed origins (${HN_ORIGIN})`],
   ]);
   expect(events(record, 'tool_result').find((event) => event.name === 'current_url')!.output).toEqual({ url: NEWS });
   expect(hits).toEqual([]);
+});
+
+test("the site's own faults hold under the request check: the page still dies at the crash fault", async ({ context }) => {
+  const site = recordedHn({ faults: { crashAfter: 2 } });
+  const record = await run(context, [call('navigate', { url: NEWS }), call('navigate', { url: NEWS }), finish], [permissions()], site);
+  expect(record).toMatchObject({ stopReason: 'error', incomplete: true, summary: 'the browser page closed mid-run, so the run cannot go on' });
 });

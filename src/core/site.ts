@@ -1,4 +1,4 @@
-import type { BrowserContext, Page } from '@playwright/test';
+import type { BrowserContext, Page, Route } from '@playwright/test';
 import type { StateChange } from './state.ts';
 
 /** The account a run signs in with. */
@@ -35,6 +35,9 @@ export interface SiteAction {
   /** One line for a person: `vote on 46194762`. */
   detail: string;
 }
+
+/** Asked before a request is sent to the site: a reason refuses it, and it is never sent. */
+export type HopCheck = (request: SiteRequest) => Promise<string | undefined>;
 
 /** A login form as a page shows it: where it posts, and its own fields (a `goto`), without the account's. */
 export interface LoginWall {
@@ -77,6 +80,13 @@ export interface Site<State = unknown, Change extends StateChange = StateChange>
    * that found it elsewhere gets nowhere. Absent where a site cannot make one (the live site).
    */
   issueCredential?(): SiteAccount;
+  /**
+   * Answers one request the browser sent to the site's origin (a Playwright route), as `attach`'s
+   * route does, following the site's redirects itself and putting the request and each hop to
+   * `check` first: how the harness's request check judges every hop with the site's own faults in
+   * place. Absent: the harness answers the request from `fetch`, hop by hop, with the same checks.
+   */
+  serve?(route: Route, check: HopCheck): Promise<void>;
   /** The action `request` would perform on the site, or undefined when it changes nothing. */
   classify(request: SiteRequest): SiteAction | undefined;
   /**

@@ -79,7 +79,7 @@ export interface BrowserRequest extends SiteRequest {
 export type RequestRefusal = Extract<ToolOutcome, { ok: false }>;
 
 /** What a layer sees of the run's site: where it is, what its requests do, how to sign in. */
-export type SiteView = Pick<Site, 'name' | 'origin' | 'fetch' | 'classify' | 'loginWall' | 'signIn'>;
+export type SiteView = Pick<Site, 'name' | 'origin' | 'fetch' | 'serve' | 'classify' | 'loginWall' | 'signIn'>;
 
 /** The run as data after a step (what `durable` saves and resumes): the schema checks a saved one read back. */
 export const runSnapshotSchema = z
@@ -282,9 +282,9 @@ export class RunContext {
 
   /**
    * Puts every request of `context` to the layers' `checkRequest`, when any layer has one: a route
-   * registered after the site's own, so it is asked first. The site's requests it answers itself
-   * from the site's `fetch`, hop by hop, so that a redirect's every hop is checked too (Playwright
-   * does not route the request a fulfilled redirect leads to); others it hands on (`fallback`).
+   * registered after the site's own, so it is asked first. The site's requests are answered hop by
+   * hop (the site's `serve`, else from its `fetch`), so that a redirect's every hop is checked too:
+   * Playwright does not route the request a fulfilled redirect leads to. Others it hands on (`fallback`).
    */
   private async checkRequestsIn(context: BrowserContext): Promise<void> {
     if (!this.current.layers.some((layer) => layer.checkRequest)) return;
@@ -300,7 +300,8 @@ export class RunContext {
     let hops = 0;
     const check = (hop: Hop) => this.checkRequest({ ...hop, ...seen, redirected: hops++ > 0, onSite: site !== undefined && new URL(hop.url).origin === site.origin });
     if (site && new URL(request.url()).origin === site.origin) {
-      return serveRoute(route, (sent) => site.fetch(sent), site.origin, { check: async (hop) => (await check(hop))?.error });
+      const hopCheck = async (hop: Hop) => (await check(hop))?.error;
+      return site.serve ? site.serve(route, hopCheck) : serveRoute(route, (sent) => site.fetch(sent), site.origin, { check: hopCheck });
     }
     const body = request.postData();
     if (!(await check({ method: request.method(), url: request.url(), ...(body !== null && { body }) }))) return route.fallback();

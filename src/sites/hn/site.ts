@@ -2,7 +2,7 @@ import { classifyHn } from './classify.ts';
 import { hnLoginWall, hnSignIn } from './sign-in.ts';
 import { resolve } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
-import { routeReplica } from './adapters/route.ts';
+import { fulfillFromReplica, routeReplica } from './adapters/route.ts';
 import { HN_ORIGIN, parseReplicaOptions, type ReplicaOptionsInput } from './options.ts';
 import { createReplica, type HnReplica } from './replica.ts';
 import { hnDiff, type HnChange, type HnSnapshot } from './snapshot.ts';
@@ -56,6 +56,7 @@ export function recordedHn({ startLoggedIn, ...options }: RecordedOptions = {}):
     },
     issueCredential: () => replica.state.rotatePassword(replica.options.account.username),
     fetch: (request) => replica.handle(request),
+    serve: (route, check) => fulfillFromReplica(route, replica, HN_ORIGIN, check),
     snapshot: async () => replica.snapshot(),
     diff: hnDiff,
     idle: () => replica.idle(),
