@@ -44,52 +44,61 @@ async function marks(context: BrowserContext, site: Site) {
   return { votes: truth.votes[USER] ?? [], hidden: truth.hidden[USER] ?? [], faves: truth.faves[USER] ?? [] };
 }
 
-/** `path` on the site, then a vote for SECOND in its `goto`: each link with the account's own token. */
-function chain(site: Site, path: 'hide' | 'fave'): string {
-  const vote = `vote?id=${SECOND}&how=up&auth=${site.replica.state.authToken(USER, SECOND)}&goto=news`;
-  return `${HN_ORIGIN}/${path}?id=${FIRST}&auth=${site.replica.state.authToken(USER, FIRST)}&goto=${encodeURIComponent(vote)}`;
+type Mark = 'vote' | 'hide' | 'fave';
+
+/** A link that does `mark` to `id`, with the account's own token, then goes to `goto`. */
+function link(site: Site, mark: Mark, id: string, goto: string): string {
+  return `${mark}?id=${id}${mark === 'vote' ? '&how=up' : ''}&auth=${site.replica.state.authToken(USER, id)}&goto=${encodeURIComponent(goto)}`;
 }
 
-/** A policy that approves every action but votes, and keeps what it was asked. */
-function allButVotes() {
-  const asked: ApprovalRequest[] = [];
-  return { asked, policy: (request: ApprovalRequest) => (asked.push(request), request.action.kind !== 'vote') };
+/** `first` to FIRST, then, in its `goto`, `then` to SECOND. */
+function chain(site: Site, first: Mark, then: Mark): string {
+  return `${HN_ORIGIN}/${link(site, first, FIRST, link(site, then, SECOND, 'news'))}`;
 }
 
-for (const path of ['hide', 'fave'] as const) {
-  test(`a vote in a ${path}'s goto is asked about as a vote: denied, the ${path} is done and the vote is not`, async ({ context }) => {
+/** The site's list a mark goes to. */
+const listOf = { vote: 'votes', hide: 'hidden', fave: 'faves' } as const;
+
+const chains: Array<[Mark, Mark]> = [
+  ['hide', 'vote'],
+  ['fave', 'vote'],
+  ['vote', 'hide'],
+];
+for (const [first, then] of chains) {
+  test(`a ${then} in a ${first}'s goto is asked about as a ${then}: denied, the ${first} is done and the ${then} is not`, async ({ context }) => {
     const site = recordedHn({ startLoggedIn: true });
-    const { asked, policy } = allButVotes();
-    const record = await run(context, [call('navigate', { url: chain(site, path) }), finish], [approval({ policy })], site);
+    const asked: ApprovalRequest[] = [];
+    const policy = (request: ApprovalRequest) => (asked.push(request), request.action.kind !== then);
+    const record = await run(context, [call('navigate', { url: chain(site, first, then) }), finish], [approval({ policy })], site);
     expect(asked.map((request) => [request.tool, request.action.kind, request.action.target])).toEqual([
-      ['navigate', path, FIRST],
-      ['navigate', 'vote', SECOND],
+      ['navigate', first, FIRST],
+      ['navigate', then, SECOND],
     ]);
     expect(events(record, 'harness_approval').map(({ tool, action, decision }) => [tool, action, decision])).toEqual([
-      ['navigate', `${path} ${FIRST}`, 'approved'],
-      ['navigate', `vote ${SECOND}`, 'denied'],
+      ['navigate', `${first} ${FIRST}`, 'approved'],
+      ['navigate', `${then} ${SECOND}`, 'denied'],
     ]);
-    // The model is told: its navigate led to a vote that was not approved.
+    // The model is told: its navigate led to an action that was not approved.
     expect(events(record, 'tool_result').find((event) => event.name === 'navigate')).toMatchObject({
       ok: false,
       kind: 'denied',
-      error: `denied by the harness: vote ${SECOND} needs approval, and it was not approved`,
+      error: `denied by the harness: ${then} ${SECOND} needs approval, and it was not approved`,
     });
     const done = await marks(context, site);
-    expect(done.votes).toEqual([]);
-    expect(path === 'hide' ? done.hidden : done.faves).toEqual([FIRST]);
+    expect(done[listOf[first]]).toEqual([FIRST]);
+    expect(done[listOf[then]]).toEqual([]);
   });
 }
 
 test('under approval deny (the default) a goto chain performs nothing; under approve each action is asked once and done', async ({ context }) => {
   const denied = recordedHn({ startLoggedIn: true });
-  const none = await run(context, [call('navigate', { url: chain(denied, 'hide') }), finish], [approval()], denied);
+  const none = await run(context, [call('navigate', { url: chain(denied, 'hide', 'vote') }), finish], [approval()], denied);
   expect(events(none, 'harness_approval').map(({ action, decision }) => [action, decision])).toEqual([[`hide ${FIRST}`, 'denied']]);
   expect(await marks(context, denied)).toEqual({ votes: [], hidden: [], faves: [] });
 
   const approved = recordedHn({ startLoggedIn: true });
   const asked: string[] = [];
-  const record = await run(context, [call('navigate', { url: chain(approved, 'hide') }), finish], [approval({ policy: (request) => (asked.push(request.action.kind), true) })], approved);
+  const record = await run(context, [call('navigate', { url: chain(approved, 'hide', 'vote') }), finish], [approval({ policy: (request) => (asked.push(request.action.kind), true) })], approved);
   // The navigate's own request (the hide) takes the decision the call got: asked once, not twice.
   expect(asked).toEqual(['hide', 'vote']);
   expect(events(record, 'harness_approval').map(({ action, decision }) => [action, decision])).toEqual([
@@ -132,7 +141,7 @@ test("a page script's image ping is judged: denied, no vote; the denial recorded
 
 test('risk scores each hop: a permitted hide leads to a vote, which is high and denied', async ({ context }) => {
   const site = recordedHn({ startLoggedIn: true });
-  const record = await run(context, [call('navigate', { url: chain(site, 'hide') }), finish], [risk({ rules: hnRiskRules, permits: ['flag'] })], site);
+  const record = await run(context, [call('navigate', { url: chain(site, 'hide', 'vote') }), finish], [risk({ rules: hnRiskRules, permits: ['flag'] })], site);
   expect(events(record, 'harness_risk').map(({ tool, level, rule, decision }) => [tool, level, rule, decision])).toEqual([
     ['navigate', 'low', 'flag or hide', 'passed'],
     ['navigate', 'high', 'vote', 'denied'],
