@@ -171,3 +171,25 @@ test("the site's own faults hold under the request check: the page still dies at
   expect(events(record, 'tool_result').filter((event) => event.name === 'navigate').map((event) => event.ok)).toEqual([true, false]);
   expect(events(record, 'tool_result')[1]).toMatchObject({ kind: 'tool_error', error: expect.stringMatching(/ERR_ABORTED|closed/) });
 });
+
+test('approval asks about the kinds of action its options name, and no others', async ({ context }) => {
+  const site = recordedHn({ startLoggedIn: true });
+  const record = await run(context, [call('navigate', { url: chain(site, 'vote', 'hide') }), finish], [approval({ actions: ['hide'] })], site);
+  expect(events(record, 'harness_approval').map(({ action, decision }) => [action, decision])).toEqual([[`hide ${SECOND}`, 'denied']]);
+  expect(await marks(context, site)).toEqual({ votes: [FIRST], hidden: [], faves: [] });
+  expect(() => approval({ actions: [] })).toThrow(/^layer approval: actions: /);
+});
+
+test("login signs in through the site kit: its login wall, its sign-in, and the page it names", async ({ context }) => {
+  const base = recordedHn();
+  const walls: string[] = [];
+  const site = {
+    ...base,
+    loginWall: async (page: import('@playwright/test').Page) => (page.url().endsWith('/newest') ? (walls.push(page.url()), { action: `${HN_ORIGIN}/login`, fields: [] }) : undefined),
+    signIn: async (target: BrowserContext, account: { username: string; password: string }) => ({ ...(await base.signIn!(target, account)), next: `${HN_ORIGIN}/item?id=${SECOND}` }),
+  };
+  const record = await run(context, [call('navigate', { url: `${HN_ORIGIN}/newest` }), finish], ['login'], site);
+  // Read where the page is: once to notice it, once by the harness's sign_in call.
+  expect(new Set(walls)).toEqual(new Set([`${HN_ORIGIN}/newest`]));
+  expect(record.trace.find((event) => event.type === 'harness_auto_login')).toMatchObject({ ok: true, from: `${HN_ORIGIN}/newest`, to: `${HN_ORIGIN}/item?id=${SECOND}` });
+});
