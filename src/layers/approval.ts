@@ -58,7 +58,7 @@ export const approval = defineLayer({
       const { action } = request;
       const what = describe(action);
       if (options.store) {
-        const ask = { kind: 'action', action: action.kind, resource: action.target ?? '', argsHash: hash, reason: `the ${where.tool ? 'model' : 'page'} wants to ${what}`, ...where } as const;
+        const ask = { kind: 'action', action: action.kind, resource: action.target ?? '', argsHash: hash, reason: `the ${request.tool ? 'model' : 'page'} wants to ${what}`, ...where } as const;
         return askStore(run, options.store, ask);
       }
       const approved = await ask(options.policy, request, run);
