@@ -1,5 +1,6 @@
 import type { BrowserContext } from '@playwright/test';
 import type { TraceEventOf } from '../src/harness/trace.ts';
+import { ApprovalStore } from '../src/harness/approvals.ts';
 import { approval, type ApprovalRequest } from '../src/layers/approval.ts';
 import type { LayerSpec } from '../src/layers/index.ts';
 import { permissions } from '../src/layers/permissions.ts';
@@ -192,4 +193,19 @@ test("login signs in through the site kit: its login wall, its sign-in, and the 
   // Read where the page is: once to notice it, once by the harness's sign_in call.
   expect(new Set(walls)).toEqual(new Set([`${HN_ORIGIN}/newest`]));
   expect(record.trace.find((event) => event.type === 'harness_auto_login')).toMatchObject({ ok: true, from: `${HN_ORIGIN}/newest`, to: `${HN_ORIGIN}/item?id=${SECOND}` });
+});
+
+test("with a store, the page's own action is filed as the page's, and the run pauses without it", async ({ context }, testInfo) => {
+  const site = recordedHn({ startLoggedIn: true });
+  const dir = testInfo.outputPath('store');
+  const ping = async (turn: number) => {
+    if (turn !== 2) return;
+    const page = context.pages().at(-1)!;
+    await page.evaluate((id) => void (new Image().src = (document.getElementById(`up_${id}`) as HTMLAnchorElement).href), SECOND);
+    await page.waitForEvent('requestfailed', { predicate: (request) => request.url().includes('/vote?'), timeout: 5_000 });
+  };
+  const record = await run(context, [call('navigate', { url: NEWS }), finish], [approval({ store: { dir } })], site, ping);
+  expect(record).toMatchObject({ stopReason: 'awaiting_approval', incomplete: true });
+  expect(new ApprovalStore(dir).requests()).toEqual([expect.objectContaining({ action: 'vote', resource: SECOND, reason: `the page wants to vote ${SECOND}` })]);
+  expect((await marks(context, site)).votes).toEqual([]);
 });
