@@ -6,7 +6,7 @@ import type { LayerSpec } from '../src/layers/index.ts';
 import { permissions } from '../src/layers/permissions.ts';
 import { risk } from '../src/layers/risk.ts';
 import { evaluate, type RunRecord } from '../src/eval/evaluate.ts';
-import { routeSite } from '../src/sites/hn/adapters/route.ts';
+import { routeSite } from '../src/sites/route.ts';
 import { HN_ORIGIN } from '../src/sites/hn/options.ts';
 import { hnRiskRules } from '../src/sites/hn/risk.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';

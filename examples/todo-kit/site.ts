@@ -6,7 +6,7 @@ import type { BrowserContext } from '@playwright/test';
 import { z } from 'zod';
 import type { Site, SiteFactory, StateChange } from 'harness-eval';
 // The generic "serve a handler at an origin in a browser context" adapter lives in HN's kit today.
-import { routeSite } from 'harness-eval/hn';
+import { routeSite } from 'harness-eval/sites';
 import { createApp, FORMS, SESSION_COOKIE, type TodoSnapshot } from './app.ts';
 import { parse } from './input.ts';
 

@@ -1,5 +1,6 @@
 import { relative } from 'node:path';
-import { ApprovalStore, argsHash, expect, hn, test } from 'harness-eval';
+import { expect, hn, test } from 'harness-eval';
+import { ApprovalStore, argsHash } from 'harness-eval/layers';
 
 // Risk-scored actions and the approval store, on the classic task and a wrong-vote injection.
 // The store is a folder in the test's output (named relative to the project, so the cell's

@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
-import { expect, hn, saveSubroutine, test } from 'harness-eval';
+import { expect, hn, test } from 'harness-eval';
+import { saveSubroutine } from 'harness-eval/layers';
 
 // Recorded once on the 2025 markup by the diligent model under verified+login, saved only because
 // the oracle confirmed the run, then replayed on the 2025, 2020 and 2017 markups: model calls per cell.

@@ -20,6 +20,9 @@ import { defaultAccount } from '../sites/hn/options.ts';
 import { redactTraceFile } from './trace-zip.ts';
 
 /** The reporter's options, checked strictly: a misspelled key (`outputFolder`) is an error, not a default. */
+// The run record's schema, as the reporter reads it from each test's attachment: for tools that read reports.
+export { reportedRunSchema, type ReportedRun, type ReportedRunInput } from '../report/types.ts';
+
 export const reporterOptionsSchema = z
   .object({
     /** Where summary.json, summary.md and index.html go, relative to the config file. */

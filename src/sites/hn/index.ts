@@ -1,4 +1,4 @@
-export { routeReplica, routeSite, type SiteHandler } from './adapters/route.ts';
+export { routeReplica } from './adapters/route.ts';
 export { replicaHandlers } from './adapters/msw.ts';
 export { serveReplica, type ReplicaServer } from './adapters/server.ts';
 export { loadCapture, type Capture, type Item } from './capture.ts';

@@ -3,7 +3,7 @@ import { hnLoginWall, hnSignIn } from './sign-in.ts';
 import * as cheerio from 'cheerio';
 import type { z } from 'zod';
 import { InputError, parseInput } from '../../input.ts';
-import { routeSite, type SiteHandler } from './adapters/route.ts';
+import { routeSite, type SiteHandler } from '../route.ts';
 import { storyOf, storyRowsOn } from './capture.ts';
 import { withSetCookies } from '../../http.ts';
 import { accountSchema, HN_ORIGIN, type Account } from './options.ts';

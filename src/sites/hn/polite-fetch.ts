@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { retryAfterMs } from '../../http.ts';
-import type { SiteHandler } from './adapters/route.ts';
+import type { SiteHandler } from '../route.ts';
 
 /** How gently a live site is asked: one request at a time, spaced, and backing off when it says so. */
 export const politenessSchema = z

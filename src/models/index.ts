@@ -1,0 +1,17 @@
+/**
+ * `harness-eval/models`: models by name (`openai:…`, `ollama:…`, `scripted:…`), their cassettes
+ * (record a run's model calls once, replay them offline), and the model contract's types.
+ */
+export { createModel, type ModelSpec } from './registry.ts';
+export {
+  openCassette,
+  readCassette,
+  resolveModelCache,
+  ReplayMissError,
+  type Cassette,
+  type CassetteFile,
+  type CassetteOptions,
+  type ModelCacheMode,
+  type ModelCacheOptions,
+} from './cassette.ts';
+export type { ChatMessage, ChatRequest, ChatResponse, Model, ToolCall, Usage } from './types.ts';

@@ -1,0 +1,11 @@
+/**
+ * `harness-eval/sites`: what a site kit's author needs (docs/sites.md, "Writing a site kit"): the
+ * contract's types, and the helpers every kit uses to serve its site in a browser context or over
+ * plain HTTP, to wait for it to settle and to keep its session tokens secret.
+ */
+export type { HopCheck, LoginWall, SignedIn, Site, SiteAccount, SiteAction, SiteFactory, SiteIdle, SiteRequest } from '../core/site.ts';
+export type { StateChange } from '../core/state.ts';
+export type { Evidence, Postcondition, SessionView, Verdict } from '../core/task.ts';
+export { idleBoundMs, requestsInFlight, sessionCookies } from './site.ts';
+export { routeSite, type CrashesPage, type SiteHandler } from './route.ts';
+export { serveSite, serveHttp, type HttpServer, type SiteServer } from './serve.ts';
