@@ -118,4 +118,5 @@ test('reporter options are checked strictly: a misspelled key is one line naming
   expect(() => new HarnessReporter({ gates: [{ maxFalseSuccessRate: 2 }] })).toThrow(/^harness-eval reporter options: gates\.0\.maxFalseSuccessRate: Too big/);
   // What Playwright adds to every reporter's options is not the user's.
   expect(() => new HarnessReporter({ outputDir: 'reports', configDir: '/x', _mode: 'test', _commandHash: 'abc' } as never)).not.toThrow();
+  expect(() => new HarnessReporter({ configDir: '/x', _mode: 'list', onlyFailures: false } as never)).not.toThrow();
 });

@@ -48,8 +48,11 @@ export const reporterOptionsSchema = z
   .strict();
 export type HarnessReporterOptions = z.input<typeof reporterOptionsSchema>;
 
-/** Keys Playwright itself adds to every reporter's options (`configDir`, `_commandHash`, …): not the user's. */
-const fromPlaywright = (key: string) => key === 'configDir' || (key.startsWith('_') && key !== '_mode');
+/**
+ * Keys Playwright itself adds to every reporter's options (`configDir`, `_commandHash`, and
+ * `onlyFailures: false` under `--list`): not the user's.
+ */
+const fromPlaywright = (key: string) => key === 'configDir' || key === 'onlyFailures' || (key.startsWith('_') && key !== '_mode');
 
 /** Why a run ended before its end, by Playwright's status. */
 const STOPPED: Partial<Record<FullResult['status'], string>> = { interrupted: 'interrupted', timedout: 'global timeout' };
