@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { test as base, type BrowserContext, type TestInfo } from '@playwright/test';
 import type { Agent } from '../src/eval/agent.ts';
 import type { Task } from '../src/eval/tasks.ts';
+import type { Evidence } from '../src/core/task.ts';
+import type { HnChange, HnSnapshot } from '../src/sites/hn/snapshot.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
@@ -54,6 +56,21 @@ export function firstStory(replica: HnReplica) {
   const story = [...replica.capture.items.values()].find((item) => item.rank === 1);
   if (!story) throw new Error('capture has no rank-1 story');
   return story;
+}
+
+/**
+ * `task` done by its own reference solution on a fresh replica in `context`'s page, straight (no
+ * agent, no fixture): what the reference found, and the evidence its run gives the oracle.
+ */
+export async function referenceRun(context: BrowserContext, task: Task) {
+  const site = recordedHn();
+  await site.attach(context);
+  const start = await site.snapshot();
+  const outcome = (await task.reference!(await context.newPage(), site)) ?? {};
+  await site.idle();
+  const end = await site.snapshot();
+  const evidence: Evidence<HnSnapshot, HnChange> = { start, end, diff: site.diff(start, end), user: site.account.username, answer: outcome.impossible === undefined ? outcome.answer : undefined };
+  return { site, outcome, evidence };
 }
 
 /** A browser test with the replica routed at the real origin in Playwright's own context. */
