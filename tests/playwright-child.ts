@@ -1,15 +1,12 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { summarySchema, type Summary } from '../src/report/types.ts';
-import { acquireSlot } from './processes.ts';
 
 /**
  * A Playwright run in a child process, as a user would run their project, for the tests that read
- * its reports back (tests/surface.spec.ts, tests/audit-faults.spec.ts). Child runs wait for a slot
- * among CHILD_SLOTS, so the workers that start them do not oversubscribe the cores.
+ * its reports back (tests/surface.spec.ts, tests/audit-faults.spec.ts).
  */
 const cli = 'node_modules/@playwright/test/cli.js';
 
@@ -23,28 +20,7 @@ export interface Child {
  * `onOutput` sees the output so far when the child starts (empty) and at every chunk, and can
  * interrupt the child as Ctrl-C would, or kill it with another signal.
  */
-export async function playwright(args: string[], env: Record<string, string>, onOutput?: (stdout: string, kill: (signal?: NodeJS.Signals) => void) => void): Promise<Child> {
-  const release = await acquireSlot(childSlots(), CHILD_SLOTS, (waited) => {
-    // The time spent waiting for a slot is not the test's: its timeout moves on by as much.
-    if (test.info().timeout > 0) test.info().setTimeout(test.info().timeout + waited);
-  });
-  try {
-    return await spawnPlaywright(args, env, onOutput);
-  } finally {
-    release();
-  }
-}
-
-/**
- * At most this many child runs at once across the workers of a test run: a child is a runner, a
- * worker and a browser of its own, so more would oversubscribe the cores (2 on CI).
- */
-export const CHILD_SLOTS = Math.max(1, Math.floor(availableParallelism() / 2));
-
-/** The slots' folder, in the output folder every worker of the run shares (Playwright empties it as a run starts). */
-const childSlots = () => join(test.info().project.outputDir, '.child-slots');
-
-function spawnPlaywright(args: string[], env: Record<string, string>, onOutput?: (stdout: string, kill: (signal?: NodeJS.Signals) => void) => void): Promise<Child> {
+export function playwright(args: string[], env: Record<string, string>, onOutput?: (stdout: string, kill: (signal?: NodeJS.Signals) => void) => void): Promise<Child> {
   // The child reports where the test says, and has no API key: an openai: model must skip.
   const { OPENAI_API_KEY: _key, PLAYWRIGHT_JSON_OUTPUT_NAME: _json, ...inherited } = process.env;
   const child = spawn(process.execPath, [cli, ...args], { env: { ...inherited, ...env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
