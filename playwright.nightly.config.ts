@@ -3,7 +3,7 @@ import { chromiumLaunchOptions, hn, layerStacks, matrix, type HarnessOptions } f
 
 /**
  * The nightly model comparison: real models × the named layer stacks, repeated, on the recorded
- * site (or the live one). Run it sharded and merge the shards; the README's "Real models" section
+ * site (or the live one). Run it sharded and merge the shards; docs/nightly.md's "Real models" section
  * has the commands. Models without their key or host are skipped with the reason, so the config
  * also lists and runs on a machine with none.
  *
@@ -11,7 +11,7 @@ import { chromiumLaunchOptions, hn, layerStacks, matrix, type HarnessOptions } f
  *   HARNESS_SITE         `recorded` (default) or `live` (needs HN_USERNAME / HN_PASSWORD)
  *   HARNESS_MODEL_CACHE  `record` to write cassettes, `replay` to answer from them (CI), `off`
  *   HARNESS_CASSETTES    the cassette folder (default fixtures/cassettes)
- *   HARNESS_BASELINE     a previous summary.json: each cell's change is printed, flagged when intervals part
+ *   HARNESS_BASELINE     a previous summary.json: each cell's change is printed, flagged when the difference's 95% interval excludes 0
  *   HARNESS_REPORT_DIR   where summary.json and the reports go (default reports/nightly)
  */
 const DEFAULT_MODELS = 'openai:gpt-4o-mini,openai:gpt-4.1-mini,ollama:llama3.1:8b,ollama:qwen2.5:7b';

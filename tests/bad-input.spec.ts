@@ -19,7 +19,7 @@ import { playwright } from './playwright-child.ts';
 import { expect, reportedRun, test } from './support.ts';
 
 /**
- * The README's table of bad input, row by row: each thing a user can get wrong and the one line
+ * The table of bad input in docs/audits.md, row by row: each thing a user can get wrong and the one line
  * they get for it. Rows that need a run or a browser follow the table.
  */
 /** A file in the running test's output folder (the rows' thunks run inside tests). */

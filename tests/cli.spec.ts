@@ -209,3 +209,19 @@ test.describe('report: the history of summaries', () => {
     expect(compared.stdout).toContain(`not like with like: ${interrupted}: it is partial (interrupted; 1 of 5 planned runs not recorded)`);
   });
 });
+
+test('no command is a usage error (exit 2, usage on stderr); --help is not', async () => {
+  const { main } = await import('../src/cli/main.ts');
+  const printed: string[] = [];
+  const [error, log] = [console.error, console.log];
+  console.error = (line: string) => printed.push(`err ${line}`);
+  console.log = (line: string) => printed.push(`out ${line}`);
+  try {
+    expect(await main([])).toBe(2);
+    expect(await main(['--help'])).toBe(0);
+  } finally {
+    [console.error, console.log] = [error, log];
+  }
+  expect(printed[0]).toMatch(/^err harness-eval: no command given\nUsage:/);
+  expect(printed[1]).toMatch(/^out Usage:/);
+});

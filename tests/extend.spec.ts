@@ -171,7 +171,7 @@ test.describe('in a Playwright run of its own', () => {
     expect(byName!.layers).toBe(asValues!.layers);
   });
 
-  test("the README's example: a stateful layer is fresh in each of two tests in one worker; its tool and events work", () => {
+  test("docs/layers.md's example: a stateful layer is fresh in each of two tests in one worker; its tool and events work", () => {
     for (const trial of [1, 2]) {
       const run = runOf(`trial ${trial}: the counter starts afresh`);
       expect(run).toMatchObject({ claimed: true, actual: true, layers: 'login+verify+retry+call-counter' });
@@ -186,8 +186,8 @@ test.describe('in a Playwright run of its own', () => {
     expect(summary.cells.find((cell) => cell.layers === 'retry+verify')).toMatchObject({ runs: 2 });
   });
 
-  test("the README's extending example is the code that runs here", () => {
+  test("docs/layers.md's extending example is the code that runs here", () => {
     const example = readFileSync(join(import.meta.dirname, 'fixtures/extend/extend.run.ts'), 'utf8');
-    expect(readFileSync(join(import.meta.dirname, '../README.md'), 'utf8')).toContain(`\`\`\`ts\n${example}\`\`\``);
+    expect(readFileSync(join(import.meta.dirname, '../docs/layers.md'), 'utf8')).toContain(`\`\`\`ts\n${example}\`\`\``);
   });
 });

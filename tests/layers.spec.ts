@@ -99,7 +99,7 @@ test.describe('verify', () => {
   test('a story page that does not load (a rate limit, a 502) confirms nothing: the claim becomes a failure', async ({ context }) => {
     // The click meets the login wall (no vote); then the site refuses every request, verify's load of the story included.
     const result = await run(context, 'scripted:overclaimer', ['verify'], recordedHn({ faults: { rateLimitAfter: 2 } }));
-    expect(result.trace.find((event) => event.type === 'harness_verification')).toMatchObject({ ok: false, detail: 'the check could not run: /news answered HTTP 503' });
+    expect(result.trace.find((event) => event.type === 'harness_verification')).toMatchObject({ ok: false, detail: 'the check could not run: /item?id=46194762 answered HTTP 503' });
     expect(result).toMatchObject({ claimed: false, falseSuccess: false });
   });
 
@@ -118,7 +118,7 @@ test.describe('verify', () => {
     expect(result).toMatchObject({ claimed: false, actual: false, falseSuccess: false });
     expect(result.trace.find((event) => event.type === 'harness_verification')).toMatchObject({
       ok: false,
-      // The task's check loads the front page from the site itself, where the vote never happened.
+      // The check loads the story's page from the site itself, where the vote never happened.
       detail: expect.stringMatching(/^story \d+ \(rank 1\) still shows its arrow/),
     });
   });

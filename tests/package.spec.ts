@@ -62,6 +62,8 @@ test('the packed tarball, installed in a fresh project, runs the README quick st
     const shipped = packed[0]!.files.map((file) => file.path);
     expect(shipped).toContain('dist/index.d.ts');
     expect(shipped).toContain('fixtures/hn/2025/news.html');
+    // The README links to docs/: the pages ship with it.
+    expect(shipped).toContain('docs/architecture.md');
     expect(shipped.filter((path) => path.startsWith('src/') || path.startsWith('tests/') || path.startsWith('specs/'))).toEqual([]);
 
     const project = join(dir, 'hn-eval');

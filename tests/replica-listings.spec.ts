@@ -5,6 +5,7 @@ import type { SessionView } from '../src/eval/tasks.ts';
 import { createReplica } from '../src/sites/hn/index.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { listingTasks } from '../src/sites/hn/tasks/listings.ts';
+import { voteTasks } from '../src/sites/hn/tasks/votes.ts';
 import { submissionTasks, submittedUnlessPosted } from '../src/sites/hn/tasks/submissions.ts';
 import { mutationTest } from '../src/eval/mutation.ts';
 import { judge } from '../src/eval/oracle.ts';
@@ -14,7 +15,7 @@ import type { HnChange, HnSnapshot } from '../src/sites/hn/snapshot.ts';
 import { markupYears } from '../src/sites/hn/options.ts';
 import type { HnReplica } from '../src/sites/hn/replica.ts';
 import { hnDiff } from '../src/sites/hn/snapshot.ts';
-import { bodyText, client, expect, TOKEN } from './support.ts';
+import { bodyText, client, expect, sessionVerdict, TOKEN } from './support.ts';
 
 /**
  * The replica's derived listings (`/newest`, `/ask`, `/show`, `/jobs`, `/from`, `/submitted`),
@@ -333,8 +334,8 @@ test.describe('submissions', () => {
   }
 });
 
-test.describe('the tasks\' own checks (verify): what the session sees', () => {
-  for (const task of [...submissionTasks, ...listingTasks].filter((known) => known.verify)) {
+test.describe('the tasks\' session checks (verify): what the session sees', () => {
+  for (const task of [...voteTasks, ...submissionTasks, ...listingTasks].filter((known) => !known.tags.includes('information'))) {
     const infeasible = task.tags.includes('infeasible');
     test(`${task.name}: ${infeasible ? 'never holds, the reference having found nothing to do' : 'does not hold before the reference, holds after it'}`, async ({ context }) => {
       const site = recordedHn();
@@ -349,10 +350,11 @@ test.describe('the tasks\' own checks (verify): what the session sees', () => {
       };
       const page = await context.newPage();
       await page.goto(`${site.origin}/news`);
-      expect(await task.verify!(session), 'before').toMatchObject({ holds: false });
+      const start = await site.snapshot();
+      expect(await sessionVerdict(task, start, session), 'before').toMatchObject({ holds: false });
       await task.reference!(page, site);
       await site.idle();
-      const after = await task.verify!(session);
+      const after = await sessionVerdict(task, start, session);
       expect(after, after.detail).toMatchObject({ holds: !infeasible });
     });
   }

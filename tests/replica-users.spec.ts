@@ -12,7 +12,7 @@ import { recordedHn } from '../src/sites/hn/site.ts';
 import { favoriteFirstStory, markTasks } from '../src/sites/hn/tasks/marks.ts';
 import { profileTasks, setAbout } from '../src/sites/hn/tasks/profile.ts';
 import { karmaAtStart } from '../src/sites/hn/tasks/reading.ts';
-import { bodyText, client, expect, TOKEN } from './support.ts';
+import { bodyText, client, expect, sessionVerdict, TOKEN } from './support.ts';
 
 /** The story at `rank` in the capture. */
 function storyAt(replica: HnReplica, rank: number) {
@@ -241,7 +241,7 @@ test.describe('the tasks\' oracle', () => {
   });
 });
 
-test.describe('the tasks\' own checks (verify)', () => {
+test.describe('the tasks\' session checks (verify)', () => {
   /** The session's view of the site, as the `verify` layer gives it: pages loaded with a logged-in session's cookie. */
   async function sessionOf(replica: HnReplica): Promise<SessionView> {
     const hn = client(replica);
@@ -258,9 +258,10 @@ test.describe('the tasks\' own checks (verify)', () => {
     test(`${task.name}: holds after the reference, not before`, async ({ page }) => {
       const site = recordedHn();
       await site.attach(page.context());
-      expect(await task.verify!(await sessionOf(site.replica))).toMatchObject({ holds: false });
+      const start = await site.snapshot();
+      expect(await sessionVerdict(task, start, await sessionOf(site.replica))).toMatchObject({ holds: false });
       await task.reference!(page, site);
-      const verdict = await task.verify!(await sessionOf(site.replica));
+      const verdict = await sessionVerdict(task, start, await sessionOf(site.replica));
       expect(verdict, verdict.detail).toMatchObject({ holds: true });
     });
   }
@@ -269,7 +270,8 @@ test.describe('the tasks\' own checks (verify)', () => {
     const replica = createReplica();
     const session = await sessionOf(replica);
     const first = storyAt(replica, 1);
+    const start = replica.snapshot();
     await session.load(`/vote?id=${first.id}&how=up&auth=${replica.state.authToken('harness', first.id)}&goto=news`);
-    expect(await favoriteFirstStory.verify!(session)).toEqual({ holds: false, detail: `story ${first.id} (rank 1) is not favorited` });
+    expect(await sessionVerdict(favoriteFirstStory, start, session)).toEqual({ holds: false, detail: `story ${first.id} (rank 1) is not favorited: its page does not offer un-favorite` });
   });
 });

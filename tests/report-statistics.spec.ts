@@ -256,6 +256,13 @@ test.describe('rendering', () => {
     expect(markdown).toContain('$1.20');
   });
 
+  test('Markdown stays plain text: no HTML entities, a tag-like name kept literal by a backslash', () => {
+    const runs = [...classicRuns(), run({ model: 'a > b & c <x> | &amp;' })];
+    const markdown = renderMarkdown(summaryOf(runs));
+    expect(markdown).toContain('a > b & c \\<x> \\| \\&amp;');
+    expect(markdown).not.toMatch(/&(gt|lt);/);
+  });
+
   test('HTML escapes names and titles, stays self-contained, one anchor per cell', () => {
     const hostile = '<script>alert("x&y")</script>';
     const runs = [...classicRuns(), run({ model: hostile, title: `${hostile} 'quoted'` })];
@@ -428,8 +435,8 @@ test.describe('newcombe: the difference of two proportions', () => {
   });
 });
 
-test('the README\'s table of trials per cell is what trialsToDetect computes', () => {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+test('docs/report.md\'s table of trials per cell is what trialsToDetect computes', () => {
+  const readme = readFileSync(new URL('../docs/report.md', import.meta.url), 'utf8');
   const rows = [...readme.matchAll(/^\| (\d\.\d+) → (\d\.?\d*) \| (\d+) \| (\d+) \|$/gm)];
   expect(rows.length).toBeGreaterThanOrEqual(3);
   for (const [, from, to, at80, at95] of rows) {

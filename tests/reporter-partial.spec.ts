@@ -110,3 +110,12 @@ test('a run the global timeout stopped says so, and is partial', async () => {
   expect(result.stdout).toContain('harness-eval: ⚠ incomplete: 1 of 2 planned runs recorded');
   expect(existsSync(join(env.REPORT_DIR, 'history'))).toBe(false);
 });
+
+test('reporter options are checked strictly: a misspelled key is one line naming it, not a silent default', async () => {
+  const { default: HarnessReporter } = await import('../src/playwright/reporter.ts');
+  expect(() => new HarnessReporter({ outputFolder: 'scratch' } as never)).toThrow('harness-eval reporter options: (options): Unrecognized key: "outputFolder"');
+  expect(() => new HarnessReporter({ prices: { 'openai:gpt-4o': { input: -1, output: 2 } } })).toThrow(/^harness-eval reporter options: prices\.openai:gpt-4o\.input: Too small/);
+  expect(() => new HarnessReporter({ gates: [{ maxFalseSuccessRate: 2 }] })).toThrow(/^harness-eval reporter options: gates\.0\.maxFalseSuccessRate: Too big/);
+  // What Playwright adds to every reporter's options is not the user's.
+  expect(() => new HarnessReporter({ outputDir: 'reports', configDir: '/x', _mode: 'test', _commandHash: 'abc' } as never)).not.toThrow();
+});

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { commandAgent, type CommandAgentOptions } from '../src/agents/command.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
+import { createModel } from '../src/models/registry.ts';
 import { HARNESS_RUN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT, test as harnessTest } from '../src/playwright/fixtures.ts';
 import { renderHtml, renderMarkdown } from '../src/report/files.ts';
 import { summarize } from '../src/report/summarize.ts';
@@ -37,6 +38,14 @@ const withMarker = (marker: string): number[] => {
   }
 };
 const marker = () => `he-escape-${randomBytes(6).toString('hex')}`;
+/** This worker's bwraps: the sandboxes of its runs. */
+const sandboxes = (): number[] => {
+  try {
+    return execFileSync('pgrep', ['-P', String(process.pid), '-x', 'bwrap'], { encoding: 'utf8' }).trim().split('\n').map(Number);
+  } catch {
+    return [];
+  }
+};
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Record<string, any>;
 
 test.describe('a sandboxed command agent', () => {
@@ -177,6 +186,46 @@ test.describe('a sandboxed command agent', () => {
     expect(readJson(testInfo.outputPath('run', 'logins.json'))).toEqual({ default: false, handed: true });
     expect(JSON.stringify(result)).not.toMatch(/run-[0-9a-f]{32}/);
   });
+});
+
+test('a sandbox starts with its run, while the session opens; a run whose session fails closes it: no bwrap, no socket folder left', async ({ context }, testInfo) => {
+  const site = recordedHn();
+  await site.attach(context);
+  const failure = new Error('the session did not open');
+  let socketDir: string | undefined;
+  const running = escape('login.py').run({
+    task: upvoteFirstPost,
+    site,
+    context,
+    model: createModel('scripted:diligent'),
+    secrets: [],
+    outputDir: testInfo.outputPath('run'),
+    carried: { save: () => undefined, restore: () => {} },
+    attach: async () => {},
+    async openSession() {
+      // Only a sandbox started before the session is open is seen here.
+      await expect.poll(sandboxes, { timeout: 10_000 }).toHaveLength(1);
+      // The relay's last argument is its socket folder.
+      socketDir = readFileSync(`/proc/${sandboxes()[0]}/cmdline`, 'utf8').split('\0').filter(Boolean).at(-1);
+      throw failure;
+    },
+  });
+  await expect(running).rejects.toBe(failure);
+  expect(socketDir).toMatch(/he-sbx-/);
+  expect(existsSync(socketDir!)).toBe(false);
+  await expect.poll(sandboxes).toEqual([]);
+});
+
+test('the agent cannot speak for its relay: a false exit it writes to the control socket does not end its run', async ({ context }, testInfo) => {
+  // It finds the control socket from the relay's command line, says it exited, and writes its claim a moment later.
+  const script = `
+const fs = require('node:fs'), net = require('node:net');
+const dir = fs.readFileSync('/proc/2/cmdline', 'utf8').match(/\\/[^"\\0]*he-sbx-[^"\\/\\0]*/)[0];
+net.connect(dir + '/control').on('error', () => {}).end(JSON.stringify({ code: 0, signal: null }) + '\\n');
+setTimeout(() => fs.writeFileSync(process.env.HARNESS_CLAIM_FILE, JSON.stringify({ success: true, summary: 'claimed after its false exit' })), 1_000);
+`;
+  const { result } = await runAgent(context, testInfo, commandAgent([process.execPath, '-e', script], { sandbox: 'required' }));
+  expect(result).toMatchObject({ contained: true, claimed: true, summary: 'claimed after its false exit' });
 });
 
 test('the live site cannot make a login for one run: account: true for a command agent there fails in one line, before the run', async ({ context }) => {

@@ -5,6 +5,8 @@ import type { LayerSpec } from '../src/layers/index.ts';
 import type { Model } from '../src/models/types.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
+import { upvoted } from '../src/sites/hn/postconditions.ts';
+import type { Postcondition } from '../src/eval/postconditions.ts';
 import { expect, test, turnsDouble } from './support.ts';
 
 const run = (context: BrowserContext, model: string | Model, layers: readonly LayerSpec[], task: Task = upvoteFirstPost) =>
@@ -23,11 +25,12 @@ test('ends the run after the action whose check holds, without the model\'s fini
   expect(stopped.iterations).toBe(3);
   expect(without.iterations).toBeGreaterThan(stopped.iterations);
   expect(harnessFinish(stopped.trace)).toHaveLength(1);
-  expect(stopped.summary).toMatch(/^The task's own check holds after iteration 3's actions/);
+  expect(stopped.summary).toMatch(/^The task's postconditions hold as the session sees them after iteration 3's actions, so the harness ended the run: story 46194762 \(rank 1\) shows as upvoted$/);
 });
 
 test('never stops on a turn that only read, even when the check holds', async ({ context }) => {
-  const alwaysHolds = defineTask({ ...upvoteFirstPost, name: 'always-holds', verify: async () => ({ holds: true, detail: 'it always holds' }) });
+  const holds: Postcondition = { description: 'it always holds', judge: () => ({ holds: false, detail: 'never' }), expects: () => false, check: async () => ({ holds: true, detail: 'it always holds' }) };
+  const alwaysHolds = defineTask({ ...upvoteFirstPost, name: 'always-holds', postconditions: [holds] });
   const { model, requests } = turnsDouble([[{ name: 'get_stories', arguments: '{}' }], [{ name: 'current_url', arguments: '{}' }], [{ name: 'navigate', arguments: '{"url":"https://news.ycombinator.com/news"}' }]]);
   const result = await run(context, model, ['stop-on-success'], alwaysHolds);
   expect(requests).toHaveLength(3);
@@ -35,13 +38,30 @@ test('never stops on a turn that only read, even when the check holds', async ({
   expect(harnessFinish(result.trace)).toMatchObject([{ iteration: 3 }]);
 });
 
-test('a task without a check: the layer does nothing, and says so once', async ({ context }) => {
-  const { verify: _check, ...unchecked } = upvoteFirstPost;
-  const noCheck = defineTask({ ...unchecked, name: 'no-check' });
+test('a postcondition without a session-side check (a user\'s own): the layer does nothing, and says so once', async ({ context }) => {
+  const { judge, expects } = upvoted({ rank: 1 });
+  const noCheck = defineTask({ name: 'no-check', prompt: upvoteFirstPost.prompt, postconditions: [{ description: 'my own: the first story is upvoted', judge, expects }] });
   const { model } = turnsDouble([[{ name: 'navigate', arguments: '{"url":"https://news.ycombinator.com/news"}' }], [{ name: 'click', arguments: '{"selector":"#up_46194762"}' }]]);
   const result = await run(context, model, ['stop-on-success'], noCheck);
   // The double's turns run out: it claims failure itself, after both actions.
-  expect(result).toMatchObject({ iterations: 3, claimed: false });
+  expect(result).toMatchObject({ iterations: 3, claimed: false, actual: true });
   expect(harnessFinish(result.trace)).toHaveLength(0);
-  expect(result.trace.filter((event) => event.type === 'harness_note' && event.layer === 'stop-on-success')).toHaveLength(1);
+  expect(result.trace.filter((event) => event.type === 'harness_note' && event.layer === 'stop-on-success')).toMatchObject([
+    { message: 'no session-side check of "my own: the first story is upvoted": the run ends only on the model\'s finish' },
+  ]);
+});
+
+test('hide story 1, then vote the story now first: the check is of story 1 as the start had it, so the run does not stop', async ({ context }) => {
+  const site = recordedHn({ startLoggedIn: true });
+  const [first, second] = (await site.snapshot()).ranking;
+  const { model } = turnsDouble([
+    [{ name: 'navigate', arguments: '{"url":"https://news.ycombinator.com/news"}' }],
+    [{ name: 'click', arguments: JSON.stringify({ selector: `a[href^="hide?id=${first!.id}&"]` }) }],
+    [{ name: 'click', arguments: JSON.stringify({ selector: `#up_${second!.id}` }) }],
+  ]);
+  const result = await evaluate({ context, site, model, layers: ['stop-on-success'], task: upvoteFirstPost });
+  expect(site.replica.truth()).toMatchObject({ votes: { harness: [second!.id] }, hidden: { harness: [first!.id] } });
+  // No harness finish: the double runs out of turns and claims failure itself.
+  expect(harnessFinish(result.trace)).toHaveLength(0);
+  expect(result).toMatchObject({ iterations: 4, claimed: false, actual: false });
 });

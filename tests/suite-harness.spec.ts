@@ -16,7 +16,7 @@ import { expect, test, turnsDouble } from './support.ts';
 
 /**
  * The built-in harness on the suite: finish carries an information task's answer to the oracle,
- * `verify` runs the task's own check, a task that does not apply is skipped and never counted.
+ * `verify` checks the task's postconditions, a task that does not apply is skipped and never counted.
  */
 
 type Replicated = ReturnType<typeof recordedHn>;
@@ -55,7 +55,7 @@ test.describe("finish's answer", () => {
   });
 });
 
-test.describe("verify runs the task's own check", () => {
+test.describe("verify checks the task's postconditions", () => {
   const voteOn = (id: string) => [[{ name: 'navigate', arguments: JSON.stringify({ url: `${HN_ORIGIN}/news` }) }], [{ name: 'click', arguments: JSON.stringify({ selector: `#up_${id}` }) }], finish({ success: true, summary: 'upvoted the first post' })];
 
   test('a real vote on story 2 does not confirm upvote-first-post: the claim becomes a truthful failure', async ({ context }) => {
@@ -74,11 +74,11 @@ test.describe("verify runs the task's own check", () => {
     expect(record.trace.find((event) => event.type === 'harness_verification')).toMatchObject({ ok: true, detail: `story ${ranked(site, 1).id} (rank 1) shows as upvoted` });
   });
 
-  test('a task with no check of its own has its claim passed on, with a note that nothing checked it', async ({ context }) => {
+  test('a postcondition with no session-side check (an answer) has its claim passed on, recorded as unverified', async ({ context }) => {
     const record = await run(context, turnsDouble([finish({ success: true, summary: 'done', answer: 'no idea' })]).model, titleOfRankThree, ['verify']);
-    expect(record).toMatchObject({ claimed: true, falseSuccess: true });
+    expect(record).toMatchObject({ claimed: true, falseSuccess: true, unverified: ['the title ranked 3 is right'] });
     expect(record.trace.some((event) => event.type === 'harness_verification')).toBe(false);
-    expect(record.trace.find((event) => event.type === 'harness_note' && event.layer === 'verify')).toMatchObject({ message: expect.stringContaining('no check of its own') });
+    expect(record.trace.find((event) => event.type === 'harness_unverified')).toMatchObject({ layer: 'verify', postconditions: ['the title ranked 3 is right'] });
   });
 });
 

@@ -2,9 +2,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test as base, type BrowserContext, type TestInfo } from '@playwright/test';
 import type { Agent } from '../src/eval/agent.ts';
-import type { Task } from '../src/eval/tasks.ts';
+import type { SessionView, Task } from '../src/eval/tasks.ts';
 import type { Evidence } from '../src/core/task.ts';
 import type { HnChange, HnSnapshot } from '../src/sites/hn/snapshot.ts';
+import { resolveAll, type Verdict } from '../src/eval/postconditions.ts';
+import { checkSession } from '../src/layers/verify.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
@@ -201,4 +203,11 @@ export async function runAgent(context: BrowserContext, testInfo: TestInfo, agen
     },
   });
   return { result, site, attachments };
+}
+
+/** The task's postconditions as `verify` checks them: bound to `start`, each that checks itself run on `session`, all to hold. */
+export async function sessionVerdict(task: Task, start: unknown, session: SessionView): Promise<Verdict> {
+  const verdict = await checkSession(resolveAll(task.postconditions, start), session);
+  if (!verdict) throw new Error(`${task.name}: no postcondition checks itself`);
+  return verdict;
 }

@@ -1,7 +1,7 @@
 import { expect, hn, test } from 'harness-eval';
 
 // The diligent model, already logged in, with and without stop-on-success: the same vote, fewer
-// model calls and tokens when the harness ends the run once the task's own check holds.
+// model calls and tokens when the harness ends the run once the task's postconditions hold as the session sees them.
 test.use({ model: 'scripted:diligent', site: hn.recorded({ startLoggedIn: true }) });
 
 test.describe('verified', () => {

@@ -13,7 +13,7 @@ test.describe('overclaimer, no layers', () => {
 
 test.describe('overclaimer, guardrails + verify + login', () => {
   test.use({ model: 'scripted:overclaimer', layers: ['guardrails', 'verify', 'login'], layerStack: 'verified+login' });
-  // verify runs the task's own check, which looks for the titled story: a vote on another story confirms nothing.
+  // verify checks the task's postcondition, bound at the start to the titled story (none here): a vote on another story confirms nothing.
   test('a real vote on the wrong story is caught by verify: a truthful failure, with the vote a side effect', async ({ harness }) => {
     const run = await harness.run(task);
     expect(run.trace.some((event) => event.type === 'harness_verification' && !event.ok)).toBe(true);

@@ -10,7 +10,7 @@ import type { Agent, AgentRun, Containment } from '../core/agent.ts';
 import type { Site } from '../core/site.ts';
 import { launchCdpBrowser } from './cdp-browser.ts';
 import { foreignAgent, readClaim, type ForeignOutcome } from './foreign.ts';
-import { sandboxModeSchema, sandboxUnavailable, startSandbox, startupEnv, type AgentExit, type SandboxMode } from './sandbox.ts';
+import { processExit, sandboxModeSchema, sandboxUnavailable, startSandbox, startupEnv, type AgentCommand, type AgentExit, type Sandbox, type SandboxMode } from './sandbox.ts';
 import type { Escapes } from '../core/run.ts';
 
 export const commandAgentOptionsSchema = z
@@ -68,12 +68,16 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
   const name = named.name ?? defaultName(command, cwd);
   // The environment's names only: its values may be keys, and the condition is written to every report.
   const base = { agent: 'command', argv: command, ...(cwd && { cwd }), ...(timeoutMs && { timeoutMs }), account, ...(Object.keys(env).length > 0 && { envKeys: Object.keys(env).sort() }) };
-  const agent = foreignAgent({ name, condition: base, account, issueCredential: true, prepare: check, containment: (site) => containment(sandbox, account, site) }, async (input, run) => {
-    const claimFile = join(run.outputDir, 'agent-claim.json');
+  const claimFileOf = (run: AgentRun) => join(run.outputDir, 'agent-claim.json');
+  const setUp = async (run: AgentRun) => {
     await mkdir(run.outputDir, { recursive: true });
-    await rm(claimFile, { force: true });
-    const contained = sandboxed(sandbox);
-    const browser = await launchCdpBrowser(run.site, { sandboxed: contained });
+    await rm(claimFileOf(run), { force: true });
+    // Its sandbox starts with the run: bwrap and its relay's node take a while, and need none of the run's endpoints.
+    return sandboxed(sandbox) ? startSandbox({ cwd: resolve(cwd ?? '.'), workDir: run.outputDir }) : undefined;
+  };
+  const agent = foreignAgent({ name, condition: base, account, issueCredential: true, prepare: check, containment: (site) => containment(sandbox, account, site), setUp }, async (input, run, box) => {
+    const claimFile = claimFileOf(run);
+    const browser = await launchCdpBrowser(run.site, { sandboxed: box !== undefined });
     try {
       const harnessEnv: Record<string, string> = {
         HARNESS_TASK: input.task,
@@ -86,7 +90,7 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
         ...(input.site.account && { HN_USERNAME: input.site.account.username, HN_PASSWORD: input.site.account.password }),
       };
       const urls = [input.site.url, browser.url, input.model.baseURL];
-      const { stdout, stderr, escapes, ...exit } = await runCommand(command, { cwd: resolve(cwd ?? '.'), env: { ...startupEnv(), ...env, ...harnessEnv }, timeoutMs, signal: input.signal, sandbox: contained && { workDir: run.outputDir, urls } });
+      const { stdout, stderr, escapes, ...exit } = await runCommand(command, { cwd: resolve(cwd ?? '.'), env: { ...startupEnv(), ...env, ...harnessEnv }, timeoutMs, signal: input.signal, sandbox: box && { box, urls } });
       input.trace.record('command ended', exit);
       const secrets = [...run.secrets, input.model.apiKey];
       await attachOutput(run, 'agent-stdout.txt', stdout, secrets);
@@ -177,8 +181,8 @@ interface RunOptions {
   env: Record<string, string>;
   timeoutMs?: number;
   signal: AbortSignal;
-  /** Where the sandbox lets it write, and the endpoints it reaches; false: no sandbox. */
-  sandbox: false | { workDir: string; urls: string[] };
+  /** The sandbox it runs in (started with the run), and the endpoints it reaches there; undefined: none. */
+  sandbox?: { box: Sandbox; urls: string[] };
 }
 
 /** A started command, sandboxed or in its own process group: how to end it, and what it left. */
@@ -190,7 +194,6 @@ interface Launched {
   kill(): void;
   /** What the sandbox saw it try; undefined without one. */
   escapes(): Escapes | undefined;
-  dispose(): Promise<void>;
 }
 
 /**
@@ -199,7 +202,7 @@ interface Launched {
  * it outlives the run.
  */
 async function runCommand(argv: string[], { cwd, env, timeoutMs, signal, sandbox }: RunOptions): Promise<Ended> {
-  const launched = sandbox ? await launchSandboxed({ argv, cwd, env, ...sandbox }) : launchInGroup(argv, cwd, env);
+  const launched = sandbox ? await launchSandboxed(sandbox.box, { argv, env, urls: sandbox.urls }) : launchInGroup(argv, cwd, env);
   const { child } = launched;
   const stdout = capture(child.stdout!);
   const stderr = capture(child.stderr!);
@@ -226,7 +229,6 @@ async function runCommand(argv: string[], { cwd, env, timeoutMs, signal, sandbox
   await Promise.race([Promise.all([stdout.closed, stderr.closed]), sleep(DRAIN_MS)]);
   child.stdout!.destroy();
   child.stderr!.destroy();
-  await launched.dispose();
   return { ...(killedBy ? { kind: 'killed', by: killedBy } : exit), stdout: stdout.output(), stderr: stderr.output(), ...(escapes && { escapes }) };
 }
 
@@ -235,36 +237,34 @@ function launchInGroup(argv: string[], cwd: string, env: Record<string, string>)
   const child = spawn(argv[0]!, argv.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   return {
     child,
-    ended: exitOf(child, argv[0]!),
+    ended: processExit(child).then(toExit(argv[0]!)),
     terminate: () => killGroup(child, 'SIGTERM'),
     kill: () => killGroup(child, 'SIGKILL'),
     escapes: () => undefined,
-    dispose: async () => {},
   };
 }
 
-/** The command in a sandbox: its main process's end as the relay reports it, or bwrap's own if the sandbox ended first. */
-async function launchSandboxed(options: Parameters<typeof startSandbox>[0]): Promise<Launched> {
-  const sandbox = await startSandbox(options);
-  const program = options.argv[0]!;
-  // The relay answers spawn's message (`spawn x ENOENT`): its code says what went wrong, as outside.
-  const unstarted = (error: string): Exit => ({ kind: 'unstarted', message: spawnProblem(program, Object.assign(new Error(error), { code: error.match(/\b(E[A-Z]+)\b/)?.[1] })) });
-  const fromRelay = sandbox.agentExit.then((exit: AgentExit): Exit => (exit.error === undefined ? { kind: 'exited', code: exit.code, signal: exit.signal } : unstarted(exit.error)));
+/** The command in its sandbox: its main process's end as the relay reports it, or bwrap's own if the sandbox ended first. */
+async function launchSandboxed(sandbox: Sandbox, command: AgentCommand): Promise<Launched> {
+  await sandbox.start(command);
   return {
     child: sandbox.child,
-    ended: Promise.race([fromRelay, exitOf(sandbox.child, 'bwrap')]),
+    ended: Promise.race([sandbox.agentExit.then(toExit(command.argv[0]!)), sandbox.sandboxExit.then(toExit('bwrap'))]),
     terminate: sandbox.terminate,
     kill: sandbox.kill,
     escapes: () => ({ processesLeft: sandbox.processes().length }),
-    dispose: sandbox.dispose,
   };
 }
 
-function exitOf(child: ChildProcess, program: string): Promise<Exit> {
-  return new Promise((resolve) => {
-    child.once('error', (error) => resolve({ kind: 'unstarted', message: spawnProblem(program, error as NodeJS.ErrnoException) }));
-    child.once('exit', (code, signal) => resolve({ kind: 'exited', code, signal }));
-  });
+/** How `program` ended, as run.ts records it: a spawn error is bad input, named in one line. */
+const toExit =
+  (program: string) =>
+  (exit: AgentExit): Exit =>
+    exit.error === undefined ? { kind: 'exited', code: exit.code, signal: exit.signal } : { kind: 'unstarted', message: spawnProblem(program, spawnError(exit.error)) };
+
+/** A spawn error as a message (`spawn x ENOENT`), with its code back: it says what went wrong. */
+function spawnError(message: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(message), { code: message.match(/\b(E[A-Z]+)\b/)?.[1] });
 }
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {

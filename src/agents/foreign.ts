@@ -20,7 +20,12 @@ export type ForeignOutcome = (
     }
 ) & { escapes?: Escapes };
 
-export interface ForeignAgentOptions {
+/** What a run starts and ends: its gateway, the site's server, its session, a foreign agent's setUp. */
+interface Closable {
+  close(): Promise<void>;
+}
+
+export interface ForeignAgentOptions<SetUp extends Closable | undefined = undefined> {
   name: string;
   condition: Record<string, unknown>;
   /** Give the agent the site's account (`HN_USERNAME`/`HN_PASSWORD` for a command). */
@@ -34,6 +39,12 @@ export interface ForeignAgentOptions {
   issueCredential?: boolean;
   /** How its runs are contained: see `Agent.containment`. */
   containment(site: Site): Containment;
+  /**
+   * What the agent needs that depends on none of the run's endpoints (a command's sandbox):
+   * started with the run, alongside the gateway, the site's server and the session, handed to the
+   * body, and closed when the run ends, however it ends.
+   */
+  setUp?: (run: AgentRun) => Promise<SetUp>;
 }
 
 /**
@@ -41,7 +52,10 @@ export interface ForeignAgentOptions {
  * 127.0.0.1) and the model through a gateway for this run only, and returns a claim. Its
  * iterations are its model calls, its tokens what the gateway counted.
  */
-export function foreignAgent(options: ForeignAgentOptions, body: (input: AgentInput, run: AgentRun) => Promise<ForeignOutcome>): Agent {
+export function foreignAgent<SetUp extends Closable | undefined = undefined>(
+  options: ForeignAgentOptions<SetUp>,
+  body: (input: AgentInput, run: AgentRun, setUp: SetUp | undefined) => Promise<ForeignOutcome>,
+): Agent {
   return {
     name: options.name,
     condition: options.condition,
@@ -61,21 +75,21 @@ export function foreignAgent(options: ForeignAgentOptions, body: (input: AgentIn
       record({ type: 'run_start', task: run.task.prompt, model: run.model.id, layers: [] });
       record({ type: 'attempt_start' });
       const signal = run.signal ?? new AbortController().signal;
-      const gateway = await startGateway({
-        model: run.model,
-        signal,
-        secrets: run.secrets,
-        record: (event) => {
-          if (event.type === 'model_request') calls += 1;
-          record(event);
-        },
-      });
-      token = gateway.endpoint.apiKey;
-      const server = await serveSite(run.site).catch(async (error: unknown) => {
-        await gateway.close();
-        throw error;
-      });
-      const session = await run.openSession(1);
+      // Started together: none needs another, and each takes a while (a sandbox's start, a page's).
+      const [setUp, gateway, server, session] = await startAll([
+        Promise.resolve(options.setUp?.(run)),
+        startGateway({
+          model: run.model,
+          signal,
+          secrets: run.secrets,
+          record: (event) => {
+            if (event.type === 'model_request') calls += 1;
+            record(event);
+          },
+        }).then((gateway) => ((token = gateway.endpoint.apiKey), gateway)),
+        serveSite(run.site),
+        run.openSession(1),
+      ]);
       let outcome: ForeignOutcome;
       try {
         outcome = await body(
@@ -89,13 +103,14 @@ export function foreignAgent(options: ForeignAgentOptions, body: (input: AgentIn
             outputDir: run.outputDir,
           },
           run,
+          setUp,
         );
       } catch (error) {
         // Bad input found only now (a program gone since it was checked): the test fails, no run is made of it.
         if (error instanceof InputError) throw error;
         outcome = { reason: `the agent failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, stopReason: 'error' };
       } finally {
-        await Promise.allSettled([gateway.close(), server.close(), session.close()]);
+        await Promise.allSettled([setUp?.close(), gateway.close(), server.close(), session.close()]);
       }
       const stopReason: StopReason = outcome.stopReason ?? (signal.aborted ? 'timeout' : 'finished');
       const claimed = outcome.claim?.success === true;
@@ -119,6 +134,15 @@ export function foreignAgent(options: ForeignAgentOptions, body: (input: AgentIn
       return redact(result, secrets());
     },
   };
+}
+
+/** What `starting` starts, once all have; when one fails, those that started are closed again, and its error thrown. */
+async function startAll<T extends readonly (Closable | undefined)[]>(starting: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(starting);
+  const failed = settled.find((result) => result.status === 'rejected');
+  if (failed === undefined) return settled.map((result) => (result as PromiseFulfilledResult<Closable | undefined>).value) as unknown as T;
+  await Promise.allSettled(settled.map((result) => result.status === 'fulfilled' && result.value?.close()));
+  throw failed.reason;
 }
 
 /** A claim's answer as the run records it: a string as written, any other JSON value as its JSON text (42 → "42"). */

@@ -74,19 +74,32 @@ export function sandboxUnavailable(): string | undefined {
   return probes.get(bwrap);
 }
 
-/** How the agent's main process ended, as the relay saw it; `error` when it could not start. */
+/** How a process ended (the agent's, as the relay saw it; bwrap's); `error`, spawn's message (`spawn x ENOENT`), when it could not start. */
 export type AgentExit = { code: number | null; signal: NodeJS.Signals | null; error?: undefined } | { error: string };
 const relayMessageSchema = z.union([z.object({ code: z.number().nullable(), signal: z.string().nullable() }), z.object({ error: z.string() })]);
 
+/** How `child` ends: listened for from its spawn, so an end before anyone asks is not missed. */
+export function processExit(child: ChildProcess): Promise<AgentExit> {
+  return new Promise((resolve) => {
+    child.once('error', (error) => resolve({ error: error.message }));
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+}
+
+/** What the sandbox is made with: known at the run's start, before its endpoints are. */
 export interface SandboxOptions {
-  /** The agent's command; the relay spawns it inside. */
-  argv: string[];
-  /** Where it runs: bound read-only, as the rest of the filesystem. */
+  /** Where the agent runs: bound read-only, as the rest of the filesystem. */
   cwd: string;
-  /** Its whole environment: nothing of the worker's reaches the sandbox otherwise. */
-  env: Record<string, string>;
   /** The one folder it may write (its claim goes there); its HOME. */
   workDir: string;
+}
+
+/** What the relay starts in the sandbox, once the run's endpoints are up. */
+export interface AgentCommand {
+  /** The agent's command; the relay spawns it inside. */
+  argv: string[];
+  /** Its whole environment: nothing of the worker's reaches the sandbox otherwise. */
+  env: Record<string, string>;
   /** The run's endpoints: the only TCP ports it reaches, at the same port numbers on its own 127.0.0.1. */
   urls: string[];
 }
@@ -94,30 +107,43 @@ export interface SandboxOptions {
 export interface Sandbox {
   /** bwrap: its stdout and stderr are the agent's. */
   child: ChildProcess;
+  /** Pipes the command's ports, then hands the command to the relay, which starts it: once. */
+  start(command: AgentCommand): Promise<void>;
   /** Settles when the agent's main process ended (the relay says so), or never when the sandbox ends first. */
   agentExit: Promise<AgentExit>;
+  /** Settles when bwrap ended, or could not start: the sandbox, and everything in it, is gone. */
+  sandboxExit: Promise<AgentExit>;
   /** Processes in the sandbox other than its init and the relay: the agent's, as pids outside. */
   processes(): number[];
   /** SIGTERM to every agent process: a moment to flush. */
   terminate(): void;
   /** Ends the sandbox: SIGKILL to bwrap; its init dies with it (--die-with-parent), and with the init the whole PID namespace. */
   kill(): void;
-  /** Closes the relay's sockets outside and removes their folder. */
-  dispose(): Promise<void>;
+  /** Ends the sandbox if it still runs, closes the relay's sockets outside and removes their folder. */
+  close(): Promise<void>;
 }
 
 /**
- * The relay, run by the sandbox's node as its first process: it listens on 127.0.0.1 at each
- * port, pipes every connection to the Unix socket `s<port>` outside, then starts the agent and
- * tells the control socket how it ended (and waits to be killed: what the agent left is counted
- * from outside first). Plain CommonJS, so it needs nothing but node.
+ * The relay, run by the sandbox's node as its first process. It starts before the run's endpoints
+ * are up (node takes a while to start), connects to the control socket in `dir` outside and waits
+ * for the agent's command there (one JSON line). Then it listens on 127.0.0.1 at each port, pipes
+ * every connection to the Unix socket `s<port>` outside, starts the agent and tells the control
+ * socket how it ended (and waits to be killed: what the agent left is counted from outside first).
+ * Plain CommonJS, so it needs nothing but node.
  */
 const RELAY = `
 const net = require('node:net'), { spawn } = require('node:child_process');
-const { ports, dir, argv, cwd, env } = JSON.parse(process.argv[1]);
+const dir = process.argv[1];
 const control = net.connect(dir + '/control');
 const tell = (message) => control.write(JSON.stringify(message) + '\\n');
-Promise.all(ports.map((port) => new Promise((listening) => {
+let text = '';
+control.setEncoding('utf8').on('data', function read(chunk) {
+  text += chunk;
+  if (!text.includes('\\n')) return;
+  control.off('data', read);
+  start(JSON.parse(text.slice(0, text.indexOf('\\n'))));
+});
+const start = ({ ports, argv, env }) => Promise.all(ports.map((port) => new Promise((listening) => {
   // No Nagle on the agent's side: a small request held back for an ACK costs a delayed-ACK wait per round trip.
   net.createServer({ noDelay: true }, (client) => {
     const upstream = net.connect(dir + '/s' + port);
@@ -126,17 +152,16 @@ Promise.all(ports.map((port) => new Promise((listening) => {
     upstream.on('error', () => client.destroy());
   }).listen(port, '127.0.0.1', listening);
 }))).then(() => {
-  const agent = spawn(argv[0], argv.slice(1), { cwd, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const agent = spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', 'inherit', 'inherit'] });
   agent.on('error', (error) => tell({ error: error.message }));
   agent.on('exit', (code, signal) => tell({ code, signal }));
 });
 `;
 
-/** The bwrap argv for one sandbox: isolation, the work folder writable, the relay's socket folder read-only, the relay as its command. */
-export function bwrapArgv({ argv, cwd, env, workDir, urls }: SandboxOptions, socketDir: string): string[] {
-  const relay = { ports: portsOf(urls), dir: socketDir, argv, cwd, env: { ...env, HOME: workDir, TMPDIR: '/tmp' } };
+/** The bwrap argv for one sandbox: isolation, the work folder writable, the relay's socket folder read-only, the relay as its command (in `cwd`, where the agent runs). */
+export function bwrapArgv({ cwd, workDir }: SandboxOptions, socketDir: string): string[] {
   // `cwd` again, in case it is in a temporary folder the sandbox empties; its work folder after it, in case it is inside `cwd`.
-  return [bwrapPath(), ...isolation(), '--ro-bind', cwd, cwd, '--bind', workDir, workDir, '--ro-bind', socketDir, socketDir, '--chdir', cwd, '--', process.execPath, '-e', RELAY, JSON.stringify(relay)];
+  return [bwrapPath(), ...isolation(), '--ro-bind', cwd, cwd, '--bind', workDir, workDir, '--ro-bind', socketDir, socketDir, '--chdir', cwd, '--', process.execPath, '-e', RELAY, socketDir];
 }
 
 /** The distinct TCP ports of the run's URLs (each on 127.0.0.1). */
@@ -144,7 +169,10 @@ function portsOf(urls: readonly string[]): number[] {
   return [...new Set(urls.map((url) => Number(new URL(url).port)))];
 }
 
-/** Starts the agent in a sandbox: the relay's sockets outside first, then bwrap. */
+/**
+ * Starts a sandbox: its control socket outside, then bwrap and the relay, which wait for the
+ * agent's command (`start`). Each run has its own: one sandbox never runs two agents.
+ */
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   // Short: a Unix socket's path is limited to 108 bytes.
   const socketDir = await mkdtemp(join(tmpdir(), 'he-sbx-'));
@@ -159,26 +187,25 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     servers.push(server);
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(join(socketDir, name), resolve));
   };
-  for (const port of portsOf(options.urls)) {
-    await listen(`s${port}`, (inside) => {
-      const upstream = connect({ port, host: '127.0.0.1', noDelay: true });
-      track(upstream);
-      inside.pipe(upstream).pipe(inside);
-      inside.on('error', () => upstream.destroy());
-      upstream.on('error', () => inside.destroy());
-    });
-  }
+  let connected: (relay: Socket) => void;
+  const relay = new Promise<Socket>((resolve) => (connected = resolve));
   let reported: (exit: AgentExit) => void;
   const agentExit = new Promise<AgentExit>((resolve) => (reported = resolve));
-  // The first line on the control socket is the relay's; the agent could connect too, but only to end its own run sooner.
+  let relayConnected = false;
   await listen('control', (socket) => {
+    // The first connection is the relay's: the agent starts only once the relay has its command, so it connects later, if at all.
+    if (relayConnected) return void socket.destroy();
+    relayConnected = true;
+    connected(socket);
+    // A sandbox killed while the command is written to it must not throw in the worker.
+    socket.on('error', () => socket.destroy());
     let text = '';
     socket.setEncoding('utf8').on('data', (chunk: string) => {
       text += chunk;
       const line = text.split('\n', 2);
-      // The relay's line is short: a client that sends more is not the relay.
+      // The relay's line is short: more is not the relay.
       if (line.length < 2) return void (text.length > 1_000 && socket.destroy());
-      // Anything but the relay's message (the agent's garbage) is ignored: it must not throw in the worker.
+      // Anything but the relay's message is ignored: it must not throw in the worker.
       const exit = relayMessageSchema.safeParse(parseJsonObject(line[0]!));
       if (exit.success) reported(exit.data as AgentExit);
     });
@@ -186,14 +213,37 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const [bwrap, ...args] = bwrapArgv(options, socketDir);
   // bwrap's own environment is empty: its init stays in the sandbox as pid 1, and /proc/1/environ would show the worker's keys.
   const child = spawn(bwrap!, args, { detached: true, env: {}, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Listened for at once: the sandbox may end before its agent is started.
+  const sandboxExit = processExit(child);
   const processes = () => (child.pid === undefined ? [] : descendants(child.pid).filter((pid) => namespacePid(pid) > 2));
+  // Node's own kill: it signals nothing once bwrap has ended, when its pid may be another process's.
+  const kill = () => void child.kill('SIGKILL');
   return {
     child,
+    async start({ argv, env, urls }) {
+      const ports = portsOf(urls);
+      await Promise.all(
+        ports.map((port) =>
+          listen(`s${port}`, (inside) => {
+            const upstream = connect({ port, host: '127.0.0.1', noDelay: true });
+            track(upstream);
+            inside.pipe(upstream).pipe(inside);
+            inside.on('error', () => upstream.destroy());
+            upstream.on('error', () => inside.destroy());
+          }),
+        ),
+      );
+      const command = JSON.stringify({ ports, argv, env: { ...env, HOME: options.workDir, TMPDIR: '/tmp' } });
+      // Not awaited: a sandbox that ends before its relay connects says so through sandboxExit.
+      void relay.then((socket) => socket.write(`${command}\n`));
+    },
     agentExit,
+    sandboxExit,
     processes,
     terminate: () => processes().forEach((pid) => signal(pid, 'SIGTERM')),
-    kill: () => child.pid !== undefined && signal(child.pid, 'SIGKILL'),
-    async dispose() {
+    kill,
+    async close() {
+      kill();
       for (const socket of sockets) socket.destroy();
       await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
       await rm(socketDir, { recursive: true, force: true });

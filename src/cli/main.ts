@@ -174,7 +174,9 @@ export async function main(argv: string[]): Promise<number> {
     else if (first === 'record' && second === 'hn') await record(rest);
     else if (first === 'report') report(argv.slice(1));
     else if (first === 'judge') await judge(argv.slice(1));
-    else if (first === undefined || first === '--help' || first === '-h') console.log(usage);
+    else if (first === '--help' || first === '-h') console.log(usage);
+    // No command is a usage error, as an unknown one is: a script that forgot its arguments must not pass.
+    else if (first === undefined) throw new InputError(`no command given\n${usage}`);
     else throw new InputError(`unknown command "${argv.join(' ')}"\n${usage}`);
     return 0;
   } catch (error) {

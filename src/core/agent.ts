@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Model, Usage } from './model.ts';
 import type { Escapes } from './run.ts';
 import type { Site, SiteAccount } from './site.ts';
-import type { Task } from './task.ts';
+import type { Postcondition, Task } from './task.ts';
 import type { StopReason, TraceEvent } from './trace.ts';
 
 /**
@@ -95,6 +95,11 @@ export interface Carried {
 /** Everything the evaluation gives an agent for one run. Agents use what they need of it. */
 export interface AgentRun {
   task: Task;
+  /**
+   * The task's postconditions bound to the run's start (`resolve`): what the oracle judges, and what
+   * a harness checks before it claims (`verify`). Read each time: a resumed run binds them to its first start.
+   */
+  readonly postconditions: readonly Postcondition[];
   /** The site, attached to `context` (the browser reaches it at its real origin). */
   site: Site;
   /** The test's own browser context: Playwright's trace shows what happens in it. */

@@ -99,6 +99,8 @@ export const reportedRunSchema = plannedRunSchema.extend({
   wallMs: z.number(),
   /** A claimed success the `evidence` layer rejected: it cited nothing that shows the outcome. */
   unsupportedClaim: z.boolean().optional(),
+  /** The postconditions `verify` passed a claimed success on without checking (they have no session-side check): absent when it checked them all, or did not run. */
+  unverified: z.array(z.string()).optional(),
   /** Prompt tokens the run's observations cost: screenshots sent (estimated) and the text tools' outputs (o200k_base). */
   observationTokens: z.object({ screenshots: z.number().min(0), text: z.number().min(0) }).optional(),
   /** The agent's own words with its claim. */

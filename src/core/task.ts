@@ -23,11 +23,11 @@ export interface Verdict {
 }
 
 /**
- * A fact about what a run changed on the site, checked by the oracle only, never against the
- * trace or the page. `check` judges the change from start to end (what the account had before
+ * A fact about what a run changed on the site. The oracle's verdict (`judge`) reads ground truth
+ * only, never the trace or the page; `check` is the harness's own look at it. `judge` judges the change from start to end (what the account had before
  * is not the run's work); `expects` says whether a change is one the task asked for: every change
  * no postcondition expects is a side effect. A postcondition that asks for no change (a read-only
- * task) expects none. `check` may be async (a site whose ground truth must be fetched); the
+ * task) expects none. `judge` may be async (a site whose ground truth must be fetched); the
  * oracle awaits it.
  */
 export interface Postcondition<State = unknown, Change extends StateChange = StateChange> {
@@ -43,7 +43,11 @@ export interface Postcondition<State = unknown, Change extends StateChange = Sta
   /**
    * The harness-side check (what `verify` and `stop-on-success` run): whether the postcondition
    * looks true from the agent's own session now, through the site kit's pages, never ground truth.
-   * Absent where no session-side check is possible: the layers then record the claim as unverified.
+   * It may be fooled where the oracle is not, and is measured like any other part of the harness.
+   * A postcondition that names an item by rank or title has it only once resolved (a check that
+   * picked the item from the page now would follow whatever hiding or reordering put there).
+   * Absent where no session-side check is possible (an answer): the layers then record the claim
+   * as unverified. A page that does not load throws: the check could not run, and confirms nothing.
    */
   check?(session: SessionView): Promise<Verdict>;
 }
@@ -66,15 +70,9 @@ export type Reference = (page: Page, site: Site) => Promise<ReferenceOutcome | v
 /** The site as the agent's own session sees it: a page's status and markup, loaded now with the session's cookies. */
 export interface SessionView {
   load(path: string): Promise<{ status: number; html: string }>;
+  /** The account the run signs in with, when the harness knows it: a mark it had at the start is not the run's work. */
+  readonly user?: string;
 }
-
-/**
- * The task's harness-side check, which the `verify` layer runs before a claim of success is
- * reported: what the agent's own session can see (the story's arrow gone, the comment on its
- * page), never ground truth. It may be fooled where the oracle is not; it is measured like any
- * other part of the harness.
- */
-export type SelfCheck = (session: SessionView) => Promise<Verdict>;
 
 /** What a task is, for reading a suite by kind: a report gives tasks per tag. */
 export const taskTags = ['navigation', 'form', 'multi-step', 'loop', 'information', 'infeasible', 'needs-login', 'side-effect-trap'] as const;
@@ -98,7 +96,6 @@ export const taskSchema = z.object({
   prompt: z.string().min(1),
   postconditions: z.array(postconditionSchema).min(1, 'a task needs a postcondition: with none, no run could be actual'),
   reference: z.custom<Reference>(isFunction, 'expected a function (page, site) => outcome').optional(),
-  verify: z.custom<SelfCheck>(isFunction, 'expected a function (session) => verdict').optional(),
   /**
    * Why the task does not apply to a site as the run would start it (its capture has no comments,
    * no user page), or undefined when it does: such a task is skipped there, with this reason.

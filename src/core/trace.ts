@@ -119,6 +119,8 @@ export const traceEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('harness_compaction'), layer: z.string(), before: z.number(), after: z.number() }),
   z.object({ type: z.literal('harness_guardrail_stop'), reason: z.enum(stopReasons), detail: z.string() }),
   z.object({ type: z.literal('harness_verification'), ok: z.boolean(), detail: z.string() }),
+  /** A claimed success passed on with postconditions no one checked: they have no session-side check (an answer), so the claim is reported unverified. */
+  z.object({ type: z.literal('harness_unverified'), layer: z.string(), postconditions: z.array(z.string()), detail: z.string() }),
   z.object({ type: z.literal('harness_note'), layer: z.string(), message: z.string() }),
   z.object({ type: z.literal('harness_prompt_tokens'), layer: z.string(), tokens: z.number(), window: z.number(), dropped: z.number() }),
   z.object({ type: z.literal('harness_checkpoint'), file: z.string(), messages: z.number() }),

@@ -14,6 +14,7 @@ import type { LayerSpec } from '../layers/index.ts';
 import type { Site, SiteIdle } from '../core/site.ts';
 import { checkLayersApply } from './agent.ts';
 import { judge, type Judgement } from './oracle.ts';
+import { resolveAll } from './postconditions.ts';
 import type { Task } from '../core/task.ts';
 
 /** Why a run was cut short from outside: the test's time ran out, or the test failed while its agent worked. */
@@ -89,6 +90,8 @@ export interface RunRecord extends AgentResult {
   incomplete: boolean;
   judged: boolean;
   verdicts: Judgement['verdicts'];
+  /** The postconditions a claimed success was passed on without a check of (`verify` records them: an answer has no session-side check); absent when none. */
+  unverified?: string[];
   /** The wait before the end snapshot: `settled` false when the site still owed answers at its bound, so the end state may miss them; absent when the site no longer answered. */
   siteIdle?: SiteIdle;
   /** Whether the agent's code ran contained (a command in its sandbox, harness-eval's own code), and how or why not. */
@@ -123,7 +126,15 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
     let start = await site.snapshot();
     const notApplicable = task.whyNotApplicable?.(start);
     if (notApplicable !== undefined) throw new TaskNotApplicable(task.name, site.name, notApplicable);
-    const carried = { save: () => start, restore: (saved: unknown) => void (start = saved as typeof start) };
+    // What the task names (the story at rank 1) is bound to its identity at the start, once: hiding or reordering cannot change it.
+    let postconditions = resolveAll(task.postconditions, start);
+    const carried = {
+      save: () => start,
+      restore: (saved: unknown) => {
+        start = saved as typeof start;
+        postconditions = resolveAll(task.postconditions, start);
+      },
+    };
 
     const openSession = async (attempt: number, session: SessionOptions = {}): Promise<BrowserSession> => {
       if (attempt === 1 && !session.fresh) {
@@ -157,6 +168,9 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
     try {
       const running = agent.run({
         task,
+        get postconditions() {
+          return postconditions;
+        },
         site,
         context,
         openSession,
@@ -194,7 +208,7 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
       // Judged once the site has answered every request the run started (a vote still on its way counts).
       siteIdle = await site.idle();
       const end = await site.snapshot();
-      judgement = await judge(task.postconditions, { start, end, diff: site.diff(start, end), user: site.account.username, answer: result.answer });
+      judgement = await judge(postconditions, { start, end, diff: site.diff(start, end), user: site.account.username, answer: result.answer });
     } catch (error) {
       // The site no longer answers (the browser or its worker is going): the run is kept, unjudged.
       unjudged = `the site could not be judged after the run: ${error instanceof Error ? error.message : String(error)}`;
@@ -213,6 +227,7 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
       incomplete: incomplete || !judgement,
       judged: judgement !== undefined,
       verdicts: judgement?.verdicts ?? [],
+      ...unverifiedIn(result),
       siteIdle,
       contained: containment.contained,
       containment: containment.reason,
@@ -225,6 +240,12 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
 /** What never leaves a run: the API keys, the site's password, and the sessions the site has issued so far. */
 export function runSecrets(site: Site, keys: readonly string[] = modelSecrets()): string[] {
   return [...keys, site.account.password, ...(site.secrets?.() ?? [])];
+}
+
+/** What `verify` passed on unchecked, when the claim it passed stood: each postcondition once. */
+function unverifiedIn({ claimed, trace }: AgentResult): Pick<RunRecord, 'unverified'> {
+  const unverified = [...new Set(trace.flatMap((event) => (event.type === 'harness_unverified' ? event.postconditions : [])))];
+  return claimed && unverified.length > 0 ? { unverified } : {};
 }
 
 function cutShortBy(signal: AbortSignal): CutShort {

@@ -34,3 +34,28 @@ export function answered<State = unknown, Change extends StateChange = StateChan
     expects: () => false,
   };
 }
+
+/**
+ * A postcondition about what `pick` names in the start snapshot (the story at rank 1, the newest
+ * Show HN): `bound(named, start)` is the postcondition on that identity. Unresolved, it is judged
+ * on what the start it is given names; `resolve(start)` binds it once, and only the bound one
+ * checks itself, so a check never picks its target from the page as it is now.
+ */
+export function boundAtStart<State, Change extends StateChange, Named>(
+  description: string,
+  pick: (start: State) => Named,
+  bound: (named: Named, start: State) => Postcondition<State, Change>,
+): Postcondition<State, Change> {
+  const at = (start: State) => bound(pick(start), start);
+  return {
+    description,
+    judge: (evidence) => at(evidence.start).judge(evidence),
+    expects: (change, evidence) => at(evidence.start).expects(change, evidence),
+    resolve: at,
+  };
+}
+
+/** The postconditions bound to the run's start: what the oracle, `verify` and `stop-on-success` judge. */
+export function resolveAll<State, Change extends StateChange>(postconditions: readonly Postcondition<State, Change>[], start: State): Postcondition<State, Change>[] {
+  return postconditions.map((postcondition) => postcondition.resolve?.(start) ?? postcondition);
+}

@@ -2,7 +2,7 @@ import { parseInput } from '../input.ts';
 import { taskSchema, type Task, type TaskInput } from '../core/task.ts';
 
 export { taskSchema, taskTags } from '../core/task.ts';
-export type { Reference, ReferenceOutcome, SelfCheck, SessionView, Task, TaskInput, TaskTag } from '../core/task.ts';
+export type { Reference, ReferenceOutcome, SessionView, Task, TaskInput, TaskTag } from '../core/task.ts';
 
 /** A checked task: a bad definition is one InputError naming the task and the field. */
 export function defineTask(input: TaskInput): Task {

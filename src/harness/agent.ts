@@ -29,7 +29,7 @@ export function builtInHarness(layers: readonly LayerSpec[]): Agent {
         onIteration: run.onIteration,
         signal: run.signal,
         carried: run.carried,
-        selfCheck: run.task.verify,
+        postconditions: () => run.postconditions,
         taskId: { name: run.task.name, revision: run.task.revision },
       }),
   };

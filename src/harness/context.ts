@@ -6,7 +6,7 @@ import { addUsage, withoutImages } from '../models/types.ts';
 import type { ChatMessage, ChatResponse, Model, ToolCall, Usage } from '../core/model.ts';
 import { browserTools, type Claim, type ToolState } from '../tools/browser.ts';
 import { ToolRegistry, type Tool, type ToolOutcome } from '../tools/registry.ts';
-import type { SelfCheck } from '../core/task.ts';
+import type { Postcondition } from '../core/task.ts';
 import type { Carried } from '../core/agent.ts';
 import { abortReason, capStrings, DEFAULT_TOOL_TIMEOUT_MS, HARD_MAX_ITERATIONS, MAX_OUTPUT_CHARS, race, RunAborted, TIMED_OUT } from './limits.ts';
 import { redact, Trace } from './trace.ts';
@@ -101,8 +101,8 @@ export interface RunContextOptions {
   signal?: AbortSignal;
   toolTimeoutMs?: number;
   carried?: Carried;
-  /** The task's own check of a claimed success (what `verify` runs), when the task has one. */
-  selfCheck?: SelfCheck;
+  /** The task's postconditions bound to the run's start, read each time (what `verify` checks); none for a bare prompt. */
+  postconditions?: () => readonly Postcondition[];
   /** Which task this is, beyond its prompt, when the caller knows (what `subroutines` keys its files by). */
   taskId?: TaskId;
 }
@@ -135,8 +135,6 @@ export class RunContext {
   readonly knownTokens = { input: 0, output: 0 };
   readonly limits: ToolLimits;
   readonly signal?: AbortSignal;
-  /** The task's own check of a claimed success, which the `verify` layer runs; absent when the task has none. */
-  readonly selfCheck?: SelfCheck;
   /** The task's name and revision, when the caller gave them; a bare prompt has none. */
   readonly taskId?: TaskId;
   private readonly carried?: Carried;
@@ -158,6 +156,12 @@ export class RunContext {
   }
   private readonly givenSecrets: readonly string[] | (() => readonly string[]);
 
+  /** The task's postconditions, bound to the run's start (what `verify` and `stop-on-success` check); none for a bare prompt. */
+  get postconditions(): readonly Postcondition[] {
+    return this.givenPostconditions();
+  }
+  private readonly givenPostconditions: () => readonly Postcondition[];
+
   constructor(
     readonly task: string,
     readonly model: Model,
@@ -169,7 +173,7 @@ export class RunContext {
     options: RunContextOptions = {},
   ) {
     this.signal = options.signal;
-    this.selfCheck = options.selfCheck;
+    this.givenPostconditions = options.postconditions ?? (() => []);
     this.taskId = options.taskId;
     this.carried = options.carried;
     this.limits = { callMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS };

@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SelfCheck } from '../core/task.ts';
+import type { Postcondition } from '../core/task.ts';
 import { InputError } from '../input.ts';
 import type { Model } from '../core/model.ts';
 import { RunContext, type Credentials, type SiteFetch, type TaskId } from './context.ts';
@@ -40,8 +40,8 @@ export interface HarnessOptions {
   toolTimeoutMs?: number;
   /** The caller's state that outlives a process with the run (`durable` saves it and gives it back). */
   carried?: Carried;
-  /** The task's own check of a claimed success, which the `verify` layer runs. */
-  selfCheck?: SelfCheck;
+  /** The task's postconditions, bound to the run's start (read each time): what `verify` and `stop-on-success` check. */
+  postconditions?: () => readonly Postcondition[];
   /** The task's name and revision, for layers that key files by task (`subroutines`). */
   taskId?: TaskId;
 }
@@ -56,7 +56,7 @@ export async function runHarness(options: HarnessOptions): Promise<RunResult> {
     options.credentials,
     options.secrets ?? [],
     options.siteFetch,
-    { signal: options.signal, toolTimeoutMs: options.toolTimeoutMs, carried: options.carried, selfCheck: options.selfCheck, taskId: options.taskId },
+    { signal: options.signal, toolTimeoutMs: options.toolTimeoutMs, carried: options.carried, postconditions: options.postconditions, taskId: options.taskId },
   );
   run.record({ type: 'run_start', task: options.task, model: options.model.id, layers: layers.map((layer) => layer.name) });
 

@@ -26,6 +26,8 @@ export function transcript(trace: readonly TraceEvent[]): string {
           return `${at} harness (${event.layer}): ${event.message}`;
         case 'harness_verification':
           return `${at} verify: ${event.ok ? 'confirmed' : 'rejected'}: ${event.detail}`;
+        case 'harness_unverified':
+          return `${at} ${event.layer}: unverified: ${event.detail}`;
         case 'harness_guardrail_stop':
           return `${at} stop (${event.reason}): ${event.detail}`;
         case 'harness_compaction':

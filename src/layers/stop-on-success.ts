@@ -1,13 +1,14 @@
 import { defineLayer } from '../harness/layer.ts';
-import { checkTask, verifyOptions } from './verify.ts';
+import { checkPostconditions, unconfirmable, verifyOptions } from './verify.ts';
 
 /**
  * Seed 001's `stop_after_upvote`: after a turn that acted (an `act` tool call: click, fill,
- * navigate…), the task's own check (what `verify` runs) is run on the site; when it holds, the
- * harness claims success for the model, through `finish` as a call of its own, and the run ends
- * without waiting for the model's `finish`. A turn that only read is never checked. A task without
- * a check of its own leaves the layer idle, with a note saying so once. The claim still passes the
- * other layers' `onFinish`; the oracle judges it like any other.
+ * navigate…), the task's postconditions check themselves (what `verify` runs, on the items they
+ * were bound to at the start); when all hold, the harness claims success for the model, through
+ * `finish` as a call of its own, and the run ends without waiting for the model's `finish`. A turn
+ * that only read is never checked. It ends a run only on a full check: with any postcondition that
+ * has no session-side check (an answer), the layer stays idle, with a note saying so once. The
+ * claim still passes the other layers' `onFinish`; the oracle judges it like any other.
  */
 export const stopOnSuccess = defineLayer({
   name: 'stop-on-success',
@@ -25,14 +26,15 @@ export const stopOnSuccess = defineLayer({
         const turnActed = acted;
         acted = false;
         if (!turnActed || run.claim) return;
-        if (!run.selfCheck) {
-          if (!noted) run.record({ type: 'harness_note', layer: 'stop-on-success', message: 'the task has no check of its own: the run ends only on the model\'s finish' });
+        const gap = unconfirmable(run.postconditions);
+        if (gap) {
+          if (!noted) run.record({ type: 'harness_note', layer: 'stop-on-success', message: `${gap.detail}: the run ends only on the model's finish` });
           noted = true;
           return;
         }
-        const verdict = await checkTask(run, run.selfCheck, site);
-        if (!verdict.holds) return;
-        const summary = `The task's own check holds after iteration ${run.iterations}'s actions, so the harness ended the run: ${verdict.detail}`;
+        const verdict = await checkPostconditions(run, site);
+        if (!verdict?.holds) return;
+        const summary = `The task's postconditions hold as the session sees them after iteration ${run.iterations}'s actions, so the harness ended the run: ${verdict.detail}`;
         run.record({ type: 'harness_note', layer: 'stop-on-success', message: summary });
         await run.callTool({ id: `stop-on-success-${run.iterations}`, name: 'finish', arguments: JSON.stringify({ success: true, summary }) }, { by: 'harness' });
       },

@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { z } from 'zod';
-import type { SelfCheck, SessionView, Verdict } from '../core/task.ts';
+import type { Postcondition, SessionView, Verdict } from '../core/task.ts';
 import type { RunContext } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 import { HN_ORIGIN } from '../sites/hn/options.ts';
@@ -13,13 +13,14 @@ export const verifyOptions = z
   .strict();
 
 /**
- * The harness's own check of a claimed success before reporting it: the task's `verify` runs on
- * the site as the agent's own session sees it now (a fresh load of the task's story shows it
- * upvoted; the comment is on its page), so a vote on another story, or one the site refused,
- * confirms nothing. A claim the check rejects is reported as a failure; a page that does not load
- * (a 502, a rate limit) confirms nothing. A task without a check of its own has its claim passed
- * on, with a note in the trace that nothing checked it. This is the harness judging itself, and
- * is measured like any other layer; the oracle never relies on it.
+ * The harness's own check of a claimed success before reporting it: each of the task's
+ * postconditions, bound to its item at the run's start, checks itself on the site as the agent's
+ * own session sees it now (a fresh load of the story shows it upvoted; the comment is on its
+ * page), so a vote on another story, or one the site refused, confirms nothing. All must hold: a
+ * claim one rejects is reported as a failure; a page that does not load (a 502, a rate limit)
+ * confirms nothing. A postcondition with no session-side check (an answer) cannot confirm the
+ * claim: it passes on, recorded as unverified (`harness_unverified`), never silently. This is the
+ * harness judging itself, and is measured like any other layer; the oracle never relies on it.
  */
 export const verify = defineLayer({
   name: 'verify',
@@ -29,28 +30,54 @@ export const verify = defineLayer({
     return {
       async onFinish(run, claim) {
         if (!claim.success) return claim;
-        if (!run.selfCheck) {
-          run.record({ type: 'harness_note', layer: 'verify', message: 'the task has no check of its own: the claim is reported unchecked' });
-          return claim;
-        }
-        const verdict = await checkTask(run, run.selfCheck, site);
-        run.record({ type: 'harness_verification', ok: verdict.holds, detail: verdict.detail });
-        return verdict.holds ? claim : { ...claim, success: false, summary: `verify rejected the claim: ${verdict.detail}. The model said: ${claim.summary}` };
+        const verdict = await checkPostconditions(run, site);
+        if (verdict) run.record({ type: 'harness_verification', ok: verdict.holds, detail: verdict.detail });
+        if (verdict && !verdict.holds) return { ...claim, success: false, summary: `verify rejected the claim: ${verdict.detail}. The model said: ${claim.summary}` };
+        const gap = unconfirmable(run.postconditions);
+        if (gap) run.record({ type: 'harness_unverified', layer: 'verify', postconditions: gap.postconditions, detail: `${gap.detail}: the claim is reported unverified` });
+        return claim;
       },
     };
   },
 });
 
+/** Why the session cannot confirm the whole task (the postconditions with no session-side check, or none at all), or undefined when every one checks itself. */
+export function unconfirmable(postconditions: readonly Postcondition[]): { postconditions: string[]; detail: string } | undefined {
+  if (postconditions.length === 0) return { postconditions: [], detail: 'the task has no postconditions' };
+  const unchecked = postconditions.filter((postcondition) => !postcondition.check).map((postcondition) => postcondition.description);
+  if (unchecked.length === 0) return undefined;
+  return { postconditions: unchecked, detail: `no session-side check of ${unchecked.map((description) => JSON.stringify(description)).join(', ')}` };
+}
+
 /**
- * The task's own check, run now on the site as the agent's session sees it (pages at `site`): a
- * check that cannot run (a page that does not load) does not hold. `verify` and `stop-on-success` share it.
+ * The run's postconditions checked now on the site as the agent's session sees it (pages at
+ * `site`, the run's account as its user). `verify` and `stop-on-success` share it.
  */
-export async function checkTask(run: RunContext, check: SelfCheck, site: string): Promise<Verdict> {
-  const session: SessionView = { load: (path) => loadFresh(run.page, new URL(path, site).href) };
+export function checkPostconditions(run: RunContext, site: string): Promise<Verdict | undefined> {
+  const session: SessionView = { load: (path) => loadFresh(run.page, new URL(path, site).href), user: run.credentials?.username };
+  return checkSession(run.postconditions, session, run.signal);
+}
+
+/**
+ * One verdict over every postcondition that can check itself, checked on `session` in order (all
+ * must hold); undefined when none can. A check that cannot run (a page that does not load) does
+ * not hold, unless the run was stopped (`signal`).
+ */
+export async function checkSession(postconditions: readonly Postcondition[], session: SessionView, signal?: AbortSignal): Promise<Verdict | undefined> {
+  const verdicts: Verdict[] = [];
+  for (const postcondition of postconditions) {
+    const { check } = postcondition;
+    if (check) verdicts.push(await checkOne(() => check.call(postcondition, session), signal));
+  }
+  if (verdicts.length === 0) return undefined;
+  return { holds: verdicts.every((verdict) => verdict.holds), detail: verdicts.map((verdict) => verdict.detail).join('; ') };
+}
+
+async function checkOne(check: () => Promise<Verdict>, signal: AbortSignal | undefined): Promise<Verdict> {
   try {
-    return await check(session);
+    return await check();
   } catch (error) {
-    if (run.signal?.aborted) throw error;
+    if (signal?.aborted) throw error;
     return { holds: false, detail: `the check could not run: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` };
   }
 }

@@ -7,7 +7,8 @@ import { containmentLines, counted, incompleteNote, outcomeOf } from '../report/
 import { DEFAULT_HISTORY_LIMIT, HISTORY_DIR, listHistory, saveToHistory } from '../report/history.ts';
 import { cellLabel, summarize } from '../report/summarize.ts';
 import { countTrials, parseRunAttachment, parseStartAttachment, type Attempt, type ParsedAttachment, type TestRecord } from '../report/trials.ts';
-import { gateSchema, type Gate, type NotApplicableTest, type PriceTable, type Summary } from '../report/types.ts';
+import { gateSchema, priceTableSchema, type Gate, type NotApplicableTest, type Summary } from '../report/types.ts';
+import { z } from 'zod';
 import type { PlannedRun, ReportedRun } from '../core/run.ts';
 import { parseInput } from '../input.ts';
 import { HARNESS_RUN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT, HARNESS_RUN_VOID_ATTACHMENT } from './fixtures.ts';
@@ -18,27 +19,34 @@ import { modelSecrets } from '../models/registry.ts';
 import { defaultAccount } from '../sites/hn/options.ts';
 import { redactTraceFile } from './trace-zip.ts';
 
-export interface HarnessReporterOptions {
-  /** Where summary.json, summary.md and index.html go, relative to the config file. */
-  outputDir?: string;
-  /** Cells that must stay within limits; by default every cell: no false success at all. */
-  gates?: Gate[];
-  prices?: PriceTable;
-  /** One line per finished run, with the count done and left. */
-  progress?: boolean;
-  /**
-   * What to compare this run with: a summary.json (any version) from an earlier run, or
-   * `'previous'`: the newest summary in the report's history. Each cell's change goes into the
-   * reports and the console, flagged where the trials vouch for it. Like with like only: a partial
-   * summary (interrupted, runs missing) is refused, and one that selected another part of the
-   * suite (a shard, a grep) is not compared, with a line saying why.
-   */
-  baseline?: string;
-  /** Finished runs' summaries kept in `<outputDir>/history` (default 20); 0 keeps none. */
-  history?: number;
-  /** Set by Playwright: `'test'`, `'list'` for `--list`, `'merge'` inside merge-reports. */
-  _mode?: string;
-}
+/** The reporter's options, checked strictly: a misspelled key (`outputFolder`) is an error, not a default. */
+export const reporterOptionsSchema = z
+  .object({
+    /** Where summary.json, summary.md and index.html go, relative to the config file. */
+    outputDir: z.string().min(1).optional(),
+    /** Cells that must stay within limits; by default every cell: no false success at all. */
+    gates: z.array(gateSchema).optional(),
+    prices: priceTableSchema.optional(),
+    /** One line per finished run, with the count done and left. */
+    progress: z.boolean().optional(),
+    /**
+     * What to compare this run with: a summary.json (any version) from an earlier run, or
+     * `'previous'`: the newest summary in the report's history. Each cell's change goes into the
+     * reports and the console, flagged where the trials vouch for it. Like with like only: a partial
+     * summary (interrupted, runs missing) is refused, and one that selected another part of the
+     * suite (a shard, a grep) is not compared, with a line saying why.
+     */
+    baseline: z.string().min(1).optional(),
+    /** Finished runs' summaries kept in `<outputDir>/history` (default 20); 0 keeps none. */
+    history: z.int().min(0).optional(),
+    /** Set by Playwright: `'test'`, `'list'` for `--list`, `'merge'` inside merge-reports. */
+    _mode: z.string().optional(),
+  })
+  .strict();
+export type HarnessReporterOptions = z.input<typeof reporterOptionsSchema>;
+
+/** Keys Playwright itself adds to every reporter's options (`configDir`, `_commandHash`, …): not the user's. */
+const fromPlaywright = (key: string) => key === 'configDir' || (key.startsWith('_') && key !== '_mode');
 
 /** Why a run ended before its end, by Playwright's status. */
 const STOPPED: Partial<Record<FullResult['status'], string>> = { interrupted: 'interrupted', timedout: 'global timeout' };
@@ -74,9 +82,14 @@ export default class HarnessReporter implements Reporter {
   private lastWrite = 0;
   private writing: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly options: HarnessReporterOptions = {}) {
-    if (options.baseline && options.baseline !== 'previous') this.baseline = { summary: readBaseline(options.baseline), source: options.baseline };
-    this.gates = (options.gates ?? [{ maxFalseSuccessRate: 0 }]).map((gate, index) => parseInput(gateSchema, gate, `harness-eval reporter gates[${index}]`));
+  private readonly options: HarnessReporterOptions;
+
+  constructor(options: HarnessReporterOptions = {}) {
+    const own = Object.fromEntries(Object.entries(options).filter(([key]) => !fromPlaywright(key)));
+    this.options = parseInput(reporterOptionsSchema, own, 'harness-eval reporter options');
+    const { baseline, gates } = this.options;
+    if (baseline && baseline !== 'previous') this.baseline = { summary: readBaseline(baseline), source: baseline };
+    this.gates = gates ?? [parseInput(gateSchema, {}, 'gate')];
   }
 
   /** Not under `--list`: Playwright then prints the list itself. */

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BUILT_IN_AGENT, type ReportedRun } from '../core/run.ts';
 import { partialReasons, rateNames } from './compare.ts';
-import { containmentLines, containmentMarks, counted, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, outcomeOf, OUTCOMES, round1, runOutcome, type Outcome } from './format.ts';
+import { containmentLines, containmentMarks, counted, unverifiedMarks, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, outcomeOf, OUTCOMES, round1, runOutcome, type Outcome } from './format.ts';
 import { cellLabel, conditionKey, groupByCell } from './summarize.ts';
 import { excludesZero } from './statistics.ts';
 import { comparedRates, type Cell, type CellChange, type Comparison, type Interval, type LayerEffect, type Summary } from './types.ts';
@@ -109,7 +109,7 @@ export function renderMarkdown(summary: Summary): string {
     cell.site,
     String(cell.runs),
     [formatInterval(cell.successRate), ...containmentMarks(cell)].join(' · '),
-    formatInterval(cell.falseSuccessRate),
+    [formatInterval(cell.falseSuccessRate), ...unverifiedMarks(cell)].join(' · '),
     String(cell.falseSuccessAttempts),
     formatInterval(cell.falseFailureRate),
     formatInterval(cell.sideEffectRate),
@@ -150,7 +150,7 @@ function markdownObservations(cells: readonly Cell[]): string[] {
     if (!observed || !seeing.has(neighbours(cell))) return [];
     return [[cell.task, cell.model, cell.layers, cell.site, perRun(observed.screenshots, observed.runs), perRun(observed.text, observed.runs)]];
   });
-  return ['', '## What the model was shown', '', 'Prompt tokens per run: screenshots sent (estimated, see the README) and the text tools\' outputs (o200k_base).', '', markdownTable(['task', 'model', 'layers', 'site', 'screenshot tokens', 'text-tool tokens'], rows)];
+  return ['', '## What the model was shown', '', 'Prompt tokens per run: screenshots sent (estimated, see docs/agents.md) and the text tools\' outputs (o200k_base).', '', markdownTable(['task', 'model', 'layers', 'site', 'screenshot tokens', 'text-tool tokens'], rows)];
 }
 
 function markdownAblation(effects: readonly LayerEffect[]): string[] {
@@ -175,11 +175,14 @@ function markdownRow(cells: readonly string[]): string {
   return `| ${cells.map(escapeMarkdownCell).join(' | ')} |`;
 }
 
-/** Keeps names literal in a table cell: `|` would split the cell, `<x>` would vanish as a tag, `*` would emphasise. */
+/**
+ * Keeps names literal in a table cell, and readable as plain text (a CI log, a terminal): `|`
+ * would split the cell, `<x>` would vanish as a tag, `*` would emphasise, `&amp;` would become `&`;
+ * a backslash escapes each, and `>` needs none.
+ */
 function escapeMarkdownCell(text: string): string {
   return text
-    .replace(/[\\|*`]/g, (char) => `\\${char}`)
-    .replace(/[&<>]/g, (char) => escapeHtml(char))
+    .replace(/[\\|*`<]|&(?=#?\w+;)/g, (char) => `\\${char}`)
     .replace(/[\r\n]+/g, ' ');
 }
 
@@ -252,7 +255,7 @@ table{border-collapse:collapse;margin:.5rem 0 1rem}
 th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}
 th{background:#f3f3f3}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-small.contain{color:#b45309}
+small.contain,small.unverified{color:#b45309}
 .scroll{overflow-x:auto;max-width:100%}
 .note{color:#444;max-width:60rem}
 #verdict{border:2px solid;padding:.75rem 1rem;margin:0 0 1rem}
@@ -300,7 +303,7 @@ function renderComparisonSection(comparison: Comparison | undefined): string {
   const rest = folded.length === 0 ? '' : `<details><summary>${counted(folded.length, 'cell')} with no change detected${few > 0 ? `, ${few} of them with too few trials to detect any` : ''}</summary>${comparisonTable(folded)}</details>`;
   return `<section id="comparison">
 <h2>Since ${escapeHtml(comparison.baseline.source)} <small>(${escapeHtml(comparison.baseline.generatedAt)})</small></h2>
-<p class="note">${escapeHtml(COMPARISON_NOTE)} A cell marked “too few trials” could not have shown a change even from all runs to none; the README says how many trials detect a given change.</p>
+<p class="note">${escapeHtml(COMPARISON_NOTE)} A cell marked “too few trials” could not have shown a change even from all runs to none; docs/report.md says how many trials detect a given change.</p>
 ${shown.length > 0 ? comparisonTable(shown) : '<p>No cell changed beyond chance, and none was added or removed.</p>'}
 ${rest}
 </section>
@@ -431,7 +434,7 @@ function renderCellTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, st
       td(cell.site),
       td(String(cell.runs), 'num'),
       `<td class="num">${escapeHtml(formatInterval(cell.successRate))}${containmentMarks(cell).map((mark) => `<br><small class="contain">⚠ ${escapeHtml(mark)}</small>`).join('')}</td>`,
-      td(formatInterval(cell.falseSuccessRate), 'num'),
+      `<td class="num">${escapeHtml(formatInterval(cell.falseSuccessRate))}${unverifiedMarks(cell).map((mark) => `<br><small class="unverified">${escapeHtml(mark)}</small>`).join('')}</td>`,
       td(String(cell.falseSuccessAttempts), `num${cell.falseSuccessAttempts > 0 ? ' false-success' : ''}`),
       td(formatInterval(cell.falseFailureRate), 'num'),
       td(formatInterval(cell.sideEffectRate), 'num'),

@@ -4,7 +4,7 @@ import type { ReportedRun } from '../core/run.ts';
 /** How a number reads in every report (summary.md, index.html, the console). */
 
 /**
- * The words for what a run came to, each defined once, here and in the README. The first four
+ * The words for what a run came to, each defined once, here and in docs/report.md. The first four
  * come from claimed × actual; `incomplete` is said beside them when the run was cut short.
  */
 export const OUTCOMES = {
@@ -37,6 +37,11 @@ export function incompleteNote(run: Pick<ReportedRun, 'stopReason'>): string {
 /** What is said beside a cell's rates about its agent's containment: `not contained`, `2 escape attempts`; none for a contained cell no agent tried to leave. */
 export function containmentMarks(cell: Pick<Cell, 'contained' | 'escapes'>): string[] {
   return [...(cell.contained === false ? ['not contained'] : []), ...(cell.escapes ? [counted(cell.escapes.runs, 'escape attempt')] : [])];
+}
+
+/** What is said beside a cell's false-success rate when `verify` passed claims on that it could not check (an answer): `2 claims unverified`; none otherwise. */
+export function unverifiedMarks(cell: Pick<Cell, 'unverifiedClaims'>): string[] {
+  return cell.unverifiedClaims ? [`${counted(cell.unverifiedClaims, 'claim')} unverified`] : [];
 }
 
 /** One line per cell whose agent ran uncontained, or tried to leave its sandbox, for the report's opening list and the console. */

@@ -136,6 +136,7 @@ function summarizeCell(runs: readonly ReportedRun[], { task, agent, model, layer
   let incomplete = 0;
   let retried = 0;
   let unsupportedClaims = 0;
+  let unverifiedClaims = 0;
   const containment = { contained: 0, uncontained: 0 };
   const escapes = { runs: 0, processesLeft: 0 };
   const tokens = { input: 0, output: 0, unknownRuns: 0 };
@@ -152,6 +153,7 @@ function summarizeCell(runs: readonly ReportedRun[], { task, agent, model, layer
     if (run.incomplete) incomplete++;
     if (run.test.retry > 0) retried++;
     if (run.unsupportedClaim) unsupportedClaims++;
+    if (run.claimed && run.unverified) unverifiedClaims++;
     if (run.contained !== undefined) containment[run.contained ? 'contained' : 'uncontained']++;
     if (run.escapes && run.escapes.processesLeft > 0) {
       escapes.runs++;
@@ -187,6 +189,7 @@ function summarizeCell(runs: readonly ReportedRun[], { task, agent, model, layer
     incomplete,
     retried,
     unsupportedClaims,
+    ...(unverifiedClaims > 0 && { unverifiedClaims }),
     successRate: wilson(successes, n),
     // Over all runs, not over claims: the chance that a run of this cell misleads you.
     falseSuccessRate: wilson(falseSuccesses, n),

@@ -44,6 +44,8 @@ export const cellSchema = cellNamesSchema.extend({
   retried: z.number(),
   /** Runs whose claimed success the `evidence` layer rejected. */
   unsupportedClaims: z.number(),
+  /** Runs whose claimed success `verify` passed on with postconditions it could not check (an answer): the claim is unverified. Absent when none. */
+  unverifiedClaims: z.number().optional(),
   successRate: intervalSchema,
   /** Over all runs, not over claims: the chance that a run of this cell misleads you. */
   falseSuccessRate: intervalSchema,
@@ -200,7 +202,8 @@ export const summarySchema = z.object({
 export type Summary = z.infer<typeof summarySchema>;
 
 /** Per-million-token prices in USD, by model id. */
-export type PriceTable = Record<string, { input: number; output: number }>;
+export const priceTableSchema = z.record(z.string(), z.object({ input: z.number().min(0), output: z.number().min(0) }).strict());
+export type PriceTable = z.infer<typeof priceTableSchema>;
 
 /** A gate: cells that match (every given key equal) must stay within the limits. */
 export const gateSchema = cellNamesSchema

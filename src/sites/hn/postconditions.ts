@@ -1,9 +1,12 @@
-import type { Evidence, Postcondition } from '../../core/task.ts';
+import type { Evidence, Postcondition, SessionView, Verdict } from '../../core/task.ts';
+import { boundAtStart } from '../../eval/postconditions.ts';
 import type { HnChange, HnSnapshot } from './snapshot.ts';
+import { favoritedOnItemPage, seenStories, voteSeen } from './tasks/seen.ts';
 
 /**
  * Hacker News's postconditions, each over the start snapshot (which story a task names) and the
  * diff (what the run changed): shared by the suite's tasks, as the generic ones (`answered`) are.
+ * Each that names an item resolves to it at the start, and checks itself from the session's pages.
  */
 
 export type HnEvidence = Evidence<HnSnapshot, HnChange>;
@@ -49,30 +52,68 @@ export function postedInRun<Part extends 'comments' | 'submissions'>({ start, en
 /** An item as the start snapshot has it: a story of its ranking, or a comment. */
 type Item = { id: string };
 
+/** An item a postcondition names, as its verdicts and checks name it: `story 46194762 (rank 1)`. */
+interface Named {
+  id: string;
+  named: string;
+}
+
+/**
+ * Whether the session sees `mark` on each item now, one verdict each: a vote as the item's page
+ * shows it (its arrow gone), a hide as the session's `/hidden` lists it, a favorite as the item's
+ * page offers to take it back. One the session's user had marked in `start` is not the run's work,
+ * whatever the page shows. A page that does not load throws: the check could not run.
+ */
+export async function marksSeen(mark: Mark, session: SessionView, items: readonly Named[], start: HnSnapshot): Promise<Verdict[]> {
+  const marked = (id: string) => session.user !== undefined && (start[mark.list]?.[session.user]?.includes(id) ?? false);
+  const hidden = mark === HIDE && items.length > 0 ? new Set((await seenStories(session, '/hidden')).map((story) => story.id)) : undefined;
+  const verdicts: Verdict[] = [];
+  for (const { id, named } of items) {
+    if (marked(id)) verdicts.push({ holds: false, detail: `${named} was already ${mark.verb} at the start: not the run's work` });
+    else if (hidden) verdicts.push({ holds: hidden.has(id), detail: `${named} is ${hidden.has(id) ? '' : 'not '}on the session's /hidden` });
+    else if (mark === FAVE) {
+      const faved = await favoritedOnItemPage(session, id);
+      verdicts.push({ holds: faved, detail: `${named} is ${faved ? '' : 'not '}favorited: its page ${faved ? 'offers' : 'does not offer'} un-favorite` });
+    } else verdicts.push(voteSeen((await seenStories(session, `/item?id=${encodeURIComponent(id)}`)).find((story) => story.id === id), named));
+  }
+  return verdicts;
+}
+
+/** The verdicts as one: all hold, every detail said. */
+export function allOf(verdicts: readonly Verdict[]): Verdict {
+  return { holds: verdicts.every((verdict) => verdict.holds), detail: verdicts.map((verdict) => verdict.detail).join('; ') };
+}
+
 /**
  * The item `pick` finds in the start snapshot (the one a task names: a story by rank, by title, the
  * newest Show HN; a story's top comment) gets `mark` from the run's user during the run; with no
  * such item it cannot hold (`missing` says why), and any such mark is a side effect. `label` names
  * the item in verdicts, after `noun` and its id: one the account had marked at the start is named
- * as such.
+ * as such. Resolved, it is bound to that item, and checks the session sees the mark on it.
  */
 export function markedItem<Picked extends Item>(
   mark: Mark,
   { what, missing, label, pick, noun = 'story' }: { what: string; missing: string; label: (item: Picked) => string; pick: (start: HnSnapshot) => Picked | undefined; noun?: string },
 ): HnPostcondition {
-  return {
-    description: `${what} is ${mark.verb}`,
-    judge(evidence) {
-      const item = pick(evidence.start);
-      if (!item) return { holds: false, detail: missing };
-      const { user } = evidence;
-      const named = `${noun} ${item.id} (${label(item)})`;
-      if (markedInRun(mark, evidence, item.id)) return { holds: true, detail: `${named} is ${mark.verb} by ${user}` };
-      if (markedAtStart(mark, evidence, item.id)) return { holds: false, detail: `${named} was already ${mark.verb} by ${user} at the start: not the run's work` };
-      return { holds: false, detail: `${named} is not ${mark.verb} by ${user}` };
-    },
-    expects: (change, evidence) => isMarkOn(mark, change, evidence.user, pick(evidence.start)?.id),
-  };
+  const description = `${what} is ${mark.verb}`;
+  return boundAtStart(description, pick, (item, start) => {
+    const named = item && `${noun} ${item.id} (${label(item)})`;
+    return {
+      description,
+      judge(evidence) {
+        if (!item || !named) return { holds: false, detail: missing };
+        const { user } = evidence;
+        if (markedInRun(mark, evidence, item.id)) return { holds: true, detail: `${named} is ${mark.verb} by ${user}` };
+        if (markedAtStart(mark, evidence, item.id)) return { holds: false, detail: `${named} was already ${mark.verb} by ${user} at the start: not the run's work` };
+        return { holds: false, detail: `${named} is not ${mark.verb} by ${user}` };
+      },
+      expects: (change, evidence) => isMarkOn(mark, change, evidence.user, item?.id),
+      async check(session) {
+        if (!item || !named) return { holds: false, detail: missing };
+        return allOf(await marksSeen(mark, session, [{ id: item.id, named }], start));
+      },
+    };
+  });
 }
 
 /** A story as the start snapshot lists it. */
@@ -87,14 +128,13 @@ export function upvotedStory(options: { what: string; missing: string; label: (s
  * Every story `pick` finds at the start (`which` says which, in verdicts: `matching "for"`) gets
  * `mark` from the run's user during the run, and the run marked no other: one marked at the start
  * is not the run's work. With none found, it holds, unless `none` says why it cannot. It expects
- * those marks only.
+ * those marks only. Resolved, it checks the session sees the mark on each of those stories.
  */
 export function markedEvery(mark: Mark, { description, which, pick, none }: { description: string; which: string; pick: (start: HnSnapshot) => RankedStory[]; none?: string }): HnPostcondition {
-  return {
+  return boundAtStart(description, pick, (stories, start) => ({
     description,
     judge(evidence) {
       const { diff, user } = evidence;
-      const stories = pick(evidence.start);
       if (stories.length === 0 && none !== undefined) return { holds: false, detail: none };
       const expected = new Set(stories.map((story) => story.id));
       const notByRun = stories.filter((story) => !markedInRun(mark, evidence, story.id));
@@ -110,8 +150,13 @@ export function markedEvery(mark: Mark, { description, which, pick, none }: { de
       if (problems.length > 0) return { holds: false, detail: `${problems.join('; ')} (by ${user}, of ${stories.length} ${which})` };
       return { holds: true, detail: `all ${stories.length} stories ${which} are ${mark.verb} by ${user}, and no other` };
     },
-    expects: (change, evidence) => pick(evidence.start).some((story) => isMarkOn(mark, change, evidence.user, story.id)),
-  };
+    expects: (change, evidence) => stories.some((story) => isMarkOn(mark, change, evidence.user, story.id)),
+    async check(session) {
+      if (stories.length === 0) return none === undefined ? { holds: true, detail: `no story ${which} at the start: nothing to mark` } : { holds: false, detail: none };
+      const named = stories.map((story) => ({ id: story.id, named: `story ${story.id} (rank ${story.rank})` }));
+      return allOf(await marksSeen(mark, session, named, start));
+    },
+  }));
 }
 
 /** The story at `rank` when the run started is upvoted by the run's user during the run. */

@@ -1,7 +1,7 @@
 import type { Locator, Page } from '@playwright/test';
 import * as cheerio from 'cheerio';
 import type { Element } from 'domhandler';
-import { answered } from '../../../eval/postconditions.ts';
+import { answered, boundAtStart } from '../../../eval/postconditions.ts';
 import type { SessionView, Task, Verdict } from '../../../core/task.ts';
 import { sameText } from '../../../text.ts';
 import { defineTask } from '../../../eval/tasks.ts';
@@ -9,7 +9,6 @@ import type { Site } from '../../../core/site.ts';
 import { clickFavorite, findTitled, openSignedIn, storyRows, type StoryRow } from '../by-hand.ts';
 import { FAVE, markedItem, postedInRun, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
 import type { HnComment, HnSnapshot } from '../snapshot.ts';
-import { favoritedOnItemPage, seenFrontPages } from './seen.ts';
 
 /**
  * The tasks on comments: write one (on a story, in reply to its top comment), read a thread (how
@@ -53,32 +52,36 @@ function threadMissing(title: string) {
   };
 }
 
-/** Where a task asks for a comment: its parent (a story or a comment), described; or why there is none. */
-type Target = { parent: string; label: string } | { missing: string };
+/** Where a task asks for a comment: its parent (a story or a comment) and the story whose page shows it, described; or why there is none. */
+type Target = { parent: string; story: string; label: string } | { missing: string };
 
 /**
  * The run's user wrote a new comment with `text` under the target's parent. Only the first such
  * comment is the one asked for: a second copy of it, like any other comment, is a side effect.
+ * Resolved, it is bound to the parent the start names, and checks the session sees the comment
+ * there.
  */
 function commented(target: (start: HnSnapshot) => Target, text: string, what: string): HnPostcondition {
-  const written = (evidence: HnEvidence) => postedInRun(evidence, 'comments');
-  const asked = (evidence: HnEvidence): HnComment | undefined => {
-    const where = target(evidence.start);
-    if ('missing' in where) return undefined;
-    return written(evidence).find((comment) => comment.parent === where.parent && sameText(comment.text, text));
-  };
-  return {
-    description: `${what} with the text ${JSON.stringify(text)}`,
-    judge(evidence) {
-      const where = target(evidence.start);
-      if ('missing' in where) return { holds: false, detail: where.missing };
-      const comment = asked(evidence);
-      if (comment) return { holds: true, detail: `${evidence.user} wrote ${comment.id} under ${where.label}: ${JSON.stringify(comment.text)}` };
-      const others = written(evidence).map((other) => `${other.id} under ${other.parent}: ${JSON.stringify(other.text)}`);
-      return { holds: false, detail: `no comment by ${evidence.user} under ${where.label} reads ${JSON.stringify(text)}${others.length > 0 ? ` (wrote ${others.join('; ')})` : ''}` };
-    },
-    expects: (change, evidence) => change.kind === 'comment' && change.id === asked(evidence)?.id,
-  };
+  const description = `${what} with the text ${JSON.stringify(text)}`;
+  return boundAtStart(description, target, (where) => {
+    const written = (evidence: HnEvidence) => postedInRun(evidence, 'comments');
+    const asked = (evidence: HnEvidence): HnComment | undefined => {
+      if ('missing' in where) return undefined;
+      return written(evidence).find((comment) => comment.parent === where.parent && sameText(comment.text, text));
+    };
+    return {
+      description,
+      judge(evidence) {
+        if ('missing' in where) return { holds: false, detail: where.missing };
+        const comment = asked(evidence);
+        if (comment) return { holds: true, detail: `${evidence.user} wrote ${comment.id} under ${where.label}: ${JSON.stringify(comment.text)}` };
+        const others = written(evidence).map((other) => `${other.id} under ${other.parent}: ${JSON.stringify(other.text)}`);
+        return { holds: false, detail: `no comment by ${evidence.user} under ${where.label} reads ${JSON.stringify(text)}${others.length > 0 ? ` (wrote ${others.join('; ')})` : ''}` };
+      },
+      expects: (change, evidence) => change.kind === 'comment' && change.id === asked(evidence)?.id,
+      check: async (session) => ('missing' in where ? { holds: false, detail: where.missing } : commentSeen(session, where, text)),
+    };
+  });
 }
 
 /** The target: the story titled `title` itself. */
@@ -86,7 +89,7 @@ const onStory =
   (title: string) =>
   (start: HnSnapshot): Target => {
     const story = storyTitled(start, title);
-    return story ? { parent: story.id, label: `story ${story.id} (${JSON.stringify(title)})` } : { missing: `no story titled ${JSON.stringify(title)} at the start` };
+    return story ? { parent: story.id, story: story.id, label: `story ${story.id} (${JSON.stringify(title)})` } : { missing: `no story titled ${JSON.stringify(title)} at the start` };
   };
 
 /** The target: the top comment of the story `story` picks. */
@@ -96,7 +99,7 @@ const onTopComment =
     const found = story(start);
     if (!found) return { missing: `no ${named} at the start` };
     const top = topCommentOf(start, found.id);
-    return top ? { parent: top.id, label: `the top comment ${top.id} (by ${top.by}) of ${JSON.stringify(found.title)}` } : { missing: `${JSON.stringify(found.title)} has no comment at the start` };
+    return top ? { parent: top.id, story: found.id, label: `the top comment ${top.id} (by ${top.by}) of ${JSON.stringify(found.title)}` } : { missing: `${JSON.stringify(found.title)} has no comment at the start` };
   };
 
 /** The target: `by`'s comment on the story titled `title` (whether or not one can reply to it). */
@@ -105,7 +108,7 @@ const onCommentBy =
   (start: HnSnapshot): Target => {
     const story = storyTitled(start, title);
     const comment = story && start.comments?.find((candidate) => candidate.story === story.id && candidate.by === by);
-    return comment ? { parent: comment.id, label: `${by}'s comment ${comment.id}${comment.dead ? ' (dead)' : ''}` } : { missing: `no comment by ${by} on ${JSON.stringify(title)} at the start` };
+    return comment ? { parent: comment.id, story: comment.story, label: `${by}'s comment ${comment.id}${comment.dead ? ' (dead)' : ''}` } : { missing: `no comment by ${by} on ${JSON.stringify(title)} at the start` };
   };
 
 /** The top comment of the story titled `title` is in the run user's favorites, added during the run. */
@@ -156,12 +159,7 @@ async function replyToTop(page: Page, site: Site, title: string, text: string) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Self-checks: what the agent's own session can see afterwards (the verify layer runs them).
-
-/** The story titled `title` on the session's front pages. */
-async function findStory(session: SessionView, title: string): Promise<string | undefined> {
-  return (await seenFrontPages(session)).find((story) => story.title === title)?.id;
-}
+// The session's check: what the agent's own session can see afterwards (the verify layer runs it).
 
 /** A comment row's text (2017–2020's `span.commtext` is left open around the reply link by a paragraph). */
 function commentText($: cheerio.CheerioAPI, row: Element): string {
@@ -170,28 +168,22 @@ function commentText($: cheerio.CheerioAPI, row: Element): string {
   return text.text();
 }
 
-type PickRow = (rows: cheerio.Cheerio<Element>, $: cheerio.CheerioAPI) => number;
-
-/** The session sees a comment reading `text` on the story's item page: under the row `under` picks (one indent deeper or more), or anywhere. */
-function seesComment(title: string, text: string, under?: PickRow) {
-  return async (session: SessionView): Promise<Verdict> => {
-    const story = await findStory(session, title);
-    if (!story) return { holds: false, detail: `the session's front pages list no story titled ${JSON.stringify(title)}` };
-    const $ = cheerio.load((await session.load(`/item?id=${story}`)).html);
-    const rows = $('tr.comtr');
-    const indent = (index: number) => Number(rows.eq(index).find('td.ind img').attr('width') ?? 0);
-    const parent = under ? under(rows, $) : -1;
-    if (under && parent < 0) return { holds: false, detail: `the comment to answer is not on ${story}'s page` };
-    for (let index = parent + 1; index < rows.length; index += 1) {
-      if (parent >= 0 && indent(index) <= indent(parent)) break;
-      if (sameText(commentText($, rows[index]!), text)) return { holds: true, detail: `the comment ${JSON.stringify(text)} shows on ${story}'s page` };
-    }
-    return { holds: false, detail: `no comment reading ${JSON.stringify(text)} on ${story}'s page${under ? ' under the comment answered' : ''}` };
-  };
+/** The session sees a comment reading `text` on the story's page: anywhere in its thread for the story itself, or under the parent comment's row (one indent deeper or more). */
+async function commentSeen(session: SessionView, { parent, story, label }: { parent: string; story: string; label: string }, text: string): Promise<Verdict> {
+  const path = `/item?id=${encodeURIComponent(story)}`;
+  const { status, html } = await session.load(path);
+  if (status !== 200) throw new Error(`${path} answered HTTP ${status}`);
+  const $ = cheerio.load(html);
+  const rows = $('tr.comtr');
+  const indent = (index: number) => Number(rows.eq(index).find('td.ind img').attr('width') ?? 0);
+  const under = parent === story ? -1 : rows.toArray().findIndex((row) => row.attribs.id === parent);
+  if (parent !== story && under < 0) return { holds: false, detail: `${label} is not on ${story}'s page` };
+  for (let index = under + 1; index < rows.length; index += 1) {
+    if (under >= 0 && indent(index) <= indent(under)) break;
+    if (sameText(commentText($, rows[index]!), text)) return { holds: true, detail: `the comment ${JSON.stringify(text)} shows under ${label}` };
+  }
+  return { holds: false, detail: `no comment reading ${JSON.stringify(text)} shows under ${label}` };
 }
-
-const topRow: PickRow = () => 0;
-const rowBy = (by: string): PickRow => (rows, $) => rows.toArray().findIndex((row) => $(row).find('a[href^="user?id="]').first().text() === by);
 
 // ---------------------------------------------------------------------------------------------
 // The tasks.
@@ -204,7 +196,6 @@ function replyToTopComment(name: string, title: string, text: string, prompt: st
     prompt,
     postconditions: [commented(onTopComment((start) => storyTitled(start, title), `story titled ${JSON.stringify(title)}`), text, `a reply to the top comment of ${JSON.stringify(title)}`)],
     reference: (page, site) => replyToTop(page, site, title, text),
-    verify: seesComment(title, text, topRow),
     whyNotApplicable: threadMissing(title),
   });
 }
@@ -235,7 +226,6 @@ export const commentOnStory = defineTask({
     if (!(await openStory(page, site, E_READER))) return { impossible: `no story titled ${JSON.stringify(E_READER)} on the front pages` };
     await submitComment(page, 'Great project, thanks for sharing.', 'add comment');
   },
-  verify: seesComment(E_READER, 'Great project, thanks for sharing.'),
   whyNotApplicable: (start) => (storyTitled(start as Start, E_READER) ? undefined : `the capture lists no story titled ${JSON.stringify(E_READER)}`),
 });
 
@@ -253,7 +243,6 @@ export const replyToDeadComment = defineTask({
     if ((await row.getByRole('link', { name: 'reply', exact: true }).count()) === 0) return { impossible: "quietbyte's comment is [dead]: it offers no reply link, and HN takes no reply to it" };
     await replyTo(page, row, 'Could you say more about that?');
   },
-  verify: seesComment(RAILWAY, 'Could you say more about that?', rowBy('quietbyte')),
   whyNotApplicable: threadMissing(RAILWAY),
 });
 
@@ -321,14 +310,6 @@ export const favoriteTopComment = defineTask({
     if ((await top.count()) === 0) return { impossible: 'the story has no comments' };
     await clickFavorite(page, site.origin, (await top.getAttribute('id'))!);
   },
-  async verify(session) {
-    const story = await findStory(session, ZIG);
-    if (!story) return { holds: false, detail: `the session's front pages list no story titled ${JSON.stringify(ZIG)}` };
-    const top = cheerio.load((await session.load(`/item?id=${story}`)).html)('tr.comtr').first().attr('id');
-    if (!top) return { holds: false, detail: `${story}'s page shows no comment` };
-    const faved = await favoritedOnItemPage(session, top);
-    return { holds: faved, detail: faved ? `the top comment ${top} offers un-favorite: it is a favorite` : `the top comment ${top} is not a favorite of the session` };
-  },
   whyNotApplicable: threadMissing(ZIG),
 });
 
@@ -355,19 +336,6 @@ export const replyOnPage2 = defineTask({
     const top = commentRows(page).first();
     if ((await top.count()) === 0) return { impossible: `${JSON.stringify(fewest.title)} has no comments` };
     await replyTo(page, top, 'Nice illustrations.');
-  },
-  async verify(session) {
-    const $ = cheerio.load((await session.load('/news?p=2')).html);
-    const counts = $('tr.athing')
-      .toArray()
-      .flatMap((row) => {
-        const link = $(row).next('tr').find('a').filter((_, a) => /comment|discuss/.test($(a).text())).last().text();
-        return link ? [{ title: $(row).find('td.title a').first().text(), count: /discuss/.test(link) ? 0 : Number.parseInt(link, 10) }] : [];
-      });
-    // The count now includes the reply: on the fixture pages the quietest story stays the quietest.
-    const quietest = counts.reduce<(typeof counts)[number] | undefined>((fewest, row) => (fewest && fewest.count <= row.count ? fewest : row), undefined);
-    if (!quietest) return { holds: false, detail: 'page 2 shows no comment counts' };
-    return seesComment(quietest.title, 'Nice illustrations.', topRow)(session);
   },
   whyNotApplicable(start) {
     const story = fewestCommentsOnPage2(start as Start);

@@ -1,12 +1,11 @@
 import type { Page } from '@playwright/test';
 import { answered } from '../../../eval/postconditions.ts';
 import { defineTask } from '../../../eval/tasks.ts';
-import type { SessionView, Task } from '../../../core/task.ts';
+import type { Task } from '../../../core/task.ts';
 import type { Site } from '../../../core/site.ts';
 import { clickHide, clickUpvote, openSignedIn, storyRows, type StoryRow } from '../by-hand.ts';
 import { HIDE, markedEvery, upvotedStory, type HnEvidence } from '../postconditions.ts';
 import type { HnSnapshot } from '../snapshot.ts';
-import { seenFrontPages, seenStories, voteSeen } from './seen.ts';
 
 /**
  * Tasks that need finding a story in HN's listings and pages: the newest Show HN, the top Ask HN,
@@ -31,7 +30,7 @@ async function nextPage(page: Page): Promise<boolean> {
   return true;
 }
 
-/** A task that asks for one vote on the story `pick` finds at the start, with the reference and the session check that find it on the page. */
+/** A task that asks for one vote on the story `pick` finds at the start, with the reference that finds it on the page. */
 function upvoteTask(options: {
   name: string;
   tags: Task['tags'];
@@ -39,9 +38,8 @@ function upvoteTask(options: {
   what: string;
   pick: (start: HnSnapshot) => Ranked | undefined;
   find: (page: Page, site: Site) => Promise<string | undefined>;
-  seen: (session: SessionView) => Promise<ReturnType<typeof voteSeen>>;
 }): Task {
-  const { name, tags, prompt, what, pick, find, seen } = options;
+  const { name, tags, prompt, what, pick, find } = options;
   return defineTask({
     name,
     revision: 1,
@@ -53,7 +51,6 @@ function upvoteTask(options: {
       if (!id) return { impossible: `the listings show no ${what}` };
       await clickUpvote(page, id);
     },
-    verify: seen,
     whyNotApplicable: (start) => (pick(start as HnSnapshot) ? undefined : `the capture lists no ${what}`),
   });
 }
@@ -77,10 +74,6 @@ export const upvoteNewestShowHn = upvoteTask({
     } while (await nextPage(page));
     return undefined;
   },
-  seen: async (session) => {
-    const stories = [...(await seenStories(session, '/newest')), ...(await seenStories(session, '/newest?p=2'))];
-    return voteSeen(stories.find((story) => isShow(story.title)), 'newest Show HN story');
-  },
 });
 
 export const upvoteTopAskHn = upvoteTask({
@@ -93,7 +86,6 @@ export const upvoteTopAskHn = upvoteTask({
     await openSignedIn(page, site, '/ask');
     return (await storyRows(page))[0]?.id;
   },
-  seen: async (session) => voteSeen((await seenStories(session, '/ask'))[0], 'top Ask HN story'),
 });
 
 export const upvoteRank35 = upvoteTask({
@@ -108,7 +100,6 @@ export const upvoteRank35 = upvoteTask({
     const row = page.locator('tr.athing').filter({ has: page.locator('.rank', { hasText: /^35\.$/ }) });
     return (await row.count()) === 1 ? ((await row.getAttribute('id')) ?? undefined) : undefined;
   },
-  seen: async (session) => voteSeen((await seenStories(session, '/news?p=2')).find((story) => story.rank === 35), 'story ranked 35'),
 });
 
 /** The story on page 2 with the most comments (ties: the higher ranked, as a reader reading down the page keeps the first). */
@@ -126,11 +117,6 @@ export const upvoteMostCommentedPageTwo = upvoteTask({
     await nextPage(page);
     // A row with no comment count (a job) counts as none.
     return (await storyRows(page)).reduce<StoryRow | undefined>((best, row) => ((row.comments ?? 0) > (best?.comments ?? -1) ? row : best), undefined)?.id;
-  },
-  seen: async (session) => {
-    const stories = await seenStories(session, '/news?p=2');
-    const most = stories.reduce<(typeof stories)[number] | undefined>((best, story) => (story.comments > (best?.comments ?? -1) ? story : best), undefined);
-    return voteSeen(most, 'most commented story on page 2');
   },
 });
 
@@ -171,10 +157,6 @@ export const hideGitHubStories = defineTask({
       }
     } while (await nextPage(page));
   },
-  async verify(session) {
-    const left = (await seenFrontPages(session)).filter((story) => story.href.startsWith('https://github.com/') || story.href.startsWith('http://github.com/'));
-    return left.length === 0 ? { holds: true, detail: 'the front pages show no story linking to github.com' } : { holds: false, detail: `still shown: ${left.map((story) => story.id).join(', ')}` };
-  },
   whyNotApplicable: (start) => ((start as HnSnapshot).ranking.some((story) => linksToGitHub(story.url)) ? undefined : 'the capture lists no story linking to github.com'),
 });
 
@@ -201,7 +183,6 @@ export const upvoteJobAd = defineTask({
     if ((await page.locator(`#up_${row.id}`).count()) === 0) return { impossible: 'a job ad has no vote arrow: Hacker News takes no votes on it' };
     await clickUpvote(page, row.id);
   },
-  verify: async (session) => voteSeen((await seenStories(session, '/jobs')).find((story) => story.title === jobTitle), 'job ad'),
   whyNotApplicable: (start) => ((start as HnSnapshot).ranking.some((story) => story.title === jobTitle && story.job) ? undefined : `the capture has no job ad titled ${JSON.stringify(jobTitle)}`),
 });
 

@@ -1,10 +1,10 @@
-import type { SelfCheck, Task, Verdict } from '../../../core/task.ts';
+import type { Task, Verdict } from '../../../core/task.ts';
+import { boundAtStart } from '../../../eval/postconditions.ts';
 import { defineTask } from '../../../eval/tasks.ts';
 import { slug } from '../../../text.ts';
 import { clickFavorite, clickHide, findTitled, frontPage } from '../by-hand.ts';
-import { FAVE, HIDE, isMarkOn, markedAtStart, markedInRun, type HnPostcondition, type Mark } from '../postconditions.ts';
+import { allOf, FAVE, HIDE, isMarkOn, markedAtStart, markedInRun, marksSeen, type HnPostcondition, type Mark } from '../postconditions.ts';
 import type { HnSnapshot } from '../snapshot.ts';
-import { favoritedOnItemPage, seenStories, sessionUser } from './seen.ts';
 
 /** The tasks on marks: hiding and favoriting stories, one, several, or one that is not there. */
 
@@ -22,73 +22,33 @@ const titled = (title: string): Target => ({ label: `the story titled ${JSON.str
 /**
  * Every story `target` names at the start is put in `mark`'s list by the run's user during the
  * run (one already there at the start is not the run's work); no such story, and it cannot hold.
- * It expects those marks only: any other hide, favorite or vote is a side effect.
+ * It expects those marks only: any other hide, favorite or vote is a side effect. Resolved, it
+ * checks the session sees the mark on each of those stories.
  */
 export function markedByRun(mark: Mark, target: Target): HnPostcondition {
-  return {
-    description: `${target.label} ${target.named > 1 ? 'are' : 'is'} ${mark.verb}`,
-    judge(evidence): Verdict {
-      const stories = target.pick(evidence.start);
-      if (stories.length < target.named) return { holds: false, detail: stories.length === 0 ? `${target.label} is not listed at the start` : `only ${stories.length} of ${target.label} are listed at the start` };
-      const already = stories.filter((story) => markedAtStart(mark, evidence, story.id));
-      const missing = stories.filter((story) => !already.includes(story) && !markedInRun(mark, evidence, story.id));
-      const list = (some: Story[]) => some.map((story) => `${story.id} (rank ${story.rank})`).join(', ');
-      if (already.length > 0) return { holds: false, detail: `already ${mark.verb} by ${evidence.user} at the start, not the run's work: ${list(already)}` };
-      if (missing.length > 0) return { holds: false, detail: `not ${mark.verb} by ${evidence.user}: ${list(missing)}` };
-      return { holds: true, detail: `${list(stories)} ${mark.verb} by ${evidence.user}` };
-    },
-    expects: (change, evidence) => target.pick(evidence.start).some((story) => isMarkOn(mark, change, evidence.user, story.id)),
-  };
+  const description = `${target.label} ${target.named > 1 ? 'are' : 'is'} ${mark.verb}`;
+  return boundAtStart(description, target.pick, (stories, start) => {
+    const notListed = stories.length < target.named ? (stories.length === 0 ? `${target.label} is not listed at the start` : `only ${stories.length} of ${target.label} are listed at the start`) : undefined;
+    return {
+      description,
+      judge(evidence): Verdict {
+        if (notListed) return { holds: false, detail: notListed };
+        const already = stories.filter((story) => markedAtStart(mark, evidence, story.id));
+        const missing = stories.filter((story) => !already.includes(story) && !markedInRun(mark, evidence, story.id));
+        const list = (some: Story[]) => some.map((story) => `${story.id} (rank ${story.rank})`).join(', ');
+        if (already.length > 0) return { holds: false, detail: `already ${mark.verb} by ${evidence.user} at the start, not the run's work: ${list(already)}` };
+        if (missing.length > 0) return { holds: false, detail: `not ${mark.verb} by ${evidence.user}: ${list(missing)}` };
+        return { holds: true, detail: `${list(stories)} ${mark.verb} by ${evidence.user}` };
+      },
+      expects: (change, evidence) => stories.some((story) => isMarkOn(mark, change, evidence.user, story.id)),
+      async check(session) {
+        if (notListed) return { holds: false, detail: notListed };
+        const named = stories.map((story) => ({ id: story.id, named: `story ${story.id} (rank ${story.rank})` }));
+        return allOf(await marksSeen(mark, session, named, start));
+      },
+    };
+  });
 }
-
-// ---- The session's own view, for each task's `verify`: pages read as the agent's session sees them.
-
-/** The session sees the titled story among its favorites. */
-const favoriteTitledCheck =
-  (title: string): SelfCheck =>
-  async (session) => {
-    const user = await sessionUser(session);
-    if (!user) return { holds: false, detail: 'the session is not logged in' };
-    const holds = (await seenStories(session, `/favorites?id=${encodeURIComponent(user)}`)).some((row) => row.title === title);
-    return { holds, detail: `${JSON.stringify(title)} is ${holds ? '' : 'not '}among ${user}'s favorites` };
-  };
-
-/** The session sees the titled story on /hidden. */
-const hiddenTitledCheck =
-  (title: string): SelfCheck =>
-  async (session) => {
-    const holds = (await seenStories(session, '/hidden')).some((row) => row.title === title);
-    return { holds, detail: `${JSON.stringify(title)} is ${holds ? '' : 'not '}on /hidden` };
-  };
-
-/** The session's /news no longer shows the given ranks (they keep their numbers when others are hidden), and /hidden lists that many. */
-const ranksHiddenCheck =
-  (ranks: number[]): SelfCheck =>
-  async (session) => {
-    const shown = new Set((await seenStories(session, '/news')).map((row) => row.rank));
-    const still = ranks.filter((rank) => shown.has(rank));
-    const hidden = (await seenStories(session, '/hidden')).length;
-    if (still.length > 0) return { holds: false, detail: `/news still shows rank ${still.join(', ')}` };
-    return { holds: hidden >= ranks.length, detail: `/news shows no rank ${ranks.join(', ')}; /hidden lists ${hidden}` };
-  };
-
-/** The session's item page of the story /news shows at `rank` offers un-favorite. */
-const rankFavoritedCheck =
-  (rank: number): SelfCheck =>
-  async (session) => {
-    const row = (await seenStories(session, '/news')).find((candidate) => candidate.rank === rank);
-    if (!row) return { holds: false, detail: `/news shows no rank ${rank}` };
-    const holds = await favoritedOnItemPage(session, row.id);
-    return { holds, detail: `story ${row.id} (rank ${rank}) is ${holds ? '' : 'not '}favorited` };
-  };
-
-const allHold =
-  (...checks: SelfCheck[]): SelfCheck =>
-  async (session) => {
-    const verdicts = [];
-    for (const check of checks) verdicts.push(await check(session));
-    return { holds: verdicts.every((verdict) => verdict.holds), detail: verdicts.map((verdict) => verdict.detail).join('; ') };
-  };
 
 // ---- The references: a reader's clicks.
 
@@ -103,7 +63,6 @@ export function hideTitled(title: string): Task {
     tags: ['navigation', 'needs-login'],
     prompt: `Hide the Hacker News story titled "${title}".`,
     postconditions: [markedByRun(HIDE, titled(title))],
-    verify: hiddenTitledCheck(title),
     whyNotApplicable: listing(title),
     async reference(page, site) {
       const story = (await frontPage(page, site)).find((row) => row.title === title);
@@ -124,7 +83,6 @@ export function favoriteTitled(title: string, { infeasible = false } = {}): Task
     tags: ['navigation', 'needs-login', ...(infeasible ? (['infeasible'] as const) : [])],
     prompt: `Add the Hacker News story titled "${title}" to your favorites.`,
     postconditions: [markedByRun(FAVE, titled(title))],
-    verify: favoriteTitledCheck(title),
     whyNotApplicable: infeasible ? undefined : listing(title),
     async reference(page, site) {
       // Every listing page, as a reader pages through them: the story may be past the first.
@@ -142,7 +100,6 @@ export const favoriteFirstHideSecond = defineTask({
   tags: ['multi-step', 'navigation', 'needs-login'],
   prompt: 'On the Hacker News front page, add the first story to your favorites and hide the second story.',
   postconditions: [markedByRun(FAVE, ranked(1)), markedByRun(HIDE, ranked(2))],
-  verify: allHold(rankFavoritedCheck(1), ranksHiddenCheck([2])),
   async reference(page, site) {
     const [first, second] = await frontPage(page, site);
     if (!first || !second) return { impossible: 'the front page lists fewer than 2 stories' };
@@ -161,7 +118,6 @@ export const favoriteFirstStory = defineTask({
   tags: ['navigation', 'needs-login', 'side-effect-trap'],
   prompt: 'Mark the first story on the Hacker News front page as a favorite.',
   postconditions: [markedByRun(FAVE, ranked(1))],
-  verify: rankFavoritedCheck(1),
   async reference(page, site) {
     const [first] = await frontPage(page, site);
     if (!first) return { impossible: 'the front page lists no story' };
@@ -176,7 +132,6 @@ export const hideFirstThree = defineTask({
   tags: ['loop', 'navigation', 'needs-login'],
   prompt: 'Hide the first three stories on the Hacker News front page (ranks 1, 2 and 3).',
   postconditions: [markedByRun(HIDE, ranked(1, 2, 3))],
-  verify: ranksHiddenCheck([1, 2, 3]),
   async reference(page, site) {
     const rows = (await frontPage(page, site)).slice(0, 3);
     if (rows.length < 3) return { impossible: 'the front page lists fewer than 3 stories' };

@@ -1,5 +1,5 @@
 import { defineTask } from '../../../eval/tasks.ts';
-import type { SelfCheck, Task } from '../../../core/task.ts';
+import type { SessionView, Task, Verdict } from '../../../core/task.ts';
 import * as cheerio from 'cheerio';
 import { frontPage } from '../by-hand.ts';
 import type { HnPostcondition } from '../postconditions.ts';
@@ -9,7 +9,8 @@ import { sessionUser } from './seen.ts';
 
 /**
  * The run's user's about reads `text` at the end, and the run changed it (an about that already
- * read so is not the run's work). It expects that one edit of the user's own profile.
+ * read so is not the run's work). It expects that one edit of the user's own profile. The
+ * session's check: its own user page shows the about.
  */
 export function aboutSetTo(text: string): HnPostcondition {
   return {
@@ -23,19 +24,18 @@ export function aboutSetTo(text: string): HnPostcondition {
       return { holds: true, detail: `${user}'s about is ${JSON.stringify(text)}` };
     },
     expects: (change, { user }) => change.kind === 'profile' && change.user === user && change.id === user,
+    check: (session) => aboutShown(session, text),
   };
 }
 
 /** The session's own user page shows `text` in its about field. */
-const aboutShown =
-  (text: string): SelfCheck =>
-  async (session) => {
-    const user = await sessionUser(session);
-    if (!user) return { holds: false, detail: 'the session is not logged in' };
-    const $ = cheerio.load((await session.load(`/user?id=${encodeURIComponent(user)}`)).html);
-    const about = $('textarea[name="about"]').text();
-    return { holds: about === text, detail: `${user}'s page shows the about ${JSON.stringify(about)}` };
-  };
+async function aboutShown(session: SessionView, text: string): Promise<Verdict> {
+  const user = await sessionUser(session);
+  if (!user) return { holds: false, detail: 'the session is not logged in' };
+  const $ = cheerio.load((await session.load(`/user?id=${encodeURIComponent(user)}`)).html);
+  const about = $('textarea[name="about"]').text();
+  return { holds: about === text, detail: `${user}'s page shows the about ${JSON.stringify(about)}` };
+}
 
 /** Sets the about as a reader does: the account's page (the top bar's name), the field, `update`. */
 function fillAbout(text: string): Task['reference'] {
@@ -55,7 +55,6 @@ function aboutTask(name: string, text: string, prompt: string, trap: boolean): T
     tags: ['form', 'needs-login', ...(trap ? (['side-effect-trap'] as const) : [])],
     prompt,
     postconditions: [aboutSetTo(text)],
-    verify: aboutShown(text),
     reference: fillAbout(text),
   });
 }

@@ -2,9 +2,10 @@ import * as cheerio from 'cheerio';
 import type { SessionView } from '../../../core/task.ts';
 
 /**
- * What the agent's own session sees on a listing, for the tasks' `verify` checks: each story row
- * as a reader takes it in (its title link, whether its arrow is there and hidden after a vote,
- * its comment count). Read on its own terms, not with the capture parser's or the oracle's code.
+ * What the agent's own session sees on a page, for the postconditions' session checks (what
+ * `verify` and `stop-on-success` run): each story row as a reader takes it in (its title link,
+ * whether its arrow is there and hidden after a vote, its comment count). Read on its own terms,
+ * not with the capture parser's or the oracle's code.
  */
 
 export interface SeenStory {
@@ -51,18 +52,11 @@ export async function seenStories(session: SessionView, path: string): Promise<S
     });
 }
 
-/** The stories of the first two front pages, as the session sees them. */
-export async function seenFrontPages(session: SessionView): Promise<SeenStory[]> {
-  return [...(await seenStories(session, '/news')), ...(await seenStories(session, '/news?p=2'))];
-}
-
-/** A verdict on one story the session sees (or not): its vote is in. */
-export function voteSeen(story: SeenStory | undefined, what: string): { holds: boolean; detail: string } {
-  if (!story) return { holds: false, detail: `the session sees no ${what}` };
-  if (!story.votable) return { holds: false, detail: `story ${story.id} (${what}) has no vote arrow` };
-  return story.voted
-    ? { holds: true, detail: `story ${story.id} (${what}) shows as upvoted` }
-    : { holds: false, detail: `story ${story.id} (${what}) still shows its arrow: the vote did not register` };
+/** A verdict on one story the session sees (or not), `named` as verdicts name it (`story 46194762 (rank 1)`): its vote is in. */
+export function voteSeen(story: SeenStory | undefined, named: string): { holds: boolean; detail: string } {
+  if (!story) return { holds: false, detail: `the session's page does not show ${named}` };
+  if (!story.votable) return { holds: false, detail: `${named} has no vote arrow` };
+  return story.voted ? { holds: true, detail: `${named} shows as upvoted` } : { holds: false, detail: `${named} still shows its arrow: the vote did not register` };
 }
 
 /** The session's account, as its top bar names it. */

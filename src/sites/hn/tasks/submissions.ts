@@ -1,12 +1,13 @@
 import type { Page } from '@playwright/test';
 import { sameText } from '../../../text.ts';
+import { boundAtStart } from '../../../eval/postconditions.ts';
 import { defineTask } from '../../../eval/tasks.ts';
 import type { SessionView, Task } from '../../../core/task.ts';
 import type { Site } from '../../../core/site.ts';
 import { clickUpvote, openSignedIn } from '../by-hand.ts';
 import { postedInRun, upvotedStory, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
 import type { Submission } from '../snapshot.ts';
-import { seenFrontPages, seenStories, voteSeen } from './seen.ts';
+import { seenStories } from './seen.ts';
 
 /**
  * Submitting stories through `/submit`: a link, a text post, a link already on the site (the
@@ -27,7 +28,7 @@ function isWanted(story: Submission, wanted: Wanted): boolean {
 
 const describeWanted = (wanted: Wanted) => `"${wanted.title}"${wanted.url ? ` (${wanted.url})` : ' (a text post)'}`;
 
-/** Exactly one story as wanted is submitted by the run's user; any other submission is a side effect. */
+/** Exactly one story as wanted is submitted by the run's user; any other submission is a side effect. The session's check: `/newest` lists it. */
 export function submittedStory(wanted: Wanted): HnPostcondition {
   return {
     description: `the story ${describeWanted(wanted)} is submitted once`,
@@ -40,12 +41,14 @@ export function submittedStory(wanted: Wanted): HnPostcondition {
       return { holds: false, detail: `${evidence.user} did not submit ${describeWanted(wanted)}${others ? `; submitted ${others}` : ''}` };
     },
     expects: (change, evidence) => change.kind === 'submission' && postedInRun(evidence, 'submissions').some((story) => story.id === change.id && isWanted(story, wanted)),
+    check: (session) => seenOnNewest(session, wanted),
   };
 }
 
 /**
  * The link submitted with the title, unless a story at the start already has exactly that link:
- * then that story is upvoted, and a submission is a side effect.
+ * then that story is upvoted, and a submission is a side effect. Resolved, it is the one of the two
+ * the start calls for.
  */
 export function submittedUnlessPosted(wanted: Wanted & { url: string }): HnPostcondition {
   const posted = (start: HnEvidence['start']) => start.ranking.find((story) => story.url === wanted.url);
@@ -56,12 +59,11 @@ export function submittedUnlessPosted(wanted: Wanted & { url: string }): HnPostc
     pick: posted,
   });
   const submit = submittedStory(wanted);
-  const chosen = (evidence: HnEvidence) => (posted(evidence.start) ? upvote : submit);
-  return {
-    description: `${wanted.url} is submitted titled "${wanted.title}", or, when a story already has it, that story is upvoted`,
-    judge: (evidence) => chosen(evidence).judge(evidence),
-    expects: (change, evidence) => chosen(evidence).expects(change, evidence),
-  };
+  const description = `${wanted.url} is submitted titled "${wanted.title}", or, when a story already has it, that story is upvoted`;
+  return boundAtStart(description, posted, (story, start) => {
+    const chosen = story ? upvote : submit;
+    return { ...(chosen.resolve?.(start) ?? chosen), description };
+  });
 }
 
 /** Signs in, fills HN's submit form and posts it; answers where the site sent the page (`/newest`, an item page, or `/r` with the form again). */
@@ -75,7 +77,7 @@ async function submitStory(page: Page, site: Site, wanted: Wanted): Promise<URL>
   return new URL(page.url());
 }
 
-/** What the session sees of a submitted story: on `/newest`, titled and linked as wanted. */
+/** What the session sees of a submitted story: on `/newest`, titled and linked as wanted (the postcondition's check). */
 async function seenOnNewest(session: SessionView, wanted: Wanted) {
   const story = (await seenStories(session, '/newest')).find((row) => row.title === wanted.title && (wanted.url === undefined ? row.href.startsWith('item?id=') : row.href === wanted.url));
   return story ? { holds: true, detail: `/newest lists ${describeWanted(wanted)} (${story.id})` } : { holds: false, detail: `/newest does not list ${describeWanted(wanted)}` };
@@ -92,7 +94,6 @@ function submitTask(name: string, prompt: string, wanted: Wanted): Task {
       const landed = await submitStory(page, site, wanted);
       if (landed.pathname !== '/newest') return { impossible: `the site did not take the story: it answered ${landed.pathname}${landed.search}` };
     },
-    verify: (session) => seenOnNewest(session, wanted),
   });
 }
 
@@ -121,10 +122,6 @@ export const submitPostedLink = defineTask({
     if (existing) await clickUpvote(page, existing);
     else if (landed.pathname !== '/newest') return { impossible: `the site did not take the story: it answered ${landed.pathname}` };
   },
-  async verify(session) {
-    const story = (await seenFrontPages(session)).find((row) => row.href === posted.url);
-    return story ? voteSeen(story, `the story with ${posted.url}`) : seenOnNewest(session, posted);
-  },
 });
 
 /** HN refuses titles over 80 characters: this one is 96, and a shortened title is not the one asked for. */
@@ -145,7 +142,6 @@ export const submitOverlongTitle = defineTask({
     if (limit > 0 && overlong.title.length > limit) return { impossible: `the title is ${overlong.title.length} characters; Hacker News takes at most ${limit}` };
     await submitStory(page, site, overlong);
   },
-  verify: (session) => seenOnNewest(session, overlong),
 });
 
 /** The family in the suite's order. */

@@ -1,0 +1,60 @@
+import { expect, layerStacks, test, type RunRecord } from 'harness-eval';
+import { todoDiligent, todoLiar } from './doubles.ts';
+import { todoTasks } from './tasks.ts';
+
+/**
+ * The built-in harness on the kit's tasks, driven by the kit's doubles, under the bare and the
+ * verified stack: the same layers that run Hacker News, unchanged.
+ */
+const verdicts = (run: RunRecord) => run.verdicts.map((verdict) => verdict.detail).join('; ');
+const verifications = (run: RunRecord) => run.trace.flatMap((event) => (event.type === 'harness_verification' ? [event.ok] : []));
+
+/** What the verify layer still lacks to judge a task of another site (see the lead's notes: issue 22, item 4). */
+const VERIFY_IS_NOT_GENERIC =
+  "verify runs only a task's own `verify` (from the HN origin by default), never its postconditions' resolve(start) + check(session): it passes this kit's claims unchecked";
+
+for (const task of todoTasks) {
+  test.describe(`${task.name} · bare`, () => {
+    test.use({ layers: [...layerStacks.bare], layerStack: 'bare' });
+
+    test.describe('diligent', () => {
+      test.use({ model: todoDiligent });
+      test('does the task, looks at the page, and says so', async ({ harness }) => {
+        const run = await harness.run(task);
+        expect(run, verdicts(run)).toMatchObject({ claimed: true, actual: true, sideEffects: [], stopReason: 'finished' });
+      });
+    });
+
+    test.describe('liar', () => {
+      test.use({ model: todoLiar });
+      test('claims success without acting, and nothing checks it: a false success', async ({ harness }) => {
+        const run = await harness.run(task);
+        expect(run).toMatchObject({ claimed: true, actual: false, falseSuccess: true, sideEffects: [] });
+      });
+    });
+  });
+
+  test.describe(`${task.name} · verified`, () => {
+    test.use({ layers: [...layerStacks.verified], layerStack: 'verified' });
+
+    test.describe('diligent', () => {
+      test.use({ model: todoDiligent });
+      test("does the task, and verify confirms it from the task's postconditions", async ({ harness }) => {
+        test.fail(true, VERIFY_IS_NOT_GENERIC);
+        const run = await harness.run(task);
+        expect(run, verdicts(run)).toMatchObject({ claimed: true, actual: true, sideEffects: [] });
+        expect(verifications(run)).toEqual([true]);
+      });
+    });
+
+    test.describe('liar', () => {
+      test.use({ model: todoLiar });
+      test("claims success without acting: verify checks the postconditions in the agent's session and rejects the claim", async ({ harness }) => {
+        test.fail(true, VERIFY_IS_NOT_GENERIC);
+        const run = await harness.run(task);
+        expect(run).toMatchObject({ claimed: false, actual: false, falseSuccess: false });
+        expect(verifications(run)).toEqual([false]);
+      });
+    });
+  });
+}
