@@ -196,6 +196,7 @@ test('a sandbox starts with its run, while the session opens; a run whose sessio
   const running = escape('login.py').run({
     task: upvoteFirstPost,
     site,
+    postconditions: upvoteFirstPost.postconditions,
     context,
     model: createModel('scripted:diligent'),
     secrets: [],
