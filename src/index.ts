@@ -18,7 +18,7 @@ export { chromiumLaunchOptions } from './playwright/chromium.ts';
 export { sharedBrowser, type SharedBrowser } from './playwright/shared-browser.ts';
 export { runHarness, type BrowserSession, type RunResult } from './harness/run.ts';
 export { defineLayer, type AttemptOutcome, type Layer, type LayerDefinition, type LayerFactory, type LayerHooks, type LayerSetup, type LayerValue } from './harness/layer.ts';
-export type { CallOptions, CallOrigin, Carried, Credentials, RunContext, SiteFetch, ToolLimits } from './harness/context.ts';
+export type { BrowserRequest, CallOptions, CallOrigin, Carried, Credentials, RequestRefusal, RunContext, SiteView, ToolLimits } from './harness/context.ts';
 export { customEventSchema, traceEventSchema, type StopReason, type TraceEvent, type TraceEventBody, type TraceEventOf } from './harness/trace.ts';
 export { transcript } from './harness/transcript.ts';
 export { defineTool, ToolError, type Tool, type ToolOutcome, type ToolOutput } from './tools/registry.ts';

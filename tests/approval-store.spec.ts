@@ -67,17 +67,17 @@ test('a vote the store holds no decision on files a request with its fields and 
     kind: 'action',
     task: upvoteFirstPost.prompt,
     runId: expect.any(String),
-    action: 'upvote',
+    action: 'vote',
     resource: FIRST,
     argsHash: argsHash({ selector: '.votearrow' }),
     scope: 'call',
     requestedAt: expect.any(String),
     expiresAt: expect.any(String),
-    reason: `the model wants to upvote ${FIRST}`,
+    reason: `the model wants to vote ${FIRST}`,
   });
   expect(Date.parse(request!.requestedAt)).toBeGreaterThanOrEqual(before - 1000);
   expect(Date.parse(request!.expiresAt) - Date.parse(request!.requestedAt)).toBe(24 * 60 * 60 * 1000);
-  expect(events(run, 'harness_approval_request')).toEqual([expect.objectContaining({ requestId: request!.id, action: 'upvote', resource: FIRST })]);
+  expect(events(run, 'harness_approval_request')).toEqual([expect.objectContaining({ requestId: request!.id, action: 'vote', resource: FIRST })]);
   expect(votes(dirs.stateFile)).toEqual([]);
   // Kept for the resume; the report says paused, counted incomplete with its reason.
   expect(existsSync(dirs.file)).toBe(true);
@@ -98,7 +98,7 @@ test('resumed in a new process once approved, the vote runs exactly once, throug
   store.decide(store.requests()[0]!.id, 'approved', { by: 'a test' });
   const resumed = await processRun(dirs);
   expect(resumed).toMatchObject({ stopReason: 'finished', claimed: true, actual: true, falseSuccess: false, incomplete: false, sideEffects: [] });
-  expect(events(resumed, 'harness_approval')).toEqual([expect.objectContaining({ tool: 'click', action: `upvote ${FIRST}`, decision: 'approved', requestId: store.requests()[0]!.id })]);
+  expect(events(resumed, 'harness_approval')).toEqual([expect.objectContaining({ tool: 'click', action: `vote ${FIRST}`, decision: 'approved', requestId: store.requests()[0]!.id })]);
   // The click ran once, by the harness on resume; the navigate before the pause was not replayed.
   expect(events(resumed, 'tool_result').map((event) => [event.name, event.ok, event.kind ?? ''])).toEqual([
     ['navigate', true, ''],
@@ -125,9 +125,9 @@ test('denied: on resume the vote never runs, and the model is told', async ({ co
 
 test.describe('a decision that does not cover the call does not count', () => {
   const cases: Array<[string, (store: ApprovalStore) => void]> = [
-    ['an expired one', (store) => store.grant({ kind: 'action', task: upvoteFirstPost.prompt, runId: 'any', action: 'upvote', resource: FIRST, argsHash: argsHash({ selector: '.votearrow' }), scope: 'task', reason: 'ahead', expiresInMs: 1 })],
-    ['one for other arguments', (store) => store.grant({ kind: 'action', task: upvoteFirstPost.prompt, runId: 'any', action: 'upvote', resource: FIRST, argsHash: argsHash({ selector: `#up_${FIRST}` }), scope: 'task', reason: 'ahead' })],
-    ["another run's, scoped to its run", (store) => store.grant({ kind: 'action', task: upvoteFirstPost.prompt, runId: 'another', action: 'upvote', resource: FIRST, argsHash: argsHash({ selector: '.votearrow' }), scope: 'run', reason: 'ahead' })],
+    ['an expired one', (store) => store.grant({ kind: 'action', task: upvoteFirstPost.prompt, runId: 'any', action: 'vote', resource: FIRST, argsHash: argsHash({ selector: '.votearrow' }), scope: 'task', reason: 'ahead', expiresInMs: 1 })],
+    ['one for other arguments', (store) => store.grant({ kind: 'action', task: upvoteFirstPost.prompt, runId: 'any', action: 'vote', resource: FIRST, argsHash: argsHash({ selector: `#up_${FIRST}` }), scope: 'task', reason: 'ahead' })],
+    ["another run's, scoped to its run", (store) => store.grant({ kind: 'action', task: upvoteFirstPost.prompt, runId: 'another', action: 'vote', resource: FIRST, argsHash: argsHash({ selector: '.votearrow' }), scope: 'run', reason: 'ahead' })],
   ];
   for (const [name, prefill] of cases) {
     test(name, async ({ context }) => {
@@ -142,7 +142,7 @@ test.describe('a decision that does not cover the call does not count', () => {
 
   test('while a task-scoped approval of the same arguments lets the vote through with no pause', async ({ context }) => {
     const dirs = folder();
-    new ApprovalStore(dirs.store).grant({ kind: 'action', task: upvoteFirstPost.prompt, runId: 'any', action: 'upvote', resource: FIRST, argsHash: argsHash({ selector: '.votearrow' }), scope: 'task', reason: 'ahead' });
+    new ApprovalStore(dirs.store).grant({ kind: 'action', task: upvoteFirstPost.prompt, runId: 'any', action: 'vote', resource: FIRST, argsHash: argsHash({ selector: '.votearrow' }), scope: 'task', reason: 'ahead' });
     const run = await inProcess(context, dirs);
     expect(run).toMatchObject({ stopReason: 'finished', claimed: true, actual: true });
     expect(events(run, 'harness_approval_request')).toEqual([]);

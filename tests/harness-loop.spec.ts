@@ -95,7 +95,7 @@ async function runOn(context: BrowserContext, model: Model, extra: Partial<Harne
     task: upvoteFirstPost.prompt,
     model,
     credentials: site.account,
-    siteFetch: (request) => site.fetch(request),
+    site,
     openSession: async () => ({ page: await context.newPage(), close: async () => {} }),
     ...extra,
   });

@@ -52,6 +52,14 @@ test('a click on a clicky arrow votes in the background and hides the arrow, sta
 
 test.describe('with scripting off', () => {
   test.use({ javaScriptEnabled: false });
+  test('the hide link navigates and redirects back', async ({ page, replica }) => {
+    const story = firstStory(replica);
+    await logIn(page);
+    await page.locator(`tr.athing[id="${story.id}"] + tr a:text-is("hide")`).click();
+    await expect(page.locator('html')).toHaveAttribute('op', 'news');
+    await expect(page.locator(`tr.athing[id="${story.id}"]`)).toHaveCount(0);
+    expect(replica.truth().hidden).toEqual({ harness: [story.id] });
+  });
   test('the vote link navigates and redirects back', async ({ page, replica }) => {
     const story = firstStory(replica);
     await logIn(page);
@@ -65,6 +73,22 @@ test.describe('with scripting off', () => {
 
 test.describe('2020 markup', () => {
   test.use({ replicaOptions: { faults: { markupYear: 2020 } } });
+  test("HN's hidestory link hides in the background: the rows go at once, the page stays, the site hides the story", async ({ page, replica }) => {
+    const story = firstStory(replica);
+    await logIn(page);
+    const hide = page.locator(`tr.athing[id="${story.id}"] + tr a:text-is("hide")`);
+    await expect(hide).toHaveAttribute('onclick', `return hidestory(event, this, ${story.id})`);
+    const answer = await hideWithScript(page, story.id);
+    expect(new URL(answer.url()).searchParams.get('onop')).toBe('news');
+    expect(answer.status()).toBe(200);
+    await expect(page).toHaveURL(`${HN}/news`);
+    await expect(page.locator(`tr.athing[id="${story.id}"]`)).toHaveCount(0);
+    expect(replica.truth().hidden).toEqual({ harness: [story.id] });
+    // The item page's hide link is a plain one, as HN's: it loads `hide` and comes back.
+    await page.goto(`${HN}/item?id=${story.id}`);
+    await expect(page.locator('a:text-is("un-hide")')).not.toHaveAttribute('onclick', /./);
+  });
+
   test('the onclick arrow votes in the background', async ({ page, replica }) => {
     const story = firstStory(replica);
     await logIn(page);
@@ -75,10 +99,18 @@ test.describe('2020 markup', () => {
   });
 });
 
+/** Clicks story `id`'s hide link on the page and waits for the site's answer to the request HN's script sends for it. */
+async function hideWithScript(page: Page, id: string) {
+  const snip = page.waitForResponse((response) => new URL(response.url()).pathname === '/snip-story');
+  await page.locator(`tr.athing[id="${id}"] + tr a:text-is("hide")`).click();
+  return snip;
+}
+
 test('in the browser, hide takes the story off /news and /hidden lists it; favorite on its item page, listed on /favorites', async ({ page, replica }) => {
   const story = firstStory(replica);
   await logIn(page);
-  await page.locator(`tr.athing[id="${story.id}"] + tr a:text-is("hide")`).click();
+  await expect(page.locator(`tr.athing[id="${story.id}"] + tr a:text-is("hide")`)).toHaveClass('clicky hider');
+  await hideWithScript(page, story.id);
   await expect(page).toHaveURL(`${HN}/news`);
   await expect(page.locator(`tr.athing[id="${story.id}"]`)).toHaveCount(0);
   await expect(page.locator('tr.athing')).toHaveCount(29);

@@ -70,6 +70,17 @@ test.describe('real captures from ../shared/hn-reference', () => {
     expect(page('#up_15').attr('onclick')).toBe('return vote(event, this, "up")');
     expect(page('#up_15').attr('href')).toMatch(/^vote\?id=15&how=up&auth=[0-9a-f]{40}&goto=item%3Fid%3D1#15$/);
   });
+
+  test('2020 item page of a closed thread (no comment form, no reply link): the snapshot says so, and a comment posted anyway is refused', async () => {
+    const replica = createReplica({ capture: reference('item-logged-in-2020-goranmoomin-HNAPI.html') });
+    expect(replica.snapshot().ranking).toMatchObject([{ rank: 1, id: '1', closed: true }]);
+    const hn = client(replica);
+    const cookie = await hn.login();
+    const answer = await hn.post('/comment', { parent: '1', goto: 'item?id=1', hmac: replica.state.authToken('harness', '1'), text: 'Too late.' }, cookie);
+    expect(await answer.text()).toBe("You can't reply to that item.");
+    expect(replica.truth().comments).toEqual([]);
+    expect(createReplica({ capture: reference('item-2026-harrisjose-easyhn.html') }).snapshot().ranking[0]!.closed).toBeUndefined();
+  });
 });
 
 test.describe('bad input ends with one line naming the problem', () => {
@@ -100,6 +111,11 @@ test.describe('bad input ends with one line naming the problem', () => {
       expect((error as Error).message).toMatch(/faults\.latencyMs.*faults\.errorRate|faults\.errorRate.*faults\.latencyMs/);
     }
   });
+});
+
+test("a logged-in capture's hidestory link reads back as the logged-out hide link", () => {
+  const loggedIn = `<a href="hide?id=26000001&amp;auth=${'a'.repeat(40)}&amp;goto=news" onclick="return hidestory(event, this, 26000001)">hide</a>`;
+  expect(sanitizeCapture(loggedIn)).toBe('<a href="hide?id=26000001&amp;goto=news">hide</a>');
 });
 
 test('captures of every markup year parse to the same stories', async () => {

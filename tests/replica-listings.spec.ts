@@ -299,14 +299,19 @@ test.describe('submissions', () => {
     expect(JSON.parse(readFileSync(stateFile, 'utf8')).submissions).toEqual([kept]);
   });
 
-  test('a capture of an item page only (no listing row to make a story\'s row from): the story is kept, the listings answer without it', async () => {
+  test('a capture of item pages only: its front page lists their stories, ranked as captured; a submitted story is made from that row', async () => {
     const replica = createReplica({ capture: 'fixtures/hn/2025/item-46194762.html' });
     const { hn, cookie, form } = await signedIn(replica);
+    const front = await hn.page('/news', cookie);
+    expect(front('tr.athing').map((_, row) => row.attribs.id).get()).toEqual(['46194762']);
+    expect(front('span.rank').text()).toBe('1.');
+    expect(front('a[href^="fave?"]').length).toBe(0);
+    expect(front('title').text()).toBe('Hacker News');
+    expect(replica.snapshot().ranking.map(({ rank, id }) => ({ rank, id }))).toEqual([{ rank: 1, id: '46194762' }]);
     expect((await hn.post('/r', { ...form, title: 'Kept anyway', url: 'https://example.org/kept' }, cookie)).headers.get('location')).toBe('/newest');
-    expect(replica.truth().submissions).toHaveLength(1);
-    const newest = await hn.get('/newest', cookie);
-    expect(newest.status).toBe(200);
-    expect(await (await hn.get(`/item?id=${replica.truth().submissions[0]!.id}`)).text()).toBe('No such item.');
+    const [kept] = replica.truth().submissions;
+    expect((await hn.page('/newest', cookie))(`tr.athing[id="${kept!.id}"]`).length).toBe(1);
+    expect((await hn.page(`/item?id=${kept!.id}`))('table.fatitem').length).toBe(1);
   });
 
   test('the snapshot\'s stories carry their link (none on a text post)', async () => {

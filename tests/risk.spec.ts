@@ -1,9 +1,9 @@
 import type { BrowserContext } from '@playwright/test';
-import type { ActionTarget } from '../src/harness/actions.ts';
 import type { TraceEventOf } from '../src/harness/trace.ts';
 import { risk, riskOptions, scoreAction } from '../src/layers/risk.ts';
 import { evaluate, type RunRecord } from '../src/eval/evaluate.ts';
 import { HN_ORIGIN } from '../src/sites/hn/options.ts';
+import { classifyHn } from '../src/sites/hn/classify.ts';
 import { hnRiskRules } from '../src/sites/hn/risk.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
@@ -14,9 +14,11 @@ const NEWS = `${HN_ORIGIN}/news`;
 const call = (name: string, args: Record<string, unknown> = {}) => [{ name, arguments: JSON.stringify(args) }];
 const finish = (success: boolean) => call('finish', { success, summary: 'done' });
 
-function scored(target: Partial<ActionTarget> & { url?: URL }, options: object = {}, tool = 'click') {
+/** The score of an action to `url`, classified by HN's kit as the layer has it classified. */
+function scored({ url, submit = false }: { url: URL; submit?: boolean }, options: object = {}, tool = 'click') {
   const parsed = riskOptions.parse({ rules: hnRiskRules, ...options });
-  const { score, level, rule } = scoreAction(parsed, { id: 'c1', name: tool, arguments: '{}' }, { args: {}, submit: false, ...target }, NEWS);
+  const action = classifyHn({ method: submit ? 'POST' : 'GET', url: url.href });
+  const { score, level, rule } = scoreAction(parsed, { id: 'c1', name: tool, arguments: '{}' }, { args: {}, url, submit, ...(action && { action }) }, NEWS);
   return { score, level, rule: rule?.name };
 }
 

@@ -1,91 +1,127 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type Browser, type TestInfo } from '@playwright/test';
-import { liarAgent, nopAgent, referenceAgent } from '../src/agents/controls.ts';
-import type { Agent } from '../src/eval/agent.ts';
+import { referenceAgent } from '../src/agents/controls.ts';
 import { evaluate, type RunRecord } from '../src/eval/evaluate.ts';
+import { judge } from '../src/eval/oracle.ts';
 import { defineTask, taskTags, type Task } from '../src/eval/tasks.ts';
 import { upvoted } from '../src/sites/hn/postconditions.ts';
 import { InputError } from '../src/input.ts';
 import { markupYears } from '../src/sites/hn/options.ts';
 import { createReplica } from '../src/sites/hn/replica.ts';
 import { recordedHn, type RecordedOptions } from '../src/sites/hn/site.ts';
+import type { HnSnapshot } from '../src/sites/hn/snapshot.ts';
 import { hnSuite } from '../src/sites/hn/suite.ts';
 import { expect, referenceDir } from './support.ts';
 
 /**
- * Each task of the suite is valid on each markup era the replica serves: the reference makes it
- * actual with no side effect (an infeasible task: it finds nothing, changes nothing and says so),
- * the nop is not actual and claims nothing, the liar is not actual and so a false success. A task
- * that needs what a capture lacks is skipped there, with its own reason. The same on every real
- * front-page capture in ../shared/hn-reference (when it is there).
+ * Each task of the suite is valid on each capture the replica serves (the own fixture in every
+ * markup era, and every real capture in ../shared/hn-reference when it is there), as the task reads
+ * on that capture's start: the reference makes it actual with no side effect (an infeasible task:
+ * it finds nothing, changes nothing and says so), and doing nothing is not actual, so the nop fails
+ * truthfully and the liar's claim is a false success. A task that needs what a capture lacks is
+ * not applicable there, with its own reason.
+ *
+ * The nop and the liar change nothing: their verdicts are the oracle on the start against itself,
+ * with no browser, on every task and capture. Only the reference needs a browser: in CI it runs
+ * every task on the own 2025 fixture and on one other capture where the task applies (taken in
+ * turn, so every capture gets several); `HARNESS_AUDIT=full` runs every task on every capture.
  */
 
-/** Where a run starts: a markup era of the fixture capture, or a real capture (../shared/hn-reference). */
-type Start = { label: string; options: RecordedOptions };
+/** Where a run starts: a markup era of the own fixture, or a real capture. */
+type Start = { label: string; options: RecordedOptions; own: boolean };
 
-/** One control's run of `task` on a fresh replica, in a browser context of its own. */
-async function controlRun(browser: Browser, agent: Agent, task: Task, start: Start, outputDir: string): Promise<RunRecord> {
-  const context = await browser.newContext();
+const eras: Start[] = markupYears.map((markupYear) => ({ label: `the ${markupYear} capture`, options: { faults: { markupYear } }, own: true }));
+
+/** A real capture the replica cannot read is listed with why, and runs nothing. */
+const captures = existsSync(referenceDir) ? readdirSync(referenceDir).filter((name) => name.endsWith('.html')).sort() : [];
+function unservedWhy(name: string): string | undefined {
   try {
-    return await evaluate({ context, site: recordedHn(start.options), agent, model: 'scripted:diligent', task, outputDir });
+    createReplica({ capture: join(referenceDir, name) });
+    return undefined;
+  } catch (error) {
+    return `the replica cannot read it: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
+  }
+}
+const real: Start[] = captures.filter((name) => !unservedWhy(name)).map((name) => ({ label: name, options: { capture: join(referenceDir, name) }, own: false }));
+const starts = [...eras, ...real];
+
+/** The start snapshot of `start`: the replica's state before any run. */
+const startOf = (start: Start) => recordedHn(start.options).snapshot() as Promise<HnSnapshot>;
+
+/** Every task on every start, in the full audit; else every task on the own 2025 fixture and on the next other start where it applies, in turn. */
+const full = process.env.HARNESS_AUDIT === 'full';
+const own = eras.find((era) => era.label === 'the 2025 capture')!;
+async function referencesToRun(): Promise<Map<Start, Set<string>>> {
+  const snapshots = new Map(await Promise.all(starts.map(async (start) => [start, await startOf(start)] as const)));
+  const applies = (task: Task, start: Start) => task.whyNotApplicable?.(snapshots.get(start)) === undefined;
+  const chosen = new Map(starts.map((start) => [start, new Set<string>()]));
+  const others = starts.filter((start) => start !== own);
+  hnSuite.forEach((task, index) => {
+    if (full) for (const start of starts) chosen.get(start)!.add(task.name);
+    chosen.get(own)!.add(task.name);
+    const turn = [...others.slice(index % others.length), ...others.slice(0, index % others.length)].find((start) => applies(task, start));
+    if (turn) chosen.get(turn)!.add(task.name);
+  });
+  return chosen;
+}
+const chosen = referencesToRun();
+
+const oracleSaid = (run: Pick<RunRecord, 'verdicts' | 'sideEffects'> & { summary?: string }) =>
+  `${run.verdicts.map((verdict) => verdict.detail).join('; ')}; side effects: ${run.sideEffects.map((change) => change.detail).join(', ') || 'none'}${run.summary ? `; ${run.summary}` : ''}`;
+
+/** The reference on `task` from `start`, in a browser context of its own: the task is valid there only if it succeeds (an infeasible one: finds nothing to do). */
+async function checkReference(browser: Browser, task: Task, start: Start, testInfo: TestInfo): Promise<void> {
+  const notApplicable = task.whyNotApplicable?.(await startOf(start));
+  test.skip(notApplicable !== undefined, `not applicable: ${task.name} on ${start.label}: ${notApplicable}`);
+  const context = await browser.newContext();
+  let reference: RunRecord;
+  try {
+    reference = await evaluate({ context, site: recordedHn(start.options), agent: referenceAgent(), model: 'scripted:diligent', task, outputDir: testInfo.outputPath('reference') });
   } finally {
     await context.close();
   }
-}
-
-const oracleSaid = (run: RunRecord) => `${run.verdicts.map((verdict) => verdict.detail).join('; ')}; side effects: ${run.sideEffects.map((change) => change.detail).join(', ') || 'none'}; ${run.summary}`;
-
-/** The reference, the nop and the liar on `task` from `start`: the task is valid there only if each ends as it must. */
-async function checkControls(browser: Browser, task: Task, start: Start, testInfo: TestInfo): Promise<void> {
-  const notApplicable = task.whyNotApplicable?.(await recordedHn(start.options).snapshot());
-  test.skip(notApplicable !== undefined, `not applicable: ${task.name} on ${start.label}: ${notApplicable}`);
-  const run = (agent: Agent) => controlRun(browser, agent, task, start, testInfo.outputPath(agent.name));
-  const [reference, nop, liar] = [await run(referenceAgent()), await run(nopAgent()), await run(liarAgent())];
-  const outcomes = { reference: reference.actual, nop: nop.actual, liar: liar.actual };
-  console.log(`${start.label} ${task.name}: actual ${JSON.stringify(outcomes)}, liar false success ${liar.falseSuccess}`);
-
+  console.log(`${start.label} ${task.name}: reference actual ${reference.actual}: ${reference.task}`);
   if (task.tags.includes('infeasible')) {
     expect(reference, `the reference made the infeasible ${task.name} actual, or claimed it: ${oracleSaid(reference)}`).toMatchObject({ actual: false, claimed: false });
   } else {
     expect(reference, `the reference did not make ${task.name} actual: ${oracleSaid(reference)}`).toMatchObject({ actual: true, claimed: true, falseSuccess: false });
   }
   expect(reference.sideEffects, oracleSaid(reference)).toEqual([]);
-  expect(nop, `doing nothing: ${oracleSaid(nop)}`).toMatchObject({ actual: false, claimed: false, falseFailure: false, sideEffects: [] });
-  expect(liar, `a liar counted as a success on ${task.name}: ${oracleSaid(liar)}`).toMatchObject({ actual: false, claimed: true, falseSuccess: true, sideEffects: [] });
-}
-
-for (const markupYear of markupYears) {
-  test.describe(`${markupYear} markup`, () => {
-    const start = { label: `the ${markupYear} capture`, options: { faults: { markupYear } } };
-    for (const task of hnSuite) test(`${task.name} (revision ${task.revision})`, ({ browser }, testInfo) => checkControls(browser, task, start, testInfo));
-  });
-}
-
-/**
- * The real captures the replica can start the suite from: a front page (its tasks start at
- * /news). Any other capture (an item page) is listed with why, and its tasks are not run there.
- */
-const captures = existsSync(referenceDir) ? readdirSync(referenceDir).filter((name) => name.endsWith('.html')).sort() : [];
-function unservedWhy(name: string): string | undefined {
-  try {
-    const ranked = [...createReplica({ capture: join(referenceDir, name) }).capture.items.values()].some((item) => item.rank !== undefined);
-    return ranked ? undefined : "it ranks no story (an item page): the suite's tasks start on the front page";
-  } catch (error) {
-    return `the replica cannot read it: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
-  }
 }
 
 test('the real captures the suite runs on, and why the others are not', () => {
   test.skip(!existsSync(referenceDir), 'no ../shared/hn-reference beside the project');
   for (const name of captures) console.log(`${name}: ${unservedWhy(name) ?? 'served: every task that applies runs there'}`);
-  expect(captures.filter((name) => !unservedWhy(name)).length).toBeGreaterThan(0);
+  expect(real.length).toBeGreaterThan(0);
 });
 
-for (const name of captures.filter((capture) => !unservedWhy(capture))) {
-  test.describe(`capture ${name}`, () => {
-    const start = { label: name, options: { capture: join(referenceDir, name) } };
-    for (const task of hnSuite) test(`${task.name} (revision ${task.revision})`, ({ browser }, testInfo) => checkControls(browser, task, start, testInfo));
+for (const start of starts) {
+  test.describe(start.label, () => {
+    test('doing nothing is not actual on any task that applies: the nop fails truthfully, the liar is a false success', async () => {
+      const site = recordedHn(start.options);
+      const snapshot = (await site.snapshot()) as HnSnapshot;
+      const applicable = hnSuite.filter((task) => task.whyNotApplicable?.(snapshot) === undefined);
+      const reasons = hnSuite.filter((task) => !applicable.includes(task)).map((task) => `${task.name}: ${task.whyNotApplicable!(snapshot)}`);
+      console.log(`${start.label}: ${applicable.length} of ${hnSuite.length} tasks apply${reasons.length > 0 ? `; not: ${reasons.join('; ')}` : ''}`);
+      // The own fixture has what every task needs; elsewhere a task may miss what a capture lacks, never the own fixture's stories.
+      if (start.own) expect(reasons).toEqual([]);
+      const ownTitles = (await startOf(own)).ranking.map((story) => story.title);
+      for (const reason of reasons) expect(ownTitles.filter((title) => reason.includes(title)), reason).toEqual([]);
+      for (const task of applicable) {
+        const { postconditions } = { ...task, ...task.resolve?.(snapshot) };
+        // Neither control changes the site: the end is the start, and the liar's claim carries no answer.
+        const idle = await judge(postconditions, { start: snapshot, end: snapshot, diff: [], user: site.account.username });
+        expect(idle, `doing nothing made ${task.name} actual on ${start.label}: ${oracleSaid(idle)}`).toMatchObject({ actual: false, sideEffects: [] });
+      }
+    });
+
+    for (const task of hnSuite) {
+      test(`${task.name} (revision ${task.revision}): the reference`, async ({ browser }, testInfo) => {
+        test.skip(!(await chosen).get(start)!.has(task.name), 'the reference runs here in the full audit only (HARNESS_AUDIT=full)');
+        await checkReference(browser, task, start, testInfo);
+      });
+    }
   });
 }
 
@@ -101,6 +137,11 @@ test.describe('the suite as data', () => {
     console.log(`${hnSuite.length} tasks; per tag: ${JSON.stringify(perTag)}`);
     // The mix the issue asks for: every kind of task is in the suite.
     for (const tag of taskTags) expect(perTag[tag], `no task is tagged ${tag}`).toBeGreaterThan(0);
+  });
+
+  test('on the own fixture every task reads as defined: its template picks the fixture\'s stories', async () => {
+    const start = await startOf(own);
+    for (const task of hnSuite) expect(task.resolve?.(start).prompt ?? task.prompt, task.name).toBe(task.prompt);
   });
 
   test('a bad task definition is one line naming the task and each bad field', () => {

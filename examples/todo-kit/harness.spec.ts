@@ -9,10 +9,6 @@ import { todoTasks } from './tasks.ts';
 const verdicts = (run: RunRecord) => run.verdicts.map((verdict) => verdict.detail).join('; ');
 const verifications = (run: RunRecord) => run.trace.flatMap((event) => (event.type === 'harness_verification' ? [event.ok] : []));
 
-/** What the verify layer still lacks to judge a task of another site (see the lead's notes: issue 22, item 4). */
-const VERIFY_IS_NOT_GENERIC =
-  "verify runs only a task's own `verify` (from the HN origin by default), never its postconditions' resolve(start) + check(session): it passes this kit's claims unchecked";
-
 for (const task of todoTasks) {
   test.describe(`${task.name} · bare`, () => {
     test.use({ layers: [...layerStacks.bare], layerStack: 'bare' });
@@ -40,7 +36,6 @@ for (const task of todoTasks) {
     test.describe('diligent', () => {
       test.use({ model: todoDiligent });
       test("does the task, and verify confirms it from the task's postconditions", async ({ harness }) => {
-        test.fail(true, VERIFY_IS_NOT_GENERIC);
         const run = await harness.run(task);
         expect(run, verdicts(run)).toMatchObject({ claimed: true, actual: true, sideEffects: [] });
         expect(verifications(run)).toEqual([true]);
@@ -50,7 +45,6 @@ for (const task of todoTasks) {
     test.describe('liar', () => {
       test.use({ model: todoLiar });
       test("claims success without acting: verify checks the postconditions in the agent's session and rejects the claim", async ({ harness }) => {
-        test.fail(true, VERIFY_IS_NOT_GENERIC);
         const run = await harness.run(task);
         expect(run).toMatchObject({ claimed: false, actual: false, falseSuccess: false });
         expect(verifications(run)).toEqual([false]);

@@ -31,7 +31,7 @@ test.describe('classic task', () => {
   test.describe('approval with a store that approved this vote for the task', () => {
     test.use({ layers: async ({}, use, testInfo) => use([['approval', { store: { dir: storeOf(testInfo.outputPath('store')) } }]]), layerStack: 'approval+store-approved' });
     test('the approved vote happens with no pause', async ({ harness }, testInfo) => {
-      new ApprovalStore(storeOf(testInfo.outputPath('store'))).grant({ kind: 'action', task: hn.tasks.upvoteFirstPost.prompt, runId: 'ahead of any run', action: 'upvote', resource: FIRST, argsHash: argsHash({ selector: `#up_${FIRST}` }), scope: 'task', reason: 'approved ahead' });
+      new ApprovalStore(storeOf(testInfo.outputPath('store'))).grant({ kind: 'action', task: hn.tasks.upvoteFirstPost.prompt, runId: 'ahead of any run', action: 'vote', resource: FIRST, argsHash: argsHash({ selector: `#up_${FIRST}` }), scope: 'task', reason: 'approved ahead' });
       const run = await harness.run(hn.tasks.upvoteFirstPost);
       expect(run.trace.some((event) => event.type === 'harness_approval' && event.decision === 'approved' && event.requestId !== undefined)).toBe(true);
       expect(run).toSucceed();

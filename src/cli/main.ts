@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { judge as judgeRun } from '../eval/oracle.ts';
+import { taskAt } from '../eval/tasks.ts';
 import { taskNamed } from '../sites/hn/suite.ts';
 import { InputError, readJsonFile } from '../input.ts';
 import { baselineMismatch, compareSummaries, partialReasons, readSummary, renderComparison, shortfallOf } from '../report/compare.ts';
@@ -143,8 +144,9 @@ const JUDGE_USAGE = 'judge: usage: harness-eval judge --task NAME START.json END
 async function judge(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: { task: { type: 'string' }, user: { type: 'string' }, answer: { type: 'string' } } });
   if (values.task === undefined || positionals.length !== 2) throw new InputError(JUDGE_USAGE);
-  const task = taskNamed(values.task);
   const [start, end] = positionals.map((path) => readJsonFile(path, hnSnapshotSchema, 'site state', { label: `judge: ${path}` })) as [HnSnapshot, HnSnapshot];
+  // The task as a run from `start` would have read it: a template on what it has, its targets bound there.
+  const task = taskAt(taskNamed(values.task), start);
   const judgement = await judgeRun(task.postconditions, { start, end, diff: hnDiff(start, end), user: values.user ?? defaultAccount().username, answer: values.answer });
   console.log(JSON.stringify({ task: task.name, ...judgement }, null, 2));
 }

@@ -1,4 +1,4 @@
-import type { BrowserContext } from '@playwright/test';
+import type { BrowserContext, Page, Route } from '@playwright/test';
 import type { StateChange } from './state.ts';
 
 /** The account a run signs in with. */
@@ -36,6 +36,23 @@ export interface SiteAction {
   detail: string;
 }
 
+/** Asked before a request is sent to the site: a reason refuses it, and it is never sent. */
+export type HopCheck = (request: SiteRequest) => Promise<string | undefined>;
+
+/** A login form as a page shows it: where it posts, and its own fields (a `goto`), without the account's. */
+export interface LoginWall {
+  /** The form's absolute action URL. */
+  action: string;
+  fields: Array<[string, string]>;
+}
+
+/** How a sign-in went: whether the site set a session, and the page that only reads where the browser was sent next. */
+export interface SignedIn {
+  signedIn: boolean;
+  /** An absolute URL on the site. */
+  next: string;
+}
+
 /**
  * A site a harness runs against: where it is, how a browser reaches it, and its ground truth.
  * `State` is the site's whole state as its pack reads it (never sessions or logins: they are not
@@ -63,8 +80,27 @@ export interface Site<State = unknown, Change extends StateChange = StateChange>
    * that found it elsewhere gets nowhere. Absent where a site cannot make one (the live site).
    */
   issueCredential?(): SiteAccount;
+  /**
+   * Answers one request the browser sent to the site's origin (a Playwright route), as `attach`'s
+   * route does, following the site's redirects itself and putting the request and each hop to
+   * `check` first: how the harness's request check judges every hop with the site's own faults in
+   * place. Absent: the harness answers the request from `fetch`, hop by hop, with the same checks.
+   */
+  serve?(route: Route, check: HopCheck): Promise<void>;
   /** The action `request` would perform on the site, or undefined when it changes nothing. */
   classify(request: SiteRequest): SiteAction | undefined;
+  /**
+   * The login wall `page` shows (the site's login form, on the site's origin: a form posting
+   * elsewhere is none), or undefined. Absent where the site has no login. What the `login` layer waits for.
+   */
+  loginWall?(page: Page): Promise<LoginWall | undefined>;
+  /**
+   * Signs `context` in as `account` from the harness's own HTTP client (`fetch`), never from the
+   * page, so the password reaches no DOM, screenshot or Playwright trace; from `wall`'s form when
+   * given. Answers `next`, a page that only reads, for the caller to send the browser to: what the
+   * wall held back (a vote in its `goto`) is not done, so the agent does it itself, through the same checks.
+   */
+  signIn?(context: BrowserContext, account: SiteAccount, wall?: LoginWall): Promise<SignedIn>;
   /** Puts the site back after the run (the live site unvotes what the run voted), so the next run finds it as this one did. */
   dispose?(): Promise<void>;
 }

@@ -74,6 +74,17 @@ export interface SessionView {
   readonly user?: string;
 }
 
+/**
+ * What a task written as a template (the story at rank 7, a story whose thread was captured, the
+ * job ad) says on the site a run starts from: its prompt, postconditions and reference name what
+ * the start snapshot has there.
+ */
+export interface TaskInstance {
+  prompt: string;
+  postconditions: Postcondition[];
+  reference?: Reference;
+}
+
 /** What a task is, for reading a suite by kind: a report gives tasks per tag. */
 export const taskTags = ['navigation', 'form', 'multi-step', 'loop', 'information', 'infeasible', 'needs-login', 'side-effect-trap'] as const;
 export type TaskTag = (typeof taskTags)[number];
@@ -101,6 +112,12 @@ export const taskSchema = z.object({
    * no user page), or undefined when it does: such a task is skipped there, with this reason.
    */
   whyNotApplicable: z.custom<(start: unknown) => string | undefined>(isFunction, 'expected a function (start) => reason | undefined').optional(),
+  /**
+   * The task as it reads on the start snapshot, for a template: called once the task applies, and
+   * the run (its agent, its oracle) gets that prompt, those postconditions and that reference; the
+   * name, revision and tags stay the task's. Absent: the task as written, on any start.
+   */
+  resolve: z.custom<(start: unknown) => TaskInstance>(isFunction, 'expected a function (start) => { prompt, postconditions, reference }').optional(),
 });
 export type Task = z.output<typeof taskSchema>;
 /** A task as its author writes it: `revision` and `tags` may be left out (1, and none). */

@@ -1,3 +1,4 @@
+import { taskAt } from './tasks.ts';
 import { tmpdir } from 'node:os';
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,7 +15,6 @@ import type { LayerSpec } from '../layers/index.ts';
 import type { Site, SiteIdle } from '../core/site.ts';
 import { checkLayersApply } from './agent.ts';
 import { judge, type Judgement } from './oracle.ts';
-import { resolveAll } from './postconditions.ts';
 import type { Task } from '../core/task.ts';
 
 /** Why a run was cut short from outside: the test's time ran out, or the test failed while its agent worked. */
@@ -107,7 +107,7 @@ export interface RunRecord extends AgentResult {
  * to the site as it starts throws TaskNotApplicable before the run begins.
  */
 export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
-  const { context, site, model, layers = [], task, maxIterations, onIteration, modelCache, onStart, signal, abortGraceMs = ABORT_GRACE_MS } = options;
+  const { context, site, model, layers = [], maxIterations, onIteration, modelCache, onStart, signal, abortGraceMs = ABORT_GRACE_MS } = options;
   const agent = options.agent ?? builtInHarness(layers);
   checkLayersApply(agent, layers);
   await agent.prepare?.();
@@ -124,15 +124,16 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
   try {
     // A resumed run (durable) is judged from the site as it was when the run first began.
     let start = await site.snapshot();
-    const notApplicable = task.whyNotApplicable?.(start);
-    if (notApplicable !== undefined) throw new TaskNotApplicable(task.name, site.name, notApplicable);
-    // What the task names (the story at rank 1) is bound to its identity at the start, once: hiding or reordering cannot change it.
-    let postconditions = resolveAll(task.postconditions, start);
+    const notApplicable = options.task.whyNotApplicable?.(start);
+    if (notApplicable !== undefined) throw new TaskNotApplicable(options.task.name, site.name, notApplicable);
+    // The task as it reads on this start (taskAt): its agent and its oracle see the same one, and a
+    // resumed run reads it on its first start again.
+    let task = taskAt(options.task, start);
     const carried = {
       save: () => start,
       restore: (saved: unknown) => {
         start = saved as typeof start;
-        postconditions = resolveAll(task.postconditions, start);
+        task = taskAt(options.task, start);
       },
     };
 
@@ -169,7 +170,7 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
       const running = agent.run({
         task,
         get postconditions() {
-          return postconditions;
+          return task.postconditions;
         },
         site,
         context,
@@ -208,7 +209,7 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
       // Judged once the site has answered every request the run started (a vote still on its way counts).
       siteIdle = await site.idle();
       const end = await site.snapshot();
-      judgement = await judge(postconditions, { start, end, diff: site.diff(start, end), user: site.account.username, answer: result.answer });
+      judgement = await judge(task.postconditions, { start, end, diff: site.diff(start, end), user: site.account.username, answer: result.answer });
     } catch (error) {
       // The site no longer answers (the browser or its worker is going): the run is kept, unjudged.
       unjudged = `the site could not be judged after the run: ${error instanceof Error ? error.message : String(error)}`;

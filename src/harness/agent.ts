@@ -23,7 +23,7 @@ export function builtInHarness(layers: readonly LayerSpec[]): Agent {
         outputDir: run.outputDir,
         openSession: run.openSession,
         credentials: run.site.account,
-        siteFetch: (request) => run.site.fetch(request),
+        site: run.site,
         secrets: () => run.secrets,
         maxIterations: run.maxIterations,
         onIteration: run.onIteration,

@@ -1,5 +1,5 @@
 import { counted } from '../report/format.ts';
-import type { Page } from '@playwright/test';
+import type { BrowserContext, Page, Route } from '@playwright/test';
 import { z } from 'zod';
 import { parseInput } from '../input.ts';
 import { addUsage, withoutImages } from '../models/types.ts';
@@ -11,6 +11,8 @@ import type { Carried } from '../core/agent.ts';
 import { abortReason, capStrings, DEFAULT_TOOL_TIMEOUT_MS, HARD_MAX_ITERATIONS, MAX_OUTPUT_CHARS, race, RunAborted, TIMED_OUT } from './limits.ts';
 import { redact, Trace } from './trace.ts';
 import { customEventSchema, stampedEventSchema, type StopReason, type TraceEventBody } from '../core/trace.ts';
+import type { Site, SiteAction, SiteRequest } from '../core/site.ts';
+import { serveRoute, type Hop } from '../http.ts';
 
 export type { Carried } from '../core/agent.ts';
 
@@ -35,6 +37,13 @@ export interface Layer {
   afterModel?(run: RunContext, response: ChatResponse): void | Promise<void>;
   /** Around each tool call, outermost layer first: deny it, wait for approval, settle the page, reshape the output. `by` says whose call it is. */
   aroundTool?(run: RunContext, call: ToolCall, next: () => Promise<ToolOutcome>, by: CallOrigin): Promise<ToolOutcome>;
+  /**
+   * Before each request the browser sends during an attempt, and before each redirect hop the site
+   * answers it with (a `goto` chain, a login's redirect): page loads, form posts, a script's
+   * fetch, an image ping. A refusal keeps it from being sent; the first refusal in stack order
+   * decides, and a refused page load or action fails the tool call in progress with it.
+   */
+  checkRequest?(run: RunContext, request: BrowserRequest): RequestRefusal | undefined | Promise<RequestRefusal | undefined>;
   /** After the tool calls of a turn: react to where the browser is (a login wall). */
   afterTools?(run: RunContext): void | Promise<void>;
   /** When the model claims an outcome: answers the claim the harness will report. */
@@ -49,6 +58,28 @@ export interface Layer {
   /** When the run pauses (`awaiting_approval`), its page still open: save it to resume later. */
   onPause?(run: RunContext): void | Promise<void>;
 }
+
+/** A request the browser sends (or a redirect hop of one), as `checkRequest` sees it. */
+export interface BrowserRequest extends SiteRequest {
+  /** What the site kit's classifier makes of it; undefined when it changes nothing (or is not the site's). */
+  action?: SiteAction;
+  /** A page load, or a hop of one: not a page's image, script or fetch. */
+  navigation: boolean;
+  /** Playwright's resource type: `document`, `image`, `fetch`, `xhr`, … */
+  resourceType: string;
+  /** A hop the site's redirect leads to, not the browser's own request. */
+  redirected: boolean;
+  /** On the site's own origin. */
+  onSite: boolean;
+  /** The tool call in progress when the browser sent it (the innermost: a program's call inside run_program), if any. */
+  call?: ToolCall;
+}
+
+/** Why a request is not sent, as the tool call in progress answers if it was a page load or an action. */
+export type RequestRefusal = Extract<ToolOutcome, { ok: false }>;
+
+/** What a layer sees of the run's site: where it is, what its requests do, how to sign in. */
+export type SiteView = Pick<Site, 'name' | 'origin' | 'fetch' | 'serve' | 'classify' | 'loginWall' | 'signIn'>;
 
 /** The run as data after a step (what `durable` saves and resumes): the schema checks a saved one read back. */
 export const runSnapshotSchema = z
@@ -105,6 +136,8 @@ export interface RunContextOptions {
   postconditions?: () => readonly Postcondition[];
   /** Which task this is, beyond its prompt, when the caller knows (what `subroutines` keys its files by). */
   taskId?: TaskId;
+  /** The site the run acts on; layers read its origin, its classifier and its sign-in. */
+  site?: SiteView;
 }
 
 /** A task's name and revision: runs of two revisions are two tasks. */
@@ -118,9 +151,6 @@ export interface Credentials {
   username: string;
   password: string;
 }
-
-/** The site's own HTTP, outside the browser: one request in, its response out, redirects not followed. */
-export type SiteFetch = (request: Request) => Promise<Response>;
 
 /**
  * What a layer sees of a run, and the few named things it may do: push a message, replace the
@@ -137,10 +167,18 @@ export class RunContext {
   readonly signal?: AbortSignal;
   /** The task's name and revision, when the caller gave them; a bare prompt has none. */
   readonly taskId?: TaskId;
+  /** The site the run acts on, when the caller gave it. */
+  readonly site?: SiteView;
+  /** The tool calls in progress, innermost last (a program's call inside run_program): what a browser request is charged to. */
+  private readonly calling: ToolCall[] = [];
+  /** Refusals of page loads and actions, by the call in progress they happened under: its outcome becomes the first. */
+  private readonly refusals = new Map<ToolCall, RequestRefusal>();
   private readonly carried?: Carried;
   /** What died of the browser (`the browser page crashed`), until a layer reopens the session. */
   private browserGone?: string;
   private unwatchBrowser = () => {};
+  /** Removes the attempt's request check from its browser contexts. */
+  private unrouteRequests: Array<() => Promise<void>> = [];
   /** Model turns in the whole run, and in the current attempt. */
   iterations = 0;
   attemptIterations = 0;
@@ -168,10 +206,9 @@ export class RunContext {
     readonly systemPrompt: string,
     readonly credentials: Credentials | undefined,
     secrets: readonly string[] | (() => readonly string[]),
-    /** How the login handler signs in: the password goes to the site from here, never into the page. */
-    readonly siteFetch: SiteFetch = (request) => fetch(request, { redirect: 'manual' }),
     options: RunContextOptions = {},
   ) {
+    this.site = options.site;
     this.signal = options.signal;
     this.givenPostconditions = options.postconditions ?? (() => []);
     this.taskId = options.taskId;
@@ -214,13 +251,14 @@ export class RunContext {
    * Starts an attempt on a fresh page: a new conversation, new tools, no claim. `openFresh` opens
    * a page in a fresh browser session, for `reopen`.
    */
-  beginAttempt(page: Page, layers: readonly Layer[] = [], openFresh?: () => Promise<Page>): void {
+  async beginAttempt(page: Page, layers: readonly Layer[] = [], openFresh?: () => Promise<Page>): Promise<void> {
     this.attempt += 1;
     this.attemptIterations = 0;
     this.stopReason = undefined;
     // The session first, so that layers shaping the tools can already reach the page.
     this.session = { page, state: {}, tools: new ToolRegistry([]), layers, openFresh };
     this.watchBrowser(page);
+    await this.checkRequestsIn(page.context());
     this.session.tools = this.toolsOn(page);
     this.conversation = [
       { role: 'system', content: this.systemPrompt },
@@ -242,7 +280,49 @@ export class RunContext {
     session.tools = this.toolsOn(page);
     this.browserGone = undefined;
     this.watchBrowser(page);
+    await this.checkRequestsIn(page.context());
     return page;
+  }
+
+  /**
+   * Puts every request of `context` to the layers' `checkRequest`, when any layer has one: a route
+   * registered after the site's own, so it is asked first. The site's requests are answered hop by
+   * hop (the site's `serve`, else from its `fetch`), so that a redirect's every hop is checked too:
+   * Playwright does not route the request a fulfilled redirect leads to. Others it hands on (`fallback`).
+   */
+  private async checkRequestsIn(context: BrowserContext): Promise<void> {
+    if (!this.current.layers.some((layer) => layer.checkRequest)) return;
+    const handler = (route: Route) => this.routeRequest(route);
+    await context.route('**/*', handler);
+    this.unrouteRequests.push(() => context.unroute('**/*', handler).catch(() => {}));
+  }
+
+  private async routeRequest(route: Route): Promise<void> {
+    const request = route.request();
+    const site = this.site;
+    const seen = { navigation: request.isNavigationRequest(), resourceType: request.resourceType(), call: this.calling.at(-1) };
+    let hops = 0;
+    const check = (hop: Hop) => this.checkRequest({ ...hop, ...seen, redirected: hops++ > 0, onSite: site !== undefined && new URL(hop.url).origin === site.origin });
+    if (site && new URL(request.url()).origin === site.origin) {
+      const hopCheck = async (hop: Hop) => (await check(hop))?.error;
+      return site.serve ? site.serve(route, hopCheck) : serveRoute(route, (sent) => site.fetch(sent), site.origin, { check: hopCheck });
+    }
+    const body = request.postData();
+    if (!(await check({ method: request.method(), url: request.url(), ...(body !== null && { body }) }))) return route.fallback();
+    // A page load answered 204 No Content leaves the page where it was (an aborted one would show an error page).
+    return seen.navigation ? route.fulfill({ status: 204 }) : route.abort('blockedbyclient');
+  }
+
+  /** The layers' verdict on one request: the first refusal, charged to the call in progress when it was a page load or an action. */
+  private async checkRequest(request: Omit<BrowserRequest, 'action'>): Promise<RequestRefusal | undefined> {
+    const seen: BrowserRequest = { ...request, ...(request.onSite && { action: this.site!.classify(request) }) };
+    for (const layer of this.current.layers) {
+      const refusal = await layer.checkRequest?.(this, seen);
+      if (!refusal) continue;
+      if (seen.call && (seen.navigation || seen.action) && !this.refusals.has(seen.call)) this.refusals.set(seen.call, refusal);
+      return refusal;
+    }
+    return undefined;
   }
 
   /** The browser tools bound to `page`, as the layers shape them (the session's page is `page` already). */
@@ -264,13 +344,25 @@ export class RunContext {
     const started = performance.now();
     const execute = this.current.layers.reduceRight<() => Promise<ToolOutcome>>(
       (next, layer) => (layer.aroundTool ? () => layer.aroundTool!(this, call, next, by) : next),
-      () => this.runTool(call, by, withinMs),
+      () => this.chargingRequests(call, () => this.runTool(call, by, withinMs)),
     );
     const outcome = await this.unlessAborted(execute());
     const ms = Math.round(performance.now() - started);
     if (outcome.ok) this.record({ type: 'tool_result', callId: call.id, name: call.name, ok: true, output: outcome.output, ms });
     else this.record({ type: 'tool_result', callId: call.id, name: call.name, ok: false, error: outcome.error, kind: outcome.kind, ms });
     return outcome;
+  }
+
+  /** Runs `work` with the browser's requests charged to `call`: a page load or an action refused meanwhile is its outcome. */
+  private async chargingRequests(call: ToolCall, work: () => Promise<ToolOutcome>): Promise<ToolOutcome> {
+    this.calling.push(call);
+    try {
+      const outcome = await work();
+      return this.refusals.get(call) ?? outcome;
+    } finally {
+      this.calling.splice(this.calling.lastIndexOf(call), 1);
+      this.refusals.delete(call);
+    }
   }
 
   /** The call itself, once the layers let it through: offered to its caller, within its time, its output cut to size. */
@@ -311,10 +403,11 @@ export class RunContext {
     if (this.signal?.aborted) throw new RunAborted(`the run was cut short: ${abortReason(this.signal)}`);
   }
 
-  /** Ends the attempt's watch on its browser: closing it from here on is the harness's own doing. */
-  endAttempt(): void {
+  /** Ends the attempt's watch on its browser (closing it from here on is the harness's own doing) and its request check (the test's context outlives the run). */
+  async endAttempt(): Promise<void> {
     this.unwatchBrowser();
     this.unwatchBrowser = () => {};
+    for (const unroute of this.unrouteRequests.splice(0)) await unroute();
   }
 
   /** Why the browser is gone, if it died under the run and no layer reopened it. */
@@ -327,7 +420,7 @@ export class RunContext {
    * take the loss on (`onBrowserLost`) are told; with none, the run stops with `error`, saying so.
    */
   private watchBrowser(page: Page): void {
-    this.endAttempt();
+    this.unwatchBrowser();
     const context = page.context();
     const browser = context.browser();
     const lost = (what: string) => () => {

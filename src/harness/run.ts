@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Postcondition } from '../core/task.ts';
 import { InputError } from '../input.ts';
 import type { Model } from '../core/model.ts';
-import { RunContext, type Credentials, type SiteFetch, type TaskId } from './context.ts';
+import { RunContext, type Credentials, type SiteView, type TaskId } from './context.ts';
 import type { BrowserSession, Carried, RunResult, SessionOptions } from '../core/agent.ts';
 import type { AttemptOutcome, LayerValue } from './layer.ts';
 import { abortReason, RunAborted } from './limits.ts';
@@ -26,8 +26,8 @@ export interface HarnessOptions {
   /** Opens the page for an attempt: the first may be the test's own, later ones fresh contexts. */
   openSession(attempt: number, options?: SessionOptions): Promise<BrowserSession>;
   credentials?: Credentials;
-  /** The site's own HTTP client (the login handler signs in through it); by default Node's fetch. */
-  siteFetch?: SiteFetch;
+  /** The site the run acts on: layers read its origin, its action classifier and its sign-in. */
+  site?: SiteView;
   /** Further values that must never appear in the trace (API keys; a function: read each time, for values made during the run). */
   secrets?: readonly string[] | (() => readonly string[]);
   systemPrompt?: string;
@@ -55,8 +55,7 @@ export async function runHarness(options: HarnessOptions): Promise<RunResult> {
     options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
     options.credentials,
     options.secrets ?? [],
-    options.siteFetch,
-    { signal: options.signal, toolTimeoutMs: options.toolTimeoutMs, carried: options.carried, postconditions: options.postconditions, taskId: options.taskId },
+    { site: options.site, signal: options.signal, toolTimeoutMs: options.toolTimeoutMs, carried: options.carried, postconditions: options.postconditions, taskId: options.taskId },
   );
   run.record({ type: 'run_start', task: options.task, model: options.model.id, layers: layers.map((layer) => layer.name) });
 
@@ -71,10 +70,10 @@ export async function runHarness(options: HarnessOptions): Promise<RunResult> {
       return session.page;
     };
     try {
-      run.beginAttempt(sessions[0]!.page, layers, openFresh);
+      await run.beginAttempt(sessions[0]!.page, layers, openFresh);
       return await runAttempt(run, layers, { maxIterations: options.maxIterations, onIteration: options.onIteration });
     } finally {
-      run.endAttempt();
+      await run.endAttempt();
       for (const session of sessions) await session.close();
     }
   };

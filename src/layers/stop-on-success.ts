@@ -13,8 +13,7 @@ import { checkPostconditions, unconfirmable, verifyOptions } from './verify.ts';
 export const stopOnSuccess = defineLayer({
   name: 'stop-on-success',
   options: verifyOptions,
-  create(options) {
-    const site = new URL(options.origin).origin;
+  create({ origin }) {
     let acted = false;
     let noted = false;
     return {
@@ -32,7 +31,7 @@ export const stopOnSuccess = defineLayer({
           noted = true;
           return;
         }
-        const verdict = await checkPostconditions(run, site);
+        const verdict = await checkPostconditions(run, origin);
         if (!verdict?.holds) return;
         const summary = `The task's postconditions hold as the session sees them after iteration ${run.iterations}'s actions, so the harness ended the run: ${verdict.detail}`;
         run.record({ type: 'harness_note', layer: 'stop-on-success', message: summary });

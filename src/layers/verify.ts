@@ -3,12 +3,14 @@ import { z } from 'zod';
 import type { Postcondition, SessionView, Verdict } from '../core/task.ts';
 import type { RunContext } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
-import { HN_ORIGIN } from '../sites/hn/options.ts';
 
 export const verifyOptions = z
   .object({
-    /** The site whose pages the check loads: paths are fetched there, whatever page the agent left the browser on. */
-    origin: z.url({ protocol: /^https?$/ }).default(HN_ORIGIN),
+    /**
+     * The site whose pages the check loads (paths are fetched there, whatever page the agent left the
+     * browser on): the run's own site unless set.
+     */
+    origin: z.url({ protocol: /^https?$/ }).optional(),
   })
   .strict();
 
@@ -25,12 +27,11 @@ export const verifyOptions = z
 export const verify = defineLayer({
   name: 'verify',
   options: verifyOptions,
-  create(options) {
-    const site = new URL(options.origin).origin;
+  create({ origin }) {
     return {
       async onFinish(run, claim) {
         if (!claim.success) return claim;
-        const verdict = await checkPostconditions(run, site);
+        const verdict = await checkPostconditions(run, origin);
         if (verdict) run.record({ type: 'harness_verification', ok: verdict.holds, detail: verdict.detail });
         if (verdict && !verdict.holds) return { ...claim, success: false, summary: `verify rejected the claim: ${verdict.detail}. The model said: ${claim.summary}` };
         const gap = unconfirmable(run.postconditions);
@@ -51,9 +52,12 @@ export function unconfirmable(postconditions: readonly Postcondition[]): { postc
 
 /**
  * The run's postconditions checked now on the site as the agent's session sees it (pages at
- * `site`, the run's account as its user). `verify` and `stop-on-success` share it.
+ * `origin`, else the run's site; the run's account as its user). `verify` and `stop-on-success` share it.
  */
-export function checkPostconditions(run: RunContext, site: string): Promise<Verdict | undefined> {
+export async function checkPostconditions(run: RunContext, origin: string | undefined): Promise<Verdict | undefined> {
+  const site = origin ?? run.site?.origin;
+  // Rejecting is the safe side: no site to look at confirms nothing.
+  if (!site) return { holds: false, detail: 'the run names no site to load pages from' };
   const session: SessionView = { load: (path) => loadFresh(run.page, new URL(path, site).href), user: run.credentials?.username };
   return checkSession(run.postconditions, session, run.signal);
 }

@@ -143,7 +143,8 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
           {
             ...record,
             ...planned,
-            prompt: task.prompt,
+            // The prompt as the run read it (a template names what its start had).
+            prompt: record.task,
             layerNames: record.layers,
             unsupportedClaim: record.trace.some((event) => event.type === 'harness_evidence' && !event.ok),
             observationTokens: await observationTokens(record.trace),

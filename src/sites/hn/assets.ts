@@ -3,9 +3,10 @@
  * `y18.svg` and `s.gif`; these are written for the replica, small and readable.
  */
 
-/** Votes in the background the way HN's script does for `class='clicky'` links (2025) and the
- * older `onclick='return vote(event, this, "up")'` links: the arrow hides at once, whatever the
- * server answers, and the page stays where it is. */
+/** Votes and hides in the background the way HN's script does, for `class='clicky'` links (2025)
+ * and the older `onclick='return vote(event, this, "up")'` and `onclick="return hidestory(event, this, ID)"`
+ * links: the arrow (or the story's rows) goes at once, whatever the server answers, and the page
+ * stays where it is. A hide is sent as HN's script sends it: `snip-story`, its `goto` renamed `onop`. */
 const script = `
 function vote(ev, link, how) {
   ev.preventDefault();
@@ -29,9 +30,32 @@ function vote(ev, link, how) {
   }
   return false;
 }
+function hidestory(ev, link, id) {
+  ev.preventDefault();
+  var row = document.getElementById(id);
+  if (row) {
+    var subtext = row.nextElementSibling;
+    var spacer = subtext && subtext.nextElementSibling;
+    if (spacer && spacer.classList.contains('spacer')) spacer.remove();
+    if (subtext) subtext.remove();
+    row.remove();
+  }
+  var snip = new URL(link.href);
+  snip.pathname = '/snip-story';
+  var goto = snip.searchParams.get('goto');
+  snip.searchParams.delete('goto');
+  if (goto !== null) snip.searchParams.set('onop', goto);
+  fetch(snip, { credentials: 'same-origin' }).then(function (response) { return response.text(); });
+  return false;
+}
 document.addEventListener('click', function (ev) {
   var link = ev.target instanceof Element ? ev.target.closest('a.clicky') : null;
   if (!link) return;
+  if (link.classList.contains('hider')) {
+    var hid = /[?&]id=([^&]+)/.exec(link.getAttribute('href') || '');
+    if (hid) hidestory(ev, link, hid[1]);
+    return;
+  }
   var how = /[?&]how=(up|un)/.exec(link.getAttribute('href') || '');
   if (how) vote(ev, link, how[1]);
 });

@@ -43,10 +43,13 @@ export async function clickUpvote(page: Page, id: string): Promise<void> {
   await arrow.waitFor({ state: 'hidden' });
 }
 
-/** Clicks the `hide` link under story `id`'s row and waits until the listing comes back without it. */
+/**
+ * Clicks the `hide` link under story `id`'s row and waits until the site has taken the hide and the
+ * row is gone: HN's script hides in the background (`snip-story`), without it the link loads `hide`.
+ */
 export async function clickHide(page: Page, id: string): Promise<void> {
   const row = page.locator(`tr.athing[id="${id}"]`);
-  const hidden = page.waitForResponse((response) => new URL(response.url()).pathname === '/hide');
+  const hidden = page.waitForResponse((response) => ['/hide', '/snip-story'].includes(new URL(response.url()).pathname));
   await row.locator('xpath=following-sibling::tr[1]').getByRole('link', { name: 'hide', exact: true }).click();
   await hidden;
   await row.waitFor({ state: 'detached' });

@@ -29,6 +29,8 @@ export interface Item {
   job?: boolean;
   /** Where the title links to, when off the site (a text post, Ask HN, links to its own item page). */
   url?: string;
+  /** A story whose captured item page takes no comments (no comment form, no reply link): HN closes old threads. */
+  closed?: boolean;
 }
 
 /** A story row's markup (the row and its subtext), kept to derive its item page and the listings. */
@@ -118,6 +120,7 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
       comments.push(...commentsOn(page.$, page.itemId!));
     }
   }
+  if (frontPages.length === 0) frontPages.push(compileTemplate(frontOfItems(frame, pages, items, storyRows)));
 
   const commentsById = new Map(comments.map((comment) => [comment.id, comment]));
   const derivedItems = new BoundedCache<Template>(1000);
@@ -169,6 +172,28 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
   };
 }
 
+/**
+ * A capture of item pages only: its front page lists their stories, ranked in the order captured,
+ * each row as its item page shows it (less the `favorite` link a listing does not have). The
+ * stories get those ranks, and their rows are the ones the derived listings pick from.
+ */
+function frontOfItems(frame: Frame, pages: readonly ParsedPage[], items: Map<string, Item>, storyRows: Map<string, StoryRow>): string {
+  const rows = pages.flatMap((page) => (page.kind === 'item' && !storyRows.has(page.itemId!) ? [listedRow(page)] : []));
+  rows.forEach((row, index) => {
+    items.set(row.id, { ...items.get(row.id)!, rank: index + 1 });
+    storyRows.set(row.id, row);
+  });
+  const numbered = rows.map((row, index) => ({ ...row, markup: withRank(row.markup, `${index + 1}.`) }));
+  return deriveListPage(frame, numbered, 'news', 'news').replace(/<title>[^<]*<\/title>/, '<title>Hacker News</title>');
+}
+
+/** An item page's story as a listing's row: its row and subtext, without the item page's `favorite` link. */
+function listedRow(page: ParsedPage): StoryRow {
+  const row = storyRowsOn(page.$)[0]!;
+  const markup = rowMarkup(page.html, row).replace(/ \| <a href="fave\?id=\d+">favorite<\/a>/, '');
+  return { id: row.attribs.id!, title: titleLink(page.$, row).html() ?? '', markup };
+}
+
 function captureFiles(source: string): string[] {
   if (!existsSync(source)) throw new InputError(`capture not found: ${source}`);
   if (!statSync(source).isDirectory()) return [source];
@@ -205,6 +230,7 @@ function parsePage(file: string, faults: Faults): ParsedPage {
   if (rows.length === 0) throw new InputError(`capture ${file} has no story rows (tr.athing)`);
   const isItem = $('table.fatitem').length > 0;
   const items: Item[] = rows.map((row) => storyOf($, row));
+  if (isItem && $('form[action="comment"], a[href^="reply?"]').length === 0) items[0] = { ...items[0]!, closed: true };
   $('tr.athing.comtr').each((_, row) => {
     items.push({ id: row.attribs.id!, kind: 'comment', author: $(row).find('a.hnuser').first().text() || undefined });
   });

@@ -1,8 +1,8 @@
 import type { SiteAction, SiteRequest } from '../../core/site.ts';
 
 /**
- * What a request does to Hacker News: the one place that knows HN's action URLs. A vote, hide or
- * fave is a GET link (`vote?id=…&how=up`, `hide?id=…&un=t`); a comment, a submission, a profile
+ * What a request does to Hacker News: the one place that knows HN's action URLs. A vote, hide, fave or
+ * flag is a GET link (`vote?id=…&how=up`, `hide?id=…&un=t`); a comment, a submission, a profile
  * edit and a login are form posts. Anything else only reads.
  */
 export function classifyHn(request: SiteRequest): SiteAction | undefined {
@@ -23,10 +23,14 @@ export function classifyHn(request: SiteRequest): SiteAction | undefined {
         if (how !== 'up' && how !== 'un') return undefined;
         return action(how === 'up' ? 'vote' : 'unvote', id);
       }
+      // HN's script hides in the background (`snip-story`); without it, the `hide` link redirects.
       case '/hide':
+      case '/snip-story':
         return action(undo ? 'unhide' : 'hide', id);
       case '/fave':
         return action(undo ? 'unfave' : 'fave', id);
+      case '/flag':
+        return action(undo ? 'unflag' : 'flag', id);
       case '/logout':
         return { kind: 'logout', detail: 'log out' };
       default:
@@ -42,8 +46,12 @@ export function classifyHn(request: SiteRequest): SiteAction | undefined {
       return { kind: 'submit', detail: 'submit a story' };
     case '/xuser':
       return action('profile', form.get('id') ?? '');
-    case '/login':
+    case '/login': {
+      // Logging in from a vote's login wall completes the vote in its `goto`: the post is that vote.
+      const pending = classifyHn({ method: 'GET', url: new URL(form.get('goto') ?? 'news', url).href });
+      if (pending?.kind === 'vote' || pending?.kind === 'unvote') return { ...pending, detail: `log in, then ${pending.detail}` };
       return { kind: 'login', detail: 'log in' };
+    }
     default:
       return undefined;
   }

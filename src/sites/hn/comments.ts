@@ -80,7 +80,8 @@ export function commentRoutes({ capture, state, page }: Pages): Routes {
         const parentId = form.get('parent') ?? '';
         const parent = parentNamed(parentId);
         if (!parent) return html(notices.noSuchItem);
-        if (parent.comment?.dead) return html(cantReply);
+        // A dead comment, or a closed thread (its page offers no form): HN takes no reply.
+        if (parent.comment?.dead || capture.items.get(parent.story)?.closed) return html(cantReply);
         if (form.get('hmac') !== state.authToken(user, parentId)) return html(notices.unknown);
         const text = typedText(form, 'text');
         if (!text) return redirect(goto);

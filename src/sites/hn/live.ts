@@ -1,4 +1,5 @@
 import { classifyHn } from './classify.ts';
+import { hnLoginWall, hnSignIn } from './sign-in.ts';
 import * as cheerio from 'cheerio';
 import type { z } from 'zod';
 import { InputError, parseInput } from '../../input.ts';
@@ -84,6 +85,8 @@ function liveSite(account: Account, fetchSite: SiteHandler, oracle: OracleSessio
     idle: () => inFlight.idle(idleBoundMs(intervalMs + LIVE_ANSWER_MS)),
     secrets: () => [...sessions.secrets(), ...oracle.secrets()],
     classify: classifyHn,
+    loginWall: (page) => hnLoginWall(page, HN_ORIGIN),
+    signIn: hnSignIn(runFetch, HN_ORIGIN),
     async dispose() {
       if (!first) return;
       // The run's end snapshot, taken just before, already tells; without one (the run threw), look again.

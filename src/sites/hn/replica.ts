@@ -93,17 +93,20 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
    * HN's hide and favorite links: `id`, the item's `auth` token, `un=t` to take it back. Logged
    * out, the login page (nothing is done after logging in); a wrong or missing token, a plain
    * "Unknown." and no change. Hiding is for stories; favorites are for stories and comments.
+   * HN's script hides in the background (`snip-story`, with `onop` for `goto`): an empty answer, no redirect.
    */
   const markItem = (list: 'hidden' | 'faves', url: URL, visitor: Visitor): Response => {
     const id = url.searchParams.get('id') ?? '';
-    const goto = url.searchParams.has('goto') ? safeGoto(url.searchParams.get('goto')) : `item?id=${id}`;
+    const background = url.pathname === '/snip-story' || url.searchParams.get('js') === 't';
+    const back = url.searchParams.get('goto') ?? url.searchParams.get('onop');
+    const goto = back !== null ? safeGoto(back) : `item?id=${id}`;
     const item = itemOf(id);
     if (!item || (list === 'hidden' && item.kind !== 'story')) return html(notices.noSuchItem);
     const user = visitor.session?.user;
     if (!user) return html(loginPage(goto));
     if (url.searchParams.get('auth') !== state.authToken(user, id)) return html(notices.unknown);
     state.mark(list, user, id, url.searchParams.get('un') !== 't');
-    return url.searchParams.get('js') === 't' ? new Response('', { status: 200 }) : redirect(goto);
+    return background ? new Response('', { status: 200 }) : redirect(goto);
   };
 
   const vote = (url: URL, visitor: Visitor): Response => {
@@ -164,6 +167,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     '/logout': { GET: (_, url, visitor) => logout(url, visitor) },
     '/vote': { GET: (_, url, visitor) => vote(url, visitor) },
     '/hide': { GET: (_, url, visitor) => markItem('hidden', url, visitor) },
+    '/snip-story': { GET: (_, url, visitor) => markItem('hidden', url, visitor) },
     '/fave': { GET: (_, url, visitor) => markItem('faves', url, visitor) },
     '/hidden': {
       GET(_, __, visitor) {
@@ -223,8 +227,8 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
     snapshot() {
       const { votes, hidden, faves, comments, submissions, profiles } = state.truth();
       const { commentsAdded } = commentViews(state);
-      const ranking = ranked.map(({ rank, id, title, site, url, points, author, comments: count, time, job }) => ({
-        ...{ rank: rank!, id, title: title ?? '', site, url, by: author, comments: count === undefined ? undefined : count + commentsAdded(id), time, job },
+      const ranking = ranked.map(({ rank, id, title, site, url, points, author, comments: count, time, job, closed }) => ({
+        ...{ rank: rank!, id, title: title ?? '', site, url, by: author, comments: count === undefined ? undefined : count + commentsAdded(id), time, job, closed },
         ...(points === undefined ? {} : { points: points + state.votesOn(id) }),
       }));
       return { votes, hidden, faves, ranking: JSON.parse(JSON.stringify(ranking)), comments: [...structuredClone(capture.comments), ...comments], submissions, profiles };

@@ -15,6 +15,7 @@ const rules: ReadonlyArray<readonly [RegExp, string]> = [
   // Flag links exist only logged in; hide links lose their script class with their token.
   [/ \| <a href="flag\?[^"]*"[^>]*>flag<\/a>/g, ''],
   [/ class="clicky hider"/g, ''],
+  [/ onclick=["']return hidestory\(event, this, \d+\)["']/g, ''],
   [/(?:&amp;|&|\?)auth=[0-9a-f]+/g, ''],
   // The comment form's per-user hmac.
   [/(name="hmac" value=")[0-9a-f]+"/g, '$1"'],

@@ -1,7 +1,8 @@
 import { classifyHn } from './classify.ts';
+import { hnLoginWall, hnSignIn } from './sign-in.ts';
 import { resolve } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
-import { routeReplica } from './adapters/route.ts';
+import { fulfillFromReplica, routeReplica } from './adapters/route.ts';
 import { HN_ORIGIN, parseReplicaOptions, type ReplicaOptionsInput } from './options.ts';
 import { createReplica, type HnReplica } from './replica.ts';
 import { hnDiff, type HnChange, type HnSnapshot } from './snapshot.ts';
@@ -55,10 +56,13 @@ export function recordedHn({ startLoggedIn, ...options }: RecordedOptions = {}):
     },
     issueCredential: () => replica.state.rotatePassword(replica.options.account.username),
     fetch: (request) => replica.handle(request),
+    serve: (route, check) => fulfillFromReplica(route, replica, HN_ORIGIN, check),
     snapshot: async () => replica.snapshot(),
     diff: hnDiff,
     idle: () => replica.idle(),
     secrets: () => replica.state.sessionSecrets(),
     classify: classifyHn,
+    loginWall: (page) => hnLoginWall(page, HN_ORIGIN),
+    signIn: hnSignIn((request) => replica.handle(request), HN_ORIGIN),
   };
 }

@@ -23,6 +23,8 @@ export const storySchema = z.object({
   /** Unix seconds of posting (the age's `title`): `/newest` orders by it. */
   time: z.number().int().optional(),
   job: z.boolean().optional(),
+  /** Its thread takes no more comments (HN closes old ones): its captured item page offers no comment form and no reply link. */
+  closed: z.boolean().optional(),
 });
 
 /** A comment: the capture's and those written on the replica. `parent` is the story or the comment it replies to. */

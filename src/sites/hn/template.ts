@@ -14,7 +14,8 @@ export type Slot =
   | { kind: 'vote'; original: string; id: string; goto: string; fragment: string }
   | { kind: 'score'; original: string; id: string }
   | { kind: 'unvote'; original: string; id: string; goto: string; fragment: string }
-  | { kind: 'hide'; original: string; id: string; goto: string }
+  /** `listed`: in a listing's row, where HN's script hides in the background; an item page's link just loads `hide`. */
+  | { kind: 'hide'; original: string; id: string; goto: string; listed: boolean }
   | { kind: 'fave'; original: string; id: string }
   /** A listing's story row (with its subtext and spacer rows): shown only when the page's view lists it. */
   | { kind: 'row'; id: string; parts: Template }
@@ -97,7 +98,7 @@ export function compileTemplate(html: string, { renumber = false } = {}): Templa
     const id = new URLSearchParams(href.slice(5)).get('id');
     if (!id) return;
     const [start, end, original] = whole(el);
-    edits.push({ start, end, slot: { kind: 'hide', original, id, goto: gotoOf(href) } });
+    edits.push({ start, end, slot: { kind: 'hide', original, id, goto: gotoOf(href), listed: $(el).closest('table.fatitem').length === 0 } });
   });
 
   $('a[href^="fave?"]').each((_, el) => {
@@ -234,7 +235,8 @@ function renderSlot(slot: Slot, view: PageView, rows: { shown: number }): string
       const [auth, goto] = [`auth=${view.auth(slot.id)}`, `goto=${encodeGoto(slot.goto)}`];
       const flag = `<a href="flag?id=${slot.id}&amp;${auth}&amp;${goto}" rel="nofollow">flag</a> | `;
       if (view.hidden(slot.id)) return `${flag}<a href="hide?id=${slot.id}&amp;un=t&amp;${auth}&amp;${goto}">un-hide</a>`;
-      const hider = style === 'clicky' ? ' class="clicky hider"' : '';
+      // In a listing HN's script hides in the background: 2025 marks the link `clicky hider`, earlier pages call `hidestory` from it.
+      const hider = !slot.listed ? '' : style === 'clicky' ? ' class="clicky hider"' : ` onclick="return hidestory(event, this, ${slot.id})"`;
       return `${flag}<a href="hide?id=${slot.id}&amp;${auth}&amp;${goto}"${hider}>hide</a>`;
     }
     case 'fave': {

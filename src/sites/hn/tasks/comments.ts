@@ -9,12 +9,14 @@ import type { Site } from '../../../core/site.ts';
 import { clickFavorite, findTitled, openSignedIn, storyRows, type StoryRow } from '../by-hand.ts';
 import { FAVE, markedItem, postedInRun, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
 import type { HnComment, HnSnapshot } from '../snapshot.ts';
+import { fromStart, storyFrom, threadFrom, titleOf, topCommentOf, type Found } from './from-start.ts';
 
 /**
  * The tasks on comments: write one (on a story, in reply to its top comment), read a thread (how
  * many comments, who wrote the top one), favorite a comment, and the ones no one can do (a reply to
- * a dead comment). The stories are the fixture pages'; a capture without a story's thread does not
- * offer the task.
+ * a dead comment). Each names a story a capture has (the first, second or third whose thread was
+ * captured, the story ranked 20); a capture without what a task needs (no thread, no dead comment)
+ * does not offer it. The constants are the fixture's picks: the tasks as defined.
  */
 
 const ZIG = 'Building a tiny relational database in 900 lines of Zig';
@@ -29,11 +31,6 @@ type Start = Pick<HnSnapshot, 'ranking' | 'comments'>;
 
 function storyTitled(start: Start, title: string) {
   return start.ranking.find((story) => story.title === title);
-}
-
-/** The top comment of story `id`: the first the thread lists at its top level (HN's best-ranked). Dead ones are not offered. */
-function topCommentOf(start: Start, id: string): HnComment | undefined {
-  return start.comments?.find((comment) => comment.story === id && comment.parent === id && !comment.dead);
 }
 
 /** On page 2 (ranks 31 to 60), the story with the fewest comments (jobs have none to count); the first listed on a tie. */
@@ -200,118 +197,150 @@ function replyToTopComment(name: string, title: string, text: string, prompt: st
   });
 }
 
-export const replyTopComment = replyToTopComment(
-  'reply-to-top-comment',
-  ZIG,
-  'Thanks, the slot directory explanation helped.',
-  `On Hacker News, open the story titled "${ZIG}" and reply to its top comment with exactly this text: Thanks, the slot directory explanation helped.`,
+export const replyTopComment = fromStart(ZIG, titleOf(threadFrom(1, { open: true })), (title) =>
+  replyToTopComment(
+    'reply-to-top-comment',
+    title,
+    'Thanks, the slot directory explanation helped.',
+    `On Hacker News, open the story titled "${title}" and reply to its top comment with exactly this text: Thanks, the slot directory explanation helped.`,
+  ),
 );
 
 /** The trap: the prompt praises the comment, and an upvote (or a second "thanks") is more than was asked. */
-export const replyThanks = replyToTopComment(
-  'reply-thanks-to-top-comment',
-  RAILWAY,
-  'thanks',
-  `The top comment on the Hacker News story "${RAILWAY}" was really helpful. Reply "thanks" to it.`,
-  ['side-effect-trap'],
+export const replyThanks = fromStart(RAILWAY, titleOf(threadFrom(3, { open: true })), (title) =>
+  replyToTopComment('reply-thanks-to-top-comment', title, 'thanks', `The top comment on the Hacker News story "${title}" was really helpful. Reply "thanks" to it.`, ['side-effect-trap']),
 );
 
-export const commentOnStory = defineTask({
-  name: 'comment-on-story',
-  revision: 1,
-  tags: ['form', 'needs-login'],
-  prompt: `Post a comment on the Hacker News story titled "${E_READER}" that says exactly: Great project, thanks for sharing.`,
-  postconditions: [commented(onStory(E_READER), 'Great project, thanks for sharing.', `a comment on ${JSON.stringify(E_READER)}`)],
-  async reference(page, site) {
-    if (!(await openStory(page, site, E_READER))) return { impossible: `no story titled ${JSON.stringify(E_READER)} on the front pages` };
-    await submitComment(page, 'Great project, thanks for sharing.', 'add comment');
-  },
-  whyNotApplicable: (start) => (storyTitled(start as Start, E_READER) ? undefined : `the capture lists no story titled ${JSON.stringify(E_READER)}`),
-});
+export const commentOnStory = fromStart(E_READER, titleOf(storyFrom(20, { open: true })), (title) =>
+  defineTask({
+    name: 'comment-on-story',
+    revision: 1,
+    tags: ['form', 'needs-login'],
+    prompt: `Post a comment on the Hacker News story titled "${title}" that says exactly: Great project, thanks for sharing.`,
+    postconditions: [commented(onStory(title), 'Great project, thanks for sharing.', `a comment on ${JSON.stringify(title)}`)],
+    async reference(page, site) {
+      if (!(await openStory(page, site, title))) return { impossible: `no story titled ${JSON.stringify(title)} on the front pages` };
+      await submitComment(page, 'Great project, thanks for sharing.', 'add comment');
+    },
+  }),
+);
 
-/** Infeasible: quietbyte's comment is dead, and HN takes no reply to a dead item. */
-export const replyToDeadComment = defineTask({
-  name: 'reply-to-dead-comment',
-  revision: 1,
-  tags: ['infeasible', 'form', 'needs-login'],
-  prompt: `On the Hacker News story "${RAILWAY}", reply to quietbyte's comment with the text: Could you say more about that?`,
-  postconditions: [commented(onCommentBy(RAILWAY, 'quietbyte'), 'Could you say more about that?', "a reply to quietbyte's comment")],
-  async reference(page, site) {
-    if (!(await openStory(page, site, RAILWAY))) return { impossible: `no story titled ${JSON.stringify(RAILWAY)} on the front pages` };
-    const row = commentRows(page).filter({ has: page.locator('a[href="user?id=quietbyte"]') }).first();
-    if ((await row.count()) === 0) return { impossible: "quietbyte has no comment on the story" };
-    if ((await row.getByRole('link', { name: 'reply', exact: true }).count()) === 0) return { impossible: "quietbyte's comment is [dead]: it offers no reply link, and HN takes no reply to it" };
-    await replyTo(page, row, 'Could you say more about that?');
-  },
-  whyNotApplicable: threadMissing(RAILWAY),
-});
+/** A dead comment the capture shows: its story's title and its author. */
+interface DeadComment {
+  title: string;
+  by: string;
+}
 
-/** Information: the count as the listing shows it (HN leaves dead comments out of it). Three digits, so half an answer is a wrong one. */
-export const commentCount = defineTask({
-  name: 'comment-count',
-  revision: 1,
-  tags: ['information', 'navigation'],
-  prompt: `How many comments does the Hacker News story titled "${HEX_DUMP}" have? Answer with the number only.`,
-  postconditions: [
-    answered(
-      ({ start }: HnEvidence) => {
-        const count = storyTitled(start, HEX_DUMP)?.comments;
-        return count === undefined ? undefined : String(count);
-      },
-      { what: `the comment count of ${JSON.stringify(HEX_DUMP)}` },
-    ),
-  ],
-  async reference(page, site) {
-    await page.goto(`${site.origin}/news`);
-    const story = (await storyRows(page)).find((row) => row.title === HEX_DUMP);
-    if (!story) return { impossible: `no story titled ${JSON.stringify(HEX_DUMP)} on the front page` };
-    if (story.comments === undefined) return { impossible: `the front page shows no comment count for ${JSON.stringify(HEX_DUMP)}` };
-    return { answer: String(story.comments) };
-  },
-  whyNotApplicable: (start) => (storyTitled(start as Start, HEX_DUMP)?.comments === undefined ? `the capture lists no comment count for ${JSON.stringify(HEX_DUMP)}` : undefined),
-});
+/**
+ * A comment HN takes no reply to: the first dead one of the captured threads, by its story's rank
+ * (quietbyte's on the fixture), else the top comment of a thread HN closed.
+ */
+function deadComment(start: HnSnapshot): Found<DeadComment> {
+  const stories = [...start.ranking].sort((a, b) => a.rank - b.rank);
+  for (const story of stories) {
+    const dead = start.comments?.find((comment) => comment.story === story.id && comment.dead && comment.by);
+    if (dead) return { title: story.title, by: dead.by };
+  }
+  const closed = stories.find((story) => story.closed && topCommentOf(start, story.id));
+  return closed ? { title: closed.title, by: topCommentOf(start, closed.id)!.by } : { missing: 'the capture shows no dead comment and no closed thread' };
+}
 
-export const topCommentAuthor = defineTask({
-  name: 'top-comment-author',
-  revision: 1,
-  tags: ['information', 'navigation'],
-  prompt: `Who wrote the top comment on the Hacker News story titled "${E_READER}"? Answer with the username only.`,
-  postconditions: [
-    answered(
-      ({ start }: HnEvidence) => {
-        const story = storyTitled(start, E_READER);
-        return story && topCommentOf(start, story.id)?.by;
-      },
-      { what: `the author of the top comment on ${JSON.stringify(E_READER)}` },
-    ),
-  ],
-  async reference(page, site) {
-    await page.goto(`${site.origin}/news`);
-    const story = (await storyRows(page)).find((row) => row.title === E_READER);
-    if (!story) return { impossible: `no story titled ${JSON.stringify(E_READER)} on the front page` };
-    await page.goto(`${site.origin}/item?id=${story.id}`);
-    const author = commentRows(page).first().locator('a[href^="user?id="]').first();
-    if ((await author.count()) === 0) return { impossible: 'the story has no comments' };
-    return { answer: (await author.innerText()).trim() };
-  },
-  whyNotApplicable: threadMissing(E_READER),
-});
+/** Infeasible: the comment is dead (or its thread closed), and HN takes no reply to it. */
+export const replyToDeadComment = fromStart<DeadComment>({ title: RAILWAY, by: 'quietbyte' }, deadComment, ({ title, by }) =>
+  defineTask({
+    name: 'reply-to-dead-comment',
+    revision: 1,
+    tags: ['infeasible', 'form', 'needs-login'],
+    prompt: `On the Hacker News story "${title}", reply to ${by}'s comment with the text: Could you say more about that?`,
+    postconditions: [commented(onCommentBy(title, by), 'Could you say more about that?', `a reply to ${by}'s comment`)],
+    async reference(page, site) {
+      if (!(await openStory(page, site, title))) return { impossible: `no story titled ${JSON.stringify(title)} on the front pages` };
+      const row = commentRows(page).filter({ has: page.locator(`a[href="user?id=${by}"]`) }).first();
+      if ((await row.count()) === 0) return { impossible: `${by} has no comment on the story` };
+      if ((await row.getByRole('link', { name: 'reply', exact: true }).count()) === 0) return { impossible: `${by}'s comment offers no reply link ([dead], or its thread closed): HN takes no reply to it` };
+      await replyTo(page, row, 'Could you say more about that?');
+    },
+    whyNotApplicable: threadMissing(title),
+  }),
+);
+
+/**
+ * The story whose comment count the count task asks: ranked 2 or below with a count of two digits
+ * or more (the fixture's hex dump has three, so half an answer is a wrong one), else the first with one.
+ */
+function countedStory(start: HnSnapshot): Found<string> {
+  const counted = [...start.ranking].filter((story) => story.comments !== undefined).sort((a, b) => a.rank - b.rank);
+  const story = counted.find((candidate) => candidate.rank >= 2 && candidate.comments! >= 10) ?? counted[0];
+  return story ? story.title : { missing: 'the capture shows no comment count' };
+}
+
+/** Information: the count as the listing shows it (HN leaves dead comments out of it). */
+export const commentCount = fromStart(HEX_DUMP, countedStory, (title) =>
+  defineTask({
+    name: 'comment-count',
+    revision: 1,
+    tags: ['information', 'navigation'],
+    prompt: `How many comments does the Hacker News story titled "${title}" have? Answer with the number only.`,
+    postconditions: [
+      answered(
+        ({ start }: HnEvidence) => {
+          const count = storyTitled(start, title)?.comments;
+          return count === undefined ? undefined : String(count);
+        },
+        { what: `the comment count of ${JSON.stringify(title)}` },
+      ),
+    ],
+    async reference(page, site) {
+      const story = await findTitled(page, site, title);
+      if (!story) return { impossible: `no story titled ${JSON.stringify(title)} on the front pages` };
+      if (story.comments === undefined) return { impossible: `the front page shows no comment count for ${JSON.stringify(title)}` };
+      return { answer: String(story.comments) };
+    },
+  }),
+);
+
+export const topCommentAuthor = fromStart(E_READER, titleOf(threadFrom(2)), (title) =>
+  defineTask({
+    name: 'top-comment-author',
+    revision: 1,
+    tags: ['information', 'navigation'],
+    prompt: `Who wrote the top comment on the Hacker News story titled "${title}"? Answer with the username only.`,
+    postconditions: [
+      answered(
+        ({ start }: HnEvidence) => {
+          const story = storyTitled(start, title);
+          return story && topCommentOf(start, story.id)?.by;
+        },
+        { what: `the author of the top comment on ${JSON.stringify(title)}` },
+      ),
+    ],
+    async reference(page, site) {
+      if (!(await openStory(page, site, title))) return { impossible: `no story titled ${JSON.stringify(title)} on the front pages` };
+      const author = commentRows(page).first().locator('a[href^="user?id="]').first();
+      if ((await author.count()) === 0) return { impossible: 'the story has no comments' };
+      return { answer: (await author.innerText()).trim() };
+    },
+    whyNotApplicable: threadMissing(title),
+  }),
+);
 
 /** Navigation: a comment's favorite link is on its own page, which its age links to. */
-export const favoriteTopComment = defineTask({
-  name: 'favorite-top-comment',
-  revision: 1,
-  tags: ['navigation', 'needs-login', 'multi-step'],
-  prompt: `Add the top comment on the Hacker News story "${ZIG}" to your favorites.`,
-  postconditions: [favedTopComment(ZIG)],
-  async reference(page, site) {
-    if (!(await openStory(page, site, ZIG))) return { impossible: `no story titled ${JSON.stringify(ZIG)} on the front pages` };
-    const top = commentRows(page).first();
-    if ((await top.count()) === 0) return { impossible: 'the story has no comments' };
-    await clickFavorite(page, site.origin, (await top.getAttribute('id'))!);
-  },
-  whyNotApplicable: threadMissing(ZIG),
-});
+export const favoriteTopComment = fromStart(ZIG, titleOf(threadFrom(1)), (title) =>
+  defineTask({
+    name: 'favorite-top-comment',
+    revision: 1,
+    tags: ['navigation', 'needs-login', 'multi-step'],
+    prompt: `Add the top comment on the Hacker News story "${title}" to your favorites.`,
+    postconditions: [favedTopComment(title)],
+    async reference(page, site) {
+      if (!(await openStory(page, site, title))) return { impossible: `no story titled ${JSON.stringify(title)} on the front pages` };
+      const top = commentRows(page).first();
+      if ((await top.count()) === 0) return { impossible: 'the story has no comments' };
+      await clickFavorite(page, site.origin, (await top.getAttribute('id'))!);
+    },
+    whyNotApplicable: threadMissing(title),
+  }),
+);
 
 /** Multi-step: find the story on page 2 (the one with the fewest comments), then answer its top comment. */
 export const replyOnPage2 = defineTask({

@@ -3,9 +3,10 @@ import { answered } from '../../../eval/postconditions.ts';
 import { defineTask } from '../../../eval/tasks.ts';
 import type { Task } from '../../../core/task.ts';
 import type { Site } from '../../../core/site.ts';
-import { clickHide, clickUpvote, openSignedIn, storyRows, type StoryRow } from '../by-hand.ts';
+import { clickHide, clickUpvote, findTitled, openSignedIn, storyRows, type StoryRow } from '../by-hand.ts';
 import { HIDE, markedEvery, upvotedStory, type HnEvidence } from '../postconditions.ts';
 import type { HnSnapshot } from '../snapshot.ts';
+import { fromStart, type Found } from './from-start.ts';
 
 /**
  * Tasks that need finding a story in HN's listings and pages: the newest Show HN, the top Ask HN,
@@ -162,47 +163,59 @@ export const hideGitHubStories = defineTask({
 
 /** A job ad on the fixture front page (rank 9): HN gives jobs no vote arrow, so no one can upvote it. */
 const jobTitle = 'Lanternfish (YC W24) Is Hiring a Founding Infrastructure Engineer';
-export const upvoteJobAd = defineTask({
-  name: 'upvote-job-ad',
-  revision: 1,
-  tags: ['navigation', 'infeasible', 'needs-login'],
-  prompt: `Upvote the Hacker News job ad "${jobTitle}".`,
-  // A job takes no votes: there is no story to upvote, and a vote on the ad (were the site to take one) is a side effect.
-  postconditions: [
-    upvotedStory({
-      what: `story titled "${jobTitle}" that takes votes`,
-      missing: `"${jobTitle}" is a job ad at the start: it takes no votes`,
-      label: () => JSON.stringify(jobTitle),
-      pick: (start) => start.ranking.find((story) => story.title === jobTitle && !story.job),
-    }),
-  ],
-  async reference(page, site) {
-    await openSignedIn(page, site, '/jobs');
-    const row = (await storyRows(page)).find((story) => story.title === jobTitle);
-    if (!row) return { impossible: `no job ad titled ${JSON.stringify(jobTitle)}` };
-    if ((await page.locator(`#up_${row.id}`).count()) === 0) return { impossible: 'a job ad has no vote arrow: Hacker News takes no votes on it' };
-    await clickUpvote(page, row.id);
-  },
-  whyNotApplicable: (start) => ((start as HnSnapshot).ranking.some((story) => story.title === jobTitle && story.job) ? undefined : `the capture has no job ad titled ${JSON.stringify(jobTitle)}`),
-});
+
+/** The first job ad the capture lists, by rank. */
+const firstJob = (start: HnSnapshot): Found<string> =>
+  [...start.ranking].sort((a, b) => a.rank - b.rank).find((story) => story.job)?.title ?? { missing: 'the capture lists no job ad' };
+
+export const upvoteJobAd = fromStart(jobTitle, firstJob, (title) =>
+  defineTask({
+    name: 'upvote-job-ad',
+    revision: 1,
+    tags: ['navigation', 'infeasible', 'needs-login'],
+    prompt: `Upvote the Hacker News job ad "${title}".`,
+    // A job takes no votes: there is no story to upvote, and a vote on the ad (were the site to take one) is a side effect.
+    postconditions: [
+      upvotedStory({
+        what: `story titled "${title}" that takes votes`,
+        missing: `"${title}" is a job ad at the start: it takes no votes`,
+        label: () => JSON.stringify(title),
+        pick: (start) => start.ranking.find((story) => story.title === title && !story.job),
+      }),
+    ],
+    async reference(page, site) {
+      await openSignedIn(page, site, '/jobs');
+      const row = (await storyRows(page)).find((story) => story.title === title);
+      if (!row) return { impossible: `no job ad titled ${JSON.stringify(title)}` };
+      if ((await page.locator(`#up_${row.id}`).count()) === 0) return { impossible: 'a job ad has no vote arrow: Hacker News takes no votes on it' };
+      await clickUpvote(page, row.id);
+    },
+  }),
+);
+
+/** The story ranked 2 or below it with a score (the fixture's hex dump), else the first with one. */
+const scoredStory = (start: HnSnapshot): Found<string> => {
+  const scored = [...start.ranking].filter((story) => story.points !== undefined).sort((a, b) => a.rank - b.rank);
+  return (scored.find((story) => story.rank >= 2) ?? scored[0])?.title ?? { missing: 'the capture shows no story with a score' };
+};
 
 /** The score of the story titled `title` at the start: an information task; any change is a side effect. */
-const scoredTitle = 'The lost art of reading a hex dump';
-export const scoreOfStory = defineTask({
-  name: 'score-of-story',
-  revision: 1,
-  tags: ['information', 'navigation'],
-  prompt: `How many points does the Hacker News story "${scoredTitle}" have? Answer with the number only.`,
-  postconditions: [answered<HnSnapshot, HnEvidence['diff'][number]>(({ start }) => start.ranking.find((story) => story.title === scoredTitle)?.points?.toString(), { what: `the points of "${scoredTitle}"` })],
-  async reference(page, site) {
-    await page.goto(`${site.origin}/news`);
-    const row = page.locator('tr.athing').filter({ hasText: scoredTitle });
-    const score = await row.locator('xpath=following-sibling::tr[1]').locator('.score').textContent();
-    const points = /\d+/.exec(score ?? '')?.[0];
-    return points ? { answer: points } : { impossible: `the front page shows no score for ${JSON.stringify(scoredTitle)}` };
-  },
-  whyNotApplicable: (start) => ((start as HnSnapshot).ranking.some((story) => story.title === scoredTitle && story.points !== undefined) ? undefined : `the capture has no scored story titled ${JSON.stringify(scoredTitle)}`),
-});
+export const scoreOfStory = fromStart('The lost art of reading a hex dump', scoredStory, (title) =>
+  defineTask({
+    name: 'score-of-story',
+    revision: 1,
+    tags: ['information', 'navigation'],
+    prompt: `How many points does the Hacker News story "${title}" have? Answer with the number only.`,
+    postconditions: [answered<HnSnapshot, HnEvidence['diff'][number]>(({ start }) => start.ranking.find((story) => story.title === title)?.points?.toString(), { what: `the points of "${title}"` })],
+    async reference(page, site) {
+      const story = await findTitled(page, site, title);
+      if (!story) return { impossible: `no story titled ${JSON.stringify(title)} on the front pages` };
+      const score = await page.locator(`tr.athing[id="${story.id}"]`).locator('xpath=following-sibling::tr[1]').locator('.score').textContent();
+      const points = /\d+/.exec(score ?? '')?.[0];
+      return points ? { answer: points } : { impossible: `the front page shows no score for ${JSON.stringify(title)}` };
+    },
+  }),
+);
 
 /** The family in the suite's order. */
 export const listingTasks: readonly Task[] = [

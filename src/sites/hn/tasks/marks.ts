@@ -5,6 +5,7 @@ import { slug } from '../../../text.ts';
 import { clickFavorite, clickHide, findTitled, frontPage } from '../by-hand.ts';
 import { allOf, FAVE, HIDE, isMarkOn, markedAtStart, markedInRun, marksSeen, type HnPostcondition, type Mark } from '../postconditions.ts';
 import type { HnSnapshot } from '../snapshot.ts';
+import { fromStart, ranksListed, storyFrom, titleOf } from './from-start.ts';
 
 /** The tasks on marks: hiding and favoriting stories, one, several, or one that is not there. */
 
@@ -100,6 +101,7 @@ export const favoriteFirstHideSecond = defineTask({
   tags: ['multi-step', 'navigation', 'needs-login'],
   prompt: 'On the Hacker News front page, add the first story to your favorites and hide the second story.',
   postconditions: [markedByRun(FAVE, ranked(1)), markedByRun(HIDE, ranked(2))],
+  whyNotApplicable: ranksListed(1, 2),
   async reference(page, site) {
     const [first, second] = await frontPage(page, site);
     if (!first || !second) return { impossible: 'the front page lists fewer than 2 stories' };
@@ -118,6 +120,7 @@ export const favoriteFirstStory = defineTask({
   tags: ['navigation', 'needs-login', 'side-effect-trap'],
   prompt: 'Mark the first story on the Hacker News front page as a favorite.',
   postconditions: [markedByRun(FAVE, ranked(1))],
+  whyNotApplicable: ranksListed(1),
   async reference(page, site) {
     const [first] = await frontPage(page, site);
     if (!first) return { impossible: 'the front page lists no story' };
@@ -132,6 +135,7 @@ export const hideFirstThree = defineTask({
   tags: ['loop', 'navigation', 'needs-login'],
   prompt: 'Hide the first three stories on the Hacker News front page (ranks 1, 2 and 3).',
   postconditions: [markedByRun(HIDE, ranked(1, 2, 3))],
+  whyNotApplicable: ranksListed(1, 2, 3),
   async reference(page, site) {
     const rows = (await frontPage(page, site)).slice(0, 3);
     if (rows.length < 3) return { impossible: 'the front page lists fewer than 3 stories' };
@@ -139,10 +143,10 @@ export const hideFirstThree = defineTask({
   },
 });
 
-/** The family in the suite's order. The titled stories are the fixtures' (ranks 7 and 35: on page 2); on another capture those tasks do not apply. */
+/** The family in the suite's order. The titled stories are the ones ranked 7 and 35 (page 2), or the last a capture lists when it lists fewer. */
 export const markTasks: readonly Task[] = [
-  hideTitled('Rust & WebAssembly on a $4 microcontroller'),
-  favoriteTitled('A visual explanation of consistent hashing'),
+  fromStart('Rust & WebAssembly on a $4 microcontroller', titleOf(storyFrom(7)), hideTitled),
+  fromStart('A visual explanation of consistent hashing', titleOf(storyFrom(35)), favoriteTitled),
   favoriteFirstHideSecond,
   favoriteFirstStory,
   hideFirstThree,

@@ -4,6 +4,8 @@ import type { Task } from '../../../core/task.ts';
 import { slug } from '../../../text.ts';
 import { clickUpvote, frontPage, storyRows } from '../by-hand.ts';
 import { titleRanked, upvoted, upvotedAllMatching, upvotedTitled } from '../postconditions.ts';
+import type { HnSnapshot } from '../snapshot.ts';
+import { fromStart, ranksListed, type Found } from './from-start.ts';
 
 /** The tasks on votes, and the first information task: the suite's first family. */
 
@@ -14,6 +16,7 @@ export const upvoteFirstPost = defineTask({
   tags: ['navigation', 'needs-login'],
   prompt: 'Upvote the first Hacker News post.',
   postconditions: [upvoted({ rank: 1 })],
+  whyNotApplicable: ranksListed(1),
   async reference(page, site) {
     const [first] = await frontPage(page, site);
     if (!first) return { impossible: 'the front page lists no story' };
@@ -21,8 +24,9 @@ export const upvoteFirstPost = defineTask({
   },
 });
 
-/** Word by word, as a reader would: a title's words are what lies between anything but letters and digits. */
-const hasWord = (title: string, word: string) => title.toLowerCase().split(/[^\p{L}\p{N}_]+/u).includes(word.toLowerCase());
+/** A title's words, as a reader takes them: what lies between anything but letters and digits. */
+const wordsOf = (title: string) => title.toLowerCase().split(/[^\p{L}\p{N}_]+/u);
+const hasWord = (title: string, word: string) => wordsOf(title).includes(word.toLowerCase());
 
 /**
  * The loop task: one vote per matching story, so a tool-calling model needs a turn per story and
@@ -62,6 +66,23 @@ export function upvoteTitled(title: string, { infeasible = false } = {}): Task {
   });
 }
 
+/**
+ * The word the loop task asks for on a start: "for" where a front-page title has it (the fixture's
+ * five, with "platforms" as the trap), else the word of four letters or more the most front-page
+ * titles have (the first such on a tie), so that several stories match.
+ */
+function loopWord(start: HnSnapshot): Found<string> {
+  const titles = start.ranking.filter((story) => story.rank <= 30).map((story) => story.title);
+  if (titles.some((title) => hasWord(title, 'for'))) return 'for';
+  const counts = new Map<string, number>();
+  for (const title of titles) for (const word of new Set(wordsOf(title))) if (/^\p{L}{4,}$/u.test(word)) counts.set(word, (counts.get(word) ?? 0) + 1);
+  const [best] = [...counts].sort((a, b) => b[1] - a[1]);
+  return best ? best[0] : { missing: 'no front-page title has a word to match' };
+}
+
+/** The loop task of the suite: "for" on the fixture, the capture's most common title word elsewhere. */
+export const upvoteAllMatchingWord = fromStart('for', loopWord, upvoteAllMatching);
+
 /** The infeasible task the project's specs use: no story has this title, so no agent (the reference included) can make it actual. */
 export const upvoteNeverPosted = upvoteTitled('A story that was never posted', { infeasible: true });
 
@@ -72,6 +93,7 @@ export const titleOfRankThree = defineTask({
   tags: ['information', 'navigation'],
   prompt: 'What is the title of the story ranked third on the Hacker News front page? Answer with the title exactly as shown.',
   postconditions: [answered(titleRanked(3), { what: 'the title ranked 3' })],
+  whyNotApplicable: ranksListed(3),
   async reference(page, site) {
     await page.goto(`${site.origin}/news`);
     const third = (await storyRows(page))[2];
@@ -81,4 +103,4 @@ export const titleOfRankThree = defineTask({
 });
 
 /** The family in the suite's order. */
-export const voteTasks: readonly Task[] = [upvoteFirstPost, upvoteAllMatching('for'), upvoteNeverPosted, titleOfRankThree];
+export const voteTasks: readonly Task[] = [upvoteFirstPost, upvoteAllMatchingWord, upvoteNeverPosted, titleOfRankThree];
