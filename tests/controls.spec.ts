@@ -3,7 +3,6 @@ import { test } from '@playwright/test';
 import { referenceAgent } from '../src/agents/controls.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { judge } from '../src/eval/oracle.ts';
-import { resolveAll } from '../src/eval/postconditions.ts';
 import type { Task } from '../src/eval/tasks.ts';
 import { taskNamed, upvoteNeverPosted } from '../src/sites/hn/suite.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
@@ -12,8 +11,8 @@ import { expect, referenceRun, unzipText } from './support.ts';
 
 /** `task` done by its own reference solution (tests/support.ts), and the oracle's judgement of it. */
 async function judgedReference(context: import('@playwright/test').BrowserContext, task: Task) {
-  const { site, outcome, evidence } = await referenceRun(context, task);
-  return { site, outcome, judgement: await judge(resolveAll(task.postconditions, evidence.start), evidence) };
+  const { site, instance, outcome, evidence } = await referenceRun(context, task);
+  return { site, outcome, judgement: await judge(instance.postconditions, evidence) };
 }
 
 test.describe('reference solutions', () => {

@@ -1,7 +1,7 @@
 import { test } from '@playwright/test';
 import { mutationTest, type MutationReport } from '../src/eval/mutation.ts';
 import { hnMutators } from '../src/sites/hn/mutators.ts';
-import { answered, resolveAll, type Evidence, type Postcondition } from '../src/eval/postconditions.ts';
+import { answered, type Evidence, type Postcondition } from '../src/eval/postconditions.ts';
 import { hnSuite, upvoteAllMatching, upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { judge, type Judgement } from '../src/eval/oracle.ts';
 import { hnDiff, partOfKind, type HnChange, type HnSnapshot } from '../src/sites/hn/snapshot.ts';
@@ -47,9 +47,9 @@ test.describe('every task of the suite, from one reference run: its controls hol
 
   for (const task of hnSuite) {
     test(task.name, async ({ context }, testInfo) => {
-      const { outcome, evidence: reference } = await referenceRun(context, task);
-      // Bound at the start, as evaluate() binds them for the oracle.
-      const postconditions = resolveAll(task.postconditions as Postcondition<HnSnapshot, HnChange>[], reference.start);
+      const { instance, outcome, evidence: reference } = await referenceRun(context, task);
+      // As the task reads on the start, bound there, as evaluate() gives them to the oracle.
+      const postconditions = instance.postconditions as Postcondition<HnSnapshot, HnChange>[];
       const feasible = !task.tags.includes('infeasible');
       const judged = await judge(postconditions, reference);
       expect({ actual: judged.actual, claimed: outcome.impossible === undefined }, `the reference on ${task.name}: ${oracleSaid(judged)}`).toEqual({ actual: feasible, claimed: feasible });
