@@ -10,8 +10,8 @@ const browser = sharedBrowser();
 
 /**
  * The main job: every scripted double × every layer stack × the recorded site (plain, and with a
- * prompt injection in a title), the controls on every task of the suite and the doubles on a
- * sample of it, plus the classic experiment and the by-hand baseline. Offline.
+ * prompt injection in a title), the doubles on a sample of the suite, plus the classic experiment
+ * and the by-hand baseline. Offline.
  * The bare stack shows false successes on purpose; the classic task's verified stacks are gated at zero.
  */
 export default defineConfig<HarnessOptions>({
@@ -40,8 +40,8 @@ export default defineConfig<HarnessOptions>({
     // One spec per layer beyond the classic ones, each showing the layer's effect in its cells.
     { name: 'layers', testDir: 'specs/layers' },
     { name: 'control', testDir: 'specs/control' },
-    // The control agents (nop, liar, reference) on every task: they check the oracle and the tasks.
-    { name: 'controls', testDir: 'specs/controls' },
+    // The control agents (nop, liar, reference) on every task are in `npm test`, judged on one
+    // reference run per task (tests/mutation.spec.ts), so they do not run twice in CI.
     { name: 'code', testDir: 'specs/code' },
     { name: 'tasks', testDir: 'specs/tasks' },
     { name: 'baseline', testDir: 'specs/baseline' },

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { z } from 'zod';
 import { reportedRunSchema, type Summary } from '../src/report/types.ts';
-import { crashSites, faultSites, plannedRuns, verifyStacks } from './fixtures/audit-faults/grid.ts';
+import { auditPlan, crashSites, faultSites, verifyStacks, type AuditCell } from './fixtures/audit-faults/grid.ts';
 import { collect, playwright, readSummary, workspace } from './playwright-child.ts';
 import { expect } from './support.ts';
 
@@ -13,8 +13,13 @@ import { expect } from './support.ts';
  * (tests/fixtures/audit-faults). The promises: with `verify` on, no false success; every run ends
  * with a stop reason; no run hangs; no result is lost. The bare control must show false successes,
  * or the audit could not have seen one.
+ *
+ * In `npm test` (CI) it runs a stratified sample of the grid, every fault on every stack with the
+ * doubles rotated (grid.ts says how); `npm run audit` (HARNESS_AUDIT=full) runs the whole grid,
+ * and is meant for the nightly job.
  */
 const config = 'tests/fixtures/audit-faults/playwright.config.ts';
+const plan = auditPlan();
 
 /** A run as its harness-run.json attachment holds it, with what the audit quotes of a failure. */
 const auditedRunSchema = reportedRunSchema.extend({
@@ -24,11 +29,13 @@ const auditedRunSchema = reportedRunSchema.extend({
 });
 type AuditedRun = z.infer<typeof auditedRunSchema>;
 
-test('faults audit: with verify on no false success, every run stopped with a reason, none hung or lost', async () => {
-  test.setTimeout(15 * 60_000);
+test(`faults audit (${plan.mode}): with verify on no false success, every run stopped with a reason, none hung or lost`, async () => {
+  // Far above a run's few seconds each: the child's own timeout finds a hung run.
+  test.setTimeout(2 * 60_000 + plan.runs * 10_000);
   const { env } = workspace('harness-eval-audit-faults-');
   const started = Date.now();
-  const child = await playwright(['test', '-c', config], env);
+  // The child plans the same runs: the mode and rotation are passed on, not read again.
+  const child = await playwright(['test', '-c', config], { ...env, HARNESS_AUDIT: plan.mode, HARNESS_AUDIT_ROTATION: String(plan.rotation) });
   const wallMs = Date.now() - started;
   expect(existsSync(env.JSON_OUT) && existsSync(join(env.REPORT_DIR, 'summary.json')), child.stdout.slice(-4000)).toBe(true);
 
@@ -38,9 +45,9 @@ test('faults audit: with verify on no false success, every run stopped with a re
   console.log(figureTable(summary, wallMs));
 
   // No lost result: every planned test ran once and reported one run, and the summary counts them all.
-  expect(results).toHaveLength(plannedRuns);
-  expect(runs).toHaveLength(plannedRuns);
-  expect(summary).toMatchObject({ complete: true, totals: { runs: plannedRuns } });
+  expect(results).toHaveLength(plan.runs);
+  expect(runs).toHaveLength(plan.runs);
+  expect(summary).toMatchObject({ complete: true, totals: { runs: plan.runs } });
   // No hung run: a run that reaches the child's test timeout fails the test with status timedOut.
   const unfinished = results.filter(({ result }) => result.status !== 'passed').map(({ project, result }) => `${project}: ${result.status}`);
   expect(unfinished).toEqual([]);
@@ -59,6 +66,25 @@ test('faults audit: with verify on no false success, every run stopped with a re
   expect(crashed.length).toBeGreaterThan(0);
   expect(crashed.filter((run) => !run.layers.endsWith('+recovery')).map((run) => [run.stopReason, run.incomplete])).toEqual(crashed.filter((run) => !run.layers.endsWith('+recovery')).map(() => ['error', true]));
   expect(recovering.map((run) => [recovered(run), run.incomplete])).toEqual(recovering.map(() => [true, false]));
+});
+
+test("the audit's plan: the sample runs every fault on every stack and with every double, 4 rotations run the full grid, and a bad mode is one line", () => {
+  type Run = { model: AuditCell['model']; stack: string; site: string };
+  const runsOf = (cells: AuditCell[]): Run[] => cells.flatMap(({ model, stack, sites }) => Object.keys(sites).map((site) => ({ model, stack, site })));
+  const distinct = (cells: AuditCell[], key: (run: Run) => string) => new Set(runsOf(cells).map(key));
+  const pairs = { 'fault × stack': (run: Run) => `${run.site} · ${run.stack}`, 'fault × double': (run: Run) => `${run.site} · ${run.model}`, 'double × stack': (run: Run) => `${run.model} · ${run.stack}` };
+  const triple = (run: Run) => `${run.model} · ${run.stack} · ${run.site}`;
+  const full = auditPlan({ HARNESS_AUDIT: 'full' });
+  expect(full).toMatchObject({ mode: 'full', runs: 264 });
+  const samples = [0, 1, 2, 3].map((rotation) => auditPlan({ HARNESS_AUDIT_ROTATION: String(rotation) }));
+  for (const sample of samples) {
+    expect(sample.runs).toBe(runsOf(sample.cells).length);
+    expect(sample.runs).toBeLessThan(full.runs / 3);
+    for (const [name, key] of Object.entries(pairs)) expect(distinct(sample.cells, key), `${name}, rotation ${sample.rotation}`).toEqual(distinct(full.cells, key));
+  }
+  expect(new Set(samples.flatMap((sample) => runsOf(sample.cells).map(triple)))).toEqual(distinct(full.cells, triple));
+  expect(auditPlan({ HARNESS_AUDIT_ROTATION: '5' }).rotation).toBe(1);
+  expect(() => auditPlan({ HARNESS_AUDIT: 'nightly' })).toThrow('the faults audit: HARNESS_AUDIT: Invalid option: expected one of "sample"|"full"');
 });
 
 /** Whether the run's trace shows the browser recovered after it was lost. */
@@ -114,5 +140,5 @@ function figureTable(summary: Summary, wallMs: number): string {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((cells) => cells[column]!.length)));
   const lines = rows.map((cells) => cells.map((cell, column) => (column === 0 || column === cells.length - 1 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ').trimEnd());
   const verified = sum(summary.cells.filter((cell) => verifyStacks.has(cell.layers)).map((cell) => cell.runs));
-  return [`faults audit: ${summary.totals.runs} runs (${verified} with verify on), child run ${(wallMs / 1000).toFixed(0)} s`, ...lines].join('\n');
+  return [`faults audit (${plan.mode}, rotation ${plan.rotation}): ${summary.totals.runs} runs (${verified} with verify on), child run ${(wallMs / 1000).toFixed(0)} s`, ...lines].join('\n');
 }

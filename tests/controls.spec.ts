@@ -5,26 +5,20 @@ import { evaluate } from '../src/eval/evaluate.ts';
 import { judge } from '../src/eval/oracle.ts';
 import type { Task } from '../src/eval/tasks.ts';
 import { taskNamed, upvoteNeverPosted } from '../src/sites/hn/suite.ts';
-import { markupYears } from '../src/sites/hn/options.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { playwright, readSummary, workspace } from './playwright-child.ts';
-import { expect, unzipText } from './support.ts';
+import { expect, referenceRun, unzipText } from './support.ts';
 
-/** The oracle's judgement of `task` done by its own reference solution in `context`'s page, straight (no agent, no fixture). */
-async function referenceRun(context: import('@playwright/test').BrowserContext, task: Task, markupYear: (typeof markupYears)[number] = 2025) {
-  const site = recordedHn({ faults: { markupYear } });
-  await site.attach(context);
-  const start = await site.snapshot();
-  const outcome = await task.reference!(await context.newPage(), site);
-  await site.idle();
-  const end = await site.snapshot();
-  return { site, outcome, judgement: await judge(task.postconditions, { start, end, diff: site.diff(start, end), user: site.account.username }) };
+/** `task` done by its own reference solution (tests/support.ts), and the oracle's judgement of it. */
+async function judgedReference(context: import('@playwright/test').BrowserContext, task: Task) {
+  const { site, instance, outcome, evidence } = await referenceRun(context, task);
+  return { site, outcome, judgement: await judge(instance.postconditions, evidence) };
 }
 
 test.describe('reference solutions', () => {
-  // Every task's reference on every era and capture: tests/suite-validity.spec.ts.
+  // Every task's reference, nop and liar: tests/mutation.spec.ts; on every era and capture: tests/suite-validity.spec.ts.
   test('the infeasible task: the reference finds no such story, says why, and votes for nothing', async ({ context }) => {
-    const { site, outcome, judgement } = await referenceRun(context, upvoteNeverPosted);
+    const { site, outcome, judgement } = await judgedReference(context, upvoteNeverPosted);
     expect(outcome).toEqual({ impossible: 'no story on the front page is titled "A story that was never posted"' });
     expect(judgement).toMatchObject({ actual: false, sideEffects: [] });
     expect(site.replica.truth().votes).toEqual({});
@@ -32,7 +26,7 @@ test.describe('reference solutions', () => {
 
   test("a reference signs in outside the page: Playwright's trace never holds the password", async ({ context }, testInfo) => {
     await context.tracing.start({ screenshots: true, snapshots: true });
-    const { site, judgement } = await referenceRun(context, taskNamed('upvote-first-post'));
+    const { site, judgement } = await judgedReference(context, taskNamed('upvote-first-post'));
     const zip = testInfo.outputPath('trace.zip');
     await context.tracing.stop({ path: zip });
     expect(judgement.actual).toBe(true);

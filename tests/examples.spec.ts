@@ -1,14 +1,15 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { z } from 'zod';
 import { http, HttpResponse } from 'msw';
 import { commandAgent } from '../src/agents/command.ts';
 import { functionAgent } from '../src/agents/function.ts';
 import type { Agent } from '../src/eval/agent.ts';
-import { evaluate, type RunRecord } from '../src/eval/evaluate.ts';
+import { evaluate } from '../src/eval/evaluate.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { SCRIPTED_BASE_URL, scriptedFetch } from '../src/models/scripted/endpoint.ts';
 import { recorded } from '../src/sites/hn/site.ts';
 import { aiSdkAgent } from '../examples/ai-sdk/agent.ts';
-import { playwright, readSummary, workspace } from './playwright-child.ts';
+import { collect, playwright, readSummary, workspace } from './playwright-child.ts';
 import { expect, mswServer, test } from './support.ts';
 
 /**
@@ -19,31 +20,45 @@ const openaiLoop = () => commandAgent(['node', '--import', 'tsx', 'examples/open
 const pythonAgent = () => commandAgent(['python3', 'examples/python-agent/agent.py'], { name: 'python-agent', account: true });
 const aiSdk = () => functionAgent(aiSdkAgent, { name: 'ai-sdk' });
 
+/** A run as the fields below read it: a RunRecord, or the child's harness-run.json attachment. */
+const runSchema = z.object({
+  agent: z.string(),
+  model: z.string(),
+  claimed: z.boolean(),
+  actual: z.boolean(),
+  falseSuccess: z.boolean(),
+  iterations: z.number(),
+  stopReason: z.string(),
+  tokens: z.object({ input: z.number().nullable(), output: z.number().nullable() }),
+  trace: z.array(z.object({ type: z.string() })),
+});
+type Run = z.infer<typeof runSchema>;
+
 /** What a run comes to, in the words of a cell. */
-const outcome = (run: RunRecord) => ({ agent: run.agent, claimed: run.claimed, actual: run.actual, falseSuccess: run.falseSuccess, iterations: run.iterations, stopReason: run.stopReason });
+const outcome = (run: Run) => ({ agent: run.agent, claimed: run.claimed, actual: run.actual, falseSuccess: run.falseSuccess, iterations: run.iterations, stopReason: run.stopReason });
+
+/** The gateway counted the agent's model calls and their tokens, as it does for the built-in harness. */
+function expectCounted(run: Run) {
+  expect(run.trace.filter((event) => event.type === 'model_request')).toHaveLength(run.iterations);
+  expect(run.tokens.input).toBeGreaterThan(0);
+  expect(run.tokens.output).toBeGreaterThan(0);
+}
 
 test.describe('each example, driven by the doubles, judged like the built-in harness', () => {
-  const cases: Array<[name: string, agent: () => Agent, model: string, expected: Partial<ReturnType<typeof outcome>>, startLoggedIn?: boolean]> = [
+  // The openai-loop and Python agent's runs are the child run's (the last test), judged from its run records.
+  const cases: Array<[model: string, expected: Partial<ReturnType<typeof outcome>>, startLoggedIn?: boolean]> = [
     // Without an account, a vote meets HN's login wall: diligent says so, overclaimer claims anyway.
-    ['openai-loop', openaiLoop, 'scripted:diligent', { claimed: false, actual: false, iterations: 4 }],
-    ['openai-loop', openaiLoop, 'scripted:overclaimer', { claimed: true, actual: false, falseSuccess: true, iterations: 4 }],
-    ['ai-sdk', aiSdk, 'scripted:diligent', { claimed: false, actual: false, iterations: 4 }],
-    ['ai-sdk', aiSdk, 'scripted:overclaimer', { claimed: true, actual: false, falseSuccess: true, iterations: 4 }],
+    ['scripted:diligent', { claimed: false, actual: false, iterations: 4 }],
+    ['scripted:overclaimer', { claimed: true, actual: false, falseSuccess: true, iterations: 4 }],
     // Already signed in, diligent votes and reads the page again to check (the AI SDK agent has no class check).
-    ['ai-sdk', aiSdk, 'scripted:diligent', { claimed: true, actual: true, iterations: 5 }, true],
-    // The Python agent signs in itself at the wall and says so in the tool's result: both doubles vote again.
-    ['python-agent', pythonAgent, 'scripted:diligent', { claimed: true, actual: true, iterations: 5 }],
-    ['python-agent', pythonAgent, 'scripted:overclaimer', { claimed: true, actual: true, falseSuccess: false, iterations: 5 }],
+    ['scripted:diligent', { claimed: true, actual: true, iterations: 5 }, true],
   ];
-  for (const [name, agent, model, expected, startLoggedIn] of cases) {
-    test(`${name} × ${model}${startLoggedIn ? ', signed in from the start' : ''}`, async ({ context }) => {
+  for (const [model, expected, startLoggedIn] of cases) {
+    test(`ai-sdk × ${model}${startLoggedIn ? ', signed in from the start' : ''}`, async ({ context }) => {
       const site = recorded({ startLoggedIn }).create();
-      const run = await evaluate({ context, site, agent: agent(), model, task: upvoteFirstPost });
-      expect(outcome(run)).toMatchObject({ agent: name, stopReason: 'finished', ...expected });
-      // The gateway counted the agent's model calls and their tokens, as it does for the built-in harness.
-      expect(run.trace.filter((event) => event.type === 'model_request')).toHaveLength(run.iterations);
-      expect(run.tokens.input).toBeGreaterThan(0);
-      expect(run.tokens.output).toBeGreaterThan(0);
+      const run = await evaluate({ context, site, agent: aiSdk(), model, task: upvoteFirstPost });
+      expect(outcome(run)).toMatchObject({ agent: 'ai-sdk', stopReason: 'finished', ...expected });
+      expectCounted(run);
     });
   }
 });
@@ -88,6 +103,22 @@ test('the TypeScript and Python examples give summary cells with their agent, mo
   test.setTimeout(300_000);
   const { env } = workspace('harness-eval-examples-');
   const child = await playwright(['test', '-c', 'tests/fixtures/examples/playwright.config.ts'], env);
+  const runs = collect(JSON.parse(readFileSync(env.JSON_OUT, 'utf8'))).flatMap(({ result }) =>
+    (result.attachments as Array<{ name: string; body?: string }>)
+      .filter((attachment) => attachment.name === 'harness-run.json' && attachment.body)
+      .map((attachment) => runSchema.parse(JSON.parse(Buffer.from(attachment.body!, 'base64').toString('utf8')))),
+  );
+  const byCell = (run: Run) => `${run.agent} × ${run.model}`;
+  expect(Object.fromEntries(runs.map((run) => [byCell(run), outcome(run)]))).toEqual({
+    // Without an account, a vote meets HN's login wall: diligent says so, overclaimer claims anyway.
+    'openai-loop × scripted:diligent': { agent: 'openai-loop', stopReason: 'finished', claimed: false, actual: false, falseSuccess: false, iterations: 4 },
+    'openai-loop × scripted:overclaimer': { agent: 'openai-loop', stopReason: 'finished', claimed: true, actual: false, falseSuccess: true, iterations: 4 },
+    // The Python agent signs in itself at the wall and says so in the tool's result: both doubles vote again.
+    'python-agent × scripted:diligent': { agent: 'python-agent', stopReason: 'finished', claimed: true, actual: true, falseSuccess: false, iterations: 5 },
+    'python-agent × scripted:overclaimer': { agent: 'python-agent', stopReason: 'finished', claimed: true, actual: true, falseSuccess: false, iterations: 5 },
+  });
+  expect(runs).toHaveLength(4);
+  runs.forEach(expectCounted);
   const summary = readSummary(env.REPORT_DIR);
   const cells = summary.cells.map((cell) => ({
     agent: cell.agent,

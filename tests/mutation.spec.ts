@@ -3,29 +3,30 @@ import { mutationTest, type MutationReport } from '../src/eval/mutation.ts';
 import { hnMutators } from '../src/sites/hn/mutators.ts';
 import { answered, type Evidence, type Postcondition } from '../src/eval/postconditions.ts';
 import { hnSuite, upvoteAllMatching, upvoteFirstPost } from '../src/sites/hn/suite.ts';
-import { recordedHn } from '../src/sites/hn/site.ts';
+import { judge, type Judgement } from '../src/eval/oracle.ts';
 import { hnDiff, partOfKind, type HnChange, type HnSnapshot } from '../src/sites/hn/snapshot.ts';
-import { expect } from './support.ts';
+import { expect, referenceRun } from './support.ts';
 
 /**
- * Mutation testing of the oracle, task by task: the reference's end state on the replica, then
- * every mutant of it (src/eval/mutation.ts says what "killed" means), each judged by the task's
- * own postconditions. A survivor fails the task's test and names the mutant.
+ * Every task of the suite from one reference run on the replica (no agent), and from its evidence,
+ * as judge calls with no second browser run:
+ * - the controls: the reference makes the task actual and says so, with no side effect (an
+ *   infeasible task: it finds nothing, says so, changes nothing); the nop and the liar change
+ *   nothing, so their evidence is the start state twice, which must not be actual (the liar, which
+ *   claims success, is then a false success). These were the main job's specs/controls, a run per
+ *   control and task. The control agents themselves, through the fixture and the reporter:
+ *   tests/controls.spec.ts; the controls on every markup era and capture: tests/suite-validity.spec.ts.
+ * - mutation testing of the oracle: every mutant of the reference's end state (src/eval/mutation.ts
+ *   says what "killed" means), judged by the task's own postconditions. A survivor fails the
+ *   task's test and names the mutant.
  */
 
 type HnEvidence = Evidence<HnSnapshot, HnChange>;
 const upvoteAllMatchingFor = upvoteAllMatching('for');
 
-/** The task's reference run on a fresh replica, straight (no agent): the evidence its end state gives the oracle. */
-async function referenceEvidence(context: import('@playwright/test').BrowserContext, task: (typeof hnSuite)[number]): Promise<HnEvidence> {
-  const site = recordedHn();
-  await site.attach(context);
-  const start = await site.snapshot();
-  const outcome = (await task.reference!(await context.newPage(), site)) ?? {};
-  await site.idle();
-  const end = await site.snapshot();
-  return { start, end, diff: site.diff(start, end), user: site.account.username, answer: outcome.impossible === undefined ? outcome.answer : undefined };
-}
+/** What the oracle said, for a failure's message. */
+const oracleSaid = ({ verdicts, sideEffects }: Judgement) =>
+  `${verdicts.map((verdict) => verdict.detail).join('; ')}; side effects: ${sideEffects.map((change) => change.detail).join(', ') || 'none'}`;
 
 const table = (report: MutationReport) => report.mutants.map((mutant) => `  ${mutant.killed ? 'killed  ' : 'SURVIVED'} ${mutant.name}: ${mutant.why}`).join('\n');
 /** Per kind of mutant (its name up to the first colon or story id), how many were killed: the line the log shows. */
@@ -41,18 +42,27 @@ const byKind = (report: MutationReport) => {
 
 const made: Record<string, { made: number; killed: number }> = {};
 
-test.describe('every task of the suite rejects every mutant of its reference', () => {
+test.describe('every task of the suite, from one reference run: its controls hold and it rejects every mutant', () => {
   test.describe.configure({ mode: 'serial' });
 
   for (const task of hnSuite) {
     test(task.name, async ({ context }, testInfo) => {
-      const reference = await referenceEvidence(context, task);
+      const { instance, outcome, evidence: reference } = await referenceRun(context, task);
+      // As the task reads on the start, bound there, as evaluate() gives them to the oracle.
+      const postconditions = instance.postconditions as Postcondition<HnSnapshot, HnChange>[];
+      const feasible = !task.tags.includes('infeasible');
+      const judged = await judge(postconditions, reference);
+      expect({ actual: judged.actual, claimed: outcome.impossible === undefined }, `the reference on ${task.name}: ${oracleSaid(judged)}`).toEqual({ actual: feasible, claimed: feasible });
+      expect(judged.sideEffects, `the reference on ${task.name}: ${oracleSaid(judged)}`).toEqual([]);
+      const unchanged = await judge(postconditions, { start: reference.start, end: reference.start, diff: [], user: reference.user });
+      expect(unchanged, `doing nothing (the nop, the liar) on ${task.name}: ${oracleSaid(unchanged)}`).toMatchObject({ actual: false, sideEffects: [] });
+
       // A site whose snapshot cannot read a part the reference changed (the live site reads only votes) could never judge the task actual: the task must not apply there.
       for (const part of new Set(reference.diff.map((change) => partOfKind[change.kind]).filter((part) => part !== 'votes'))) {
         const { [part]: _unread, ...unreadable } = reference.start;
         expect(task.whyNotApplicable?.(unreadable), `${task.name} changes ${part}, yet applies where they cannot be read`).toBeDefined();
       }
-      const report = await mutationTest(task.postconditions as Postcondition<HnSnapshot, HnChange>[], reference, hnDiff, hnMutators, { infeasible: task.tags.includes('infeasible') });
+      const report = await mutationTest(postconditions, reference, hnDiff, hnMutators, { infeasible: !feasible });
       made[task.name] = { made: report.made, killed: report.killed };
       const lines = `${task.name}: ${report.killed} of ${report.made} mutants killed (${byKind(report)})\n${table(report)}`;
       console.log(lines.split('\n')[0]);

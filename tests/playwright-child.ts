@@ -6,7 +6,8 @@ import { summarySchema, type Summary } from '../src/report/types.ts';
 
 /**
  * A Playwright run in a child process, as a user would run their project, for the tests that read
- * its reports back (tests/surface.spec.ts, tests/audit-faults.spec.ts).
+ * its reports back (tests/surface.spec.ts, tests/audit-faults.spec.ts). A file that imports this
+ * runs in tests/playwright.config.ts's one-worker project, so children do not oversubscribe the cores.
  */
 const cli = 'node_modules/@playwright/test/cli.js';
 

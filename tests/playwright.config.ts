@@ -1,5 +1,16 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
+
+/**
+ * The test files that start child Playwright runs: those that import ./playwright-child.ts. A child
+ * is a runner, workers and browsers of its own, so these files share one worker (the project
+ * below), and no two children run at once beside the other workers' tests.
+ */
+export const childRunFiles = readdirSync(import.meta.dirname)
+  .filter((name) => name.endsWith('.spec.ts') && readFileSync(join(import.meta.dirname, name), 'utf8').includes("from './playwright-child.ts'"))
+  .sort();
 
 /** The project's own tests (`npm test`): the replica at the HTTP level and in a real browser. */
 export default defineConfig({
@@ -11,4 +22,8 @@ export default defineConfig({
   workers: '100%',
   reporter: [['list'], ...(process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ? [['json'] as const] : [])],
   use: { browserName: 'chromium', launchOptions: chromiumLaunchOptions() },
+  projects: [
+    { name: 'tests', testIgnore: childRunFiles },
+    { name: 'child runs', testMatch: childRunFiles, workers: 1 },
+  ],
 });

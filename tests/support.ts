@@ -2,7 +2,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test as base, type BrowserContext, type TestInfo } from '@playwright/test';
 import type { Agent } from '../src/eval/agent.ts';
-import type { SessionView, Task } from '../src/eval/tasks.ts';
+import { taskAt, type SessionView, type Task } from '../src/eval/tasks.ts';
+import type { Evidence } from '../src/core/task.ts';
+import type { HnChange, HnSnapshot } from '../src/sites/hn/snapshot.ts';
 import { resolveAll, type Verdict } from '../src/eval/postconditions.ts';
 import { checkSession } from '../src/layers/verify.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
@@ -56,6 +58,23 @@ export function firstStory(replica: HnReplica) {
   const story = [...replica.capture.items.values()].find((item) => item.rank === 1);
   if (!story) throw new Error('capture has no rank-1 story');
   return story;
+}
+
+/**
+ * `task` done by its own reference solution on a fresh replica in `context`'s page, straight (no
+ * agent, no fixture): the task as it reads on the start (taskAt, as evaluate() takes it), what the
+ * reference found, and the evidence its run gives the oracle.
+ */
+export async function referenceRun(context: BrowserContext, task: Task) {
+  const site = recordedHn();
+  await site.attach(context);
+  const start = await site.snapshot();
+  const instance = taskAt(task, start);
+  const outcome = (await instance.reference!(await context.newPage(), site)) ?? {};
+  await site.idle();
+  const end = await site.snapshot();
+  const evidence: Evidence<HnSnapshot, HnChange> = { start, end, diff: site.diff(start, end), user: site.account.username, answer: outcome.impossible === undefined ? outcome.answer : undefined };
+  return { site, instance, outcome, evidence };
 }
 
 /** A browser test with the replica routed at the real origin in Playwright's own context. */
