@@ -1,5 +1,6 @@
 import type { BrowserContext, Page, Route } from '@playwright/test';
 import type { StateChange } from './state.ts';
+import type { Tool } from './tool.ts';
 
 /** The account a run signs in with. */
 export interface SiteAccount {
@@ -53,6 +54,22 @@ export interface SignedIn {
   next: string;
 }
 
+/** A function of the site's in code mode's programs (`hn.stories()`): a call of one of the site's tools. */
+export interface SiteProgramFunction {
+  /** The tool it calls, with the function's one argument (an object, `{}` when left out) as the tool's arguments. */
+  tool: string;
+  /** The output's field the function answers; the whole output when absent. */
+  field?: string;
+  /** What it answers, for the program's API description: `→ [{ rank, id, title }], the stories on the page`. */
+  describe: string;
+}
+
+/** The site's own functions in code mode's programs, under one name (`hn`). */
+export interface SiteProgramApi {
+  name: string;
+  functions: Readonly<Record<string, SiteProgramFunction>>;
+}
+
 /**
  * A site a harness runs against: where it is, how a browser reaches it, and its ground truth.
  * `State` is the site's whole state as its pack reads it (never sessions or logins: they are not
@@ -101,6 +118,13 @@ export interface Site<State = unknown, Change extends StateChange = StateChange>
    * wall held back (a vote in its `goto`) is not done, so the agent does it itself, through the same checks.
    */
   signIn?(context: BrowserContext, account: SiteAccount, wall?: LoginWall): Promise<SignedIn>;
+  /**
+   * Tools of the site's own the built-in harness offers beside its browser tools (HN's
+   * `get_stories`), bound to the page the run drives. Absent: the browser tools alone.
+   */
+  tools?(page: Page): Tool[];
+  /** The site's tools as code mode's programs call them (`hn.stories()`). */
+  readonly program?: SiteProgramApi;
   /** Puts the site back after the run (the live site unvotes what the run voted), so the next run finds it as this one did. */
   dispose?(): Promise<void>;
 }
