@@ -54,7 +54,7 @@ export interface SignedIn {
   next: string;
 }
 
-/** A function of the site's in code mode's programs (on HN, `hn.stories()`): a call of one of the site's tools. */
+/** A function of the site's in code mode's programs (`<kit>.<function>()`): a call of one of the site's tools. */
 export interface SiteProgramFunction {
   /** The tool it calls, with the function's one argument (an object, `{}` when left out) as the tool's arguments. */
   tool: string;
@@ -119,8 +119,8 @@ export interface Site<State = unknown, Change extends StateChange = StateChange>
    */
   signIn?(context: BrowserContext, account: SiteAccount, wall?: LoginWall): Promise<SignedIn>;
   /**
-   * Tools of the site's own the built-in harness offers beside its browser tools (on HN,
-   * `get_stories`), bound to the page the run drives. Absent: the browser tools alone.
+   * Tools of the site's own the built-in harness offers beside its browser tools (a
+   * listing reader), bound to the page the run drives. Absent: the browser tools alone.
    */
   tools?(page: Page): Tool[];
   /** The site's tools as code mode's programs call them, under the kit's name. */

@@ -54,7 +54,7 @@ export interface Postcondition<State = unknown, Change extends StateChange = Sta
 
 /**
  * The task contract: what an agent is asked, what must be true of the site afterwards, and the
- * task's own solution. A site kit's suite (HN's `hn.suite`) is a list of them; a spec may write its own.
+ * task's own solution. A site kit's suite is a list of them; a spec may write its own.
  */
 
 /** What a task's reference solution ends with: done (with the answer to an information task), or why no one can do it. */
