@@ -131,6 +131,18 @@ test.describe('code mode', () => {
     expect(results.at(-1)).toMatchObject({ ok: true, output: { ok: true, value: 30, log: [] } });
   });
 
+  test('programs call the site kit\'s own functions under the kit\'s name, as the kit declares them', async ({ context }) => {
+    const source = 'await browser.navigate("https://news.ycombinator.com/news");\nconst top = await news.top();\nawait finish(false, `hn: ${typeof hn}, top: ${top.length}, first: ${typeof top[0].title}`);';
+    const { model, requests } = turnsDouble([program(source)]);
+    const program_ = { name: 'news', functions: { top: { tool: 'get_stories', field: 'stories', describe: '→ the stories listed' } } };
+    const result = await evaluate({ context, site: { ...recordedHn({ startLoggedIn: true }), program: program_ }, model, layers: [codeMode()], task: loopTask });
+    const described = requests[0]!.tools[0]!.description;
+    expect(described).toContain('\n  news.top() → the stories listed\n');
+    expect(described).not.toMatch(/hn\./);
+    expect(result).toMatchObject({ stopReason: 'finished', summary: 'hn: undefined, top: 30, first: string' });
+    expect(events(result, 'tool_call').map((event) => event.name)).toEqual(['run_program', 'navigate', 'get_stories', 'finish']);
+  });
+
   test('a layer denying click is seen by the program as an exception; bad arguments too', async ({ context }) => {
     const denyClicks = defineLayer({
       name: 'deny-clicks',

@@ -8,9 +8,9 @@ import { submitLink, submitPostedLink } from '../src/sites/hn/tasks/submissions.
 import { outcomeOf } from '../src/report/format.ts';
 import type { LayerSpec } from '../src/layers/index.ts';
 import { layerStacks } from '../src/layers/stacks.ts';
-import { diligent } from '../src/models/scripted/doubles.ts';
-import type { Step } from '../src/models/scripted/history.ts';
-import { Toolbox } from '../src/models/scripted/toolbox.ts';
+import { diligent } from '../src/sites/hn/doubles/doubles.ts';
+import type { Step } from '../src/sites/hn/doubles/history.ts';
+import { Toolbox } from '../src/sites/hn/doubles/toolbox.ts';
 import { expect, test } from './support.ts';
 
 /**

@@ -1,6 +1,7 @@
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { createModel } from '../src/models/registry.ts';
-import { SCRIPTED_BASE_URL, scriptedFetch } from '../src/models/scripted/endpoint.ts';
+import { doubleNames, registerDoubles, SCRIPTED_BASE_URL, scriptedFetch } from '../src/models/scripted/endpoint.ts';
+import { hnDoubles } from '../src/sites/hn/doubles/index.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { createReplica } from '../src/sites/hn/replica.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
@@ -23,6 +24,14 @@ test.describe('the scripted doubles against the recorded site', () => {
     const clean = await evaluate({ context, site: recordedHn(), model: 'scripted:injectable', layers: [], task: upvoteFirstPost });
     expect(clean).toMatchObject({ claimed: false, falseSuccess: false });
   });
+});
+
+test('scripted:<name> resolves to the doubles the shell registered (HN\'s); a name another double holds is refused', () => {
+  expect(doubleNames()).toEqual(Object.keys(hnDoubles));
+  // Registering the same doubles again (a second entry point) is harmless; taking a name is not.
+  registerDoubles(hnDoubles);
+  expect(() => registerDoubles({ diligent: () => ({ name: 'finish', args: {} }) })).toThrow(/^scripted double "diligent" is registered already$/);
+  expect(doubleNames()).toEqual(['overclaimer', 'diligent', 'looper', 'injectable', 'iterator', 'programmer', 'looker']);
 });
 
 test('the doubles answer as an OpenAI-compatible endpoint, through the real openai SDK', async () => {

@@ -266,7 +266,7 @@ test('each model_request records what the model was given: the messages, redacte
       { role: 'system', text: DEFAULT_SYSTEM_PROMPT.length > SENT_CHARS ? `${DEFAULT_SYSTEM_PROMPT.slice(0, SENT_CHARS)}…` : DEFAULT_SYSTEM_PROMPT, chars: DEFAULT_SYSTEM_PROMPT.length },
       { role: 'user', text: upvoteFirstPost.prompt },
     ],
-    offered: ['navigate', 'current_url', 'get_text', 'fill', 'click', 'get_stories', 'has_class', 'finish'],
+    offered: ['navigate', 'current_url', 'get_text', 'fill', 'click', 'has_class', 'get_stories', 'finish'],
   });
   const second = sent[1]!.type === 'model_request' ? sent[1]!.sent! : [];
   expect(second.map((message) => message.role)).toEqual(requests[1]!.messages.map((message) => message.role));
@@ -274,7 +274,7 @@ test('each model_request records what the model was given: the messages, redacte
   expect(JSON.stringify(result.trace)).not.toContain(`${leading}${password.slice(0, 4)}`);
 
   const lines = transcript(result.trace).split('\n');
-  expect(lines.find((line) => line.includes('model given 2 messages'))).toMatch(/model given 2 messages \(0 as before\); tools: navigate, current_url, get_text, fill, click, get_stories, has_class, finish$/);
+  expect(lines.find((line) => line.includes('model given 2 messages'))).toMatch(/model given 2 messages \(0 as before\); tools: navigate, current_url, get_text, fill, click, has_class, get_stories, finish$/);
   const given = lines.findIndex((line) => line.includes('model given 4 messages (2 as before)'));
   expect(lines.slice(given + 1, given + 3)).toEqual([`    assistant: ${leading}[secr…`, '    user: [harness] Use a tool to act, or call finish(success, summary) when the task is done or cannot be done.']);
 });

@@ -96,7 +96,7 @@ test.describe('permissions', () => {
   test('read-only: the model is offered no act tools, and a call to one (or to any tool not offered) is denied', async ({ context }) => {
     const { model, requests } = turnsDouble([call('navigate', { url: NEWS }), call('click', { selector: 'a' }), call('teleport'), finish(false, 'cannot act')]);
     const result = await run(context, model, [permissions({ profile: 'read-only' })]);
-    for (const request of requests) expect(request.tools.map((tool) => tool.name)).toEqual(['current_url', 'get_text', 'get_stories', 'has_class', 'finish']);
+    for (const request of requests) expect(request.tools.map((tool) => tool.name)).toEqual(['current_url', 'get_text', 'has_class', 'get_stories', 'finish']);
     expect(events(result, 'harness_denied').map(({ layer, tool }) => [layer, tool])).toEqual([
       ['permissions', 'navigate'],
       ['permissions', 'click'],

@@ -15,6 +15,8 @@ import * as cheerio from 'cheerio';
 import { strFromU8, unzipSync } from 'fflate';
 import type { ReportedRun } from '../src/report/types.ts';
 import { SCRIPTED_BASE_URL, scriptedFetch } from '../src/models/scripted/endpoint.ts';
+// `scripted:<name>` models, as the shell registers them for specs.
+import '../src/playwright/doubles.ts';
 import { createReplica, HN_ORIGIN, routeReplica, type HnReplica, type ReplicaOptionsInput } from '../src/sites/hn/index.ts';
 
 export const referenceDir = new URL('../../shared/hn-reference/', import.meta.url).pathname;

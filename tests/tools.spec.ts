@@ -1,5 +1,6 @@
 import type { Page } from '@playwright/test';
 import { markupYears } from '../src/sites/hn/index.ts';
+import { hnTools } from '../src/sites/hn/tools.ts';
 import { browserTools, TEXT_LIMIT, type ToolState } from '../src/tools/browser.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
 import { expect, test } from './support.ts';
@@ -8,7 +9,7 @@ const HN = 'https://news.ycombinator.com';
 
 function tools(page: Page) {
   const state: ToolState = {};
-  const registry = new ToolRegistry(browserTools(page, state));
+  const registry = new ToolRegistry(browserTools(page, state, { siteTools: hnTools(page) }));
   let n = 0;
   const call = async (name: string, args: object = {}) => registry.call({ id: `c${++n}`, name, arguments: JSON.stringify(args) });
   return { registry, state, call };
@@ -61,6 +62,14 @@ test('get_text truncates with a notice; navigate takes only http(s); finish reco
   await call('finish', { success: true, summary: 'done' });
   expect(state.claim).toEqual({ success: true, summary: 'done' });
   const schemas = registry.schemas();
-  expect(schemas.map((schema) => schema.name)).toEqual(['navigate', 'current_url', 'get_text', 'fill', 'click', 'get_stories', 'has_class', 'finish']);
+  // The site's own tools come after the browser's, before finish.
+  expect(schemas.map((schema) => schema.name)).toEqual(['navigate', 'current_url', 'get_text', 'fill', 'click', 'has_class', 'get_stories', 'finish']);
   expect(schemas.find((schema) => schema.name === 'click')!.parameters).toMatchObject({ type: 'object', required: ['selector'] });
+});
+
+test('the browser tools alone name nothing of a site; each says where it puts page text', async ({ page }) => {
+  const names = browserTools(page, {}).map((tool) => tool.name);
+  expect(names).toEqual(['navigate', 'current_url', 'get_text', 'fill', 'click', 'has_class', 'finish']);
+  const pageText = Object.fromEntries([...browserTools(page, {}), ...hnTools(page)].filter((tool) => tool.pageText).map((tool) => [tool.name, String(tool.pageText)]));
+  expect(pageText).toEqual({ navigate: '/^title$/', get_text: '/^text$/', click: '/^title$/', get_stories: '/^stories\\.\\d+\\.title$/' });
 });

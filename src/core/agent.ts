@@ -48,7 +48,7 @@ export interface ModelEndpoint {
 
 /** The site as an agent outside harness-eval reaches it. */
 export interface SiteEndpoint {
-  /** Where the site really is (`https://news.ycombinator.com`): in `page` the site answers there. */
+  /** Where the site really is (its public origin, `https://example.com`): in `page` the site answers there. */
   origin: string;
   /** The site over plain HTTP on 127.0.0.1 (the replica, or a forwarder to the live site). */
   url: string;

@@ -1,5 +1,6 @@
 import type { BrowserContext, Page, Route } from '@playwright/test';
 import type { StateChange } from './state.ts';
+import type { Tool } from './tool.ts';
 
 /** The account a run signs in with. */
 export interface SiteAccount {
@@ -24,15 +25,15 @@ export interface SiteRequest {
 }
 
 /**
- * What a request does to the site's state, in the kit's words (`vote`, `unvote`, `hide`, `fave`,
- * `comment`, `submit`, `login`, …) and on what (`target`: an item's id; absent for a login). A
+ * What a request does to the site's state, in the kit's words (on HN: `vote`, `unvote`, `hide`,
+ * `fave`, `comment`, `submit`, `login`, …) and on what (`target`: an item's id; absent for a login). A
  * request that changes nothing (a page load) is no action. Approval, permissions, risk, evidence,
  * observations and stop-on-success all read actions, never URLs: the site kit alone knows them.
  */
 export interface SiteAction {
   kind: string;
   target?: string;
-  /** One line for a person: `vote on 46194762`. */
+  /** One line for a person: `vote on 46194762`, `complete todo 3`. */
   detail: string;
 }
 
@@ -51,6 +52,22 @@ export interface SignedIn {
   signedIn: boolean;
   /** An absolute URL on the site. */
   next: string;
+}
+
+/** A function of the site's in code mode's programs (`<kit>.<function>()`): a call of one of the site's tools. */
+export interface SiteProgramFunction {
+  /** The tool it calls, with the function's one argument (an object, `{}` when left out) as the tool's arguments. */
+  tool: string;
+  /** The output's field the function answers; the whole output when absent. */
+  field?: string;
+  /** What it answers, for the program's API description: `→ [{ id, title, done }], the items on the page`. */
+  describe: string;
+}
+
+/** The site's own functions in code mode's programs, under one name (the kit's: `hn`). */
+export interface SiteProgramApi {
+  name: string;
+  functions: Readonly<Record<string, SiteProgramFunction>>;
 }
 
 /**
@@ -98,10 +115,17 @@ export interface Site<State = unknown, Change extends StateChange = StateChange>
    * Signs `context` in as `account` from the harness's own HTTP client (`fetch`), never from the
    * page, so the password reaches no DOM, screenshot or Playwright trace; from `wall`'s form when
    * given. Answers `next`, a page that only reads, for the caller to send the browser to: what the
-   * wall held back (a vote in its `goto`) is not done, so the agent does it itself, through the same checks.
+   * wall held back (an action in its `goto`) is not done, so the agent does it itself, through the same checks.
    */
   signIn?(context: BrowserContext, account: SiteAccount, wall?: LoginWall): Promise<SignedIn>;
-  /** Puts the site back after the run (the live site unvotes what the run voted), so the next run finds it as this one did. */
+  /**
+   * Tools of the site's own the built-in harness offers beside its browser tools (a
+   * listing reader), bound to the page the run drives. Absent: the browser tools alone.
+   */
+  tools?(page: Page): Tool[];
+  /** The site's tools as code mode's programs call them, under the kit's name. */
+  readonly program?: SiteProgramApi;
+  /** Puts the site back after the run (a live site undoes what the run did), so the next run finds it as this one did. */
   dispose?(): Promise<void>;
 }
 

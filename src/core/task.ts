@@ -35,8 +35,8 @@ export interface Postcondition<State = unknown, Change extends StateChange = Sta
   judge(evidence: Evidence<State, Change>): Promise<Verdict> | Verdict;
   expects(change: Change, evidence: Evidence<State, Change>): boolean;
   /**
-   * The postcondition bound to what it names, read once from the start snapshot (the story at rank
-   * 1 becomes story 46194762): the oracle, `verify` and `stop-on-success` all judge that identity,
+   * The postcondition bound to what it names, read once from the start snapshot (the item at rank
+   * 1 becomes item 46194762): the oracle, `verify` and `stop-on-success` all judge that identity,
    * so hiding or reordering cannot make another item the target. Absent: it names no item.
    */
   resolve?(start: State): Postcondition<State, Change>;
@@ -54,7 +54,7 @@ export interface Postcondition<State = unknown, Change extends StateChange = Sta
 
 /**
  * The task contract: what an agent is asked, what must be true of the site afterwards, and the
- * task's own solution. A site's suite (`hn.suite`) is a list of them; a spec may write its own.
+ * task's own solution. A site kit's suite is a list of them; a spec may write its own.
  */
 
 /** What a task's reference solution ends with: done (with the answer to an information task), or why no one can do it. */
@@ -75,7 +75,7 @@ export interface SessionView {
 }
 
 /**
- * What a task written as a template (the story at rank 7, a story whose thread was captured, the
+ * What a task written as a template (the item at rank 7, an item whose thread was captured, the
  * job ad) says on the site a run starts from: its prompt, postconditions and reference name what
  * the start snapshot has there.
  */

@@ -65,7 +65,7 @@ export const elementSchema = z.object({
   text: z.string(),
   /** The link's target, session tokens (`auth=`) left out. */
   href: z.string(),
-  /** The row it sits in (the nearest `tr`, `li` or `form`): its classes and text, so a story that moved rank is another step. */
+  /** The row it sits in (the nearest `tr`, `li` or `form`): its classes and text, so an item that moved is another step. */
   within: z.object({ classes: z.string(), text: z.string() }).optional(),
 });
 

@@ -79,7 +79,7 @@ export interface BrowserRequest extends SiteRequest {
 export type RequestRefusal = Extract<ToolOutcome, { ok: false }>;
 
 /** What a layer sees of the run's site: where it is, what its requests do, how to sign in. */
-export type SiteView = Pick<Site, 'name' | 'origin' | 'fetch' | 'serve' | 'classify' | 'loginWall' | 'signIn'>;
+export type SiteView = Pick<Site, 'name' | 'origin' | 'fetch' | 'serve' | 'classify' | 'loginWall' | 'signIn' | 'tools' | 'program'>;
 
 /** The run as data after a step (what `durable` saves and resumes): the schema checks a saved one read back. */
 export const runSnapshotSchema = z
@@ -325,10 +325,11 @@ export class RunContext {
     return undefined;
   }
 
-  /** The browser tools bound to `page`, as the layers shape them (the session's page is `page` already). */
+  /** The browser tools and the site's own, bound to `page`, as the layers shape them (the session's page is `page` already). */
   private toolsOn(page: Page): ToolRegistry {
     const { layers, state } = this.current;
-    return new ToolRegistry(layers.reduce<readonly Tool[]>((offered, layer) => layer.tools?.(this, offered) ?? offered, browserTools(page, state)));
+    const tools = browserTools(page, state, { siteTools: this.site?.tools?.(page) });
+    return new ToolRegistry(layers.reduce<readonly Tool[]>((offered, layer) => layer.tools?.(this, offered) ?? offered, tools));
   }
 
   /**

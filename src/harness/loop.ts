@@ -103,7 +103,7 @@ export async function executeCall(run: RunContext, call: ToolCall, by: CallOrigi
   run.push({ role: 'tool', toolCallId: call.id, name: call.name, content: JSON.stringify(observation) });
 }
 
-/** "click #up_4242", "navigate https://…": what an iteration did, for step titles. */
+/** "click #save", "navigate https://…": what an iteration did, for step titles. */
 export function describeCalls(calls: readonly ToolCall[]): string {
   return calls
     .map((call) => {

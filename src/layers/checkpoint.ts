@@ -85,7 +85,7 @@ async function runFolder(run: RunContext, dir: string): Promise<string> {
   return mkdtemp(join(dir, 'run-'));
 }
 
-/** "3. click {"selector":"#up_1"} → ok {"clicked":…}": this attempt's calls, from the (redacted) trace. */
+/** "3. click {"selector":"#save"} → ok {"clicked":…}": this attempt's calls, from the (redacted) trace. */
 function callsSoFar(run: RunContext): string {
   const results = new Map(run.trace.of('tool_result').filter((event) => event.attempt === run.attempt).map((event) => [event.callId, event]));
   const calls = run.trace.of('tool_call').filter((event) => event.attempt === run.attempt);

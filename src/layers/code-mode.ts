@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import type { SiteProgramApi } from '../core/site.ts';
 import type { RunContext } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
-import type { StoryView } from '../tools/browser.ts';
 import { defineTool, type Tool, type ToolOutput } from '../tools/registry.ts';
 import { runProgram, type Dsl } from '../tools/sandbox.ts';
 
@@ -36,7 +36,7 @@ export const codeMode = defineLayer({
         const runProgramTool = defineTool({
           name: 'run_program',
           effect: 'act',
-          description: describeApi(timeoutMs),
+          description: describeApi(timeoutMs, run.site?.program),
           parameters: z.object({ source: z.string().min(1).describe('the body of an async JavaScript function') }),
           timeoutMs: timeoutMs + REPORT_GRACE_MS,
           async execute({ source }, call) {
@@ -73,10 +73,20 @@ function api(run: RunContext, programCallId: string, deadline: number): Dsl {
     queue = result.catch(() => {});
     return result;
   };
+  const program = run.site?.program;
+  const site = program && {
+    [program.name]: Object.fromEntries(
+      Object.entries(program.functions).map(([name, { tool, field }]) => [
+        name,
+        async (args?: unknown) => {
+          const output = await call(tool, (args ?? {}) as Record<string, unknown>);
+          return field === undefined ? output : output[field];
+        },
+      ]),
+    ),
+  };
   return {
-    hn: {
-      stories: async () => (await call('get_stories', {})).stories as StoryView[],
-    },
+    ...site,
     browser: {
       navigate: (url) => call('navigate', { url }),
       click: (selector) => call('click', { selector }),
@@ -92,11 +102,12 @@ function api(run: RunContext, programCallId: string, deadline: number): Dsl {
   };
 }
 
-function describeApi(timeoutMs: number): string {
+function describeApi(timeoutMs: number, program: SiteProgramApi | undefined): string {
+  const siteFunctions = Object.entries(program?.functions ?? {}).map(([name, { describe }]) => `  ${program!.name}.${name}() ${describe}`);
   return [
     'Run a JavaScript program: the body of an async function, so use `await` and `return` a value.',
     'It runs in a sandbox with no network, modules, files or timers, and drives the browser only through these functions, each returning a promise:',
-    '  hn.stories() → [{ rank, id, title, url, points, voted, votable }], the stories on the current Hacker News page',
+    ...siteFunctions,
     '  browser.navigate(url) → { url, status, title }',
     '  browser.click(selector) → { clicked, url, title }; waits for any navigation',
     '  browser.fill(selector, value)',

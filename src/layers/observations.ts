@@ -4,14 +4,6 @@ import type { ToolOutput } from '../tools/registry.ts';
 
 export const observationsOptions = z.object({ maxChars: z.number().int().positive().default(4000) }).strict();
 
-/** Where tools put text the page wrote (so anyone who can publish on the web), by tool: field paths. */
-const PAGE_TEXT: Readonly<Record<string, RegExp>> = {
-  get_text: /^text$/,
-  get_stories: /^stories\.\d+\.title$/,
-  navigate: /^title$/,
-  click: /^title$/,
-};
-
 /** Lines of page text that address the agent rather than a reader. */
 const INSTRUCTION_LIKE =
   /ignore (?:all |any )?(?:previous|prior|above|earlier) instructions|ignore (?:your|the) task|disregard (?:your|the|all|previous)|you must now|new instructions|navigate to|\b(?:system|assistant)\s*:|\b(?:upvote|vote for) (?:story|post)\b/i;
@@ -32,8 +24,10 @@ export const observations = defineLayer({
       async aroundTool(run, call, next) {
         const outcome = await next();
         if (!outcome.ok) return outcome;
-        const valid = run.tools.get(call.name)?.output?.safeParse(outcome.output).success ?? true;
-        const { output, flagged } = reshape(call.name, outcome.output, maxChars);
+        const tool = run.tools.get(call.name);
+        const valid = tool?.output?.safeParse(outcome.output).success ?? true;
+        // Where the tool puts text the page wrote, as the tool itself declares it.
+        const { output, flagged } = reshape(tool?.pageText, outcome.output, maxChars);
         run.record({ type: 'harness_observation', callId: call.id, valid, flags: flagged });
         // No clock time: the same run must send the model the same text, or a recorded run could not replay.
         const provenance = { tool: call.name, callId: call.id, url: run.page.url() };
@@ -44,9 +38,8 @@ export const observations = defineLayer({
 });
 
 /** The output with long strings cut, and page text marked untrusted with its instruction-like lines taken out (and returned). */
-function reshape(tool: string, output: ToolOutput, maxChars: number): { output: ToolOutput; flagged: string[] } {
+function reshape(pageText: RegExp | undefined, output: ToolOutput, maxChars: number): { output: ToolOutput; flagged: string[] } {
   const flagged: string[] = [];
-  const pageText = PAGE_TEXT[tool];
   const cut = (text: string) =>
     text.length <= maxChars ? text : `${text.slice(0, maxChars)} [truncated by the harness: ${maxChars} of ${text.length} characters shown]`;
   const walk = (value: unknown, path: string): unknown => {

@@ -3,8 +3,7 @@ import { InputError, parseInput } from '../input.ts';
 import type { Cassette, ModelCacheMode } from './cassette.ts';
 import { ollamaModel } from './ollama.ts';
 import { openaiModel } from './openai.ts';
-import { doubles } from './scripted/doubles.ts';
-import { SCRIPTED_BASE_URL, scriptedFetch } from './scripted/endpoint.ts';
+import { doubleNames, SCRIPTED_BASE_URL, scriptedFetch } from './scripted/endpoint.ts';
 import { samplingSchema } from './options.ts';
 import type { Model } from '../core/model.ts';
 
@@ -30,8 +29,8 @@ export function parseModelSpec(spec: unknown) {
   if (!(modelSchemes as readonly string[]).includes(scheme)) {
     throw new InputError(`model: unknown scheme "${scheme}" in "${id}" (accepted: ${modelSchemes.join(', ')})`);
   }
-  if (scheme === 'scripted' && !(name in doubles)) {
-    throw new InputError(`model ${id}: unknown scripted double "${name}" (accepted: ${Object.keys(doubles).join(', ')})`);
+  if (scheme === 'scripted' && !doubleNames().includes(name)) {
+    throw new InputError(`model ${id}: unknown scripted double "${name}" (accepted: ${doubleNames().join(', ') || 'none registered'})`);
   }
   return { id, scheme: scheme as (typeof modelSchemes)[number], name, options };
 }

@@ -17,6 +17,7 @@ import { observationTokens } from '../harness/tokens.ts';
 import { recorded, type SiteFactory } from '../sites/hn/site.ts';
 import { InputError, parseInput } from '../input.ts';
 import { recordInAllure } from './allure.ts';
+import './doubles.ts';
 import { builtInHarness } from '../harness/agent.ts';
 import { agentCondition, layersCondition, modelCondition, NO_LAYERS, stackNameInUse } from './condition.ts';
 import { ABORT_GRACE_MS, evaluate, runSecrets, TaskNotApplicable, type CutShort, type RunRecord } from '../eval/evaluate.ts';

@@ -6,6 +6,7 @@ import { resolveLayers, type LayerSpec } from '../layers/index.ts';
 import { modelId, parseModelSpec, type ModelSpec } from '../models/registry.ts';
 import type { SiteFactory } from '../sites/hn/site.ts';
 import { layersCondition, modelCondition, stackName } from './condition.ts';
+import './doubles.ts';
 import type { HarnessOptions } from './fixtures.ts';
 
 export interface MatrixOptions {

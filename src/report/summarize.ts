@@ -71,7 +71,7 @@ export function cellKey({ task, agent, model, layers, site }: CellKeys): string 
   return `${task}\u0000${agent}\u0000${model}\u0000${layers}\u0000${site}`;
 }
 
-/** How a cell is named to a person: `upvote-first-post · harness-eval · scripted:overclaimer · bare · hn-recorded`. */
+/** How a cell is named to a person: its names joined, `<task> · <agent> · <model> · <layers> · <site>`. */
 export function cellLabel({ task, agent, model, layers, site }: CellKeys): string {
   return `${task} · ${agent} · ${model} · ${layers} · ${site}`;
 }
@@ -98,7 +98,7 @@ const conditionParts = ['task', 'agent', 'model', 'layers', 'site'] as const;
 /**
  * Each condition's labels. Where conditions that differ share all their names, every name whose
  * part of the condition differs gets `#` and a short stable hash of that part
- * (`hn-recorded-custom#3fa2c1`), so two cells never read alike. The names a run carries are taken
+ * (a site's `recorded-custom#3fa2c1`), so two cells never read alike. The names a run carries are taken
  * from its condition's smallest labels, so the result does not depend on the runs' order.
  */
 function labelConditions(firsts: readonly ReportedRun[]): CellKeys[] {

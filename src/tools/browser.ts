@@ -22,18 +22,6 @@ export const TEXT_LIMIT = 4000;
 /** How long a click on a scripted link waits for the request it sends. */
 const SCRIPTED_CLICK_MS = 2000;
 
-/** One story row as `get_stories` reads it, on every markup year the replica serves. */
-const storyViewSchema = z.object({
-  rank: z.number().nullable(),
-  id: z.string(),
-  title: z.string(),
-  url: z.string().nullable(),
-  points: z.number().nullable(),
-  voted: z.boolean(),
-  votable: z.boolean(),
-});
-export type StoryView = z.infer<typeof storyViewSchema>;
-
 /** What a page action answers: where the browser is now. */
 const landedSchema = z.object({ url: z.string(), title: z.string() });
 
@@ -58,6 +46,7 @@ export function getTextTool(page: () => Page, about: string, read: (page: Page) 
     description: `${about}${Number.isFinite(textLimit) ? ` (at most ${textLimit} characters)` : ''}.`,
     parameters: z.object({}),
     output: z.object({ url: z.string(), text: z.string(), truncated: z.string().optional() }),
+    pageText: /^text$/,
     async execute() {
       const text = await read(page());
       if (text.length <= textLimit) return { url: page().url(), text };
@@ -70,9 +59,10 @@ export function getTextTool(page: () => Page, about: string, read: (page: Page) 
 /**
  * The browser tools, bound to one page of a session the harness opened: tools never open or
  * close the browser. Actions wait for the navigation they cause, or for the page to settle.
- * `textLimit` caps get_text; the `output` layer lifts it and pages long outputs instead.
+ * `textLimit` caps get_text; the `output` layer lifts it and pages long outputs instead. `siteTools`
+ * (the site kit's own, `Site.tools`) come before `finish`, which stays last.
  */
-export function browserTools(page: Page, state: ToolState, { textLimit = TEXT_LIMIT }: { textLimit?: number } = {}): Tool[] {
+export function browserTools(page: Page, state: ToolState, { textLimit = TEXT_LIMIT, siteTools = [] }: { textLimit?: number; siteTools?: readonly Tool[] } = {}): Tool[] {
   const element = (selector: string) => firstMatch(page, selector);
 
   return [
@@ -82,6 +72,7 @@ export function browserTools(page: Page, state: ToolState, { textLimit = TEXT_LI
       description: 'Open a URL in the browser.',
       parameters: z.object({ url: z.url({ protocol: /^https?$/ }) }),
       output: landedSchema.extend({ status: z.number().nullable() }),
+      pageText: /^title$/,
       async execute({ url }) {
         const response = await page.goto(url, { waitUntil: 'load' });
         return { url: page.url(), status: response?.status() ?? null, title: await page.title() };
@@ -115,6 +106,7 @@ export function browserTools(page: Page, state: ToolState, { textLimit = TEXT_LI
       description: 'Click the first element matching a CSS selector; waits for any navigation, or for the request a scripted link sends.',
       parameters: z.object({ selector: z.string().min(1) }),
       output: landedSchema.extend({ clicked: z.string() }),
+      pageText: /^title$/,
       async execute({ selector }) {
         const target = await element(selector);
         if (!(await target.isVisible())) throw new ToolError(`${selector} is not visible`);
@@ -123,7 +115,7 @@ export function browserTools(page: Page, state: ToolState, { textLimit = TEXT_LI
           const description = `${link.tagName.toLowerCase()}${link.id ? `#${link.id}` : ''}${link.getAttribute('href') ? ` href=${link.getAttribute('href')}` : ''}`;
           return { clicked: description, scripted: link.classList.contains('clicky') || link.hasAttribute('onclick') };
         });
-        // A scripted link (HN's background vote) sends its request after the click returns: wait
+        // A scripted link (a background vote, as on HN) sends its request after the click returns: wait
         // for it, so that nothing the click did is still in flight when the run ends.
         const before = page.url();
         const backgroundRequest = scripted ? page.waitForEvent('requestfinished', { timeout: SCRIPTED_CLICK_MS }).catch(() => undefined) : undefined;
@@ -131,16 +123,6 @@ export function browserTools(page: Page, state: ToolState, { textLimit = TEXT_LI
         await page.waitForLoadState('load');
         if (page.url() === before) await backgroundRequest;
         return { clicked, url: page.url(), title: await page.title() };
-      },
-    }),
-    defineTool({
-      name: 'get_stories',
-      effect: 'read',
-      description: 'The stories listed on the current Hacker News page: rank, id, title, url, points, voted.',
-      parameters: z.object({}),
-      output: z.object({ url: z.string(), stories: z.array(storyViewSchema) }),
-      async execute() {
-        return { url: page.url(), stories: await page.evaluate(readStories) };
       },
     }),
     defineTool({
@@ -154,6 +136,7 @@ export function browserTools(page: Page, state: ToolState, { textLimit = TEXT_LI
         return { selector, className, present: classes.split(/\s+/).includes(className), classes };
       },
     }),
+    ...siteTools,
     defineTool({
       name: 'finish',
       effect: 'read',
@@ -171,24 +154,4 @@ export function browserTools(page: Page, state: ToolState, { textLimit = TEXT_LI
       },
     }),
   ];
-}
-
-/** Runs in the page: story rows of any HN markup year (2017 `a.storylink` … 2025 `span.titleline`). */
-function readStories(): StoryView[] {
-  return [...document.querySelectorAll('tr.athing:not(.comtr)')].map((row) => {
-    const id = row.id;
-    const link = row.querySelector<HTMLAnchorElement>('span.titleline > a, a.storylink');
-    const rank = Number.parseInt(row.querySelector('span.rank')?.textContent ?? '', 10);
-    const score = document.getElementById(`score_${id}`)?.textContent ?? '';
-    const up = document.getElementById(`up_${id}`);
-    return {
-      rank: Number.isNaN(rank) ? null : rank,
-      id,
-      title: link?.textContent ?? '',
-      url: link?.getAttribute('href') ?? null,
-      points: score ? Number.parseInt(score, 10) : null,
-      voted: up?.classList.contains('nosee') === true || document.getElementById(`un_${id}`) !== null,
-      votable: up !== null,
-    };
-  });
 }

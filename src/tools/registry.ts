@@ -1,24 +1,8 @@
 import { z } from 'zod';
 import type { ToolCall, ToolSchema } from '../core/model.ts';
+import type { Tool, ToolOutput } from '../core/tool.ts';
 
-/** What a tool answers: a JSON-serialisable observation for the model and the trace. */
-export type ToolOutput = Record<string, unknown>;
-
-export interface Tool<P extends z.ZodType = z.ZodType> {
-  name: string;
-  description: string;
-  parameters: P;
-  /** `act` tools change the world (click, fill, navigate); `read` tools only look. */
-  effect: 'read' | 'act';
-  /** The observation's shape, for layers that validate what tools answer. */
-  output?: z.ZodType;
-  /** Kept out of the schemas the model is offered, but callable (code mode's programs call them). */
-  hidden?: boolean;
-  /** The most a call may take, when the tool has a limit of its own (a program's); the harness's limits apply too. */
-  timeoutMs?: number;
-  /** The registry passes the call being run, for a tool that makes calls of its own under its id. */
-  execute(args: z.output<P>, call?: ToolCall): Promise<ToolOutput>;
-}
+export type { Tool, ToolOutput } from '../core/tool.ts';
 
 /** A tool's own failure, reported to the model as an observation (not a crash). */
 export class ToolError extends Error {

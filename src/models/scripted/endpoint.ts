@@ -1,13 +1,49 @@
 import { http, HttpResponse } from 'msw';
+import { InputError } from '../../input.ts';
 import { handlersFetch } from '../handlers-fetch.ts';
 import { FIXED_IMAGE_TOKENS } from '../images.ts';
-import { doubles } from './doubles.ts';
-import { readHistory, type WireMessage } from './history.ts';
-import { callFor } from './calls.ts';
-import type { OfferedTool } from './toolbox.ts';
 
 /** Where the doubles answer: an OpenAI-compatible endpoint that exists only as msw handlers. */
 export const SCRIPTED_BASE_URL = 'https://scripted.harness-eval.invalid/v1';
+
+/** The OpenAI wire format the doubles receive, read back into what the agent did and was told. */
+export interface WireMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  /** Text, or content parts (a user message with images: its text parts are read). */
+  content?: string | null | Array<{ type: string; text?: string }>;
+  tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+  tool_call_id?: string;
+}
+
+/** A tool as the chat request offers it (OpenAI's `tools[]`). */
+export interface OfferedTool {
+  type?: string;
+  function: { name: string; description?: string; parameters?: { properties?: Record<string, { type?: string | string[] }>; required?: string[] } };
+}
+
+/**
+ * A scripted double: a deterministic stand-in for a model (a site kit's: they know its pages). From
+ * the conversation so far and the tools offered, it answers its next tool call; a throw says it
+ * cannot act with these tools.
+ */
+export type ScriptedDouble = (messages: readonly WireMessage[], tools: readonly OfferedTool[] | undefined) => { name: string; args: Record<string, unknown> };
+
+/** The doubles `scripted:<name>` resolves to, as the shell registered them. */
+const registered = new Map<string, ScriptedDouble>();
+
+/** Makes doubles callable as `scripted:<name>`; a name already taken by another double is an error. */
+export function registerDoubles(doubles: Readonly<Record<string, ScriptedDouble>>): void {
+  for (const [name, double] of Object.entries(doubles)) {
+    const taken = registered.get(name);
+    if (taken && taken !== double) throw new InputError(`scripted double "${name}" is registered already`);
+    registered.set(name, double);
+  }
+}
+
+/** The names of the registered doubles. */
+export function doubleNames(): string[] {
+  return [...registered.keys()];
+}
 
 /**
  * A rough, deterministic token count (4 characters a token) for the doubles' usage figures. An image
@@ -24,27 +60,25 @@ const isImagePart = (part: unknown) => typeof part === 'object' && part !== null
 export const scriptedHandlers = [
   http.post(`${SCRIPTED_BASE_URL}/chat/completions`, async ({ request }) => {
     const body = (await request.json()) as { model: string; messages: WireMessage[]; tools?: OfferedTool[] };
-    const policy = doubles[body.model];
-    if (!policy) {
+    const double = registered.get(body.model);
+    if (!double) {
       return HttpResponse.json(
         { error: { message: `The model \`${body.model}\` does not exist`, type: 'invalid_request_error', code: 'model_not_found' } },
         { status: 404 },
       );
     }
-    const history = readHistory(body.messages, body.tools);
+    const turn = body.messages.filter((message) => message.role === 'assistant').length + 1;
     let action;
     try {
-      action = callFor(policy(history), history);
+      action = double(body.messages, body.tools);
     } catch (error) {
       // The double cannot act with this agent's tools: a failure of the doubles, said plainly.
       const message = `scripted:${body.model}: ${error instanceof Error ? error.message : String(error)}`;
       return HttpResponse.json({ error: { message, type: 'invalid_request_error', code: 'unusable_tools' } }, { status: 400 });
     }
-    const toolCalls = [
-      { id: `call_${history.turns + 1}_0`, type: 'function', function: { name: action.name, arguments: JSON.stringify(action.args) } },
-    ];
+    const toolCalls = [{ id: `call_${turn}_0`, type: 'function', function: { name: action.name, arguments: JSON.stringify(action.args) } }];
     return HttpResponse.json({
-      id: `chatcmpl-scripted-${history.turns + 1}`,
+      id: `chatcmpl-scripted-${turn}`,
       object: 'chat.completion',
       created: 0,
       model: body.model,

@@ -1,4 +1,5 @@
 import { classifyHn } from './classify.ts';
+import { hnProgram, hnTools } from './tools.ts';
 import { hnLoginWall, hnSignIn } from './sign-in.ts';
 import * as cheerio from 'cheerio';
 import type { z } from 'zod';
@@ -85,6 +86,8 @@ function liveSite(account: Account, fetchSite: SiteHandler, oracle: OracleSessio
     idle: () => inFlight.idle(idleBoundMs(intervalMs + LIVE_ANSWER_MS)),
     secrets: () => [...sessions.secrets(), ...oracle.secrets()],
     classify: classifyHn,
+    tools: hnTools,
+    program: hnProgram,
     loginWall: (page) => hnLoginWall(page, HN_ORIGIN),
     signIn: hnSignIn(runFetch, HN_ORIGIN),
     async dispose() {

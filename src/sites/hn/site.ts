@@ -1,4 +1,5 @@
 import { classifyHn } from './classify.ts';
+import { hnProgram, hnTools } from './tools.ts';
 import { hnLoginWall, hnSignIn } from './sign-in.ts';
 import { resolve } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
@@ -62,6 +63,8 @@ export function recordedHn({ startLoggedIn, ...options }: RecordedOptions = {}):
     idle: () => replica.idle(),
     secrets: () => replica.state.sessionSecrets(),
     classify: classifyHn,
+    tools: hnTools,
+    program: hnProgram,
     loginWall: (page) => hnLoginWall(page, HN_ORIGIN),
     signIn: hnSignIn((request) => replica.handle(request), HN_ORIGIN),
   };

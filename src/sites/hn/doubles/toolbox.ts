@@ -1,3 +1,5 @@
+import type { OfferedTool } from '../../../models/scripted/endpoint.ts';
+
 /**
  * The tools an agent offers, read by what they can do, so that a double drives any agent: its own
  * tools, not only harness-eval's. The doubles think in a small vocabulary of moves (open a page,
@@ -6,12 +8,6 @@
 
 /** The doubles' own moves. */
 export type Move = 'navigate' | 'click' | 'fill' | 'get_stories' | 'get_text' | 'current_url' | 'has_class' | 'finish' | 'run_program' | 'screenshot' | 'view_screenshot';
-
-/** A tool as the chat request offers it (OpenAI's `tools[]`). */
-export interface OfferedTool {
-  type?: string;
-  function: { name: string; description?: string; parameters?: { properties?: Record<string, { type?: string | string[] }>; required?: string[] } };
-}
 
 interface Capable {
   name: string;

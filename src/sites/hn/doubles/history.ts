@@ -1,15 +1,7 @@
-import { parseJsonObject } from '../../text.ts';
+import { parseJsonObject } from '../../../text.ts';
 import { saysSignedIn, stringsIn } from './page.ts';
-import { Toolbox, type Action, type Move, type OfferedTool } from './toolbox.ts';
-
-/** The OpenAI wire format the doubles receive, read back into what the agent did and was told. */
-export interface WireMessage {
-  role: 'system' | 'user' | 'assistant' | 'tool';
-  /** Text, or content parts (a user message with images: its text parts are read). */
-  content?: string | null | Array<{ type: string; text?: string }>;
-  tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
-  tool_call_id?: string;
-}
+import type { OfferedTool, WireMessage } from '../../../models/scripted/endpoint.ts';
+import { Toolbox, type Action, type Move } from './toolbox.ts';
 
 export interface Step {
   /** The tool call's id, which a claim cites as evidence. */

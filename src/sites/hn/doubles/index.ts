@@ -1,0 +1,15 @@
+import type { ScriptedDouble } from '../../../models/scripted/endpoint.ts';
+import { callFor } from './calls.ts';
+import { doubles } from './doubles.ts';
+import { readHistory, type Policy } from './history.ts';
+
+/** A policy as the scripted endpoint calls it: the conversation read into a history, its move made with the tools offered. */
+function double(policy: Policy): ScriptedDouble {
+  return (messages, tools) => {
+    const history = readHistory(messages, tools);
+    return callFor(policy(history), history);
+  };
+}
+
+/** HN's scripted doubles (`scripted:diligent`, …): they know HN's pages, so they are the kit's. The shell registers them. */
+export const hnDoubles: Readonly<Record<string, ScriptedDouble>> = Object.fromEntries(Object.entries(doubles).map(([name, policy]) => [name, double(policy)]));
