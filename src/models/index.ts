@@ -15,3 +15,4 @@ export {
   type ModelCacheOptions,
 } from './cassette.ts';
 export type { ChatMessage, ChatRequest, ChatResponse, Model, ToolCall, Usage } from './types.ts';
+export { registerDoubles, type OfferedTool, type ScriptedDouble, type WireMessage } from './scripted/endpoint.ts';

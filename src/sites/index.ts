@@ -3,7 +3,8 @@
  * contract's types, and the helpers every kit uses to serve its site in a browser context or over
  * plain HTTP, to wait for it to settle and to keep its session tokens secret.
  */
-export type { HopCheck, LoginWall, SignedIn, Site, SiteAccount, SiteAction, SiteFactory, SiteIdle, SiteRequest } from '../core/site.ts';
+export type { HopCheck, LoginWall, SignedIn, Site, SiteAccount, SiteAction, SiteFactory, SiteIdle, SiteProgramApi, SiteProgramFunction, SiteRequest } from '../core/site.ts';
+export type { Tool, ToolOutput } from '../core/tool.ts';
 export type { StateChange } from '../core/state.ts';
 export type { Evidence, Postcondition, SessionView, Verdict } from '../core/task.ts';
 export { idleBoundMs, requestsInFlight, sessionCookies } from './site.ts';

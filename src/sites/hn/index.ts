@@ -7,3 +7,5 @@ export { createReplica, type HnReplica } from './replica.ts';
 export { politeFetch, RateLimitError, type Politeness } from './polite-fetch.ts';
 export { sanitizeCapture } from './sanitize.ts';
 export type { SiteTruth } from './state.ts';
+export { hnDoubles } from './doubles/index.ts';
+export { hnProgram, hnTools } from './tools.ts';
