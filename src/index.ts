@@ -35,7 +35,7 @@ export { judge } from './eval/oracle.ts';
 export { defineLayer, type Layer, type LayerValue, type LayerSpec, type LayerName } from './layers/index.ts';
 export { layerStacks } from './layers/stacks.ts';
 export { defineTool, ToolError, type Tool } from './tools/registry.ts';
-export type { RunContext } from './harness/context.ts';
+export type { RunView } from './harness/context.ts';
 export type { StopReason, TraceEvent } from './harness/trace.ts';
 export type { Claim } from './tools/browser.ts';
 

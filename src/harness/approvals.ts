@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { readJsonFile } from '../input.ts';
 import { canonicalJson, writeFileAtomic } from '../text.ts';
-import type { RunContext } from './context.ts';
+import type { RunView } from './context.ts';
 import { approvalKinds, approvalRequestSchema, approvalScopes, type ApprovalRequest } from '../core/trace.ts';
 
 export { approvalRequestSchema, type ApprovalRequest } from '../core/trace.ts';
@@ -129,10 +129,10 @@ export function argsHash(args: unknown): string {
   return createHash('sha256').update(canonicalJson(args) ?? 'null').digest('hex');
 }
 
-const freshRunIds = new WeakMap<RunContext, string>();
+const freshRunIds = new WeakMap<RunView, string>();
 
 /** The run's id in the store: the one its first request recorded (so a resumed run keeps it), else a new one. */
-function runIdOf(run: RunContext): string {
+function runIdOf(run: RunView): string {
   const recorded = run.trace.of('harness_approval_request')[0]?.runId;
   if (recorded) return recorded;
   if (!freshRunIds.has(run)) freshRunIds.set(run, randomUUID());
@@ -144,7 +144,7 @@ function runIdOf(run: RunContext): string {
  * `harness_approval`); otherwise its request is filed (once: a resumed run finds its own still
  * waiting) and the run pauses as `awaiting_approval`, for `durable` to save.
  */
-export function askStore(run: RunContext, options: ApprovalStoreOptions, ask: ApprovalAsk): Verdict {
+export function askStore(run: RunView, options: ApprovalStoreOptions, ask: ApprovalAsk): Verdict {
   const store = new ApprovalStore(options.dir);
   const asked = { kind: ask.kind, task: run.task, runId: runIdOf(run), action: ask.action, resource: ask.resource, argsHash: ask.argsHash };
   const found = store.covering(asked, spentIn(run));
@@ -165,7 +165,7 @@ export function askStore(run: RunContext, options: ApprovalStoreOptions, ask: Ap
 }
 
 /** `call` decisions this run has used already: each lets one call through. */
-function spentIn(run: RunContext): Set<string> {
+function spentIn(run: RunView): Set<string> {
   return new Set(run.trace.of('harness_approval').flatMap((event) => (event.decision === 'approved' && event.requestId ? [event.requestId] : [])));
 }
 

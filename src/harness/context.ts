@@ -23,6 +23,46 @@ export interface AttemptOutcome {
 }
 
 /**
+ * What a layer sees of a run, and all it may use: the page and the run's site (origin, the kit's
+ * classifier and sign-in), the task's bound postconditions (its checks), the conversation and the
+ * tools, the trace writer (`record`, `trace`), the stop signal (`stop`, `stopped`, `signal`) and the
+ * counters. The loop's own machinery (attempts begun and ended, token counting, the conversation's
+ * storage) is not in it; a layer that reached for it would not compile.
+ */
+export type RunView = Pick<
+  RunContext,
+  | 'page'
+  | 'site'
+  | 'postconditions'
+  | 'task'
+  | 'taskId'
+  | 'credentials'
+  | 'model'
+  | 'messages'
+  | 'push'
+  | 'replaceMessages'
+  | 'tell'
+  | 'tools'
+  | 'callTool'
+  | 'record'
+  | 'trace'
+  | 'redact'
+  | 'stop'
+  | 'stopped'
+  | 'signal'
+  | 'claim'
+  | 'attempt'
+  | 'iterations'
+  | 'attemptIterations'
+  | 'startedAt'
+  | 'limits'
+  | 'knownTokens'
+  | 'snapshot'
+  | 'resume'
+  | 'reopen'
+>;
+
+/**
  * One run's instance of a layer: a named unit of harness behaviour, plugged into the loop through
  * hooks. Layers run in the order of the stack; `aroundAttempt` wraps the whole attempt (the
  * outermost layer first). Each run gets its own (see `defineLayer`), so state kept in it is the run's.
@@ -30,33 +70,33 @@ export interface AttemptOutcome {
 export interface Layer {
   readonly name: string;
   /** At the start of each attempt: the tools offered to the model, to add to (a `more` tool) or narrow (a read-only profile). */
-  tools?(run: RunContext, tools: readonly Tool[]): readonly Tool[];
+  tools?(run: RunView, tools: readonly Tool[]): readonly Tool[];
   /** Before each model call: trim context, enforce budgets (may stop the run). */
-  beforeModel?(run: RunContext): void | Promise<void>;
+  beforeModel?(run: RunView): void | Promise<void>;
   /** After each model answer, before its tool calls run: notice repetition (may stop the run). */
-  afterModel?(run: RunContext, response: ChatResponse): void | Promise<void>;
+  afterModel?(run: RunView, response: ChatResponse): void | Promise<void>;
   /** Around each tool call, outermost layer first: deny it, wait for approval, settle the page, reshape the output. `by` says whose call it is. */
-  aroundTool?(run: RunContext, call: ToolCall, next: () => Promise<ToolOutcome>, by: CallOrigin): Promise<ToolOutcome>;
+  aroundTool?(run: RunView, call: ToolCall, next: () => Promise<ToolOutcome>, by: CallOrigin): Promise<ToolOutcome>;
   /**
    * Before each request the browser sends during an attempt, and before each redirect hop the site
    * answers it with (a `goto` chain, a login's redirect): page loads, form posts, a script's
    * fetch, an image ping. A refusal keeps it from being sent; the first refusal in stack order
    * decides, and a refused page load or action fails the tool call in progress with it.
    */
-  checkRequest?(run: RunContext, request: BrowserRequest): RequestRefusal | undefined | Promise<RequestRefusal | undefined>;
+  checkRequest?(run: RunView, request: BrowserRequest): RequestRefusal | undefined | Promise<RequestRefusal | undefined>;
   /** After the tool calls of a turn: react to where the browser is (a login wall). */
-  afterTools?(run: RunContext): void | Promise<void>;
+  afterTools?(run: RunView): void | Promise<void>;
   /** When the model claims an outcome: answers the claim the harness will report. */
-  onFinish?(run: RunContext, claim: Claim): Claim | Promise<Claim>;
-  aroundAttempt?(run: RunContext, attempt: () => Promise<AttemptOutcome>): Promise<AttemptOutcome>;
+  onFinish?(run: RunView, claim: Claim): Claim | Promise<Claim>;
+  aroundAttempt?(run: RunView, attempt: () => Promise<AttemptOutcome>): Promise<AttemptOutcome>;
   /**
    * The page crashed, or the page, its context or the browser closed, mid-attempt (`lost` says
    * which). A layer with this hook takes the loss on (`recovery` reopens the session at its next
    * hook); with none, the run stops with `error`.
    */
-  onBrowserLost?(run: RunContext, lost: string): void;
+  onBrowserLost?(run: RunView, lost: string): void;
   /** When the run pauses (`awaiting_approval`), its page still open: save it to resume later. */
-  onPause?(run: RunContext): void | Promise<void>;
+  onPause?(run: RunView): void | Promise<void>;
 }
 
 /** A request the browser sends (or a redirect hop of one), as `checkRequest` sees it. */

@@ -1,7 +1,7 @@
 import { counted } from '../report/format.ts';
 import { ModelError } from '../models/types.ts';
 import type { ToolCall } from '../core/model.ts';
-import type { CallOrigin, RunContext } from './context.ts';
+import type { CallOrigin, RunContext, RunView } from './context.ts';
 import type { Claim } from '../tools/browser.ts';
 import type { AttemptOutcome, Layer } from './layer.ts';
 import { parseJsonObject } from '../text.ts';
@@ -96,7 +96,7 @@ async function stopped(run: RunContext, layers: readonly Layer[]): Promise<Attem
  * goes to the model. A call held back for approval gets no answer yet: it gets its real one when
  * the run resumes.
  */
-export async function executeCall(run: RunContext, call: ToolCall, by: CallOrigin = 'model'): Promise<void> {
+export async function executeCall(run: RunView, call: ToolCall, by: CallOrigin = 'model'): Promise<void> {
   const outcome = await run.callTool(call, { by });
   if (!outcome.ok && outcome.kind === 'awaiting_approval') return;
   const observation = outcome.ok ? outcome.output : { error: outcome.error };

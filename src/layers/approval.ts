@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { actionTarget } from '../harness/actions.ts';
 import { approvalStoreOptions, argsHash, askStore, awaitingError } from '../harness/approvals.ts';
-import type { RunContext } from '../harness/context.ts';
+import type { RunView } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 import type { SiteAction } from '../core/site.ts';
 
@@ -52,9 +52,9 @@ export const approval = defineLayer({
   create(options) {
     /** The decisions of this attempt, by action (`vote 46194762`). */
     let decided = { attempt: 0, by: new Map<string, Decision>() };
-    const decisions = (run: RunContext) => (decided.attempt === run.attempt ? decided.by : (decided = { attempt: run.attempt, by: new Map() }).by);
+    const decisions = (run: RunView) => (decided.attempt === run.attempt ? decided.by : (decided = { attempt: run.attempt, by: new Map() }).by);
 
-    const decide = async (run: RunContext, request: ApprovalRequest, where: { callId?: string; tool?: string }, hash: string): Promise<Decision> => {
+    const decide = async (run: RunView, request: ApprovalRequest, where: { callId?: string; tool?: string }, hash: string): Promise<Decision> => {
       const { action } = request;
       const what = describe(action);
       if (options.store) {
@@ -102,7 +102,7 @@ function refusal(action: SiteAction, decision: Exclude<Decision, 'approved'>) {
   return { ok: false, kind: 'denied', error: `denied by the harness: ${what} needs approval, and it was not approved` } as const;
 }
 
-function ask(policy: ApprovalOptions['policy'], request: ApprovalRequest, run: RunContext): boolean | Promise<boolean> {
+function ask(policy: ApprovalOptions['policy'], request: ApprovalRequest, run: RunView): boolean | Promise<boolean> {
   if (typeof policy === 'function') return policy(request);
   if (policy === 'approve-once') return !run.trace.of('harness_approval').some((event) => event.decision === 'approved');
   return policy === 'approve';

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import type { RunContext } from '../harness/context.ts';
+import type { RunView } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 import { contextWindow, messageCounter, promptTokens } from '../harness/tokens.ts';
 import type { ChatMessage } from '../core/model.ts';
@@ -52,7 +52,7 @@ export const checkpoint = defineLayer({
   },
 });
 
-function readCheckpoint(run: RunContext) {
+function readCheckpoint(run: RunView) {
   return defineTool({
     name: 'read_checkpoint',
     effect: 'read',
@@ -73,12 +73,12 @@ function readCheckpoint(run: RunContext) {
 }
 
 /** This attempt's checkpoints, numbered from 1: the trace is the layer's memory. */
-function checkpointsOf(run: RunContext) {
+function checkpointsOf(run: RunView) {
   return run.trace.of('harness_checkpoint').filter((event) => event.attempt === run.attempt);
 }
 
 /** One folder per run, so parallel runs never overwrite each other's numbered files. */
-async function runFolder(run: RunContext, dir: string): Promise<string> {
+async function runFolder(run: RunView, dir: string): Promise<string> {
   const first = run.trace.of('harness_checkpoint')[0];
   if (first) return dirname(first.file);
   await mkdir(dir, { recursive: true });
@@ -86,7 +86,7 @@ async function runFolder(run: RunContext, dir: string): Promise<string> {
 }
 
 /** "3. click {"selector":"#save"} → ok {"clicked":…}": this attempt's calls, from the (redacted) trace. */
-function callsSoFar(run: RunContext): string {
+function callsSoFar(run: RunView): string {
   const results = new Map(run.trace.of('tool_result').filter((event) => event.attempt === run.attempt).map((event) => [event.callId, event]));
   const calls = run.trace.of('tool_call').filter((event) => event.attempt === run.attempt);
   return calls

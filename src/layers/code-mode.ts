@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { SiteProgramApi } from '../core/site.ts';
-import type { RunContext } from '../harness/context.ts';
+import type { RunView } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 import { defineTool, type Tool, type ToolOutput } from '../tools/registry.ts';
 import { runProgram, type Dsl } from '../tools/sandbox.ts';
@@ -60,7 +60,7 @@ export const codeMode = defineLayer({
  * that does not await still never has two actions on the page at once); a failed call, denied or
  * not, throws in the program with the reason.
  */
-function api(run: RunContext, programCallId: string, deadline: number): Dsl {
+function api(run: RunView, programCallId: string, deadline: number): Dsl {
   let made = 0;
   let queue: Promise<unknown> = Promise.resolve();
   const call = (name: string, args: Record<string, unknown>): Promise<ToolOutput> => {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { runSnapshotSchema, type RunContext } from '../harness/context.ts';
+import { runSnapshotSchema, type RunView } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 import { executeCall } from '../harness/loop.ts';
 import type { ChatMessage } from '../core/model.ts';
@@ -89,7 +89,7 @@ export const durable = defineLayer({
  * approved action runs now, a denied one is refused (the model is told), and one still waiting
  * pauses the run again. Nothing that ran before the pause runs twice.
  */
-async function finishPausedTurn(run: RunContext): Promise<void> {
+async function finishPausedTurn(run: RunView): Promise<void> {
   const request = run.trace.of('harness_approval_request').at(-1);
   if (request?.kind === 'continue' && !stallContinues(run, request)) return;
   const turn = run.messages.findLast((message): message is Extract<ChatMessage, { role: 'assistant' }> => message.role === 'assistant');
@@ -98,7 +98,7 @@ async function finishPausedTurn(run: RunContext): Promise<void> {
   if (!run.stopped) tellContinued(run);
 }
 
-async function save(file: string, run: RunContext, paused: boolean): Promise<void> {
+async function save(file: string, run: RunView, paused: boolean): Promise<void> {
   const saved: Saved = {
     version: 1,
     paused,

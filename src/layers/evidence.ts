@@ -1,4 +1,4 @@
-import type { RunContext } from '../harness/context.ts';
+import type { RunView } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 import type { SiteAction } from '../core/site.ts';
 
@@ -21,7 +21,7 @@ export const evidence = defineLayer({
   create: () => {
     /** What each call of the current attempt sent, by call id. */
     let sent = { attempt: 0, byCall: new Map<string, Performed[]>() };
-    const sentIn = (run: RunContext) => (sent.attempt === run.attempt ? sent.byCall : (sent = { attempt: run.attempt, byCall: new Map() }).byCall);
+    const sentIn = (run: RunView) => (sent.attempt === run.attempt ? sent.byCall : (sent = { attempt: run.attempt, byCall: new Map() }).byCall);
     return {
       checkRequest(run, request) {
         if (request.action && request.call) {
@@ -48,7 +48,7 @@ export const evidence = defineLayer({
   },
 });
 
-function checkEvidence(run: RunContext, cited: readonly string[], sent: ReadonlyMap<string, Performed[]>): { ok: boolean; detail: string } {
+function checkEvidence(run: RunView, cited: readonly string[], sent: ReadonlyMap<string, Performed[]>): { ok: boolean; detail: string } {
   if (cited.length === 0) return { ok: false, detail: 'it cites no tool calls as evidence' };
   const results = run.trace.of('tool_result').filter((event) => event.attempt === run.attempt);
   const byId = new Map(results.map((result) => [result.callId, result]));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RunContext } from '../harness/context.ts';
+import type { RunView } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 import { defineTool, type Tool } from '../tools/registry.ts';
 
@@ -70,7 +70,7 @@ export const login = defineLayer({
 });
 
 /** Signs in through the site kit from the page's login wall; true when the site set a session. The browser then opens the page the kit names, one that reads. */
-async function signInFrom(run: RunContext): Promise<boolean> {
+async function signInFrom(run: RunView): Promise<boolean> {
   const wall = await run.site?.loginWall?.(run.page);
   if (!wall || !run.credentials || !run.site?.signIn) return false;
   const { signedIn, next } = await run.site.signIn(run.page.context(), run.credentials, wall);

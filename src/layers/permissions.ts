@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RunContext } from '../harness/context.ts';
+import type { RunView } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 import type { ToolCall } from '../core/model.ts';
 import { parseJsonObject } from '../text.ts';
@@ -61,7 +61,7 @@ export const permissions = defineLayer({
 });
 
 /** The origins the options list, else the run's site's. */
-function allowedOrigins(run: RunContext, origins: readonly string[] | undefined): ReadonlySet<string> {
+function allowedOrigins(run: RunView, origins: readonly string[] | undefined): ReadonlySet<string> {
   const listed = origins ?? (run.site && [run.site.origin]);
   if (!listed) throw new Error('layer permissions: origins: none given, and the run has no site to default to');
   return new Set(listed.map((origin) => new URL(origin).origin));
@@ -74,7 +74,7 @@ const offOrigins = (url: string, allowed: ReadonlySet<string>) => /^https?:/.tes
  * network answered (another origin's server, not the site's), so a page that redirected off the
  * allowed origins is taken back where it was, and the call denied. The redirected request itself has been sent.
  */
-async function takeBack(run: RunContext, call: ToolCall, before: string, allowed: ReadonlySet<string>) {
+async function takeBack(run: RunView, call: ToolCall, before: string, allowed: ReadonlySet<string>) {
   const landed = run.page.url();
   if (!offOrigins(landed, allowed)) return undefined;
   const back = offOrigins(before, allowed) ? 'about:blank' : before;
@@ -85,7 +85,7 @@ async function takeBack(run: RunContext, call: ToolCall, before: string, allowed
 }
 
 /** Why the call is not allowed, or undefined when it is. */
-function refusal(run: RunContext, call: ToolCall, allowed: ReadonlySet<string>): string | undefined {
+function refusal(run: RunView, call: ToolCall, allowed: ReadonlySet<string>): string | undefined {
   if (!run.tools.names.includes(call.name)) return `${call.name} is not one of the tools this run may use (${run.tools.names.join(', ')})`;
   if (call.name !== 'navigate') return undefined;
   const origin = originOf(call.arguments);

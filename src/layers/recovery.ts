@@ -1,6 +1,6 @@
 import type { Cookie } from '@playwright/test';
 import { z } from 'zod';
-import type { RunContext } from '../harness/context.ts';
+import type { RunView } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 import { counted } from '../report/format.ts';
 
@@ -28,7 +28,7 @@ export const recovery = defineLayer({
     /** What the model is told before its next call (a message between a call and its result is refused by providers). */
     let notice: string | undefined;
 
-    const recoverIfLost = async (run: RunContext) => {
+    const recoverIfLost = async (run: RunView) => {
       if (!lost) return;
       const what = lost;
       lost = undefined;

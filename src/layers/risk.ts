@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { actionTarget, type ActionTarget } from '../harness/actions.ts';
 import { approvalStoreOptions, argsHash, askStore, awaitingError } from '../harness/approvals.ts';
-import type { RequestRefusal, RunContext } from '../harness/context.ts';
+import type { RequestRefusal, RunView } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 import type { ToolCall } from '../core/model.ts';
 
@@ -72,10 +72,10 @@ export const risk = defineLayer({
   create(options) {
     /** What passed in this attempt, by action (`vote 46194762`) or URL: the browser's request for a call's own action is not scored twice. */
     let passed = { attempt: 0, keys: new Set<string>() };
-    const passedIn = (run: RunContext) => (passed.attempt === run.attempt ? passed.keys : (passed = { attempt: run.attempt, keys: new Set() }).keys);
+    const passedIn = (run: RunView) => (passed.attempt === run.attempt ? passed.keys : (passed = { attempt: run.attempt, keys: new Set() }).keys);
 
     /** The policy's verdict on one action: undefined when it may go ahead. `quiet`: a low score is not recorded. */
-    const judge = async (run: RunContext, call: ToolCall, target: ActionTarget, { resource, hash, quiet }: { resource: string; hash: string; quiet: boolean }): Promise<RequestRefusal | undefined> => {
+    const judge = async (run: RunView, call: ToolCall, target: ActionTarget, { resource, hash, quiet }: { resource: string; hash: string; quiet: boolean }): Promise<RequestRefusal | undefined> => {
       const scored = scoreAction(options, call, target, run.page.url());
       const record = (decision: 'passed' | 'warned' | 'overridden' | 'approved' | 'denied' | 'paused') =>
         run.record({ type: 'harness_risk', callId: call.id, tool: call.name, score: scored.score, level: scored.level, ...(scored.rule && { rule: scored.rule.name }), decision });
@@ -167,7 +167,7 @@ function resourceOf(call: ToolCall, target: ActionTarget): string {
 }
 
 /** The same call (tool and arguments) was warned about earlier in this attempt: the model chose to go ahead. */
-function warnedBefore(run: RunContext, call: ToolCall): boolean {
+function warnedBefore(run: RunView, call: ToolCall): boolean {
   const warned = new Set(run.trace.of('harness_risk').flatMap((event) => (event.decision === 'warned' && event.attempt === run.attempt ? [event.callId] : [])));
   return run.trace.of('tool_call').some((event) => warned.has(event.callId) && event.name === call.name && event.arguments === call.arguments);
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { approvalStoreOptions, askStore, type ApprovalStoreOptions } from '../harness/approvals.ts';
-import type { RunContext } from '../harness/context.ts';
+import type { RunView } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 import type { TraceEventOf } from '../core/trace.ts';
 
@@ -47,20 +47,20 @@ export const stall = defineLayer({
   },
 });
 
-function escalate(run: RunContext, store: ApprovalStoreOptions, repeats: number, turn: string): void {
+function escalate(run: RunView, store: ApprovalStoreOptions, repeats: number, turn: string): void {
   const ask = { kind: 'continue', action: 'continue', resource: 'run', argsHash: turn, reason: `the model gave the same turn ${repeats} times, after a warning: may it go on?` } as const;
   const verdict = askStore(run, store, ask);
   run.record({ type: 'harness_stall', repeats, action: verdict === 'paused' ? 'escalated' : verdict === 'approved' ? 'continued' : 'stopped' });
   if (verdict === 'denied') run.stop('stalled', `the model gave the same turn ${repeats} times, and going on was denied`);
 }
 
-function stopStalled(run: RunContext, repeats: number): void {
+function stopStalled(run: RunView, repeats: number): void {
   run.record({ type: 'harness_stall', repeats, action: 'stopped' });
   run.stop('stalled', `the model gave the same turn ${repeats} times, after a warning`);
 }
 
 /** A resumed run's stuck turn, asked about again (durable): whether the run goes on. */
-export function stallContinues(run: RunContext, request: TraceEventOf<'harness_approval_request'>): boolean {
+export function stallContinues(run: RunView, request: TraceEventOf<'harness_approval_request'>): boolean {
   const repeats = run.trace.of('harness_stall').at(-1)?.repeats ?? 0;
   const expiresInMs = Date.parse(request.expiresAt) - Date.parse(request.requestedAt);
   escalate(run, { dir: request.store, scope: request.scope, expiresInMs }, repeats, request.argsHash);
@@ -68,18 +68,18 @@ export function stallContinues(run: RunContext, request: TraceEventOf<'harness_a
 }
 
 /** Once after a person let a stuck run go on: the model is told, before its next call. */
-export function tellContinued(run: RunContext): void {
+export function tellContinued(run: RunView): void {
   const last = run.trace.of('harness_stall').at(-1);
   if (last?.action !== 'continued') return;
   if (run.trace.of('harness_note').some((note) => note.seq > last.seq && note.message === CONTINUE_NOTE)) return;
   run.tell('stall', CONTINUE_NOTE);
 }
 
-function responsesOfAttempt(run: RunContext): TraceEventOf<'model_response'>[] {
+function responsesOfAttempt(run: RunView): TraceEventOf<'model_response'>[] {
   return run.trace.of('model_response').filter((event) => event.attempt === run.attempt);
 }
 
-function warningOf(run: RunContext): TraceEventOf<'harness_stall'> | undefined {
+function warningOf(run: RunView): TraceEventOf<'harness_stall'> | undefined {
   return run.trace.of('harness_stall').find((event) => event.attempt === run.attempt && event.action === 'warned');
 }
 

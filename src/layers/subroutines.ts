@@ -4,7 +4,7 @@ import type { Page } from '@playwright/test';
 import { z } from 'zod';
 import type { JudgedRun } from '../core/run.ts';
 import type { Task } from '../core/task.ts';
-import type { RunContext, TaskId } from '../harness/context.ts';
+import type { RunView, TaskId } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 import { describeCalls } from '../harness/loop.ts';
 import { elementSchema, subroutineStepSchema } from '../core/trace.ts';
@@ -88,7 +88,7 @@ export const subroutines = defineLayer({
 });
 
 /** Replays `routine` until it ends with its claim, or a step no longer matches the page: then the model is told where to go on from. */
-async function replaySteps(run: RunContext, routine: Subroutine, file: string): Promise<void> {
+async function replaySteps(run: RunView, routine: Subroutine, file: string): Promise<void> {
   const of = routine.steps.length;
   for (const [index, step] of routine.steps.entries()) {
     const number = index + 1;
@@ -107,7 +107,7 @@ async function replaySteps(run: RunContext, routine: Subroutine, file: string): 
 }
 
 /** Ends a replay that diverged at step `number`: recorded, and one message to the model saying what was done and where it goes on from. */
-function handOver(run: RunContext, routine: Subroutine, file: string, divergence: { number: number; why: string; carriedOut: boolean }): void {
+function handOver(run: RunView, routine: Subroutine, file: string, divergence: { number: number; why: string; carriedOut: boolean }): void {
   const { number, why, carriedOut } = divergence;
   const of = routine.steps.length;
   run.record({ type: 'harness_subroutine', file, replayed: number - 1, of, diverged: { step: number, why } });

@@ -1,7 +1,7 @@
 import type { Page } from '@playwright/test';
 import { z } from 'zod';
 import type { Postcondition, SessionView, Verdict } from '../core/task.ts';
-import type { RunContext } from '../harness/context.ts';
+import type { RunView } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 
 export const verifyOptions = z
@@ -54,7 +54,7 @@ export function unconfirmable(postconditions: readonly Postcondition[]): { postc
  * The run's postconditions checked now on the site as the agent's session sees it (pages at
  * `origin`, else the run's site; the run's account as its user). `verify` and `stop-on-success` share it.
  */
-export async function checkPostconditions(run: RunContext, origin: string | undefined): Promise<Verdict | undefined> {
+export async function checkPostconditions(run: RunView, origin: string | undefined): Promise<Verdict | undefined> {
   const site = origin ?? run.site?.origin;
   // Rejecting is the safe side: no site to look at confirms nothing.
   if (!site) return { holds: false, detail: 'the run names no site to load pages from' };
