@@ -28,7 +28,7 @@ const model = { id: 'scripted:diligent', temperature: 0 };
 /** The project's stack: each layer with its options, every default applied. */
 const verified = [
   { name: 'guardrails', options: { maxIterations: 8, maxMessages: 50, compaction: 'half' } },
-  { name: 'verify', options: { origin: 'https://news.ycombinator.com' } },
+  { name: 'verify', options: {} },
 ];
 
 test.beforeAll(async () => {
