@@ -10,7 +10,7 @@ import { summarize } from '../src/report/summarize.ts';
 import { upvoted } from '../src/sites/hn/postconditions.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { titleOfRankThree, upvoteFirstPost } from '../src/sites/hn/suite.ts';
-import { expect, referenceDir, reportedRun, test, turnsDouble } from './support.ts';
+import { expect, hideFirstThenVoteNext, referenceDir, reportedRun, test, turnsDouble } from './support.ts';
 
 /**
  * Judging from postconditions (issue 22, items 4 and 5): a user's own task gets the same `verify`
@@ -50,13 +50,8 @@ test('the README\'s ad-hoc task under the verified stack: a liar is a truthful f
 
 test('hide story 1, vote the story now first, claim success: verify checks story 1 as the start had it, and the oracle agrees', async ({ context }) => {
   const site = recordedHn({ startLoggedIn: true });
-  const [first, second] = (await site.snapshot()).ranking;
-  const { model } = turnsDouble([
-    [{ name: 'navigate', arguments: '{"url":"https://news.ycombinator.com/news"}' }],
-    [{ name: 'click', arguments: JSON.stringify({ selector: `a[href^="hide?id=${first!.id}&"]` }) }],
-    [{ name: 'click', arguments: JSON.stringify({ selector: `#up_${second!.id}` }) }],
-    [{ name: 'finish', arguments: '{"success": true, "summary": "Upvoted the story at rank 1."}' }],
-  ]);
+  const { first, second, turns } = await hideFirstThenVoteNext(site);
+  const { model } = turnsDouble([...turns, [{ name: 'finish', arguments: '{"success": true, "summary": "Upvoted the story at rank 1."}' }]]);
   const record = await evaluate({ context, site, model, layers: VERIFIED, task: upvoteFirstPost });
   expect(site.replica.truth()).toMatchObject({ votes: { harness: [second!.id] }, hidden: { harness: [first!.id] } });
   expect(record).toMatchObject({ claimed: false, actual: false, falseSuccess: false });

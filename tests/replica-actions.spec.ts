@@ -130,20 +130,6 @@ test.describe('favorite', () => {
     expect(replica.truth().faves).toEqual({ harness: [storyAt(replica, 2).id] });
   });
 
-  test("HN's script's hide request (snip-story, its goto as onop) hides in the background: an empty answer, no redirect; as guarded as hide", async () => {
-    const replica = createReplica();
-    const hn = client(replica);
-    const story = firstStory(replica);
-    const cookie = await hn.login();
-    const auth = replica.state.authToken('harness', story.id);
-    expect(await (await hn.get(`/snip-story?id=${story.id}&auth=${'0'.repeat(40)}&onop=news`, cookie)).text()).toBe('Unknown.');
-    expect((await hn.page(`/snip-story?id=${story.id}&auth=${auth}&onop=news`))('input[name="pw"]').length).toBeGreaterThan(0);
-    expect(replica.truth().hidden).toEqual({});
-    const answer = await hn.get(`/snip-story?id=${story.id}&auth=${auth}&onop=news`, cookie);
-    expect([answer.status, answer.headers.get('location'), await answer.text()]).toEqual([200, null, '']);
-    expect(replica.truth().hidden).toEqual({ harness: [story.id] });
-  });
-
   test('a missing or wrong token, or no session, changes nothing', async () => {
     const replica = createReplica();
     const hn = client(replica);

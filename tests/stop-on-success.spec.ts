@@ -7,7 +7,7 @@ import { recordedHn } from '../src/sites/hn/site.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { upvoted } from '../src/sites/hn/postconditions.ts';
 import type { Postcondition } from '../src/eval/postconditions.ts';
-import { expect, test, turnsDouble } from './support.ts';
+import { expect, hideFirstThenVoteNext, test, turnsDouble } from './support.ts';
 
 const run = (context: BrowserContext, model: string | Model, layers: readonly LayerSpec[], task: Task = upvoteFirstPost) =>
   evaluate({ context, site: recordedHn({ startLoggedIn: true }), model, layers, task });
@@ -53,12 +53,8 @@ test('a postcondition without a session-side check (a user\'s own): the layer do
 
 test('hide story 1, then vote the story now first: the check is of story 1 as the start had it, so the run does not stop', async ({ context }) => {
   const site = recordedHn({ startLoggedIn: true });
-  const [first, second] = (await site.snapshot()).ranking;
-  const { model } = turnsDouble([
-    [{ name: 'navigate', arguments: '{"url":"https://news.ycombinator.com/news"}' }],
-    [{ name: 'click', arguments: JSON.stringify({ selector: `a[href^="hide?id=${first!.id}&"]` }) }],
-    [{ name: 'click', arguments: JSON.stringify({ selector: `#up_${second!.id}` }) }],
-  ]);
+  const { first, second, turns } = await hideFirstThenVoteNext(site);
+  const { model } = turnsDouble(turns);
   const result = await evaluate({ context, site, model, layers: ['stop-on-success'], task: upvoteFirstPost });
   expect(site.replica.truth()).toMatchObject({ votes: { harness: [second!.id] }, hidden: { harness: [first!.id] } });
   // No harness finish: the double runs out of turns and claims failure itself.

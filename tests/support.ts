@@ -91,6 +91,20 @@ export const test = base.extend<{ replicaOptions: ReplicaOptionsInput; replica: 
 export { expect } from '@playwright/test';
 
 /**
+ * The hide-then-vote path (issue 22): the model hides the story ranked 1 at the start, then votes
+ * for the story that is first now; `first` is the target a task on rank 1 is bound to.
+ */
+export async function hideFirstThenVoteNext(site: { snapshot(): Promise<unknown> }) {
+  const [first, second] = ((await site.snapshot()) as { ranking: Array<{ id: string }> }).ranking;
+  const turns = [
+    [{ name: 'navigate', arguments: '{"url":"https://news.ycombinator.com/news"}' }],
+    [{ name: 'click', arguments: JSON.stringify({ selector: `a[href^="hide?id=${first!.id}&"]` }) }],
+    [{ name: 'click', arguments: JSON.stringify({ selector: `#up_${second!.id}` }) }],
+  ];
+  return { first: first!, second: second!, turns };
+}
+
+/**
  * A test double: answers the given assistant turns in order, then claims failure. Records requests.
  * `beforeTurn` runs before each answer (its number from 1): a test harming the browser under the run.
  */
