@@ -10,7 +10,7 @@ import { transcript } from '../src/harness/transcript.ts';
 import { z } from 'zod';
 import { defineLayer } from '../src/harness/layer.ts';
 import { MAX_OUTPUT_CHARS } from '../src/harness/limits.ts';
-import { DEFAULT_SYSTEM_PROMPT, runHarness, type HarnessOptions } from '../src/harness/run.ts';
+import { DEFAULT_SYSTEM_PROMPT, runHarness, type RunHarnessOptions } from '../src/harness/run.ts';
 import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
 import { defineTool } from '../src/tools/registry.ts';
 import { silentServer } from './silent-server.ts';
@@ -88,7 +88,7 @@ test('the trace is typed, JSON-serialisable data with iteration and time on ever
 });
 
 /** A run driven by runHarness itself, in the test's context on the recorded site: for what evaluate does not pass. */
-async function runOn(context: BrowserContext, model: Model, extra: Partial<HarnessOptions> = {}) {
+async function runOn(context: BrowserContext, model: Model, extra: Partial<RunHarnessOptions> = {}) {
   const site = recordedHn();
   await site.attach(context);
   return runHarness({

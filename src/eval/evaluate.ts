@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
-import type { HarnessOptions } from '../harness/run.ts';
+import type { RunHarnessOptions } from '../harness/run.ts';
 import type { Agent, AgentResult, BrowserSession, Containment, SessionOptions } from '../core/agent.ts';
 import { builtInHarness } from '../harness/agent.ts';
 import type { StopReason } from '../core/trace.ts';
@@ -36,8 +36,8 @@ export interface EvaluateOptions {
   /** The built-in harness's layers; another agent takes none. */
   layers?: readonly LayerSpec[];
   task: Task;
-  maxIterations?: HarnessOptions['maxIterations'];
-  onIteration?: HarnessOptions['onIteration'];
+  maxIterations?: RunHarnessOptions['maxIterations'];
+  onIteration?: RunHarnessOptions['onIteration'];
   /** Record the model's traffic (openai:, ollama:) as a cassette, or replay it; a replay miss fails with a ReplayMissError. */
   modelCache?: Omit<CassetteOptions, 'model' | 'secrets'>;
   /** Called once the run begins (inputs checked, start snapshot taken), with how the agent is contained: from here on, the run is recorded however it ends. */
@@ -47,7 +47,7 @@ export interface EvaluateOptions {
   /** How long the run gets to return once aborted (default ABORT_GRACE_MS). */
   abortGraceMs?: number;
   /** The run's folder for its layers' and agent's files (under Playwright, in the test's output folder). */
-  outputDir?: HarnessOptions['outputDir'];
+  outputDir?: RunHarnessOptions['outputDir'];
   /** Attaches an agent's files (a command's stdout) to the test; by default they are dropped. */
   attach?: (name: string, body: string | Buffer, contentType: string) => Promise<void>;
 }

@@ -16,7 +16,8 @@ export const DEFAULT_SYSTEM_PROMPT =
   'When the task is done, or cannot be done, call finish(success, summary); set success=true only if the task is done. ' +
   'When the task asks a question, give the answer in finish\'s answer.';
 
-export interface HarnessOptions {
+/** What `runHarness` takes (the fixtures' options, which a spec sets, are `HarnessOptions`). */
+export interface RunHarnessOptions {
   task: string;
   model: Model;
   /** The stack, as values: each run creates its own instance of every layer. */
@@ -46,7 +47,7 @@ export interface HarnessOptions {
   taskId?: TaskId;
 }
 
-export async function runHarness(options: HarnessOptions): Promise<RunResult> {
+export async function runHarness(options: RunHarnessOptions): Promise<RunResult> {
   const outputDir = options.outputDir ?? join(tmpdir(), 'harness-eval');
   const layers = (options.layers ?? []).map((layer) => layer({ outputDir }));
   const run = new RunContext(
