@@ -9,6 +9,8 @@ import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { HN_ORIGIN } from '../src/sites/hn/options.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
+// `scripted:<name>` resolves to HN's doubles once the shell registers them, as the fixtures do.
+import '../src/playwright/doubles.ts';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 15);
 

@@ -11,6 +11,8 @@ import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
+// `scripted:<name>` resolves to HN's doubles once the shell registers them, as the fixtures do.
+import '../src/playwright/doubles.ts';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 15);
 const unavailable = sandboxUnavailable();
