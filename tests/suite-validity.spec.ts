@@ -159,7 +159,7 @@ test.describe('the suite as data', () => {
     expect(bad({ revision: 1.5, tags: ['fun'] })).toBe('task upvote-it: revision: Invalid input: expected int, received number; tags.0: Invalid option: expected one of "navigation"|"form"|"multi-step"|"loop"|"information"|"infeasible"|"needs-login"|"side-effect-trap"');
     expect(bad({ postconditions: [] })).toBe('task upvote-it: postconditions: a task needs a postcondition: with none, no run could be actual');
     expect(bad({ postconditions: [{ description: 'no check' }] })).toBe('task upvote-it: postconditions.0: expected a postcondition { description, judge(evidence), expects(change, evidence) }');
-    expect(bad({ name: 'Upvote It' })).toBe('task Upvote It: name: expected lower-case words joined by "-" (upvote-first-post)');
+    expect(bad({ name: 'Upvote It' })).toBe('task Upvote It: name: expected lower-case words joined by "-" (my-first-task)');
     // Left out, a revision is 1 and the tags are none.
     expect(defineTask({ name: 'upvote-it', prompt: 'Upvote it.', postconditions: [upvoted({ rank: 1 })] })).toMatchObject({ revision: 1, tags: [] });
   });

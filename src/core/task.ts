@@ -97,7 +97,7 @@ const postconditionSchema = z.custom<Postcondition>(
 
 export const taskSchema = z.object({
   /** The task's name in cells, reports and `harness-eval judge --task`. */
-  name: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'expected lower-case words joined by "-" (upvote-first-post)'),
+  name: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'expected lower-case words joined by "-" (my-first-task)'),
   /**
    * Bumped whenever the prompt or the postconditions change: runs of two revisions are two tasks,
    * and never pool into one cell (the run's condition carries it). 1 unless a task says otherwise.
