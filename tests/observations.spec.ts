@@ -14,8 +14,8 @@ async function seen(text: string) {
     page: { url: () => 'http://127.0.0.1/list' },
   } as unknown as RunView;
   const layer = observations()({ outputDir: '' });
-  const outcome = await layer.aroundTool!(run, { id: 'c1', name: 'read', args: {} } as never, async () => ({ ok: true, output: { text } }) as never);
-  return (outcome as { output: { text: { text: string; flagged?: string[] } } }).output.text;
+  const outcome = await layer.aroundTool!(run, { id: 'c1', name: 'read', args: {} } as never, async () => ({ ok: true, output: { text } }) as never, 'model');
+  return (outcome as unknown as { output: { text: { text: string; flagged?: string[] } } }).output.text;
 }
 
 test('lines addressed to an agent are flagged whatever the site; a page that speaks of its own actions is not', async () => {

@@ -2,7 +2,7 @@
 
 It reads its configuration from the environment: HARNESS_TASK (what to do), HARNESS_SITE_URL
 (the site), OPENAI_BASE_URL / OPENAI_API_KEY / OPENAI_MODEL (a chat-completions model with tool
-calling), HN_USERNAME / HN_PASSWORD (optional: the agent signs in itself when a page asks it to)
+calling), HARNESS_SITE_USERNAME / HARNESS_SITE_PASSWORD (optional: the agent signs in itself when a page asks it to)
 and HARNESS_CLAIM_FILE (where its outcome goes, as JSON).
 """
 
@@ -180,7 +180,7 @@ def run(task, site):
 
 
 def main():
-    site = Site(env("HARNESS_SITE_URL"), os.environ.get("HN_USERNAME"), os.environ.get("HN_PASSWORD"))
+    site = Site(env("HARNESS_SITE_URL"), os.environ.get("HARNESS_SITE_USERNAME"), os.environ.get("HARNESS_SITE_PASSWORD"))
     outcome = run(env("HARNESS_TASK"), site)
     with open(env("HARNESS_CLAIM_FILE"), "w", encoding="utf-8") as claim:
         json.dump(outcome, claim)

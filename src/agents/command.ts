@@ -31,7 +31,7 @@ export const commandAgentOptionsSchema = z
       .default({}),
     /** The command's own time limit; the test's timeout also stops it. At either, every process it started is killed. */
     timeoutMs: z.number().int().positive().optional(),
-    /** Give the command a login made for this run (the site's account, a password of its own) as HN_USERNAME / HN_PASSWORD. */
+    /** Give the command a login made for this run (the site's account, a password of its own) as HARNESS_SITE_USERNAME / HARNESS_SITE_PASSWORD. */
     account: z.boolean().default(false),
     /** Run it in a bubblewrap sandbox: `auto` where bwrap works (else uncontained, and the run says so), `required`, or `none`. */
     sandbox: sandboxModeSchema.default('auto'),
@@ -87,7 +87,7 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
         OPENAI_API_KEY: input.model.apiKey,
         OLLAMA_HOST: input.model.ollamaHost,
         HARNESS_CLAIM_FILE: claimFile,
-        ...(input.site.account && { HN_USERNAME: input.site.account.username, HN_PASSWORD: input.site.account.password }),
+        ...(input.site.account && { HARNESS_SITE_USERNAME: input.site.account.username, HARNESS_SITE_PASSWORD: input.site.account.password }),
       };
       const urls = [input.site.url, browser.url, input.model.baseURL];
       const { stdout, stderr, escapes, ...exit } = await runCommand(command, { cwd: resolve(cwd ?? '.'), env: { ...startupEnv(), ...env, ...harnessEnv }, timeoutMs, signal: input.signal, sandbox: box && { box, urls } });

@@ -3,7 +3,7 @@ import type { StopReason, TraceEventBody } from '../core/trace.ts';
 import { claimSchema, type Agent, type AgentClaim, type AgentInput, type AgentResult, type AgentRun, type Containment } from '../core/agent.ts';
 import type { Site } from '../core/site.ts';
 import type { Escapes } from '../core/run.ts';
-import { serveSite } from '../sites/serve.ts';
+import { serveSite } from '../serve.ts';
 import { InputError } from '../input.ts';
 import { cut, TEXT_CHARS } from '../report/caps.ts';
 import { startGateway } from './gateway.ts';
@@ -28,7 +28,7 @@ interface Closable {
 export interface ForeignAgentOptions<SetUp extends Closable | undefined = undefined> {
   name: string;
   condition: Record<string, unknown>;
-  /** Give the agent the site's account (`HN_USERNAME`/`HN_PASSWORD` for a command). */
+  /** Give the agent the site's account (`HARNESS_SITE_USERNAME`/`HARNESS_SITE_PASSWORD` for a command). */
   account?: boolean;
   /** Checks the agent can run at all (a command's program is there), before the run starts: an InputError fails the test, and no run is counted. */
   prepare?: () => void | Promise<void>;
