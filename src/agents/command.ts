@@ -11,7 +11,7 @@ import type { Site } from '../core/site.ts';
 import { launchCdpBrowser } from './cdp-browser.ts';
 import { foreignAgent, readClaim, type ForeignOutcome } from './foreign.ts';
 import { processExit, sandboxModeSchema, sandboxUnavailable, startSandbox, startupEnv, type AgentCommand, type AgentExit, type Sandbox, type SandboxMode } from './sandbox.ts';
-import type { Escapes } from '../core/run.ts';
+import type { Escapes } from '../core/agent.ts';
 
 export const commandAgentOptionsSchema = z
   .object({

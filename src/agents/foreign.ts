@@ -2,7 +2,7 @@ import { redact, Trace } from '../harness/trace.ts';
 import type { StopReason, TraceEventBody } from '../core/trace.ts';
 import { claimSchema, type Agent, type AgentClaim, type AgentInput, type AgentResult, type AgentRun, type Containment } from '../core/agent.ts';
 import type { Site } from '../core/site.ts';
-import type { Escapes } from '../core/run.ts';
+import type { Escapes } from '../core/agent.ts';
 import { serveSite } from '../serve.ts';
 import { InputError } from '../input.ts';
 import { cut, TEXT_CHARS } from '../report/caps.ts';

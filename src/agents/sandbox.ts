@@ -5,7 +5,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import type { Escapes } from '../core/run.ts';
+import type { Escapes } from '../core/agent.ts';
 import { parseJsonObject } from '../text.ts';
 
 export type { Escapes };

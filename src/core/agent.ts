@@ -1,7 +1,6 @@
 import type { BrowserContext, Page } from '@playwright/test';
 import { z } from 'zod';
 import type { Model, Usage } from './model.ts';
-import type { Escapes } from './run.ts';
 import type { Site, SiteAccount } from './site.ts';
 import type { Postcondition, Task } from './task.ts';
 import type { StopReason, TraceEvent } from './trace.ts';
@@ -124,8 +123,15 @@ export interface AgentRun {
   attach(name: string, body: string | Buffer, contentType: string): Promise<void>;
 }
 
-/** What the harness reports about a run. `claimed` is its word, not the truth. */
-export interface RunResult {
+/** What a command agent's sandbox saw it try: processes it left running when its main process ended. */
+export const escapesSchema = z.object({ processesLeft: z.number().int().min(0) });
+export type Escapes = z.infer<typeof escapesSchema>;
+
+/**
+ * What an agent reports about its run, the same shape for every agent so every cell reads alike:
+ * `claimed` is its word, not the truth; a sandboxed one adds what it saw the agent try.
+ */
+export interface AgentResult {
   task: string;
   model: string;
   layers: string[];
@@ -139,10 +145,9 @@ export interface RunResult {
   trace: TraceEvent[];
   /** The answer the claim gave (finish's `answer`), for an information task. */
   answer?: string;
+  /** What a sandbox saw the agent try (processes it left running): a command agent in its sandbox only. */
+  escapes?: Escapes;
 }
-
-/** What a run of an agent returns: the same shape for every agent, so every cell reads alike; a sandboxed one adds what it saw the agent try. */
-export type AgentResult = RunResult & { escapes?: Escapes };
 
 export interface Agent {
   /** The agent's name in cells and reports: `harness-eval` for the built-in harness. */

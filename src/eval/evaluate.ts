@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
 import type { RunHarnessOptions } from '../harness/run.ts';
 import type { Agent, AgentResult, BrowserSession, Containment, SessionOptions } from '../core/agent.ts';
+import { RUN_RECORD_VERSION, type RunRecord } from '../core/run.ts';
 import { builtInHarness } from '../harness/agent.ts';
 import type { StopReason } from '../core/trace.ts';
 import { InputError } from '../input.ts';
@@ -71,32 +72,6 @@ export class TaskNotApplicable extends Error {
     super(`${NOT_APPLICABLE}${task} on ${site}: ${reason}`);
     this.name = 'TaskNotApplicable';
   }
-}
-
-/** The run record's version: bumped whenever its shape changes, so a reader can tell. */
-export const RUN_RECORD_VERSION = 1;
-
-/** A run as the report sees it: what the agent claimed and what the oracle found. */
-export interface RunRecord extends AgentResult {
-  schemaVersion: typeof RUN_RECORD_VERSION;
-  /** The agent's name (`harness-eval` for the built-in harness). */
-  agent: string;
-  site: string;
-  actual: boolean;
-  falseSuccess: boolean;
-  falseFailure: boolean;
-  sideEffects: Judgement['sideEffects'];
-  /** Cut short (the test's time ran out, the browser died): judged on the state it left. */
-  incomplete: boolean;
-  judged: boolean;
-  verdicts: Judgement['verdicts'];
-  /** The postconditions a claimed success was passed on without a check of (`verify` records them: an answer has no session-side check); absent when none. */
-  unverified?: string[];
-  /** The wait before the end snapshot: `settled` false when the site still owed answers at its bound, so the end state may miss them; absent when the site no longer answered. */
-  siteIdle?: SiteIdle;
-  /** Whether the agent's code ran contained (a command in its sandbox, harness-eval's own code), and how or why not. */
-  contained: boolean;
-  containment: string;
 }
 
 /**

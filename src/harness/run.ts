@@ -4,12 +4,12 @@ import type { Postcondition } from '../core/task.ts';
 import { InputError } from '../input.ts';
 import type { Model } from '../core/model.ts';
 import { RunContext, type Credentials, type SiteView, type TaskId } from './context.ts';
-import type { BrowserSession, Carried, RunResult, SessionOptions } from '../core/agent.ts';
+import type { BrowserSession, Carried, AgentResult, SessionOptions } from '../core/agent.ts';
 import type { AttemptOutcome, LayerValue } from './layer.ts';
 import { abortReason, RunAborted } from './limits.ts';
 import { runAttempt, type LoopOptions } from './loop.ts';
 
-export type { BrowserSession, RunResult, SessionOptions } from '../core/agent.ts';
+export type { BrowserSession, AgentResult, SessionOptions } from '../core/agent.ts';
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a browser agent. Use the tools to carry out the task in the browser. ' +
@@ -47,7 +47,7 @@ export interface RunHarnessOptions {
   taskId?: TaskId;
 }
 
-export async function runHarness(options: RunHarnessOptions): Promise<RunResult> {
+export async function runHarness(options: RunHarnessOptions): Promise<AgentResult> {
   const outputDir = options.outputDir ?? join(tmpdir(), 'harness-eval');
   const layers = (options.layers ?? []).map((layer) => layer({ outputDir }));
   const run = new RunContext(

@@ -10,7 +10,7 @@ import type { LayerSpec } from '../layers/index.ts';
 import { resolveModelCache, type ModelCacheOptions } from '../models/cassette.ts';
 import { modelId, modelSecrets, modelUnavailable, type ModelSpec } from '../models/registry.ts';
 import { capRunText } from '../report/caps.ts';
-import { reportedRunSchema, type PlannedRun, type ReportedRun, type ReportedRunInput } from '../core/run.ts';
+import { reportedRunSchema, type PlannedRun, type ReportedRun, type ReportedRunInput, type RunRecord } from '../core/run.ts';
 import { redact } from '../harness/trace.ts';
 import type { TraceEvent } from '../core/trace.ts';
 import { observationTokens } from '../harness/tokens.ts';
@@ -20,7 +20,7 @@ import { recordInAllure } from './allure.ts';
 import './doubles.ts';
 import { builtInHarness } from '../harness/agent.ts';
 import { agentCondition, layersCondition, modelCondition, NO_LAYERS, stackNameInUse } from './condition.ts';
-import { ABORT_GRACE_MS, evaluate, runSecrets, TaskNotApplicable, type CutShort, type RunRecord } from '../eval/evaluate.ts';
+import { ABORT_GRACE_MS, evaluate, runSecrets, TaskNotApplicable, type CutShort } from '../eval/evaluate.ts';
 
 export { stackName } from './condition.ts';
 
