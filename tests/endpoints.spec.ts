@@ -17,6 +17,9 @@ import { guardrails } from '../src/layers/guardrails.ts';
 import { createModel } from '../src/models/registry.ts';
 import { SCRIPTED_BASE_URL, scriptedFetch } from '../src/models/scripted/endpoint.ts';
 import { acquireSlot, SLOTS_ENV, startSlotCoordinator } from '../src/models/slots.ts';
+import { WaitClock } from '../src/models/waits.ts';
+import { modelCondition } from '../src/playwright/condition.ts';
+import { holdTestClock } from '../src/playwright/fixtures.ts';
 import { recorded } from '../src/sites/hn/site.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { collect, playwright, workspace } from './playwright-child.ts';
@@ -352,4 +355,80 @@ test('bad limits are one-line errors naming the field', () => {
   }
   expect(() => functionAgent(async () => ({ success: true, summary: '' }), { gateway: { maxBodyBytes: 0 } })).toThrow(/^functionAgent\(\) options: gateway\.maxBodyBytes: [^\n]+$/);
   expect(() => commandAgent(['python3'], { gateway: { maxBodyBytes: -1 } })).toThrow(/^commandAgent\(\) options: gateway\.maxBodyBytes: [^\n]+$/);
+});
+
+test.describe('waits, retries and what a run is', () => {
+  const completion = (content: string) =>
+    Response.json({ id: 'c', object: 'chat.completion', created: 0, model: 'gpt-test', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }] });
+  const busy = (status: number, retryAfter?: string) => new Response('{"error":{"message":"busy"}}', { status, headers: retryAfter ? { 'retry-after': retryAfter } : {} });
+
+  test('a 503 is retried as a busy endpoint (rateLimitRetries), and a Retry-After past maxBackoffMs is cut to it; every wait is timed', async () => {
+    const answers = [busy(503, '0'), busy(429, '120'), completion('ok')];
+    let calls = 0;
+    const clock = new WaitClock();
+    const model = createModel({ id: 'openai:gpt-test', maxRetries: 0, rateLimitRetries: 2, maxBackoffMs: 300, concurrency: 1 }, { OPENAI_API_KEY: 'sk-local', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+    // The model's fetch is the global one: answered here, in order.
+    const saved = globalThis.fetch;
+    globalThis.fetch = async () => answers[calls++]!;
+    try {
+      const started = performance.now();
+      const answer = await model.chat({ messages: [{ role: 'user', content: 'Hi' }], tools: [], waits: clock });
+      expect(answer.message.content).toBe('ok');
+      expect(calls).toBe(3);
+      // Told 120 s, waited the 300 ms maximum (and a 10% jitter at most).
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(clock.waitedMs()).toBeGreaterThanOrEqual(290);
+      expect(clock.waitedMs()).toBeLessThanOrEqual(Math.ceil(performance.now() - started));
+    } finally {
+      globalThis.fetch = saved;
+    }
+  });
+
+  test('overlapping waits count once', async () => {
+    const clock = new WaitClock();
+    const one = clock.begin();
+    const two = clock.begin();
+    await sleep(200);
+    one();
+    await sleep(100);
+    two();
+    two();
+    const waited = clock.waitedMs();
+    expect(waited).toBeGreaterThanOrEqual(295);
+    expect(waited).toBeLessThan(1_000);
+  });
+
+  test("the test's clock stands still while the run waits: the wait is added to its timeout", async () => {
+    test.setTimeout(2_000);
+    const hold = holdTestClock(test.info());
+    hold(true);
+    await sleep(2_500);
+    hold(false);
+    expect(test.info().timeout).toBeGreaterThanOrEqual(4_500);
+  });
+
+  test("a cell is the same whatever the endpoint's limits", () => {
+    expect(modelCondition({ id: 'openai:gpt-test', temperature: 0.2, concurrency: 2, rateLimitRetries: 3, maxBackoffMs: 1_000 })).toEqual({ id: 'openai:gpt-test', temperature: 0.2 });
+  });
+
+  test("a command's own timeoutMs leaves out its model waits", async ({ context }) => {
+    // Each call waits 2 s on its endpoint, past the command's 1.2 s limit, then answers.
+    const waiting: Model = {
+      id: 'test:waiting',
+      async chat(request) {
+        const end = request.waits?.begin();
+        await sleep(2_000);
+        end?.();
+        return { message: { content: 'ok', toolCalls: [] }, usage: { input: 1, output: 1 } };
+      },
+    };
+    const script = `
+      const response = await fetch(process.env.OPENAI_BASE_URL + '/chat/completions', { method: 'POST', headers: { authorization: 'Bearer ' + process.env.OPENAI_API_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'Hi' }] }) });
+      const answer = await response.json();
+      require('node:fs').writeFileSync(process.env.HARNESS_CLAIM_FILE, JSON.stringify({ success: false, summary: answer.choices[0].message.content }));`;
+    const agent = commandAgent(['node', '-e', `(async () => { ${script} })()`], { name: 'waits', timeoutMs: 1_200, sandbox: 'none' });
+    const run = await evaluate({ context, site: recorded().create(), agent, model: waiting, task: upvoteFirstPost });
+    expect(run).toMatchObject({ stopReason: 'finished', summary: 'ok', iterations: 1 });
+    expect(run.modelWaitMs).toBeGreaterThanOrEqual(1_990);
+  });
 });

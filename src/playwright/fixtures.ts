@@ -212,7 +212,7 @@ function abortGrace(testInfo: TestInfo): number {
  * still: its timeout is lifted, then given back lengthened by the wait. That time is the
  * endpoint's; a run never times out because other workers held the slots.
  */
-function holdTestClock(testInfo: TestInfo): (waiting: boolean) => void {
+export function holdTestClock(testInfo: TestInfo): (waiting: boolean) => void {
   let held: { timeout: number; since: number } | undefined;
   return (waiting) => {
     if (waiting) {
