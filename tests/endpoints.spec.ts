@@ -412,12 +412,12 @@ test.describe('waits, retries and what a run is', () => {
   });
 
   test("a command's own timeoutMs leaves out its model waits", async ({ context }) => {
-    // Each call waits 2 s on its endpoint, past the command's 1.2 s limit, then answers.
+    // Each call waits 5 s on its endpoint, past the command's 3 s limit, then answers.
     const waiting: Model = {
       id: 'test:waiting',
       async chat(request) {
         const end = request.waits?.begin();
-        await sleep(2_000);
+        await sleep(5_000);
         end?.();
         return { message: { content: 'ok', toolCalls: [] }, usage: { input: 1, output: 1 } };
       },
@@ -426,9 +426,9 @@ test.describe('waits, retries and what a run is', () => {
       const response = await fetch(process.env.OPENAI_BASE_URL + '/chat/completions', { method: 'POST', headers: { authorization: 'Bearer ' + process.env.OPENAI_API_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'Hi' }] }) });
       const answer = await response.json();
       require('node:fs').writeFileSync(process.env.HARNESS_CLAIM_FILE, JSON.stringify({ success: false, summary: answer.choices[0].message.content }));`;
-    const agent = commandAgent(['node', '-e', `(async () => { ${script} })()`], { name: 'waits', timeoutMs: 1_200, sandbox: 'none' });
+    const agent = commandAgent(['node', '-e', `(async () => { ${script} })()`], { name: 'waits', timeoutMs: 3_000, sandbox: 'none' });
     const run = await evaluate({ context, site: recorded().create(), agent, model: waiting, task: upvoteFirstPost });
     expect(run).toMatchObject({ stopReason: 'finished', summary: 'ok', iterations: 1 });
-    expect(run.modelWaitMs).toBeGreaterThanOrEqual(1_990);
+    expect(run.modelWaitMs).toBeGreaterThanOrEqual(4_990);
   });
 });
