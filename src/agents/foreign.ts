@@ -6,7 +6,7 @@ import type { Escapes } from '../core/agent.ts';
 import { serveSite } from '../serve.ts';
 import { InputError } from '../input.ts';
 import { cut, TEXT_CHARS } from '../report/caps.ts';
-import { startGateway } from './gateway.ts';
+import { startGateway, type GatewaySettings } from './gateway.ts';
 
 /** What a foreign agent's body ends with: its claim, or nothing claimed and why; and what a sandbox saw it try. */
 export type ForeignOutcome = (
@@ -39,6 +39,8 @@ export interface ForeignAgentOptions<SetUp extends Closable | undefined = undefi
   issueCredential?: boolean;
   /** How its runs are contained: see `Agent.containment`. */
   containment(site: Site): Containment;
+  /** The run's gateway's settings (its body limit). */
+  gateway?: GatewaySettings;
   /**
    * What the agent needs that depends on none of the run's endpoints (a command's sandbox):
    * started with the run, alongside the gateway, the site's server and the session, handed to the
@@ -82,6 +84,8 @@ export function foreignAgent<SetUp extends Closable | undefined = undefined>(
           model: run.model,
           signal,
           secrets: run.secrets,
+          waits: run.modelWaits,
+          ...options.gateway,
           record: (event) => {
             if (event.type === 'model_request') calls += 1;
             record(event);
@@ -112,7 +116,8 @@ export function foreignAgent<SetUp extends Closable | undefined = undefined>(
       } finally {
         await Promise.allSettled([setUp?.close(), gateway.close(), server.close(), session.close()]);
       }
-      const stopReason: StopReason = outcome.stopReason ?? (signal.aborted ? 'timeout' : 'finished');
+      // A call the gateway had to refuse for a rate limit after every retry: whatever the agent made of it, the endpoint stopped the run.
+      const stopReason: StopReason = gateway.rateLimited() !== undefined ? 'rate_limited' : (outcome.stopReason ?? (signal.aborted ? 'timeout' : 'finished'));
       const claimed = outcome.claim?.success === true;
       record({ type: 'run_end', claimed, stopReason, iterations: calls });
       const result: AgentResult = {
@@ -120,7 +125,7 @@ export function foreignAgent<SetUp extends Closable | undefined = undefined>(
         model: run.model.id,
         layers: [],
         claimed,
-        summary: outcome.claim ? outcome.claim.summary : `claimed nothing: ${outcome.reason}`,
+        summary: [outcome.claim ? outcome.claim.summary : `claimed nothing: ${outcome.reason}`, gateway.rateLimited() && `rate limited: ${gateway.rateLimited()}`].filter(Boolean).join('; '),
         ...(outcome.claim?.answer !== undefined && { answer: outcome.claim.answer }),
         stopReason,
         iterations: calls,

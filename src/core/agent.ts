@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from '@playwright/test';
 import { z } from 'zod';
-import type { Model, Usage } from './model.ts';
+import type { Model, ModelWaits, Usage } from './model.ts';
 import type { Site, SiteAccount } from './site.ts';
 import type { Postcondition, Task } from './task.ts';
 import type { StopReason, TraceEvent } from './trace.ts';
@@ -107,6 +107,8 @@ export interface AgentRun {
   openSession(attempt: number, options?: SessionOptions): Promise<BrowserSession>;
   /** The model under test, ready to call (a cassette records or replays it). */
   model: Model;
+  /** The run's clock of model waits: every call to `model` is given it, the gateway's too; the run records it and keeps it out of the agent's own time. */
+  modelWaits?: ModelWaits;
   /** Values that must never reach a trace, an attachment or a log (API keys, the site's password). */
   secrets: readonly string[];
   /** Aborted at the time limit: the agent must stop; a run that does not is recorded from outside. */

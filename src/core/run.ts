@@ -97,6 +97,8 @@ export const reportedRunSchema = plannedRunSchema.extend({
   stopReason: z.enum(stopReasons),
   tokens: z.object({ input: tokenCount, output: tokenCount }),
   wallMs: z.number(),
+  /** Time the run's model calls waited on their endpoint (a slot, a rate limit's Retry-After, backoff), part of wallMs and left out of the agent's time limits; absent in older records. */
+  modelWaitMs: z.number().min(0).optional(),
   /** A claimed success the `evidence` layer rejected: it cited nothing that shows the outcome. */
   unsupportedClaim: z.boolean().optional(),
   /** The postconditions `verify` passed a claimed success on without checking (they have no session-side check): absent when it checked them all, or did not run. */
@@ -153,4 +155,6 @@ export interface RunRecord extends AgentResult {
   /** Whether the agent's code ran contained (a command in its sandbox, harness-eval's own code), and how or why not. */
   contained: boolean;
   containment: string;
+  /** Time its model calls spent waiting on the endpoint (queued for a slot, a rate limit's Retry-After, backoff): left out of the agent's own time limits. */
+  modelWaitMs: number;
 }

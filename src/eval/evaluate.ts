@@ -9,7 +9,8 @@ import { RUN_RECORD_VERSION, type RunRecord } from '../core/run.ts';
 import { builtInHarness } from '../harness/agent.ts';
 import type { StopReason } from '../core/trace.ts';
 import { InputError } from '../input.ts';
-import type { Model } from '../core/model.ts';
+import type { Model, ModelWaits } from '../core/model.ts';
+import { WaitClock } from '../models/waits.ts';
 import { openCassette, type CassetteOptions } from '../models/cassette.ts';
 import { createModel, modelSecrets, type ModelSpec } from '../models/registry.ts';
 import type { LayerSpec } from '../layers/index.ts';
@@ -51,6 +52,8 @@ export interface EvaluateOptions {
   outputDir?: RunHarnessOptions['outputDir'];
   /** Attaches an agent's files (a command's stdout) to the test; by default they are dropped. */
   attach?: (name: string, body: string | Buffer, contentType: string) => Promise<void>;
+  /** The run's clock of model waits (the fixture's holds the test's timeout meanwhile); by default the run's own. */
+  modelWaits?: ModelWaits;
 }
 
 /** An agent that does not say how it is contained is not. */
@@ -82,7 +85,7 @@ export class TaskNotApplicable extends Error {
  * to the site as it starts throws TaskNotApplicable before the run begins.
  */
 export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
-  const { context, site, model, layers = [], maxIterations, onIteration, modelCache, onStart, signal, abortGraceMs = ABORT_GRACE_MS } = options;
+  const { context, site, model, layers = [], maxIterations, onIteration, modelCache, onStart, signal, abortGraceMs = ABORT_GRACE_MS, modelWaits = new WaitClock() } = options;
   const agent = options.agent ?? builtInHarness(layers);
   checkLayersApply(agent, layers);
   await agent.prepare?.();
@@ -151,6 +154,7 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
         context,
         openSession,
         model: resolvedModel,
+        modelWaits,
         // Read each time: the site's sessions are issued during the run.
         get secrets() {
           return runSecrets(site, secrets);
@@ -174,8 +178,8 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
     if (signal?.aborted && result.stopReason === 'timeout') result = { ...result, stopReason: cutShortBy(signal) };
     // A stale or corrupt cassette is not the model's failure: the test fails instead of reporting a run.
     if (cassette?.failure) throw cassette.failure;
-    // Paused for approval is neither a success nor a failure: incomplete, with its reason.
-    const incomplete = result.stopReason === 'timeout' || result.stopReason === 'error' || result.stopReason === 'awaiting_approval';
+    // Paused for approval, or stopped by the endpoint's rate limit, is neither a success nor a failure: incomplete, with its reason.
+    const incomplete = (['timeout', 'error', 'awaiting_approval', 'rate_limited'] as StopReason[]).includes(result.stopReason);
 
     let judgement: Judgement | undefined;
     let siteIdle: SiteIdle | undefined;
@@ -207,6 +211,7 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
       siteIdle,
       contained: containment.contained,
       containment: containment.reason,
+      modelWaitMs: modelWaits.waitedMs(),
     };
   } finally {
     await site.dispose?.();

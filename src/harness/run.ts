@@ -2,7 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Postcondition } from '../core/task.ts';
 import { InputError } from '../input.ts';
-import type { Model } from '../core/model.ts';
+import type { Model, ModelWaits } from '../core/model.ts';
 import { RunContext, type Credentials, type SiteView, type TaskId } from './context.ts';
 import type { BrowserSession, Carried, AgentResult, SessionOptions } from '../core/agent.ts';
 import type { AttemptOutcome, LayerValue } from './layer.ts';
@@ -45,6 +45,8 @@ export interface RunHarnessOptions {
   postconditions?: () => readonly Postcondition[];
   /** The task's name and revision, for layers that key files by task (`subroutines`). */
   taskId?: TaskId;
+  /** The run's clock of model waits, shared with the caller (the evaluation records it). */
+  modelWaits?: ModelWaits;
 }
 
 export async function runHarness(options: RunHarnessOptions): Promise<AgentResult> {
@@ -56,7 +58,7 @@ export async function runHarness(options: RunHarnessOptions): Promise<AgentResul
     options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
     options.credentials,
     options.secrets ?? [],
-    { site: options.site, signal: options.signal, toolTimeoutMs: options.toolTimeoutMs, carried: options.carried, postconditions: options.postconditions, taskId: options.taskId },
+    { site: options.site, signal: options.signal, toolTimeoutMs: options.toolTimeoutMs, carried: options.carried, postconditions: options.postconditions, taskId: options.taskId, modelWaits: options.modelWaits },
   );
   run.record({ type: 'run_start', task: options.task, model: options.model.id, layers: layers.map((layer) => layer.name) });
 
