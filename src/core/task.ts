@@ -52,8 +52,8 @@ export interface Postcondition<State = unknown, Change extends StateChange = Sta
   check?(session: SessionView): Promise<Verdict>;
   /**
    * The parts of the site's state (fields of its snapshot) `judge` reads beyond what every snapshot
-   * of the site has. A site whose start snapshot lacks one cannot judge it (the live site reads no
-   * submissions), and the run is refused before it starts. Absent: none.
+   * of the site has. A site whose start snapshot lacks one (a live site that cannot read every part)
+   * cannot judge it, and the run is refused before it starts. Absent: none.
    */
   reads?: readonly string[];
 }
