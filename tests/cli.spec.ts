@@ -258,6 +258,7 @@ test('approvals: list, approve by an id prefix, deny; a decided, unknown or ambi
     [['approve', 'aa', '--dir', dir], `approvals: aa starts 2 request ids in ${dir}; give more of it`],
     [['approve', 'bb33', '--dir', dir], 'approvals: request bb33-fave expired at'],
     [['approve', 'aa22', '--scope', 'forever', '--dir', dir], 'approvals: --scope: expected call, run, task, got "forever"'],
+    [['deny', 'bb33', '--scope', 'run', '--dir', dir], 'approvals: --scope applies to an approval only'],
     [['approve', '--dir', dir], 'approvals: usage: harness-eval approvals list | approve ID | deny ID'],
     [['list', 'extra', '--dir', dir], 'approvals: usage:'],
     [['frobnicate'], 'approvals: usage:'],
