@@ -25,8 +25,9 @@ export type LiveOptions = z.input<typeof liveOptionsSchema>;
 
 /**
  * `hn.live()`: the real news.ycombinator.com. The browser's requests go through Node, spaced and
- * backing off as the site asks; the oracle reads the truth in its own session; after the run,
- * what the run voted is unvoted, so nightly runs find the site as they left it.
+ * backing off as the site asks; the oracle reads the truth (the account's own lists and comments)
+ * in its own session; after the run, the votes, hides and favorites the run put are taken back, so
+ * nightly runs find the site as they left it.
  * Without an account (options, or `HN_USERNAME` and `HN_PASSWORD`) it is unavailable: runs skip.
  */
 export function live(options: LiveOptions = {}): SiteFactory<HnSnapshot, HnChange> {
