@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
-import { ApprovalStore, argsHash } from '../src/harness/approvals.ts';
+import { ApprovalStore, approvalStoreOptions, argsHash, DEFAULT_APPROVALS_DIR } from '../src/harness/approvals.ts';
 import type { LayerValue } from '../src/harness/layer.ts';
 import type { TraceEvent, TraceEventOf } from '../src/harness/trace.ts';
 import { approval } from '../src/layers/approval.ts';
@@ -113,6 +113,21 @@ test('resumed in a new process once approved, the vote runs exactly once, throug
   expect(existsSync(dirs.file)).toBe(false);
 });
 
+test('answered through `harness-eval approvals` in another process, the paused run resumes and records the decision', async () => {
+  const dirs = folder();
+  expect((await processRun(dirs)).stopReason).toBe('awaiting_approval');
+  const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/harness-eval.js', 'approvals', ...args, '--dir', dirs.store], { encoding: 'utf8' });
+  const [request] = new ApprovalStore(dirs.store).requests();
+  expect(cli('list').stdout).toContain(`${request!.id}  pending until ${request!.expiresAt}  vote ${FIRST} (call)`);
+  const approved = cli('approve', request!.id.slice(0, 8), '--by', 'on-call');
+  expect(approved.status, approved.stderr).toBe(0);
+  const resumed = await processRun(dirs);
+  expect(resumed).toMatchObject({ stopReason: 'finished', claimed: true, actual: true, incomplete: false });
+  expect(events(resumed, 'harness_approval')).toEqual([expect.objectContaining({ action: `vote ${FIRST}`, decision: 'approved', requestId: request!.id })]);
+  expect(votes(dirs.stateFile)).toEqual([FIRST]);
+  expect(cli('list').stdout).toContain(`${request!.id}  approved `);
+});
+
 test('denied: on resume the vote never runs, and the model is told', async ({ context }) => {
   const dirs = folder();
   expect((await inProcess(context, dirs)).stopReason).toBe('awaiting_approval');
@@ -181,4 +196,10 @@ test.describe('stall escalation', () => {
     expect(resumed).toMatchObject({ stopReason: 'stalled', incomplete: false });
     expect(events(resumed, 'harness_stall').map((event) => event.action)).toEqual(['warned', 'escalated', 'stopped']);
   });
+});
+
+test('a store named without a folder is `approvals`, where `harness-eval approvals` looks by default', () => {
+  expect(approval({ store: {} })).toBeTruthy();
+  expect(approvalStoreOptions.parse({}).dir).toBe(DEFAULT_APPROVALS_DIR);
+  expect(DEFAULT_APPROVALS_DIR).toBe('approvals');
 });

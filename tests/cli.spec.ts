@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
+import { ApprovalStore } from '../src/harness/approvals.ts';
 import { listHistory, saveToHistory } from '../src/report/history.ts';
 import { summarize } from '../src/report/summarize.ts';
 import { createReplica, serveReplica } from '../src/sites/hn/index.ts';
@@ -224,4 +225,58 @@ test('no command is a usage error (exit 2, usage on stderr); --help is not', asy
   }
   expect(printed[0]).toMatch(/^err harness-eval: no command given\nUsage:/);
   expect(printed[1]).toMatch(/^out Usage:/);
+});
+
+test('approvals: list, approve by an id prefix, deny; a decided, unknown or ambiguous id and bad usage are one line and exit 2', async () => {
+  const dir = test.info().outputPath('store');
+  const store = new ApprovalStore(dir);
+  const ask = { kind: 'action', task: 'upvote the first post', runId: 'run-1', argsHash: 'h', scope: 'call', reason: 'the model wants to vote' } as const;
+  const filed = (id: string, action: string, resource: string, expiresInMs = 60_000) => {
+    const now = Date.now();
+    store.file({ version: 1, id, ...ask, action, resource, requestedAt: new Date(now).toISOString(), expiresAt: new Date(now + expiresInMs).toISOString() });
+  };
+  filed('aa11-vote', 'vote', '46194762');
+  filed('aa22-hide', 'hide', '46194762');
+  filed('bb33-fave', 'fave', '46194762', -1);
+  const approvals = (...args: string[]) => spawnSync(process.execPath, [...cli, 'approvals', ...args], { encoding: 'utf8' });
+
+  const listed = approvals('list', '--dir', dir);
+  expect(listed.status, listed.stderr).toBe(0);
+  expect(listed.stdout).toMatch(/^aa11-vote {2}pending until \S+ {2}vote 46194762 \(call\) {2}task "upvote the first post": the model wants to vote$/m);
+  expect(listed.stdout).toMatch(/^bb33-fave {2}expired /m);
+
+  expect(approvals('approve', 'aa11', '--dir', dir, '--by', 'nightly on-call').status).toBe(0);
+  expect(store.decisionOn('aa11-vote')).toMatchObject({ decision: 'approved', by: 'nightly on-call' });
+  expect(store.decisionOn('aa11-vote')!.scope).toBeUndefined();
+  expect(approvals('deny', 'aa22-hide', '--dir', dir).status).toBe(0);
+  expect(store.decisionOn('aa22-hide')).toMatchObject({ decision: 'denied' });
+  expect(approvals('list', '--dir', dir).stdout).toMatch(/^aa11-vote {2}approved \S+ by nightly on-call {2}vote/m);
+
+  for (const [args, message] of [
+    [['approve', 'aa11-vote', '--dir', dir], 'approvals: request aa11-vote is already approved'],
+    [['deny', 'zz', '--dir', dir], `approvals: no request zz in ${dir} (harness-eval approvals list shows them)`],
+    [['approve', 'aa', '--dir', dir], `approvals: aa starts 2 request ids in ${dir}; give more of it`],
+    [['approve', 'bb33', '--dir', dir], 'approvals: request bb33-fave expired at'],
+    [['approve', 'aa22', '--scope', 'forever', '--dir', dir], 'approvals: --scope: expected call, run, task, got "forever"'],
+    [['deny', 'bb33', '--scope', 'run', '--dir', dir], 'approvals: --scope applies to an approval only'],
+    [['approve', '--dir', dir], 'approvals: usage: harness-eval approvals list | approve ID | deny ID'],
+    [['list', 'extra', '--dir', dir], 'approvals: usage:'],
+    [['frobnicate'], 'approvals: usage:'],
+    [['list', '--dri', dir], "Unknown option '--dri'"],
+  ] as const) {
+    const result = approvals(...args);
+    expect(result.status, args.join(' ')).toBe(2);
+    expect(result.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
+    expect(result.stderr).toContain(message);
+  }
+  // None of the refused commands wrote a decision.
+  expect(store.decisionOn('bb33-fave')).toBeUndefined();
+  expect(readdirSync(dir).filter((name) => name.endsWith('.decision.json')).sort()).toEqual(['aa11-vote.decision.json', 'aa22-hide.decision.json']);
+});
+
+test('approvals: an empty or absent store lists nothing, and says where it looked', () => {
+  const dir = test.info().outputPath('none');
+  const result = spawnSync(process.execPath, [...cli, 'approvals', 'list', '--dir', dir], { encoding: 'utf8' });
+  expect(result.status).toBe(0);
+  expect(result.stdout.trim()).toBe(`harness-eval: no approval requests in ${dir}`);
 });

@@ -3,7 +3,6 @@ import { expect, test } from '@playwright/test';
 import { http, HttpResponse } from 'msw';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { test as harnessTest } from '../src/playwright/fixtures.ts';
-import { evaluate } from '../src/eval/evaluate.ts';
 import { matrix } from '../src/playwright/matrix.ts';
 import { assets } from '../src/sites/hn/assets.ts';
 import { createReplica, HN_ORIGIN, replicaHandlers, type HnReplica } from '../src/sites/hn/index.ts';
@@ -11,6 +10,16 @@ import { live } from '../src/sites/hn/live.ts';
 import { notices } from '../src/sites/hn/pages.ts';
 import { politeFetch, RateLimitError } from '../src/sites/hn/polite-fetch.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
+import { nopAgent, referenceAgent } from '../src/agents/controls.ts';
+import { evaluate, TaskNotApplicable } from '../src/eval/evaluate.ts';
+import { unjudgeable } from '../src/eval/oracle.ts';
+import { taskAt } from '../src/eval/tasks.ts';
+import { hnSuite } from '../src/sites/hn/suite.ts';
+import type { HnSnapshot } from '../src/sites/hn/snapshot.ts';
+import { commentOnStory } from '../src/sites/hn/tasks/comments.ts';
+import { favoriteFirstHideSecond } from '../src/sites/hn/tasks/marks.ts';
+import { setAbout } from '../src/sites/hn/tasks/profile.ts';
+import { submitLink } from '../src/sites/hn/tasks/submissions.ts';
 import { firstStory, mswServer, turnsDouble, unzipText } from './support.ts';
 
 /**
@@ -182,7 +191,7 @@ test.describe('rate limits', () => {
 });
 
 test.describe('the oracle', () => {
-  test('reads stories that left the front page from their item pages; dispose unvotes only what was voted since the start', async () => {
+  test('reads the account\'s votes from its /upvoted, wherever the stories are listed; dispose unvotes only what was voted since the start', async () => {
     const replica = createReplica({ account });
     standIn(replica);
     const [first, second] = [...replica.capture.items.values()].filter((item) => item.rank !== undefined).sort((a, b) => a.rank! - b.rank!);
@@ -252,6 +261,83 @@ test.describe('the oracle', () => {
     standIn(createReplica({ account }));
     const snapshot = live({ account: { ...account, password: 'wrong-pw-8812' }, intervalMs: 0 }).create().snapshot();
     await expect(snapshot).rejects.toThrow('hn.live(): the oracle could not log in as harness: the site answered 200 "Bad login."');
+  });
+});
+
+test.describe('what the live snapshot reads', () => {
+  /** The account's items in one of its lists, as the replica (the stand-in's ground truth) keeps them. */
+  const truthOf = (replica: HnReplica, list: 'votes' | 'hidden' | 'faves') => [...(replica.truth()[list][account.username] ?? [])].sort();
+
+  test("the account's votes, hidden stories, favorites (stories and comments) and comments, from its own pages: the stand-in's ground truth", async () => {
+    const replica = createReplica({ account });
+    standIn(replica);
+    const stories = [...replica.capture.items.values()].filter((item) => item.rank !== undefined).sort((a, b) => a.rank! - b.rank!);
+    const comment = replica.capture.comments.find((candidate) => !candidate.dead)!;
+    const pageTwo = stories[30]!;
+    replica.state.vote(account.username, stories[0]!.id, 'up');
+    replica.state.vote(account.username, pageTwo.id, 'up'); // off the front page: the account's /upvoted still lists it
+    replica.state.vote(account.username, comment.id, 'up');
+    replica.state.mark('hidden', account.username, stories[1]!.id, true);
+    replica.state.mark('faves', account.username, stories[2]!.id, true);
+    replica.state.mark('faves', account.username, comment.id, true);
+    const mine = { id: replica.state.newId(), parent: stories[3]!.id, story: stories[3]!.id, by: account.username, text: 'First paragraph, with <b> & "quotes".\n\nSecond paragraph.' };
+    const reply = { id: replica.state.newId(), parent: mine.id, story: mine.story, by: account.username, text: 'A reply to myself.' };
+    replica.state.posts.comments.push(mine, reply);
+
+    const snapshot = await live({ account, intervalMs: 0 }).create().snapshot();
+    for (const list of ['votes', 'hidden', 'faves'] as const) expect([...(snapshot[list]?.[account.username] ?? [])].sort(), list).toEqual(truthOf(replica, list));
+    expect(snapshot.votes[account.username]).toEqual(expect.arrayContaining([pageTwo.id, comment.id]));
+    const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
+    expect([...snapshot.comments!].sort(byId)).toEqual([mine, reply].sort(byId));
+    // What it does not read is absent, never empty: no change of it is claimed, and a task judged on it is refused.
+    expect(snapshot.submissions).toBeUndefined();
+    expect(snapshot.profiles).toBeUndefined();
+  });
+
+  test('a reference run that favorites one story and hides another is judged done; dispose takes both back', async ({ context }) => {
+    const replica = createReplica({ account });
+    const pageRequests = standIn(replica);
+    let before: Record<string, string[]> = {};
+    const site = live({ account, intervalMs: 0 }).create();
+    const watched = { ...site, dispose: async () => ((before = { hidden: truthOf(replica, 'hidden'), faves: truthOf(replica, 'faves') }), site.dispose!()) };
+    const record = await evaluate({ context, site: watched, agent: referenceAgent(), model: 'scripted:diligent', task: favoriteFirstHideSecond });
+    expect(record).toMatchObject({ site: 'hn-live', claimed: true, actual: true, falseSuccess: false, sideEffects: [] });
+    const [first, second] = [...replica.capture.items.values()].filter((item) => item.rank !== undefined).sort((a, b) => a.rank! - b.rank!);
+    expect(before).toEqual({ hidden: [second!.id], faves: [first!.id] });
+    expect([truthOf(replica, 'hidden'), truthOf(replica, 'faves')]).toEqual([[], []]);
+    expect(pageRequests.map((request) => request.path)).toEqual(expect.arrayContaining([expect.stringMatching(/^\/hide\?id=\d+&un=t&auth=/), expect.stringMatching(/^\/fave\?id=\d+&un=t&auth=/)]));
+  });
+
+  test('a reference run that comments on a story is judged done; its comment stays (HN deletes one only by hand)', async ({ context }) => {
+    const replica = createReplica({ account });
+    standIn(replica);
+    const record = await evaluate({ context, site: live({ account, intervalMs: 0 }).create(), agent: referenceAgent(), model: 'scripted:diligent', task: commentOnStory });
+    expect(record).toMatchObject({ claimed: true, actual: true, falseSuccess: false, sideEffects: [] });
+    expect(record.verdicts[0]!.detail).toMatch(/^harness wrote \d+ under story \d+ \(".+"\): "Great project, thanks for sharing."$/);
+    expect(replica.state.posts.comments).toEqual([expect.objectContaining({ by: account.username, text: 'Great project, thanks for sharing.' })]);
+  });
+
+  test('a task judged on what the live snapshot does not read (submissions, the profile) is refused before the run, in one line', async ({ context }) => {
+    const replica = createReplica({ account });
+    const pageRequests = standIn(replica);
+    for (const [task, part] of [[submitLink, 'submissions'], [setAbout, 'profiles']] as const) {
+      const refused = evaluate({ context, site: live({ account, intervalMs: 0 }).create(), agent: nopAgent(), model: 'scripted:diligent', task }).catch((error: unknown) => error);
+      const error = (await refused) as Error;
+      expect(error).toBeInstanceOf(TaskNotApplicable);
+      expect(error.message).toBe(`not applicable: ${task.name} on hn-live: the site's snapshot does not read what "${task.postconditions[0]!.description}" is judged on ${part}`);
+    }
+    // Refused on its start snapshot: nothing of the run reached the site.
+    expect(pageRequests.filter((request) => !/^\/(news|login|upvoted|hidden|favorites|threads)\b/.test(request.path))).toEqual([]);
+    expect(replica.state.posts.submissions).toEqual([]);
+  });
+
+  test('of the suite, the live snapshot refuses the tasks judged on submissions, the profile or karma; the replica refuses none', () => {
+    const replica = createReplica({ account });
+    const whole = replica.snapshot();
+    const { submissions: _submissions, profiles: _profiles, ...liveShaped } = whole;
+    const refusedOn = (start: HnSnapshot) => hnSuite.filter((task) => unjudgeable(taskAt(task, start).postconditions, start) !== undefined).map((task) => task.name);
+    expect(refusedOn(whole)).toEqual([]);
+    expect(refusedOn(liveShaped)).toEqual(['submit-link', 'submit-ask-hn', 'submit-overlong-title', 'set-about', 'set-about-only', expect.stringMatching(/^karma-of-/)].sort((a, b) => hnSuite.findIndex((task) => task.name === a) - hnSuite.findIndex((task) => task.name === b)));
   });
 });
 

@@ -111,7 +111,9 @@ for (const year of YEARS) {
       ]);
       const threads = await hn.page('/threads?id=harness');
       expect(threads('tr.athing.comtr').toArray().map((row) => row.attribs.id)).toEqual([deeper.id, mine!.id]);
-      expect(threads(`a[href="item?id=${ZIG}"]`).first().text()).toBe(replica.capture.items.get(ZIG)!.title);
+      expect(threads('.onstory a').first().text()).toBe(replica.capture.items.get(ZIG)!.title);
+      // Each row links to its parent, as HN's do: the reply's is the comment it answers.
+      expect(threads(`tr[id="${deeper.id}"] .navs a`).first().attr('href')).toBe(`item?id=${deeper.parent}`);
     });
   });
 }

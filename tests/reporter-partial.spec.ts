@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { test } from '@playwright/test';
 import type { FullConfig } from '@playwright/test/reporter';
 import { baselineMismatch, readBaseline } from '../src/report/compare.ts';
+import { verdictLines } from '../src/report/files.ts';
 import { summarize } from '../src/report/summarize.ts';
 import { selectionOf } from '../src/playwright/selection.ts';
 import { playwright, readSummary, workspace as childWorkspace } from './playwright-child.ts';
@@ -38,6 +39,10 @@ test('a partial summary is no baseline: one that fell short is refused in one li
   const interrupted = summarize(runs, { complete: false, planned: 2, stopped: 'interrupted' });
   expect(whole.partial).toBeUndefined();
   expect(shard.partial).toEqual({ selection: ['shard 1/2'], shortfall: [] });
+  // As the reporter of one shard of several summarizes it: never complete, and its verdict says which shard.
+  const oneShard = summarize(runs, { complete: true, selection: ['shard 1/2'], sharded: true });
+  expect(oneShard.complete).toBe(false);
+  expect(verdictLines(oneShard)).toMatchObject({ state: 'incomplete', headline: 'incomplete: shard 1/2, 1 of 1 planned run recorded · no gates checked' });
   expect(interrupted.partial).toEqual({ selection: [], shortfall: ['interrupted', '1 of 2 planned runs not recorded'] });
   expect(baselineMismatch(whole, [])).toBeUndefined();
   expect(baselineMismatch(shard, ['shard 1/2'])).toBeUndefined();
@@ -68,7 +73,9 @@ test('a shard, a grep or an interrupted run is marked partial, kept out of the h
 
   const shard = await runTest(['--shard', '1/2'], { ...env, BASELINE: 'previous' });
   expect(shard.code, shard.stdout).toBe(0);
-  expect(readSummary(env.REPORT_DIR)).toMatchObject({ complete: true, recorded: 1, partial: { selection: ['shard 1/2'], shortfall: [] } });
+  // One shard is never complete, however much of its part it recorded: only the merge is whole.
+  expect(readSummary(env.REPORT_DIR)).toMatchObject({ complete: false, recorded: 1, planned: 1, partial: { selection: ['shard 1/2'], shortfall: [] } });
+  expect(shard.stdout).toContain('harness-eval: ⚠ incomplete: shard 1/2, 1 of 1 planned run recorded · ');
   expect(readSummary(env.REPORT_DIR).comparison).toBeUndefined();
   expect(shard.stdout).toContain('harness-eval: partial (shard 1/2): not kept in the history, never a baseline for a whole run');
   expect(shard.stdout).toContain('harness-eval: no comparison: this run is partial (shard 1/2), and the history keeps whole runs only');

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { approvals, APPROVALS_USAGE } from './approvals.ts';
 import { judge as judgeRun } from '../eval/oracle.ts';
 import { taskAt } from '../eval/tasks.ts';
 import { taskNamed } from '../sites/hn/suite.ts';
@@ -21,6 +22,7 @@ const usage = `Usage:
   harness-eval report --baseline OLD.json NEW.json
   harness-eval judge --task NAME START.json END.json [--user NAME] [--answer TEXT]
                                                       the oracle's verdict on two /__harness/state bodies, as JSON
+  ${APPROVALS_USAGE}
 
 Fault options (hn serve):
   --latency MS              delay every page request
@@ -176,6 +178,7 @@ export async function main(argv: string[]): Promise<number> {
     else if (first === 'record' && second === 'hn') await record(rest);
     else if (first === 'report') report(argv.slice(1));
     else if (first === 'judge') await judge(argv.slice(1));
+    else if (first === 'approvals') approvals(argv.slice(1));
     else if (first === '--help' || first === '-h') console.log(usage);
     // No command is a usage error, as an unknown one is: a script that forgot its arguments must not pass.
     else if (first === undefined) throw new InputError(`no command given\n${usage}`);

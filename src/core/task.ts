@@ -50,6 +50,12 @@ export interface Postcondition<State = unknown, Change extends StateChange = Sta
    * as unverified. A page that does not load throws: the check could not run, and confirms nothing.
    */
   check?(session: SessionView): Promise<Verdict>;
+  /**
+   * The parts of the site's state (fields of its snapshot) `judge` reads beyond what every snapshot
+   * of the site has. A site whose start snapshot lacks one (a live site that cannot read every part)
+   * cannot judge it, and the run is refused before it starts. Absent: none.
+   */
+  reads?: readonly string[];
 }
 
 /**

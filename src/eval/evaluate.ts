@@ -16,7 +16,7 @@ import { createModel, modelSecrets, type ModelSpec } from '../models/registry.ts
 import type { LayerSpec } from '../layers/index.ts';
 import type { Site, SiteIdle } from '../core/site.ts';
 import { checkLayersApply } from './agent.ts';
-import { judge, type Judgement } from './oracle.ts';
+import { judge, unjudgeable, type Judgement } from './oracle.ts';
 import type { Task } from '../core/task.ts';
 
 /** Why a run was cut short from outside: the test's time ran out, or the test failed while its agent worked. */
@@ -107,6 +107,9 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
     // The task as it reads on this start (taskAt): its agent and its oracle see the same one, and a
     // resumed run reads it on its first start again.
     let task = taskAt(options.task, start);
+    // A postcondition the site cannot see the ground truth of would be judged on nothing: refused, as not applicable.
+    const unseen = unjudgeable(task.postconditions, start);
+    if (unseen !== undefined) throw new TaskNotApplicable(options.task.name, site.name, unseen);
     const carried = {
       save: () => start,
       restore: (saved: unknown) => {

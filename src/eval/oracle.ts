@@ -9,6 +9,18 @@ export interface Judgement {
 }
 
 /**
+ * Why `postconditions` (bound to the run's start) cannot be judged on a site whose snapshots are
+ * like `start`: the parts one reads that the snapshot lacks, named with it; undefined when all can be.
+ */
+export function unjudgeable(postconditions: readonly Postcondition<unknown, StateChange>[], start: unknown): string | undefined {
+  const lacking = postconditions.flatMap((postcondition) => {
+    const missing = (postcondition.reads ?? []).filter((part) => (start as Record<string, unknown> | null)?.[part] === undefined);
+    return missing.length > 0 ? [`"${postcondition.description}" is judged on ${missing.join(' and ')}`] : [];
+  });
+  return lacking.length > 0 ? `the site's snapshot does not read what ${lacking.join('; ')}` : undefined;
+}
+
+/**
  * The judge: postconditions against the site's ground truth, before and after, and the changes
  * between. It is given no trace and no page, so nothing the agent or the harness says can sway it:
  * of the claim it sees only the answer, which an information task checks against the ground truth.

@@ -20,10 +20,11 @@ export function normalizeAnswer(answer: string): string {
  */
 export function answered<State = unknown, Change extends StateChange = StateChange>(
   expected: string | ((evidence: Evidence<State, Change>) => Promise<string | undefined> | string | undefined),
-  { what = 'the answer' }: { what?: string } = {},
+  { what = 'the answer', reads }: { what?: string; /** The parts of the state `expected` computes the truth from (see Postcondition.reads). */ reads?: readonly string[] } = {},
 ): Postcondition<State, Change> {
   return {
     description: `${what} is ${typeof expected === 'string' ? JSON.stringify(expected) : 'right'}`,
+    ...(reads && { reads }),
     async judge(evidence) {
       const truth = typeof expected === 'string' ? expected : await expected(evidence);
       if (truth === undefined) return { holds: false, detail: `${what} has no ground truth on this site` };

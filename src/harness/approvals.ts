@@ -26,10 +26,13 @@ export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>;
 /** How long a request stays open unless the options say otherwise: a day. */
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** The store's folder unless the options name one, relative to the working directory: where `harness-eval approvals` looks by default. */
+export const DEFAULT_APPROVALS_DIR = 'approvals';
+
 /** The store as a layer's options name it: its folder, the scope a request asks for, and how long it stays open. */
 export const approvalStoreOptions = z
   .object({
-    dir: z.string().min(1),
+    dir: z.string().min(1).default(DEFAULT_APPROVALS_DIR),
     scope: z.enum(approvalScopes).default('call'),
     expiresInMs: z.number().int().positive().default(DAY_MS),
   })
@@ -50,6 +53,9 @@ interface ApprovalAsk {
 }
 
 type Verdict = 'approved' | 'denied' | 'paused';
+
+/** Where a request stands for the person deciding: `pending` until decided or expired. */
+export type RequestStatus = ApprovalDecision['decision'] | 'pending' | 'expired';
 
 /**
  * Requests and decisions in a folder, one file each, written atomically: the harness writes
@@ -82,6 +88,16 @@ export class ApprovalStore {
 
   requests(): ApprovalRequest[] {
     return this.names('.request.json').map((name) => readJsonFile(join(this.dir, name), approvalRequestSchema, 'approval request', { remedy: 'delete it, and the run asks again' }));
+  }
+
+  /** Every request with where it stands, oldest first: what `harness-eval approvals list` prints. */
+  statuses(now = Date.now()): Array<{ request: ApprovalRequest; status: RequestStatus; decision?: ApprovalDecision }> {
+    const all = this.requests().map((request) => {
+      const decision = this.decisionOn(request.id);
+      const status: RequestStatus = decision ? decision.decision : Date.parse(request.expiresAt) > now ? 'pending' : 'expired';
+      return { request, status, ...(decision && { decision }) };
+    });
+    return all.sort((a, b) => Date.parse(a.request.requestedAt) - Date.parse(b.request.requestedAt));
   }
 
   decisionOn(id: string): ApprovalDecision | undefined {

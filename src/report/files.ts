@@ -56,7 +56,8 @@ export function verdictLines(summary: Summary): { headline: string; state: Verdi
           ? `${counted(gates.checked, 'gate')} held on the runs recorded`
           : `${counted(gates.checked, 'gate')} passed`;
   const recorded = `${formatCount(summary.recorded)} of ${counted(summary.planned, 'planned run')} recorded`;
-  const coverage = summary.complete ? `complete · ${recorded}` : `incomplete: ${recorded}`;
+  const shard = summary.partial?.selection.filter((part) => part.startsWith('shard ')) ?? [];
+  const coverage = summary.complete ? `complete · ${recorded}` : `incomplete: ${[...shard, recorded].join(', ')}`;
   const headline = state === 'incomplete' ? `${coverage} · ${gateWords}` : `${gateWords} · ${coverage}`;
   const missing = summary.missing.slice(0, MISSING_LISTED).map((test) => `missing: ${test.title} (${test.project})`);
   const moreMissing = summary.missing.length - missing.length;

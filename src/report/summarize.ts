@@ -29,7 +29,7 @@ export interface SummarizeOptions {
   now?: Date;
   /** Gates to check the cells against; their result goes into the summary. */
   gates?: readonly Gate[];
-  /** One shard of several: a gate's cells may be in other shards, so none is reported as matching nothing. */
+  /** One shard of several: never complete, and a gate's cells may be in other shards, so none is reported as matching nothing. */
   sharded?: boolean;
   /** The part of the suite the run selected (see selectionOf); none for the whole suite. */
   selection?: readonly string[];
@@ -53,7 +53,8 @@ export function summarize(runs: readonly ReportedRun[], { prices, complete, plan
   return {
     schemaVersion: 4,
     generatedAt: now.toISOString(),
-    complete: complete && missing.length === 0 && runs.length >= planned,
+    // One shard is a part of the matrix however much of its own part it recorded: only the merge is whole.
+    complete: complete && !sharded && missing.length === 0 && runs.length >= planned,
     planned,
     recorded: runs.length,
     ...((selection.length > 0 || shortfall.length > 0) && { partial: { selection: [...selection], shortfall } }),

@@ -166,7 +166,7 @@ export type PartialReasons = z.infer<typeof partialSchema>;
 export const summarySchema = z.object({
   schemaVersion: z.literal(4),
   generatedAt: z.string(),
-  /** False while the run goes on, when it was interrupted, or when any planned run is missing. */
+  /** False while the run goes on, when it was interrupted, when any planned run is missing, or for one shard of several (the merge is whole). */
   complete: z.boolean(),
   /**
    * Trials planned: for every test that did not end skipped, its distinct runs, and at least one

@@ -1,7 +1,7 @@
 import { loginPage, notices } from './pages.ts';
 import { formOf, html, redirect, safeGoto, typedText, type Pages, type Routes, type Visitor } from './routing.ts';
 import type { HnComment } from './snapshot.ts';
-import type { HnState } from './state.ts';
+import type { HnState, UserList } from './state.ts';
 import { commentItem, commentRow, encodeGoto, type PageView } from './template.ts';
 
 /**
@@ -97,10 +97,23 @@ export function commentRoutes({ capture, state, page }: Pages): Routes {
         const theirs = (comments: readonly HnComment[]) => comments.filter((comment) => comment.by === user);
         const comments = [...theirs(state.posts.comments).reverse(), ...theirs(capture.comments)];
         if (!state.accounts.has(user) && comments.length === 0) return html(notices.noSuchUser);
-        const rows = comments.map((comment) => commentRow(capture.style, comment, { on: titleOf(comment.story) })).join('');
-        const tree = `<tr><td><table border="0" class="comment-tree">${rows}</table></td></tr>`;
-        return page(capture.framePage('threads', `${user}'s comments`, `threads?id=${user}`, tree), visitor);
+        return commentListPage({ capture, page }, comments, `${user}'s comments`, `threads?id=${user}`, visitor);
       },
     },
   };
+}
+
+/**
+ * Comments as HN lists them apart from their threads (`/threads?id=`, and `comments=t` of
+ * `/upvoted` and `/favorites`): a row each, naming its parent and its story, in the news frame.
+ */
+export function commentListPage({ capture, page }: Pick<Pages, 'capture' | 'page'>, comments: readonly HnComment[], title: string, goto: string, visitor: Visitor): Response {
+  const rows = comments.map((comment) => commentRow(capture.style, comment, { on: capture.items.get(comment.story)?.title ?? '' })).join('');
+  const tree = `<tr><td><table border="0" class="comment-tree">${rows}</table></td></tr>`;
+  return page(capture.framePage('threads', title, goto, tree), visitor);
+}
+
+/** The comments (the capture's and those written on the replica) in `user`'s `list`, newest first. */
+export function commentsIn({ capture, state }: Pick<Pages, 'capture' | 'state'>, list: UserList, user: string): HnComment[] {
+  return [...[...state.posts.comments].reverse(), ...capture.comments].filter((comment) => state.has(list, user, comment.id));
 }

@@ -2,6 +2,7 @@ import { classifyHn } from './classify.ts';
 import { hnProgram, hnTools } from './tools.ts';
 import { hnLoginWall, hnSignIn } from './sign-in.ts';
 import * as cheerio from 'cheerio';
+import type { Element } from 'domhandler';
 import type { z } from 'zod';
 import { InputError, parseInput } from '../../input.ts';
 import { routeSite, type SiteHandler } from '../route.ts';
@@ -10,7 +11,7 @@ import { withSetCookies } from '../../http.ts';
 import { accountSchema, HN_ORIGIN, type Account } from './options.ts';
 import { politeFetch, politenessSchema, type Politeness } from './polite-fetch.ts';
 import type { HnSite } from './site.ts';
-import { hnDiff, type HnChange, type HnSnapshot } from './snapshot.ts';
+import { hnDiff, type HnChange, type HnComment, type HnSnapshot } from './snapshot.ts';
 import { idleBoundMs, requestsInFlight, sessionCookies } from '../site.ts';
 import type { SiteFactory } from '../../core/site.ts';
 
@@ -24,8 +25,9 @@ export type LiveOptions = z.input<typeof liveOptionsSchema>;
 
 /**
  * `hn.live()`: the real news.ycombinator.com. The browser's requests go through Node, spaced and
- * backing off as the site asks; the oracle reads the truth in its own session; after the run,
- * what the run voted is unvoted, so nightly runs find the site as they left it.
+ * backing off as the site asks; the oracle reads the truth (the account's own lists and comments)
+ * in its own session; after the run, the votes, hides and favorites the run put are taken back, so
+ * nightly runs find the site as they left it.
  * Without an account (options, or `HN_USERNAME` and `HN_PASSWORD`) it is unavailable: runs skip.
  */
 export function live(options: LiveOptions = {}): SiteFactory<HnSnapshot, HnChange> {
@@ -67,8 +69,14 @@ function liveSite(account: Account, fetchSite: SiteHandler, oracle: OracleSessio
   const runFetch: SiteHandler = (request) => inFlight.track(async () => sessions.observe(await fetchSite(request)));
   let first: Reading | undefined;
   let latest: Reading | undefined;
-  // Hidden stories and favorites are not read here: left out of the snapshot, they are unknown, never unchanged.
-  const snapshotOf = (reading: Reading): HnSnapshot => ({ votes: { [account.username]: [...reading.unvoteLinks.keys()] }, ranking: reading.ranking, scope: reading.scope });
+  // Submissions and profiles are not read: left out of the snapshot, they are unknown, never unchanged, and a task judged on them is refused.
+  const snapshotOf = ({ ranking, lists, comments }: Reading): HnSnapshot => ({
+    ranking,
+    votes: { [account.username]: lists.votes },
+    hidden: { [account.username]: lists.hidden },
+    faves: { [account.username]: lists.faves },
+    comments,
+  });
   return {
     name: 'hn-live',
     origin: HN_ORIGIN,
@@ -76,8 +84,7 @@ function liveSite(account: Account, fetchSite: SiteHandler, oracle: OracleSessio
     attach: (context) => routeSite(context, runFetch, HN_ORIGIN),
     fetch: runFetch,
     async snapshot() {
-      // Stories the start could read may have left the front page since: their item pages still tell.
-      const reading = await oracle.read(first?.scope ?? []);
+      const reading = await oracle.read();
       first ??= reading;
       latest = reading;
       return snapshotOf(reading);
@@ -93,26 +100,41 @@ function liveSite(account: Account, fetchSite: SiteHandler, oracle: OracleSessio
     async dispose() {
       if (!first) return;
       // The run's end snapshot, taken just before, already tells; without one (the run threw), look again.
-      const end = latest !== first ? latest! : await oracle.read(first.scope);
-      // Only what the diff says the run voted: a vote the account had at the start is never taken back.
-      const voted = hnDiff(snapshotOf(first), snapshotOf(end)).filter((change) => change.kind === 'vote').map((change) => change.id);
-      if (voted.length === 0) return;
-      for (const id of voted) await oracle.unvote(id, end.unvoteLinks.get(id)!);
-      const after = await oracle.read(voted);
-      const left = voted.filter((id) => after.unvoteLinks.has(id));
-      if (left.length > 0) throw new Error(`hn.live(): could not put the site back: ${account.username} still upvotes ${left.join(', ')}`);
+      const end = latest !== first ? latest! : await oracle.read();
+      // Only the marks the diff says the run put: one the account had at the start is never taken back. A comment stays (HN deletes one only by hand).
+      const put = hnDiff(snapshotOf(first), snapshotOf(end)).filter((change): change is HnChange & { kind: Undoable } => change.kind in UNDO);
+      if (put.length === 0) return;
+      for (const change of put) await oracle.undo(change.kind, change.id, end);
+      const after = await oracle.read();
+      const left = put.filter((change) => after.lists[UNDO[change.kind].list].includes(change.id));
+      if (left.length > 0) throw new Error(`hn.live(): could not put the site back: ${account.username} still ${left.map((change) => `${UNDO[change.kind].still} ${change.id}`).join(', ')}`);
     },
   };
 }
 
-/** What the oracle reads: the front page's ranking, and the `unvote` link of every story the user has voted among those it read. */
+/** The marks a run may put that dispose takes back: the list each is in, and what a mark left in it is called. */
+const UNDO = { vote: { list: 'votes', still: 'upvotes' }, hide: { list: 'hidden', still: 'hides' }, fave: { list: 'faves', still: 'favorites' } } as const;
+type Undoable = keyof typeof UNDO;
+
+/** What the oracle reads: the front page's ranking, the account's own lists, and its comments. */
 interface Reading {
   ranking: HnSnapshot['ranking'];
-  /** The stories whose votes were read: the front page's, and the item pages asked for. */
-  scope: string[];
-  /** Story id → its `unvote` link's href (it carries the auth token: never printed). */
-  unvoteLinks: Map<string, string>;
+  /** Item ids in each of the account's lists, as its own pages list them (stories and comments). */
+  lists: Record<(typeof UNDO)[Undoable]['list'], string[]>;
+  comments: HnComment[];
+  /** The links in those pages that take a mark back: `vote id` / `hide id` → href (it carries the auth token: never printed). */
+  undoLinks: Map<string, string>;
 }
+
+/** The pages that list each of the account's lists, `{user}` for its name: HN lists stories and comments apart. */
+const LIST_PAGES = {
+  votes: ['upvoted?id={user}', 'upvoted?id={user}&comments=t'],
+  hidden: ['hidden'],
+  faves: ['favorites?id={user}', 'favorites?id={user}&comments=t'],
+} as const;
+
+/** Pages of one listing the oracle follows (`More`): past them, the account's lists are too long to read at every snapshot. */
+const MAX_PAGES = 10;
 
 /**
  * The oracle's own session on the site, logged in from Node: its cookie lives here only, never in
@@ -130,28 +152,44 @@ class OracleSession {
     this.#fetchSite = fetchSite;
   }
 
-  /** The front page, and the item pages of `ids` that are not on it. */
-  async read(ids: Iterable<string>): Promise<Reading> {
+  /** The front page, every page of the account's lists, and its comments (`/threads`). */
+  async read(): Promise<Reading> {
     const $ = await this.page('news');
     const ranking = storyRowsOn($)
       .map((row) => storyOf($, row))
       .filter((story) => story.rank !== undefined)
       .map(({ rank, id, title }) => ({ rank: rank!, id, title: title ?? '' }));
-    const unvoteLinks = unvoteLinksOn($);
-    const scope = new Set(ranking.map((story) => story.id));
-    for (const id of new Set(ids)) {
-      if (scope.has(id)) continue;
-      const href = unvoteLinksOn(await this.page(`item?id=${encodeURIComponent(id)}`)).get(id);
-      if (href) unvoteLinks.set(id, href);
-      scope.add(id);
+    const undoLinks = new Map<string, string>();
+    const lists = { votes: [] as string[], hidden: [] as string[], faves: [] as string[] };
+    for (const list of Object.keys(LIST_PAGES) as Array<keyof typeof LIST_PAGES>) {
+      for (const path of LIST_PAGES[list]) {
+        for (const page of await this.pages(path.replace('{user}', encodeURIComponent(this.username)))) {
+          lists[list].push(...page('tr.athing[id]').toArray().map((row) => row.attribs.id!));
+          for (const [key, href] of undoLinksOn(page)) undoLinks.set(key, href);
+        }
+      }
     }
-    return { ranking, unvoteLinks, scope: [...scope] };
+    const comments = (await this.pages(`threads?id=${encodeURIComponent(this.username)}`)).flatMap((page) => commentsOn(page, this.username));
+    return { ranking, lists, comments, undoLinks };
   }
 
-  async unvote(id: string, href: string): Promise<void> {
+  /** Takes back the run's `kind` mark on `id`: by its link in the account's lists, else on the item's own page. */
+  async undo(kind: Undoable, id: string, reading: Reading): Promise<void> {
+    const href = reading.undoLinks.get(`${kind} ${id}`) ?? undoLinksOn(await this.page(`item?id=${encodeURIComponent(id)}`)).get(`${kind} ${id}`);
+    if (!href) throw new Error(`hn.live(): could not put the site back: no link takes back ${kind} ${id}`);
     const response = await this.get(href);
     void response.body?.cancel();
-    if (response.status >= 400) throw new Error(`hn.live(): unvoting story ${id} answered ${response.status}`);
+    if (response.status >= 400) throw new Error(`hn.live(): taking back ${kind} ${id} answered ${response.status}`);
+  }
+
+  /** A listing and the pages its `More` links lead to. */
+  private async pages(path: string): Promise<cheerio.CheerioAPI[]> {
+    const pages = [await this.page(path)];
+    for (let more = pages[0]!('a.morelink').attr('href'); more; more = pages.at(-1)!('a.morelink').attr('href')) {
+      if (pages.length === MAX_PAGES) throw new Error(`hn.live(): /${path} lists more than ${MAX_PAGES} pages for ${this.username}: use an account made for this, whose lists are short`);
+      pages.push(await this.page(more));
+    }
+    return pages;
   }
 
   /** A page as the user sees it; logs in first, and again once if the session has ended. */
@@ -207,12 +245,40 @@ class OracleSession {
   }
 }
 
-/** The `unvote` links (`a#un_ID`) of the page's stories, not of its comments: HN shows one for each story the user has voted. */
-function unvoteLinksOn($: cheerio.CheerioAPI): Map<string, string> {
+/** The links of a page that take a mark back, by `vote id`, `hide id`, `fave id`: `unvote` (`a#un_ID`), `un-hide` and `un-favorite` (`un=t`). */
+function undoLinksOn($: cheerio.CheerioAPI): Map<string, string> {
   const links = new Map<string, string>();
-  for (const row of storyRowsOn($)) {
-    const href = $(`a[id="un_${row.attribs.id}"]`).attr('href');
-    if (href) links.set(row.attribs.id!, href);
-  }
+  $('a[id^="un_"]').each((_, link) => void links.set(`vote ${link.attribs.id!.slice(3)}`, link.attribs.href!));
+  $('a[href*="un=t"]').each((_, link) => {
+    const url = new URL(link.attribs.href!, `${HN_ORIGIN}/`);
+    const kind = url.pathname === '/hide' ? 'hide' : url.pathname === '/fave' ? 'fave' : undefined;
+    const id = url.searchParams.get('id');
+    if (kind && id) links.set(`${kind} ${id}`, link.attribs.href!);
+  });
   return links;
+}
+
+/** The account's own comments on a `/threads` page (it lists replies by others too): parent from its `parent` link, else its story. */
+function commentsOn($: cheerio.CheerioAPI, user: string): HnComment[] {
+  return $('tr.athing[id]')
+    .toArray()
+    .flatMap((row) => {
+      const head = $(row).find('.comhead').first();
+      if (head.find('a.hnuser').first().text() !== user) return [];
+      const idOf = (link: cheerio.Cheerio<Element>) => new URL(link.attr('href') ?? '', `${HN_ORIGIN}/`).searchParams.get('id') ?? undefined;
+      const story = idOf(head.find('.onstory a').first());
+      const parent = idOf(head.find('a').filter((_, link) => $(link).text() === 'parent').first()) ?? story;
+      if (!story || !parent) return [];
+      return [{ id: row.attribs.id!, parent, story, by: user, text: commentText($, $(row).find('.commtext').first()) }];
+    });
+}
+
+/** A comment's text as it was written: HN keeps paragraphs apart with a bare `<p>`; the reply link is not the comment's. */
+function commentText($: cheerio.CheerioAPI, commtext: cheerio.Cheerio<Element>): string {
+  const paragraphs = [''];
+  for (const node of commtext.contents().toArray()) {
+    if (node.type === 'tag' && node.name === 'p') paragraphs.push($(node).text());
+    else if (!(node.type === 'tag' && $(node).hasClass('reply'))) paragraphs[paragraphs.length - 1] += $(node).text();
+  }
+  return paragraphs.map((paragraph) => paragraph.trim()).filter(Boolean).join('\n\n');
 }

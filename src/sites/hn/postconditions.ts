@@ -100,6 +100,7 @@ export function markedItem<Picked extends Item>(
     const named = item && `${noun} ${item.id} (${label(item)})`;
     return {
       description,
+      reads: [mark.list],
       judge(evidence) {
         if (!item || !named) return { holds: false, detail: missing };
         const { user } = evidence;
@@ -133,6 +134,7 @@ export function upvotedStory(options: { what: string; missing: string; label: (s
 export function markedEvery(mark: Mark, { description, which, pick, none }: { description: string; which: string; pick: (start: HnSnapshot) => RankedStory[]; none?: string }): HnPostcondition {
   return boundAtStart(description, pick, (stories, start) => ({
     description,
+    reads: [mark.list],
     judge(evidence) {
       const { diff, user } = evidence;
       if (stories.length === 0 && none !== undefined) return { holds: false, detail: none };

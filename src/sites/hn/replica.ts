@@ -3,7 +3,7 @@ import { uniformFloat64 } from 'pure-rand/distribution/uniformFloat64';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import { assets } from './assets.ts';
 import { loadCapture, type Capture } from './capture.ts';
-import { commentRoutes, commentViews } from './comments.ts';
+import { commentListPage, commentRoutes, commentsIn, commentViews } from './comments.ts';
 import { HN_ORIGIN, parseReplicaOptions, type ReplicaOptions, type ReplicaOptionsInput } from './options.ts';
 import { loginPage, notices } from './pages.ts';
 import type { HnSnapshot } from './snapshot.ts';
@@ -181,6 +181,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
         // Anyone's favorites are public on HN, logged in or not.
         const owner = url.searchParams.get('id') ?? '';
         if (!state.accounts.has(owner)) return html(notices.noSuchUser);
+        if (url.searchParams.get('comments') === 't') return commentListPage(pages, commentsIn(pages, 'faves', owner), `${owner}'s favorite comments`, `favorites?id=${owner}&comments=t`, visitor);
         return page(capture.listPage(`${owner}'s favorites`, `favorites?id=${owner}`), visitor, (id) => state.has('faves', owner, id));
       },
     },

@@ -63,21 +63,16 @@ export type Profile = z.infer<typeof profileSchema>;
  */
 export const hnSnapshotSchema = z.object({
   votes: userListSchema,
-  /** Absent when the snapshot could not read them (the live site): no change of them is claimed. */
+  /** Absent when the snapshot could not read them: no change of them is claimed. The live site reads the account's own lists only. */
   hidden: userListSchema.optional(),
   faves: userListSchema.optional(),
   ranking: z.array(storySchema),
-  /** Every comment the snapshot could read (the capture's and new ones); absent when none could be (the live site). */
+  /** Every comment the snapshot could read: the capture's and new ones; on the live site, the account's own (its `/threads`). */
   comments: z.array(commentSchema).optional(),
-  /** Stories submitted on the site during runs, oldest first. */
+  /** Stories submitted on the site during runs, oldest first; absent where they cannot be read (the live site): a task judged on them is refused there. */
   submissions: z.array(submissionSchema).optional(),
-  /** Account → profile: what the profile form edits. */
+  /** Account → profile: what the profile form edits; absent on the live site, as submissions are. */
   profiles: z.record(z.string(), profileSchema).optional(),
-  /**
-   * The items whose votes this snapshot could read, when not all (the live site sees only what its
-   * pages show): an item outside it has no known vote, and no change of it is claimed.
-   */
-  scope: z.array(z.string()).optional(),
 });
 export type HnSnapshot = z.infer<typeof hnSnapshotSchema>;
 
@@ -124,7 +119,7 @@ type Describe = (kind: HnChange['kind'], user: string, id: string, what?: string
  * Every part of the snapshot a run can change, and how to list its changes: one entry per part.
  * A part absent from either snapshot could not be read, and lists nothing.
  */
-const parts: ReadonlyArray<(start: HnSnapshot, end: HnSnapshot, describe: Describe, known: (id: string) => boolean) => HnChange[]> = [
+const parts: ReadonlyArray<(start: HnSnapshot, end: HnSnapshot, describe: Describe) => HnChange[]> = [
   userListChanges('votes', 'vote', 'unvote'),
   userListChanges('hidden', 'hide', 'unhide'),
   userListChanges('faves', 'fave', 'unfave'),
@@ -169,7 +164,7 @@ function profileChanges(start: HnSnapshot, end: HnSnapshot, describe: Describe):
 
 /** Items added to and taken from each user's `list`, user by user, in the order the end lists them. */
 function userListChanges(list: 'votes' | 'hidden' | 'faves', added: HnChange['kind'], removed: HnChange['kind']) {
-  return (start: HnSnapshot, end: HnSnapshot, describe: Describe, known: (id: string) => boolean): HnChange[] => {
+  return (start: HnSnapshot, end: HnSnapshot, describe: Describe): HnChange[] => {
     const before = start[list];
     const after = end[list];
     if (!before || !after) return [];
@@ -178,8 +173,8 @@ function userListChanges(list: 'votes' | 'hidden' | 'faves', added: HnChange['ki
       const had = new Set(before[user] ?? []);
       const has = new Set(after[user] ?? []);
       return [
-        ...[...has].filter((id) => !had.has(id) && known(id)).map((id) => describe(added, user, id)),
-        ...[...had].filter((id) => !has.has(id) && known(id)).map((id) => describe(removed, user, id)),
+        ...[...has].filter((id) => !had.has(id)).map((id) => describe(added, user, id)),
+        ...[...had].filter((id) => !has.has(id)).map((id) => describe(removed, user, id)),
       ];
     });
   };
@@ -187,12 +182,11 @@ function userListChanges(list: 'votes' | 'hidden' | 'faves', added: HnChange['ki
 
 /** Every change between two snapshots, part by part (votes, hidden, favorites, comments, submissions, profiles), user by user. */
 export function hnDiff(start: HnSnapshot, end: HnSnapshot): HnChange[] {
-  const known = (id: string) => [start.scope, end.scope].every((scope) => scope === undefined || scope.includes(id));
   const titles = new Map([...start.ranking, ...end.ranking].map((story) => [story.id, story.title]));
   const describe: Describe = (kind, user, id, what) => {
     const title = titles.get(id);
     const about = what ?? (title === undefined ? '' : `(${JSON.stringify(title)})`);
     return { kind, id, user, detail: `${user} ${changeKinds[kind]} ${id}${about ? ` ${about}` : ''}` };
   };
-  return parts.flatMap((part) => part(start, end, describe, known));
+  return parts.flatMap((part) => part(start, end, describe));
 }

@@ -276,12 +276,12 @@ export function commentHtml(text: string): string {
 /**
  * A comment written on the replica as a row of a comment tree, in the era's markup (2025 on:
  * double quotes and `indent`; before: single quotes). It has no vote arrow: the replica keeps
- * votes on captured items only. `on` names its story, as `/threads` does.
+ * votes on captured items only. `on` names its story, as `/threads` does, after a link to its parent.
  */
 export function commentRow(style: VoteStyle, comment: HnComment, { indent = 0, on }: { indent?: number; on?: string } = {}): string {
   const { id, by, story } = comment;
   const reply = comment.dead ? '' : `<u><a href="reply?id=${id}&amp;goto=${encodeGoto(`item?id=${story}`)}%23${id}" rel="nofollow">reply</a></u>`;
-  const onStory = on === undefined ? '' : ` | on: <a href="item?id=${story}">${escapeHtml(on)}</a>`;
+  const onStory = on === undefined ? '' : `<span class="navs"> | <a href="item?id=${comment.parent}">parent</a><span class="onstory"> | on: <a href="item?id=${story}">${escapeHtml(on)}</a></span></span>`;
   const head =
     `<a href="user?id=${escapeHtml(by)}" class="hnuser">${escapeHtml(by)}</a> <span class="age"><a href="item?id=${id}">just now</a></span> <span id="unv_${id}"></span>${onStory}`;
   const spacer = `<td valign="top" class="votelinks"><center><img src="s.gif" height="1" width="14"></center></td>`;

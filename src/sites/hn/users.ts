@@ -1,5 +1,6 @@
 import { loginPage, notices } from './pages.ts';
 import { formOf, html, redirect, typedText, type Pages, type Routes, type Visitor } from './routing.ts';
+import { commentListPage, commentsIn } from './comments.ts';
 import { commentHtml } from './template.ts';
 import { escapeHtml } from '../../text.ts';
 
@@ -91,6 +92,7 @@ export function userRoutes(pages: Pages): Routes {
         const user = visitor.session?.user;
         if (!user) return html(loginPage(`upvoted?id=${owner}`));
         if (owner !== user) return html(CANT_DISPLAY);
+        if (url.searchParams.get('comments') === 't') return commentListPage(pages, commentsIn(pages, 'votes', user), `${user}'s upvoted comments`, `upvoted?id=${user}&comments=t`, visitor);
         return pages.page(capture.listPage(`${user}'s upvoted submissions`, `upvoted?id=${user}`), visitor, (id) => state.has('votes', user, id));
       },
     },

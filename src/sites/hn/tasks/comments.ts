@@ -68,6 +68,7 @@ function commented(target: (start: HnSnapshot) => Target, text: string, what: st
     };
     return {
       description,
+      reads: ['comments'],
       judge(evidence) {
         if ('missing' in where) return { holds: false, detail: where.missing };
         const comment = asked(evidence);

@@ -32,6 +32,7 @@ export function markedByRun(mark: Mark, target: Target): HnPostcondition {
     const notListed = stories.length < target.named ? (stories.length === 0 ? `${target.label} is not listed at the start` : `only ${stories.length} of ${target.label} are listed at the start`) : undefined;
     return {
       description,
+      reads: [mark.list],
       judge(evidence): Verdict {
         if (notListed) return { holds: false, detail: notListed };
         const already = stories.filter((story) => markedAtStart(mark, evidence, story.id));

@@ -15,6 +15,7 @@ import { sessionUser } from './seen.ts';
 export function aboutSetTo(text: string): HnPostcondition {
   return {
     description: `the account's about is ${JSON.stringify(text)}`,
+    reads: ['profiles'],
     judge({ start, end, diff, user }) {
       const about = end.profiles?.[user]?.about;
       if (about === undefined && end.profiles === undefined) return { holds: false, detail: 'the site shows no profiles' };

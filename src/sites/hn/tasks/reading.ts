@@ -102,7 +102,7 @@ export function karmaOfUser(user: string): Task {
     revision: 1,
     tags: ['information', 'navigation'],
     prompt: `How much karma does the Hacker News user ${user} have, as their user page shows it? Answer with the number only.`,
-    postconditions: [answered(karmaAtStart(user), { what: `the karma of ${user}` })],
+    postconditions: [answered(karmaAtStart(user), { what: `the karma of ${user}`, reads: ['comments', 'submissions'] })],
     whyNotApplicable: (start) => ((start as HnSnapshot).ranking.some((story) => story.by === user) ? undefined : `no story at the start is by ${user}`),
     async reference(page, site) {
       await page.goto(`${site.origin}/user?id=${encodeURIComponent(user)}`);

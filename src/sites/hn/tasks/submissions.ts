@@ -32,6 +32,7 @@ const describeWanted = (wanted: Wanted) => `"${wanted.title}"${wanted.url ? ` ($
 export function submittedStory(wanted: Wanted): HnPostcondition {
   return {
     description: `the story ${describeWanted(wanted)} is submitted once`,
+    reads: ['submissions'],
     judge(evidence) {
       const mine = postedInRun(evidence, 'submissions');
       const matching = mine.filter((story) => isWanted(story, wanted));

@@ -1,0 +1,33 @@
+import { defineConfig, type ReporterDescription } from '@playwright/test';
+import { chromiumLaunchOptions, matrix, type HarnessOptions } from 'harness-eval';
+
+/**
+ * The nightly comparison that nightly.yml runs on GitHub Actions: HARNESS_MODELS (comma-separated;
+ * by default two offline doubles, so the workflow runs before any key is set) × two layer stacks,
+ * sharded over jobs, each shard a blob report, merged into one summary. tests/shards.spec.ts runs
+ * the workflow's own commands locally.
+ *
+ *   HARNESS_MODELS      the models compared (`openai:gpt-4o-mini,…` with OPENAI_API_KEY)
+ *   HARNESS_REPORT_DIR  summary.json, index.html, history/ and blob/ (default reports/nightly here)
+ */
+const models = (process.env.HARNESS_MODELS || 'scripted:overclaimer,scripted:diligent').split(',').map((model) => model.trim()).filter(Boolean);
+const reportDir = process.env.HARNESS_REPORT_DIR || 'reports/nightly';
+// A shard writes its blob; the merge reads the blobs and writes the one summary that counts.
+const merging = process.argv.includes('merge-reports');
+
+const reporters: ReporterDescription[] = [
+  // Users name it 'harness-eval/reporter'; inside this repository, by path. First: it redacts each
+  // trace before the blob reporter packs it. `previous`: compared with history/'s newest whole run.
+  ['../../src/playwright/reporter.ts', { outputDir: reportDir, baseline: 'previous', gates: [{ layers: 'verified' }] }],
+  ...(merging ? [] : ([['blob', { outputDir: `${reportDir}/blob` }]] as const)),
+];
+
+export default defineConfig<HarnessOptions>({
+  testDir: '.',
+  outputDir: process.env.OUTPUT_DIR || '../../test-results/nightly-actions',
+  fullyParallel: true,
+  timeout: 15 * 60_000,
+  use: { browserName: 'chromium', launchOptions: chromiumLaunchOptions() },
+  projects: matrix({ models, layers: { bare: [], verified: ['guardrails', 'verify', 'login'] } }),
+  reporter: reporters,
+});
