@@ -20,6 +20,8 @@ import { recordInAllure } from './allure.ts';
 import './doubles.ts';
 import { builtInHarness } from '../harness/agent.ts';
 import { agentCondition, layersCondition, modelCondition, NO_LAYERS, stackNameInUse } from './condition.ts';
+import { budgetSpentReason, parseCostOptions, runCost, runLedger } from './cost.ts';
+import type { PriceTable } from '../report/types.ts';
 import { ABORT_GRACE_MS, evaluate, runSecrets, TaskNotApplicable, type CutShort, type RunRecord } from '../eval/evaluate.ts';
 
 export { stackName } from './condition.ts';
@@ -49,6 +51,17 @@ export interface HarnessOptions {
    * (default off, `fixtures/cassettes` beside the config file). HARNESS_MODEL_CACHE overrides the mode.
    */
   modelCache: ModelCacheOptions;
+  /**
+   * USD per million tokens by model id (`{ 'openai:gpt-4o-mini': { input: 0.15, cachedInput: 0.075, output: 0.6 } }`):
+   * each run of a listed model records its `cost`.
+   */
+  prices: PriceTable | undefined;
+  /**
+   * A budget in USD for the whole run of Playwright, across its workers: once the runs so far have
+   * spent it, no further run starts; each such test is skipped as not run, "budget spent". Needs
+   * `prices` for every model that runs.
+   */
+  maxCost: number | undefined;
 }
 
 export const HARNESS_RUN_ATTACHMENT = 'harness-run.json';
@@ -74,7 +87,9 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
   site: [recorded(), { option: true }],
   harnessScreenshots: [false, { option: true }],
   modelCache: [{}, { option: true }],
-  harness: async ({ agent: agentOption, model, layers, layerStack, site, harnessScreenshots, modelCache, context }, use, testInfo) => {
+  prices: [undefined, { option: true }],
+  maxCost: [undefined, { option: true }],
+  harness: async ({ agent: agentOption, model, layers, layerStack, site, harnessScreenshots, modelCache, prices: pricesOption, maxCost: maxCostOption, context }, use, testInfo) => {
     if (!Array.isArray(layers)) {
       throw new InputError(
         `layers: expected a list of layers, got ${isLayerValue(layers) ? `the layer ${layers.name}` : JSON.stringify(layers)}. Playwright reads a list whose second item is an object (a ['name', options] pair) as [value, options]: write the layers as values (guardrails({ maxIterations: 8 })), or test.use({ layers: [[...your layers], { scope: 'test' }] }).`,
@@ -82,10 +97,15 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
     }
     // Relative to the config file's folder, as Playwright's own paths are.
     const cache = resolveModelCache(modelCache, testInfo.config.configFile ? dirname(testInfo.config.configFile) : process.cwd());
+    const { prices, maxCost } = parseCostOptions({ prices: pricesOption, maxCost: maxCostOption });
     const unavailable = modelUnavailable(model, process.env, cache.mode);
     testInfo.skip(unavailable !== undefined, unavailable);
     const siteUnavailable = site.unavailable?.();
     testInfo.skip(siteUnavailable !== undefined, siteUnavailable);
+    if (maxCost !== undefined && runCost(prices, modelId(model), { input: 0, output: 0 }) === undefined) {
+      throw new InputError(`maxCost: ${modelId(model)} has no price in prices (a budget counts every run's cost)`);
+    }
+    const ledger = maxCost === undefined ? undefined : runLedger();
     const agent = agentOption ?? builtInHarness(layers);
     checkLayersApply(agent, layers);
     const stackLayers = agent.layers ? layersCondition(layers) : undefined;
@@ -101,6 +121,9 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
       const { task, maxIterations } = toTask(request);
       // Runs share the test's browser context (its pages, cookies and trace): two at once would act on each other's pages.
       if (inFlight.size > 0) throw new InputError(`harness.run(): run ${runs} of this test is still going: runs share the test's browser context, so await each run before starting the next`);
+      // Not started, not failed: the reporter counts the test as not run, outside every rate.
+      const spent = ledger?.spent() ?? 0;
+      if (maxCost !== undefined && spent >= maxCost) testInfo.skip(true, budgetSpentReason(spent, maxCost));
       runs += 1;
       const instance = site.create();
       // No secret leaves in a record: a site's options may carry its account, a model's a key.
@@ -140,6 +163,8 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
             if (harnessScreenshots && page) await testInfo.attach(`${title}.png`, { body: await page.screenshot(), contentType: 'image/png' });
           }),
       }).then(async (record) => {
+        const cost = runCost(prices, modelId(model), record.tokens);
+        if (cost !== undefined) ledger?.add(cost);
         const reported: ReportedRun & Omit<RunRecord, keyof ReportedRun> & { prompt: string; layerNames: string[] } = redact(
           {
             ...record,
@@ -149,6 +174,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
             layerNames: record.layers,
             unsupportedClaim: record.trace.some((event) => event.type === 'harness_evidence' && !event.ok),
             observationTokens: await observationTokens(record.trace),
+            ...(cost !== undefined && { cost }),
           },
           // The sessions the site issued during the run are known now.
           runSecrets(instance),

@@ -7,6 +7,7 @@ import { cellLabel, conditionKey, groupByCell } from './summarize.ts';
 import { excludesZero } from './statistics.ts';
 import { comparedRates, type Cell, type CellChange, type Comparison, type Interval, type LayerEffect, type Summary } from './types.ts';
 import { escapeHtml, writeFileAtomic } from '../text.ts';
+import { formatCost, markdownCostSuccess, renderCostSuccess } from './cost-chart.ts';
 
 export interface SummaryFiles {
   json: string;
@@ -82,6 +83,7 @@ function totalsLine(summary: Summary): string {
     `${counted(falseFailures, 'false failure')}${share(falseFailures)}`,
     `${formatCount(sideEffectRuns)} with side effects${share(sideEffectRuns)}`,
     `${formatCount(incomplete)} incomplete`,
+    ...(summary.totals.cost !== undefined ? [`cost ${formatCost(summary.totals.cost)}`] : []),
     `generated ${summary.generatedAt}`,
   ].join(' · ');
 }
@@ -132,6 +134,7 @@ export function renderMarkdown(summary: Summary): string {
     '',
     markdownTable(header, rows),
     ...markdownObservations(summary.cells),
+    ...markdownCostSuccess(summary),
     ...markdownAblation(summary.ablation ?? []),
     ...markdownComparison(summary.comparison),
     '',
@@ -224,7 +227,7 @@ export function renderHtml(summary: Summary, runs: readonly ReportedRun[]): stri
 <body>
 <h1>harness-eval report</h1>
 ${renderVerdict(summary)}
-${renderComparisonSection(summary.comparison)}<section id="ablation">
+${renderComparisonSection(summary.comparison)}${renderCostSuccess(summary)}<section id="ablation">
 <h2>What each layer buys</h2>
 ${renderAblation(summary.ablation ?? [])}
 </section>
@@ -576,7 +579,7 @@ function distinct(values: readonly string[]): string[] {
 /** Token sums, with how many runs had no count to trust: unknown is never shown as 0. */
 function formatTokens({ runs, tokens }: Cell): string {
   if (runs > 0 && tokens.unknownRuns === runs) return 'unknown';
-  const sums = `${formatCount(tokens.input)} / ${formatCount(tokens.output)}`;
+  const sums = `${formatCount(tokens.input)}${tokens.cachedInput ? ` (${formatCount(tokens.cachedInput)} cached)` : ''} / ${formatCount(tokens.output)}`;
   return tokens.unknownRuns > 0 ? `${sums} (+${tokens.unknownRuns} unknown)` : sums;
 }
 
@@ -590,12 +593,9 @@ function formatStopReasons(counts: Record<string, number>): string {
     .join(', ');
 }
 
-/** The cell's cost, `—` with no price, and a lower bound (`≥`) when some runs' tokens are unknown. */
-function formatCellCost({ cost, tokens }: Cell): string {
+/** The cell's cost and its cost per run, `—` with no price, and a lower bound (`≥`) when some runs' tokens are unknown. */
+function formatCellCost({ cost, tokens, runs }: Cell): string {
   if (cost === undefined) return '—';
-  return `${tokens.unknownRuns > 0 ? '≥ ' : ''}${formatCost(cost)}`;
-}
-
-function formatCost(usd: number): string {
-  return `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
+  const atLeast = tokens.unknownRuns > 0 ? '≥ ' : '';
+  return `${atLeast}${formatCost(cost)}${runs > 1 ? ` (${atLeast}${formatCost(cost / runs)} a run)` : ''}`;
 }
