@@ -24,14 +24,11 @@ export const pricesSchema = priceTableSchema.superRefine((prices, check) => {
   }
 });
 
-const maxCostSchema = z.number().finite().positive('must be more than 0 (USD)');
+const costOptionsSchema = z.object({ prices: pricesSchema.optional(), maxCost: z.number().finite().positive('must be more than 0 (USD)').optional() });
 
-/** The `prices` and `maxCost` options, checked: a bad one is one line naming the field. */
-export function parseCostOptions(options: { prices?: unknown; maxCost?: unknown }): { prices?: PriceTable; maxCost?: number } {
-  return {
-    ...(options.prices !== undefined && { prices: parseInput(pricesSchema, options.prices, 'prices') }),
-    ...(options.maxCost !== undefined && { maxCost: parseInput(maxCostSchema, options.maxCost, 'maxCost') }),
-  };
+/** The `prices` and `maxCost` options (`use`), checked: a bad one is one line naming the field. */
+export function parseCostOptions(options: { prices?: unknown; maxCost?: unknown }): z.output<typeof costOptionsSchema> {
+  return parseInput(costOptionsSchema, options, 'harness-eval options');
 }
 
 /** USD for a run of `model` with these tokens, when the model has a price. */

@@ -19,7 +19,7 @@ import { InputError, parseInput } from '../input.ts';
 import { recordInAllure } from './allure.ts';
 import './doubles.ts';
 import { builtInHarness } from '../harness/agent.ts';
-import { agentCondition, layersCondition, modelCondition, NO_LAYERS, stackNameInUse } from './condition.ts';
+import { agentCondition, layersCondition, modelCondition, NO_LAYERS, portablePaths, stackNameInUse } from './condition.ts';
 import { budgetSpentReason, parseCostOptions, runCost, runLedger } from './cost.ts';
 import type { PriceTable } from '../report/types.ts';
 import { ABORT_GRACE_MS, evaluate, runSecrets, TaskNotApplicable, type CutShort, type RunRecord } from '../eval/evaluate.ts';
@@ -95,8 +95,9 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
         `layers: expected a list of layers, got ${isLayerValue(layers) ? `the layer ${layers.name}` : JSON.stringify(layers)}. Playwright reads a list whose second item is an object (a ['name', options] pair) as [value, options]: write the layers as values (guardrails({ maxIterations: 8 })), or test.use({ layers: [[...your layers], { scope: 'test' }] }).`,
       );
     }
+    const configDir = testInfo.config.configFile ? dirname(testInfo.config.configFile) : testInfo.config.rootDir;
     // Relative to the config file's folder, as Playwright's own paths are.
-    const cache = resolveModelCache(modelCache, testInfo.config.configFile ? dirname(testInfo.config.configFile) : process.cwd());
+    const cache = resolveModelCache(modelCache, configDir);
     const { prices, maxCost } = parseCostOptions({ prices: pricesOption, maxCost: maxCostOption });
     const unavailable = modelUnavailable(model, process.env, cache.mode);
     testInfo.skip(unavailable !== undefined, unavailable);
@@ -109,7 +110,8 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
     const agent = agentOption ?? builtInHarness(layers);
     checkLayersApply(agent, layers);
     const stackLayers = agent.layers ? layersCondition(layers) : undefined;
-    const condition = { agent: agentCondition(agent), model: modelCondition(model), layers: stackLayers ?? null, site: site.condition };
+    // Paths relative to the config's folder: runs made in another clone pool into the same cells.
+    const condition = portablePaths({ agent: agentCondition(agent), model: modelCondition(model), layers: stackLayers ?? null, site: site.condition }, configDir);
     // A run says the revision of the task it ran: two revisions never pool into one cell.
     const conditionOf = (task: Task) => ({ ...condition, task: taskCondition(task) });
     const stack = stackLayers ? stackNameInUse(stackLayers, layerStack, testInfo.project.use as Partial<HarnessOptions>) : NO_LAYERS;

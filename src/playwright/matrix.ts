@@ -14,9 +14,9 @@ export interface MatrixOptions {
   models: Record<string, ModelSpec> | readonly ModelSpec[];
   /** The built-in harness's layer stacks, named (`{ bare: [], verified: ['guardrails', 'verify'] }`) or not; without it, only `agents` run. */
   layers?: Record<string, readonly LayerSpec[]> | ReadonlyArray<readonly LayerSpec[]>;
-  /** Other agents (`functionAgent`, `commandAgent`, controls), named or not: each runs with every model and site, without layers. */
+  /** Other agents (`functionAgent`, `commandAgent`, controls), named or not: each runs with every model and site, without layers. A record's keys name the agents' cells. */
   agents?: Record<string, Agent> | readonly Agent[];
-  /** Sites, named or not; by default the site option's own default (the recorded HN). */
+  /** Sites, named or not: a record's keys name the sites' cells; by default the site option's own default (the recorded HN). */
   sites?: Record<string, SiteFactory> | readonly SiteFactory[];
   /** Anything else every project shares (testDir, testMatch, timeout, use). */
   project?: Project<HarnessOptions>;
@@ -62,7 +62,8 @@ export function matrix({ models, layers, agents, sites, project = {} }: MatrixOp
       siteList.map((site) => ({
         ...project,
         name: [agentName, modelName, ...siteName(site)].join(' · '),
-        use: { ...project.use, model, agent, layers: [], layerStack: undefined, ...(site && { site }) },
+        // Named by the key the user gave it: the cells say `py`, not the script's file name.
+        use: { ...project.use, model, agent: { ...agent, name: agentName }, layers: [], layerStack: undefined, ...(site && { site }) },
       })),
     ),
   ]);

@@ -19,6 +19,7 @@ import { modelSecrets } from '../models/registry.ts';
 import { defaultAccount } from '../sites/hn/options.ts';
 import { redactTraceFile } from './trace-zip.ts';
 import { BUDGET_SPENT, openRunLedger, pricesSchema } from './cost.ts';
+import { portablePaths } from './condition.ts';
 
 /** The reporter's options, checked strictly: a misspelled key (`outputFolder`) is an error, not a default. */
 // The run record's schema, as the reporter reads it from each test's attachment: for tools that read reports.
@@ -80,6 +81,8 @@ export default class HarnessReporter implements Reporter {
   /** The part of the suite this run selected (selection.ts); none for the whole suite. */
   private selection: string[] = [];
   private outputDir = '';
+  /** The config's folder: paths in the summary are written relative to it. */
+  private configDir = '';
   /** Playwright's HTML report's folder, when one is configured: each run row links to its test there. */
   private htmlReportDir?: string;
   /** False for `--list` and when no test was found: nothing is written. */
@@ -117,6 +120,7 @@ export default class HarnessReporter implements Reporter {
 
   onBegin(config: FullConfig, suite: Suite): void {
     const configDir = config.configFile ? dirname(config.configFile) : config.rootDir;
+    this.configDir = configDir;
     this.outputDir = resolve(configDir, this.options.outputDir ?? 'reports');
     this.htmlReportDir = htmlReportDir(config, configDir);
     this.selection = selectionOf(config);
@@ -332,7 +336,8 @@ export default class HarnessReporter implements Reporter {
     const notRun = this.notRun();
     // Each test the budget stopped planned a run it never started.
     const measured = summarize(runs, { prices: this.options.prices, complete, planned: planned + notRun.length, missing, notApplicable: this.notApplicable(), notRun, gates: this.gates, sharded: this.sharded, selection: this.selection, stopped });
-    const summary = this.baseline ? { ...measured, comparison: comparison(this.baseline.summary, this.baseline.source, measured) } : measured;
+    // No absolute path in a summary: a baseline file given by one is named relative to the config's folder.
+    const summary = this.baseline ? { ...measured, comparison: comparison(this.baseline.summary, portablePaths(this.baseline.source, this.configDir), measured) } : measured;
     const written = this.writing.then(() => writeSummaryFiles(this.outputDir, summary, runs));
     this.writing = written.catch(() => undefined);
     return written.then(() => summary);
