@@ -2,7 +2,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
-import { portablePaths } from '../src/playwright/condition.ts';
+import { modelNameInUse, portablePaths } from '../src/playwright/condition.ts';
 import { playwright, readSummary, workspace } from './playwright-child.ts';
 import { expect } from './support.ts';
 
@@ -22,9 +22,9 @@ test('matrix keys name command agents, a capture is named by its file, and no re
     const child = await playwright(['test', '-c', 'tests/fixtures/names/playwright.config.ts'], { ...env, CAPTURE: capture });
     expect(child.code, child.stdout).toBe(0);
     const summary = readSummary(env.REPORT_DIR);
-    expect(summary.cells.map((cell) => [cell.agent, cell.site])).toEqual([
-      ['py', 'front-2020'],
-      ['ts', 'front-2020'],
+    expect(summary.cells.map((cell) => [cell.agent, cell.model, cell.site])).toEqual([
+      ['py', 'diligent-t0', 'front-2020'],
+      ['ts', 'diligent-t0', 'front-2020'],
     ]);
     const [py, ts] = summary.cells.map((cell) => cell.condition as { agent: { cwd?: string; argv: string[] }; site: { capture: string } });
     expect(py!.agent.cwd).toBe('../agents');
@@ -48,4 +48,13 @@ test('paths in a condition read alike from two clones in different folders', () 
   expect(portablePaths(condition(here), here)).toEqual({ agent: { argv: ['/usr/bin/python3', 'agents/agent.py'], cwd: 'agents' }, site: { capture: 'captures/front.html', stateFile: null } });
   // Outside the project: the home and temporary folders by their names, not their paths.
   expect(portablePaths({ a: join(tmpdir(), 'x', 'f.html'), b: here }, join(here, 'sub'))).toEqual({ a: '$TMPDIR/x/f.html', b: '..' });
+});
+
+test("a models record's key names the project's model only: a spec's own model is named by its id", () => {
+  const project = { model: { id: 'openai:gpt-4o-mini', temperature: 0 }, modelName: 'mini-t0' };
+  expect(modelNameInUse({ temperature: 0, id: 'openai:gpt-4o-mini' }, 'mini-t0', project)).toBe('mini-t0');
+  expect(modelNameInUse('openai:gpt-4o', 'mini-t0', project)).toBe('openai:gpt-4o');
+  // Named beside the model, in the spec: that name stands.
+  expect(modelNameInUse('openai:gpt-4o', 'big', project)).toBe('big');
+  expect(modelNameInUse('openai:gpt-4o', undefined, {})).toBe('openai:gpt-4o');
 });

@@ -53,6 +53,9 @@ test('a run, a cell and the matrix have a cost: the reporter prices its runs, el
   expect(markdown).toContain('cost $6.25');
   expect(markdown).toContain('$5.50 ($2.75 a run)');
   expect(markdown).toContain('2,000,000 (500,000 cached) / 200,000');
+  // A model named by its matrix key is priced by its id.
+  const named = run({ model: 'mini-t0', tokens: { input: 1_000_000, output: 0 }, condition: { agent: 'harness-eval', model: { id: 'openai:gpt-4o', temperature: 0 }, layers: 'bare', site: 'hn-recorded' } });
+  expect(summarize([named], { complete: true, prices: { 'openai:gpt-4o': { input: 2, output: 10 } } }).cells[0]!.cost).toBe(2);
   // No prices at all: no cost anywhere, no chart.
   const unpriced = summarize([run()], { complete: true });
   expect(unpriced.totals.cost).toBeUndefined();

@@ -3,12 +3,23 @@ import { isAbsolute, relative, sep } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { Agent } from '../core/agent.ts';
 import { resolveLayers, type LayerSpec } from '../layers/index.ts';
-import type { ModelSpec } from '../models/registry.ts';
+import { modelId, type ModelSpec } from '../models/registry.ts';
 
 /** A layer as it ran: its name and its options, every default applied. */
 export interface LayerCondition {
   name: string;
   options?: unknown;
+}
+
+/**
+ * The model's name in reports: `modelName` (a `models` record's key), but a project's name names
+ * the project's model only: a spec that puts another model in use (`test.use({ model })`) is filed
+ * under that model's id.
+ */
+export function modelNameInUse(model: ModelSpec, modelName: string | undefined, project: { model?: unknown; modelName?: unknown }): string {
+  const projectsName = modelName !== undefined && modelName === project.modelName;
+  if (modelName === undefined || (projectsName && !isDeepStrictEqual(modelCondition(model), modelCondition((project.model ?? '') as ModelSpec)))) return modelId(model);
+  return modelName;
 }
 
 /** The layers column of an agent other than the built-in harness: it runs its own harness, not harness-eval's layers. */

@@ -19,7 +19,7 @@ import { InputError, parseInput } from '../input.ts';
 import { recordInAllure } from './allure.ts';
 import './doubles.ts';
 import { builtInHarness } from '../harness/agent.ts';
-import { agentCondition, layersCondition, modelCondition, NO_LAYERS, portablePaths, stackNameInUse } from './condition.ts';
+import { agentCondition, layersCondition, modelCondition, modelNameInUse, NO_LAYERS, portablePaths, stackNameInUse } from './condition.ts';
 import { budgetSpentReason, parseCostOptions, runCost, runLedger } from './cost.ts';
 import type { PriceTable } from '../report/types.ts';
 import { ABORT_GRACE_MS, evaluate, runSecrets, TaskNotApplicable, type CutShort, type RunRecord } from '../eval/evaluate.ts';
@@ -40,6 +40,8 @@ export interface HarnessOptions {
    */
   agent: Agent | undefined;
   model: ModelSpec;
+  /** The model's name in reports; by default its id (`matrix()` sets a `models` record's key). */
+  modelName: string | undefined;
   layers: readonly LayerSpec[];
   /** The layer stack's name in reports; by default the layer names joined with `+`, or `bare`. */
   layerStack: string | undefined;
@@ -82,6 +84,7 @@ export const HARNESS_RUN_VOID_ATTACHMENT = 'harness-run-void.json';
 export const test = base.extend<HarnessOptions & { harness: Harness }>({
   agent: [undefined, { option: true }],
   model: ['scripted:diligent', { option: true }],
+  modelName: [undefined, { option: true }],
   layers: [[], { option: true }],
   layerStack: [undefined, { option: true }],
   site: [recorded(), { option: true }],
@@ -89,7 +92,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
   modelCache: [{}, { option: true }],
   prices: [undefined, { option: true }],
   maxCost: [undefined, { option: true }],
-  harness: async ({ agent: agentOption, model, layers, layerStack, site, harnessScreenshots, modelCache, prices: pricesOption, maxCost: maxCostOption, context }, use, testInfo) => {
+  harness: async ({ agent: agentOption, model, modelName, layers, layerStack, site, harnessScreenshots, modelCache, prices: pricesOption, maxCost: maxCostOption, context }, use, testInfo) => {
     if (!Array.isArray(layers)) {
       throw new InputError(
         `layers: expected a list of layers, got ${isLayerValue(layers) ? `the layer ${layers.name}` : JSON.stringify(layers)}. Playwright reads a list whose second item is an object (a ['name', options] pair) as [value, options]: write the layers as values (guardrails({ maxIterations: 8 })), or test.use({ layers: [[...your layers], { scope: 'test' }] }).`,
@@ -134,7 +137,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
         {
           task: task.name,
           agent: agent.name,
-          model: modelId(model),
+          model: modelNameInUse(model, modelName, testInfo.project.use as Partial<HarnessOptions>),
           layers: stack,
           site: site.name,
           condition: conditionOf(task),

@@ -10,7 +10,7 @@ import './doubles.ts';
 import type { HarnessOptions } from './fixtures.ts';
 
 export interface MatrixOptions {
-  /** Models, named (`{ 'mini-t0': { id: 'openai:gpt-4o-mini', temperature: 0 } }`) or not (named by their id). */
+  /** Models, named (`{ 'mini-t0': { id: 'openai:gpt-4o-mini', temperature: 0 } }`: the cells say `mini-t0`) or not (named by their id). */
   models: Record<string, ModelSpec> | readonly ModelSpec[];
   /** The built-in harness's layer stacks, named (`{ bare: [], verified: ['guardrails', 'verify'] }`) or not; without it, only `agents` run. */
   layers?: Record<string, readonly LayerSpec[]> | ReadonlyArray<readonly LayerSpec[]>;
@@ -55,7 +55,7 @@ export function matrix({ models, layers, agents, sites, project = {} }: MatrixOp
       siteList.map((site) => ({
         ...project,
         name: [modelName, stack, ...siteName(site)].join(' · '),
-        use: { ...project.use, model, layers: stackLayers, layerStack: stack, ...(site && { site }) },
+        use: { ...project.use, model, modelName, layers: stackLayers, layerStack: stack, ...(site && { site }) },
       })),
     ),
     ...agentList.flatMap(([agentName, agent]) =>
@@ -63,7 +63,7 @@ export function matrix({ models, layers, agents, sites, project = {} }: MatrixOp
         ...project,
         name: [agentName, modelName, ...siteName(site)].join(' · '),
         // Named by the key the user gave it: the cells say `py`, not the script's file name.
-        use: { ...project.use, model, agent: { ...agent, name: agentName }, layers: [], layerStack: undefined, ...(site && { site }) },
+        use: { ...project.use, model, modelName, agent: { ...agent, name: agentName }, layers: [], layerStack: undefined, ...(site && { site }) },
       })),
     ),
   ]);

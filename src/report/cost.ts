@@ -2,6 +2,12 @@ import { compareStrings } from '../text.ts';
 import { wilson } from './statistics.ts';
 import type { Cell, CostSuccess, Price, PriceTable } from './types.ts';
 
+/** The model id a run is priced by: its condition's (a cell may name its model otherwise, `mini-t0`), else its name. */
+export function pricedModel(run: { model: string; condition: { model: unknown } }): string {
+  const { model } = run.condition;
+  return typeof model === 'object' && model !== null && typeof (model as { id?: unknown }).id === 'string' ? (model as { id: string }).id : run.model;
+}
+
 /** The price of a model id in a table, when it is listed. */
 export function priceOf(prices: PriceTable | undefined, model: string): Price | undefined {
   return prices && Object.hasOwn(prices, model) ? prices[model] : undefined;

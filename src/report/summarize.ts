@@ -6,7 +6,7 @@ import { counted, formatCount } from './format.ts';
 import { describe, passHatKTable, wilson } from './statistics.ts';
 import { layerEffects } from './ablation.ts';
 import { compareCells } from './cells.ts';
-import { costSuccess, priceOf, tokensCost } from './cost.ts';
+import { costSuccess, priceOf, pricedModel, tokensCost } from './cost.ts';
 
 export { compareCells } from './cells.ts';
 import { gateSchema, type Cell, type Gate, type GateBreach, type MissingTest, type NotApplicableTest, type NotRunTest, type PriceTable, type Summary } from './types.ts';
@@ -148,7 +148,7 @@ function summarizeCell(runs: readonly ReportedRun[], { task, agent, model, layer
   const escapes = { runs: 0, processesLeft: 0 };
   const tokens: Cell['tokens'] = { input: 0, output: 0, unknownRuns: 0 };
   // The reporter's prices price every run; without them, a run's own cost (priced in the worker) stands.
-  const price = priceOf(prices, runs[0]!.model);
+  const price = priceOf(prices, pricedModel(runs[0]!));
   let cost: number | undefined;
   const observed = { screenshots: 0, text: 0, runs: 0 };
   const reasonCounts = new Map<string, number>();
