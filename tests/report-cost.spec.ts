@@ -100,6 +100,8 @@ test('cost against success per task set: each configuration’s cost per run and
   expect(section.match(/<g class="point front">/g)).toHaveLength(3);
   expect(section.match(/<g class="point">/g)).toHaveLength(1);
   expect(section).toContain('openai:big · verified: $0.2000 a run, success 70%');
+  // Each run's own cost, in its row.
+  expect(html.match(/<b>cost<\/b> \$0\.2000/g)).toHaveLength(20);
 
   const markdown = renderMarkdown(summary);
   const part = markdown.slice(markdown.indexOf('## Cost against success'));

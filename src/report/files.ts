@@ -517,7 +517,9 @@ function renderRunRows(run: ReportedRun, id: string): string {
       ? `<ul class="verdicts">${run.verdicts.map((verdict) => `<li>${verdict.holds ? '✓' : '✗'} ${escapeHtml(verdict.description)}: ${escapeHtml(verdict.detail)}</li>`).join('')}</ul>`
       : escapeHtml(run.actual ? 'done' : 'not done');
   const transcript = run.transcript ? `<details><summary>transcript, ${counted(run.transcript.split('\n').length, 'line')}</summary><pre>${escapeHtml(run.transcript)}</pre></details>` : '';
-  return `${ended}\n<tr class="detail"><td colspan="${RUN_COLUMNS.length}"><div class="claim"><b>claim</b> ${escapeHtml(claim)}</div><div class="oracle"><b>oracle</b> ${oracle}</div>${transcript}</td></tr>`;
+  // The cost the run recorded (the `prices` use option), when it has one.
+  const cost = run.cost !== undefined ? `<div class="cost"><b>cost</b> ${escapeHtml(formatCost(run.cost))}</div>` : '';
+  return `${ended}\n<tr class="detail"><td colspan="${RUN_COLUMNS.length}"><div class="claim"><b>claim</b> ${escapeHtml(claim)}</div><div class="oracle"><b>oracle</b> ${oracle}</div>${cost}${transcript}</td></tr>`;
 }
 
 /** The summary's cells in order, then any runs whose cell the summary lacks, so no run is hidden. */
