@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { chromium, expect, test } from '@playwright/test';
@@ -308,10 +308,11 @@ test.describe('options and conditions', () => {
     expect(() => commandAgent(['node'], { envs: {} } as unknown as CommandAgentOptions)).toThrow(/^commandAgent\(\) options: \(options\): Unrecognized key: "envs"/);
   });
 
+  // The folder as a path (the fixture records it relative to the config's folder: tests/names.spec.ts).
   test('a command’s condition names its argv and env keys, never env values; its name is its script’s', () => {
     const agent = commandAgent(['node', '--no-warnings', 'agents/front-page.mjs'], { cwd: 'tests/fixtures', env: { SECRET_TOKEN: 'value-never-shown' }, timeoutMs: 60_000 });
     expect(agent.name).toBe('front-page.mjs');
-    expect(agent.condition).toEqual({ agent: 'command', argv: ['node', '--no-warnings', 'agents/front-page.mjs'], cwd: 'tests/fixtures', timeoutMs: 60_000, account: false, envKeys: ['SECRET_TOKEN'], sandbox: 'bwrap' });
+    expect(agent.condition).toEqual({ agent: 'command', argv: ['node', '--no-warnings', 'agents/front-page.mjs'], cwd: resolve('tests/fixtures'), timeoutMs: 60_000, account: false, envKeys: ['SECRET_TOKEN'], sandbox: 'bwrap' });
     expect(commandAgent(['node', '-e', 'fetch("http://127.0.0.1/")']).name).toBe('node');
   });
 });

@@ -164,7 +164,7 @@ test.describe('summarize', () => {
 
   test('totals add up the cells', () => {
     const summary = summaryOf(classicRuns());
-    expect(summary.totals).toEqual({ runs: 15, successes: 7, falseSuccesses: 3, falseSuccessAttempts: 0, falseFailures: 0, sideEffectRuns: 0, incomplete: 0, retried: 0 });
+    expect(summary.totals).toEqual({ runs: 15, successes: 7, falseSuccesses: 3, falseSuccessAttempts: 0, falseFailures: 0, sideEffectRuns: 0, incomplete: 0, retried: 0, cost: expect.closeTo(4 * 0.15 + 1 * 0.6, 10) });
   });
 
   test('does not depend on the order of the runs', () => {

@@ -71,7 +71,8 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
   check();
   const name = named.name ?? defaultName(command, cwd);
   // The environment's names only: its values may be keys, and the condition is written to every report.
-  const base = { agent: 'command', argv: command, ...(cwd && { cwd }), ...(timeoutMs && { timeoutMs }), account, ...(Object.keys(env).length > 0 && { envKeys: Object.keys(env).sort() }) };
+  // The folder as a path, however it was written: the fixture records it relative to the config's folder.
+  const base = { agent: 'command', argv: command, ...(cwd && { cwd: resolve(cwd) }), ...(timeoutMs && { timeoutMs }), account, ...(Object.keys(env).length > 0 && { envKeys: Object.keys(env).sort() }) };
   const claimFileOf = (run: AgentRun) => join(run.outputDir, 'agent-claim.json');
   const setUp = async (run: AgentRun) => {
     await mkdir(run.outputDir, { recursive: true });

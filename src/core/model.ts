@@ -38,6 +38,8 @@ export interface ToolSchema {
 export interface Usage {
   input: number | null;
   output: number | null;
+  /** Of `input`, the tokens the provider served from its prompt cache (priced apart), when it says; absent: none known. */
+  cachedInput?: number;
   /** Why a count is null, in the provider's own field names. */
   problem?: string;
 }

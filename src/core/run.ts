@@ -95,7 +95,10 @@ export const reportedRunSchema = plannedRunSchema.extend({
   iterations: z.number(),
   attempts: z.number(),
   stopReason: z.enum(stopReasons),
-  tokens: z.object({ input: tokenCount, output: tokenCount }),
+  /** `cachedInput`: of `input`, the tokens the provider served from its cache; absent when it said nothing of a cache. */
+  tokens: z.object({ input: tokenCount, output: tokenCount, cachedInput: z.number().finite().min(0).optional() }),
+  /** USD, from the `prices` option (src/playwright/cost.ts), when its model has a price; a lower bound when a token count is unknown. */
+  cost: z.number().finite().min(0).optional(),
   wallMs: z.number(),
   /** Time the run's model calls waited on their endpoint (a slot, a rate limit's Retry-After, backoff), part of wallMs and left out of the agent's time limits; absent in older records. */
   modelWaitMs: z.number().min(0).optional(),

@@ -129,7 +129,7 @@ export const runSnapshotSchema = z
     attempt: z.int().min(0),
     iterations: z.int().min(0),
     attemptIterations: z.int().min(0).max(HARD_MAX_ITERATIONS),
-    tokens: z.object({ input: z.int().min(0).nullable(), output: z.int().min(0).nullable() }),
+    tokens: z.object({ input: z.int().min(0).nullable(), output: z.int().min(0).nullable(), cachedInput: z.int().min(0).optional() }),
     messages: z.array(z.custom<ChatMessage>((value) => typeof value === 'object' && value !== null && 'role' in value, 'must be a chat message')),
     trace: z.array(stampedEventSchema),
     /** The caller's own state for this run (the site's start snapshot), given back when it resumes. */

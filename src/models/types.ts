@@ -8,7 +8,7 @@ export function withoutImages(messages: readonly ChatMessage[]): ChatMessage[] {
 }
 
 /** A provider's usage fields read defensively: only a finite non-negative number is a count. */
-export function readUsage(fields: { input: [name: string, value: unknown]; output: [name: string, value: unknown] }): Usage {
+export function readUsage(fields: { input: [name: string, value: unknown]; output: [name: string, value: unknown]; cachedInput?: unknown }): Usage {
   const problems: string[] = [];
   const count = ([name, value]: [string, unknown]) => {
     if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
@@ -16,6 +16,9 @@ export function readUsage(fields: { input: [name: string, value: unknown]; outpu
     return null;
   };
   const usage: Usage = { input: count(fields.input), output: count(fields.output) };
+  // A cached count is optional (most servers send none): one that is not a usable count is left out, so the input is priced in full.
+  const cached = fields.cachedInput;
+  if (typeof cached === 'number' && Number.isFinite(cached) && cached >= 0 && usage.input !== null) usage.cachedInput = Math.min(cached, usage.input);
   return problems.length > 0 ? { ...usage, problem: problems.join(', ') } : usage;
 }
 
@@ -24,6 +27,7 @@ export function addUsage(total: Usage, usage: Usage): Usage {
   return {
     input: total.input === null || usage.input === null ? null : total.input + usage.input,
     output: total.output === null || usage.output === null ? null : total.output + usage.output,
+    ...((total.cachedInput !== undefined || usage.cachedInput !== undefined) && { cachedInput: (total.cachedInput ?? 0) + (usage.cachedInput ?? 0) }),
   };
 }
 

@@ -61,7 +61,7 @@ export function fromCompletion(completion: ChatCompletion): ChatResponse {
   );
   return {
     message: { content: choice.message.content ?? null, toolCalls },
-    usage: readUsage({ input: ['prompt_tokens', completion.usage?.prompt_tokens], output: ['completion_tokens', completion.usage?.completion_tokens] }),
+    usage: readUsage({ input: ['prompt_tokens', completion.usage?.prompt_tokens], output: ['completion_tokens', completion.usage?.completion_tokens], cachedInput: completion.usage?.prompt_tokens_details?.cached_tokens }),
     finishReason: choice.finish_reason ?? undefined,
   };
 }
@@ -147,10 +147,11 @@ export interface CompletionMeta {
 
 /** Usage as OpenAI writes it; a count the model did not give is left out (unknown is not zero). */
 function toOpenAIUsage(usage: Usage) {
-  const { input, output } = usage;
+  const { input, output, cachedInput } = usage;
   if (input === null && output === null) return undefined;
   return {
     ...(input !== null && { prompt_tokens: input }),
+    ...(cachedInput !== undefined && { prompt_tokens_details: { cached_tokens: cachedInput } }),
     ...(output !== null && { completion_tokens: output }),
     ...(input !== null && output !== null && { total_tokens: input + output }),
   };

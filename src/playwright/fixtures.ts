@@ -20,7 +20,9 @@ import { InputError, parseInput } from '../input.ts';
 import { recordInAllure } from './allure.ts';
 import './doubles.ts';
 import { builtInHarness } from '../harness/agent.ts';
-import { agentCondition, layersCondition, modelCondition, NO_LAYERS, stackNameInUse } from './condition.ts';
+import { agentCondition, layersCondition, modelCondition, modelNameInUse, NO_LAYERS, portablePaths, stackNameInUse } from './condition.ts';
+import { budgetSpentReason, parseCostOptions, runCost, runLedger } from './cost.ts';
+import type { PriceTable } from '../report/types.ts';
 import { ABORT_GRACE_MS, evaluate, runSecrets, TaskNotApplicable, type CutShort } from '../eval/evaluate.ts';
 
 export { stackName } from './condition.ts';
@@ -39,6 +41,8 @@ export interface HarnessOptions {
    */
   agent: Agent | undefined;
   model: ModelSpec;
+  /** The model's name in reports; by default its id (`matrix()` sets a `models` record's key). */
+  modelName: string | undefined;
   layers: readonly LayerSpec[];
   /** The layer stack's name in reports; by default the layer names joined with `+`, or `bare`. */
   layerStack: string | undefined;
@@ -50,6 +54,17 @@ export interface HarnessOptions {
    * (default off, `fixtures/cassettes` beside the config file). HARNESS_MODEL_CACHE overrides the mode.
    */
   modelCache: ModelCacheOptions;
+  /**
+   * USD per million tokens by model id (`{ 'openai:gpt-4o-mini': { input: 0.15, cachedInput: 0.075, output: 0.6 } }`):
+   * each run of a listed model records its `cost`.
+   */
+  prices: PriceTable | undefined;
+  /**
+   * A budget in USD for the whole run of Playwright, across its workers: once the runs so far have
+   * spent it, no further run starts; each such test is skipped as not run, "budget spent". Needs
+   * `prices` for every model that runs.
+   */
+  maxCost: number | undefined;
 }
 
 export const HARNESS_RUN_ATTACHMENT = 'harness-run.json';
@@ -70,27 +85,37 @@ export const HARNESS_RUN_VOID_ATTACHMENT = 'harness-run-void.json';
 export const test = base.extend<HarnessOptions & { harness: Harness }>({
   agent: [undefined, { option: true }],
   model: ['scripted:diligent', { option: true }],
+  modelName: [undefined, { option: true }],
   layers: [[], { option: true }],
   layerStack: [undefined, { option: true }],
   site: [recorded(), { option: true }],
   harnessScreenshots: [false, { option: true }],
   modelCache: [{}, { option: true }],
-  harness: async ({ agent: agentOption, model, layers, layerStack, site, harnessScreenshots, modelCache, context }, use, testInfo) => {
+  prices: [undefined, { option: true }],
+  maxCost: [undefined, { option: true }],
+  harness: async ({ agent: agentOption, model, modelName, layers, layerStack, site, harnessScreenshots, modelCache, prices: pricesOption, maxCost: maxCostOption, context }, use, testInfo) => {
     if (!Array.isArray(layers)) {
       throw new InputError(
         `layers: expected a list of layers, got ${isLayerValue(layers) ? `the layer ${layers.name}` : JSON.stringify(layers)}. Playwright reads a list whose second item is an object (a ['name', options] pair) as [value, options]: write the layers as values (guardrails({ maxIterations: 8 })), or test.use({ layers: [[...your layers], { scope: 'test' }] }).`,
       );
     }
+    const configDir = testInfo.config.configFile ? dirname(testInfo.config.configFile) : testInfo.config.rootDir;
     // Relative to the config file's folder, as Playwright's own paths are.
-    const cache = resolveModelCache(modelCache, testInfo.config.configFile ? dirname(testInfo.config.configFile) : process.cwd());
+    const cache = resolveModelCache(modelCache, configDir);
+    const { prices, maxCost } = parseCostOptions({ prices: pricesOption, maxCost: maxCostOption });
     const unavailable = modelUnavailable(model, process.env, cache.mode);
     testInfo.skip(unavailable !== undefined, unavailable);
     const siteUnavailable = site.unavailable?.();
     testInfo.skip(siteUnavailable !== undefined, siteUnavailable);
+    if (maxCost !== undefined && runCost(prices, modelId(model), { input: 0, output: 0 }) === undefined) {
+      throw new InputError(`maxCost: ${modelId(model)} has no price in prices (a budget counts every run's cost)`);
+    }
+    const ledger = maxCost === undefined ? undefined : runLedger();
     const agent = agentOption ?? builtInHarness(layers);
     checkLayersApply(agent, layers);
     const stackLayers = agent.layers ? layersCondition(layers) : undefined;
-    const condition = { agent: agentCondition(agent), model: modelCondition(model), layers: stackLayers ?? null, site: site.condition };
+    // Paths relative to the config's folder: runs made in another clone pool into the same cells.
+    const condition = portablePaths({ agent: agentCondition(agent), model: modelCondition(model), layers: stackLayers ?? null, site: site.condition }, configDir);
     // A run says the revision of the task it ran: two revisions never pool into one cell.
     const conditionOf = (task: Task) => ({ ...condition, task: taskCondition(task) });
     const stack = stackLayers ? stackNameInUse(stackLayers, layerStack, testInfo.project.use as Partial<HarnessOptions>) : NO_LAYERS;
@@ -102,6 +127,9 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
       const { task, maxIterations } = toTask(request);
       // Runs share the test's browser context (its pages, cookies and trace): two at once would act on each other's pages.
       if (inFlight.size > 0) throw new InputError(`harness.run(): run ${runs} of this test is still going: runs share the test's browser context, so await each run before starting the next`);
+      // Not started, not failed: the reporter counts the test as not run, outside every rate.
+      const spent = ledger?.spent() ?? 0;
+      if (maxCost !== undefined && spent >= maxCost) testInfo.skip(true, budgetSpentReason(spent, maxCost));
       runs += 1;
       const instance = site.create();
       // No secret leaves in a record: a site's options may carry its account, a model's a key.
@@ -110,7 +138,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
         {
           task: task.name,
           agent: agent.name,
-          model: modelId(model),
+          model: modelNameInUse(model, modelName, testInfo.project.use as Partial<HarnessOptions>),
           layers: stack,
           site: site.name,
           condition: conditionOf(task),
@@ -142,6 +170,8 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
             if (harnessScreenshots && page) await testInfo.attach(`${title}.png`, { body: await page.screenshot(), contentType: 'image/png' });
           }),
       }).then(async (record) => {
+        const cost = runCost(prices, modelId(model), record.tokens);
+        if (cost !== undefined) ledger?.add(cost);
         const reported: ReportedRun & Omit<RunRecord, keyof ReportedRun> & { prompt: string; layerNames: string[] } = redact(
           {
             ...record,
@@ -151,6 +181,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
             layerNames: record.layers,
             unsupportedClaim: record.trace.some((event) => event.type === 'harness_evidence' && !event.ok),
             observationTokens: await observationTokens(record.trace),
+            ...(cost !== undefined && { cost }),
           },
           // The sessions the site issued during the run are known now.
           runSecrets(instance),

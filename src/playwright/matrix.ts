@@ -10,13 +10,13 @@ import './doubles.ts';
 import type { HarnessOptions } from './fixtures.ts';
 
 export interface MatrixOptions {
-  /** Models, named (`{ 'mini-t0': { id: 'openai:gpt-4o-mini', temperature: 0 } }`) or not (named by their id). */
+  /** Models, named (`{ 'mini-t0': { id: 'openai:gpt-4o-mini', temperature: 0 } }`: the cells say `mini-t0`) or not (named by their id). */
   models: Record<string, ModelSpec> | readonly ModelSpec[];
   /** The built-in harness's layer stacks, named (`{ bare: [], verified: ['guardrails', 'verify'] }`) or not; without it, only `agents` run. */
   layers?: Record<string, readonly LayerSpec[]> | ReadonlyArray<readonly LayerSpec[]>;
-  /** Other agents (`functionAgent`, `commandAgent`, controls), named or not: each runs with every model and site, without layers. */
+  /** Other agents (`functionAgent`, `commandAgent`, controls), named or not: each runs with every model and site, without layers. A record's keys name the agents' cells. */
   agents?: Record<string, Agent> | readonly Agent[];
-  /** Sites, named or not; by default the site option's own default (the recorded HN). */
+  /** Sites, named or not: a record's keys name the sites' cells; by default the site option's own default (the recorded HN). */
   sites?: Record<string, SiteFactory> | readonly SiteFactory[];
   /** Anything else every project shares (testDir, testMatch, timeout, use). */
   project?: Project<HarnessOptions>;
@@ -55,14 +55,15 @@ export function matrix({ models, layers, agents, sites, project = {} }: MatrixOp
       siteList.map((site) => ({
         ...project,
         name: [modelName, stack, ...siteName(site)].join(' · '),
-        use: { ...project.use, model, layers: stackLayers, layerStack: stack, ...(site && { site }) },
+        use: { ...project.use, model, modelName, layers: stackLayers, layerStack: stack, ...(site && { site }) },
       })),
     ),
     ...agentList.flatMap(([agentName, agent]) =>
       siteList.map((site) => ({
         ...project,
         name: [agentName, modelName, ...siteName(site)].join(' · '),
-        use: { ...project.use, model, agent, layers: [], layerStack: undefined, ...(site && { site }) },
+        // Named by the key the user gave it: the cells say `py`, not the script's file name.
+        use: { ...project.use, model, modelName, agent: { ...agent, name: agentName }, layers: [], layerStack: undefined, ...(site && { site }) },
       })),
     ),
   ]);

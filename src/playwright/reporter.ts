@@ -7,7 +7,7 @@ import { containmentLines, counted, incompleteNote, outcomeOf } from '../report/
 import { DEFAULT_HISTORY_LIMIT, HISTORY_DIR, listHistory, saveToHistory } from '../report/history.ts';
 import { cellLabel, summarize } from '../report/summarize.ts';
 import { countTrials, parseRunAttachment, parseStartAttachment, type Attempt, type ParsedAttachment, type TestRecord } from '../report/trials.ts';
-import { gateSchema, priceTableSchema, type Gate, type NotApplicableTest, type Summary } from '../report/types.ts';
+import { gateSchema, type Gate, type NotApplicableTest, type NotRunTest, type Summary } from '../report/types.ts';
 import { z } from 'zod';
 import type { PlannedRun, ReportedRun } from '../core/run.ts';
 import { parseInput } from '../input.ts';
@@ -19,6 +19,8 @@ import { modelSecrets } from '../models/registry.ts';
 import { coordinateRun } from '../models/slots.ts';
 import { defaultAccount } from '../sites/hn/options.ts';
 import { redactTraceFile } from './trace-zip.ts';
+import { BUDGET_SPENT, openRunLedger, pricesSchema } from './cost.ts';
+import { portablePaths } from './condition.ts';
 
 /** The reporter's options, checked strictly: a misspelled key (`outputFolder`) is an error, not a default. */
 // The run record's schema, as the reporter reads it from each test's attachment: for tools that read reports.
@@ -30,7 +32,8 @@ export const reporterOptionsSchema = z
     outputDir: z.string().min(1).optional(),
     /** Cells that must stay within limits; by default every cell: no false success at all. */
     gates: z.array(gateSchema).optional(),
-    prices: priceTableSchema.optional(),
+    /** USD per million tokens by model id; they price every run of a listed model (else a run's own `cost`, from the `prices` use option, stands). */
+    prices: pricesSchema.optional(),
     /** One line per finished run, with the count done and left. */
     progress: z.boolean().optional(),
     /**
@@ -79,6 +82,8 @@ export default class HarnessReporter implements Reporter {
   /** The part of the suite this run selected (selection.ts); none for the whole suite. */
   private selection: string[] = [];
   private outputDir = '';
+  /** The config's folder: paths in the summary are written relative to it. */
+  private configDir = '';
   /** Playwright's HTML report's folder, when one is configured: each run row links to its test there. */
   private htmlReportDir?: string;
   /** False for `--list` and when no test was found: nothing is written. */
@@ -88,6 +93,8 @@ export default class HarnessReporter implements Reporter {
   private finished = 0;
   private lastWrite = 0;
   private writing: Promise<unknown> = Promise.resolve();
+  /** Removes the run's cost ledger, when this reporter made it. */
+  private closeLedger = () => undefined as void;
 
   private readonly options: HarnessReporterOptions;
 
@@ -117,6 +124,7 @@ export default class HarnessReporter implements Reporter {
 
   onBegin(config: FullConfig, suite: Suite): void {
     const configDir = config.configFile ? dirname(config.configFile) : config.rootDir;
+    this.configDir = configDir;
     this.outputDir = resolve(configDir, this.options.outputDir ?? 'reports');
     this.htmlReportDir = htmlReportDir(config, configDir);
     this.selection = selectionOf(config);
@@ -129,6 +137,8 @@ export default class HarnessReporter implements Reporter {
     for (const test of suite.allTests()) this.record(test);
     this.sharded = config.shard !== null && config.shard.total > 1;
     this.writes = this.options._mode !== 'list' && this.tests.size > 0;
+    // Before any worker starts (they inherit the environment): the ledger a `maxCost` budget is kept in.
+    if (this.writes && this.options._mode !== 'merge') this.closeLedger = openRunLedger();
     // At once: a run killed before its first result must not leave an earlier run's complete summary.
     if (this.writes) this.writeProgress();
     // Before any worker starts (they inherit the environment it is advertised in): every model endpoint's limit holds across the run's workers.
@@ -155,6 +165,7 @@ export default class HarnessReporter implements Reporter {
   }
 
   async onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
+    this.closeLedger();
     if (!this.writes) return undefined;
     const summary = await this.write(true, STOPPED[result.status]);
     // The history is where baselines come from: a part of the suite, or a run that fell short, is no baseline for the whole.
@@ -319,13 +330,24 @@ export default class HarnessReporter implements Reporter {
     });
   }
 
+  /** The skipped tests the `maxCost` budget did not let start. */
+  private notRun(): NotRunTest[] {
+    return [...this.tests.values()].flatMap(({ id, title, project, status, skipReasons }) => {
+      const reason = status === 'skipped' ? [...skipReasons].find((why) => why.startsWith(BUDGET_SPENT)) : undefined;
+      return reason ? [{ id, title, project, reason }] : [];
+    });
+  }
+
   /** Writes are chained, so a late progress write never lands after the final one. `ended`: the run is over; `stopped`: why it ended early. */
   private write(ended: boolean, stopped?: string) {
     this.lastWrite = Date.now();
     const { runs, planned, missing } = countTrials([...this.tests.values()]);
     const complete = ended && !stopped;
-    const measured = summarize(runs, { prices: this.options.prices, complete, planned, missing, notApplicable: this.notApplicable(), gates: this.gates, sharded: this.sharded, selection: this.selection, stopped });
-    const summary = this.baseline ? { ...measured, comparison: comparison(this.baseline.summary, this.baseline.source, measured) } : measured;
+    const notRun = this.notRun();
+    // Each test the budget stopped planned a run it never started.
+    const measured = summarize(runs, { prices: this.options.prices, complete, planned: planned + notRun.length, missing, notApplicable: this.notApplicable(), notRun, gates: this.gates, sharded: this.sharded, selection: this.selection, stopped });
+    // No absolute path in a summary: a baseline file given by one is named relative to the config's folder.
+    const summary = this.baseline ? { ...measured, comparison: comparison(this.baseline.summary, portablePaths(this.baseline.source, this.configDir), measured) } : measured;
     const written = this.writing.then(() => writeSummaryFiles(this.outputDir, summary, runs));
     this.writing = written.catch(() => undefined);
     return written.then(() => summary);

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type FullConfig, type PlaywrightWorkerOptions } from '@playwright/test';
 import { InputError } from '../input.ts';
 import { chromiumLaunchOptions } from './chromium.ts';
+import { openRunLedger } from './cost.ts';
 
 /** How the run's globalSetup tells its workers where the browser is: workers inherit the runner's environment. */
 export const SHARED_BROWSER_ENV = 'HARNESS_EVAL_BROWSER_WS';
@@ -41,7 +42,10 @@ export default async function launchSharedBrowser(_config: FullConfig): Promise<
       throw new InputError(`harness-eval: the shared browser did not start: ${error.message.split('\n')[0]}`);
     });
   process.env[SHARED_BROWSER_ENV] = server.wsEndpoint();
+  // The run's cost ledger too (a `maxCost` budget), for runs whose reporter is not harness-eval's (a shard's blob).
+  const closeLedger = openRunLedger();
   return async () => {
+    closeLedger();
     delete process.env[SHARED_BROWSER_ENV];
     await server.close();
   };

@@ -7,6 +7,7 @@ import { cellLabel, conditionKey, groupByCell } from './summarize.ts';
 import { excludesZero } from './statistics.ts';
 import { comparedRates, type Cell, type CellChange, type Comparison, type Interval, type LayerEffect, type Summary } from './types.ts';
 import { escapeHtml, writeFileAtomic } from '../text.ts';
+import { formatCost, markdownCostSuccess, renderCostSuccess } from './cost-chart.ts';
 
 export interface SummaryFiles {
   json: string;
@@ -83,6 +84,7 @@ function totalsLine(summary: Summary): string {
     `${counted(falseFailures, 'false failure')}${share(falseFailures)}`,
     `${formatCount(sideEffectRuns)} with side effects${share(sideEffectRuns)}`,
     `${formatCount(incomplete)} incomplete`,
+    ...(summary.totals.cost !== undefined ? [`cost ${formatCost(summary.totals.cost)}`] : []),
     `generated ${summary.generatedAt}`,
   ].join(' · ');
 }
@@ -133,6 +135,7 @@ export function renderMarkdown(summary: Summary): string {
     '',
     markdownTable(header, rows),
     ...markdownObservations(summary.cells),
+    ...markdownCostSuccess(summary),
     ...markdownAblation(summary.ablation ?? []),
     ...markdownComparison(summary.comparison),
     '',
@@ -225,7 +228,7 @@ export function renderHtml(summary: Summary, runs: readonly ReportedRun[]): stri
 <body>
 <h1>harness-eval report</h1>
 ${renderVerdict(summary)}
-${renderComparisonSection(summary.comparison)}<section id="ablation">
+${renderComparisonSection(summary.comparison)}${renderCostSuccess(summary)}<section id="ablation">
 <h2>What each layer buys</h2>
 ${renderAblation(summary.ablation ?? [])}
 </section>
@@ -515,7 +518,9 @@ function renderRunRows(run: ReportedRun, id: string): string {
       ? `<ul class="verdicts">${run.verdicts.map((verdict) => `<li>${verdict.holds ? '✓' : '✗'} ${escapeHtml(verdict.description)}: ${escapeHtml(verdict.detail)}</li>`).join('')}</ul>`
       : escapeHtml(run.actual ? 'done' : 'not done');
   const transcript = run.transcript ? `<details><summary>transcript, ${counted(run.transcript.split('\n').length, 'line')}</summary><pre>${escapeHtml(run.transcript)}</pre></details>` : '';
-  return `${ended}\n<tr class="detail"><td colspan="${RUN_COLUMNS.length}"><div class="claim"><b>claim</b> ${escapeHtml(claim)}</div><div class="oracle"><b>oracle</b> ${oracle}</div>${transcript}</td></tr>`;
+  // The cost the run recorded (the `prices` use option), when it has one.
+  const cost = run.cost !== undefined ? `<div class="cost"><b>cost</b> ${escapeHtml(formatCost(run.cost))}</div>` : '';
+  return `${ended}\n<tr class="detail"><td colspan="${RUN_COLUMNS.length}"><div class="claim"><b>claim</b> ${escapeHtml(claim)}</div><div class="oracle"><b>oracle</b> ${oracle}</div>${cost}${transcript}</td></tr>`;
 }
 
 /** The summary's cells in order, then any runs whose cell the summary lacks, so no run is hidden. */
@@ -577,7 +582,7 @@ function distinct(values: readonly string[]): string[] {
 /** Token sums, with how many runs had no count to trust: unknown is never shown as 0. */
 function formatTokens({ runs, tokens }: Cell): string {
   if (runs > 0 && tokens.unknownRuns === runs) return 'unknown';
-  const sums = `${formatCount(tokens.input)} / ${formatCount(tokens.output)}`;
+  const sums = `${formatCount(tokens.input)}${tokens.cachedInput ? ` (${formatCount(tokens.cachedInput)} cached)` : ''} / ${formatCount(tokens.output)}`;
   return tokens.unknownRuns > 0 ? `${sums} (+${tokens.unknownRuns} unknown)` : sums;
 }
 
@@ -591,12 +596,9 @@ function formatStopReasons(counts: Record<string, number>): string {
     .join(', ');
 }
 
-/** The cell's cost, `—` with no price, and a lower bound (`≥`) when some runs' tokens are unknown. */
-function formatCellCost({ cost, tokens }: Cell): string {
+/** The cell's cost and its cost per run, `—` with no price, and a lower bound (`≥`) when some runs' tokens are unknown. */
+function formatCellCost({ cost, tokens, runs }: Cell): string {
   if (cost === undefined) return '—';
-  return `${tokens.unknownRuns > 0 ? '≥ ' : ''}${formatCost(cost)}`;
-}
-
-function formatCost(usd: number): string {
-  return `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
+  const atLeast = tokens.unknownRuns > 0 ? '≥ ' : '';
+  return `${atLeast}${formatCost(cost)}${runs > 1 ? ` (${atLeast}${formatCost(cost / runs)} a run)` : ''}`;
 }

@@ -6,16 +6,17 @@ import { counted, formatCount } from './format.ts';
 import { describe, passHatKTable, wilson } from './statistics.ts';
 import { layerEffects } from './ablation.ts';
 import { compareCells } from './cells.ts';
+import { costSuccess, priceOf, pricedModel, tokensCost } from './cost.ts';
 
 export { compareCells } from './cells.ts';
-import { gateSchema, type Cell, type Gate, type GateBreach, type MissingTest, type NotApplicableTest, type PriceTable, type Summary } from './types.ts';
+import { gateSchema, type Cell, type Gate, type GateBreach, type MissingTest, type NotApplicableTest, type NotRunTest, type PriceTable, type Summary } from './types.ts';
 import type { CellNames, Condition, ReportedRun } from '../core/run.ts';
 
 /** What names a cell: one task, model, layer stack and site. */
 export type CellKeys = CellNames;
 
 export interface SummarizeOptions {
-  /** Per-million-token prices; a cell gets a `cost` only when its model is listed. */
+  /** Per-million-token prices; they price every run of a listed model. A cell of a model not listed costs what its runs recorded (see `cost` in the run record), or has no cost. */
   prices?: PriceTable;
   /** False while the run is still going (progress) or was interrupted; false too when anything is missing. */
   complete: boolean;
@@ -25,6 +26,8 @@ export interface SummarizeOptions {
   missing?: readonly MissingTest[];
   /** Tests skipped because their task does not apply to their site. */
   notApplicable?: readonly NotApplicableTest[];
+  /** Tests whose run was never started, with why (the `maxCost` budget was spent); each is one planned run not recorded. */
+  notRun?: readonly NotRunTest[];
   /** The time stamped into `generatedAt`; fixed in tests. */
   now?: Date;
   /** Gates to check the cells against; their result goes into the summary. */
@@ -43,25 +46,29 @@ export interface SummarizeOptions {
  * are then linear in its runs, so 10,000 runs take milliseconds. The result does not depend on the
  * runs' order (merged shards arrive in any).
  */
-export function summarize(runs: readonly ReportedRun[], { prices, complete, planned = runs.length, missing = [], notApplicable = [], now = new Date(), gates, sharded = false, selection = [], stopped }: SummarizeOptions): Summary {
+export function summarize(runs: readonly ReportedRun[], { prices, complete, planned = runs.length, missing = [], notApplicable = [], notRun = [], now = new Date(), gates, sharded = false, selection = [], stopped }: SummarizeOptions): Summary {
   const groups = [...groupByCell(runs).values()];
   const labels = labelConditions(groups.map((group) => group.reduce((least, run) => (compareCells(run, least) < 0 ? run : least))));
   const cells = groups.map((cellRuns, index) => summarizeCell(cellRuns, labels[index]!, prices)).sort(compareCells);
   const totals = { runs: 0, successes: 0, falseSuccesses: 0, falseSuccessAttempts: 0, falseFailures: 0, sideEffectRuns: 0, incomplete: 0, retried: 0 };
   for (const cell of cells) for (const key of Object.keys(totals) as Array<keyof typeof totals>) totals[key] += cell[key];
-  const shortfall = [...(stopped ? [stopped] : []), ...(runs.length < planned ? [`${formatCount(planned - runs.length)} of ${counted(planned, 'planned run')} not recorded`] : [])];
+  const priced = cells.filter((cell) => cell.cost !== undefined);
+  const notStarted = [...new Set(notRun.map((test) => test.reason.split(':')[0]!))].map((why) => `${counted(notRun.filter((test) => test.reason.startsWith(why)).length, 'run')} not started: ${why}`);
+  const shortfall = [...(stopped ? [stopped] : []), ...(runs.length < planned ? [`${formatCount(planned - runs.length)} of ${counted(planned, 'planned run')} not recorded`] : []), ...notStarted];
   return {
     schemaVersion: 4,
     generatedAt: now.toISOString(),
     // One shard is a part of the matrix however much of its own part it recorded: only the merge is whole.
-    complete: complete && !sharded && missing.length === 0 && runs.length >= planned,
+    complete: complete && !sharded && missing.length === 0 && notRun.length === 0 && runs.length >= planned,
     planned,
     recorded: runs.length,
     ...((selection.length > 0 || shortfall.length > 0) && { partial: { selection: [...selection], shortfall } }),
     missing: [...missing],
     ...(notApplicable.length > 0 && { notApplicable: [...notApplicable] }),
-    totals,
+    ...(notRun.length > 0 && { notRun: [...notRun] }),
+    totals: { ...totals, ...(priced.length > 0 && { cost: priced.reduce((sum, cell) => sum + cell.cost!, 0) }) },
     cells,
+    ...(priced.length > 0 && { costSuccess: costSuccess(cells) }),
     ...(gates && { gates: { checked: gates.length, breaches: checkGates({ cells }, gates), unmatched: sharded ? [] : unmatchedGates({ cells }, gates) } }),
     ablation: layerEffects(cells),
   };
@@ -140,7 +147,10 @@ function summarizeCell(runs: readonly ReportedRun[], { task, agent, model, layer
   let unverifiedClaims = 0;
   const containment = { contained: 0, uncontained: 0 };
   const escapes = { runs: 0, processesLeft: 0 };
-  const tokens = { input: 0, output: 0, unknownRuns: 0 };
+  const tokens: Cell['tokens'] = { input: 0, output: 0, unknownRuns: 0 };
+  // The reporter's prices price every run; without them, a run's own cost (priced in the worker) stands.
+  const price = priceOf(prices, pricedModel(runs[0]!));
+  let cost: number | undefined;
   const observed = { screenshots: 0, text: 0, runs: 0 };
   const reasonCounts = new Map<string, number>();
   for (const run of runs) {
@@ -163,6 +173,9 @@ function summarizeCell(runs: readonly ReportedRun[], { task, agent, model, layer
     if (run.tokens.input === null || run.tokens.output === null) tokens.unknownRuns++;
     tokens.input += run.tokens.input ?? 0;
     tokens.output += run.tokens.output ?? 0;
+    if (run.tokens.cachedInput !== undefined) tokens.cachedInput = (tokens.cachedInput ?? 0) + run.tokens.cachedInput;
+    const runCost = price ? tokensCost(run.tokens, price) : run.cost;
+    if (runCost !== undefined) cost = (cost ?? 0) + runCost;
     if (run.observationTokens) {
       observed.screenshots += run.observationTokens.screenshots;
       observed.text += run.observationTokens.text;
@@ -171,7 +184,6 @@ function summarizeCell(runs: readonly ReportedRun[], { task, agent, model, layer
     reasonCounts.set(run.stopReason, (reasonCounts.get(run.stopReason) ?? 0) + 1);
   }
   const n = runs.length;
-  const price = prices && Object.hasOwn(prices, runs[0]!.model) ? prices[runs[0]!.model] : undefined;
   return {
     task,
     agent,
@@ -199,7 +211,7 @@ function summarizeCell(runs: readonly ReportedRun[], { task, agent, model, layer
     iterations: describe(runs.map((run) => run.iterations)),
     tokens,
     ...(observed.runs > 0 && { observationTokens: observed }),
-    ...(price && { cost: (tokens.input / 1e6) * price.input + (tokens.output / 1e6) * price.output }),
+    ...(cost !== undefined && { cost }),
     wallMs: { median: describe(runs.map((run) => run.wallMs)).median },
     stopReasons: inCanonicalOrder(reasonCounts),
     passHatK: passHatKTable(successes, n),

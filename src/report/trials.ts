@@ -171,6 +171,7 @@ function withTrustedTokens(value: Record<string, unknown>): Record<string, unkno
   const tokens = value.tokens;
   if (typeof tokens !== 'object' || tokens === null) return value;
   const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : null);
-  const { input, output } = tokens as { input?: unknown; output?: unknown };
-  return { ...value, tokens: { input: count(input), output: count(output) } };
+  const { input, output, cachedInput } = tokens as { input?: unknown; output?: unknown; cachedInput?: unknown };
+  const cached = count(cachedInput);
+  return { ...value, tokens: { input: count(input), output: count(output), ...(cached !== null && { cachedInput: cached }) } };
 }

@@ -51,11 +51,11 @@ export const cellSchema = cellNamesSchema.extend({
   falseFailureRate: intervalSchema,
   sideEffectRate: intervalSchema,
   iterations: z.object({ mean: z.number(), median: z.number(), p95: z.number(), max: z.number() }),
-  /** Sums over the runs whose counts are known; `unknownRuns` had none that could be trusted. */
-  tokens: z.object({ input: z.number(), output: z.number(), unknownRuns: z.number() }),
+  /** Sums over the runs whose counts are known; `unknownRuns` had none that could be trusted; `cachedInput`: of the input, served from the provider's cache (absent when no run said). */
+  tokens: z.object({ input: z.number(), output: z.number(), cachedInput: z.number().optional(), unknownRuns: z.number() }),
   /** Sums over the runs that recorded them: tokens of screenshots sent and of text tools' outputs. */
   observationTokens: z.object({ screenshots: z.number(), text: z.number(), runs: z.number() }).optional(),
-  /** USD, from the price table; absent when the model has no price. */
+  /** USD over the cell's runs, from the price table (or the runs' own costs); absent when the model has no price. */
   cost: z.number().optional(),
   wallMs: z.object({ median: z.number() }),
   stopReasons: z.record(z.string(), z.number()),
@@ -77,6 +77,29 @@ export type MissingTest = z.infer<typeof missingTestSchema>;
 /** A test skipped because its task does not apply to its site (`not applicable: TASK on SITE: reason`): no run, in no cell. */
 export const notApplicableTestSchema = missingTestSchema.extend({ reason: z.string() });
 export type NotApplicableTest = z.infer<typeof notApplicableTestSchema>;
+
+/** A test whose run was never started, and why (`budget spent: …`): not a failure, in no cell and no rate. */
+export const notRunTestSchema = notApplicableTestSchema;
+export type NotRunTest = z.infer<typeof notRunTestSchema>;
+
+/** One configuration (agent · model · layers) of a task set: its cost per run against its success rate. */
+export const costPointSchema = z.object({
+  agent: z.string(),
+  model: z.string(),
+  layers: z.string(),
+  runs: z.number(),
+  /** USD per run, over the task set's runs. */
+  costPerRun: z.number(),
+  /** Some run's tokens were unknown: the cost is a lower bound. */
+  lowerBound: z.boolean(),
+  successRate: intervalSchema,
+  /** On the Pareto front: no other configuration of the set costs no more and succeeds no less. */
+  front: z.boolean(),
+});
+
+/** The configurations that ran one set of tasks on one site, cost against success (see report/cost.ts). */
+export const costSuccessSchema = z.object({ site: z.string(), tasks: z.array(z.string()), points: z.array(costPointSchema) });
+export type CostSuccess = z.infer<typeof costSuccessSchema>;
 
 /** A cell outside a gate's limits. */
 export const gateBreachSchema = z.object({
@@ -180,6 +203,8 @@ export const summarySchema = z.object({
   missing: z.array(missingTestSchema),
   /** Tests whose task does not apply to their site, with why; absent when there are none. */
   notApplicable: z.array(notApplicableTestSchema).optional(),
+  /** Tests whose run was never started (the `maxCost` budget was spent), with why; absent when there are none. */
+  notRun: z.array(notRunTestSchema).optional(),
   totals: z.object({
     runs: z.number(),
     successes: z.number(),
@@ -189,8 +214,12 @@ export const summarySchema = z.object({
     sideEffectRuns: z.number(),
     incomplete: z.number(),
     retried: z.number(),
+    /** USD over the cells that have a cost; absent when none has. */
+    cost: z.number().optional(),
   }),
   cells: z.array(cellSchema),
+  /** Cost against success per task set, with each set's Pareto front; absent when no cell has a cost. */
+  costSuccess: z.array(costSuccessSchema).optional(),
   /** The gates the cells were checked against, when any: the verdict the report opens with. */
   gates: gateResultSchema.optional(),
   /** What each layer buys: pairs of cells that differ by that layer alone. */
@@ -200,8 +229,12 @@ export const summarySchema = z.object({
 });
 export type Summary = z.infer<typeof summarySchema>;
 
-/** Per-million-token prices in USD, by model id. */
-export const priceTableSchema = z.record(z.string(), z.object({ input: z.number().min(0), output: z.number().min(0) }).strict());
+/** A model's prices in USD per million tokens: input, input served from the provider's cache (default: the input price), output. */
+export const priceSchema = z.object({ input: z.number().min(0), cachedInput: z.number().min(0).optional(), output: z.number().min(0) }).strict();
+export type Price = z.infer<typeof priceSchema>;
+
+/** Prices by model id (`openai:gpt-4o-mini`). */
+export const priceTableSchema = z.record(z.string(), priceSchema);
 export type PriceTable = z.infer<typeof priceTableSchema>;
 
 /** A gate: cells that match (every given key equal) must stay within the limits. */

@@ -1,7 +1,7 @@
 import { classifyHn } from './classify.ts';
 import { hnProgram, hnTools } from './tools.ts';
 import { hnLoginWall, hnSignIn } from './sign-in.ts';
-import { resolve } from 'node:path';
+import { basename, extname, resolve } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
 import { fulfillFromReplica, routeReplica } from './adapters/route.ts';
 import { HN_ORIGIN, parseReplicaOptions, type ReplicaOptionsInput } from './options.ts';
@@ -33,7 +33,9 @@ export function recorded({ startLoggedIn = false, ...options }: RecordedOptions 
     startLoggedIn,
     stateFile: parsed.stateFile === undefined ? null : resolve(parsed.stateFile),
   };
-  return { name: varied ? 'hn-recorded-custom' : 'hn-recorded', condition, create: () => recordedHn({ ...options, startLoggedIn }) };
+  // A capture is named by its file (`front-2019.html`: `front-2019`), as its user knows it.
+  const name = parsed.capture !== undefined ? basename(parsed.capture, extname(parsed.capture)) : varied ? 'hn-recorded-custom' : 'hn-recorded';
+  return { name, condition, create: () => recordedHn({ ...options, startLoggedIn }) };
 }
 
 export interface RecordedOptions extends ReplicaOptionsInput {

@@ -1,0 +1,60 @@
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from '@playwright/test';
+import { modelNameInUse, portablePaths } from '../src/playwright/condition.ts';
+import { playwright, readSummary, workspace } from './playwright-child.ts';
+import { expect } from './support.ts';
+
+/**
+ * Cells are named by what the user calls them (tests/fixtures/names/): command agents by the
+ * matrix's keys, a capture by its file. Conditions record paths relative to the config's folder,
+ * and no absolute path of this machine reaches summary.json, summary.md or index.html.
+ */
+test.describe.configure({ timeout: 300_000 });
+
+test('matrix keys name command agents, a capture is named by its file, and no report holds an absolute path of this machine', async () => {
+  const { dir, env } = workspace('harness-eval-names-');
+  const captures = mkdtempSync(join(tmpdir(), 'harness-eval-capture-'));
+  try {
+    const capture = join(captures, 'front-2020.html');
+    copyFileSync('fixtures/hn/2020/news.html', capture);
+    const child = await playwright(['test', '-c', 'tests/fixtures/names/playwright.config.ts'], { ...env, CAPTURE: capture });
+    expect(child.code, child.stdout).toBe(0);
+    const summary = readSummary(env.REPORT_DIR);
+    expect(summary.cells.map((cell) => [cell.agent, cell.model, cell.site])).toEqual([
+      ['py', 'diligent-t0', 'front-2020'],
+      ['ts', 'diligent-t0', 'front-2020'],
+    ]);
+    const [py, ts] = summary.cells.map((cell) => cell.condition as { agent: { cwd?: string; argv: string[] }; site: { capture: string } });
+    expect(py!.agent.cwd).toBe('../agents');
+    expect(ts!.agent.argv[1]).toBe('../agents/front-page.mjs');
+    expect(py!.site.capture).toMatch(/^\$TMPDIR\/harness-eval-capture-\w+\/front-2020\.html$/);
+    const roots = [process.cwd(), homedir(), tmpdir(), dir, captures].filter((root) => root !== '/');
+    for (const file of ['summary.json', 'summary.md', 'index.html']) {
+      const text = readFileSync(join(env.REPORT_DIR, file), 'utf8');
+      for (const root of roots) expect(text.includes(`${root}/`) || text.includes(JSON.stringify(root)), `${file} names ${root}`).toBe(false);
+    }
+  } finally {
+    rmSync(captures, { recursive: true, force: true });
+  }
+});
+
+test('paths in a condition read alike from two clones in different folders', () => {
+  const condition = (root: string) => ({ agent: { argv: ['/usr/bin/python3', `${root}/agents/agent.py`], cwd: `${root}/agents` }, site: { capture: `${root}/captures/front.html`, stateFile: null } });
+  const here = join(process.cwd(), 'clone-a');
+  const there = join(homedir(), 'elsewhere', 'clone-b');
+  expect(portablePaths(condition(here), here)).toEqual(portablePaths(condition(there), there));
+  expect(portablePaths(condition(here), here)).toEqual({ agent: { argv: ['/usr/bin/python3', 'agents/agent.py'], cwd: 'agents' }, site: { capture: 'captures/front.html', stateFile: null } });
+  // Outside the project: the home and temporary folders by their names, not their paths.
+  expect(portablePaths({ a: join(tmpdir(), 'x', 'f.html'), b: here }, join(here, 'sub'))).toEqual({ a: '$TMPDIR/x/f.html', b: '..' });
+});
+
+test("a models record's key names the project's model only: a spec's own model is named by its id", () => {
+  const project = { model: { id: 'openai:gpt-4o-mini', temperature: 0 }, modelName: 'mini-t0' };
+  expect(modelNameInUse({ temperature: 0, id: 'openai:gpt-4o-mini' }, 'mini-t0', project)).toBe('mini-t0');
+  expect(modelNameInUse('openai:gpt-4o', 'mini-t0', project)).toBe('openai:gpt-4o');
+  // Named beside the model, in the spec: that name stands.
+  expect(modelNameInUse('openai:gpt-4o', 'big', project)).toBe('big');
+  expect(modelNameInUse('openai:gpt-4o', undefined, {})).toBe('openai:gpt-4o');
+});
