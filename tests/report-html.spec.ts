@@ -57,17 +57,22 @@ test('the HTML report opens with the verdict: which cells breached which gate an
   expect(cheerio.load(renderHtml(passed, runs))('#verdict.pass .headline').text()).toBe('✓ 1 gate passed · complete · 20 of 20 planned runs recorded');
 });
 
-test('an incomplete run never reads as passed: a warning, not green, with the runs recorded of those planned; breaches still show; a long missing list folds', () => {
+test('an incomplete run never reads as passed: a warning, not green, its gates not judged, with the runs recorded of those planned; breaches still show; a long missing list folds', () => {
   const runs = classic().filter((run) => run.layers !== 'bare');
   const missing = Array.from({ length: 13 }, (_, index) => ({ id: `m${index}`, title: `never ran ${index}`, project: 'p' }));
   const interrupted = summarize(runs, { complete: false, now, planned: 33, missing, gates: [{ layers: 'verified+login' }], stopped: 'interrupted' });
   const verdict = cheerio.load(renderHtml(interrupted, runs))('#verdict');
   expect(verdict.attr('class')).toBe('incomplete');
-  expect(verdict.find('.headline').text()).toBe('⚠ incomplete: 20 of 33 planned runs recorded · 1 gate held on the runs recorded');
-  const lines = verdict.find('li').map((_, item) => verdict.find(item).text()).get();
-  expect(lines[0]).toBe('partial: interrupted; 13 of 33 planned runs not recorded; not a baseline for the whole suite');
-  expect(lines.slice(1)).toEqual([...missing.slice(0, 10).map((test) => `missing: ${test.title} (p)`), '… and 3 more missing tests (summary.json lists them all)']);
-  expect(renderMarkdown(interrupted).split('\n')[2]).toBe('**⚠ incomplete: 20 of 33 planned runs recorded · 1 gate held on the runs recorded**');
+  expect(verdict.find('.headline').text()).toBe('⚠ incomplete: 20 of 33 planned runs recorded · 1 gate not judged: incomplete');
+  expect(verdict.find('> ul > li').first().text()).toBe('partial: interrupted; 13 of 33 planned runs not recorded; not a baseline for the whole suite');
+  // The missing tests fold under their count; summary.md names the first 10.
+  const folded = verdict.find('> ul > li > details');
+  expect(folded.find('summary').text()).toBe('13 tests recorded no run');
+  expect(folded.find('li').map((_, item) => verdict.find(item).text()).get()).toEqual(missing.map((test) => `missing: ${test.title} (p)`));
+  expect(verdict.find('> ul > li')).toHaveLength(2);
+  const markdown = renderMarkdown(interrupted).split('\n');
+  expect(markdown[2]).toBe('**⚠ incomplete: 20 of 33 planned runs recorded · 1 gate not judged: incomplete**');
+  expect(markdown.filter((line) => line.startsWith('- '))).toEqual(['- partial: interrupted; 13 of 33 planned runs not recorded; not a baseline for the whole suite', ...missing.slice(0, 10).map((test) => `- missing: ${test.title} (p)`), '- … and 3 more missing tests (summary.json lists them all)']);
   // A breach in the part that ran is a breach.
   const breached = summarize(classic(), { complete: false, now, planned: 31, gates: [{ layers: 'bare' }], stopped: 'interrupted' });
   expect(verdictLines(breached)).toMatchObject({ state: 'fail', headline: 'gates breached in 1 cell · incomplete: 30 of 31 planned runs recorded' });

@@ -168,7 +168,8 @@ export default class HarnessReporter implements Reporter {
       console.log(renderComparison(summary.comparison.cells));
     } else if (this.noComparison) console.log(`harness-eval: ${this.noComparison}`);
     else if (this.options.baseline === 'previous') console.log(`harness-eval: no earlier summary in ${join(this.outputDir, HISTORY_DIR)} to compare with`);
-    const failure = this.failure(summary);
+    // An incomplete run is no success, even where Playwright saw every test pass (a run attachment that could not be read): its gates were not judged.
+    const failure = this.failure(summary) ?? (!summary.complete && result.status === 'passed' ? `harness-eval: ${verdict.headline}` : undefined);
     if (!failure) return undefined;
     // merge-reports ignores the status onEnd returns and fails only when a reporter throws.
     if (this.options._mode === 'merge') throw new Error(failure);

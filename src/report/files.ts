@@ -30,19 +30,22 @@ export async function writeSummaryFiles(dir: string, summary: Summary, runs: rea
 
 // ── What every report says first ─────────────────────────────────────────────────────────────────
 
-/** Missing tests listed in the reports' verdict; summary.json lists them all. */
+/** Missing tests named in summary.md's verdict, and in index.html's folded list; summary.json lists them all. */
 const MISSING_LISTED = 10;
+const MISSING_FOLDED = 100;
 
 /** How the verdict reads: `fail` when a gate is breached, else `incomplete` when a planned run is not recorded (never a green pass), else `pass`. */
 export type VerdictState = 'pass' | 'fail' | 'incomplete';
 const VERDICT_MARK: Record<VerdictState, string> = { pass: '✓', fail: '✗', incomplete: '⚠' };
 
 /**
- * The verdict in words: `gates breached in 2 cells`, `incomplete: 12 of 13 planned runs recorded`,
- * `1 gate passed`; then what the run covers. Breaches in the part that ran show whatever else
- * holds; a gate that held on part of the runs is never reported as passed.
+ * The verdict in words: `gates breached in 2 cells`, `incomplete: 12 of 13 planned runs recorded ·
+ * 1 gate not judged: incomplete`, `1 gate passed`; then what the run covers, and the missing tests
+ * apart (`missing: title (project)`), for the reports to fold. Breaches in the part that ran show
+ * whatever else holds; a gate is judged on the whole matrix only, so one that held on part of the
+ * runs is never reported as passed.
  */
-export function verdictLines(summary: Summary): { headline: string; state: VerdictState; mark: string; details: string[] } {
+export function verdictLines(summary: Summary): { headline: string; state: VerdictState; mark: string; details: string[]; missing: string[] } {
   const gates = summary.gates;
   const breachedCells = new Set(gates?.breaches.map((breach) => breach.cell));
   const state: VerdictState = breachedCells.size > 0 || (gates?.unmatched.length ?? 0) > 0 ? 'fail' : summary.complete ? 'pass' : 'incomplete';
@@ -53,23 +56,25 @@ export function verdictLines(summary: Summary): { headline: string; state: Verdi
       : gates.unmatched.length > 0
         ? `${counted(gates.unmatched.length, 'gate')} matching no cell`
         : state === 'incomplete'
-          ? `${counted(gates.checked, 'gate')} held on the runs recorded`
+          ? `${counted(gates.checked, 'gate')} not judged: incomplete`
           : `${counted(gates.checked, 'gate')} passed`;
   const recorded = `${formatCount(summary.recorded)} of ${counted(summary.planned, 'planned run')} recorded`;
   const coverage = summary.complete ? `complete · ${recorded}` : `incomplete: ${recorded}`;
   const headline = state === 'incomplete' ? `${coverage} · ${gateWords}` : `${gateWords} · ${coverage}`;
-  const missing = summary.missing.slice(0, MISSING_LISTED).map((test) => `missing: ${test.title} (${test.project})`);
-  const moreMissing = summary.missing.length - missing.length;
   const details = [
     ...(gates?.breaches ?? []).map((breach) => `breach: ${breach.cell}: ${breach.rule} (by ${round1(Math.abs(breach.observed - breach.limit) * 100)} percentage points)`),
     ...(gates?.unmatched ?? []).map((gate) => `gate matches no cell: ${gate}`),
     ...(summary.partial ? [`partial: ${partialReasons(summary.partial).join('; ')}; not a baseline for the whole suite`] : []),
-    ...missing,
-    ...(moreMissing > 0 ? [`… and ${counted(moreMissing, 'more missing test')} (summary.json lists them all)`] : []),
     ...(summary.notApplicable ?? []).map((test) => `n/a: ${test.title} (${test.project}): ${test.reason}`),
     ...containmentLines(summary.cells, cellLabel),
   ];
-  return { headline, state, mark: VERDICT_MARK[state], details };
+  return { headline, state, mark: VERDICT_MARK[state], details, missing: summary.missing.map((test) => `missing: ${test.title} (${test.project})`) };
+}
+
+/** The first `limit` lines, and `… and N more missing tests (summary.json lists them all)` for the rest. */
+function someMissing(missing: readonly string[], limit: number): string[] {
+  const more = missing.length - limit;
+  return more > 0 ? [...missing.slice(0, limit), `… and ${counted(more, 'more missing test')} (summary.json lists them all)`] : [...missing];
 }
 
 function totalsLine(summary: Summary): string {
@@ -128,7 +133,7 @@ export function renderMarkdown(summary: Summary): string {
     `**${verdict.mark} ${escapeMarkdownCell(verdict.headline)}**`,
     '',
     totalsLine(summary),
-    ...verdict.details.map((line) => `- ${escapeMarkdownCell(line)}`),
+    ...[...verdict.details, ...someMissing(verdict.missing, MISSING_LISTED)].map((line) => `- ${escapeMarkdownCell(line)}`),
     '',
     markdownTable(header, rows),
     ...markdownObservations(summary.cells),
@@ -286,8 +291,12 @@ tr.detail .oracle{display:flex}
 `.trim();
 
 function renderVerdict(summary: Summary): string {
-  const { headline, state, mark, details } = verdictLines(summary);
-  const list = details.length > 0 ? `<ul>${details.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>` : '';
+  const { headline, state, mark, details, missing } = verdictLines(summary);
+  const items = details.map((line) => `<li>${escapeHtml(line)}</li>`);
+  // Folded when long: an interrupted matrix can miss hundreds of tests, and the verdict must stay readable.
+  if (missing.length > MISSING_LISTED) items.push(`<li><details><summary>${escapeHtml(counted(missing.length, 'test'))} recorded no run</summary><ul>${someMissing(missing, MISSING_FOLDED).map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul></details></li>`);
+  else items.push(...missing.map((line) => `<li>${escapeHtml(line)}</li>`));
+  const list = items.length > 0 ? `<ul>${items.join('')}</ul>` : '';
   return `<section id="verdict" class="${state}">
 <p class="headline">${mark} ${escapeHtml(headline)}</p>
 <p>${escapeHtml(totalsLine(summary))}</p>${list}
