@@ -146,6 +146,14 @@ test('the baseline comparison is in summary.md and the HTML report, with the dif
   // What did not change is folded, and says why it may not have.
   expect($('#comparison details summary').text()).toBe('1 cell with no change detected, 1 of them with too few trials to detect any');
   expect($('#comparison details tr').last().find('td').last().text()).toBe('too few trials to detect any change');
+  expect($('#comparison .cells-differ').length).toBe(0);
+
+  // A matrix that changed shape says so, above the table: its added and removed cells have nothing to compare.
+  const reshaped = [...runsOf('bare', [], 10, 10), ...runsOf('verified+login', [guardrails, verify, login], 2, 2)];
+  const changed = { ...summarize(reshaped, { complete: true, now }), comparison: comparison(before, 'history/x.json', summarize(reshaped, { complete: true, now })) };
+  const note = "⚠ The baseline's cells differ from this run's: 1 added, 1 removed (compared: the cells both have).";
+  expect(renderMarkdown(changed)).toContain(`\n${note}\n`);
+  expect(cheerio.load(renderHtml(changed, reshaped))('#comparison .cells-differ').text()).toBe(note);
 });
 
 test('every outcome is named the same in every report, and defined once in the HTML legend', () => {

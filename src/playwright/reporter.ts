@@ -1,7 +1,7 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
-import { baselineMismatch, comparison, describeSelection, partialReasons, readBaseline, readSummary, renderComparison, type ComparableSummary } from '../report/compare.ts';
+import { baselineMismatch, cellsDiffer, comparison, describeSelection, partialReasons, readBaseline, readSummary, renderComparison, type ComparableSummary } from '../report/compare.ts';
 import { renderMarkdown, retriedLies, verdictLines, writeSummaryFiles } from '../report/files.ts';
 import { containmentLines, counted, incompleteNote, outcomeOf } from '../report/format.ts';
 import { DEFAULT_HISTORY_LIMIT, HISTORY_DIR, listHistory, saveToHistory } from '../report/history.ts';
@@ -166,6 +166,8 @@ export default class HarnessReporter implements Reporter {
     if (summary.comparison) {
       console.log(`harness-eval: compared with ${summary.comparison.baseline.source} (${summary.comparison.baseline.generatedAt}):`);
       console.log(renderComparison(summary.comparison.cells));
+      const differ = cellsDiffer(summary.comparison.cells);
+      if (differ) console.log(`harness-eval: warning: ${differ}`);
     } else if (this.noComparison) console.log(`harness-eval: ${this.noComparison}`);
     else if (this.options.baseline === 'previous') console.log(`harness-eval: no earlier summary in ${join(this.outputDir, HISTORY_DIR)} to compare with`);
     // An incomplete run is no success, even where Playwright saw every test pass (a run attachment that could not be read): its gates were not judged.

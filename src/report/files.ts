@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BUILT_IN_AGENT, type ReportedRun } from '../core/run.ts';
-import { partialReasons, rateNames } from './compare.ts';
+import { cellsDiffer, partialReasons, rateNames } from './compare.ts';
 import { containmentLines, containmentMarks, counted, unverifiedMarks, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, outcomeOf, OUTCOMES, round1, runOutcome, type Outcome } from './format.ts';
 import { cellLabel, conditionKey, groupByCell } from './summarize.ts';
 import { excludesZero } from './statistics.ts';
@@ -169,7 +169,8 @@ function markdownComparison(comparison: Comparison | undefined): string[] {
   if (!comparison) return [];
   const header = ['cell', 'runs', ...comparedRates.map((key) => rateNames[key][1]), 'verdict'];
   const rows = comparison.cells.map((change) => [change.cell, `${change.runs.before ?? '—'} → ${change.runs.after ?? '—'}`, ...comparedRates.map((key) => rateChangeText(change, key)), changeVerdict(change)]);
-  return ['', `## Since ${comparison.baseline.source} (${comparison.baseline.generatedAt})`, '', COMPARISON_NOTE, '', markdownTable(header, rows)];
+  const differ = cellsDiffer(comparison.cells);
+  return ['', `## Since ${comparison.baseline.source} (${comparison.baseline.generatedAt})`, '', COMPARISON_NOTE, ...(differ ? ['', `⚠ ${capitalised(differ)}.`] : []), '', markdownTable(header, rows)];
 }
 
 function markdownTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
@@ -193,6 +194,10 @@ function escapeMarkdownCell(text: string): string {
 
 const ABLATION_NOTE = 'Each row: two cells of one task, model and site whose layer stacks differ by this layer alone; the change adding it made (with − without, in percentage points) with its 95% Newcombe interval. An interval that excludes 0 is a change the trials vouch for.';
 const COMPARISON_NOTE = 'Each rate: baseline → now, and the difference in percentage points with its 95% Newcombe interval. Flagged when that interval excludes 0.';
+
+function capitalised(text: string): string {
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+}
 
 function rateChangeText(change: CellChange, key: (typeof comparedRates)[number]): string {
   const { before, after, difference } = change[key];
@@ -267,6 +272,7 @@ small.contain,small.unverified{color:#b45309}
 #verdict.pass{border-color:#1b7a2b;background:#eef8f0}#verdict.fail{border-color:#b3261e;background:#fdeeee}#verdict.incomplete{border-color:#8a5a00;background:#fdf6e3}
 #verdict p.headline{font-size:1.25rem;font-weight:600;margin:0 0 .25rem}
 #verdict ul{margin:.25rem 0 0;padding-left:1.25rem}
+.cells-differ{color:#8a5a00;font-weight:600}
 .pair{display:flex;flex-wrap:wrap;gap:1rem 2rem}
 .pair figure{margin:0;max-width:100%;overflow-x:auto}
 .heat td{text-align:center;min-width:5.5rem;white-space:nowrap}
@@ -309,11 +315,12 @@ function renderComparisonSection(comparison: Comparison | undefined): string {
   const shown = comparison.cells.filter((change) => change.flagged.length > 0 || change.status !== 'changed');
   const folded = comparison.cells.filter((change) => !shown.includes(change));
   const few = folded.filter((change) => change.tooFewTrials).length;
+  const differ = cellsDiffer(comparison.cells);
   const rest = folded.length === 0 ? '' : `<details><summary>${counted(folded.length, 'cell')} with no change detected${few > 0 ? `, ${few} of them with too few trials to detect any` : ''}</summary>${comparisonTable(folded)}</details>`;
   return `<section id="comparison">
 <h2>Since ${escapeHtml(comparison.baseline.source)} <small>(${escapeHtml(comparison.baseline.generatedAt)})</small></h2>
 <p class="note">${escapeHtml(COMPARISON_NOTE)} A cell marked “too few trials” could not have shown a change even from all runs to none; docs/report.md says how many trials detect a given change.</p>
-${shown.length > 0 ? comparisonTable(shown) : '<p>No cell changed beyond chance, and none was added or removed.</p>'}
+${differ ? `<p class="cells-differ">⚠ ${escapeHtml(capitalised(differ))}.</p>\n` : ''}${shown.length > 0 ? comparisonTable(shown) : '<p>No cell changed beyond chance, and none was added or removed.</p>'}
 ${rest}
 </section>
 `;
