@@ -98,7 +98,7 @@ test('heatmaps: n and the interval in every cell, coloured by the bound toward t
 test('the ablation view: each layer\'s marginal effect per model from stacks that differ by it alone, with intervals, in JSON, Markdown and HTML', () => {
   const runs = [...classic(), ...runsOf('verified', [guardrails, verify], 4, 4, 0, 'scripted:diligent'), ...runsOf('guardrails+login', [guardrails, login], 4, 4, 0, 'scripted:diligent')];
   const summary = summarize(runs, { complete: true, now });
-  // bare → verified differs by two layers, and the diligent stacks by a swap: neither is a pair.
+  // bare → verified differs by two layers: an estimate of the two together; the diligent stacks differ by a swap: no pair.
   expect(summary.ablation).toEqual([
     {
       layer: 'login',
@@ -112,12 +112,15 @@ test('the ablation view: each layer\'s marginal effect per model from stacks tha
       falseSuccessRate: { value: 0, low: expect.closeTo(-0.2775, 4), high: expect.closeTo(0.2775, 4) },
       falseFailureRate: { value: 0, low: expect.closeTo(-0.2775, 4), high: expect.closeTo(0.2775, 4) },
     },
+    expect.objectContaining({ layer: 'guardrails + verify', estimate: true, model: 'scripted:overclaimer', without: 'bare', with: 'verified', runs: { without: 10, with: 10 } }),
   ]);
   expect(summary.ablation![0]!.successRate.low).toBeGreaterThan(0);
+  expect(summary.ablation![0]!.estimate).toBeUndefined();
   expect(renderMarkdown(summary)).toContain('| login | scripted:overclaimer | upvote-first-post | hn-recorded | verified → verified+login | 10 / 10 | +70 pts (+27 to +87) | 0 pts (−28 to +28) | 0 pts (−28 to +28) |');
+  expect(renderMarkdown(summary)).toContain('| guardrails + verify (estimate) | scripted:overclaimer | upvote-first-post | hn-recorded | bare → verified | 10 / 10 | +20 pts');
   const $ = cheerio.load(renderHtml(summary, runs));
-  expect($('#ablation tr.group').text()).toBe('+ login');
-  expect($('#ablation td.better').text()).toBe('+70 pts (+27 to +87)');
+  expect($('#ablation tr.group').map((_, row) => $(row).text()).get()).toEqual(['+ login', '+ guardrails + verify estimate: added together']);
+  expect($('#ablation td.better').first().text()).toBe('+70 pts (+27 to +87)');
 
   // A layer given options is named with them, and a change of options alone is no pair.
   const retry = (attempts: number) => ({ name: 'retry', options: { attempts } });
@@ -125,6 +128,14 @@ test('the ablation view: each layer\'s marginal effect per model from stacks tha
   expect(withOptions.ablation!.map((effect) => [effect.layer, effect.options, effect.with])).toEqual([
     ['retry', { attempts: 3 }, 'retry3'],
     ['retry', { attempts: 5 }, 'retry5'],
+  ]);
+
+  // An estimate spans only to the next stack: bare → guardrails+verify+login is not one, with verified between.
+  const chain = summarize([...classic(), ...runsOf('guardrails', [guardrails], 10, 0, 10)], { complete: true, now });
+  expect(chain.ablation!.map((effect) => [effect.layer, effect.without, effect.with, effect.estimate ?? false])).toEqual([
+    ['guardrails', 'bare', 'guardrails', false],
+    ['login', 'verified', 'verified+login', false],
+    ['verify', 'guardrails', 'verified', false],
   ]);
   expect(renderMarkdown(withOptions)).toContain('| retry {"attempts":3} |');
   expect(cheerio.load(renderHtml(withOptions, [])).root().find('#ablation tr.group').map((_, row) => cheerio.load(row).text()).get()).toEqual(['+ retry {"attempts":3}', '+ retry {"attempts":5}']);

@@ -4,6 +4,7 @@ import { BUILT_IN_AGENT, type ReportedRun } from '../core/run.ts';
 import { cellsDiffer, partialReasons, rateNames } from './compare.ts';
 import { containmentLines, containmentMarks, counted, unverifiedMarks, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, outcomeOf, OUTCOMES, round1, runOutcome, type Outcome } from './format.ts';
 import { cellLabel, conditionKey, groupByCell } from './summarize.ts';
+import { layerWithOptions } from './ablation.ts';
 import { excludesZero } from './statistics.ts';
 import { comparedRates, type Cell, type CellChange, type Comparison, type Interval, type LayerEffect, type Summary } from './types.ts';
 import { escapeHtml, writeFileAtomic } from '../text.ts';
@@ -161,7 +162,7 @@ function markdownObservations(cells: readonly Cell[]): string[] {
 function markdownAblation(effects: readonly LayerEffect[]): string[] {
   if (effects.length === 0) return [];
   const header = ['layer', 'model', 'task', 'site', 'without → with', 'runs', 'success rate', 'false-success rate', 'false-failure rate'];
-  const rows = effects.map((effect) => [layerWithOptions(effect), effect.model, effect.task, effect.site, `${effect.without} → ${effect.with}`, `${effect.runs.without} / ${effect.runs.with}`, formatDifference(effect.successRate), formatDifference(effect.falseSuccessRate), formatDifference(effect.falseFailureRate)]);
+  const rows = effects.map((effect) => [effectName(effect), effect.model, effect.task, effect.site, `${effect.without} → ${effect.with}`, `${effect.runs.without} / ${effect.runs.with}`, formatDifference(effect.successRate), formatDifference(effect.falseSuccessRate), formatDifference(effect.falseFailureRate)]);
   return ['', '## What each layer buys', '', ABLATION_NOTE, '', markdownTable(header, rows)];
 }
 
@@ -192,7 +193,7 @@ function escapeMarkdownCell(text: string): string {
     .replace(/[\r\n]+/g, ' ');
 }
 
-const ABLATION_NOTE = 'Each row: two cells of one task, model and site whose layer stacks differ by this layer alone; the change adding it made (with − without, in percentage points) with its 95% Newcombe interval. An interval that excludes 0 is a change the trials vouch for.';
+const ABLATION_NOTE = 'Each row: two cells of one task, model and site whose layer stacks differ by this layer alone; the change adding it made (with − without, in percentage points) with its 95% Newcombe interval. An interval that excludes 0 is a change the trials vouch for. A row marked estimate comes from the next stack that adds several layers at once (bare → verified): their effect together, in that order, not each one\'s; layerPlan() gives stacks that measure each.';
 const COMPARISON_NOTE = 'Each rate: baseline → now, and the difference in percentage points with its 95% Newcombe interval. Flagged when that interval excludes 0.';
 
 function capitalised(text: string): string {
@@ -286,6 +287,7 @@ tr:target{outline:2px solid #4a6fa5}
 .better{background:#e3f4e6}.worse{background:#fbe3e1}
 tr.group th{background:#e8edf5}
 .flagged{font-weight:600}
+.estimate{color:#8a5a00;font-weight:400;font-style:italic}
 details a{margin-right:.3rem}
 pre{margin:.25rem 0;max-width:60rem;max-height:24rem;overflow:auto;white-space:pre-wrap;font-size:12px;background:#f7f7f7;padding:.4rem}
 dl.words{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;margin:.25rem 0 1rem}
@@ -352,15 +354,16 @@ function directionClass(key: (typeof comparedRates)[number], difference: Interva
 
 function renderAblation(effects: readonly LayerEffect[]): string {
   const note = `<p class="note">${escapeHtml(ABLATION_NOTE)} Green: the layer helped beyond chance; red: it hurt; plain: within chance.</p>`;
-  if (effects.length === 0) return `${note}<p>No two cells here differ by one layer alone.</p>`;
+  if (effects.length === 0) return `${note}<p>No two cells here differ by added layers alone.</p>`;
   const header = ['model', 'task', 'site', 'without → with', 'runs', 'success rate', 'false-success rate', 'false-failure rate'];
   const rows: string[] = [];
   let layer: string | undefined;
   for (const effect of effects) {
-    if (layerWithOptions(effect) !== layer) {
-      layer = layerWithOptions(effect);
+    if (effectName(effect) !== layer) {
+      layer = effectName(effect);
       const options = effect.options ? ` <span class="note">${escapeHtml(JSON.stringify(effect.options))}</span>` : '';
-      rows.push(`<tr class="group"><th colspan="${header.length}">+ ${escapeHtml(effect.layer)}${options}</th></tr>`);
+      const estimate = effect.estimate ? ` <span class="estimate">estimate: added together</span>` : '';
+      rows.push(`<tr class="group"><th colspan="${header.length}">+ ${escapeHtml(effect.layer)}${options}${estimate}</th></tr>`);
     }
     const difference = (key: 'successRate' | 'falseSuccessRate' | 'falseFailureRate') => {
       const interval = effect[key];
@@ -372,9 +375,9 @@ function renderAblation(effects: readonly LayerEffect[]): string {
   return `${note}<div class="scroll"><table>\n<tr>${header.map((name) => `<th>${escapeHtml(name)}</th>`).join('')}</tr>\n${rows.join('\n')}\n</table></div>`;
 }
 
-/** `login`, or `login {"maxLogins":3}`: a layer with other options is another layer. */
-function layerWithOptions(effect: LayerEffect): string {
-  return effect.options ? `${effect.layer} ${JSON.stringify(effect.options)}` : effect.layer;
+/** The layer as the ablation tables name it: an estimate says so. */
+function effectName(effect: LayerEffect): string {
+  return effect.estimate ? `${effect.layer} (estimate)` : layerWithOptions(effect);
 }
 
 function renderHeatLegend(): string {
