@@ -268,6 +268,14 @@ th{background:#f3f3f3}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 small.contain,small.unverified{color:#b45309}
 .scroll{overflow-x:auto;max-width:100%}
+/* Tables wrap, names anywhere, to fit 1280 px: a column scrolled out of sight is a column not read. */
+.scroll>table{font-size:12px;width:100%}
+.scroll>table th,.scroll>table td{padding:.2rem .25rem}
+.scroll>table td:not(.num){overflow-wrap:anywhere}
+#cells td:nth-child(-n+5){min-width:4.5em}
+.scroll>table th{font-size:11px}
+.scroll>table td.num{white-space:normal}
+svg.hist{width:100%;max-width:120px;height:auto}
 .note{color:#444;max-width:60rem}
 #verdict{border:2px solid;padding:.75rem 1rem;margin:0 0 1rem}
 #verdict.pass{border-color:#1b7a2b;background:#eef8f0}#verdict.fail{border-color:#b3261e;background:#fdeeee}#verdict.incomplete{border-color:#8a5a00;background:#fdf6e3}
