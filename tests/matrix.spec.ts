@@ -30,7 +30,7 @@ test('layerPlan: nested and leave-one-out stacks, named by their layers, for mat
   expect(projects[2]!.use!.layers).toEqual(['verify', ['retry', { attempts: 3 }]]);
   expect(() => layerPlan('pairs' as never, ['verify'])).toThrow(/^layerPlan\(\) kind: .*"nested"\|"leave-one-out"/);
   expect(() => layerPlan('nested', [])).toThrow("layerPlan() layers: (options): Too small: expected array to have >=1 items");
-  expect(() => layerPlan('nested', ['verfiy'])).toThrow(/verfiy/);
+  expect(() => layerPlan('nested', ['verfiy' as never])).toThrow(/verfiy/);
   expect(() => layerPlan('leave-one-out', ['retry', ['retry', { attempts: 5 }]])).toThrow('layerPlan(): two stacks would both be named "retry": give each layer once, or name the stacks yourself');
 });
 

@@ -13,6 +13,7 @@ import type { PlannedRun, ReportedRun } from '../core/run.ts';
 import { parseInput } from '../input.ts';
 import { HARNESS_RUN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT, HARNESS_RUN_VOID_ATTACHMENT } from './fixtures.ts';
 import { selectionOf } from './selection.ts';
+import { EtaProgress } from './progress.ts';
 import { cut, TEXT_CHARS } from '../report/caps.ts';
 import { NOT_APPLICABLE } from '../eval/evaluate.ts';
 import { modelSecrets } from '../models/registry.ts';
@@ -85,6 +86,7 @@ export default class HarnessReporter implements Reporter {
   /** One shard of several: a gate's cells may all be in other shards, so only the merged report can say it matches none. */
   private sharded = false;
   private finished = 0;
+  private eta?: EtaProgress;
   private lastWrite = 0;
   private writing: Promise<unknown> = Promise.resolve();
 
@@ -125,6 +127,7 @@ export default class HarnessReporter implements Reporter {
     for (const test of suite.allTests()) this.record(test);
     this.sharded = config.shard !== null && config.shard.total > 1;
     this.writes = this.options._mode !== 'list' && this.tests.size > 0;
+    this.eta = new EtaProgress(this.tests.size, Date.now());
     // At once: a run killed before its first result must not leave an earlier run's complete summary.
     if (this.writes) this.writeProgress();
   }
@@ -140,7 +143,11 @@ export default class HarnessReporter implements Reporter {
     // A result Playwright will retry is not a finished trial: its next attempt is.
     const willRetry = test.outcome() === 'unexpected' && test.results.length <= test.retries;
     if (!willRetry) this.finished += 1;
-    if (this.options.progress !== false) this.printProgress(test, result, attempt, willRetry, result.status === 'skipped' ? skipReasons[0] : undefined);
+    if (this.options.progress !== false) {
+      this.printProgress(test, result, attempt, willRetry, result.status === 'skipped' ? skipReasons[0] : undefined);
+      const eta = willRetry ? undefined : this.eta?.update(this.finished, Date.now());
+      if (eta) console.log(eta);
+    }
     if (this.writes && Date.now() - this.lastWrite >= WRITE_INTERVAL_MS) this.writeProgress();
   }
 
