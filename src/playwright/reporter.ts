@@ -177,8 +177,9 @@ export default class HarnessReporter implements Reporter {
       if (differ) console.log(`harness-eval: warning: ${differ}`);
     } else if (this.noComparison) console.log(`harness-eval: ${this.noComparison}`);
     else if (this.options.baseline === 'previous') console.log(`harness-eval: no earlier summary in ${join(this.outputDir, HISTORY_DIR)} to compare with`);
-    // An incomplete run is no success, even where Playwright saw every test pass (a run attachment that could not be read): its gates were not judged.
-    const failure = this.failure(summary) ?? (!summary.complete && result.status === 'passed' ? `harness-eval: ${verdict.headline}` : undefined);
+    // A run that fell short of what it selected is no success, even where Playwright saw every test pass (a run attachment that could not be read): its gates were not judged. (One whole shard is not short: the merge judges.)
+    const short = (summary.partial?.shortfall.length ?? 0) > 0;
+    const failure = this.failure(summary) ?? (short && result.status === 'passed' ? `harness-eval: ${verdict.headline}` : undefined);
     if (!failure) return undefined;
     // merge-reports ignores the status onEnd returns and fails only when a reporter throws.
     if (this.options._mode === 'merge') throw new Error(failure);
