@@ -130,6 +130,10 @@ test('the ablation view: each layer\'s marginal effect per model from stacks tha
     ['retry', { attempts: 5 }, 'retry5'],
   ]);
 
+  // Another agent (no layers of ours) is no stack to pair with the built-in harness's.
+  const foreign = runsOf('-', [], 4, 0).map((run) => ({ ...run, agent: 'py', condition: { ...run.condition, agent: { agent: 'command', name: 'py' } } }));
+  expect(summarize([...foreign, ...runsOf('verified', [guardrails, verify], 4, 4)], { complete: true, now }).ablation).toEqual([]);
+
   // An estimate spans only to the next stack: bare → guardrails+verify+login is not one, with verified between.
   const chain = summarize([...classic(), ...runsOf('guardrails', [guardrails], 10, 0, 10)], { complete: true, now });
   expect(chain.ablation!.map((effect) => [effect.layer, effect.without, effect.with, effect.estimate ?? false])).toEqual([

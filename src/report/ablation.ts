@@ -5,7 +5,7 @@ import { compareCells } from './cells.ts';
 import type { Cell, LayerEffect } from './types.ts';
 
 /**
- * What each layer buys: for every two cells of one task, model and site (equal as data, not only by
+ * What each layer buys: for every two cells of one task, agent, model and site (equal as data, not only by
  * name) whose layer lists differ by exactly one layer with its options, the change in the success,
  * false-success and false-failure rates that adding it made, with 95% Newcombe intervals. Where
  * the nearest stacks differ by several layers (natural stacks: bare → verified → verified+login),
@@ -18,7 +18,8 @@ export function layerEffects(cells: readonly Cell[]): LayerEffect[] {
   for (const cell of cells) {
     const layers = cell.condition?.layers;
     if (!Array.isArray(layers)) continue;
-    const key = `${cell.task}\u0000${canonicalJson(cell.condition!.model ?? null)}\u0000${canonicalJson(cell.condition!.site ?? null)}`;
+    // The agent too: another agent's cell (no layers of ours) is no stack of the built-in harness.
+    const key = `${cell.task}\u0000${canonicalJson(cell.condition!.agent ?? null)}\u0000${canonicalJson(cell.condition!.model ?? null)}\u0000${canonicalJson(cell.condition!.site ?? null)}`;
     groups.set(key, [...(groups.get(key) ?? []), { cell, layers: layers.map((layer) => canonicalJson(layer)) }]);
   }
   const effects: LayerEffect[] = [];
