@@ -13,7 +13,7 @@ import { hnRiskRules } from './sites/hn/risk.ts';
 // Playwright: the fixtures, the matchers, a matrix of projects, the browser.
 export { attachRun, test, stackName, type Harness, type HarnessOptions, type RunRequest } from './playwright/fixtures.ts';
 export { expect } from './playwright/matchers.ts';
-export { matrix, type MatrixOptions } from './playwright/matrix.ts';
+export { layerPlan, matrix, type LayerPlanKind, type MatrixOptions } from './playwright/matrix.ts';
 export { chromiumLaunchOptions } from './playwright/chromium.ts';
 export { sharedBrowser, type SharedBrowser } from './playwright/shared-browser.ts';
 

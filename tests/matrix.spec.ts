@@ -1,5 +1,5 @@
 import { test } from '@playwright/test';
-import { hn, matrix, type Agent } from '../src/index.ts';
+import { hn, layerPlan, matrix, type Agent } from '../src/index.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
@@ -20,6 +20,18 @@ test('matrix: a project per model × layer stack, named, with the options in use
   ]);
   expect(projects[1]).toMatchObject({ testDir: 'specs/matrix', timeout: 60_000, use: { model: 'scripted:overclaimer', layers: ['guardrails', 'verify'], layerStack: 'verified' } });
   expect(projects[3]!.use!.model).toEqual({ id: 'openai:gpt-4o-mini', temperature: 0 });
+});
+
+test('layerPlan: nested and leave-one-out stacks, named by their layers, for matrix(); bad input in one line', () => {
+  expect(layerPlan('nested', ['guardrails', 'verify', 'login'])).toEqual({ bare: [], guardrails: ['guardrails'], 'guardrails+verify': ['guardrails', 'verify'], 'guardrails+verify+login': ['guardrails', 'verify', 'login'] });
+  expect(layerPlan('leave-one-out', ['guardrails', 'verify', 'login'])).toEqual({ 'guardrails+verify+login': ['guardrails', 'verify', 'login'], 'verify+login': ['verify', 'login'], 'guardrails+login': ['guardrails', 'login'], 'guardrails+verify': ['guardrails', 'verify'] });
+  const projects = matrix({ models: ['scripted:diligent'], layers: layerPlan('nested', ['verify', ['retry', { attempts: 3 }]]) });
+  expect(projects.map((project) => project.name)).toEqual(['scripted:diligent · bare', 'scripted:diligent · verify', 'scripted:diligent · verify+retry']);
+  expect(projects[2]!.use!.layers).toEqual(['verify', ['retry', { attempts: 3 }]]);
+  expect(() => layerPlan('pairs' as never, ['verify'])).toThrow(/^layerPlan\(\) kind: .*"nested"\|"leave-one-out"/);
+  expect(() => layerPlan('nested', [])).toThrow("layerPlan() layers: (options): Too small: expected array to have >=1 items");
+  expect(() => layerPlan('nested', ['verfiy' as never])).toThrow(/verfiy/);
+  expect(() => layerPlan('leave-one-out', ['retry', ['retry', { attempts: 5 }]])).toThrow('layerPlan(): two stacks would both be named "retry": give each layer once, or name the stacks yourself');
 });
 
 test('matrix: unnamed stacks are named by their layers; several sites add a third part', () => {

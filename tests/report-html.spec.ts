@@ -57,17 +57,22 @@ test('the HTML report opens with the verdict: which cells breached which gate an
   expect(cheerio.load(renderHtml(passed, runs))('#verdict.pass .headline').text()).toBe('✓ 1 gate passed · complete · 20 of 20 planned runs recorded');
 });
 
-test('an incomplete run never reads as passed: a warning, not green, with the runs recorded of those planned; breaches still show; a long missing list folds', () => {
+test('an incomplete run never reads as passed: a warning, not green, its gates not judged, with the runs recorded of those planned; breaches still show; a long missing list folds', () => {
   const runs = classic().filter((run) => run.layers !== 'bare');
   const missing = Array.from({ length: 13 }, (_, index) => ({ id: `m${index}`, title: `never ran ${index}`, project: 'p' }));
   const interrupted = summarize(runs, { complete: false, now, planned: 33, missing, gates: [{ layers: 'verified+login' }], stopped: 'interrupted' });
   const verdict = cheerio.load(renderHtml(interrupted, runs))('#verdict');
   expect(verdict.attr('class')).toBe('incomplete');
-  expect(verdict.find('.headline').text()).toBe('⚠ incomplete: 20 of 33 planned runs recorded · 1 gate held on the runs recorded');
-  const lines = verdict.find('li').map((_, item) => verdict.find(item).text()).get();
-  expect(lines[0]).toBe('partial: interrupted; 13 of 33 planned runs not recorded; not a baseline for the whole suite');
-  expect(lines.slice(1)).toEqual([...missing.slice(0, 10).map((test) => `missing: ${test.title} (p)`), '… and 3 more missing tests (summary.json lists them all)']);
-  expect(renderMarkdown(interrupted).split('\n')[2]).toBe('**⚠ incomplete: 20 of 33 planned runs recorded · 1 gate held on the runs recorded**');
+  expect(verdict.find('.headline').text()).toBe('⚠ incomplete: 20 of 33 planned runs recorded · 1 gate not judged: incomplete');
+  expect(verdict.find('> ul > li').first().text()).toBe('partial: interrupted; 13 of 33 planned runs not recorded; not a baseline for the whole suite');
+  // The missing tests fold under their count; summary.md names the first 10.
+  const folded = verdict.find('> ul > li > details');
+  expect(folded.find('summary').text()).toBe('13 tests recorded no run');
+  expect(folded.find('li').map((_, item) => verdict.find(item).text()).get()).toEqual(missing.map((test) => `missing: ${test.title} (p)`));
+  expect(verdict.find('> ul > li')).toHaveLength(2);
+  const markdown = renderMarkdown(interrupted).split('\n');
+  expect(markdown[2]).toBe('**⚠ incomplete: 20 of 33 planned runs recorded · 1 gate not judged: incomplete**');
+  expect(markdown.filter((line) => line.startsWith('- '))).toEqual(['- partial: interrupted; 13 of 33 planned runs not recorded; not a baseline for the whole suite', ...missing.slice(0, 10).map((test) => `- missing: ${test.title} (p)`), '- … and 3 more missing tests (summary.json lists them all)']);
   // A breach in the part that ran is a breach.
   const breached = summarize(classic(), { complete: false, now, planned: 31, gates: [{ layers: 'bare' }], stopped: 'interrupted' });
   expect(verdictLines(breached)).toMatchObject({ state: 'fail', headline: 'gates breached in 1 cell · incomplete: 30 of 31 planned runs recorded' });
@@ -93,7 +98,7 @@ test('heatmaps: n and the interval in every cell, coloured by the bound toward t
 test('the ablation view: each layer\'s marginal effect per model from stacks that differ by it alone, with intervals, in JSON, Markdown and HTML', () => {
   const runs = [...classic(), ...runsOf('verified', [guardrails, verify], 4, 4, 0, 'scripted:diligent'), ...runsOf('guardrails+login', [guardrails, login], 4, 4, 0, 'scripted:diligent')];
   const summary = summarize(runs, { complete: true, now });
-  // bare → verified differs by two layers, and the diligent stacks by a swap: neither is a pair.
+  // bare → verified differs by two layers: an estimate of the two together; the diligent stacks differ by a swap: no pair.
   expect(summary.ablation).toEqual([
     {
       layer: 'login',
@@ -107,12 +112,15 @@ test('the ablation view: each layer\'s marginal effect per model from stacks tha
       falseSuccessRate: { value: 0, low: expect.closeTo(-0.2775, 4), high: expect.closeTo(0.2775, 4) },
       falseFailureRate: { value: 0, low: expect.closeTo(-0.2775, 4), high: expect.closeTo(0.2775, 4) },
     },
+    expect.objectContaining({ layer: 'guardrails + verify', estimate: true, model: 'scripted:overclaimer', without: 'bare', with: 'verified', runs: { without: 10, with: 10 } }),
   ]);
   expect(summary.ablation![0]!.successRate.low).toBeGreaterThan(0);
+  expect(summary.ablation![0]!.estimate).toBeUndefined();
   expect(renderMarkdown(summary)).toContain('| login | scripted:overclaimer | upvote-first-post | hn-recorded | verified → verified+login | 10 / 10 | +70 pts (+27 to +87) | 0 pts (−28 to +28) | 0 pts (−28 to +28) |');
+  expect(renderMarkdown(summary)).toContain('| guardrails + verify (estimate) | scripted:overclaimer | upvote-first-post | hn-recorded | bare → verified | 10 / 10 | +20 pts');
   const $ = cheerio.load(renderHtml(summary, runs));
-  expect($('#ablation tr.group').text()).toBe('+ login');
-  expect($('#ablation td.better').text()).toBe('+70 pts (+27 to +87)');
+  expect($('#ablation tr.group').map((_, row) => $(row).text()).get()).toEqual(['+ login', '+ guardrails + verify estimate: added together']);
+  expect($('#ablation td.better').first().text()).toBe('+70 pts (+27 to +87)');
 
   // A layer given options is named with them, and a change of options alone is no pair.
   const retry = (attempts: number) => ({ name: 'retry', options: { attempts } });
@@ -120,6 +128,18 @@ test('the ablation view: each layer\'s marginal effect per model from stacks tha
   expect(withOptions.ablation!.map((effect) => [effect.layer, effect.options, effect.with])).toEqual([
     ['retry', { attempts: 3 }, 'retry3'],
     ['retry', { attempts: 5 }, 'retry5'],
+  ]);
+
+  // Another agent (no layers of ours) is no stack to pair with the built-in harness's.
+  const foreign = runsOf('-', [], 4, 0).map((run) => ({ ...run, agent: 'py', condition: { ...run.condition, agent: { agent: 'command', name: 'py' } } }));
+  expect(summarize([...foreign, ...runsOf('verified', [guardrails, verify], 4, 4)], { complete: true, now }).ablation).toEqual([]);
+
+  // An estimate spans only to the next stack: bare → guardrails+verify+login is not one, with verified between.
+  const chain = summarize([...classic(), ...runsOf('guardrails', [guardrails], 10, 0, 10)], { complete: true, now });
+  expect(chain.ablation!.map((effect) => [effect.layer, effect.without, effect.with, effect.estimate ?? false])).toEqual([
+    ['guardrails', 'bare', 'guardrails', false],
+    ['login', 'verified', 'verified+login', false],
+    ['verify', 'guardrails', 'verified', false],
   ]);
   expect(renderMarkdown(withOptions)).toContain('| retry {"attempts":3} |');
   expect(cheerio.load(renderHtml(withOptions, [])).root().find('#ablation tr.group').map((_, row) => cheerio.load(row).text()).get()).toEqual(['+ retry {"attempts":3}', '+ retry {"attempts":5}']);
@@ -141,6 +161,14 @@ test('the baseline comparison is in summary.md and the HTML report, with the dif
   // What did not change is folded, and says why it may not have.
   expect($('#comparison details summary').text()).toBe('1 cell with no change detected, 1 of them with too few trials to detect any');
   expect($('#comparison details tr').last().find('td').last().text()).toBe('too few trials to detect any change');
+  expect($('#comparison .cells-differ').length).toBe(0);
+
+  // A matrix that changed shape says so, above the table: its added and removed cells have nothing to compare.
+  const reshaped = [...runsOf('bare', [], 10, 10), ...runsOf('verified+login', [guardrails, verify, login], 2, 2)];
+  const changed = { ...summarize(reshaped, { complete: true, now }), comparison: comparison(before, 'history/x.json', summarize(reshaped, { complete: true, now })) };
+  const note = "⚠ The baseline's cells differ from this run's: 1 added, 1 removed (compared: the cells both have).";
+  expect(renderMarkdown(changed)).toContain(`\n${note}\n`);
+  expect(cheerio.load(renderHtml(changed, reshaped))('#comparison .cells-differ').text()).toBe(note);
 });
 
 test('every outcome is named the same in every report, and defined once in the HTML legend', () => {

@@ -102,11 +102,33 @@ test('a shard, a grep or an interrupted run is marked partial, kept out of the h
   expect(summary).toMatchObject({ complete: false, recorded: 1, planned: 2, partial: { selection: [], shortfall: ['interrupted', '1 of 2 planned runs not recorded'] } });
   // The whole run before it is still its baseline; it never becomes one.
   expect(summary.comparison!.baseline.source).toBe(`history/${history()[0]}`);
-  expect(interrupted.stdout).toContain('harness-eval: ⚠ incomplete: 1 of 2 planned runs recorded · 1 gate held on the runs recorded');
-  expect(interrupted.stdout).not.toContain('gate passed');
+  expect(interrupted.stdout).toContain('harness-eval: ⚠ incomplete: 1 of 2 planned runs recorded · 1 gate not judged: incomplete');
+  expect(interrupted.stdout).not.toMatch(/gates? passed/);
   expect(readFileSync(join(env.REPORT_DIR, 'index.html'), 'utf8')).toContain('<section id="verdict" class="incomplete">');
   expect(history()).toHaveLength(1);
   expect(() => readBaseline(join(env.REPORT_DIR, 'summary.json'))).toThrow(/a partial summary \(interrupted; 1 of 2 planned runs not recorded\) is no baseline/);
+});
+
+test('the history is per output folder: a scratch run neither reads nor joins the main one; previous warns when the cells differ', async () => {
+  const { dir, env } = childWorkspace('harness-eval-history-');
+  const history = (reports: string) => (existsSync(join(reports, 'history')) ? readdirSync(join(reports, 'history')) : []);
+  expect((await runTest([], env)).code).toBe(0);
+  expect(history(env.REPORT_DIR)).toHaveLength(1);
+
+  const scratch = join(dir, 'scratch');
+  const aside = await runTest([], { ...env, REPORT_DIR: scratch, BASELINE: 'previous' });
+  expect(aside.stdout).toContain(`harness-eval: no earlier summary in ${join(scratch, 'history')} to compare with`);
+  expect(history(scratch)).toHaveLength(1);
+  expect(history(env.REPORT_DIR)).toHaveLength(1);
+
+  // Another model: its cell is added, the old one removed. Said in one line, and in the reports.
+  const reshaped = await runTest([], { ...env, BASELINE: 'previous', SYNTHETIC_MODEL: 'double:b' });
+  expect(reshaped.code, reshaped.stdout).toBe(0);
+  const warning = "the baseline's cells differ from this run's: 1 added, 1 removed (compared: the cells both have)";
+  expect(reshaped.stdout).toContain(`harness-eval: warning: ${warning}\n`);
+  expect(readFileSync(join(env.REPORT_DIR, 'summary.md'), 'utf8')).toContain(`⚠ T${warning.slice(1)}.`);
+  expect(history(env.REPORT_DIR)).toHaveLength(2);
+  expect(history(scratch)).toHaveLength(1);
 });
 
 test('a run the global timeout stopped says so, and is partial', async () => {

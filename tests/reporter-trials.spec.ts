@@ -68,6 +68,9 @@ test('mangled attachments: unknown tokens stay unknown, a bad run is named in on
   const result = await runTest(['--project', 'synthetic'], { ...env, SCENARIO: 'malformed' });
   const summary = readSummary(env.REPORT_DIR);
   expect(summary).toMatchObject({ planned: 4, recorded: 2, complete: false, totals: { runs: 2, successes: 2 } });
+  // Every test passed, yet two runs are missing: the gates were not judged, and the run does not pass.
+  expect(result.code, result.stdout).toBe(1);
+  expect(result.stdout).toContain('harness-eval: ⚠ incomplete: 2 of 4 planned runs recorded · 1 gate not judged: incomplete\n');
   expect(summary.missing.map((test) => test.title).sort()).toEqual(['a run attachment a bug mangled', 'a run attachment that is not JSON']);
   expect(summary.cells[0]!.tokens).toEqual({ input: 1000, output: 50, unknownRuns: 1 });
   expect(result.stdout).toMatch(/^harness-eval: harness-run\.json of "a run attachment a bug mangled" \(synthetic\): claimed: Invalid input: expected boolean, received string; the run counts as missing$/m);

@@ -132,7 +132,11 @@ export async function startGateway({ model, record, signal, secrets: runSecrets 
   }
 
   const reply = (outgoing: ServerResponse, status: number, body: object) => send(outgoing, status, redact(body, secrets));
-  const fail = (outgoing: ServerResponse, api: Api, failure: Failure) => reply(outgoing, failure.status, errorBody(api, failure));
+  const fail = (outgoing: ServerResponse, api: Api, failure: Failure) => {
+    // The run is over: SDKs that honour this header (openai's) give up at once instead of retrying, so an agent needs to hand its SDK no signal.
+    if (failure.code === 'cut_short') outgoing.setHeader('x-should-retry', 'false');
+    reply(outgoing, failure.status, errorBody(api, failure));
+  };
 
   const read = <S extends z.ZodType>(incoming: IncomingMessage, schema: S, label: string) => readRequest(incoming, schema, label, maxBodyBytes);
 

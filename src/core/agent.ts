@@ -63,7 +63,11 @@ export interface AgentInput {
   page: Page;
   site: SiteEndpoint;
   model: ModelEndpoint;
-  /** Aborted at the time limit. */
+  /**
+   * Aborted at the time limit: for the agent's own waits. Model calls need it not: the gateway ends
+   * them at the time limit (503, not to be retried). The openai SDK adds a listener to a signal it
+   * is given on every call and never removes it: one signal over more than 10 calls warns MaxListenersExceededWarning.
+   */
   signal: AbortSignal;
   /** Records the agent's own steps in the run's trace (shown in the transcript, redacted). */
   trace: { record(name: string, data?: Record<string, z.core.util.JSONType>): void };

@@ -69,6 +69,30 @@ export function matrix({ models, layers, agents, sites, project = {} }: MatrixOp
   ]);
 }
 
+export const layerPlanKinds = ['nested', 'leave-one-out'] as const;
+export type LayerPlanKind = (typeof layerPlanKinds)[number];
+
+/**
+ * Layer stacks whose neighbours differ by one layer, so the report measures what each layer buys
+ * (`matrix({ layers: layerPlan('nested', ['guardrails', 'verify', 'login']) })`): `nested` adds
+ * the layers one at a time, in order (`bare`, `guardrails`, `guardrails+verify`, …);
+ * `leave-one-out` is the whole stack and the stack without each layer. Each stack is named by its
+ * layers, as any unnamed stack is.
+ */
+export function layerPlan(kind: LayerPlanKind, layers: readonly LayerSpec[]): Record<string, LayerSpec[]> {
+  parseInput(z.enum(layerPlanKinds), kind, 'layerPlan() kind');
+  const all = [...parseInput(z.array(z.unknown()).min(1), layers, 'layerPlan() layers')] as LayerSpec[];
+  const stacks = kind === 'nested' ? all.map((_, index) => all.slice(0, index)).concat([all]) : [all, ...all.map((_, index) => all.filter((__, other) => other !== index))];
+  const plan: Record<string, LayerSpec[]> = {};
+  for (const stack of stacks) {
+    const name = stackName(stack);
+    // Two layers of one name (`retry` twice, with other options) would make two stacks of one name: the report could not tell them apart.
+    if (Object.hasOwn(plan, name)) throw new InputError(`layerPlan(): two stacks would both be named "${name}": give each layer once, or name the stacks yourself`);
+    plan[name] = stack;
+  }
+  return plan;
+}
+
 /**
  * A dimension's entries by name (a record's keys, or each entry's own name, which must then be
  * unique), each checked first: a bad one is one line naming where it is.

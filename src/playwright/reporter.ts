@@ -1,7 +1,7 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
-import { baselineMismatch, comparison, describeSelection, partialReasons, readBaseline, readSummary, renderComparison, type ComparableSummary } from '../report/compare.ts';
+import { baselineMismatch, cellsDiffer, comparison, describeSelection, partialReasons, readBaseline, readSummary, renderComparison, type ComparableSummary } from '../report/compare.ts';
 import { renderMarkdown, retriedLies, verdictLines, writeSummaryFiles } from '../report/files.ts';
 import { containmentLines, counted, incompleteNote, outcomeOf } from '../report/format.ts';
 import { DEFAULT_HISTORY_LIMIT, HISTORY_DIR, listHistory, saveToHistory } from '../report/history.ts';
@@ -13,6 +13,7 @@ import type { PlannedRun, ReportedRun } from '../core/run.ts';
 import { parseInput } from '../input.ts';
 import { HARNESS_RUN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT, HARNESS_RUN_VOID_ATTACHMENT } from './fixtures.ts';
 import { selectionOf } from './selection.ts';
+import { EtaProgress } from './progress.ts';
 import { cut, TEXT_CHARS } from '../report/caps.ts';
 import { NOT_APPLICABLE } from '../eval/evaluate.ts';
 import { modelSecrets } from '../models/registry.ts';
@@ -91,6 +92,7 @@ export default class HarnessReporter implements Reporter {
   /** One shard of several: a gate's cells may all be in other shards, so only the merged report can say it matches none. */
   private sharded = false;
   private finished = 0;
+  private eta?: EtaProgress;
   private lastWrite = 0;
   private writing: Promise<unknown> = Promise.resolve();
   /** Removes the run's cost ledger, when this reporter made it. */
@@ -139,6 +141,7 @@ export default class HarnessReporter implements Reporter {
     this.writes = this.options._mode !== 'list' && this.tests.size > 0;
     // Before any worker starts (they inherit the environment): the ledger a `maxCost` budget is kept in.
     if (this.writes && this.options._mode !== 'merge') this.closeLedger = openRunLedger();
+    this.eta = new EtaProgress(this.tests.size, Date.now());
     // At once: a run killed before its first result must not leave an earlier run's complete summary.
     if (this.writes) this.writeProgress();
     // Before any worker starts (they inherit the environment it is advertised in): every model endpoint's limit holds across the run's workers.
@@ -160,7 +163,11 @@ export default class HarnessReporter implements Reporter {
     // A result Playwright will retry is not a finished trial: its next attempt is.
     const willRetry = test.outcome() === 'unexpected' && test.results.length <= test.retries;
     if (!willRetry) this.finished += 1;
-    if (this.options.progress !== false) this.printProgress(test, result, attempt, willRetry, result.status === 'skipped' ? skipReasons[0] : undefined);
+    if (this.options.progress !== false) {
+      this.printProgress(test, result, attempt, willRetry, result.status === 'skipped' ? skipReasons[0] : undefined);
+      const eta = willRetry ? undefined : this.eta?.update(this.finished, Date.now());
+      if (eta) console.log(eta);
+    }
     if (this.writes && Date.now() - this.lastWrite >= WRITE_INTERVAL_MS) this.writeProgress();
   }
 
@@ -187,9 +194,13 @@ export default class HarnessReporter implements Reporter {
     if (summary.comparison) {
       console.log(`harness-eval: compared with ${summary.comparison.baseline.source} (${summary.comparison.baseline.generatedAt}):`);
       console.log(renderComparison(summary.comparison.cells));
+      const differ = cellsDiffer(summary.comparison.cells);
+      if (differ) console.log(`harness-eval: warning: ${differ}`);
     } else if (this.noComparison) console.log(`harness-eval: ${this.noComparison}`);
     else if (this.options.baseline === 'previous') console.log(`harness-eval: no earlier summary in ${join(this.outputDir, HISTORY_DIR)} to compare with`);
-    const failure = this.failure(summary);
+    // A run that fell short of what it selected is no success, even where Playwright saw every test pass (a run attachment that could not be read): its gates were not judged. (One whole shard is not short: the merge judges.)
+    const short = (summary.partial?.shortfall.length ?? 0) > 0;
+    const failure = this.failure(summary) ?? (short && result.status === 'passed' ? `harness-eval: ${verdict.headline}` : undefined);
     if (!failure) return undefined;
     // merge-reports ignores the status onEnd returns and fails only when a reporter throws.
     if (this.options._mode === 'merge') throw new Error(failure);

@@ -5,39 +5,56 @@ import { compareCells } from './cells.ts';
 import type { Cell, LayerEffect } from './types.ts';
 
 /**
- * What each layer buys: for every two cells of one task, model and site (equal as data, not only by
+ * What each layer buys: for every two cells of one task, agent, model and site (equal as data, not only by
  * name) whose layer lists differ by exactly one layer with its options, the change in the success,
- * false-success and false-failure rates that adding it made, with 95% Newcombe intervals. Cells
- * without a layer list in their condition (a version 1 summary) take no part.
+ * false-success and false-failure rates that adding it made, with 95% Newcombe intervals. Where
+ * the nearest stacks differ by several layers (natural stacks: bare → verified → verified+login),
+ * the change from each stack to the next that adds to it is an `estimate`: the added layers'
+ * effect together, in that order, not each one's. Cells without a layer list in their condition
+ * (a version 1 summary) take no part.
  */
 export function layerEffects(cells: readonly Cell[]): LayerEffect[] {
   const groups = new Map<string, Array<{ cell: Cell; layers: string[] }>>();
   for (const cell of cells) {
     const layers = cell.condition?.layers;
     if (!Array.isArray(layers)) continue;
-    const key = `${cell.task}\u0000${canonicalJson(cell.condition!.model ?? null)}\u0000${canonicalJson(cell.condition!.site ?? null)}`;
+    // The agent too: another agent's cell (no layers of ours) is no stack of the built-in harness.
+    const key = `${cell.task}\u0000${canonicalJson(cell.condition!.agent ?? null)}\u0000${canonicalJson(cell.condition!.model ?? null)}\u0000${canonicalJson(cell.condition!.site ?? null)}`;
     groups.set(key, [...(groups.get(key) ?? []), { cell, layers: layers.map((layer) => canonicalJson(layer)) }]);
   }
   const effects: LayerEffect[] = [];
   for (const group of groups.values()) {
     for (const without of group) {
       for (const withIt of group) {
-        const added = addedLayer(without.layers, withIt.layers);
-        if (added !== undefined) effects.push(effect(layerOf(JSON.parse(added) as unknown), without.cell, withIt.cell));
+        const added = addedLayers(without.layers, withIt.layers);
+        if (added === undefined || added.length === 0) continue;
+        const layers = added.map((layer) => layerOf(JSON.parse(layer) as unknown));
+        if (layers.length === 1) effects.push(effect(layers[0]!, without.cell, withIt.cell));
+        // Only to the next stack: an estimate across one in between would count that one's layers twice.
+        else if (!group.some((between) => between !== without && between !== withIt && addedLayers(without.layers, between.layers)?.length && addedLayers(between.layers, withIt.layers)?.length)) {
+          effects.push({ ...effect({ layer: layers.map(layerWithOptions).join(' + ') }, without.cell, withIt.cell), estimate: true });
+        }
       }
     }
   }
-  return effects.sort((a, b) => compareStrings(a.layer, b.layer) || compareStrings(canonicalJson(a.options ?? {}), canonicalJson(b.options ?? {})) || compareStrings(a.model, b.model) || compareCells({ ...a, agent: BUILT_IN_AGENT, layers: a.without }, { ...b, agent: BUILT_IN_AGENT, layers: b.without }));
+  return effects.sort((a, b) => Number(a.estimate ?? false) - Number(b.estimate ?? false) || compareStrings(a.layer, b.layer) || compareStrings(canonicalJson(a.options ?? {}), canonicalJson(b.options ?? {})) || compareStrings(a.model, b.model) || compareCells({ ...a, agent: BUILT_IN_AGENT, layers: a.without }, { ...b, agent: BUILT_IN_AGENT, layers: b.without }));
 }
 
-/** The one entry `longer` has beyond `shorter`, the rest equal and in order; undefined otherwise. */
-function addedLayer(shorter: readonly string[], longer: readonly string[]): string | undefined {
-  if (longer.length !== shorter.length + 1) return undefined;
-  for (let index = 0; index < longer.length; index++) {
-    const rest = [...longer.slice(0, index), ...longer.slice(index + 1)];
-    if (rest.every((layer, i) => layer === shorter[i])) return longer[index];
+/** The entries `longer` has beyond `shorter` when `shorter` is `longer` with some left out, in order; undefined otherwise. */
+function addedLayers(shorter: readonly string[], longer: readonly string[]): string[] | undefined {
+  if (longer.length < shorter.length) return undefined;
+  const added: string[] = [];
+  let next = 0;
+  for (const layer of longer) {
+    if (next < shorter.length && layer === shorter[next]) next++;
+    else added.push(layer);
   }
-  return undefined;
+  return next === shorter.length ? added : undefined;
+}
+
+/** `login`, or `login {"maxLogins":3}`: a layer with other options is another layer. */
+export function layerWithOptions(effect: Pick<LayerEffect, 'layer' | 'options'>): string {
+  return effect.options ? `${effect.layer} ${JSON.stringify(effect.options)}` : effect.layer;
 }
 
 /** The layer's name and options, however the condition wrote it (a name, `[name, options]`, `{ name, options }`). */

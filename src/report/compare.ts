@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { InputError, parseInput, readJsonFile } from '../input.ts';
-import { counted, formatDifference, formatInterval } from './format.ts';
+import { counted, formatCount, formatDifference, formatInterval } from './format.ts';
 import { canDetectAnyChange, excludesZero, newcombe } from './statistics.ts';
 import { cellKey, cellLabel, type CellKeys } from './summarize.ts';
 import { comparedRates, summarySchema, summaryV1Schema, summaryV2Schema, summaryV3Schema, type CellChange, type Comparison, type Interval, type PartialReasons } from './types.ts';
@@ -68,6 +68,18 @@ function change(before: ComparableCell | undefined, after: ComparableCell | unde
     if (excludesZero(difference)) entry.flagged.push(rateNames[key][1]);
   }
   return entry;
+}
+
+/**
+ * What a comparison cannot compare, in one line: `the baseline's cells differ from this run's: 1
+ * added, 2 removed`; undefined when both ran the same cells. Said apart, since the rates of a
+ * matrix that changed shape are not like with like.
+ */
+export function cellsDiffer(changes: readonly CellChange[]): string | undefined {
+  const added = changes.filter((entry) => entry.status === 'added').length;
+  const removed = changes.filter((entry) => entry.status === 'removed').length;
+  if (added + removed === 0) return undefined;
+  return `the baseline's cells differ from this run's: ${[added > 0 && `${formatCount(added)} added`, removed > 0 && `${formatCount(removed)} removed`].filter(Boolean).join(', ')} (compared: the cells both have)`;
 }
 
 /** The comparison as text, a line per cell: `cell: success 20% (…) → 80% (…); false success …  ⚑ success rate`. */

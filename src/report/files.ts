@@ -1,9 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BUILT_IN_AGENT, type ReportedRun } from '../core/run.ts';
-import { partialReasons, rateNames } from './compare.ts';
+import { cellsDiffer, partialReasons, rateNames } from './compare.ts';
 import { containmentLines, containmentMarks, counted, unverifiedMarks, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, outcomeOf, OUTCOMES, round1, runOutcome, type Outcome } from './format.ts';
 import { cellLabel, conditionKey, groupByCell } from './summarize.ts';
+import { layerWithOptions } from './ablation.ts';
 import { excludesZero } from './statistics.ts';
 import { comparedRates, type Cell, type CellChange, type Comparison, type Interval, type LayerEffect, type Summary } from './types.ts';
 import { escapeHtml, writeFileAtomic } from '../text.ts';
@@ -31,19 +32,22 @@ export async function writeSummaryFiles(dir: string, summary: Summary, runs: rea
 
 // ── What every report says first ─────────────────────────────────────────────────────────────────
 
-/** Missing tests listed in the reports' verdict; summary.json lists them all. */
+/** Missing tests named in summary.md's verdict, and in index.html's folded list; summary.json lists them all. */
 const MISSING_LISTED = 10;
+const MISSING_FOLDED = 100;
 
 /** How the verdict reads: `fail` when a gate is breached, else `incomplete` when a planned run is not recorded (never a green pass), else `pass`. */
 export type VerdictState = 'pass' | 'fail' | 'incomplete';
 const VERDICT_MARK: Record<VerdictState, string> = { pass: '✓', fail: '✗', incomplete: '⚠' };
 
 /**
- * The verdict in words: `gates breached in 2 cells`, `incomplete: 12 of 13 planned runs recorded`,
- * `1 gate passed`; then what the run covers. Breaches in the part that ran show whatever else
- * holds; a gate that held on part of the runs is never reported as passed.
+ * The verdict in words: `gates breached in 2 cells`, `incomplete: 12 of 13 planned runs recorded ·
+ * 1 gate not judged: incomplete`, `1 gate passed`; then what the run covers, and the missing tests
+ * apart (`missing: title (project)`), for the reports to fold. Breaches in the part that ran show
+ * whatever else holds; a gate is judged on the whole matrix only, so one that held on part of the
+ * runs is never reported as passed.
  */
-export function verdictLines(summary: Summary): { headline: string; state: VerdictState; mark: string; details: string[] } {
+export function verdictLines(summary: Summary): { headline: string; state: VerdictState; mark: string; details: string[]; missing: string[] } {
   const gates = summary.gates;
   const breachedCells = new Set(gates?.breaches.map((breach) => breach.cell));
   const state: VerdictState = breachedCells.size > 0 || (gates?.unmatched.length ?? 0) > 0 ? 'fail' : summary.complete ? 'pass' : 'incomplete';
@@ -54,24 +58,26 @@ export function verdictLines(summary: Summary): { headline: string; state: Verdi
       : gates.unmatched.length > 0
         ? `${counted(gates.unmatched.length, 'gate')} matching no cell`
         : state === 'incomplete'
-          ? `${counted(gates.checked, 'gate')} held on the runs recorded`
+          ? `${counted(gates.checked, 'gate')} not judged: incomplete`
           : `${counted(gates.checked, 'gate')} passed`;
   const recorded = `${formatCount(summary.recorded)} of ${counted(summary.planned, 'planned run')} recorded`;
   const shard = summary.partial?.selection.filter((part) => part.startsWith('shard ')) ?? [];
   const coverage = summary.complete ? `complete · ${recorded}` : `incomplete: ${[...shard, recorded].join(', ')}`;
   const headline = state === 'incomplete' ? `${coverage} · ${gateWords}` : `${gateWords} · ${coverage}`;
-  const missing = summary.missing.slice(0, MISSING_LISTED).map((test) => `missing: ${test.title} (${test.project})`);
-  const moreMissing = summary.missing.length - missing.length;
   const details = [
     ...(gates?.breaches ?? []).map((breach) => `breach: ${breach.cell}: ${breach.rule} (by ${round1(Math.abs(breach.observed - breach.limit) * 100)} percentage points)`),
     ...(gates?.unmatched ?? []).map((gate) => `gate matches no cell: ${gate}`),
     ...(summary.partial ? [`partial: ${partialReasons(summary.partial).join('; ')}; not a baseline for the whole suite`] : []),
-    ...missing,
-    ...(moreMissing > 0 ? [`… and ${counted(moreMissing, 'more missing test')} (summary.json lists them all)`] : []),
     ...(summary.notApplicable ?? []).map((test) => `n/a: ${test.title} (${test.project}): ${test.reason}`),
     ...containmentLines(summary.cells, cellLabel),
   ];
-  return { headline, state, mark: VERDICT_MARK[state], details };
+  return { headline, state, mark: VERDICT_MARK[state], details, missing: summary.missing.map((test) => `missing: ${test.title} (${test.project})`) };
+}
+
+/** The first `limit` lines, and `… and N more missing tests (summary.json lists them all)` for the rest. */
+function someMissing(missing: readonly string[], limit: number): string[] {
+  const more = missing.length - limit;
+  return more > 0 ? [...missing.slice(0, limit), `… and ${counted(more, 'more missing test')} (summary.json lists them all)`] : [...missing];
 }
 
 function totalsLine(summary: Summary): string {
@@ -131,7 +137,7 @@ export function renderMarkdown(summary: Summary): string {
     `**${verdict.mark} ${escapeMarkdownCell(verdict.headline)}**`,
     '',
     totalsLine(summary),
-    ...verdict.details.map((line) => `- ${escapeMarkdownCell(line)}`),
+    ...[...verdict.details, ...someMissing(verdict.missing, MISSING_LISTED)].map((line) => `- ${escapeMarkdownCell(line)}`),
     '',
     markdownTable(header, rows),
     ...markdownObservations(summary.cells),
@@ -160,7 +166,7 @@ function markdownObservations(cells: readonly Cell[]): string[] {
 function markdownAblation(effects: readonly LayerEffect[]): string[] {
   if (effects.length === 0) return [];
   const header = ['layer', 'model', 'task', 'site', 'without → with', 'runs', 'success rate', 'false-success rate', 'false-failure rate'];
-  const rows = effects.map((effect) => [layerWithOptions(effect), effect.model, effect.task, effect.site, `${effect.without} → ${effect.with}`, `${effect.runs.without} / ${effect.runs.with}`, formatDifference(effect.successRate), formatDifference(effect.falseSuccessRate), formatDifference(effect.falseFailureRate)]);
+  const rows = effects.map((effect) => [effectName(effect), effect.model, effect.task, effect.site, `${effect.without} → ${effect.with}`, `${effect.runs.without} / ${effect.runs.with}`, formatDifference(effect.successRate), formatDifference(effect.falseSuccessRate), formatDifference(effect.falseFailureRate)]);
   return ['', '## What each layer buys', '', ABLATION_NOTE, '', markdownTable(header, rows)];
 }
 
@@ -168,7 +174,8 @@ function markdownComparison(comparison: Comparison | undefined): string[] {
   if (!comparison) return [];
   const header = ['cell', 'runs', ...comparedRates.map((key) => rateNames[key][1]), 'verdict'];
   const rows = comparison.cells.map((change) => [change.cell, `${change.runs.before ?? '—'} → ${change.runs.after ?? '—'}`, ...comparedRates.map((key) => rateChangeText(change, key)), changeVerdict(change)]);
-  return ['', `## Since ${comparison.baseline.source} (${comparison.baseline.generatedAt})`, '', COMPARISON_NOTE, '', markdownTable(header, rows)];
+  const differ = cellsDiffer(comparison.cells);
+  return ['', `## Since ${comparison.baseline.source} (${comparison.baseline.generatedAt})`, '', COMPARISON_NOTE, ...(differ ? ['', `⚠ ${capitalised(differ)}.`] : []), '', markdownTable(header, rows)];
 }
 
 function markdownTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
@@ -190,8 +197,12 @@ function escapeMarkdownCell(text: string): string {
     .replace(/[\r\n]+/g, ' ');
 }
 
-const ABLATION_NOTE = 'Each row: two cells of one task, model and site whose layer stacks differ by this layer alone; the change adding it made (with − without, in percentage points) with its 95% Newcombe interval. An interval that excludes 0 is a change the trials vouch for.';
+const ABLATION_NOTE = 'Each row: two cells of one task, model and site whose layer stacks differ by this layer alone; the change adding it made (with − without, in percentage points) with its 95% Newcombe interval. An interval that excludes 0 is a change the trials vouch for. A row marked estimate comes from the next stack that adds several layers at once (bare → verified): their effect together, in that order, not each one\'s; layerPlan() gives stacks that measure each.';
 const COMPARISON_NOTE = 'Each rate: baseline → now, and the difference in percentage points with its 95% Newcombe interval. Flagged when that interval excludes 0.';
+
+function capitalised(text: string): string {
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+}
 
 function rateChangeText(change: CellChange, key: (typeof comparedRates)[number]): string {
   const { before, after, difference } = change[key];
@@ -261,11 +272,20 @@ th{background:#f3f3f3}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 small.contain,small.unverified{color:#b45309}
 .scroll{overflow-x:auto;max-width:100%}
+/* Tables wrap, names anywhere, to fit 1280 px: a column scrolled out of sight is a column not read. */
+.scroll>table{font-size:12px;width:100%}
+.scroll>table th,.scroll>table td{padding:.2rem .25rem}
+.scroll>table td:not(.num){overflow-wrap:anywhere}
+#cells td:nth-child(-n+5){min-width:4.5em}
+.scroll>table th{font-size:11px}
+.scroll>table td.num{white-space:normal}
+svg.hist{width:100%;max-width:120px;height:auto}
 .note{color:#444;max-width:60rem}
 #verdict{border:2px solid;padding:.75rem 1rem;margin:0 0 1rem}
 #verdict.pass{border-color:#1b7a2b;background:#eef8f0}#verdict.fail{border-color:#b3261e;background:#fdeeee}#verdict.incomplete{border-color:#8a5a00;background:#fdf6e3}
 #verdict p.headline{font-size:1.25rem;font-weight:600;margin:0 0 .25rem}
 #verdict ul{margin:.25rem 0 0;padding-left:1.25rem}
+.cells-differ{color:#8a5a00;font-weight:600}
 .pair{display:flex;flex-wrap:wrap;gap:1rem 2rem}
 .pair figure{margin:0;max-width:100%;overflow-x:auto}
 .heat td{text-align:center;min-width:5.5rem;white-space:nowrap}
@@ -279,6 +299,7 @@ tr:target{outline:2px solid #4a6fa5}
 .better{background:#e3f4e6}.worse{background:#fbe3e1}
 tr.group th{background:#e8edf5}
 .flagged{font-weight:600}
+.estimate{color:#8a5a00;font-weight:400;font-style:italic}
 details a{margin-right:.3rem}
 pre{margin:.25rem 0;max-width:60rem;max-height:24rem;overflow:auto;white-space:pre-wrap;font-size:12px;background:#f7f7f7;padding:.4rem}
 dl.words{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;margin:.25rem 0 1rem}
@@ -290,8 +311,12 @@ tr.detail .oracle{display:flex}
 `.trim();
 
 function renderVerdict(summary: Summary): string {
-  const { headline, state, mark, details } = verdictLines(summary);
-  const list = details.length > 0 ? `<ul>${details.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>` : '';
+  const { headline, state, mark, details, missing } = verdictLines(summary);
+  const items = details.map((line) => `<li>${escapeHtml(line)}</li>`);
+  // Folded when long: an interrupted matrix can miss hundreds of tests, and the verdict must stay readable.
+  if (missing.length > MISSING_LISTED) items.push(`<li><details><summary>${escapeHtml(counted(missing.length, 'test'))} recorded no run</summary><ul>${someMissing(missing, MISSING_FOLDED).map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul></details></li>`);
+  else items.push(...missing.map((line) => `<li>${escapeHtml(line)}</li>`));
+  const list = items.length > 0 ? `<ul>${items.join('')}</ul>` : '';
   return `<section id="verdict" class="${state}">
 <p class="headline">${mark} ${escapeHtml(headline)}</p>
 <p>${escapeHtml(totalsLine(summary))}</p>${list}
@@ -304,11 +329,12 @@ function renderComparisonSection(comparison: Comparison | undefined): string {
   const shown = comparison.cells.filter((change) => change.flagged.length > 0 || change.status !== 'changed');
   const folded = comparison.cells.filter((change) => !shown.includes(change));
   const few = folded.filter((change) => change.tooFewTrials).length;
+  const differ = cellsDiffer(comparison.cells);
   const rest = folded.length === 0 ? '' : `<details><summary>${counted(folded.length, 'cell')} with no change detected${few > 0 ? `, ${few} of them with too few trials to detect any` : ''}</summary>${comparisonTable(folded)}</details>`;
   return `<section id="comparison">
 <h2>Since ${escapeHtml(comparison.baseline.source)} <small>(${escapeHtml(comparison.baseline.generatedAt)})</small></h2>
 <p class="note">${escapeHtml(COMPARISON_NOTE)} A cell marked “too few trials” could not have shown a change even from all runs to none; docs/report.md says how many trials detect a given change.</p>
-${shown.length > 0 ? comparisonTable(shown) : '<p>No cell changed beyond chance, and none was added or removed.</p>'}
+${differ ? `<p class="cells-differ">⚠ ${escapeHtml(capitalised(differ))}.</p>\n` : ''}${shown.length > 0 ? comparisonTable(shown) : '<p>No cell changed beyond chance, and none was added or removed.</p>'}
 ${rest}
 </section>
 `;
@@ -340,15 +366,16 @@ function directionClass(key: (typeof comparedRates)[number], difference: Interva
 
 function renderAblation(effects: readonly LayerEffect[]): string {
   const note = `<p class="note">${escapeHtml(ABLATION_NOTE)} Green: the layer helped beyond chance; red: it hurt; plain: within chance.</p>`;
-  if (effects.length === 0) return `${note}<p>No two cells here differ by one layer alone.</p>`;
+  if (effects.length === 0) return `${note}<p>No two cells here differ by added layers alone.</p>`;
   const header = ['model', 'task', 'site', 'without → with', 'runs', 'success rate', 'false-success rate', 'false-failure rate'];
   const rows: string[] = [];
   let layer: string | undefined;
   for (const effect of effects) {
-    if (layerWithOptions(effect) !== layer) {
-      layer = layerWithOptions(effect);
+    if (effectName(effect) !== layer) {
+      layer = effectName(effect);
       const options = effect.options ? ` <span class="note">${escapeHtml(JSON.stringify(effect.options))}</span>` : '';
-      rows.push(`<tr class="group"><th colspan="${header.length}">+ ${escapeHtml(effect.layer)}${options}</th></tr>`);
+      const estimate = effect.estimate ? ` <span class="estimate">estimate: added together</span>` : '';
+      rows.push(`<tr class="group"><th colspan="${header.length}">+ ${escapeHtml(effect.layer)}${options}${estimate}</th></tr>`);
     }
     const difference = (key: 'successRate' | 'falseSuccessRate' | 'falseFailureRate') => {
       const interval = effect[key];
@@ -360,9 +387,9 @@ function renderAblation(effects: readonly LayerEffect[]): string {
   return `${note}<div class="scroll"><table>\n<tr>${header.map((name) => `<th>${escapeHtml(name)}</th>`).join('')}</tr>\n${rows.join('\n')}\n</table></div>`;
 }
 
-/** `login`, or `login {"maxLogins":3}`: a layer with other options is another layer. */
-function layerWithOptions(effect: LayerEffect): string {
-  return effect.options ? `${effect.layer} ${JSON.stringify(effect.options)}` : effect.layer;
+/** The layer as the ablation tables name it: an estimate says so. */
+function effectName(effect: LayerEffect): string {
+  return effect.estimate ? `${effect.layer} (estimate)` : layerWithOptions(effect);
 }
 
 function renderHeatLegend(): string {

@@ -142,6 +142,8 @@ export const layerEffectSchema = z.object({
   successRate: intervalSchema,
   falseSuccessRate: intervalSchema,
   falseFailureRate: intervalSchema,
+  /** The stacks differ by several layers (`layer` names them all, `a + b`): their effect together, in the order added, not each one's. */
+  estimate: z.literal(true).optional(),
 });
 export type LayerEffect = z.infer<typeof layerEffectSchema>;
 

@@ -1,0 +1,53 @@
+import { writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { test } from '@playwright/test';
+import { renderHtml } from '../src/report/files.ts';
+import { summarize } from '../src/report/summarize.ts';
+import type { ReportedRun } from '../src/report/types.ts';
+import { expect, reportedRun } from './support.ts';
+
+/** The HTML report read at 1280 px, a laptop's width: no column is out of sight. */
+
+/** Runs of a matrix with names as long as real ones: models, stacks, a custom capture, retried lies, prices. */
+function wideMatrix(): ReportedRun[] {
+  const models = ['openai:gpt-4o-mini-2024-07-18', 'ollama:qwen2.5-coder:32b-instruct-q4_K_M'];
+  const stacks: Array<[string, string[]]> = [['bare', []], ['guardrails+context+permissions+observations+login+verify+retry', ['guardrails', 'context', 'permissions', 'observations', 'login', 'verify', 'retry']]];
+  return models.flatMap((model) =>
+    stacks.flatMap(([layers, names]) =>
+      Array.from({ length: 12 }, (_, index) =>
+        reportedRun({
+          task: 'upvote-the-first-post-then-favorite-its-author',
+          agent: 'harness-eval',
+          model,
+          layers,
+          site: 'hn-recorded-front-page-2026-11-22-with-injection',
+          condition: { model: { id: model }, layers: names.map((name) => ({ name, options: {} })), site: { name: 'custom' } },
+          claimed: index % 2 === 0,
+          actual: index % 3 === 0,
+          incomplete: index === 5,
+          iterations: 3 + index,
+          tokens: { input: 123_456 + index, output: 7_890 },
+          stopReason: index === 5 ? 'timeout' : 'finished',
+          test: { id: `${model}-${layers}-${index}`, title: 'upvote the first post then favorite its author', project: `${model} · ${layers}`, retry: index === 7 ? 1 : 0 },
+        }),
+      ),
+    ),
+  );
+}
+
+test('the report fits 1280 px: no page-wide scroll, the cells table\'s last column in view', async ({ page }, testInfo) => {
+  const runs = wideMatrix();
+  const summary = summarize(runs, { complete: true, prices: { 'openai:gpt-4o-mini-2024-07-18': { input: 0.15, output: 0.6 } } });
+  const file = testInfo.outputPath('index.html');
+  writeFileSync(file, renderHtml(summary, runs));
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(pathToFileURL(file).href);
+  expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(1280);
+  // Each table's last column is inside its box, which is inside the page: no column is scrolled out of sight.
+  for (const section of ['#cells', '#runs', '#ablation']) {
+    const box = (await page.locator(`${section} .scroll`).first().boundingBox())!;
+    const last = (await page.locator(`${section} .scroll tr`).first().locator('th').last().boundingBox())!;
+    expect(box.x + box.width, `${section}'s box`).toBeLessThanOrEqual(1280);
+    expect(last.x + last.width, `${section}'s last column`).toBeLessThanOrEqual(box.x + box.width);
+  }
+});
