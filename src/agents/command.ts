@@ -19,12 +19,12 @@ export const commandAgentOptionsSchema = z
     name: z.string().min(1).optional(),
     /** Where the command runs (default: the current folder). */
     cwd: z.string().min(1).optional(),
-    /** More environment for the command (PATH and HOME are passed; nothing else of harness-eval's own environment is). */
+    /** More environment for the command (PATH and HOME are passed; nothing else of harness-eval's own environment is); names as sh takes them. */
     env: z
       .record(z.string(), z.string().refine((value) => !value.includes('\0'), 'contains a NUL byte'))
       .superRefine((env, context) => {
         for (const key of Object.keys(env)) {
-          const problem = key === '' ? 'an empty name' : key.includes('\0') ? 'its name contains a NUL byte' : key.includes('=') ? 'its name contains "="' : undefined;
+          const problem = envNameProblem(key);
           if (problem) context.addIssue({ code: 'custom', path: [key], message: problem });
         }
       })
@@ -38,6 +38,16 @@ export const commandAgentOptionsSchema = z
   })
   .strict();
 export type CommandAgentOptions = z.input<typeof commandAgentOptionsSchema>;
+
+/** What is wrong with an environment variable's name, if anything. */
+function envNameProblem(name: string): string | undefined {
+  if (name === '') return 'an empty name';
+  if (name.includes('\0')) return 'its name contains a NUL byte';
+  if (name.includes('=')) return 'its name contains "="';
+  // The sandbox's relay is sh, which sets only such names (`export NAME=…`): one rule, sandboxed or not.
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return 'not a name sh can set (letters, digits and _, not starting with a digit)';
+  return undefined;
+}
 
 const argvSchema = z.array(z.string().min(1)).min(1);
 
