@@ -9,7 +9,7 @@ import { InputError, parseInput } from '../input.ts';
 import type { Agent, AgentRun, Containment } from '../core/agent.ts';
 import type { Site } from '../core/site.ts';
 import { launchCdpBrowser } from './cdp-browser.ts';
-import { foreignAgent, readClaim, type ForeignOutcome } from './foreign.ts';
+import { foreignAgent, readClaim, type ForeignOutcome, type RunEndpoints } from './foreign.ts';
 import { processExit, sandboxModeSchema, sandboxUnavailable, startSandbox, startupEnv, type AgentCommand, type AgentExit, type Sandbox, type SandboxMode } from './sandbox.ts';
 import type { Escapes } from '../core/run.ts';
 
@@ -79,36 +79,42 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
   // The environment's names only: its values may be keys, and the condition is written to every report.
   const base = { agent: 'command', argv: command, ...(cwd && { cwd }), ...(timeoutMs && { timeoutMs }), account, ...(Object.keys(env).length > 0 && { envKeys: Object.keys(env).sort() }) };
   const claimFileOf = (run: AgentRun) => join(run.outputDir, 'agent-claim.json');
-  const setUp = async (run: AgentRun) => {
+  const setUp = async (run: AgentRun, endpoints: RunEndpoints) => {
     await mkdir(run.outputDir, { recursive: true });
     await rm(claimFileOf(run), { force: true });
-    // Its sandbox starts with the run: bwrap and its relay's node take a while, and need none of the run's endpoints.
-    return sandboxed(sandbox) ? startSandbox({ cwd: resolve(cwd ?? '.'), workDir: run.outputDir }) : undefined;
-  };
-  const agent = foreignAgent({ name, condition: base, account, issueCredential: true, prepare: check, containment: (site) => containment(sandbox, account, site), setUp }, async (input, run, box) => {
-    const claimFile = claimFileOf(run);
-    const browser = await launchCdpBrowser(run.site, { sandboxed: box !== undefined });
+    const contained = sandboxed(sandbox);
+    const browser = await launchCdpBrowser(run.site, { sandboxed: contained });
+    let box: Sandbox | undefined;
+    const close = async () => void (await Promise.allSettled([box?.close(), browser.close()]));
     try {
-      const harnessEnv: Record<string, string> = {
-        HARNESS_TASK: input.task,
-        HARNESS_SITE_URL: input.site.url,
-        HARNESS_CDP_URL: browser.url,
-        OPENAI_BASE_URL: input.model.baseURL,
-        OPENAI_API_KEY: input.model.apiKey,
-        OLLAMA_HOST: input.model.ollamaHost,
-        HARNESS_CLAIM_FILE: claimFile,
-        ...(input.site.account && { HN_USERNAME: input.site.account.username, HN_PASSWORD: input.site.account.password }),
-      };
-      const urls = [input.site.url, browser.url, input.model.baseURL];
-      const { stdout, stderr, escapes, ...exit } = await runCommand(command, { cwd: resolve(cwd ?? '.'), env: { ...startupEnv(), ...env, ...harnessEnv }, timeoutMs, signal: input.signal, sandbox: box && { box, urls } });
-      input.trace.record('command ended', exit);
-      const secrets = [...run.secrets, input.model.apiKey];
-      await attachOutput(run, 'agent-stdout.txt', stdout, secrets);
-      await attachOutput(run, 'agent-stderr.txt', stderr, secrets);
-      return { ...(await outcomeOf(exit, claimFile, timeoutMs)), ...(escapes && { escapes }) };
-    } finally {
-      await browser.close();
+      // Its sandbox pipes the run's ports now, while the page opens: bwrap, its relay and socat start off the run's critical path.
+      box = contained ? await startSandbox({ cwd: resolve(cwd ?? '.'), workDir: run.outputDir }) : undefined;
+      await box?.forward([endpoints.site, browser.url, endpoints.model.baseURL]);
+    } catch (error) {
+      await close();
+      throw error;
     }
+    return { box, browser, close };
+  };
+  const agent = foreignAgent({ name, condition: base, account, issueCredential: true, prepare: check, containment: (site) => containment(sandbox, account, site), setUp }, async (input, run, started) => {
+    const { box, browser } = started!;
+    const claimFile = claimFileOf(run);
+    const harnessEnv: Record<string, string> = {
+      HARNESS_TASK: input.task,
+      HARNESS_SITE_URL: input.site.url,
+      HARNESS_CDP_URL: browser.url,
+      OPENAI_BASE_URL: input.model.baseURL,
+      OPENAI_API_KEY: input.model.apiKey,
+      OLLAMA_HOST: input.model.ollamaHost,
+      HARNESS_CLAIM_FILE: claimFile,
+      ...(input.site.account && { HN_USERNAME: input.site.account.username, HN_PASSWORD: input.site.account.password }),
+    };
+    const { stdout, stderr, escapes, ...exit } = await runCommand(command, { cwd: resolve(cwd ?? '.'), env: { ...startupEnv(), ...env, ...harnessEnv }, timeoutMs, signal: input.signal, sandbox: box });
+    input.trace.record('command ended', exit);
+    const secrets = [...run.secrets, input.model.apiKey];
+    await attachOutput(run, 'agent-stdout.txt', stdout, secrets);
+    await attachOutput(run, 'agent-stderr.txt', stderr, secrets);
+    return { ...(await outcomeOf(exit, claimFile, timeoutMs)), ...(escapes && { escapes }) };
   });
   // What runs includes where it runs: a sandbox can change what an agent manages (no network but the run's, no writes outside its folder).
   return Object.defineProperty(agent, 'condition', { get: () => ({ ...base, sandbox: sandboxed(sandbox) ? 'bwrap' : 'none' }) });
@@ -191,8 +197,8 @@ interface RunOptions {
   env: Record<string, string>;
   timeoutMs?: number;
   signal: AbortSignal;
-  /** The sandbox it runs in (started with the run), and the endpoints it reaches there; undefined: none. */
-  sandbox?: { box: Sandbox; urls: string[] };
+  /** The sandbox it runs in (started with the run, the run's endpoints piped into it); undefined: none. */
+  sandbox?: Sandbox;
 }
 
 /** A started command, sandboxed or in its own process group: how to end it, and what it left. */
@@ -212,7 +218,7 @@ interface Launched {
  * it outlives the run.
  */
 async function runCommand(argv: string[], { cwd, env, timeoutMs, signal, sandbox }: RunOptions): Promise<Ended> {
-  const launched = sandbox ? await launchSandboxed(sandbox.box, { argv, env, urls: sandbox.urls }) : launchInGroup(argv, cwd, env);
+  const launched = sandbox ? launchSandboxed(sandbox, { argv, env }) : launchInGroup(argv, cwd, env);
   const { child } = launched;
   const stdout = capture(child.stdout!);
   const stderr = capture(child.stderr!);
@@ -255,8 +261,8 @@ function launchInGroup(argv: string[], cwd: string, env: Record<string, string>)
 }
 
 /** The command in its sandbox: its main process's end as the relay reports it, or bwrap's own if the sandbox ended first. */
-async function launchSandboxed(sandbox: Sandbox, command: AgentCommand): Promise<Launched> {
-  await sandbox.start(command);
+function launchSandboxed(sandbox: Sandbox, command: AgentCommand): Launched {
+  sandbox.start(command);
   return {
     child: sandbox.child,
     ended: Promise.race([sandbox.agentExit.then(toExit(command.argv[0]!)), sandbox.sandboxExit.then(toExit('bwrap'))]),

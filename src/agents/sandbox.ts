@@ -121,15 +121,15 @@ export interface AgentCommand {
   argv: string[];
   /** Its whole environment: nothing of the worker's reaches the sandbox otherwise. */
   env: Record<string, string>;
-  /** The run's endpoints: the only TCP ports it reaches, at the same port numbers on its own 127.0.0.1. */
-  urls: string[];
 }
 
 export interface Sandbox {
   /** bwrap: its stdout and stderr are the agent's. */
   child: ChildProcess;
-  /** Pipes the command's ports, then hands the command to the relay, which starts it: once. */
-  start(command: AgentCommand): Promise<void>;
+  /** Pipes the run's endpoints: the only TCP ports the agent reaches, at the same port numbers on its own 127.0.0.1. Once, before `start`. */
+  forward(urls: readonly string[]): Promise<void>;
+  /** Hands the command to the relay, which starts it once every forwarded port listens: once. */
+  start(command: AgentCommand): void;
   /** Settles when the agent's main process ended (the relay says so), or never when the sandbox ends first. */
   agentExit: Promise<AgentExit>;
   /** Settles when bwrap ended, or could not start: the sandbox, and everything in it, is gone. */
@@ -149,7 +149,8 @@ export interface Sandbox {
  * where a Node relay took tens of CPU milliseconds per run). It starts before the run's endpoints
  * are up, in the socket folder `dir`, and reads lines of sh from its fd 3, the control channel: a
  * socket pair with the worker, which no other process can open (not by path, not through
- * /proc/<pid>/fd). The worker sends, once the endpoints are up:
+ * /proc/<pid>/fd). The worker sends, once the endpoints are up (while the page still opens), then
+ * once the agent's command is known:
  *
  *   listen <port>…          one socat per port: 127.0.0.1:<port> inside, piped to the Unix socket
  *                           s<port> in `dir`; answers `listening <pid>…` (the socats, as pids in the
@@ -272,7 +273,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const kill = () => void child.kill('SIGKILL');
   return {
     child,
-    async start({ argv, env, urls }) {
+    async forward(urls) {
       const ports = portsOf(urls);
       await Promise.all(
         ports.map((port) =>
@@ -285,9 +286,12 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
           }),
         ),
       );
+      control.write(`listen ${ports.join(' ')}\n`);
+    },
+    start({ argv, env }) {
       program = argv[0]!;
       const exports = Object.entries({ ...env, HOME: options.workDir, TMPDIR: '/tmp' }).map(([name, value]) => `${name}=${relayWord(value)}`);
-      control.write(`listen ${ports.join(' ')}\nexport ${exports.join(' ')}\nstart ${[options.cwd, ...argv].map(relayWord).join(' ')}\n`);
+      control.write(`export ${exports.join(' ')}\nstart ${[options.cwd, ...argv].map(relayWord).join(' ')}\n`);
     },
     agentExit,
     sandboxExit,
