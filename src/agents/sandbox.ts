@@ -162,15 +162,15 @@ export interface Sandbox {
  *                           for signal n), and waits: what the agent left is counted from outside
  *                           before the sandbox is killed
  *
- * Values are single-quoted, their newlines written as "$nl": one line per command. The relay and
- * its socats ignore the signals a process can ignore (SIGKILL ends them, and the sandbox with them).
+ * Values are single-quoted, their newlines written as "$nl": one line per command.
  */
 const RELAY = `
 nl='
 '
 socat=$1
 unset PWD
-# A signal the agent sends its relay or the socats (to every pid it sees) does not end them; the agent's own are restored.
+# Stray signals (an agent may signal every pid it sees) do not end the relay; the agent starts with its own restored.
+# socat, which handles TERM, INT, HUP and QUIT itself, still exits at those: an agent that sends them cuts only its own network.
 signals='HUP INT QUIT USR1 USR2 PIPE ALRM TERM'
 trap '' $signals
 listen() {
