@@ -180,6 +180,8 @@ listen() {
     pids="$pids $!"
   done
   until listening "$@"; do
+    # A moment for the socats to bind: a busy loop would take the CPU they need on a loaded machine.
+    sleep 0.001
     for pid in $pids; do
       state=Z
       read -r _ _ state _ 2>/dev/null </proc/$pid/stat
