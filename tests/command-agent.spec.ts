@@ -16,7 +16,7 @@ import { serveReplica } from '../src/sites/hn/adapters/server.ts';
 import { createReplica } from '../src/sites/hn/replica.ts';
 import { politeFetch } from '../src/sites/hn/polite-fetch.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
-import { serveSite } from '../src/sites/serve.ts';
+import { serveSite } from '../src/serve.ts';
 import { account, firstStory, runAgent } from './support.ts';
 
 const run = promisify(execFile);
@@ -164,7 +164,7 @@ test.describe('commandAgent: a command in any language', () => {
 
   test('a chatty command: each of stdout and stderr is attached up to 1 MB, redacted before the cut, and says what was cut', async ({ context }, testInfo) => {
     // The site's password written across the 1 MB mark: none of it may reach the attachment.
-    const script = `process.stdout.write('x'.repeat(${OUTPUT_CAP_BYTES} - 4) + process.env.HN_PASSWORD + 'y'.repeat(12345))`;
+    const script = `process.stdout.write('x'.repeat(${OUTPUT_CAP_BYTES} - 4) + process.env.HARNESS_SITE_PASSWORD + 'y'.repeat(12345))`;
     const { attachments } = await runAgent(context, testInfo, commandAgent([process.execPath, '-e', script], { account: true }));
     const stdout = attachments.get('agent-stdout.txt')!;
     // The password is the run's own login, whose length the test does not know: the count is checked against the bytes around it.
@@ -217,13 +217,13 @@ test.describe('commandAgent: a command in any language', () => {
       const accountEnv = JSON.parse(readFileSync(testInfo.outputPath('run', 'env.json'), 'utf8')) as Record<string, string>;
       // The replica's account with a login made for the run: never the site's own password (HN_PASSWORD in harness-eval's environment sets that one).
       const { username, password } = withAccount.site.account;
-      expect(accountEnv.HN_USERNAME).toBe(username);
-      expect(accountEnv.HN_PASSWORD).toMatch(/^run-[0-9a-f]{32}$/);
+      expect(accountEnv.HARNESS_SITE_USERNAME).toBe(username);
+      expect(accountEnv.HARNESS_SITE_PASSWORD).toMatch(/^run-[0-9a-f]{32}$/);
       expect(password).toBe(PARENT_SECRETS.HN_PASSWORD);
       const stdout = withAccount.attachments.get('agent-stdout.txt')!;
-      expect(stdout).toContain(`"HN_USERNAME": "${username}"`);
-      expect(stdout).toContain('"HN_PASSWORD": "[secret]"');
-      expect(stdout).not.toContain(accountEnv.HN_PASSWORD);
+      expect(stdout).toContain(`"HARNESS_SITE_USERNAME": "${username}"`);
+      expect(stdout).toContain('"HARNESS_SITE_PASSWORD": "[secret]"');
+      expect(stdout).not.toContain(accountEnv.HARNESS_SITE_PASSWORD);
     } finally {
       for (const name of Object.keys(PARENT_SECRETS)) {
         if (before[name] === undefined) delete process.env[name];

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { HARD_MAX_ITERATIONS } from '../src/harness/loop.ts';
-import { evaluate, type RunRecord } from '../src/eval/evaluate.ts';
+import { evaluate } from '../src/eval/evaluate.ts';
+import type { RunRecord } from '../src/core/run.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { expect } from './support.ts';
 

@@ -103,9 +103,9 @@ test('GET /v1/models lists the run\'s model', async () => {
   gateway = started.gateway;
   const models = await started.openai.models.list();
   expect(models.data.map((model) => model.id)).toEqual(['scripted:diligent']);
-  // The Responses API is not served: the agent is told to use chat completions.
-  const refused = await started.openai.responses.create({ model: 'x', input: task }).catch((error: unknown) => error);
-  expect(refused).toMatchObject({ status: 404, message: expect.stringContaining('must use chat completions') });
+  // A path it does not serve is a 404 that lists those it does.
+  const refused = await started.openai.embeddings.create({ model: 'x', input: task }).catch((error: unknown) => error);
+  expect(refused).toMatchObject({ status: 404, message: expect.stringContaining('POST /v1/responses') });
   expect(started.events).toEqual([]);
 });
 
@@ -280,7 +280,8 @@ test('tokens are summed over calls, and a count the provider did not give makes 
 
 test('a provider failure reaches the agent as the provider\'s status in each API\'s error shape, recorded as a model_error', async () => {
   serveProvider(() => HttpResponse.json({ error: { message: 'Rate limit reached' } }, { status: 429 }));
-  const started = await gatewayFor(createModel({ id: 'openai:gpt-test', maxRetries: 0 }, providerEnv));
+  // No retries left: the model client has waited all it may, and the agent gets the 429.
+  const started = await gatewayFor(createModel({ id: 'openai:gpt-test', maxRetries: 0, rateLimitRetries: 0 }, providerEnv));
   gateway = started.gateway;
   const refused = await started.openai.chat.completions.create({ model: 'x', messages: [{ role: 'user', content: 'Hello' }] }).catch((error: unknown) => error);
   expect(refused).toMatchObject({ status: 429, error: { code: 'rate_limited', message: expect.stringContaining('Rate limit reached') } });

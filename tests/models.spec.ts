@@ -61,7 +61,7 @@ function ollamaAnswer(content: string | null, calls: WireToolCall[], usage: Usag
   };
 }
 
-type ProviderOptions = { maxRetries?: number; timeoutMs?: number };
+type ProviderOptions = { maxRetries?: number; timeoutMs?: number; rateLimitRetries?: number };
 const openai = {
   name: 'openai',
   url: `${OPENAI_BASE_URL}/chat/completions`,
@@ -273,7 +273,7 @@ test.describe('openai', () => {
     ];
     for (const echo of echoes) {
       serve(openai.url, echo);
-      const error = await modelError(openai.model({ maxRetries: 0 }).chat({ messages: question, tools }));
+      const error = await modelError(openai.model({ maxRetries: 0, rateLimitRetries: 0 }).chat({ messages: question, tools }));
       expect(error.message).toContain('[redacted]');
       expect(`${error.message}\n${error.stack}`).not.toContain(API_KEY);
     }

@@ -1,7 +1,8 @@
 import type { BrowserContext } from '@playwright/test';
 import type { TraceEventOf } from '../src/harness/trace.ts';
 import { risk, riskOptions, scoreAction } from '../src/layers/risk.ts';
-import { evaluate, type RunRecord } from '../src/eval/evaluate.ts';
+import { evaluate } from '../src/eval/evaluate.ts';
+import type { RunRecord } from '../src/core/run.ts';
 import { HN_ORIGIN } from '../src/sites/hn/options.ts';
 import { classifyHn } from '../src/sites/hn/classify.ts';
 import { hnRiskRules } from '../src/sites/hn/risk.ts';

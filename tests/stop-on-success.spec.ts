@@ -28,14 +28,19 @@ test('ends the run after the action whose check holds, without the model\'s fini
   expect(stopped.summary).toMatch(/^The task's postconditions hold as the session sees them after iteration 3's actions, so the harness ended the run: story 46194762 \(rank 1\) shows as upvoted$/);
 });
 
-test('never stops on a turn that only read, even when the check holds', async ({ context }) => {
+test('never stops on a turn whose requests changed nothing (reading, navigating), even when the check holds; the first turn the site names an action for is checked', async ({ context }) => {
   const holds: Postcondition = { description: 'it always holds', judge: () => ({ holds: false, detail: 'never' }), expects: () => false, check: async () => ({ holds: true, detail: 'it always holds' }) };
   const alwaysHolds = defineTask({ ...upvoteFirstPost, name: 'always-holds', postconditions: [holds] });
-  const { model, requests } = turnsDouble([[{ name: 'get_stories', arguments: '{}' }], [{ name: 'current_url', arguments: '{}' }], [{ name: 'navigate', arguments: '{"url":"https://news.ycombinator.com/news"}' }]]);
+  const { model, requests } = turnsDouble([
+    [{ name: 'get_stories', arguments: '{}' }],
+    [{ name: 'current_url', arguments: '{}' }],
+    [{ name: 'navigate', arguments: '{"url":"https://news.ycombinator.com/news"}' }],
+    [{ name: 'click', arguments: '{"selector":"#up_46194762"}' }],
+  ]);
   const result = await run(context, model, ['stop-on-success'], alwaysHolds);
-  expect(requests).toHaveLength(3);
-  expect(result).toMatchObject({ iterations: 3, claimed: true });
-  expect(harnessFinish(result.trace)).toMatchObject([{ iteration: 3 }]);
+  expect(requests).toHaveLength(4);
+  expect(result).toMatchObject({ iterations: 4, claimed: true });
+  expect(harnessFinish(result.trace)).toMatchObject([{ iteration: 4 }]);
 });
 
 test('a postcondition without a session-side check (a user\'s own): the layer does nothing, and says so once', async ({ context }) => {

@@ -1,9 +1,10 @@
 """A web agent over plain HTTP, in Python's standard library only.
 
 It reads its configuration from the environment: HARNESS_TASK (what to do), HARNESS_SITE_URL
-(the site), OPENAI_BASE_URL / OPENAI_API_KEY / OPENAI_MODEL (a chat-completions model with tool
-calling), HN_USERNAME / HN_PASSWORD (optional: the agent signs in itself when a page asks it to)
-and HARNESS_CLAIM_FILE (where its outcome goes, as JSON).
+(the site), OPENAI_BASE_URL / OPENAI_API_KEY / OPENAI_MODEL (a model with tool calling),
+OPENAI_API (`chat`, the default: Chat Completions; `responses`: the Responses API),
+HARNESS_SITE_USERNAME / HARNESS_SITE_PASSWORD (optional: the agent signs in itself when a page asks
+it to) and HARNESS_CLAIM_FILE (where its outcome goes, as JSON).
 """
 
 import http.cookiejar
@@ -148,39 +149,71 @@ def env(name):
     return value
 
 
-def chat(messages):
+def post(path, body):
     base = os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1").rstrip("/")
-    body = {"model": os.environ.get("OPENAI_MODEL", "gpt-4o-mini"), "messages": messages, "tools": TOOLS}
     request = urllib.request.Request(
-        f"{base}/chat/completions",
-        data=json.dumps(body).encode(),
+        f"{base}/{path}",
+        data=json.dumps({"model": os.environ.get("OPENAI_MODEL", "gpt-4o-mini"), **body}).encode(),
         headers={"content-type": "application/json", "authorization": f"Bearer {env('OPENAI_API_KEY')}"},
     )
     with urllib.request.urlopen(request, timeout=120) as response:
-        return json.load(response)["choices"][0]["message"]
+        return json.load(response)
+
+
+class ChatCompletions:
+    """The conversation as Chat Completions messages."""
+
+    def __init__(self, task):
+        self.messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": task}]
+
+    def ask(self):
+        """The model's text and its tool calls, as (id, name, arguments) triples."""
+        reply = post("chat/completions", {"messages": self.messages, "tools": TOOLS})["choices"][0]["message"]
+        self.messages.append({key: reply[key] for key in ("role", "content", "tool_calls") if key in reply})
+        calls = [(call["id"], call["function"]["name"], call["function"]["arguments"]) for call in reply.get("tool_calls") or []]
+        return reply.get("content"), calls
+
+    def answer(self, call_id, result):
+        self.messages.append({"role": "tool", "tool_call_id": call_id, "content": json.dumps(result)})
+
+
+class Responses:
+    """The conversation as Responses API input items, sent whole each time (store: false)."""
+
+    TOOLS = [{"type": "function", **tool["function"]} for tool in TOOLS]
+
+    def __init__(self, task):
+        self.items = [{"role": "user", "content": task}]
+
+    def ask(self):
+        output = post("responses", {"instructions": SYSTEM, "input": self.items, "tools": self.TOOLS, "store": False})["output"]
+        self.items.extend(output)
+        text = "".join(part["text"] for item in output if item["type"] == "message" for part in item["content"] if part["type"] == "output_text")
+        calls = [(item["call_id"], item["name"], item["arguments"]) for item in output if item["type"] == "function_call"]
+        return text or None, calls
+
+    def answer(self, call_id, result):
+        self.items.append({"type": "function_call_output", "call_id": call_id, "output": json.dumps(result)})
 
 
 def run(task, site):
-    messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": task}]
+    conversation = Responses(task) if os.environ.get("OPENAI_API") == "responses" else ChatCompletions(task)
     for step in range(1, MAX_STEPS + 1):
-        reply = chat(messages)
-        messages.append({key: reply[key] for key in ("role", "content", "tool_calls") if key in reply})
-        calls = reply.get("tool_calls") or []
+        text, calls = conversation.ask()
         if not calls:
-            return {"success": False, "summary": reply.get("content") or "The model stopped without reporting."}
-        for call in calls:
-            name = call["function"]["name"]
-            args = json.loads(call["function"]["arguments"] or "{}")
+            return {"success": False, "summary": text or "The model stopped without reporting."}
+        for call_id, name, arguments in calls:
+            args = json.loads(arguments or "{}")
             print(f"step {step}: {name} {json.dumps(args)}", flush=True)
             if name == "report":
                 return {"success": args.get("success") is True, "summary": str(args.get("explanation", ""))}
             result = site.fetch(str(args.get("path", "/"))) if name == "fetch" else {"error": f"no tool named {name}"}
-            messages.append({"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result)})
+            conversation.answer(call_id, result)
     return {"success": False, "summary": f"Gave up after {MAX_STEPS} steps."}
 
 
 def main():
-    site = Site(env("HARNESS_SITE_URL"), os.environ.get("HN_USERNAME"), os.environ.get("HN_PASSWORD"))
+    site = Site(env("HARNESS_SITE_URL"), os.environ.get("HARNESS_SITE_USERNAME"), os.environ.get("HARNESS_SITE_PASSWORD"))
     outcome = run(env("HARNESS_TASK"), site)
     with open(env("HARNESS_CLAIM_FILE"), "w", encoding="utf-8") as claim:
         json.dump(outcome, claim)

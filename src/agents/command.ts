@@ -10,8 +10,10 @@ import type { Agent, AgentRun, Containment } from '../core/agent.ts';
 import type { Site } from '../core/site.ts';
 import { launchCdpBrowser } from './cdp-browser.ts';
 import { foreignAgent, readClaim, type ForeignOutcome, type RunEndpoints } from './foreign.ts';
+import { gatewayOptionsSchema } from './gateway.ts';
 import { processExit, sandboxModeSchema, sandboxUnavailable, startSandbox, startupEnv, type AgentCommand, type AgentExit, type Sandbox, type SandboxMode } from './sandbox.ts';
-import type { Escapes } from '../core/run.ts';
+import type { Escapes } from '../core/agent.ts';
+import type { ModelWaits } from '../core/model.ts';
 
 export const commandAgentOptionsSchema = z
   .object({
@@ -29,12 +31,14 @@ export const commandAgentOptionsSchema = z
         }
       })
       .default({}),
-    /** The command's own time limit; the test's timeout also stops it. At either, every process it started is killed. */
+    /** The command's own time limit, its model waits (a slot, a rate limit) left out; the test's timeout also stops it. At either, every process it started is killed. */
     timeoutMs: z.number().int().positive().optional(),
-    /** Give the command a login made for this run (the site's account, a password of its own) as HN_USERNAME / HN_PASSWORD. */
+    /** Give the command a login made for this run (the site's account, a password of its own) as HARNESS_SITE_USERNAME / HARNESS_SITE_PASSWORD. */
     account: z.boolean().default(false),
     /** Run it in a bubblewrap sandbox: `auto` where bwrap works (else uncontained, and the run says so), `required`, or `none`. */
     sandbox: sandboxModeSchema.default('auto'),
+    /** The run's model gateway: `{ maxBodyBytes }`. */
+    gateway: gatewayOptionsSchema.optional(),
   })
   .strict();
 export type CommandAgentOptions = z.input<typeof commandAgentOptionsSchema>;
@@ -71,7 +75,7 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
   // A NUL byte cannot reach a program (node throws a stack at spawn): named here, in one line.
   const nul = command.findIndex((arg) => arg.includes('\0'));
   if (nul !== -1) throw new InputError(`commandAgent() argv[${nul}]: contains a NUL byte`);
-  const { cwd, env, timeoutMs, account, sandbox, ...named } = parseInput(commandAgentOptionsSchema, options, 'commandAgent() options');
+  const { cwd, env, timeoutMs, account, sandbox, gateway, ...named } = parseInput(commandAgentOptionsSchema, options, 'commandAgent() options');
   // A program that is not there is bad input, not a run: named now, and again before each run starts.
   const check = () => findProgram(command[0]!, cwd, env.PATH ?? process.env.PATH);
   check();
@@ -96,8 +100,8 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
     }
     return { box, browser, close };
   };
-  const agent = foreignAgent({ name, condition: base, account, issueCredential: true, prepare: check, containment: (site) => containment(sandbox, account, site), setUp }, async (input, run, started) => {
-    const { box, browser } = started!;
+  const agent = foreignAgent({ name, condition: base, account, gateway, issueCredential: true, prepare: check, containment: (site) => containment(sandbox, account, site), setUp }, async (input, run, prepared) => {
+    const { box, browser } = prepared!;
     const claimFile = claimFileOf(run);
     const harnessEnv: Record<string, string> = {
       HARNESS_TASK: input.task,
@@ -107,9 +111,9 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
       OPENAI_API_KEY: input.model.apiKey,
       OLLAMA_HOST: input.model.ollamaHost,
       HARNESS_CLAIM_FILE: claimFile,
-      ...(input.site.account && { HN_USERNAME: input.site.account.username, HN_PASSWORD: input.site.account.password }),
+      ...(input.site.account && { HARNESS_SITE_USERNAME: input.site.account.username, HARNESS_SITE_PASSWORD: input.site.account.password }),
     };
-    const { stdout, stderr, escapes, ...exit } = await runCommand(command, { cwd: resolve(cwd ?? '.'), env: { ...startupEnv(), ...env, ...harnessEnv }, timeoutMs, signal: input.signal, sandbox: box });
+    const { stdout, stderr, escapes, ...exit } = await runCommand(command, { cwd: resolve(cwd ?? '.'), env: { ...startupEnv(), ...env, ...harnessEnv }, timeoutMs, waits: run.modelWaits, signal: input.signal, sandbox: box });
     input.trace.record('command ended', exit);
     const secrets = [...run.secrets, input.model.apiKey];
     await attachOutput(run, 'agent-stdout.txt', stdout, secrets);
@@ -196,6 +200,8 @@ interface RunOptions {
   cwd: string;
   env: Record<string, string>;
   timeoutMs?: number;
+  /** The run's model waits, which `timeoutMs` leaves out: a command queued behind a rate limit is not out of time. */
+  waits?: ModelWaits;
   signal: AbortSignal;
   /** The sandbox it runs in (started with the run, the run's endpoints piped into it); undefined: none. */
   sandbox?: Sandbox;
@@ -217,7 +223,8 @@ interface Launched {
  * SIGTERM, then SIGKILL. When it ends by itself, what it left running is killed too: nothing of
  * it outlives the run.
  */
-async function runCommand(argv: string[], { cwd, env, timeoutMs, signal, sandbox }: RunOptions): Promise<Ended> {
+async function runCommand(argv: string[], { cwd, env, timeoutMs, waits, signal, sandbox }: RunOptions): Promise<Ended> {
+  const started = Date.now();
   const launched = sandbox ? launchSandboxed(sandbox, { argv, env }) : launchInGroup(argv, cwd, env);
   const { child } = launched;
   const stdout = capture(child.stdout!);
@@ -230,7 +237,16 @@ async function runCommand(argv: string[], { cwd, env, timeoutMs, signal, sandbox
     launched.terminate();
     setTimeout(() => launched.kill(), TERM_GRACE_MS).unref();
   };
-  const timer = timeoutMs === undefined ? undefined : setTimeout(() => stop('timeoutMs'), timeoutMs);
+  // At the limit, the time waited on the model since moves it on (a wait in progress included).
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = (ms: number) => {
+    timer = setTimeout(() => {
+      const left = timeoutMs! - (Date.now() - started - (waits?.waitedMs() ?? 0));
+      if (left > 0) arm(left);
+      else stop('timeoutMs');
+    }, ms);
+  };
+  if (timeoutMs !== undefined) arm(timeoutMs);
   const onAbort = () => stop('signal');
   if (signal.aborted) onAbort();
   else signal.addEventListener('abort', onAbort, { once: true });

@@ -2,11 +2,11 @@ import { redact, Trace } from '../harness/trace.ts';
 import type { StopReason, TraceEventBody } from '../core/trace.ts';
 import { claimSchema, type Agent, type AgentClaim, type AgentInput, type AgentResult, type AgentRun, type Containment, type ModelEndpoint } from '../core/agent.ts';
 import type { Site } from '../core/site.ts';
-import type { Escapes } from '../core/run.ts';
-import { serveSite } from '../sites/serve.ts';
+import type { Escapes } from '../core/agent.ts';
+import { serveSite } from '../serve.ts';
 import { InputError } from '../input.ts';
 import { cut, TEXT_CHARS } from '../report/caps.ts';
-import { startGateway } from './gateway.ts';
+import { startGateway, type GatewaySettings } from './gateway.ts';
 
 /** What a foreign agent's body ends with: its claim, or nothing claimed and why; and what a sandbox saw it try. */
 export type ForeignOutcome = (
@@ -28,7 +28,7 @@ interface Closable {
 export interface ForeignAgentOptions<SetUp extends Closable | undefined = undefined> {
   name: string;
   condition: Record<string, unknown>;
-  /** Give the agent the site's account (`HN_USERNAME`/`HN_PASSWORD` for a command). */
+  /** Give the agent the site's account (`HARNESS_SITE_USERNAME`/`HARNESS_SITE_PASSWORD` for a command). */
   account?: boolean;
   /** Checks the agent can run at all (a command's program is there), before the run starts: an InputError fails the test, and no run is counted. */
   prepare?: () => void | Promise<void>;
@@ -39,6 +39,8 @@ export interface ForeignAgentOptions<SetUp extends Closable | undefined = undefi
   issueCredential?: boolean;
   /** How its runs are contained: see `Agent.containment`. */
   containment(site: Site): Containment;
+  /** The run's gateway's settings (its body limit). */
+  gateway?: GatewaySettings;
   /**
    * What the agent needs beside the session (a command's sandbox and Chromium): started once the
    * gateway and the site's server are up (milliseconds), alongside the session, which takes far
@@ -88,6 +90,8 @@ export function foreignAgent<SetUp extends Closable | undefined = undefined>(
         model: run.model,
         signal,
         secrets: run.secrets,
+        waits: run.modelWaits,
+        ...options.gateway,
         record: (event) => {
           if (event.type === 'model_request') calls += 1;
           record(event);
@@ -118,7 +122,8 @@ export function foreignAgent<SetUp extends Closable | undefined = undefined>(
       } finally {
         await Promise.allSettled([setUp?.close(), gateway.close(), server.close(), session.close()]);
       }
-      const stopReason: StopReason = outcome.stopReason ?? (signal.aborted ? 'timeout' : 'finished');
+      // A call the gateway had to refuse for a rate limit after every retry: whatever the agent made of it, the endpoint stopped the run.
+      const stopReason: StopReason = gateway.rateLimited() !== undefined ? 'rate_limited' : (outcome.stopReason ?? (signal.aborted ? 'timeout' : 'finished'));
       const claimed = outcome.claim?.success === true;
       record({ type: 'run_end', claimed, stopReason, iterations: calls });
       const result: AgentResult = {
@@ -126,7 +131,7 @@ export function foreignAgent<SetUp extends Closable | undefined = undefined>(
         model: run.model.id,
         layers: [],
         claimed,
-        summary: outcome.claim ? outcome.claim.summary : `claimed nothing: ${outcome.reason}`,
+        summary: [outcome.claim ? outcome.claim.summary : `claimed nothing: ${outcome.reason}`, gateway.rateLimited() && `rate limited: ${gateway.rateLimited()}`].filter(Boolean).join('; '),
         ...(outcome.claim?.answer !== undefined && { answer: outcome.claim.answer }),
         stopReason,
         iterations: calls,

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { InputError, parseInput } from '../input.ts';
 import type { Agent, AgentClaim, AgentInput, Containment } from '../core/agent.ts';
 import { foreignAgent, readClaim } from './foreign.ts';
+import { gatewayOptionsSchema } from './gateway.ts';
 
 export const functionAgentOptionsSchema = z
   .object({
@@ -14,6 +15,8 @@ export const functionAgentOptionsSchema = z
     name: z.string().min(1).optional(),
     /** Give the agent the site's account in `input.site.account`. */
     account: z.boolean().default(false),
+    /** The run's model gateway: `{ maxBodyBytes }`. */
+    gateway: gatewayOptionsSchema.optional(),
   })
   .strict();
 export type FunctionAgentOptions = z.input<typeof functionAgentOptionsSchema>;
@@ -28,11 +31,11 @@ const IN_PROCESS: Containment = { contained: false, reason: "not contained: trus
  */
 export function functionAgent(fn: (input: AgentInput) => Promise<AgentClaim>, options: FunctionAgentOptions = {}): Agent {
   if (typeof fn !== 'function') throw new InputError(`functionAgent(): expected a function (input) => claim, got ${fn === null ? 'null' : typeof fn}`);
-  const { name: given, account } = parseInput(functionAgentOptionsSchema, options, 'functionAgent() options');
+  const { name: given, account, gateway } = parseInput(functionAgentOptionsSchema, options, 'functionAgent() options');
   const name = given ?? (fn.name || 'function-agent');
   // Its source's hash, not a count: every worker loads its own copy of the config, and counts differ with what each loads.
   const source = given === undefined ? { source: createHash('sha256').update(fn.toString()).digest('hex').slice(0, 16) } : {};
-  return foreignAgent({ name, condition: { agent: 'function', name, ...source, account }, account, containment: () => IN_PROCESS }, async (input) =>
+  return foreignAgent({ name, condition: { agent: 'function', name, ...source, account }, account, gateway, containment: () => IN_PROCESS }, async (input) =>
     readClaim(await fn(input), `the value ${name} returned`),
   );
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { ModelEndpoint } from '../core/agent.ts';
 import { race } from '../harness/limits.ts';
 import { modelRequest, redact } from '../harness/trace.ts';
@@ -9,15 +9,18 @@ import type { TraceEventBody } from '../core/trace.ts';
 import { InputError, parseInput } from '../input.ts';
 import { modelSecrets } from '../models/registry.ts';
 import { addUsage, ModelError } from '../models/types.ts';
-import type { ChatMessage, ChatResponse, Model, ToolSchema, Usage } from '../core/model.ts';
+import type { ChatMessage, ChatResponse, Model, ModelWaits, ToolSchema, Usage } from '../core/model.ts';
 import { chatCompletionRequestSchema, fromOpenAIRequest, openAIError, toCompletion, toCompletionChunks } from '../models/wire-openai.ts';
 import { fromOllamaRequest, ollamaChatRequestSchema, toOllamaResponse } from '../models/wire-ollama.ts';
+import { fromResponsesRequest, responsesRequestSchema, toResponse, toResponseEvents } from '../models/wire-responses.ts';
 import { parseJsonObject } from '../text.ts';
 
 /**
- * The model gateway: for one run, an OpenAI-compatible (`/v1/chat/completions`) and
- * Ollama-compatible (`/api/chat`) endpoint on 127.0.0.1 that forwards every call to the run's
+ * The model gateway: for one run, an OpenAI-compatible (`/v1/chat/completions`, `/v1/responses`)
+ * and Ollama-compatible (`/api/chat`) endpoint on 127.0.0.1 that forwards every call to the run's
  * model and records it in the run's trace, as the built-in harness records its own calls. The
+ * run's model client does the waiting (its endpoint's slots, a rate limit's retries), so an agent
+ * never sees a 429 the model client could still wait out. The
  * `model` a client names is ignored: the run's model answers, whatever the agent's config says;
  * so are its sampling fields (temperature, max_tokens…): the run's model spec sets those.
  * The agent gets a random token for this run, never the provider's key, and nothing the gateway
@@ -36,12 +39,31 @@ export interface GatewayOptions {
   signal: AbortSignal;
   /** The run's secrets (the site's password): replaced in what the trace records of a call, with the API keys. */
   secrets?: readonly string[];
+  /** The run's clock of model waits: every call is given it. */
+  waits?: ModelWaits;
+  /** The largest request body taken (default DEFAULT_MAX_BODY_BYTES): a larger one is refused with a 413, unread. */
+  maxBodyBytes?: number;
 }
+
+/** The gateway's own settings, as the agents that start one take them. */
+export const gatewayOptionsSchema = z
+  .object({
+    /** The largest request body the gateway takes, in bytes (default 4 MB): a larger one is refused with a 413. */
+    maxBodyBytes: z.int().positive(),
+  })
+  .partial()
+  .strict();
+export type GatewaySettings = z.input<typeof gatewayOptionsSchema>;
+
+/** Screenshots sent as data URLs make requests large; a runaway agent's are larger still. */
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 export interface Gateway {
   endpoint: ModelEndpoint;
   /** Tokens of every call so far; a count is null once any call's was unusable. */
   tokens(): Usage;
+  /** Why a call was refused for a rate limit after every retry (the run is then `rate_limited`); undefined when none was. */
+  rateLimited(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -61,11 +83,15 @@ const CUT_SHORT: Forwarded = { ok: false, status: 503, code: 'cut_short', messag
 /** Which API a request speaks: each answers errors in its own shape, so its SDK reports them in its words. */
 type Api = 'openai' | 'ollama';
 
-export async function startGateway({ model, record, signal, secrets: runSecrets = [] }: GatewayOptions): Promise<Gateway> {
+/** A request body over the limit: refused with a 413, the rest of it never read. */
+class BodyTooLarge extends Error {}
+
+export async function startGateway({ model, record, signal, secrets: runSecrets = [], waits, maxBodyBytes = DEFAULT_MAX_BODY_BYTES }: GatewayOptions): Promise<Gateway> {
   const token = `hev-${randomBytes(24).toString('hex')}`;
   const secrets = modelSecrets();
   const closing = new AbortController();
   let tokens: Usage = { input: 0, output: 0 };
+  let rateLimited: string | undefined;
   // Nothing is recorded once the gateway is closed: the run's trace has ended.
   const note = (event: TraceEventBody) => {
     if (!closing.signal.aborted) record(event);
@@ -80,7 +106,7 @@ export async function startGateway({ model, record, signal, secrets: runSecrets 
     note(modelRequest(messages, tools, [...secrets, ...runSecrets]));
     const started = performance.now();
     try {
-      const response = (await race(model.chat({ messages, tools, signal: callSignal }), { signal: callSignal })) as ChatResponse;
+      const response = (await race(model.chat({ messages, tools, signal: callSignal, waits }), { signal: callSignal })) as ChatResponse;
       const { content, toolCalls } = response.message;
       const { input, output } = response.usage;
       note({ type: 'model_response', content, toolCalls, usage: { input, output }, ms: Math.round(performance.now() - started) });
@@ -92,6 +118,7 @@ export async function startGateway({ model, record, signal, secrets: runSecrets 
       const code = error instanceof ModelError ? error.kind : 'unexpected';
       const message = redactText(error instanceof Error ? error.message : String(error), secrets);
       note({ type: 'model_error', kind: code, message });
+      if (code === 'rate_limited') rateLimited ??= message;
       return { ok: false, status: statusOf(error), code, message };
     }
   }
@@ -107,8 +134,10 @@ export async function startGateway({ model, record, signal, secrets: runSecrets 
   const reply = (outgoing: ServerResponse, status: number, body: object) => send(outgoing, status, redact(body, secrets));
   const fail = (outgoing: ServerResponse, api: Api, failure: Failure) => reply(outgoing, failure.status, errorBody(api, failure));
 
+  const read = <S extends z.ZodType>(incoming: IncomingMessage, schema: S, label: string) => readRequest(incoming, schema, label, maxBodyBytes);
+
   async function openAIChat(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
-    const request = await readRequest(incoming, chatCompletionRequestSchema, 'chat completion request');
+    const request = await read(incoming, chatCompletionRequestSchema, 'chat completion request');
     const { messages, tools } = fromOpenAIRequest(request);
     const forwarded = await forward(messages, tools, outgoing);
     if (!forwarded.ok) return fail(outgoing, 'openai', forwarded);
@@ -120,8 +149,20 @@ export async function startGateway({ model, record, signal, secrets: runSecrets 
     outgoing.end(events.map((data) => `data: ${data}\n\n`).join(''));
   }
 
+  async function openAIResponses(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+    const request = await read(incoming, responsesRequestSchema, 'responses request');
+    const { messages, tools } = fromResponsesRequest(request);
+    const forwarded = await forward(messages, tools, outgoing);
+    if (!forwarded.ok) return fail(outgoing, 'openai', forwarded);
+    const meta = { id: `resp_gateway${randomBytes(6).toString('hex')}`, created_at: Math.floor(Date.now() / 1000), model: model.id };
+    if (!request.stream) return reply(outgoing, 200, toResponse(forwarded.response, meta));
+    const events = toResponseEvents(forwarded.response, meta).map((event) => redact(event, secrets));
+    outgoing.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    outgoing.end(events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join(''));
+  }
+
   async function ollamaChat(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
-    const request = await readRequest(incoming, ollamaChatRequestSchema, 'chat request');
+    const request = await read(incoming, ollamaChatRequestSchema, 'chat request');
     const { messages, tools } = fromOllamaRequest(request);
     const forwarded = await forward(messages, tools, outgoing);
     if (!forwarded.ok) return fail(outgoing, 'ollama', forwarded);
@@ -134,6 +175,7 @@ export async function startGateway({ model, record, signal, secrets: runSecrets 
 
   const routes: Record<string, (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void> | void> = {
     'POST /v1/chat/completions': openAIChat,
+    'POST /v1/responses': openAIResponses,
     'GET /v1/models': (_incoming, outgoing) =>
       reply(outgoing, 200, { object: 'list', data: [{ id: model.id, object: 'model', created: 0, owned_by: 'harness-eval' }] }),
     'POST /api/chat': ollamaChat,
@@ -152,15 +194,21 @@ export async function startGateway({ model, record, signal, secrets: runSecrets 
       const route = routes[`${incoming.method} ${path}`];
       if (!route) {
         const served = Object.keys(routes).join(', ');
-        const message = `the model gateway does not serve ${incoming.method} ${path} (it serves ${served}: an OpenAI client must use chat completions, not the Responses API)`;
+        const message = `the model gateway does not serve ${incoming.method} ${path} (it serves ${served})`;
         return fail(outgoing, api, { status: 404, code: 'not_found', message });
       }
       await route(incoming, outgoing);
     };
     handle().catch((error: unknown) => {
-      const bad = error instanceof InputError;
       const message = error instanceof Error ? error.message : String(error);
-      if (!outgoing.headersSent) fail(outgoing, api, bad ? { status: 400, code: 'invalid_request', message } : { status: 500, code: 'gateway_error', message });
+      if (outgoing.headersSent) return;
+      if (error instanceof BodyTooLarge) {
+        // The rest is not read: the connection closes once the answer is out.
+        outgoing.setHeader('connection', 'close');
+        outgoing.on('finish', () => incoming.destroy());
+        return fail(outgoing, api, { status: 413, code: 'request_too_large', message });
+      }
+      fail(outgoing, api, error instanceof InputError ? { status: 400, code: 'invalid_request', message } : { status: 500, code: 'gateway_error', message });
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -172,6 +220,7 @@ export async function startGateway({ model, record, signal, secrets: runSecrets 
   return {
     endpoint: { id: model.id, baseURL: `${origin}/v1`, apiKey: token, ollamaHost: origin },
     tokens: () => ({ ...tokens }),
+    rateLimited: () => rateLimited,
     async close() {
       closing.abort(new Error('the gateway closed'));
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -206,11 +255,23 @@ function errorBody(api: Api, { status, code, message }: Failure): object {
   return api === 'openai' ? openAIError(message, status < 500 ? 'invalid_request_error' : 'api_error', code) : { error: message };
 }
 
-/** The request's JSON body, checked: anything else is an InputError naming the field (a 400). */
-async function readRequest<S extends z.ZodType>(incoming: IncomingMessage, schema: S, label: string): Promise<z.output<S>> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of incoming) chunks.push(chunk as Buffer);
-  const body = parseJsonObject(Buffer.concat(chunks).toString('utf8'));
+/** The request's JSON body, checked: anything else is an InputError naming the field (a 400); a body over `maxBytes` is BodyTooLarge (a 413), read no further. */
+async function readRequest<S extends z.ZodType>(incoming: IncomingMessage, schema: S, label: string, maxBytes: number): Promise<z.output<S>> {
+  const tooLarge = () => new BodyTooLarge(`${label}: the body is over the gateway's limit of ${maxBytes} bytes (maxBodyBytes)`);
+  if (Number(incoming.headers['content-length'] ?? 0) > maxBytes) throw tooLarge();
+  // Not `for await`: leaving it early would destroy the connection before the 413 is sent.
+  const text = await new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) return void chunks.push(chunk);
+      incoming.off('data', onData).pause();
+      reject(tooLarge());
+    };
+    incoming.on('data', onData).once('end', () => resolve(Buffer.concat(chunks).toString('utf8'))).once('error', reject);
+  });
+  const body = parseJsonObject(text);
   if (!body) throw new InputError(`${label}: the body is not a JSON object`);
   return parseInput(schema, body, label);
 }

@@ -5,7 +5,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { constants as osConstants, tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { z } from 'zod';
-import type { Escapes } from '../core/run.ts';
+import type { Escapes } from '../core/agent.ts';
 
 export type { Escapes };
 

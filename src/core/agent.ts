@@ -1,7 +1,6 @@
 import type { BrowserContext, Page } from '@playwright/test';
 import { z } from 'zod';
-import type { Model, Usage } from './model.ts';
-import type { Escapes } from './run.ts';
+import type { Model, ModelWaits, Usage } from './model.ts';
 import type { Site, SiteAccount } from './site.ts';
 import type { Postcondition, Task } from './task.ts';
 import type { StopReason, TraceEvent } from './trace.ts';
@@ -108,6 +107,8 @@ export interface AgentRun {
   openSession(attempt: number, options?: SessionOptions): Promise<BrowserSession>;
   /** The model under test, ready to call (a cassette records or replays it). */
   model: Model;
+  /** The run's clock of model waits: every call to `model` is given it, the gateway's too; the run records it and keeps it out of the agent's own time. */
+  modelWaits?: ModelWaits;
   /** Values that must never reach a trace, an attachment or a log (API keys, the site's password). */
   secrets: readonly string[];
   /** Aborted at the time limit: the agent must stop; a run that does not is recorded from outside. */
@@ -124,8 +125,15 @@ export interface AgentRun {
   attach(name: string, body: string | Buffer, contentType: string): Promise<void>;
 }
 
-/** What the harness reports about a run. `claimed` is its word, not the truth. */
-export interface RunResult {
+/** What a command agent's sandbox saw it try: processes it left running when its main process ended. */
+export const escapesSchema = z.object({ processesLeft: z.number().int().min(0) });
+export type Escapes = z.infer<typeof escapesSchema>;
+
+/**
+ * What an agent reports about its run, the same shape for every agent so every cell reads alike:
+ * `claimed` is its word, not the truth; a sandboxed one adds what it saw the agent try.
+ */
+export interface AgentResult {
   task: string;
   model: string;
   layers: string[];
@@ -139,10 +147,9 @@ export interface RunResult {
   trace: TraceEvent[];
   /** The answer the claim gave (finish's `answer`), for an information task. */
   answer?: string;
+  /** What a sandbox saw the agent try (processes it left running): a command agent in its sandbox only. */
+  escapes?: Escapes;
 }
-
-/** What a run of an agent returns: the same shape for every agent, so every cell reads alike; a sandboxed one adds what it saw the agent try. */
-export type AgentResult = RunResult & { escapes?: Escapes };
 
 export interface Agent {
   /** The agent's name in cells and reports: `harness-eval` for the built-in harness. */

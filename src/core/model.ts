@@ -46,6 +46,20 @@ export interface ChatRequest {
   messages: readonly ChatMessage[];
   tools: readonly ToolSchema[];
   signal?: AbortSignal;
+  /** Told of the time the call spends waiting on its endpoint (a slot, a Retry-After, a backoff): the run's, not the agent's. */
+  waits?: ModelWaits;
+}
+
+/**
+ * A run's clock of model waits: time spent queued for an endpoint's slot or waiting out a rate
+ * limit. It is recorded, and left out of the agent's own time limits. Overlapping waits (two
+ * calls of one agent at once) count once.
+ */
+export interface ModelWaits {
+  /** Marks a wait's start; the function it answers marks its end. */
+  begin(): () => void;
+  /** Waited so far, in ms, a wait in progress included. */
+  waitedMs(): number;
 }
 
 export interface ChatResponse {

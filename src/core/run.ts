@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { stateChangeSchema, type StateChange } from './state.ts';
-import { stopReasons, type TraceEvent } from './trace.ts';
+import { stopReasons } from './trace.ts';
+import { escapesSchema, type AgentResult } from './agent.ts';
+import type { SiteIdle } from './site.ts';
 
 /** The run record: one judged run as a producer writes it and the reporter reads it, and what it is made of. */
 
@@ -64,10 +66,8 @@ export type PlannedRun = z.infer<typeof plannedRunSchema>;
 
 /** A postcondition's verdict on a run. */
 export const verdictSchema = z.object({ description: z.string(), holds: z.boolean(), detail: z.string() });
+export type Verdict = z.infer<typeof verdictSchema>;
 
-/** What a command agent's sandbox saw it try: processes it left running when its main process ended. */
-export const escapesSchema = z.object({ processesLeft: z.number().int().min(0) });
-export type Escapes = z.infer<typeof escapesSchema>;
 
 /** A token count, or null when the provider gave none that could be trusted (the trace says why). */
 const tokenCount = z.number().finite().min(0).nullable();
@@ -97,6 +97,8 @@ export const reportedRunSchema = plannedRunSchema.extend({
   stopReason: z.enum(stopReasons),
   tokens: z.object({ input: tokenCount, output: tokenCount }),
   wallMs: z.number(),
+  /** Time the run's model calls waited on their endpoint (a slot, a rate limit's Retry-After, backoff), part of wallMs and left out of the agent's time limits; absent in older records. */
+  modelWaitMs: z.number().min(0).optional(),
   /** A claimed success the `evidence` layer rejected: it cited nothing that shows the outcome. */
   unsupportedClaim: z.boolean().optional(),
   /** The postconditions `verify` passed a claimed success on without checking (they have no session-side check): absent when it checked them all, or did not run. */
@@ -125,13 +127,34 @@ export type ReportedRun = z.infer<typeof reportedRunSchema>;
 /** A run record as a producer writes it: `schemaVersion` may be left out. */
 export type ReportedRunInput = z.input<typeof reportedRunSchema>;
 
-/** A run as the oracle judged it, whichever record carries it (an evaluation's run record): its claim, the oracle's finding, its trace. */
-export interface JudgedRun {
-  task: string;
-  claimed: boolean;
+/** The run record's version: bumped whenever its shape changes, so a reader can tell. */
+export const RUN_RECORD_VERSION = 1;
+
+/**
+ * One judged run, as `evaluate` returns it: what the agent reported (its claim, costs and trace)
+ * and what the oracle found. The fixture attaches it with the cell's names, trace aside, as
+ * `runRecordSchema`'s record: one idea, the run record, in two places.
+ */
+export interface RunRecord extends AgentResult {
+  schemaVersion: typeof RUN_RECORD_VERSION;
+  /** The agent's name (`harness-eval` for the built-in harness). */
+  agent: string;
+  site: string;
   actual: boolean;
-  judged: boolean;
-  incomplete: boolean;
+  falseSuccess: boolean;
+  falseFailure: boolean;
   sideEffects: StateChange[];
-  trace: TraceEvent[];
+  /** Cut short (the test's time ran out, the browser died): judged on the state it left. */
+  incomplete: boolean;
+  judged: boolean;
+  verdicts: Verdict[];
+  /** The postconditions a claimed success was passed on without a check of (`verify` records them: an answer has no session-side check); absent when none. */
+  unverified?: string[];
+  /** The wait before the end snapshot: `settled` false when the site still owed answers at its bound, so the end state may miss them; absent when the site no longer answered. */
+  siteIdle?: SiteIdle;
+  /** Whether the agent's code ran contained (a command in its sandbox, harness-eval's own code), and how or why not. */
+  contained: boolean;
+  containment: string;
+  /** Time its model calls spent waiting on the endpoint (queued for a slot, a rate limit's Retry-After, backoff): left out of the agent's own time limits. */
+  modelWaitMs: number;
 }

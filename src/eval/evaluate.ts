@@ -5,10 +5,12 @@ import { join } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
 import type { RunHarnessOptions } from '../harness/run.ts';
 import type { Agent, AgentResult, BrowserSession, Containment, SessionOptions } from '../core/agent.ts';
+import { RUN_RECORD_VERSION, type RunRecord } from '../core/run.ts';
 import { builtInHarness } from '../harness/agent.ts';
 import type { StopReason } from '../core/trace.ts';
 import { InputError } from '../input.ts';
-import type { Model } from '../core/model.ts';
+import type { Model, ModelWaits } from '../core/model.ts';
+import { WaitClock } from '../models/waits.ts';
 import { openCassette, type CassetteOptions } from '../models/cassette.ts';
 import { createModel, modelSecrets, type ModelSpec } from '../models/registry.ts';
 import type { LayerSpec } from '../layers/index.ts';
@@ -50,6 +52,8 @@ export interface EvaluateOptions {
   outputDir?: RunHarnessOptions['outputDir'];
   /** Attaches an agent's files (a command's stdout) to the test; by default they are dropped. */
   attach?: (name: string, body: string | Buffer, contentType: string) => Promise<void>;
+  /** The run's clock of model waits (the fixture's holds the test's timeout meanwhile); by default the run's own. */
+  modelWaits?: ModelWaits;
 }
 
 /** An agent that does not say how it is contained is not. */
@@ -73,32 +77,6 @@ export class TaskNotApplicable extends Error {
   }
 }
 
-/** The run record's version: bumped whenever its shape changes, so a reader can tell. */
-export const RUN_RECORD_VERSION = 1;
-
-/** A run as the report sees it: what the agent claimed and what the oracle found. */
-export interface RunRecord extends AgentResult {
-  schemaVersion: typeof RUN_RECORD_VERSION;
-  /** The agent's name (`harness-eval` for the built-in harness). */
-  agent: string;
-  site: string;
-  actual: boolean;
-  falseSuccess: boolean;
-  falseFailure: boolean;
-  sideEffects: Judgement['sideEffects'];
-  /** Cut short (the test's time ran out, the browser died): judged on the state it left. */
-  incomplete: boolean;
-  judged: boolean;
-  verdicts: Judgement['verdicts'];
-  /** The postconditions a claimed success was passed on without a check of (`verify` records them: an answer has no session-side check); absent when none. */
-  unverified?: string[];
-  /** The wait before the end snapshot: `settled` false when the site still owed answers at its bound, so the end state may miss them; absent when the site no longer answered. */
-  siteIdle?: SiteIdle;
-  /** Whether the agent's code ran contained (a command in its sandbox, harness-eval's own code), and how or why not. */
-  contained: boolean;
-  containment: string;
-}
-
 /**
  * One run of an agent, judged: the site's ground truth before, the run, the ground truth after,
  * and the oracle's verdict. Bad model or layer names fail here, before any page opens. Once the
@@ -107,7 +85,7 @@ export interface RunRecord extends AgentResult {
  * to the site as it starts throws TaskNotApplicable before the run begins.
  */
 export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
-  const { context, site, model, layers = [], maxIterations, onIteration, modelCache, onStart, signal, abortGraceMs = ABORT_GRACE_MS } = options;
+  const { context, site, model, layers = [], maxIterations, onIteration, modelCache, onStart, signal, abortGraceMs = ABORT_GRACE_MS, modelWaits = new WaitClock() } = options;
   const agent = options.agent ?? builtInHarness(layers);
   checkLayersApply(agent, layers);
   await agent.prepare?.();
@@ -176,6 +154,7 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
         context,
         openSession,
         model: resolvedModel,
+        modelWaits,
         // Read each time: the site's sessions are issued during the run.
         get secrets() {
           return runSecrets(site, secrets);
@@ -199,8 +178,8 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
     if (signal?.aborted && result.stopReason === 'timeout') result = { ...result, stopReason: cutShortBy(signal) };
     // A stale or corrupt cassette is not the model's failure: the test fails instead of reporting a run.
     if (cassette?.failure) throw cassette.failure;
-    // Paused for approval is neither a success nor a failure: incomplete, with its reason.
-    const incomplete = result.stopReason === 'timeout' || result.stopReason === 'error' || result.stopReason === 'awaiting_approval';
+    // Paused for approval, or stopped by the endpoint's rate limit, is neither a success nor a failure: incomplete, with its reason.
+    const incomplete = (['timeout', 'error', 'awaiting_approval', 'rate_limited'] as StopReason[]).includes(result.stopReason);
 
     let judgement: Judgement | undefined;
     let siteIdle: SiteIdle | undefined;
@@ -232,6 +211,7 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
       siteIdle,
       contained: containment.contained,
       containment: containment.reason,
+      modelWaitMs: modelWaits.waitedMs(),
     };
   } finally {
     await site.dispose?.();

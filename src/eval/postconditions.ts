@@ -36,8 +36,8 @@ export function answered<State = unknown, Change extends StateChange = StateChan
 }
 
 /**
- * A postcondition about what `pick` names in the start snapshot (the story at rank 1, the newest
- * Show HN): `bound(named, start)` is the postcondition on that identity. Unresolved, it is judged
+ * A postcondition about what `pick` names in the start snapshot (the item at rank 1, the newest
+ * post of a kind): `bound(named, start)` is the postcondition on that identity. Unresolved, it is judged
  * on what the start it is given names; `resolve(start)` binds it once, and only the bound one
  * checks itself, so a check never picks its target from the page as it is now.
  */

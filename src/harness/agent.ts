@@ -31,6 +31,7 @@ export function builtInHarness(layers: readonly LayerSpec[]): Agent {
         carried: run.carried,
         postconditions: () => run.postconditions,
         taskId: { name: run.task.name, revision: run.task.revision },
+        modelWaits: run.modelWaits,
       }),
   };
 }

@@ -3,7 +3,8 @@ import type { BrowserContext, Page, Route } from '@playwright/test';
 import { z } from 'zod';
 import { parseInput } from '../input.ts';
 import { addUsage, withoutImages } from '../models/types.ts';
-import type { ChatMessage, ChatResponse, Model, ToolCall, Usage } from '../core/model.ts';
+import type { ChatMessage, ChatResponse, Model, ModelWaits, ToolCall, Usage } from '../core/model.ts';
+import { WaitClock } from '../models/waits.ts';
 import { browserTools, type Claim, type ToolState } from '../tools/browser.ts';
 import { ToolRegistry, type Tool, type ToolOutcome } from '../tools/registry.ts';
 import type { Postcondition } from '../core/task.ts';
@@ -55,6 +56,7 @@ export type RunView = Pick<
   | 'iterations'
   | 'attemptIterations'
   | 'startedAt'
+  | 'agentMs'
   | 'limits'
   | 'knownTokens'
   | 'snapshot'
@@ -163,7 +165,7 @@ export interface CallOptions {
 export interface ToolLimits {
   /** The most one call may take. */
   callMs: number;
-  /** The run's wall-clock end (epoch ms): no call outlasts it. */
+  /** The run's wall-clock end (epoch ms) on the agent's clock: every model wait (agentMs) moves it later; no call outlasts it. */
   deadline?: number;
 }
 
@@ -178,6 +180,8 @@ export interface RunContextOptions {
   taskId?: TaskId;
   /** The site the run acts on; layers read its origin, its classifier and its sign-in. */
   site?: SiteView;
+  /** The run's clock of model waits (a slot, a rate limit), shared with the caller; by default the run's own. */
+  modelWaits?: ModelWaits;
 }
 
 /** A task's name and revision: runs of two revisions are two tasks. */
@@ -205,6 +209,8 @@ export class RunContext {
   readonly knownTokens = { input: 0, output: 0 };
   readonly limits: ToolLimits;
   readonly signal?: AbortSignal;
+  /** Time the run's model calls spent waiting on their endpoint: not the agent's time (agentMs). */
+  readonly modelWaits: ModelWaits;
   /** The task's name and revision, when the caller gave them; a bare prompt has none. */
   readonly taskId?: TaskId;
   /** The site the run acts on, when the caller gave it. */
@@ -250,6 +256,7 @@ export class RunContext {
   ) {
     this.site = options.site;
     this.signal = options.signal;
+    this.modelWaits = options.modelWaits ?? new WaitClock();
     this.givenPostconditions = options.postconditions ?? (() => []);
     this.taskId = options.taskId;
     this.carried = options.carried;
@@ -413,7 +420,7 @@ export class RunContext {
       const offered = this.current.tools.schemas().map((schema) => schema.name);
       return { ok: false, kind: 'unknown_tool', error: `unknown tool "${call.name}": it is not offered to the model (tools: ${offered.join(', ')})` };
     }
-    const limit = Math.floor(Math.min(this.limits.callMs, tool?.timeoutMs ?? Infinity, withinMs, (this.limits.deadline ?? Infinity) - Date.now()));
+    const limit = Math.floor(Math.min(this.limits.callMs, tool?.timeoutMs ?? Infinity, withinMs, (this.limits.deadline ?? Infinity) - this.startedAt - this.agentMs()));
     if (limit <= 0) return { ok: false, kind: 'timeout', error: `${call.name} was not run: the run's time is up` };
     const outcome = await race(this.current.tools.call(call), { ms: limit });
     if (outcome === TIMED_OUT) return { ok: false, kind: 'timeout', error: `${call.name} did not finish within its time limit of ${limit} ms, and was abandoned` };
@@ -525,6 +532,11 @@ export class RunContext {
   record(event: TraceEventBody): void {
     const checked = event.type === 'custom' ? parseInput(customEventSchema, event, `custom event of layer ${event.layer}`) : event;
     this.trace.append(checked, { attempt: this.attempt, iteration: this.iterations });
+  }
+
+  /** The run's time so far on the agent's clock: its wall time less its model waits (a slot, a rate limit), which are the endpoint's. */
+  agentMs(): number {
+    return Date.now() - this.startedAt - this.modelWaits.waitedMs();
   }
 
   stop(reason: StopReason, detail: string): void {

@@ -41,13 +41,14 @@ export async function runAttempt(run: RunContext, layers: readonly Layer[], opti
     let response;
     try {
       // The model call gives way to the run's signal: an abandoned call is never awaited.
-      response = await run.unlessAborted(run.model.chat({ messages: run.messages, tools, signal: run.signal }));
+      response = await run.unlessAborted(run.model.chat({ messages: run.messages, tools, signal: run.signal, waits: run.modelWaits }));
     } catch (error) {
       if (error instanceof RunAborted || run.signal?.aborted) throw error instanceof RunAborted ? error : new RunAborted('the run was cut short during a model call');
       const kind = error instanceof ModelError ? error.kind : 'unexpected';
       const message = error instanceof Error ? error.message : String(error);
       run.record({ type: 'model_error', kind, message });
-      return { stopReason: 'model_error', error: message };
+      // Still refused after every retry: the endpoint's limit, not the agent's failure.
+      return { stopReason: kind === 'rate_limited' ? 'rate_limited' : 'model_error', error: message };
     }
     run.iterations += 1;
     run.attemptIterations += 1;

@@ -2,14 +2,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Postcondition } from '../core/task.ts';
 import { InputError } from '../input.ts';
-import type { Model } from '../core/model.ts';
+import type { Model, ModelWaits } from '../core/model.ts';
 import { RunContext, type Credentials, type SiteView, type TaskId } from './context.ts';
-import type { BrowserSession, Carried, RunResult, SessionOptions } from '../core/agent.ts';
+import type { BrowserSession, Carried, AgentResult, SessionOptions } from '../core/agent.ts';
 import type { AttemptOutcome, LayerValue } from './layer.ts';
 import { abortReason, RunAborted } from './limits.ts';
 import { runAttempt, type LoopOptions } from './loop.ts';
 
-export type { BrowserSession, RunResult, SessionOptions } from '../core/agent.ts';
+export type { BrowserSession, AgentResult, SessionOptions } from '../core/agent.ts';
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a browser agent. Use the tools to carry out the task in the browser. ' +
@@ -45,9 +45,11 @@ export interface RunHarnessOptions {
   postconditions?: () => readonly Postcondition[];
   /** The task's name and revision, for layers that key files by task (`subroutines`). */
   taskId?: TaskId;
+  /** The run's clock of model waits, shared with the caller (the evaluation records it). */
+  modelWaits?: ModelWaits;
 }
 
-export async function runHarness(options: RunHarnessOptions): Promise<RunResult> {
+export async function runHarness(options: RunHarnessOptions): Promise<AgentResult> {
   const outputDir = options.outputDir ?? join(tmpdir(), 'harness-eval');
   const layers = (options.layers ?? []).map((layer) => layer({ outputDir }));
   const run = new RunContext(
@@ -56,7 +58,7 @@ export async function runHarness(options: RunHarnessOptions): Promise<RunResult>
     options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
     options.credentials,
     options.secrets ?? [],
-    { site: options.site, signal: options.signal, toolTimeoutMs: options.toolTimeoutMs, carried: options.carried, postconditions: options.postconditions, taskId: options.taskId },
+    { site: options.site, signal: options.signal, toolTimeoutMs: options.toolTimeoutMs, carried: options.carried, postconditions: options.postconditions, taskId: options.taskId, modelWaits: options.modelWaits },
   );
   run.record({ type: 'run_start', task: options.task, model: options.model.id, layers: layers.map((layer) => layer.name) });
 

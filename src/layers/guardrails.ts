@@ -13,7 +13,7 @@ export const guardrailsOptions = z
      * `trim-context` is seed 000's trimContext: the system prompt, the task and the last two messages.
      */
     compaction: z.enum(['half', 'trim-context']).default('half'),
-    /** The run's wall clock: checked before each model call, and no tool call outlasts it. */
+    /** The run's wall clock, less its model waits (a slot, a rate limit): checked before each model call, and no tool call outlasts it. */
     maxWallMs: z.number().positive().optional(),
     /** The most one tool call may take (the harness's default is 30 s). */
     toolTimeoutMs: z.number().int().positive().optional(),
@@ -31,7 +31,7 @@ export const guardrails = defineLayer({
         if (toolTimeoutMs !== undefined) run.limits.callMs = toolTimeoutMs;
         if (maxWallMs !== undefined) run.limits.deadline = run.startedAt + maxWallMs;
         if (run.attemptIterations >= maxIterations) return run.stop('max_iterations', `reached ${counted(maxIterations, 'iteration')}`);
-        const elapsed = Date.now() - run.startedAt;
+        const elapsed = run.agentMs();
         if (maxWallMs !== undefined && elapsed > maxWallMs) return run.stop('budget', `wall clock ${elapsed} ms over ${maxWallMs} ms`);
         // With a count unknown, the usable ones are a floor: a budget they exceed is exceeded.
         const tokens = run.knownTokens.input + run.knownTokens.output;

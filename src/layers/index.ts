@@ -28,7 +28,7 @@ export { approval, budget, checkpoint, codeMode, context, durable, evidence, gua
 // The rest of `harness-eval/layers`: what a spec needs beside the layers themselves.
 export { defineLayer, type AttemptOutcome, type Layer, type LayerDefinition, type LayerFactory, type LayerHooks, type LayerSetup, type LayerValue } from '../harness/layer.ts';
 export type { ApprovalCheck, ApprovalRequest } from './approval.ts';
-export { saveSubroutine, subroutineSchema, type JudgedRun, type Subroutine } from './subroutines.ts';
+export { saveSubroutine, subroutineSchema, type Subroutine } from './subroutines.ts';
 export { ApprovalStore, argsHash, type ApprovalDecision, type ApprovalRequest as StoredApprovalRequest } from '../harness/approvals.ts';
 
 /** Every layer by the name a spec or a matrix uses for it. */

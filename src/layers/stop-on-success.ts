@@ -2,11 +2,11 @@ import { defineLayer } from '../harness/layer.ts';
 import { checkPostconditions, unconfirmable, verifyOptions } from './verify.ts';
 
 /**
- * Seed 001's `stop_after_upvote`: after a turn that acted (an `act` tool call: click, fill,
- * navigate…), the task's postconditions check themselves (what `verify` runs, on the items they
+ * Seed 001's `stop_after_upvote`: after a turn in which the browser asked the site for a change
+ * (a request the site kit's classifier names as an action: a vote, a form post), the task's postconditions check themselves (what `verify` runs, on the items they
  * were bound to at the start); when all hold, the harness claims success for the model, through
  * `finish` as a call of its own, and the run ends without waiting for the model's `finish`. A turn
- * that only read is never checked. It ends a run only on a full check: with any postcondition that
+ * whose requests changed nothing (reading, a click that only navigates) is never checked. It ends a run only on a full check: with any postcondition that
  * has no session-side check (an answer), the layer stays idle, with a note saying so once. The
  * claim still passes the other layers' `onFinish`; the oracle judges it like any other.
  */
@@ -17,9 +17,10 @@ export const stopOnSuccess = defineLayer({
     let acted = false;
     let noted = false;
     return {
-      async aroundTool(run, call, next) {
-        if (run.tools.get(call.name)?.effect === 'act') acted = true;
-        return next();
+      // Only looks: a layer before it in the stack may still refuse the request, and then the check finds nothing changed.
+      checkRequest(_run, request) {
+        if (request.action) acted = true;
+        return undefined;
       },
       async afterTools(run) {
         const turnActed = acted;

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { z } from 'zod';
-import type { JudgedRun } from '../core/run.ts';
+import type { RunRecord } from '../core/run.ts';
 import type { Task } from '../core/task.ts';
 import type { RunView, TaskId } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
@@ -186,7 +186,7 @@ function readSubroutine(file: string): Subroutine | undefined {
 }
 
 /** What `saveSubroutine` reads of a run record: the oracle's verdict and the trace. */
-export type { JudgedRun };
+type JudgedRun = Pick<RunRecord, 'task' | 'claimed' | 'actual' | 'judged' | 'incomplete' | 'sideEffects' | 'trace'>;
 
 /**
  * Saves the actions of a run the oracle confirmed (claimed, actual, no side effect) as the

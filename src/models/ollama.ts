@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { parseInput } from '../input.ts';
 import { samplingSchema, transportSchema } from './options.ts';
 import { retryingFetch } from './retrying-fetch.ts';
+import { withSlot } from './slots.ts';
 import { kindOfStatus, ModelError, unreachable } from './types.ts';
 import type { Model } from '../core/model.ts';
 import { fromOllamaResponse, toOllamaMessage, toOllamaTool } from './wire-ollama.ts';
@@ -17,32 +18,34 @@ const optionsSchema = z
   .extend(samplingSchema.shape);
 export type OllamaModelOptions = z.input<typeof optionsSchema>;
 
-/** A model served by Ollama's native chat API, through the official SDK. */
+/** A model served by Ollama's native chat API, through the official SDK; with `concurrency`, calls hold a slot of this model's endpoint. */
 export function ollamaModel(name: string, options: OllamaModelOptions): Model {
   const id = `ollama:${name}`;
-  const { host, maxRetries, timeoutMs, fetch, seed, temperature, maxTokens } = parseInput(
+  const { host, maxRetries, timeoutMs, fetch, seed, temperature, maxTokens, concurrency, rateLimitRetries, maxBackoffMs } = parseInput(
     optionsSchema,
     options,
     `${id} options`,
   );
   // Looked up per request, not captured here, so a fetch patched later (msw) is still seen.
   const baseFetch = fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const fetchWithRetries = retryingFetch(baseFetch, { maxRetries, timeoutMs });
 
   return {
     id,
-    async chat({ messages, tools, signal }) {
+    async chat({ messages, tools, signal, waits }) {
+      const fetchWithRetries = retryingFetch(baseFetch, { maxRetries, timeoutMs, rateLimitRetries, maxBackoffMs, waits });
       // The SDK passes no signal on non-streaming requests, so the caller's is added to each fetch here.
       const client = new Ollama({ host, fetch: (input, init) => fetchWithRetries(input, { ...init, signal }) });
       let response: OllamaChatResponse;
       try {
-        response = await client.chat({
-          model: name,
-          messages: messages.map(toOllamaMessage),
-          ...(tools.length > 0 && { tools: tools.map(toOllamaTool) }),
-          options: { seed, temperature, num_predict: maxTokens },
-          stream: false,
-        });
+        response = await withSlot(`${host} ${name}`, concurrency, { signal, waits }, () =>
+          client.chat({
+            model: name,
+            messages: messages.map(toOllamaMessage),
+            ...(tools.length > 0 && { tools: tools.map(toOllamaTool) }),
+            options: { seed, temperature, num_predict: maxTokens },
+            stream: false,
+          }),
+        );
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
         throw toModelError(error, host);

@@ -3,6 +3,8 @@ import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import { parseInput } from '../input.ts';
 import { samplingSchema, transportSchema } from './options.ts';
+import { retryingFetch } from './retrying-fetch.ts';
+import { withSlot } from './slots.ts';
 import { kindOfStatus, ModelError, unreachable } from './types.ts';
 import type { Model } from '../core/model.ts';
 import { fromCompletion, toOpenAIMessage, toOpenAITool } from './wire-openai.ts';
@@ -17,19 +19,30 @@ const optionsSchema = z
   .extend(samplingSchema.shape);
 export type OpenAIModelOptions = z.input<typeof optionsSchema>;
 
-/** A model behind the OpenAI chat completions API, through the official SDK (which does the retrying). */
+/** Longer than any call's retries and waits: the SDK's own timeout would cut them short (each attempt has `timeoutMs`). */
+const NO_SDK_TIMEOUT_MS = 2 ** 31 - 1;
+
+/**
+ * A model behind the OpenAI chat completions API, through the official SDK. The retries are
+ * harness-eval's (retrying-fetch.ts), not the SDK's, so that every wait is known and timed; with
+ * `concurrency`, calls hold a slot of this model's endpoint.
+ */
 export function openaiModel(name: string, options: OpenAIModelOptions): Model {
   const id = `openai:${name}`;
-  const { apiKey, baseURL, maxRetries, timeoutMs, fetch, seed, temperature, maxTokens } = parseInput(
+  const { apiKey, baseURL, maxRetries, timeoutMs, fetch, seed, temperature, maxTokens, concurrency, rateLimitRetries, maxBackoffMs } = parseInput(
     optionsSchema,
     options,
     `${id} options`,
   );
-  const client = new OpenAI({ apiKey, baseURL, maxRetries, timeout: timeoutMs, fetch });
+  // Looked up per request, not captured here, so a fetch patched later (msw) is still seen.
+  const baseFetch = fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const endpoint = new OpenAI({ apiKey, baseURL }).baseURL;
 
   return {
     id,
-    async chat({ messages, tools, signal }) {
+    async chat({ messages, tools, signal, waits }) {
+      const fetchWithRetries = retryingFetch(baseFetch, { maxRetries, timeoutMs, rateLimitRetries, maxBackoffMs, waits });
+      const client = new OpenAI({ apiKey, baseURL, maxRetries: 0, timeout: NO_SDK_TIMEOUT_MS, fetch: fetchWithRetries });
       let completion: ChatCompletion;
       // The SDK adds a listener to the signal it is given and never removes it: given the run's
       // own, every call of a run would leave one behind. It gets one of this call's instead.
@@ -38,20 +51,22 @@ export function openaiModel(name: string, options: OpenAIModelOptions): Model {
       signal?.addEventListener('abort', relay, { once: true });
       if (signal?.aborted) relay();
       try {
-        completion = await client.chat.completions.create(
-          {
-            model: name,
-            messages: messages.map(toOpenAIMessage),
-            ...(tools.length > 0 && { tools: tools.map(toOpenAITool) }),
-            seed,
-            temperature,
-            max_tokens: maxTokens,
-          },
-          { signal: call.signal },
+        completion = await withSlot(`${endpoint} ${name}`, concurrency, { signal: call.signal, waits }, () =>
+          client.chat.completions.create(
+            {
+              model: name,
+              messages: messages.map(toOpenAIMessage),
+              ...(tools.length > 0 && { tools: tools.map(toOpenAITool) }),
+              seed,
+              temperature,
+              max_tokens: maxTokens,
+            },
+            { signal: call.signal },
+          ),
         );
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
-        throw toModelError(error, apiKey, client.baseURL);
+        throw toModelError(error, apiKey, endpoint);
       } finally {
         signal?.removeEventListener('abort', relay);
       }

@@ -4,7 +4,7 @@ import type { Cassette, ModelCacheMode } from './cassette.ts';
 import { ollamaModel } from './ollama.ts';
 import { openaiModel } from './openai.ts';
 import { doubleNames, SCRIPTED_BASE_URL, scriptedFetch } from './scripted/endpoint.ts';
-import { samplingSchema } from './options.ts';
+import { DEFAULT_CONCURRENCY, endpointLimitsSchema, samplingSchema } from './options.ts';
 import type { Model } from '../core/model.ts';
 
 export const modelSchemes = ['openai', 'ollama', 'scripted'] as const;
@@ -12,6 +12,7 @@ export const modelSchemes = ['openai', 'ollama', 'scripted'] as const;
 const modelOptionsSchema = z
   .object({ id: z.string().min(1), timeoutMs: z.int().positive().optional(), maxRetries: z.int().min(0).max(10).optional() })
   .extend(samplingSchema.shape)
+  .extend(endpointLimitsSchema.shape)
   .strict();
 
 /** A model as specs and configs name it: `'openai:gpt-4o-mini'`, or that with sampling options. */
@@ -42,15 +43,18 @@ export function parseModelSpec(spec: unknown) {
  */
 export function createModel(spec: ModelSpec, env: NodeJS.ProcessEnv = process.env, cassette?: Cassette): Model {
   const { id, scheme, name, options } = parseModelSpec(spec);
+  // A real endpoint is limited (a replayed model sends nothing anywhere, and needs no slot).
+  const replay = cassette?.mode === 'replay';
+  const limited = { ...options, concurrency: replay ? undefined : (options.concurrency ?? DEFAULT_CONCURRENCY) };
   switch (scheme) {
     case 'openai': {
-      // A replayed model sends nothing anywhere, so it needs no key: a placeholder stands in.
-      const apiKey = cassette?.mode === 'replay' ? 'cassette-replay' : env.OPENAI_API_KEY;
+      // A replayed model needs no key either: a placeholder stands in.
+      const apiKey = replay ? 'cassette-replay' : env.OPENAI_API_KEY;
       if (!apiKey) throw new InputError(`model ${id}: OPENAI_API_KEY is not set (openai: models need it; OPENAI_BASE_URL selects any compatible server)`);
-      return openaiModel(name, { apiKey, baseURL: env.OPENAI_BASE_URL || undefined, fetch: cassette?.fetch, ...options });
+      return openaiModel(name, { apiKey, baseURL: env.OPENAI_BASE_URL || undefined, fetch: cassette?.fetch, ...limited });
     }
     case 'ollama':
-      return ollamaModel(name, { host: env.OLLAMA_HOST || 'http://127.0.0.1:11434', fetch: cassette?.fetch, ...options });
+      return ollamaModel(name, { host: env.OLLAMA_HOST || 'http://127.0.0.1:11434', fetch: cassette?.fetch, ...limited });
     case 'scripted': {
       // The doubles go through the real OpenAI SDK, answered in-process by msw handlers.
       const double = openaiModel(name, { apiKey: 'scripted-double', baseURL: SCRIPTED_BASE_URL, fetch: scriptedFetch, maxRetries: 0, ...options });
@@ -74,6 +78,12 @@ export function modelUnavailable(spec: ModelSpec, env: NodeJS.ProcessEnv = proce
   if (id.startsWith('openai:') && !env.OPENAI_API_KEY) return `${id}: OPENAI_API_KEY is not set`;
   if (id.startsWith('ollama:') && !env.OLLAMA_HOST) return `${id}: OLLAMA_HOST is not set`;
   return undefined;
+}
+
+/** The spec without its endpoint limits: they change when calls are made, never what ran, so runs with other limits share a cell. */
+export function withoutLimits(spec: Exclude<ModelSpec, string>): Exclude<ModelSpec, string> {
+  const { concurrency: _c, rateLimitRetries: _r, maxBackoffMs: _b, ...rest } = spec;
+  return rest;
 }
 
 export function modelId(spec: ModelSpec): string {

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Agent } from '../core/agent.ts';
 import { resolveLayers, type LayerSpec } from '../layers/index.ts';
-import type { ModelSpec } from '../models/registry.ts';
+import { withoutLimits, type ModelSpec } from '../models/registry.ts';
 
 /** A layer as it ran: its name and its options, every default applied. */
 export interface LayerCondition {
@@ -19,7 +19,7 @@ export function agentCondition(agent: Agent): Record<string, unknown> {
 
 /** The model as data, one shape however it was written: `'openai:x'` and `{ id: 'openai:x' }` are one condition. */
 export function modelCondition(model: ModelSpec): Exclude<ModelSpec, string> {
-  return typeof model === 'string' ? { id: model } : model;
+  return typeof model === 'string' ? { id: model } : withoutLimits(model);
 }
 
 /** Each layer of the stack with its options, in order: one shape whether it was named (`'verify'`) or written as a value (`verify()`). */

@@ -9,8 +9,9 @@ import { isLayerValue } from '../harness/layer.ts';
 import type { LayerSpec } from '../layers/index.ts';
 import { resolveModelCache, type ModelCacheOptions } from '../models/cassette.ts';
 import { modelId, modelSecrets, modelUnavailable, type ModelSpec } from '../models/registry.ts';
+import { WaitClock } from '../models/waits.ts';
 import { capRunText } from '../report/caps.ts';
-import { reportedRunSchema, type PlannedRun, type ReportedRun, type ReportedRunInput } from '../core/run.ts';
+import { reportedRunSchema, type PlannedRun, type ReportedRun, type ReportedRunInput, type RunRecord } from '../core/run.ts';
 import { redact } from '../harness/trace.ts';
 import type { TraceEvent } from '../core/trace.ts';
 import { observationTokens } from '../harness/tokens.ts';
@@ -20,7 +21,7 @@ import { recordInAllure } from './allure.ts';
 import './doubles.ts';
 import { builtInHarness } from '../harness/agent.ts';
 import { agentCondition, layersCondition, modelCondition, NO_LAYERS, stackNameInUse } from './condition.ts';
-import { ABORT_GRACE_MS, evaluate, runSecrets, TaskNotApplicable, type CutShort, type RunRecord } from '../eval/evaluate.ts';
+import { ABORT_GRACE_MS, evaluate, runSecrets, TaskNotApplicable, type CutShort } from '../eval/evaluate.ts';
 
 export { stackName } from './condition.ts';
 
@@ -131,6 +132,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
         abortGraceMs: abortGrace(testInfo),
         outputDir: testInfo.outputPath(`run-${runs}`),
         attach: (name, body, contentType) => testInfo.attach(name, { body, contentType }),
+        modelWaits: new WaitClock(holdTestClock(testInfo)),
         // How the agent is contained is known before it starts: a run whose worker dies still says it.
         onStart: ({ contained, reason }) => ((started = true), testInfo.attach(HARNESS_RUN_START_ATTACHMENT, { body: JSON.stringify({ ...planned, contained, containment: reason }), contentType: 'application/json' })),
         onIteration: (title, actions) =>
@@ -203,6 +205,24 @@ export async function attachRun(testInfo: TestInfo, record: ReportedRunInput & {
 function abortGrace(testInfo: TestInfo): number {
   const slot = Math.max(testInfo.project.timeout, testInfo.timeout);
   return slot === 0 ? ABORT_GRACE_MS : Math.min(ABORT_GRACE_MS, slot / 4);
+}
+
+/**
+ * While the run waits on its model's endpoint (a slot, a rate limit), the test's clock stands
+ * still: its timeout is lifted, then given back lengthened by the wait. That time is the
+ * endpoint's; a run never times out because other workers held the slots.
+ */
+export function holdTestClock(testInfo: TestInfo): (waiting: boolean) => void {
+  let held: { timeout: number; since: number } | undefined;
+  return (waiting) => {
+    if (waiting) {
+      held = { timeout: testInfo.timeout, since: performance.now() };
+      if (held.timeout > 0) testInfo.setTimeout(0);
+    } else if (held) {
+      if (held.timeout > 0) testInfo.setTimeout(held.timeout + Math.round(performance.now() - held.since));
+      held = undefined;
+    }
+  };
 }
 
 /** The test (its project is the matrix cell) and, past the first, the run's number in it: what tells its cassette from others'. */

@@ -2,7 +2,7 @@ import { counted } from '../report/format.ts';
 import { cut, TEXT_CHARS } from '../report/caps.ts';
 import { expect as base } from '@playwright/test';
 import type { TraceEvent } from '../core/trace.ts';
-import type { RunRecord } from '../eval/evaluate.ts';
+import type { RunRecord } from '../core/run.ts';
 
 /**
  * Matchers on a judged run. Each failure message says what the harness claimed, what the oracle

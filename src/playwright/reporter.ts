@@ -16,6 +16,7 @@ import { selectionOf } from './selection.ts';
 import { cut, TEXT_CHARS } from '../report/caps.ts';
 import { NOT_APPLICABLE } from '../eval/evaluate.ts';
 import { modelSecrets } from '../models/registry.ts';
+import { coordinateRun } from '../models/slots.ts';
 import { defaultAccount } from '../sites/hn/options.ts';
 import { redactTraceFile } from './trace-zip.ts';
 
@@ -111,6 +112,9 @@ export default class HarnessReporter implements Reporter {
     if (this.printsToStdio()) console.log(`harness-eval: ${(error.message ?? error.value ?? 'an error outside any test').split('\n')[0]}`);
   }
 
+  /** Stops the run's slot coordinator (models/slots.ts), when this reporter started it. */
+  private stopCoordinator?: () => Promise<void>;
+
   onBegin(config: FullConfig, suite: Suite): void {
     const configDir = config.configFile ? dirname(config.configFile) : config.rootDir;
     this.outputDir = resolve(configDir, this.options.outputDir ?? 'reports');
@@ -127,6 +131,12 @@ export default class HarnessReporter implements Reporter {
     this.writes = this.options._mode !== 'list' && this.tests.size > 0;
     // At once: a run killed before its first result must not leave an earlier run's complete summary.
     if (this.writes) this.writeProgress();
+    // Before any worker starts (they inherit the environment it is advertised in): every model endpoint's limit holds across the run's workers.
+    if (this.writes) this.stopCoordinator = coordinateRun();
+  }
+
+  async onExit(): Promise<void> {
+    await this.stopCoordinator?.();
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {

@@ -1,18 +1,17 @@
 import { z } from 'zod';
 import { BUILT_IN_AGENT, cellNamesSchema, conditionSchema, runOriginSchema } from '../core/run.ts';
+export { escapesSchema, type Escapes } from '../core/agent.ts';
 
 export { stateChangeSchema, type StateChange } from '../core/state.ts';
 export {
   cellNamesSchema,
   conditionSchema,
-  escapesSchema,
   plannedRunSchema,
   reportedRunSchema,
   runOriginSchema,
   verdictSchema,
   type CellNames,
   type Condition,
-  type Escapes,
   type PlannedRun,
   type ReportedRun,
   type ReportedRunInput,

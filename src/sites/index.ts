@@ -9,4 +9,4 @@ export type { StateChange } from '../core/state.ts';
 export type { Evidence, Postcondition, SessionView, Verdict } from '../core/task.ts';
 export { idleBoundMs, requestsInFlight, sessionCookies } from './site.ts';
 export { routeSite, type CrashesPage, type SiteHandler } from './route.ts';
-export { serveSite, serveHttp, type HttpServer, type SiteServer } from './serve.ts';
+export { serveSite, serveHttp, type HttpServer, type SiteServer } from '../serve.ts';

@@ -19,7 +19,7 @@ export function pageMarkdown(page: Page): Promise<string> {
 
 /**
  * Runs in the page: one walk of the body. A table with headers (`th`, `thead`, `caption`) is data
- * and becomes a markdown table; one without is layout (HN's whole page is), so each of its rows
+ * and becomes a markdown table; one without is layout (a table-built page's whole body is), so each of its rows
  * is a line. Self-contained, as code passed to the page must be.
  */
 function toMarkdown(): string {

@@ -5,7 +5,7 @@ import { defineTool, ToolError, type Tool, type ToolOutput } from './registry.ts
 
 /** Every screenshot is of this viewport, whatever the context's own: the same page costs the same tokens in every run. */
 const SCREENSHOT_VIEWPORT = { width: 1280, height: 720 } as const;
-/** JPEG quality: small enough to keep, sharp enough to read HN's 10-px text. */
+/** JPEG quality: small enough to keep, sharp enough to read a page's 10-px text. */
 const JPEG_QUALITY = 60;
 
 /** A screenshot the harness keeps until the model asks to see it. */

@@ -1,4 +1,4 @@
-import { serveHttp, type HttpServer } from '../../serve.ts';
+import { serveHttp, type HttpServer } from '../../../serve.ts';
 import { MAX_BODY_BYTES, type HnReplica } from '../replica.ts';
 
 /** What the server needs of a site: the replica, or anything that answers requests like it. */

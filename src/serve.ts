@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { REQUEST_HEADERS_NOT_FORWARDED, RESPONSE_HEADERS_NOT_FORWARDED } from '../http.ts';
-import type { Site } from '../core/site.ts';
+import { REQUEST_HEADERS_NOT_FORWARDED, RESPONSE_HEADERS_NOT_FORWARDED } from './http.ts';
+import type { Site } from './core/site.ts';
 
 /** A request in, its response out: what an HTTP server on 127.0.0.1 answers with. */
 export type HttpHandler = (request: Request) => Promise<Response>;
