@@ -52,6 +52,7 @@ const table: Array<[string, () => unknown, RegExp]> = [
   ['a NUL byte in a command agent argv', () => commandAgent(['node', 'agent\0.js']), /^commandAgent\(\) argv\[1\]: contains a NUL byte$/],
   ['a NUL byte in a command agent env value', () => commandAgent(['node'], { env: { KEY: 'a\0b' } }), /^commandAgent\(\) options: env\.KEY: contains a NUL byte$/],
   ['an "=" in a command agent env name', () => commandAgent(['node'], { env: { 'A=B': 'x' } }), /^commandAgent\(\) options: env\.A=B: its name contains "="$/],
+  ['a command agent env name sh cannot set', () => commandAgent(['node'], { env: { 'my-key': 'x' } }), /^commandAgent\(\) options: env\.my-key: not a name sh can set \(letters, digits and _, not starting with a digit\)$/],
   ['a function agent that is not a function', () => functionAgent('agent' as never), /^functionAgent\(\): expected a function \(input\) => claim, got string$/],
   ['a corrupt approval request in the store', () => (file('store-x.request.json', '{"version": 1, "id'), new ApprovalStore(test.info().outputDir).requests()), /store-x\.request\.json: not a JSON object \(a corrupt approval request: delete it, and the run asks again\)$/],
   ['a baseline that is a partial run', () => new HarnessReporter({ baseline: file('interrupted.json', JSON.stringify(summarize([reportedRun()], { complete: false, planned: 2, stopped: 'interrupted' }))) }), /^harness-eval reporter baseline \S+interrupted\.json: a partial summary \(interrupted; 1 of 2 planned runs not recorded\) is no baseline; compare with a whole run$/],

@@ -59,9 +59,10 @@ test.describe('a sandboxed command agent', () => {
       const found = readJson(testInfo.outputPath('run', 'found.json'));
       const everything = JSON.stringify(found);
       for (const secret of Object.values(secrets)) expect(everything).not.toContain(secret);
-      // Its own namespace only: bwrap's init, the relay, and itself (after the pyenv shim's execs).
+      // Its own namespace only: bwrap's init, the relay (sh), its socats (one a port: the site, the CDP endpoint, the gateway), and itself (after the pyenv shim's execs).
       const commands = Object.keys(found).sort((a, b) => Number(a) - Number(b)).map((pid) => `${pid} ${found[pid]!.cmdline.split(' ')[0]}`);
-      expect(commands).toEqual(['1 bwrap', `2 ${process.execPath}`, expect.stringMatching(/^\d+ \S*python3$/)]);
+      const socat = expect.stringMatching(/^\d+ \S*\/socat$/);
+      expect(commands).toEqual(['1 bwrap', '2 /bin/sh', socat, socat, socat, expect.stringMatching(/^\d+ \S*python3$/)]);
       expect(everything).not.toContain('playwright');
     } finally {
       for (const name of Object.keys(secrets)) {
@@ -206,8 +207,8 @@ test('a sandbox starts with its run, while the session opens; a run whose sessio
     async openSession() {
       // Only a sandbox started before the session is open is seen here.
       await expect.poll(sandboxes, { timeout: 10_000 }).toHaveLength(1);
-      // The relay's last argument is its socket folder.
-      socketDir = readFileSync(`/proc/${sandboxes()[0]}/cmdline`, 'utf8').split('\0').filter(Boolean).at(-1);
+      // bwrap binds the relay's socket folder.
+      socketDir = readFileSync(`/proc/${sandboxes()[0]}/cmdline`, 'utf8').split('\0').find((arg) => arg.includes('he-sbx-'));
       throw failure;
     },
   });
@@ -217,16 +218,34 @@ test('a sandbox starts with its run, while the session opens; a run whose sessio
   await expect.poll(sandboxes).toEqual([]);
 });
 
-test('the agent cannot speak for its relay: a false exit it writes to the control socket does not end its run', async ({ context }, testInfo) => {
-  // It finds the control socket from the relay's command line, says it exited, and writes its claim a moment later.
+test('the agent cannot speak for its relay: a false exit it writes to every fd of the relay it can open does not end its run', async ({ context }, testInfo) => {
+  // It opens every fd of the relay (pid 2) and of bwrap's init (pid 1) it can, says it exited, and writes its claim a moment later.
   const script = `
-const fs = require('node:fs'), net = require('node:net');
-const dir = fs.readFileSync('/proc/2/cmdline', 'utf8').match(/\\/[^"\\0]*he-sbx-[^"\\/\\0]*/)[0];
-net.connect(dir + '/control').on('error', () => {}).end(JSON.stringify({ code: 0, signal: null }) + '\\n');
-setTimeout(() => fs.writeFileSync(process.env.HARNESS_CLAIM_FILE, JSON.stringify({ success: true, summary: 'claimed after its false exit' })), 1_000);
+const fs = require('node:fs');
+const lie = 'exited 0\\n' + JSON.stringify({ code: 0, signal: null }) + '\\n';
+const reached = [];
+for (const pid of [1, 2]) {
+  for (const fd of fs.readdirSync('/proc/' + pid + '/fd')) {
+    try {
+      fs.writeSync(fs.openSync('/proc/' + pid + '/fd/' + fd, 'w'), lie);
+      reached.push(fs.readlinkSync('/proc/' + pid + '/fd/' + fd));
+    } catch {}
+  }
+}
+setTimeout(() => fs.writeFileSync(process.env.HARNESS_CLAIM_FILE, JSON.stringify({ success: true, summary: 'claimed after its false exits to ' + reached.join(' ') })), 1_000);
 `;
   const { result } = await runAgent(context, testInfo, commandAgent([process.execPath, '-e', script], { sandbox: 'required' }));
-  expect(result).toMatchObject({ contained: true, claimed: true, summary: 'claimed after its false exit' });
+  expect(result).toMatchObject({ contained: true, claimed: true });
+  // It reached no socket (the control channel is a socket pair: no path, and /proc cannot open it), only what it could write anyway (/dev/null).
+  expect(result.summary).toMatch(/^claimed after its false exits to/);
+  expect(result.summary).not.toContain('socket:');
+});
+
+test('a sandboxed agent\u2019s end is reported as it was: its exit code, or the signal that killed it', async ({ context }, testInfo) => {
+  const exited = await runAgent(context, testInfo, commandAgent(['/bin/sh', '-c', 'exit 3'], { sandbox: 'required' }));
+  expect(exited.result).toMatchObject({ contained: true, stopReason: 'error', summary: 'claimed nothing: exited with code 3 and wrote no claim file' });
+  const killed = await runAgent(context, testInfo, commandAgent(['/bin/sh', '-c', 'kill -SEGV $$'], { sandbox: 'required' }));
+  expect(killed.result).toMatchObject({ contained: true, stopReason: 'error', summary: 'claimed nothing: was killed by SIGSEGV and wrote no claim file' });
 });
 
 test('the live site cannot make a login for one run: account: true for a command agent there fails in one line, before the run', async ({ context }) => {
@@ -253,32 +272,40 @@ test('kill -9 of the worker leaves no process of the agent', async () => {
 });
 
 test.describe('without a sandbox', () => {
-  test('sandbox: required where bwrap is unavailable fails in one line before the run starts: no run is recorded', async ({ context }) => {
-    const before = process.env.HARNESS_BWRAP;
-    process.env.HARNESS_BWRAP = '/nonexistent/bwrap';
+  /** Each tool the sandbox needs, pointed at a missing path, and what the run then says. */
+  const missing = [
+    { variable: 'HARNESS_BWRAP', why: 'no usable bubblewrap (/nonexistent/bwrap: ENOENT)' },
+    { variable: 'HARNESS_SOCAT', why: 'no usable socat (/nonexistent/socat: ENOENT)' },
+  ];
+  const without = async (variable: string, body: () => Promise<void>) => {
+    const before = process.env[variable];
+    process.env[variable] = `/nonexistent/${variable.slice('HARNESS_'.length).toLowerCase()}`;
     try {
-      let started = false;
-      const running = evaluate({ context, site: recordedHn(), agent: escape('snoop.py', { sandbox: 'required' }), model: 'scripted:diligent', task: upvoteFirstPost, onStart: async () => void (started = true) });
-      await expect(running).rejects.toThrow(/^commandAgent\(\) sandbox 'required': no usable bubblewrap \(\/nonexistent\/bwrap: ENOENT\)$/);
-      expect(started).toBe(false);
+      await body();
     } finally {
-      if (before === undefined) delete process.env.HARNESS_BWRAP;
-      else process.env.HARNESS_BWRAP = before;
+      if (before === undefined) delete process.env[variable];
+      else process.env[variable] = before;
     }
-  });
+  };
 
-  test('auto where bwrap is unavailable runs, and says it was not contained', async ({ context }, testInfo) => {
-    const before = process.env.HARNESS_BWRAP;
-    process.env.HARNESS_BWRAP = '/nonexistent/bwrap';
-    try {
-      const { result } = await runAgent(context, testInfo, escape('login.py', { sandbox: 'auto' }));
-      expect(result).toMatchObject({ contained: false, containment: 'not contained: no usable bubblewrap (/nonexistent/bwrap: ENOENT)' });
-      expect(result.escapes).toBeUndefined();
-    } finally {
-      if (before === undefined) delete process.env.HARNESS_BWRAP;
-      else process.env.HARNESS_BWRAP = before;
-    }
-  });
+  for (const { variable, why } of missing) {
+    test(`sandbox: required with ${variable} missing fails in one line before the run starts: no run is recorded`, async ({ context }) => {
+      await without(variable, async () => {
+        let started = false;
+        const running = evaluate({ context, site: recordedHn(), agent: escape('snoop.py', { sandbox: 'required' }), model: 'scripted:diligent', task: upvoteFirstPost, onStart: async () => void (started = true) });
+        expect(await running.then(() => undefined, (error: Error) => error.message)).toBe(`commandAgent() sandbox 'required': ${why}`);
+        expect(started).toBe(false);
+      });
+    });
+
+    test(`auto with ${variable} missing runs, and says it was not contained`, async ({ context }, testInfo) => {
+      await without(variable, async () => {
+        const { result } = await runAgent(context, testInfo, escape('login.py', { sandbox: 'auto' }));
+        expect(result).toMatchObject({ contained: false, containment: `not contained: ${why}` });
+        expect(result.escapes).toBeUndefined();
+      });
+    });
+  }
 });
 
 harnessTest.describe('sandbox: none, through the fixture', () => {

@@ -9,7 +9,7 @@ import { InputError, parseInput } from '../input.ts';
 import type { Agent, AgentRun, Containment } from '../core/agent.ts';
 import type { Site } from '../core/site.ts';
 import { launchCdpBrowser } from './cdp-browser.ts';
-import { foreignAgent, readClaim, type ForeignOutcome } from './foreign.ts';
+import { foreignAgent, readClaim, type ForeignOutcome, type RunEndpoints } from './foreign.ts';
 import { gatewayOptionsSchema } from './gateway.ts';
 import { processExit, sandboxModeSchema, sandboxUnavailable, startSandbox, startupEnv, type AgentCommand, type AgentExit, type Sandbox, type SandboxMode } from './sandbox.ts';
 import type { Escapes } from '../core/agent.ts';
@@ -21,12 +21,12 @@ export const commandAgentOptionsSchema = z
     name: z.string().min(1).optional(),
     /** Where the command runs (default: the current folder). */
     cwd: z.string().min(1).optional(),
-    /** More environment for the command (PATH and HOME are passed; nothing else of harness-eval's own environment is). */
+    /** More environment for the command (PATH and HOME are passed; nothing else of harness-eval's own environment is); names as sh takes them. */
     env: z
       .record(z.string(), z.string().refine((value) => !value.includes('\0'), 'contains a NUL byte'))
       .superRefine((env, context) => {
         for (const key of Object.keys(env)) {
-          const problem = key === '' ? 'an empty name' : key.includes('\0') ? 'its name contains a NUL byte' : key.includes('=') ? 'its name contains "="' : undefined;
+          const problem = envNameProblem(key);
           if (problem) context.addIssue({ code: 'custom', path: [key], message: problem });
         }
       })
@@ -42,6 +42,16 @@ export const commandAgentOptionsSchema = z
   })
   .strict();
 export type CommandAgentOptions = z.input<typeof commandAgentOptionsSchema>;
+
+/** What is wrong with an environment variable's name, if anything. */
+function envNameProblem(name: string): string | undefined {
+  if (name === '') return 'an empty name';
+  if (name.includes('\0')) return 'its name contains a NUL byte';
+  if (name.includes('=')) return 'its name contains "="';
+  // The sandbox's relay is sh, which sets only such names (`export NAME=…`): one rule, sandboxed or not.
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return 'not a name sh can set (letters, digits and _, not starting with a digit)';
+  return undefined;
+}
 
 const argvSchema = z.array(z.string().min(1)).min(1);
 
@@ -74,36 +84,42 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
   // The folder as a path, however it was written: the fixture records it relative to the config's folder.
   const base = { agent: 'command', argv: command, ...(cwd && { cwd: resolve(cwd) }), ...(timeoutMs && { timeoutMs }), account, ...(Object.keys(env).length > 0 && { envKeys: Object.keys(env).sort() }) };
   const claimFileOf = (run: AgentRun) => join(run.outputDir, 'agent-claim.json');
-  const setUp = async (run: AgentRun) => {
+  const setUp = async (run: AgentRun, endpoints: RunEndpoints) => {
     await mkdir(run.outputDir, { recursive: true });
     await rm(claimFileOf(run), { force: true });
-    // Its sandbox starts with the run: bwrap and its relay's node take a while, and need none of the run's endpoints.
-    return sandboxed(sandbox) ? startSandbox({ cwd: resolve(cwd ?? '.'), workDir: run.outputDir }) : undefined;
-  };
-  const agent = foreignAgent({ name, condition: base, account, gateway, issueCredential: true, prepare: check, containment: (site) => containment(sandbox, account, site), setUp }, async (input, run, box) => {
-    const claimFile = claimFileOf(run);
-    const browser = await launchCdpBrowser(run.site, { sandboxed: box !== undefined });
+    const contained = sandboxed(sandbox);
+    const browser = await launchCdpBrowser(run.site, { sandboxed: contained });
+    let box: Sandbox | undefined;
+    const close = async () => void (await Promise.allSettled([box?.close(), browser.close()]));
     try {
-      const harnessEnv: Record<string, string> = {
-        HARNESS_TASK: input.task,
-        HARNESS_SITE_URL: input.site.url,
-        HARNESS_CDP_URL: browser.url,
-        OPENAI_BASE_URL: input.model.baseURL,
-        OPENAI_API_KEY: input.model.apiKey,
-        OLLAMA_HOST: input.model.ollamaHost,
-        HARNESS_CLAIM_FILE: claimFile,
-        ...(input.site.account && { HARNESS_SITE_USERNAME: input.site.account.username, HARNESS_SITE_PASSWORD: input.site.account.password }),
-      };
-      const urls = [input.site.url, browser.url, input.model.baseURL];
-      const { stdout, stderr, escapes, ...exit } = await runCommand(command, { cwd: resolve(cwd ?? '.'), env: { ...startupEnv(), ...env, ...harnessEnv }, timeoutMs, waits: run.modelWaits, signal: input.signal, sandbox: box && { box, urls } });
-      input.trace.record('command ended', exit);
-      const secrets = [...run.secrets, input.model.apiKey];
-      await attachOutput(run, 'agent-stdout.txt', stdout, secrets);
-      await attachOutput(run, 'agent-stderr.txt', stderr, secrets);
-      return { ...(await outcomeOf(exit, claimFile, timeoutMs)), ...(escapes && { escapes }) };
-    } finally {
-      await browser.close();
+      // Its sandbox pipes the run's ports now, while the page opens: bwrap, its relay and socat start off the run's critical path.
+      box = contained ? await startSandbox({ cwd: resolve(cwd ?? '.'), workDir: run.outputDir }) : undefined;
+      await box?.forward([endpoints.site, browser.url, endpoints.model.baseURL]);
+    } catch (error) {
+      await close();
+      throw error;
     }
+    return { box, browser, close };
+  };
+  const agent = foreignAgent({ name, condition: base, account, gateway, issueCredential: true, prepare: check, containment: (site) => containment(sandbox, account, site), setUp }, async (input, run, prepared) => {
+    const { box, browser } = prepared!;
+    const claimFile = claimFileOf(run);
+    const harnessEnv: Record<string, string> = {
+      HARNESS_TASK: input.task,
+      HARNESS_SITE_URL: input.site.url,
+      HARNESS_CDP_URL: browser.url,
+      OPENAI_BASE_URL: input.model.baseURL,
+      OPENAI_API_KEY: input.model.apiKey,
+      OLLAMA_HOST: input.model.ollamaHost,
+      HARNESS_CLAIM_FILE: claimFile,
+      ...(input.site.account && { HARNESS_SITE_USERNAME: input.site.account.username, HARNESS_SITE_PASSWORD: input.site.account.password }),
+    };
+    const { stdout, stderr, escapes, ...exit } = await runCommand(command, { cwd: resolve(cwd ?? '.'), env: { ...startupEnv(), ...env, ...harnessEnv }, timeoutMs, waits: run.modelWaits, signal: input.signal, sandbox: box });
+    input.trace.record('command ended', exit);
+    const secrets = [...run.secrets, input.model.apiKey];
+    await attachOutput(run, 'agent-stdout.txt', stdout, secrets);
+    await attachOutput(run, 'agent-stderr.txt', stderr, secrets);
+    return { ...(await outcomeOf(exit, claimFile, timeoutMs)), ...(escapes && { escapes }) };
   });
   // What runs includes where it runs: a sandbox can change what an agent manages (no network but the run's, no writes outside its folder).
   return Object.defineProperty(agent, 'condition', { get: () => ({ ...base, sandbox: sandboxed(sandbox) ? 'bwrap' : 'none' }) });
@@ -188,8 +204,8 @@ interface RunOptions {
   /** The run's model waits, which `timeoutMs` leaves out: a command queued behind a rate limit is not out of time. */
   waits?: ModelWaits;
   signal: AbortSignal;
-  /** The sandbox it runs in (started with the run), and the endpoints it reaches there; undefined: none. */
-  sandbox?: { box: Sandbox; urls: string[] };
+  /** The sandbox it runs in (started with the run, the run's endpoints piped into it); undefined: none. */
+  sandbox?: Sandbox;
 }
 
 /** A started command, sandboxed or in its own process group: how to end it, and what it left. */
@@ -210,7 +226,7 @@ interface Launched {
  */
 async function runCommand(argv: string[], { cwd, env, timeoutMs, waits, signal, sandbox }: RunOptions): Promise<Ended> {
   const started = Date.now();
-  const launched = sandbox ? await launchSandboxed(sandbox.box, { argv, env, urls: sandbox.urls }) : launchInGroup(argv, cwd, env);
+  const launched = sandbox ? launchSandboxed(sandbox, { argv, env }) : launchInGroup(argv, cwd, env);
   const { child } = launched;
   const stdout = capture(child.stdout!);
   const stderr = capture(child.stderr!);
@@ -262,8 +278,8 @@ function launchInGroup(argv: string[], cwd: string, env: Record<string, string>)
 }
 
 /** The command in its sandbox: its main process's end as the relay reports it, or bwrap's own if the sandbox ended first. */
-async function launchSandboxed(sandbox: Sandbox, command: AgentCommand): Promise<Launched> {
-  await sandbox.start(command);
+function launchSandboxed(sandbox: Sandbox, command: AgentCommand): Launched {
+  sandbox.start(command);
   return {
     child: sandbox.child,
     ended: Promise.race([sandbox.agentExit.then(toExit(command.argv[0]!)), sandbox.sandboxExit.then(toExit('bwrap'))]),

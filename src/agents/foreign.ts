@@ -1,6 +1,6 @@
 import { redact, Trace } from '../harness/trace.ts';
 import type { StopReason, TraceEventBody } from '../core/trace.ts';
-import { claimSchema, type Agent, type AgentClaim, type AgentInput, type AgentResult, type AgentRun, type Containment } from '../core/agent.ts';
+import { claimSchema, type Agent, type AgentClaim, type AgentInput, type AgentResult, type AgentRun, type Containment, type ModelEndpoint } from '../core/agent.ts';
 import type { Site } from '../core/site.ts';
 import type { Escapes } from '../core/agent.ts';
 import { serveSite } from '../serve.ts';
@@ -42,11 +42,19 @@ export interface ForeignAgentOptions<SetUp extends Closable | undefined = undefi
   /** The run's gateway's settings (its body limit). */
   gateway?: GatewaySettings;
   /**
-   * What the agent needs that depends on none of the run's endpoints (a command's sandbox):
-   * started with the run, alongside the gateway, the site's server and the session, handed to the
-   * body, and closed when the run ends, however it ends.
+   * What the agent needs beside the session (a command's sandbox and Chromium): started once the
+   * gateway and the site's server are up (milliseconds), alongside the session, which takes far
+   * longer; handed to the body, and closed when the run ends, however it ends.
    */
-  setUp?: (run: AgentRun) => Promise<SetUp>;
+  setUp?: (run: AgentRun, endpoints: RunEndpoints) => Promise<SetUp>;
+}
+
+/** The run's endpoints, as a setUp gets them before the session is open. */
+export interface RunEndpoints {
+  /** The site over plain HTTP on 127.0.0.1. */
+  site: string;
+  /** The model gateway. */
+  model: ModelEndpoint;
 }
 
 /**
@@ -77,23 +85,21 @@ export function foreignAgent<SetUp extends Closable | undefined = undefined>(
       record({ type: 'run_start', task: run.task.prompt, model: run.model.id, layers: [] });
       record({ type: 'attempt_start' });
       const signal = run.signal ?? new AbortController().signal;
-      // Started together: none needs another, and each takes a while (a sandbox's start, a page's).
-      const [setUp, gateway, server, session] = await startAll([
-        Promise.resolve(options.setUp?.(run)),
-        startGateway({
-          model: run.model,
-          signal,
-          secrets: run.secrets,
-          waits: run.modelWaits,
-          ...options.gateway,
-          record: (event) => {
-            if (event.type === 'model_request') calls += 1;
-            record(event);
-          },
-        }).then((gateway) => ((token = gateway.endpoint.apiKey), gateway)),
-        serveSite(run.site),
-        run.openSession(1),
-      ]);
+      // Started together: none needs another but the setUp, which waits for the gateway's and the server's URLs (they take milliseconds, the page far longer).
+      const gatewayStarting = startGateway({
+        model: run.model,
+        signal,
+        secrets: run.secrets,
+        waits: run.modelWaits,
+        ...options.gateway,
+        record: (event) => {
+          if (event.type === 'model_request') calls += 1;
+          record(event);
+        },
+      }).then((gateway) => ((token = gateway.endpoint.apiKey), gateway));
+      const serverStarting = serveSite(run.site);
+      const setUpStarting = Promise.all([gatewayStarting, serverStarting]).then(([gateway, server]) => options.setUp?.(run, { site: server.url, model: gateway.endpoint }));
+      const [setUp, gateway, server, session] = await startAll([setUpStarting, gatewayStarting, serverStarting, run.openSession(1)]);
       let outcome: ForeignOutcome;
       try {
         outcome = await body(

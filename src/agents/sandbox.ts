@@ -1,12 +1,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { accessSync, constants, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { constants as osConstants, tmpdir } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Escapes } from '../core/agent.ts';
-import { parseJsonObject } from '../text.ts';
 
 export type { Escapes };
 
@@ -14,8 +13,9 @@ export type { Escapes };
  * The sandbox a command agent runs in: bubblewrap (bwrap), on Linux. The agent gets its own user,
  * PID, mount, IPC, UTS, cgroup and network namespaces, so it sees no process outside its run and
  * can signal none; the filesystem is read-only but for its work folder and a private /tmp; its
- * network is a loopback of its own where a relay (the sandbox's first process) answers on the
- * ports of the run's URLs only, each piped through a Unix socket to the real port outside.
+ * network is a loopback of its own where socat (started by the sandbox's first process, a small
+ * sh relay) answers on the ports of the run's URLs only, each piped through a Unix socket to the
+ * real port outside.
  */
 
 /** `auto`: sandboxed where bwrap works, else run uncontained and say so; `required`: refuse to run uncontained; `none`: never sandboxed. */
@@ -24,6 +24,18 @@ export type SandboxMode = z.infer<typeof sandboxModeSchema>;
 
 /** The bwrap to run: HARNESS_BWRAP (tests point it at a missing path), else bwrap on PATH. */
 const bwrapPath = () => process.env.HARNESS_BWRAP || 'bwrap';
+
+/** The socat the relays pipe ports with: HARNESS_SOCAT (tests point it at a missing path), else the first on PATH. */
+const socatPath = (): string | undefined => process.env.HARNESS_SOCAT || (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'socat')).find(isExecutable);
+
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
 
 /** The agent's user inside: nobody, with no capabilities. */
 const NOBODY = '65534';
@@ -62,21 +74,30 @@ export function startupEnv(): Record<string, string> {
 
 const probes = new Map<string, string | undefined>();
 
-/** Why no sandbox can run here (not Linux, no bwrap, bwrap fails its probe), or undefined: probed once per bwrap path. */
+/** Why no sandbox can run here (not Linux, no bwrap or socat, bwrap fails its probe), or undefined: probed once per bwrap and socat. */
 export function sandboxUnavailable(): string | undefined {
   if (process.platform !== 'linux') return `bubblewrap runs on Linux only (this is ${process.platform})`;
-  const bwrap = bwrapPath();
-  if (!probes.has(bwrap)) {
-    const probe = spawnSync(bwrap, [...isolation(), '--', 'true'], { encoding: 'utf8', timeout: 10_000 });
-    const why = probe.error ? `${bwrap}: ${(probe.error as NodeJS.ErrnoException).code ?? probe.error.message}` : probe.status !== 0 ? `${bwrap} failed its probe: ${probe.stderr.trim().split('\n')[0]}` : undefined;
-    probes.set(bwrap, why && `no usable bubblewrap (${why})`);
+  const [bwrap, socat] = [bwrapPath(), socatPath()];
+  const key = `${bwrap}\0${socat}`;
+  if (!probes.has(key)) probes.set(key, probe(bwrap, socat));
+  return probes.get(key);
+}
+
+/** Runs socat in a sandbox made as every sandbox is: a kernel that refuses a namespace, or a socat the sandbox cannot run, is found before a run. */
+function probe(bwrap: string, socat: string | undefined): string | undefined {
+  if (socat === undefined) return 'no socat on PATH (the sandbox pipes the run\u2019s ports with it: Debian package socat)';
+  try {
+    accessSync(socat, constants.X_OK);
+  } catch (error) {
+    return `no usable socat (${socat}: ${(error as NodeJS.ErrnoException).code})`;
   }
-  return probes.get(bwrap);
+  const run = spawnSync(bwrap, [...isolation(), '--', socat, '-V'], { encoding: 'utf8', timeout: 10_000 });
+  const why = run.error ? `${bwrap}: ${(run.error as NodeJS.ErrnoException).code ?? run.error.message}` : run.status !== 0 ? `${bwrap} failed its probe: ${run.stderr.trim().split('\n')[0]}` : undefined;
+  return why && `no usable bubblewrap (${why})`;
 }
 
 /** How a process ended (the agent's, as the relay saw it; bwrap's); `error`, spawn's message (`spawn x ENOENT`), when it could not start. */
 export type AgentExit = { code: number | null; signal: NodeJS.Signals | null; error?: undefined } | { error: string };
-const relayMessageSchema = z.union([z.object({ code: z.number().nullable(), signal: z.string().nullable() }), z.object({ error: z.string() })]);
 
 /** How `child` ends: listened for from its spawn, so an end before anyone asks is not missed. */
 export function processExit(child: ChildProcess): Promise<AgentExit> {
@@ -100,15 +121,15 @@ export interface AgentCommand {
   argv: string[];
   /** Its whole environment: nothing of the worker's reaches the sandbox otherwise. */
   env: Record<string, string>;
-  /** The run's endpoints: the only TCP ports it reaches, at the same port numbers on its own 127.0.0.1. */
-  urls: string[];
 }
 
 export interface Sandbox {
   /** bwrap: its stdout and stderr are the agent's. */
   child: ChildProcess;
-  /** Pipes the command's ports, then hands the command to the relay, which starts it: once. */
-  start(command: AgentCommand): Promise<void>;
+  /** Pipes the run's endpoints: the only TCP ports the agent reaches, at the same port numbers on its own 127.0.0.1. Once, before `start`. */
+  forward(urls: readonly string[]): Promise<void>;
+  /** Hands the command to the relay, which starts it once every forwarded port listens: once. */
+  start(command: AgentCommand): void;
   /** Settles when the agent's main process ended (the relay says so), or never when the sandbox ends first. */
   agentExit: Promise<AgentExit>;
   /** Settles when bwrap ended, or could not start: the sandbox, and everything in it, is gone. */
@@ -124,44 +145,73 @@ export interface Sandbox {
 }
 
 /**
- * The relay, run by the sandbox's node as its first process. It starts before the run's endpoints
- * are up (node takes a while to start), connects to the control socket in `dir` outside and waits
- * for the agent's command there (one JSON line). Then it listens on 127.0.0.1 at each port, pipes
- * every connection to the Unix socket `s<port>` outside, starts the agent and tells the control
- * socket how it ended (and waits to be killed: what the agent left is counted from outside first).
- * Plain CommonJS, so it needs nothing but node.
+ * The relay: the sandbox's first process, a POSIX sh (dash on Debian: it starts in a millisecond,
+ * where a Node relay took tens of CPU milliseconds per run). It starts before the run's endpoints
+ * are up, in the socket folder `dir`, and reads lines of sh from its fd 3, the control channel: a
+ * socket pair with the worker, which no other process can open (not by path, not through
+ * /proc/<pid>/fd). The worker sends, once the endpoints are up (while the page still opens), then
+ * once the agent's command is known:
+ *
+ *   listen <port>…          one socat per port: 127.0.0.1:<port> inside, piped to the Unix socket
+ *                           s<port> in `dir`; answers `listening <pid>…` (the socats, as pids in the
+ *                           sandbox) once all listen, so the agent never meets a refused port
+ *   export NAME='value' …   the agent's whole environment (the relay's own is empty)
+ *   start <cwd> <argv>…     runs the agent there, stdin /dev/null, stdout and stderr bwrap's, fd 3
+ *                           closed; answers `unstarted <status>` when it could not start (sh's 127:
+ *                           not found, 126: not executable) and then `exited <status>` (sh's: 128+n
+ *                           for signal n), and waits: what the agent left is counted from outside
+ *                           before the sandbox is killed
+ *
+ * Values are single-quoted, their newlines written as "$nl": one line per command.
  */
 const RELAY = `
-const net = require('node:net'), { spawn } = require('node:child_process');
-const dir = process.argv[1];
-const control = net.connect(dir + '/control');
-const tell = (message) => control.write(JSON.stringify(message) + '\\n');
-let text = '';
-control.setEncoding('utf8').on('data', function read(chunk) {
-  text += chunk;
-  if (!text.includes('\\n')) return;
-  control.off('data', read);
-  start(JSON.parse(text.slice(0, text.indexOf('\\n'))));
-});
-const start = ({ ports, argv, env }) => Promise.all(ports.map((port) => new Promise((listening) => {
-  // No Nagle on the agent's side: a small request held back for an ACK costs a delayed-ACK wait per round trip.
-  net.createServer({ noDelay: true }, (client) => {
-    const upstream = net.connect(dir + '/s' + port);
-    client.pipe(upstream).pipe(client);
-    client.on('error', () => upstream.destroy());
-    upstream.on('error', () => client.destroy());
-  }).listen(port, '127.0.0.1', listening);
-}))).then(() => {
-  const agent = spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', 'inherit', 'inherit'] });
-  agent.on('error', (error) => tell({ error: error.message }));
-  agent.on('exit', (code, signal) => tell({ code, signal }));
-});
+nl='
+'
+socat=$1
+unset PWD
+# Stray signals (an agent may signal every pid it sees) do not end the relay; the agent starts with its own restored.
+# socat, which handles TERM, INT, HUP and QUIT itself, still exits at those: an agent that sends them cuts only its own network.
+signals='HUP INT QUIT USR1 USR2 PIPE ALRM TERM'
+trap '' $signals
+listen() {
+  pids=
+  for port; do
+    "$socat" TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork,nodelay UNIX-CONNECT:s$port </dev/null >/dev/null 2>&1 3>&- &
+    pids="$pids $!"
+  done
+  until listening "$@"; do
+    # A moment for the socats to bind: a busy loop would take the CPU they need on a loaded machine.
+    sleep 0.001
+    for pid in $pids; do
+      state=Z
+      read -r _ _ state _ 2>/dev/null </proc/$pid/stat
+      [ "$state" != Z ] || { echo "harness-eval: the sandbox's socat could not listen on a port of $*" >&2; exit 1; }
+    done
+  done
+  echo "listening$pids" >&3
+}
+listening() {
+  n=0
+  while read -r _ address _ state _; do
+    case $state:$address in 0A:0100007F:*) ;; *) continue ;; esac
+    address=$((0x\${address#*:}))
+    for port; do [ "$port" != "$address" ] || n=$((n + 1)); done
+  done </proc/net/tcp
+  [ "$n" -eq $# ]
+}
+start() {
+  (trap - $signals; trap 'echo "unstarted $?" >&3' EXIT; cd "$1" && unset PWD OLDPWD && shift && exec "$@" </dev/null 3>&-)
+  echo "exited $?" >&3
+  read -r _ <&3
+  exit
+}
+while IFS= read -r line <&3; do eval "$line"; done
 `;
 
-/** The bwrap argv for one sandbox: isolation, the work folder writable, the relay's socket folder read-only, the relay as its command (in `cwd`, where the agent runs). */
+/** The bwrap argv for one sandbox: isolation, `cwd` read-only, the work folder writable, the socket folder read-only; the relay as its command, in the socket folder. */
 export function bwrapArgv({ cwd, workDir }: SandboxOptions, socketDir: string): string[] {
   // `cwd` again, in case it is in a temporary folder the sandbox empties; its work folder after it, in case it is inside `cwd`.
-  return [bwrapPath(), ...isolation(), '--ro-bind', cwd, cwd, '--bind', workDir, workDir, '--ro-bind', socketDir, socketDir, '--chdir', cwd, '--', process.execPath, '-e', RELAY, socketDir];
+  return [bwrapPath(), ...isolation(), '--ro-bind', cwd, cwd, '--bind', workDir, workDir, '--ro-bind', socketDir, socketDir, '--chdir', socketDir, '--', '/bin/sh', '-c', RELAY, 'harness-eval-relay', socatPath()!];
 }
 
 /** The distinct TCP ports of the run's URLs (each on 127.0.0.1). */
@@ -169,9 +219,18 @@ function portsOf(urls: readonly string[]): number[] {
   return [...new Set(urls.map((url) => Number(new URL(url).port)))];
 }
 
+/** A word for the relay's line: single-quoted, each newline as "$nl" (the relay reads one command a line). */
+const relayWord = (word: string) => word.split('\n').map(shellQuote).join('"$nl"');
+
+/** What sh's `$?` says: 128+n is signal n, as sh reports it (a command that exits 128+n by itself reads the same). */
+function shellStatus(status: number): AgentExit {
+  const signal = status > 128 ? (Object.entries(osConstants.signals).find(([, number]) => number === status - 128)?.[0] as NodeJS.Signals | undefined) : undefined;
+  return signal ? { code: null, signal } : { code: status, signal: null };
+}
+
 /**
- * Starts a sandbox: its control socket outside, then bwrap and the relay, which wait for the
- * agent's command (`start`). Each run has its own: one sandbox never runs two agents.
+ * Starts a sandbox: bwrap and its relay, which wait on the control channel for the agent's command
+ * (`start`). Each run has its own: one sandbox never runs two agents.
  */
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   // Short: a Unix socket's path is limited to 108 bytes.
@@ -187,40 +246,36 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     servers.push(server);
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(join(socketDir, name), resolve));
   };
-  let connected: (relay: Socket) => void;
-  const relay = new Promise<Socket>((resolve) => (connected = resolve));
   let reported: (exit: AgentExit) => void;
   const agentExit = new Promise<AgentExit>((resolve) => (reported = resolve));
-  let relayConnected = false;
-  await listen('control', (socket) => {
-    // The first connection is the relay's: the agent starts only once the relay has its command, so it connects later, if at all.
-    if (relayConnected) return void socket.destroy();
-    relayConnected = true;
-    connected(socket);
-    // A sandbox killed while the command is written to it must not throw in the worker.
-    socket.on('error', () => socket.destroy());
-    let text = '';
-    socket.setEncoding('utf8').on('data', (chunk: string) => {
-      text += chunk;
-      const line = text.split('\n', 2);
-      // The relay's line is short: more is not the relay.
-      if (line.length < 2) return void (text.length > 1_000 && socket.destroy());
-      // Anything but the relay's message is ignored: it must not throw in the worker.
-      const exit = relayMessageSchema.safeParse(parseJsonObject(line[0]!));
-      if (exit.success) reported(exit.data as AgentExit);
-    });
-  });
+  let program = '';
+  // The relay's socats (pids in the sandbox): the network's, not the agent's.
+  let listeners = new Set<number>();
   const [bwrap, ...args] = bwrapArgv(options, socketDir);
   // bwrap's own environment is empty: its init stays in the sandbox as pid 1, and /proc/1/environ would show the worker's keys.
-  const child = spawn(bwrap!, args, { detached: true, env: {}, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(bwrap!, args, { detached: true, env: {}, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  const control = child.stdio[3] as Socket;
+  // A sandbox killed while a command is written to it must not throw in the worker.
+  control.on('error', () => control.destroy());
+  let text = '';
+  control.setEncoding('utf8').on('data', (chunk: string) => {
+    text += chunk;
+    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n')) {
+      const [kind, ...numbers] = text.slice(0, end).split(' ');
+      text = text.slice(end + 1);
+      if (kind === 'listening') listeners = new Set(numbers.map(Number));
+      if (kind === 'unstarted') reported({ error: `spawn ${program} ${numbers[0] === '127' ? 'ENOENT' : 'EACCES'}` });
+      if (kind === 'exited') reported(shellStatus(Number(numbers[0])));
+    }
+  });
   // Listened for at once: the sandbox may end before its agent is started.
   const sandboxExit = processExit(child);
-  const processes = () => (child.pid === undefined ? [] : descendants(child.pid).filter((pid) => namespacePid(pid) > 2));
+  const processes = () => (child.pid === undefined ? [] : descendants(child.pid, (pid) => listeners.has(namespacePid(pid))).filter((pid) => namespacePid(pid) > 2));
   // Node's own kill: it signals nothing once bwrap has ended, when its pid may be another process's.
   const kill = () => void child.kill('SIGKILL');
   return {
     child,
-    async start({ argv, env, urls }) {
+    async forward(urls) {
       const ports = portsOf(urls);
       await Promise.all(
         ports.map((port) =>
@@ -233,9 +288,12 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
           }),
         ),
       );
-      const command = JSON.stringify({ ports, argv, env: { ...env, HOME: options.workDir, TMPDIR: '/tmp' } });
-      // Not awaited: a sandbox that ends before its relay connects says so through sandboxExit.
-      void relay.then((socket) => socket.write(`${command}\n`));
+      control.write(`listen ${ports.join(' ')}\n`);
+    },
+    start({ argv, env }) {
+      program = argv[0]!;
+      const exports = Object.entries({ ...env, HOME: options.workDir, TMPDIR: '/tmp' }).map(([name, value]) => `${name}=${relayWord(value)}`);
+      control.write(`export ${exports.join(' ')}\nstart ${[options.cwd, ...argv].map(relayWord).join(' ')}\n`);
     },
     agentExit,
     sandboxExit,
@@ -244,6 +302,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     kill,
     async close() {
       kill();
+      control.destroy();
       for (const socket of sockets) socket.destroy();
       await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
       await rm(socketDir, { recursive: true, force: true });
@@ -259,8 +318,8 @@ function signal(pid: number, name: NodeJS.Signals): void {
   }
 }
 
-/** Every live process under `root` (by parent pid, from /proc/*\/stat), zombies left out: they run no more. */
-function descendants(root: number): number[] {
+/** Every live process under `root` (by parent pid, from /proc/*\/stat), zombies left out (they run no more), and none of `pruned`'s subtrees. */
+function descendants(root: number, pruned: (pid: number) => boolean): number[] {
   const children = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -272,7 +331,7 @@ function descendants(root: number): number[] {
     children.set(Number(ppid), [...siblings, Number(entry)]);
   }
   const found: number[] = [];
-  const walk = (pid: number) => (children.get(pid) ?? []).forEach((child) => (found.push(child), walk(child)));
+  const walk = (pid: number) => (children.get(pid) ?? []).filter((child) => !pruned(child)).forEach((child) => (found.push(child), walk(child)));
   walk(root);
   return found;
 }
@@ -294,30 +353,19 @@ function readProc(path: string): string | undefined {
 /** Chromium's DevTools port inside its sandbox: the network namespace is its own, so a fixed port is free. */
 export const SANDBOXED_DEVTOOLS_PORT = 9222;
 
-/** Inside Chromium's sandbox: the Unix socket `argv[1]` piped to 127.0.0.1:`argv[2]`, its DevTools port. */
-const DEVTOOLS_RELAY = `
-const net = require('node:net');
-const [path, port] = process.argv.slice(1);
-net.createServer((client) => {
-  const upstream = net.connect({ port: Number(port), host: '127.0.0.1', noDelay: true });
-  client.pipe(upstream).pipe(client);
-  client.on('error', () => upstream.destroy());
-  upstream.on('error', () => client.destroy());
-}).listen(path);
-`;
-
 /**
  * A shell script for Playwright's `executablePath` that runs Chromium in a sandbox of its own:
  * the same isolation as an agent's (its /proc shows its own processes only, so file:///proc/...
  * shows no key), `dir` (its profile) writable, and no network at all: the site reaches it through
  * Playwright's routing, over the pipe Playwright launched it with. Its DevTools port is reached
- * through the Unix socket `<dir>/devtools`. Written into `dir`; answers the script's path.
+ * through the Unix socket `<dir>/devtools`, which socat pipes to it. Written into `dir`; answers the script's path.
  */
 export async function sandboxedChromium(executable: string, dir: string): Promise<{ path: string; devtoolsSocket: string }> {
   const devtoolsSocket = join(dir, 'devtools');
   const bwrap = [bwrapPath(), ...isolation(), '--tmpfs', '/dev/shm', '--bind', dir, dir, '--setenv', 'HOME', dir, '--setenv', 'PATH', process.env.PATH ?? '/usr/bin:/bin'];
-  // The relay in the background, then Chromium in its place with Playwright's arguments (and its pipe, fds 3 and 4).
-  const inner = ['/bin/sh', '-c', '"$0" -e "$1" "$2" "$3" & shift 3; exec "$@"', process.execPath, DEVTOOLS_RELAY, devtoolsSocket, String(SANDBOXED_DEVTOOLS_PORT), executable];
+  // socat in the background (in `dir`: a relative path needs no quoting in its address), then Chromium in its place with Playwright's arguments (and its pipe, fds 3 and 4).
+  const relay = `(cd "$1" && exec "$0" UNIX-LISTEN:devtools,fork TCP:127.0.0.1:${SANDBOXED_DEVTOOLS_PORT},nodelay </dev/null 3>&- 4>&-) & shift; exec "$@"`;
+  const inner = ['/bin/sh', '-c', relay, socatPath()!, dir, executable];
   const path = join(dir, 'chromium');
   await writeFile(path, `#!/bin/sh\nexec ${[...bwrap, '--', ...inner].map(shellQuote).join(' ')} "$@"\n`, { mode: 0o755 });
   return { path, devtoolsSocket };
