@@ -94,9 +94,9 @@ test.describe('a command agent that prints its secrets, encoded', () => {
     const source = `
 const fs = require('fs'), path = require('path');
 (async () => {
-  const login = await fetch(process.env.HARNESS_SITE_URL + '/login', { method: 'POST', redirect: 'manual', body: new URLSearchParams({ acct: process.env.HN_USERNAME, pw: process.env.HN_PASSWORD, goto: 'news' }) });
+  const login = await fetch(process.env.HARNESS_SITE_URL + '/login', { method: 'POST', redirect: 'manual', body: new URLSearchParams({ acct: process.env.HARNESS_SITE_USERNAME, pw: process.env.HARNESS_SITE_PASSWORD, goto: 'news' }) });
   const cookie = login.headers.getSetCookie()[0].split(';')[0].split('=').slice(1).join('=');
-  const told = { password: process.env.HN_PASSWORD, token: process.env.OPENAI_API_KEY, cookie };
+  const told = { password: process.env.HARNESS_SITE_PASSWORD, token: process.env.OPENAI_API_KEY, cookie };
   fs.writeFileSync(path.join(path.dirname(process.env.HARNESS_CLAIM_FILE), 'told.json'), JSON.stringify(told));
   for (const value of Object.values(told)) {
     const bytes = Buffer.from(value);
