@@ -1,4 +1,4 @@
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import { parseInput } from '../input.ts';
@@ -25,7 +25,9 @@ export function openaiModel(name: string, options: OpenAIModelOptions): Model {
     options,
     `${id} options`,
   );
-  const client = new OpenAI({ apiKey, baseURL, maxRetries, timeout: timeoutMs, fetch });
+  // The SDK loads on the first call: a worker whose runs use other models never imports it.
+  let loaded: Promise<{ sdk: typeof import('openai'); client: OpenAI }> | undefined;
+  const load = () => (loaded ??= import('openai').then((sdk) => ({ sdk, client: new sdk.default({ apiKey, baseURL, maxRetries, timeout: timeoutMs, fetch }) })));
 
   return {
     id,
@@ -37,6 +39,7 @@ export function openaiModel(name: string, options: OpenAIModelOptions): Model {
       const relay = () => call.abort(signal!.reason);
       signal?.addEventListener('abort', relay, { once: true });
       if (signal?.aborted) relay();
+      const { sdk, client } = await load();
       try {
         completion = await client.chat.completions.create(
           {
@@ -51,7 +54,7 @@ export function openaiModel(name: string, options: OpenAIModelOptions): Model {
         );
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
-        throw toModelError(error, apiKey, client.baseURL);
+        throw toModelError(sdk, error, apiKey, client.baseURL);
       } finally {
         signal?.removeEventListener('abort', relay);
       }
@@ -60,7 +63,7 @@ export function openaiModel(name: string, options: OpenAIModelOptions): Model {
   };
 }
 
-function toModelError(error: unknown, apiKey: string, baseURL: string): ModelError {
+function toModelError({ APIConnectionError, APIConnectionTimeoutError, APIError }: typeof import('openai'), error: unknown, apiKey: string, baseURL: string): ModelError {
   const detail = redact(error instanceof Error ? error.message : String(error), apiKey);
   const message = `openai: ${detail}`;
   // The timeout error is a connection error too, so it is checked first.
