@@ -49,7 +49,7 @@ const agentSchema = z.object({
  * (`agent · model`), times each site (`· site` when there are several). Every agent, model, layer
  * and site is checked here, when the config or the spec loads; two entries under one name are an
  * error naming both: name them with a record. A spec runs them as tests of one project, which
- * costs a worker per core instead of one per cell (docs/performance.md):
+ * starts a worker per core (and `--repeat-each` index) instead of one per cell (docs/performance.md):
  * `for (const cell of cells(options)) test.describe(cell.name, () => { test.use(cell.use); test(…) })`.
  */
 export function cells({ models, layers, agents, sites }: CellOptions): Cell[] {
