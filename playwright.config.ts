@@ -1,9 +1,6 @@
 import { defineConfig } from '@playwright/test';
-import { hn, layerStacks, matrix, sharedBrowser, type HarnessOptions } from 'harness-eval';
+import { sharedBrowser, type HarnessOptions } from 'harness-eval';
 
-// The classic experiment's three stacks; the nightly matrix adds `full`.
-const { bare, verified, 'verified+login': verifiedLogin } = layerStacks;
-const stacks = { bare, verified, 'verified+login': verifiedLogin };
 // Every worker connects to one Chromium launched for the run (with chromiumLaunchOptions()'s
 // flags), instead of launching its own.
 const browser = sharedBrowser();
@@ -19,23 +16,16 @@ export default defineConfig<HarnessOptions>({
   outputDir: 'test-results/specs',
   fullyParallel: true,
   forbidOnly: !!process.env.CI,
-  // A worker serves one project, so the matrix's many projects want every core.
+  // Runs mostly wait on the page and the doubles' replies: a worker per core (docs/performance.md).
   workers: '100%',
   globalSetup: browser.globalSetup,
   use: { browserName: 'chromium', connectOptions: browser.connectOptions, trace: 'retain-on-failure' },
   projects: [
-    ...matrix({
-      models: ['scripted:overclaimer', 'scripted:diligent', 'scripted:injectable', 'scripted:looper'],
-      layers: stacks,
-      sites: { 'hn-recorded': hn.recorded(), 'hn-injected': hn.recorded({ faults: { injection: { rank: 2 } } }) },
-      project: { testDir: 'specs/matrix' },
-    }),
+    // The matrix's cells (specs/matrix/cells.ts) are describe blocks of one project, named after
+    // the cell (`scripted:looper · verified · hn-injected › …`): a worker per core, not per cell.
+    { name: 'matrix', testDir: 'specs/cells' },
     // A task per tag of the suite × the doubles that attempt it; the whole suite is playwright.suite.config.ts.
-    ...matrix({
-      models: ['scripted:diligent', 'scripted:overclaimer'],
-      layers: { 'verified+login': verifiedLogin },
-      project: { testDir: 'specs/suite', testMatch: 'sample.spec.ts' },
-    }).map((project) => ({ ...project, name: `suite-sample · ${project.name}` })),
+    { name: 'suite-sample', testDir: 'specs/suite', testMatch: 'sample.spec.ts' },
     { name: 'classic', testDir: 'specs/classic' },
     // One spec per layer beyond the classic ones, each showing the layer's effect in its cells.
     { name: 'layers', testDir: 'specs/layers' },

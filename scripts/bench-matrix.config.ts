@@ -1,22 +1,20 @@
 import { defineConfig } from '@playwright/test';
-import { chromiumLaunchOptions, hn, layerStacks, matrix, sharedBrowser, type HarnessOptions } from 'harness-eval';
+import { chromiumLaunchOptions, matrix, sharedBrowser, type HarnessOptions } from 'harness-eval';
+import { benchMatrix } from '../specs/matrix/cells.ts';
 
-const { bare, verified, 'verified+login': verifiedLogin } = layerStacks;
 // BENCH_BROWSER=per-worker measures the step before the shared browser: a browser per worker.
 const browser = process.env.BENCH_BROWSER === 'per-worker' ? undefined : sharedBrowser();
+// BENCH_LAYOUT=projects: a project per cell (matrix()); otherwise the cells as tests of one project (cells(), bench-matrix.spec.ts).
+const asProjects = process.env.BENCH_LAYOUT === 'projects';
 
-/** `npm run bench:matrix`'s matrix: 12 cells running the main job's matrix spec, configured as a user would. */
+/** `npm run bench:matrix`'s matrix: 12 cells running the main job's matrix test, configured as a user would. */
 export default defineConfig<HarnessOptions>({
-  testDir: '../specs/matrix',
+  testDir: asProjects ? '../specs/matrix' : '.',
   outputDir: process.env.OUTPUT_DIR,
   fullyParallel: true,
   globalSetup: browser?.globalSetup,
   use: { browserName: 'chromium', ...(browser ? { connectOptions: browser.connectOptions } : { launchOptions: chromiumLaunchOptions() }) },
-  projects: matrix({
-    models: ['scripted:overclaimer', 'scripted:diligent', 'scripted:injectable', 'scripted:looper'],
-    layers: { bare, verified, 'verified+login': verifiedLogin },
-    sites: { 'hn-recorded': hn.recorded() },
-  }),
+  projects: asProjects ? matrix(benchMatrix) : [{ name: 'matrix', testMatch: 'bench-matrix.spec.ts' }],
   // No gates: the bare stack's false successes are part of what is measured.
   reporter: [['../src/playwright/reporter.ts', { outputDir: process.env.REPORT_DIR, gates: [] }]],
 });

@@ -2,11 +2,12 @@
  * `npm run bench:matrix`: what running a matrix as Playwright Test costs over the runs themselves.
  * 12 cells (4 scripted doubles × 3 layer stacks, the recorded site) × 4 trials, offline:
  *   - as users run it: `playwright test -c scripts/bench-matrix.config.ts --repeat-each 4`, with
- *     the shared browser (`BENCH_BROWSER=per-worker`: a browser launched by each worker instead);
+ *     the shared browser (`BENCH_BROWSER=per-worker`: a browser launched by each worker instead),
+ *     in both layouts: a project per cell (matrix()), and the cells as tests of one project (cells());
  *   - as plain scripts: as many node processes as workers, each launching Chromium once and
  *     calling `evaluate` for its share of the same 48 runs, one after another.
- * Both sides start from cold processes and end when the last one exits; CPU time counts every
- * process, Chromium's included. Both sides' outcomes per cell are compared. Target ratio ≤ 2.0.
+ * Each side starts from cold processes and ends when the last one exits; CPU time counts every
+ * process, Chromium's included. The sides' outcomes per cell are compared. Target ratio ≤ 2.0.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -15,19 +16,21 @@ import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import type { HarnessOptions } from '../src/index.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
+import { cells } from '../src/playwright/matrix.ts';
 import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { summarySchema } from '../src/report/types.ts';
-import config from './bench-matrix.config.ts';
+import { benchMatrix } from '../specs/matrix/cells.ts';
 
 const TRIALS = 4;
 const PROCESSES = Number(process.env.BENCH_WORKERS ?? availableParallelism());
 
 /** One plain process's share of the runs: every PROCESSES-th of the 48, from its index. */
 async function plainProcess(index: number): Promise<void> {
-  const runs = cells().flatMap((cell) => Array.from({ length: TRIALS }, () => cell));
+  const runs = cells(benchMatrix).flatMap((cell) => Array.from({ length: TRIALS }, () => cell));
   const browser = await chromium.launch(chromiumLaunchOptions());
-  for (const { name, model, layers, site } of runs.filter((_, i) => i % PROCESSES === index)) {
+  for (const { name, use } of runs.filter((_, i) => i % PROCESSES === index)) {
+    const { model, layers, site } = use as Pick<HarnessOptions, 'model' | 'layers' | 'site'>;
     const context = await browser.newContext();
     const run = await evaluate({ context, site: site.create(), model, layers, task: upvoteFirstPost });
     await context.close();
@@ -35,14 +38,6 @@ async function plainProcess(index: number): Promise<void> {
     console.log(JSON.stringify({ cell: name, success: run.claimed && run.actual, falseSuccess: run.falseSuccess }));
   }
   await browser.close();
-}
-
-/** The config's cells, with what each puts in use: the plain side runs exactly these. */
-function cells() {
-  return (config.projects ?? []).map(({ name = '', use = {} }) => {
-    const { model, layers, site } = use as HarnessOptions;
-    return { name, model, layers, site };
-  });
 }
 
 interface Timed {
@@ -94,23 +89,32 @@ function suiteTally(reportDir: string): Tally {
 
 const sorted = (tally: Tally) => JSON.stringify(Object.entries(tally).sort(([a], [b]) => a.localeCompare(b)));
 
+const LAYOUTS = { projects: 'a project per cell', cells: 'cells as tests of one project' } as const;
+
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'harness-eval-bench-matrix-'));
   try {
     const started = performance.now();
     const plain = sum(await Promise.all(Array.from({ length: PROCESSES }, (_, index) => timed([process.execPath, '--import', 'tsx', import.meta.filename, 'plain', String(index)]))));
     plain.wallMs = performance.now() - started;
-    const suite = await timed(
-      [process.execPath, 'node_modules/@playwright/test/cli.js', 'test', '-c', 'scripts/bench-matrix.config.ts', '--repeat-each', String(TRIALS), '--workers', String(PROCESSES)],
-      { OUTPUT_DIR: join(dir, 'test-results'), REPORT_DIR: join(dir, 'reports') },
-    );
-    const same = sorted(plainTally(plain.output)) === sorted(suiteTally(join(dir, 'reports')));
+    const expected = sorted(plainTally(plain.output));
     const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-    console.log(`${cells().length} cells × ${TRIALS} trials, ${PROCESSES} workers/processes, ${process.env.BENCH_BROWSER === 'per-worker' ? 'a browser per worker' : 'one shared browser'}`);
-    console.log(`  outcomes per cell: ${same ? 'the same on both sides' : `DIFFER: plain ${sorted(plainTally(plain.output))}, playwright ${sorted(suiteTally(join(dir, 'reports')))}`}`);
-    console.log(`  playwright test  ${seconds(suite.wallMs)} wall, ${seconds(suite.cpuMs)} CPU`);
+    console.log(`${cells(benchMatrix).length} cells × ${TRIALS} trials, ${PROCESSES} workers/processes, ${process.env.BENCH_BROWSER === 'per-worker' ? 'a browser per worker' : 'one shared browser'}`);
     console.log(`  plain scripts    ${seconds(plain.wallMs)} wall, ${seconds(plain.cpuMs)} CPU`);
-    console.log(`  ratio ${(suite.wallMs / plain.wallMs).toFixed(2)} wall, ${(suite.cpuMs / plain.cpuMs).toFixed(2)} CPU (target ≤ 2.0)`);
+    const ratios: Array<{ layout: keyof typeof LAYOUTS; wall: number }> = [];
+    for (const layout of Object.keys(LAYOUTS) as Array<keyof typeof LAYOUTS>) {
+      const reports = join(dir, layout, 'reports');
+      const suite = await timed(
+        [process.execPath, 'node_modules/@playwright/test/cli.js', 'test', '-c', 'scripts/bench-matrix.config.ts', '--repeat-each', String(TRIALS), '--workers', String(PROCESSES)],
+        { BENCH_LAYOUT: layout, OUTPUT_DIR: join(dir, layout, 'test-results'), REPORT_DIR: reports },
+      );
+      const got = sorted(suiteTally(reports));
+      console.log(`  ${LAYOUTS[layout]}: ${seconds(suite.wallMs)} wall, ${seconds(suite.cpuMs)} CPU; outcomes per cell ${got === expected ? 'the same as the plain scripts\'' : `DIFFER: plain ${expected}, playwright ${got}`}`);
+      console.log(`    ratio ${(suite.wallMs / plain.wallMs).toFixed(2)} wall, ${(suite.cpuMs / plain.cpuMs).toFixed(2)} CPU (target ≤ 2.0)`);
+      ratios.push({ layout, wall: suite.wallMs / plain.wallMs });
+    }
+    const best = ratios.reduce((a, b) => (b.wall < a.wall ? b : a));
+    console.log(`  recommended: ${LAYOUTS[best.layout]} (the lower wall ratio, ${best.wall.toFixed(2)}; docs/performance.md)`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -10,10 +10,10 @@ import { hnRiskRules } from './sites/hn/risk.ts';
 // and cassettes), harness-eval/harness (runHarness, the trace, tools), harness-eval/sites (writing
 // a site kit), harness-eval/hn (the Hacker News kit's parts), harness-eval/reporter.
 
-// Playwright: the fixtures, the matchers, a matrix of projects, the browser.
+// Playwright: the fixtures, the matchers, a matrix (as projects, or as cells a spec runs as tests), the browser.
 export { attachRun, test, stackName, type Harness, type HarnessOptions, type RunRequest } from './playwright/fixtures.ts';
 export { expect } from './playwright/matchers.ts';
-export { layerPlan, matrix, type LayerPlanKind, type MatrixOptions } from './playwright/matrix.ts';
+export { cells, layerPlan, matrix, type Cell, type CellOptions, type LayerPlanKind, type MatrixOptions } from './playwright/matrix.ts';
 export { chromiumLaunchOptions } from './playwright/chromium.ts';
 export { sharedBrowser, type SharedBrowser } from './playwright/shared-browser.ts';
 

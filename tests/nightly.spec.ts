@@ -143,9 +143,11 @@ test('audit: neither the API key nor the site password is in any artifact or out
     expect(main.code, main.stdout).toBe(0);
   }
   const report = JSON.parse(readFileSync(mainResults, 'utf8')) as { config: { projects: Array<{ name: string }> }; suites: unknown[] };
-  const ran = new Set(collect(report).filter(({ result }) => result.status !== 'skipped').map(({ project }) => project));
+  const results = collect(report).filter(({ result }) => result.status !== 'skipped');
+  const ran = new Set(results.map(({ project }) => project));
   expect(report.config.projects.map(({ name }) => name).filter((name) => !ran.has(name))).toEqual([]);
-  expect(ran.size).toBeGreaterThan(20);
+  // The matrix's cells are tests of one project: what is counted is tests that ran.
+  expect(results.length).toBeGreaterThan(20);
 
   const mainReports = resolve('reports');
   const artifacts = [...files(workspace), ...files(mainReports), ...(ciMainJob ? [...files(ciMainJob), ...files(resolve('test-results/specs'))] : [])];

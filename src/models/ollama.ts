@@ -1,4 +1,3 @@
-import { Ollama } from 'ollama';
 import type { ChatResponse as OllamaChatResponse } from 'ollama';
 import { z } from 'zod';
 import { parseInput } from '../input.ts';
@@ -32,6 +31,8 @@ export function ollamaModel(name: string, options: OllamaModelOptions): Model {
   return {
     id,
     async chat({ messages, tools, signal, waits }) {
+      // The SDK loads on the first call, so a worker whose runs use other models never imports it.
+      const { Ollama } = await import('ollama');
       const fetchWithRetries = retryingFetch(baseFetch, { maxRetries, timeoutMs, rateLimitRetries, maxBackoffMs, waits });
       // The SDK passes no signal on non-streaming requests, so the caller's is added to each fetch here.
       const client = new Ollama({ host, fetch: (input, init) => fetchWithRetries(input, { ...init, signal }) });

@@ -1,4 +1,4 @@
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import { parseInput } from '../input.ts';
@@ -36,13 +36,16 @@ export function openaiModel(name: string, options: OpenAIModelOptions): Model {
   );
   // Looked up per request, not captured here, so a fetch patched later (msw) is still seen.
   const baseFetch = fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const endpoint = new OpenAI({ apiKey, baseURL }).baseURL;
+  // The SDK loads on the first call: a worker whose runs use other models never imports it.
+  let loaded: Promise<{ sdk: typeof import('openai'); endpoint: string }> | undefined;
+  const load = () => (loaded ??= import('openai').then((sdk) => ({ sdk, endpoint: new sdk.default({ apiKey, baseURL }).baseURL })));
 
   return {
     id,
     async chat({ messages, tools, signal, waits }) {
+      const { sdk, endpoint } = await load();
       const fetchWithRetries = retryingFetch(baseFetch, { maxRetries, timeoutMs, rateLimitRetries, maxBackoffMs, waits });
-      const client = new OpenAI({ apiKey, baseURL, maxRetries: 0, timeout: NO_SDK_TIMEOUT_MS, fetch: fetchWithRetries });
+      const client = new sdk.default({ apiKey, baseURL, maxRetries: 0, timeout: NO_SDK_TIMEOUT_MS, fetch: fetchWithRetries });
       let completion: ChatCompletion;
       // The SDK adds a listener to the signal it is given and never removes it: given the run's
       // own, every call of a run would leave one behind. It gets one of this call's instead.
@@ -66,7 +69,7 @@ export function openaiModel(name: string, options: OpenAIModelOptions): Model {
         );
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
-        throw toModelError(error, apiKey, endpoint);
+        throw toModelError(sdk, error, apiKey, endpoint);
       } finally {
         signal?.removeEventListener('abort', relay);
       }
@@ -75,7 +78,7 @@ export function openaiModel(name: string, options: OpenAIModelOptions): Model {
   };
 }
 
-function toModelError(error: unknown, apiKey: string, baseURL: string): ModelError {
+function toModelError({ APIConnectionError, APIConnectionTimeoutError, APIError }: typeof import('openai'), error: unknown, apiKey: string, baseURL: string): ModelError {
   const detail = redact(error instanceof Error ? error.message : String(error), apiKey);
   const message = `openai: ${detail}`;
   // The timeout error is a connection error too, so it is checked first.

@@ -9,7 +9,8 @@ import { layersCondition, modelCondition, stackName } from './condition.ts';
 import './doubles.ts';
 import type { HarnessOptions } from './fixtures.ts';
 
-export interface MatrixOptions {
+/** The dimensions of a matrix: every model × (every layer stack and every agent) × every site. */
+export interface CellOptions {
   /** Models, named (`{ 'mini-t0': { id: 'openai:gpt-4o-mini', temperature: 0 } }`: the cells say `mini-t0`) or not (named by their id). */
   models: Record<string, ModelSpec> | readonly ModelSpec[];
   /** The built-in harness's layer stacks, named (`{ bare: [], verified: ['guardrails', 'verify'] }`) or not; without it, only `agents` run. */
@@ -18,8 +19,17 @@ export interface MatrixOptions {
   agents?: Record<string, Agent> | readonly Agent[];
   /** Sites, named or not: a record's keys name the sites' cells; by default the site option's own default (the recorded HN). */
   sites?: Record<string, SiteFactory> | readonly SiteFactory[];
+}
+
+export interface MatrixOptions extends CellOptions {
   /** Anything else every project shares (testDir, testMatch, timeout, use). */
   project?: Project<HarnessOptions>;
+}
+
+/** One cell of a matrix: its name, and the options it puts in use (a project's `use`, or a `test.use` in a spec). */
+export interface Cell {
+  name: string;
+  use: Partial<HarnessOptions>;
 }
 
 const siteSchema = z.object({
@@ -35,12 +45,14 @@ const agentSchema = z.object({
 });
 
 /**
- * Playwright projects, one per cell: `model · layer-stack` for the built-in harness, `agent · model`
- * for another agent (`· site` when there are several). `--repeat-each N` gives N trials per cell.
- * Every agent, model, layer and site is checked here, when the config loads; two entries under one
- * name are an error naming both: name them with a record.
+ * The cells of a matrix, one per model × layer stack (`model · layer-stack`) and per agent × model
+ * (`agent · model`), times each site (`· site` when there are several). Every agent, model, layer
+ * and site is checked here, when the config or the spec loads; two entries under one name are an
+ * error naming both: name them with a record. A spec runs them as tests of one project, which
+ * starts a worker per core (and `--repeat-each` index) instead of one per cell (docs/performance.md):
+ * `for (const cell of cells(options)) test.describe(cell.name, () => { test.use(cell.use); test(…) })`.
  */
-export function matrix({ models, layers, agents, sites, project = {} }: MatrixOptions): Project<HarnessOptions>[] {
+export function cells({ models, layers, agents, sites }: CellOptions): Cell[] {
   if (layers === undefined && agents === undefined) throw new InputError('matrix(): give layers (stacks of the built-in harness), agents, or both');
   const modelList = named('models', models, (model) => void parseModelSpec(model), modelId, modelCondition);
   const stacks = named('layers', layers ?? [], (stack) => void resolveLayers(parseInput(z.array(z.unknown()), stack, 'layers') as LayerSpec[]), stackName, layersCondition);
@@ -52,21 +64,18 @@ export function matrix({ models, layers, agents, sites, project = {} }: MatrixOp
   const siteName = (site: SiteFactory | undefined) => (siteList.length > 1 && site ? [site.name] : []);
   return modelList.flatMap(([modelName, model]) => [
     ...stacks.flatMap(([stack, stackLayers]) =>
-      siteList.map((site) => ({
-        ...project,
-        name: [modelName, stack, ...siteName(site)].join(' · '),
-        use: { ...project.use, model, modelName, layers: stackLayers, layerStack: stack, ...(site && { site }) },
-      })),
+      siteList.map((site) => ({ name: [modelName, stack, ...siteName(site)].join(' · '), use: { model, modelName, layers: stackLayers, layerStack: stack, ...(site && { site }) } })),
     ),
     ...agentList.flatMap(([agentName, agent]) =>
-      siteList.map((site) => ({
-        ...project,
-        name: [agentName, modelName, ...siteName(site)].join(' · '),
-        // Named by the key the user gave it: the cells say `py`, not the script's file name.
-        use: { ...project.use, model, modelName, agent: { ...agent, name: agentName }, layers: [], layerStack: undefined, ...(site && { site }) },
-      })),
+      // Named by the key the user gave it: the cells say `py`, not the script's file name.
+      siteList.map((site) => ({ name: [agentName, modelName, ...siteName(site)].join(' · '), use: { model, modelName, agent: { ...agent, name: agentName }, layers: [], layerStack: undefined, ...(site && { site }) } })),
     ),
   ]);
+}
+
+/** Playwright projects, one per cell (see `cells`); `--repeat-each N` gives N trials per cell. */
+export function matrix({ project = {}, ...options }: MatrixOptions): Project<HarnessOptions>[] {
+  return cells(options).map(({ name, use }) => ({ ...project, name, use: { ...project.use, ...use } }));
 }
 
 export const layerPlanKinds = ['nested', 'leave-one-out'] as const;

@@ -1,13 +1,9 @@
 import { DEFAULT_TOOL_TIMEOUT_MS, race, TIMED_OUT } from '../harness/limits.ts';
-import {
-  newQuickJSWASMModuleFromVariant,
-  newVariant,
-  RELEASE_SYNC,
-  shouldInterruptAfterDeadline,
-  type QuickJSContext,
-  type QuickJSDeferredPromise,
-  type QuickJSHandle,
-  type QuickJSRuntime,
+import type {
+  QuickJSContext,
+  QuickJSDeferredPromise,
+  QuickJSHandle,
+  QuickJSRuntime,
 } from 'quickjs-emscripten';
 
 /**
@@ -61,10 +57,12 @@ const LOG_LINE_CHARS = 1000;
 export async function runProgram(source: string, dsl: Dsl, limits: ProgramLimits): Promise<ProgramResult> {
   const pages = Math.ceil((MODULE_BASE_BYTES + limits.memoryBytes) / WASM_PAGE_BYTES);
   const wasmMemory = new WebAssembly.Memory({ initial: pages, maximum: pages });
+  // Loaded when code mode first runs a program: a worker that never does never imports it.
+  const { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC, shouldInterruptAfterDeadline } = await import('quickjs-emscripten');
   const quickjs = await newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmMemory }));
   const runtime = quickjs.newRuntime();
   const vm = runtime.newContext();
-  const program = new Program(runtime, vm, limits);
+  const program = new Program(runtime, vm, limits, shouldInterruptAfterDeadline);
   let result: ProgramResult;
   try {
     result = await program.run(source, dsl);
@@ -103,11 +101,12 @@ class Program {
     private readonly runtime: QuickJSRuntime,
     private readonly vm: QuickJSContext,
     private readonly limits: ProgramLimits,
+    interruptAfter: typeof import('quickjs-emscripten').shouldInterruptAfterDeadline,
   ) {
     this.deadline = Date.now() + limits.timeoutMs;
     runtime.setMemoryLimit(limits.memoryBytes);
     runtime.setMaxStackSize(STACK_BYTES);
-    runtime.setInterruptHandler(shouldInterruptAfterDeadline(this.deadline));
+    runtime.setInterruptHandler(interruptAfter(this.deadline));
   }
 
   async run(source: string, dsl: Dsl): Promise<ProgramResult> {
