@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { fromCompletion } from '../src/models/wire-openai.ts';
 import { addUsage } from '../src/models/types.ts';
@@ -146,6 +147,9 @@ test('the run-wide ledger: made once by the runner, summed by every worker, remo
   a.add(0.25);
   b.add(0.5);
   expect(b.spent()).toBe(0.75);
+  // A line that gives money back (an uncontained agent writing to the ledger) is not counted.
+  appendFileSync(join(dir, 'spent'), '-100\nNaN\n');
+  expect(a.spent()).toBe(0.75);
   again();
   expect(existsSync(dir)).toBe(true);
   close();

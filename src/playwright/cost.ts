@@ -70,7 +70,8 @@ export function runLedger(env: NodeJS.ProcessEnv = process.env) {
       } catch {
         // No run has ended yet.
       }
-      return text.split('\n').reduce((sum, line) => sum + (Number(line) || 0), 0);
+      // A line that is not a cost (a negative one an uncontained agent appended) spends nothing, never gives back.
+      return text.split('\n').reduce((sum, line) => sum + Math.max(0, Number(line) || 0), 0);
     },
     /** One line per run: appends of a few bytes are whole, so workers never mix their lines. */
     add(usd: number): void {
