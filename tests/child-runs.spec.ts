@@ -5,9 +5,10 @@ import config, { childRunFiles } from './playwright.config.ts';
 import { expect } from './support.ts';
 
 test('the files that start child Playwright runs share one worker, and no other file starts one', () => {
+  // Child runs first, so the dispatcher starts them beside the other tests, not after them all.
   expect(config.projects).toEqual([
-    expect.objectContaining({ name: 'tests', testIgnore: childRunFiles }),
     expect.objectContaining({ name: 'child runs', testMatch: childRunFiles, workers: 1 }),
+    expect.objectContaining({ name: 'tests', testIgnore: childRunFiles }),
   ]);
   expect(childRunFiles).toEqual(expect.arrayContaining(['audit-faults.spec.ts', 'nightly.spec.ts', 'surface.spec.ts']));
   // A Playwright child started some other way (its CLI by path, npx) would escape the project. This file names them only to look for them.
