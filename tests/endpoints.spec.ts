@@ -17,7 +17,7 @@ import type { RunRecord } from '../src/core/run.ts';
 import { guardrails } from '../src/layers/guardrails.ts';
 import { createModel } from '../src/models/registry.ts';
 import { SCRIPTED_BASE_URL, scriptedFetch } from '../src/models/scripted/endpoint.ts';
-import { acquireSlot, SLOTS_ENV, startSlotCoordinator } from '../src/models/slots.ts';
+import { acquireSlot, SLOTS_ENV, startSlotCoordinator, withSlot } from '../src/models/slots.ts';
 import { WaitClock } from '../src/models/waits.ts';
 import { modelCondition } from '../src/playwright/condition.ts';
 import { holdTestClock } from '../src/playwright/fixtures.ts';
@@ -244,6 +244,21 @@ test.describe('one limit on calls at once, across the run', () => {
       await server.close();
     }
   });
+});
+
+test('queued behind its own calls, a run waits on itself: only a wait behind another run\'s call is the run\'s time', async () => {
+  const hold = (ms: number) => () => new Promise<void>((resolve) => setTimeout(resolve, ms));
+  // An agent flooding the gateway: three calls at once, one slot. Before, the queue held its clock for ~400 ms.
+  const flooding = new WaitClock();
+  await Promise.all(Array.from({ length: 3 }, () => withSlot('flood', 1, { waits: flooding }, hold(200))));
+  expect(flooding.waitedMs()).toBeLessThan(50);
+  // Behind another run's call, the queue is the run's time.
+  const other = new WaitClock();
+  const mine = new WaitClock();
+  const first = withSlot('shared', 1, { waits: other }, hold(300));
+  await withSlot('shared', 1, { waits: mine }, hold(10));
+  await first;
+  expect(mine.waitedMs()).toBeGreaterThanOrEqual(250);
 });
 
 test.describe('the gateway speaks the Responses API', () => {

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { ModelWaits } from '../core/model.ts';
 import { parseJsonObject } from '../text.ts';
-import { waiting } from './waits.ts';
 
 /**
  * Slots: at most `limit` calls at once to one endpoint, across every worker of a run. A run's
@@ -194,13 +193,41 @@ export function coordinateRun(env: NodeJS.ProcessEnv = process.env): () => Promi
   };
 }
 
-/** `work`, holding a slot of the endpoint `key` (queueing for it timed as a wait); with no limit, at once. */
+/** Per run (its waits) and endpoint: the slots its calls hold, and the ends of its queued calls' waits. */
+const runs = new WeakMap<ModelWaits, Map<string, { held: number; queued: Set<() => void> }>>();
+
+/**
+ * `work`, holding a slot of the endpoint `key`; with no limit, at once. Queueing is timed as a
+ * wait (the run's time, not the agent's) only while none of the run's own calls holds a slot of
+ * the endpoint: behind its own calls, a run waits on itself, or an agent flooding the gateway
+ * would hold its clock for ever.
+ */
 export async function withSlot<T>(key: string, limit: number | undefined, request: { signal?: AbortSignal; waits?: ModelWaits }, work: () => Promise<T>): Promise<T> {
   if (limit === undefined) return work();
-  const release = await waiting(request.waits, () => acquireSlot(key, limit, request.signal));
+  const { waits } = request;
+  let byKey = waits && runs.get(waits);
+  if (waits && !byKey) runs.set(waits, (byKey = new Map()));
+  let mine = byKey?.get(key);
+  if (byKey && !mine) byKey.set(key, (mine = { held: 0, queued: new Set() }));
+  const end = mine && mine.held === 0 ? waits!.begin() : undefined;
+  if (end) mine!.queued.add(end);
+  let release: Release;
+  try {
+    release = await acquireSlot(key, limit, request.signal);
+  } finally {
+    end?.();
+    if (end) mine!.queued.delete(end);
+  }
+  if (mine) {
+    mine.held += 1;
+    // The run holds a slot now: its other calls queue behind it, and wait on themselves.
+    for (const queuedEnd of mine.queued) queuedEnd();
+    mine.queued.clear();
+  }
   try {
     return await work();
   } finally {
+    if (mine) mine.held -= 1;
     release();
   }
 }
