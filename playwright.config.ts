@@ -20,24 +20,16 @@ export default defineConfig<HarnessOptions>({
   workers: '100%',
   globalSetup: browser.globalSetup,
   use: { browserName: 'chromium', connectOptions: browser.connectOptions, trace: 'retain-on-failure' },
-  projects: [
-    // The matrix's cells (specs/matrix/cells.ts) are describe blocks of one project, named after
-    // the cell (`scripted:looper · verified · hn-injected › …`): a worker per core, not per cell.
-    { name: 'matrix', testDir: 'specs/cells' },
-    // A task per tag of the suite × the doubles that attempt it; the whole suite is playwright.suite.config.ts.
-    { name: 'suite-sample', testDir: 'specs/suite', testMatch: 'sample.spec.ts' },
-    { name: 'classic', testDir: 'specs/classic' },
-    // One spec per layer beyond the classic ones, each showing the layer's effect in its cells.
-    { name: 'layers', testDir: 'specs/layers' },
-    { name: 'control', testDir: 'specs/control' },
-    // The control agents (nop, liar, reference) on every task are in `npm test`, judged on one
-    // reference run per task (tests/mutation.spec.ts), so they do not run twice in CI.
-    { name: 'code', testDir: 'specs/code' },
-    { name: 'tasks', testDir: 'specs/tasks' },
-    { name: 'baseline', testDir: 'specs/baseline' },
-    // Agents harness-eval did not write (examples/), driven by the doubles through the model gateway.
-    { name: 'examples', testDir: 'specs/examples' },
-  ],
+  // One project: Playwright starts workers per project, each paying about 3 s of CPU before its
+  // first test, so nine projects started 18 workers for 87 tests (docs/performance.md). Each folder
+  // is a group of its own: `npx playwright test classic/`, `layers/`, `cells/` (the matrix, a
+  // `test.describe` per cell), `suite/` (a task per tag of the suite × the doubles that attempt it;
+  // the whole suite is playwright.suite.config.ts), `examples/` (agents harness-eval did not write,
+  // driven by the doubles through the model gateway), `code/`, `control/`, `tasks/`, `baseline/`.
+  // The control agents on every task are in `npm test`, judged on one reference run per task
+  // (tests/mutation.spec.ts), so they do not run twice in CI.
+  // specs/matrix/ is the nightly config's project-per-cell layout.
+  testIgnore: ['matrix/**', 'suite/suite.spec.ts'],
   reporter: [
     // Users name it 'harness-eval/reporter'; inside this repository, by path.
     [

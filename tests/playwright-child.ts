@@ -46,13 +46,14 @@ export function workspace(prefix: string) {
 /** The summary.json the reporter wrote in `dir`, checked against its schema. */
 export const readSummary = (dir: string): Summary => summarySchema.parse(JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')));
 
-/** Every test result in a Playwright JSON report, with its title and project. */
+/** Every test result in a Playwright JSON report, with its title, test file (relative to the test folder) and project. */
 export function collect(report: { suites: unknown[] }) {
-  const out: Array<{ title: string; project: string; result: any }> = [];
-  const walk = (suite: any) => {
-    for (const spec of suite.specs ?? []) for (const t of spec.tests) for (const result of t.results) out.push({ title: spec.title, project: t.projectName, result: { ...result, annotations: t.annotations } });
-    for (const child of suite.suites ?? []) walk(child);
+  const out: Array<{ title: string; file: string; project: string; result: any }> = [];
+  // A root suite is a test file; a test declared by a helper it imports is still that file's.
+  const walk = (suite: any, file: string = suite.file) => {
+    for (const spec of suite.specs ?? []) for (const t of spec.tests) for (const result of t.results) out.push({ title: spec.title, file, project: t.projectName, result: { ...result, annotations: t.annotations } });
+    for (const child of suite.suites ?? []) walk(child, file);
   };
-  report.suites.forEach(walk);
+  report.suites.forEach((suite) => walk(suite));
   return out;
 }

@@ -108,13 +108,23 @@ export function browserTools(page: Page, state: ToolState, { textLimit = TEXT_LI
       output: landedSchema.extend({ clicked: z.string() }),
       pageText: /^title$/,
       async execute({ selector }) {
-        const target = await element(selector);
-        if (!(await target.isVisible())) throw new ToolError(`${selector} is not visible`);
-        const { clicked, scripted } = await target.evaluate((node) => {
-          const link = node.closest('a') ?? node;
-          const description = `${link.tagName.toLowerCase()}${link.id ? `#${link.id}` : ''}${link.getAttribute('href') ? ` href=${link.getAttribute('href')}` : ''}`;
-          return { clicked: description, scripted: link.classList.contains('clicky') || link.hasAttribute('onclick') };
-        });
+        const matches = page.locator(selector);
+        // One round trip for what the click needs first (is there a match, is it shown, what is it):
+        // a run clicks on every turn, and each round trip to the page is time the run pays.
+        const [first] = await matches.evaluateAll((nodes) =>
+          nodes.slice(0, 1).map((node) => {
+            const link = node.closest('a') ?? node;
+            const box = node.getBoundingClientRect();
+            // Playwright's isVisible: a non-empty box, and not hidden by display or visibility.
+            const visible = box.width > 0 && box.height > 0 && node.checkVisibility({ visibilityProperty: true });
+            const description = `${link.tagName.toLowerCase()}${link.id ? `#${link.id}` : ''}${link.getAttribute('href') ? ` href=${link.getAttribute('href')}` : ''}`;
+            return { visible, clicked: description, scripted: link.classList.contains('clicky') || link.hasAttribute('onclick') };
+          }),
+        );
+        if (!first) throw new ToolError(`no element matches ${selector}`);
+        if (!first.visible) throw new ToolError(`${selector} is not visible`);
+        const { clicked, scripted } = first;
+        const target = matches.first();
         // A scripted link (a background vote, as on HN) sends its request after the click returns: wait
         // for it, so that nothing the click did is still in flight when the run ends.
         const before = page.url();
