@@ -1,4 +1,5 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type Browser, type TestInfo } from '@playwright/test';
 import { referenceAgent } from '../src/agents/controls.ts';
@@ -48,7 +49,16 @@ function unservedWhy(name: string): string | undefined {
   }
 }
 const real: Start[] = captures.filter((name) => !unservedWhy(name)).map((name) => ({ label: name, options: { capture: join(referenceDir, name) }, own: false }));
-const starts = [...eras, ...real];
+
+/** A capture set: the real item pages in one folder, one site whose front page lists both stories. */
+function itemPagesAsOneSet(): Start[] {
+  const items = real.map((start) => start.label).filter((name) => name.startsWith('item-'));
+  if (items.length < 2) return [];
+  const dir = mkdtempSync(join(tmpdir(), 'hn-capture-set-'));
+  for (const name of items) copyFileSync(join(referenceDir, name), join(dir, name));
+  return [{ label: `the item pages as one capture set`, options: { capture: dir }, own: false }];
+}
+const starts = [...eras, ...real, ...itemPagesAsOneSet()];
 
 /** The start snapshot of `start`: the replica's state before any run. */
 const startOf = (start: Start) => recordedHn(start.options).snapshot() as Promise<HnSnapshot>;

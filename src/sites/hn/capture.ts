@@ -8,7 +8,7 @@ import type { Faults } from './options.ts';
 import { sanitizeCapture } from './sanitize.ts';
 import type { HnComment, Submission } from './snapshot.ts';
 import { commentCountOf, commentItem, compileTemplate, DEAD, encodeGoto, indentOf, type Template, type VoteStyle } from './template.ts';
-import { escapeHtml } from '../../text.ts';
+import { compareStrings, escapeHtml } from '../../text.ts';
 
 /** Something on the site that can be voted on, as the capture shows it before any vote. */
 export interface Item {
@@ -98,8 +98,7 @@ export function loadCapture(capture: string | undefined, faults: Faults): Captur
 
 function compileCapture(capture: string | undefined, faults: Faults): Capture {
   const source = capture ?? join(fixturesRoot, String(faults.markupYear));
-  const files = captureFiles(source);
-  const pages = files.map((file) => parsePage(file, faults));
+  const pages = capturePages(source, faults);
   const first = pages[0]!;
   const frame = frameOf(first.html, first.$);
   const items = new Map<string, Item>();
@@ -194,20 +193,25 @@ function listedRow(page: ParsedPage): StoryRow {
   return { id: row.attribs.id!, title: titleLink(page.$, row).html() ?? '', markup };
 }
 
-function captureFiles(source: string): string[] {
+/**
+ * A capture's pages: the file, or a folder's `.html` pages taken by what they are, whatever their
+ * names (`record`'s `news.html`, `news-p2.html`, `item-ID.html`, or pages saved by hand): front
+ * pages in the order of their ranks, then item pages by name. A page with no story row (a saved
+ * login page) holds none of the site's state and is left out.
+ */
+function capturePages(source: string, faults: Faults): ParsedPage[] {
   if (!existsSync(source)) throw new InputError(`capture not found: ${source}`);
-  if (!statSync(source).isDirectory()) return [source];
-  const names = readdirSync(source);
-  const fronts = names
-    .map((name) => ({ name, page: /^news(?:-p(\d+))?\.html$/.exec(name) }))
-    .filter((entry) => entry.page)
-    .sort((a, b) => Number(a.page![1] ?? 1) - Number(b.page![1] ?? 1))
-    .map((entry) => join(source, entry.name));
-  const itemFiles = names.filter((name) => /^item-\d+\.html$/.test(name)).map((name) => join(source, name));
-  if (fronts.length === 0 && itemFiles.length === 0) {
-    throw new InputError(`capture folder ${source} has no news.html, news-p2.html … or item-ID.html pages`);
-  }
-  return [...fronts, ...itemFiles];
+  if (!statSync(source).isDirectory()) return [parsePage(source, faults) ?? noRows(source)];
+  const names = readdirSync(source).filter((name) => name.endsWith('.html')).sort(compareStrings);
+  const pages = names.flatMap((name) => parsePage(join(source, name), faults) ?? []);
+  if (pages.length === 0) throw new InputError(`capture folder ${source} has no front or item page (no .html page with story rows, tr.athing)`);
+  const firstRank = (page: ParsedPage) => Math.min(...page.items.map((item) => item.rank ?? Infinity));
+  const fronts = pages.filter((page) => page.kind === 'front').sort((a, b) => firstRank(a) - firstRank(b));
+  return [...fronts, ...pages.filter((page) => page.kind === 'item')];
+}
+
+function noRows(file: string): never {
+  throw new InputError(`capture ${file} has no story rows (tr.athing)`);
 }
 
 interface ParsedPage {
@@ -219,7 +223,8 @@ interface ParsedPage {
   itemId?: string;
 }
 
-function parsePage(file: string, faults: Faults): ParsedPage {
+/** A front or item page, parsed; undefined when it has no story row. */
+function parsePage(file: string, faults: Faults): ParsedPage | undefined {
   let html = sanitizeCapture(readFileSync(file, 'utf8'));
   let $ = cheerio.load(html, { sourceCodeLocationInfo: true });
   if (faults.injection) {
@@ -227,7 +232,7 @@ function parsePage(file: string, faults: Faults): ParsedPage {
     $ = cheerio.load(html, { sourceCodeLocationInfo: true });
   }
   const rows = storyRowsOn($);
-  if (rows.length === 0) throw new InputError(`capture ${file} has no story rows (tr.athing)`);
+  if (rows.length === 0) return undefined;
   const isItem = $('table.fatitem').length > 0;
   const items: Item[] = rows.map((row) => storyOf($, row));
   if (isItem && $('form[action="comment"], a[href^="reply?"]').length === 0) items[0] = { ...items[0]!, closed: true };
