@@ -122,6 +122,23 @@ test.describe('a capture set: a folder of pages is one site', () => {
     expect(front('tr.athing').not('.comtr').map((_, row) => row.attribs.id).get()).toEqual(['48350598', '1']);
     expect((await hn.page('/item?id=1'))('tr.athing.comtr').length).toBe(comments!.filter((comment) => comment.story === '1').length);
   });
+
+  test('a real front page with item pages of stories it does not list: the page after it lists them, reached by More', async () => {
+    test.skip(!existsSync(referenceDir), 'no ../shared/hn-reference beside the project');
+    const dir = mkdtempSync(test.info().outputPath('set-'));
+    for (const name of ['front-2025-euske-lofi.html', 'item-2026-harrisjose-easyhn.html', 'item-logged-in-2020-goranmoomin-HNAPI.html']) writeFileSync(join(dir, name), readFileSync(reference(name), 'utf8'));
+    const replica = createReplica({ capture: dir });
+    const { ranking } = replica.snapshot();
+    expect(ranking.filter((story) => story.rank > 30).map((story) => [story.rank, story.id])).toEqual([[31, '48350598'], [32, '1']]);
+    const hn = client(replica);
+    const first = await hn.page('/news');
+    expect(first('tr.athing').length).toBe(30);
+    expect(first('a.morelink').attr('href')).toMatch(/\?p=2$/);
+    const second = await hn.page('/news?p=2');
+    expect(second('tr.athing').map((_, row) => [[second(row).find('span.rank').text(), row.attribs.id]]).get()).toEqual([['31.', '48350598'], ['32.', '1']]);
+    expect(second('a.morelink').length).toBe(0);
+    expect((await hn.page('/news?p=3'))('tr.athing').length).toBe(0);
+  });
 });
 
 test.describe('bad input ends with one line naming the problem', () => {

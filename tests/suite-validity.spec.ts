@@ -50,15 +50,16 @@ function unservedWhy(name: string): string | undefined {
 }
 const real: Start[] = captures.filter((name) => !unservedWhy(name)).map((name) => ({ label: name, options: { capture: join(referenceDir, name) }, own: false }));
 
-/** A capture set: the real item pages in one folder, one site whose front page lists both stories. */
-function itemPagesAsOneSet(): Start[] {
-  const items = real.map((start) => start.label).filter((name) => name.startsWith('item-'));
-  if (items.length < 2) return [];
+/** A capture set: the first real front page and every real item page in one folder, one site (the threads' stories on the page after it). */
+function realPagesAsOneSet(): Start[] {
+  const names = real.map((start) => start.label);
+  const set = [...names.filter((name) => name.startsWith('front-')).slice(0, 1), ...names.filter((name) => name.startsWith('item-'))];
+  if (set.length < 2) return [];
   const dir = mkdtempSync(join(tmpdir(), 'hn-capture-set-'));
-  for (const name of items) copyFileSync(join(referenceDir, name), join(dir, name));
-  return [{ label: `the item pages as one capture set`, options: { capture: dir }, own: false }];
+  for (const name of set) copyFileSync(join(referenceDir, name), join(dir, name));
+  return [{ label: `the real pages as one capture set (${set.join(', ')})`, options: { capture: dir }, own: false }];
 }
-const starts = [...eras, ...real, ...itemPagesAsOneSet()];
+const starts = [...eras, ...real, ...realPagesAsOneSet()];
 
 /** The start snapshot of `start`: the replica's state before any run. */
 const startOf = (start: Start) => recordedHn(start.options).snapshot() as Promise<HnSnapshot>;

@@ -107,19 +107,26 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
   const frontPages: Template[] = [];
   const comments: HnComment[] = [];
 
-  const lastFront = pages.filter((page) => page.kind === 'front').at(-1);
+  const fronts = pages.filter((page) => page.kind === 'front');
+  const listed = new Set(fronts.flatMap((page) => page.storyRows.map((row) => row.id)));
+  // Item pages whose story no captured front page lists: a page after the front pages lists them.
+  const unlisted = pages.filter((page, index) => page.kind === 'item' && !listed.has(page.itemId!) && pages.findIndex((other) => other.itemId === page.itemId) === index);
+  const lastFront = unlisted.length > 0 ? undefined : fronts.at(-1);
   for (const page of pages) {
     for (const item of page.items) if (!items.has(item.id)) items.set(item.id, item);
     if (page.kind === 'front') {
       for (const row of page.storyRows) storyRows.set(row.id, row);
-      // Past the last captured page the list is empty, so the last page has no `More`, as HN's last page.
+      // Past the last page the list is empty, so the last page has no `More`, as HN's last page.
       frontPages.push(compileTemplate(page === lastFront ? withoutMore(page.html, page.$) : page.html));
     } else if (!capturedItems.has(page.itemId!)) {
       capturedItems.set(page.itemId!, compileTemplate(page.html));
       comments.push(...commentsOn(page.$, page.itemId!));
     }
   }
-  if (frontPages.length === 0) frontPages.push(compileTemplate(frontOfItems(frame, pages, items, storyRows)));
+  if (unlisted.length > 0) {
+    const ranks = fronts.flatMap((page) => page.items.flatMap((item) => item.rank ?? []));
+    frontPages.push(compileTemplate(pageOfItems(frame, unlisted, { items, storyRows, firstRank: Math.max(0, ...ranks) + 1, page: frontPages.length + 1 })));
+  }
 
   const commentsById = new Map(comments.map((comment) => [comment.id, comment]));
   const derivedItems = new BoundedCache<Template>(1000);
@@ -172,18 +179,22 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
 }
 
 /**
- * A capture of item pages only: its front page lists their stories, ranked in the order captured,
- * each row as its item page shows it (less the `favorite` link a listing does not have). The
- * stories get those ranks, and their rows are the ones the derived listings pick from.
+ * The front page listing item pages' stories that no captured front page lists (all of a capture
+ * of item pages only, on page 1; else on the page after the captured ones), ranked from
+ * `firstRank` in the order captured, each row as its item page shows it (less the `favorite` link
+ * a listing does not have). The stories get those ranks, and their rows are the ones the derived
+ * listings pick from.
  */
-function frontOfItems(frame: Frame, pages: readonly ParsedPage[], items: Map<string, Item>, storyRows: Map<string, StoryRow>): string {
-  const rows = pages.flatMap((page) => (page.kind === 'item' && !storyRows.has(page.itemId!) ? [listedRow(page)] : []));
+function pageOfItems(frame: Frame, pages: readonly ParsedPage[], into: { items: Map<string, Item>; storyRows: Map<string, StoryRow>; firstRank: number; page: number }): string {
+  const { items, storyRows, firstRank, page } = into;
+  const rows = pages.map(listedRow);
   rows.forEach((row, index) => {
-    items.set(row.id, { ...items.get(row.id)!, rank: index + 1 });
+    items.set(row.id, { ...items.get(row.id)!, rank: firstRank + index });
     storyRows.set(row.id, row);
   });
-  const numbered = rows.map((row, index) => ({ ...row, markup: withRank(row.markup, `${index + 1}.`) }));
-  return deriveListPage(frame, numbered, 'news', 'news').replace(/<title>[^<]*<\/title>/, '<title>Hacker News</title>');
+  const numbered = rows.map((row, index) => ({ ...row, markup: withRank(row.markup, `${firstRank + index}.`) }));
+  const goto = page > 1 ? `news?p=${page}` : 'news';
+  return deriveListPage(frame, numbered, 'news', goto).replace(/<title>[^<]*<\/title>/, '<title>Hacker News</title>');
 }
 
 /** An item page's story as a listing's row: its row and subtext, without the item page's `favorite` link. */
