@@ -176,6 +176,15 @@ test.describe('templates name what a capture has', () => {
     expect(task.whyNotApplicable?.(await cut((rank) => rank <= 30))).toBe('the capture has no page 2 (ranks 31 to 60) with a story that takes votes');
   });
 
+  test('a reply on page 2 does not apply where the thread it names is closed (HN takes no reply there)', async () => {
+    const task = named('reply-to-quietest-page-2-story');
+    const start = await startOf(own);
+    expect(task.whyNotApplicable?.(start)).toBeUndefined();
+    const story = start.ranking.filter((entry) => entry.rank > 30 && entry.comments !== undefined).sort((a, b) => a.comments! - b.comments! || a.rank - b.rank)[0]!;
+    const closed = { ...start, ranking: start.ranking.map((entry) => (entry.id === story.id ? { ...entry, closed: true } : entry)) };
+    expect(task.whyNotApplicable?.(closed)).toBe(`the story with the fewest comments on page 2, ${JSON.stringify(story.title)}, is closed: HN takes no reply there`);
+  });
+
   test('ordinals as the prompts write them', () => {
     expect([1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 35, 101, 111].map((n) => ordinal(n))).toEqual(['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '22nd', '23rd', '35th', '101st', '111th']);
     expect([1, 3, 5, 10, 11].map((n) => ordinal(n, { words: true }))).toEqual(['first', 'third', 'fifth', 'tenth', '11th']);
