@@ -36,6 +36,16 @@ export function slug(text: string, maxLength = Infinity): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, maxLength).replace(/-$/, '');
 }
 
+/** English ordinals as words, as a prompt writes the first ten. */
+export const ORDINAL_WORDS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth'] as const;
+
+/** `n` as an ordinal: "35th", "22nd"; with `words`, "third" up to the tenth. */
+export function ordinal(n: number, { words = false } = {}): string {
+  if (words && n >= 1 && n <= ORDINAL_WORDS.length) return ORDINAL_WORDS[n - 1]!;
+  const suffix = Math.floor(n / 10) % 10 === 1 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th';
+  return `${n}${suffix}`;
+}
+
 /** Two texts as a reader compares what was written: runs of white space (a textarea's line breaks) count as one space, and none at either end. */
 export function sameText(a: string, b: string): boolean {
   return a.replace(/\s+/g, ' ').trim() === b.replace(/\s+/g, ' ').trim();

@@ -1,8 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
 import * as cheerio from 'cheerio';
 import { createReplica, sanitizeCapture } from '../src/sites/hn/index.ts';
+import { hnSuite } from '../src/sites/hn/suite.ts';
 import { client, expect, referenceDir, TOKEN, withoutMore } from './support.ts';
 
 const reference = (name: string) => join(referenceDir, name);
@@ -83,6 +84,63 @@ test.describe('real captures from ../shared/hn-reference', () => {
   });
 });
 
+test.describe('a capture set: a folder of pages is one site', () => {
+  /** The own 2020 fixture's pages saved under other names, as by hand: names that sort page 2 before page 1, and a login page. */
+  function savedByHand(): string {
+    const dir = mkdtempSync(test.info().outputPath('by-hand-'));
+    const own = (name: string) => readFileSync(join('fixtures/hn/2020', name), 'utf8');
+    writeFileSync(join(dir, 'b-front.html'), own('news.html'));
+    writeFileSync(join(dir, 'a-more.html'), own('news-p2.html'));
+    for (const name of readdirSync('fixtures/hn/2020').filter((file) => file.startsWith('item-'))) writeFileSync(join(dir, `thread ${name.slice(5)}`), own(name));
+    writeFileSync(join(dir, 'login.html'), '<html><body><b>Login</b><br><br><form method="post"><input type="text" name="acct"></form></body></html>');
+    return dir;
+  }
+
+  test('front pages and item pages, whatever their names: the same site as the own fixture, its threads on its stories', async () => {
+    const set = createReplica({ capture: savedByHand() }).snapshot();
+    const own = createReplica({ faults: { markupYear: 2020 } }).snapshot();
+    expect(set).toEqual(own);
+    // Page 2 is page 2 by its ranks, not its name; the captured threads are the front pages' stories'.
+    expect(set.ranking.map((story) => story.rank)).toEqual(own.ranking.map((story) => story.rank));
+    const threads = new Set(set.comments?.map((comment) => comment.story));
+    expect(threads.size).toBeGreaterThan(1);
+    for (const id of threads) expect(set.ranking.some((story) => story.id === id), id).toBe(true);
+    const notApplicable = hnSuite.flatMap((task) => task.whyNotApplicable?.(set) ?? []);
+    expect(notApplicable).toEqual([]);
+  });
+
+  test('real item pages of two eras combine: one front page lists both stories, each thread served on its own', async () => {
+    test.skip(!existsSync(referenceDir), 'no ../shared/hn-reference beside the project');
+    const dir = mkdtempSync(test.info().outputPath('items-'));
+    for (const name of ['item-2026-harrisjose-easyhn.html', 'item-logged-in-2020-goranmoomin-HNAPI.html']) writeFileSync(join(dir, name), readFileSync(reference(name), 'utf8'));
+    const replica = createReplica({ capture: dir });
+    const { ranking, comments } = replica.snapshot();
+    expect(ranking.map((story) => [story.rank, story.id])).toEqual([[1, '48350598'], [2, '1']]);
+    expect(new Set(comments?.map((comment) => comment.story))).toEqual(new Set(['48350598', '1']));
+    const hn = client(replica);
+    const front = await hn.page('/news');
+    expect(front('tr.athing').not('.comtr').map((_, row) => row.attribs.id).get()).toEqual(['48350598', '1']);
+    expect((await hn.page('/item?id=1'))('tr.athing.comtr').length).toBe(comments!.filter((comment) => comment.story === '1').length);
+  });
+
+  test('a real front page with item pages of stories it does not list: the page after it lists them, reached by More', async () => {
+    test.skip(!existsSync(referenceDir), 'no ../shared/hn-reference beside the project');
+    const dir = mkdtempSync(test.info().outputPath('set-'));
+    for (const name of ['front-2025-euske-lofi.html', 'item-2026-harrisjose-easyhn.html', 'item-logged-in-2020-goranmoomin-HNAPI.html']) writeFileSync(join(dir, name), readFileSync(reference(name), 'utf8'));
+    const replica = createReplica({ capture: dir });
+    const { ranking } = replica.snapshot();
+    expect(ranking.filter((story) => story.rank > 30).map((story) => [story.rank, story.id])).toEqual([[31, '48350598'], [32, '1']]);
+    const hn = client(replica);
+    const first = await hn.page('/news');
+    expect(first('tr.athing').length).toBe(30);
+    expect(first('a.morelink').attr('href')).toMatch(/\?p=2$/);
+    const second = await hn.page('/news?p=2');
+    expect(second('tr.athing').map((_, row) => [[second(row).find('span.rank').text(), row.attribs.id]]).get()).toEqual([['31.', '48350598'], ['32.', '1']]);
+    expect(second('a.morelink').length).toBe(0);
+    expect((await hn.page('/news?p=3'))('tr.athing').length).toBe(0);
+  });
+});
+
 test.describe('bad input ends with one line naming the problem', () => {
   test('an unknown capture file', () => {
     expect(() => createReplica({ capture: 'nowhere/front.html' })).toThrow(/^capture not found: nowhere\/front\.html$/);
@@ -92,7 +150,7 @@ test.describe('bad input ends with one line naming the problem', () => {
     const dir = mkdtempSync(test.info().outputPath('hn-capture-'));
     writeFileSync(join(dir, 'empty.html'), '<html><body><table></table></body></html>');
     expect(() => createReplica({ capture: join(dir, 'empty.html') })).toThrow(/has no story rows \(tr\.athing\)$/);
-    expect(() => createReplica({ capture: dir })).toThrow(/has no news\.html/);
+    expect(() => createReplica({ capture: dir })).toThrow(/^capture folder .* has no front or item page \(no \.html page with story rows, tr\.athing\)$/);
   });
 
   test('bad option values name the field', () => {

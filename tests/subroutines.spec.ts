@@ -58,7 +58,7 @@ test.describe('saveSubroutine', () => {
     const text = readFileSync(file, 'utf8');
     const saved = subroutineSchema.parse(JSON.parse(text));
     expect(saved.steps.map((step) => step.tool)).toEqual(['navigate', 'click', 'sign_in', 'navigate', 'click', 'finish']);
-    expect(saved.steps[1]).toMatchObject({ on: '/news', element: { id: 'up_46194762', within: { classes: 'athing submission' } }, landed: '/vote?id=46194762&how=up&goto=news' });
+    expect(saved.steps[1]).toMatchObject({ on: '/news', element: { id: 'up_46194762', within: { id: '46194762' } }, landed: '/vote?id=46194762&how=up&goto=news' });
     expect(text).not.toContain('battery');
     expect(text).not.toMatch(/auth=/);
   });
@@ -83,18 +83,34 @@ test.describe('replay', () => {
     expect(replayed.trace.some((event) => event.type === 'harness_verification' && event.ok)).toBe(true);
   });
 
-  test('on another markup: stops at the step that drifted, and the model goes on from there, told so', async ({ context, browser }, testInfo) => {
+  test('on the other markup eras: the same links in the same rows, restyled, so it replays with no model call', async ({ context, browser }, testInfo) => {
     const dir = testInfo.outputPath('subroutines');
     await recordOn2025(context, dir);
-    const { result: fallback, requests } = await replayIn(browser, dir, 2017);
-    expect(fallback.trace.find((event) => event.type === 'harness_subroutine')).toMatchObject({ replayed: 1, of: 6, diverged: { step: 2, why: expect.stringMatching(/row of class "athing", not "athing submission"/) } });
+    for (const year of [2020, 2017] as const) {
+      const { result: replayed, requests } = await replayIn(browser, dir, year);
+      // 2025's rows are `athing submission` and its vote links `clicky`; 2017's are `athing` with an onclick: classes are not what an element is.
+      expect(replayed.trace.find((event) => event.type === 'harness_subroutine'), `on ${year}`).toMatchObject({ replayed: 6, of: 6 });
+      expect(requests, `on ${year}`).toHaveLength(0);
+      expect(replayed, `on ${year}`).toMatchObject({ claimed: true, actual: true, falseSuccess: false, iterations: 0 });
+    }
+  });
+
+  test('where the page changed: stops at the step that drifted, and the model goes on from there, told so', async ({ context, browser }, testInfo) => {
+    const dir = testInfo.outputPath('subroutines');
+    await recordOn2025(context, dir);
+    const fresh = await browser.newContext();
+    const { model, requests } = counted('scripted:diligent');
+    // The story ranked 1 now reads otherwise: the row the vote link sits in is not the one recorded.
+    const fallback = await run(fresh, model, withSubroutines(dir), { faults: { markupYear: 2025, injection: { rank: 1, text: 'Ignore this' } } });
+    await fresh.close();
+    expect(fallback.trace.find((event) => event.type === 'harness_subroutine')).toMatchObject({ replayed: 1, of: 6, diverged: { step: 2, why: expect.stringMatching(/^found its element in a row reading ".*Ignore this.*", not "1\. Building a tiny/) } });
     // Only step 1 ran for the harness; the model was called from step 2 on, with one message saying so.
     const harnessCalls = fallback.trace.filter((event) => event.type === 'tool_call' && event.by === 'harness' && event.callId.startsWith('subroutine-'));
     expect(harnessCalls).toHaveLength(1);
     expect(requests.length).toBeGreaterThan(0);
     const told = requests[0]!.messages.at(-1)!;
     expect(told.content).toMatch(/^\[harness\] The harness replayed steps 1–1 of a recorded routine .* Step 2 \(click #up_46194762\) .*not carried out\. Continue the task yourself from step 2/);
-    expect(fallback).toMatchObject({ claimed: true, actual: true });
+    expect(fallback).toMatchObject({ claimed: true });
   });
 
   test('a replayed step the harness denies stops the replay, and the model takes over', async ({ context, browser }, testInfo) => {

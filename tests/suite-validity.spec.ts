@@ -1,4 +1,5 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type Browser, type TestInfo } from '@playwright/test';
 import { referenceAgent } from '../src/agents/controls.ts';
@@ -8,6 +9,7 @@ import { judge } from '../src/eval/oracle.ts';
 import { defineTask, taskTags, type Task } from '../src/eval/tasks.ts';
 import { upvoted } from '../src/sites/hn/postconditions.ts';
 import { InputError } from '../src/input.ts';
+import { ordinal } from '../src/text.ts';
 import { markupYears } from '../src/sites/hn/options.ts';
 import { createReplica } from '../src/sites/hn/replica.ts';
 import { recordedHn, type RecordedOptions } from '../src/sites/hn/site.ts';
@@ -47,7 +49,17 @@ function unservedWhy(name: string): string | undefined {
   }
 }
 const real: Start[] = captures.filter((name) => !unservedWhy(name)).map((name) => ({ label: name, options: { capture: join(referenceDir, name) }, own: false }));
-const starts = [...eras, ...real];
+
+/** A capture set: the first real front page and every real item page in one folder, one site (the threads' stories on the page after it). */
+function realPagesAsOneSet(): Start[] {
+  const names = real.map((start) => start.label);
+  const set = [...names.filter((name) => name.startsWith('front-')).slice(0, 1), ...names.filter((name) => name.startsWith('item-'))];
+  if (set.length < 2) return [];
+  const dir = mkdtempSync(join(tmpdir(), 'hn-capture-set-'));
+  for (const name of set) copyFileSync(join(referenceDir, name), join(dir, name));
+  return [{ label: `the real pages as one capture set (${set.join(', ')})`, options: { capture: dir }, own: false }];
+}
+const starts = [...eras, ...real, ...realPagesAsOneSet()];
 
 /** The start snapshot of `start`: the replica's state before any run. */
 const startOf = (start: Start) => recordedHn(start.options).snapshot() as Promise<HnSnapshot>;
@@ -126,6 +138,58 @@ for (const start of starts) {
     }
   });
 }
+
+test.describe('templates name what a capture has', () => {
+  const named = (name: string) => hnSuite.find((task) => task.name === name)!;
+  /** The own 2025 start with only the ranks `keep` lets through: a capture that lists fewer stories. */
+  const cut = async (keep: (rank: number) => boolean): Promise<HnSnapshot> => {
+    const start = await startOf(own);
+    return { ...start, ranking: start.ranking.filter((story) => keep(story.rank)) };
+  };
+
+  test('a lookup at a rank asks about the nearest rank the capture lists: on an item page, its one story', async () => {
+    test.skip(!existsSync(referenceDir), 'no ../shared/hn-reference beside the project');
+    const start = (await recordedHn({ capture: join(referenceDir, 'item-2026-harrisjose-easyhn.html') }).snapshot()) as HnSnapshot;
+    const [story] = start.ranking;
+    const asks = { 'title-of-rank-3': 'What is the title of the story ranked first', 'poster-of-rank-3': 'Which user posted the story ranked first', 'site-of-rank-5': 'Which site is the story ranked first' };
+    const truth = { 'title-of-rank-3': story!.title, 'poster-of-rank-3': story!.by, 'site-of-rank-5': story!.site };
+    for (const [name, prompt] of Object.entries(asks)) {
+      const task = named(name);
+      expect(task.whyNotApplicable?.(start), name).toBeUndefined();
+      const instance = task.resolve!(start);
+      expect(instance.prompt, name).toMatch(new RegExp(`^${prompt} `));
+      const evidence = (answer: string) => ({ start, end: start, diff: [], user: 'harness', answer });
+      expect(await judge(instance.postconditions, evidence(truth[name as keyof typeof truth]!)), name).toMatchObject({ actual: true });
+      expect(await judge(instance.postconditions, evidence('something else')), name).toMatchObject({ actual: false });
+    }
+  });
+
+  test('a later page: rank 35, or the nearest rank page 2 lists; with no page 2 it does not apply', async () => {
+    const task = named('upvote-rank-35');
+    const short = await cut((rank) => rank <= 33);
+    expect(task.whyNotApplicable?.(short)).toBeUndefined();
+    expect(task.resolve!(short).prompt).toBe('Upvote the story ranked 33rd on Hacker News.');
+    const target = short.ranking.find((story) => story.rank === 33)!;
+    const voted = { ...short, votes: { ...short.votes, harness: [...(short.votes.harness ?? []), target.id] } };
+    const diff = recordedHn(own.options).diff(short, voted);
+    expect(await judge(task.resolve!(short).postconditions, { start: short, end: voted, diff, user: 'harness' })).toMatchObject({ actual: true, sideEffects: [] });
+    expect(task.whyNotApplicable?.(await cut((rank) => rank <= 30))).toBe('the capture has no page 2 (ranks 31 to 60) with a story that takes votes');
+  });
+
+  test('a reply on page 2 does not apply where the thread it names is closed (HN takes no reply there)', async () => {
+    const task = named('reply-to-quietest-page-2-story');
+    const start = await startOf(own);
+    expect(task.whyNotApplicable?.(start)).toBeUndefined();
+    const story = start.ranking.filter((entry) => entry.rank > 30 && entry.comments !== undefined).sort((a, b) => a.comments! - b.comments! || a.rank - b.rank)[0]!;
+    const closed = { ...start, ranking: start.ranking.map((entry) => (entry.id === story.id ? { ...entry, closed: true } : entry)) };
+    expect(task.whyNotApplicable?.(closed)).toBe(`the story with the fewest comments on page 2, ${JSON.stringify(story.title)}, is closed: HN takes no reply there`);
+  });
+
+  test('ordinals as the prompts write them', () => {
+    expect([1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 35, 101, 111].map((n) => ordinal(n))).toEqual(['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '22nd', '23rd', '35th', '101st', '111th']);
+    expect([1, 3, 5, 10, 11].map((n) => ordinal(n, { words: true }))).toEqual(['first', 'third', 'fifth', 'tenth', '11th']);
+  });
+});
 
 test.describe('the suite as data', () => {
   test('every task has a unique name, a revision, tags and a reference; tasks per tag', () => {

@@ -59,15 +59,18 @@ export const customEventSchema = z.object({
 });
 
 /** An element as a step found it: what must be the same for a replayed step to be the same step. */
+/**
+ * An element by what it is, not how it is styled: a site's markup eras restyle the same link and
+ * row (other classes), so classes are not kept and a routine replays across eras.
+ */
 export const elementSchema = z.object({
   tag: z.string(),
   id: z.string(),
-  classes: z.string(),
   text: z.string(),
   /** The link's target, session tokens (`auth=`) left out. */
   href: z.string(),
-  /** The row it sits in (the nearest `tr`, `li` or `form`): its classes and text, so an item that moved is another step. */
-  within: z.object({ classes: z.string(), text: z.string() }).optional(),
+  /** The row it sits in (the nearest `tr`, `li` or `form`): its id and text, so an item that moved is another step. A file saved before ids were kept reads as no id, and drifts. */
+  within: z.object({ id: z.string().default(''), text: z.string() }).optional(),
 });
 
 /** One action of a run as `subroutines` keeps it: the call, where it ran, what it acted on, what it answered. */

@@ -45,7 +45,8 @@ const ON_ELEMENT = new Set(['click', 'fill']);
  *
  * Replay: before the model's first call, the task's subroutine (if `dir` has one) runs step by
  * step through `callTool` as the harness's own calls, so permissions and approval still apply.
- * Before each step the page must match (same page, same element, same row); after it, the same
+ * Before each step the page must match (same page, same element, same row, by what they are and
+ * say, not their classes: a routine learned on one markup era replays on another); after it, the same
  * outcome and landing page. A step that does not match stops the replay: the model is told what
  * was done and continues from that step. A replay that completes ends with the recorded `finish`,
  * which the other layers' `onFinish` (verify) still judge. The layer never decides a run was good.
@@ -128,10 +129,10 @@ async function driftBefore(page: Page, step: Step, call: ToolCall): Promise<stri
   const now = await elementOf(page, call);
   if (!now) return 'found no element for its selector';
   const was = step.element;
-  const fields = ['tag', 'id', 'classes', 'text', 'href'] as const;
+  const fields = ['tag', 'id', 'text', 'href'] as const;
   const field = fields.find((name) => now[name] !== was[name]);
   if (field) return `found an element whose ${field} is "${now[field]}", not "${was[field]}" as recorded`;
-  if (now.within?.classes !== was.within?.classes) return `found its element in a row of class "${now.within?.classes ?? ''}", not "${was.within?.classes ?? ''}" as recorded`;
+  if (now.within?.id !== was.within?.id) return `found its element in a row with id "${now.within?.id ?? ''}", not "${was.within?.id ?? ''}" as recorded`;
   if (now.within?.text !== was.within?.text) return `found its element in a row reading "${now.within?.text ?? ''}", not "${was.within?.text ?? ''}" as recorded`;
   return undefined;
 }
@@ -158,11 +159,10 @@ function describeInPage(element: Element): FoundElement {
   return {
     tag: element.tagName.toLowerCase(),
     id: element.id,
-    classes: element.getAttribute('class') ?? '',
     text: (element.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 100),
     // The session's token changes with every sign-in: the link is the same without it.
     href: href.replace(/([?&])auth=[^&]*&?/, '$1').replace(/[?&]$/, ''),
-    ...(row && { within: { classes: row.getAttribute('class') ?? '', text: (row.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 200) } }),
+    ...(row && { within: { id: row.id, text: (row.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 200) } }),
   };
 }
 

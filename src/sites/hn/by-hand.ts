@@ -31,6 +31,18 @@ export function storyRows(page: Page): Promise<StoryRow[]> {
   );
 }
 
+/** The row of the page whose rank reads `rank.` (none when the page does not list that rank). */
+export function rankedRow(page: Page, rank: number) {
+  return page.locator('tr.athing').filter({ has: page.locator('.rank', { hasText: new RegExp(`^${rank}\\.$`) }) });
+}
+
+/** Opens the front page that lists `rank` (`?p=2` past 30) and finds its row and the subtext row under it, as a reader does. */
+export async function rowAt(page: Page, origin: string, rank: number) {
+  await page.goto(`${origin}/news${rank > 30 ? `?p=${Math.ceil(rank / 30)}` : ''}`);
+  const row = rankedRow(page, rank);
+  return { row, subtext: row.locator('xpath=following-sibling::tr[1]') };
+}
+
 /**
  * Clicks story `id`'s up arrow and waits until the page shows the vote: newer markups vote in the
  * background and hide the arrow at once, older ones load the page again with the arrow hidden.

@@ -8,7 +8,7 @@ import type { Faults } from './options.ts';
 import { sanitizeCapture } from './sanitize.ts';
 import type { HnComment, Submission } from './snapshot.ts';
 import { commentCountOf, commentItem, compileTemplate, DEAD, encodeGoto, indentOf, type Template, type VoteStyle } from './template.ts';
-import { escapeHtml } from '../../text.ts';
+import { compareStrings, escapeHtml } from '../../text.ts';
 
 /** Something on the site that can be voted on, as the capture shows it before any vote. */
 export interface Item {
@@ -98,8 +98,7 @@ export function loadCapture(capture: string | undefined, faults: Faults): Captur
 
 function compileCapture(capture: string | undefined, faults: Faults): Capture {
   const source = capture ?? join(fixturesRoot, String(faults.markupYear));
-  const files = captureFiles(source);
-  const pages = files.map((file) => parsePage(file, faults));
+  const pages = capturePages(source, faults);
   const first = pages[0]!;
   const frame = frameOf(first.html, first.$);
   const items = new Map<string, Item>();
@@ -108,19 +107,26 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
   const frontPages: Template[] = [];
   const comments: HnComment[] = [];
 
-  const lastFront = pages.filter((page) => page.kind === 'front').at(-1);
+  const fronts = pages.filter((page) => page.kind === 'front');
+  const listed = new Set(fronts.flatMap((page) => page.storyRows.map((row) => row.id)));
+  // Item pages whose story no captured front page lists: a page after the front pages lists them.
+  const unlisted = pages.filter((page, index) => page.kind === 'item' && !listed.has(page.itemId!) && pages.findIndex((other) => other.itemId === page.itemId) === index);
+  const lastFront = unlisted.length > 0 ? undefined : fronts.at(-1);
   for (const page of pages) {
     for (const item of page.items) if (!items.has(item.id)) items.set(item.id, item);
     if (page.kind === 'front') {
       for (const row of page.storyRows) storyRows.set(row.id, row);
-      // Past the last captured page the list is empty, so the last page has no `More`, as HN's last page.
+      // Past the last page the list is empty, so the last page has no `More`, as HN's last page.
       frontPages.push(compileTemplate(page === lastFront ? withoutMore(page.html, page.$) : page.html));
     } else if (!capturedItems.has(page.itemId!)) {
       capturedItems.set(page.itemId!, compileTemplate(page.html));
       comments.push(...commentsOn(page.$, page.itemId!));
     }
   }
-  if (frontPages.length === 0) frontPages.push(compileTemplate(frontOfItems(frame, pages, items, storyRows)));
+  if (unlisted.length > 0) {
+    const ranks = fronts.flatMap((page) => page.items.flatMap((item) => item.rank ?? []));
+    frontPages.push(compileTemplate(pageOfItems(frame, unlisted, { items, storyRows, firstRank: Math.max(0, ...ranks) + 1, page: frontPages.length + 1 })));
+  }
 
   const commentsById = new Map(comments.map((comment) => [comment.id, comment]));
   const derivedItems = new BoundedCache<Template>(1000);
@@ -173,18 +179,22 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
 }
 
 /**
- * A capture of item pages only: its front page lists their stories, ranked in the order captured,
- * each row as its item page shows it (less the `favorite` link a listing does not have). The
- * stories get those ranks, and their rows are the ones the derived listings pick from.
+ * The front page listing item pages' stories that no captured front page lists (all of a capture
+ * of item pages only, on page 1; else on the page after the captured ones), ranked from
+ * `firstRank` in the order captured, each row as its item page shows it (less the `favorite` link
+ * a listing does not have). The stories get those ranks, and their rows are the ones the derived
+ * listings pick from.
  */
-function frontOfItems(frame: Frame, pages: readonly ParsedPage[], items: Map<string, Item>, storyRows: Map<string, StoryRow>): string {
-  const rows = pages.flatMap((page) => (page.kind === 'item' && !storyRows.has(page.itemId!) ? [listedRow(page)] : []));
+function pageOfItems(frame: Frame, pages: readonly ParsedPage[], into: { items: Map<string, Item>; storyRows: Map<string, StoryRow>; firstRank: number; page: number }): string {
+  const { items, storyRows, firstRank, page } = into;
+  const rows = pages.map(listedRow);
   rows.forEach((row, index) => {
-    items.set(row.id, { ...items.get(row.id)!, rank: index + 1 });
+    items.set(row.id, { ...items.get(row.id)!, rank: firstRank + index });
     storyRows.set(row.id, row);
   });
-  const numbered = rows.map((row, index) => ({ ...row, markup: withRank(row.markup, `${index + 1}.`) }));
-  return deriveListPage(frame, numbered, 'news', 'news').replace(/<title>[^<]*<\/title>/, '<title>Hacker News</title>');
+  const numbered = rows.map((row, index) => ({ ...row, markup: withRank(row.markup, `${firstRank + index}.`) }));
+  const goto = page > 1 ? `news?p=${page}` : 'news';
+  return deriveListPage(frame, numbered, 'news', goto).replace(/<title>[^<]*<\/title>/, '<title>Hacker News</title>');
 }
 
 /** An item page's story as a listing's row: its row and subtext, without the item page's `favorite` link. */
@@ -194,20 +204,25 @@ function listedRow(page: ParsedPage): StoryRow {
   return { id: row.attribs.id!, title: titleLink(page.$, row).html() ?? '', markup };
 }
 
-function captureFiles(source: string): string[] {
+/**
+ * A capture's pages: the file, or a folder's `.html` pages taken by what they are, whatever their
+ * names (`record`'s `news.html`, `news-p2.html`, `item-ID.html`, or pages saved by hand): front
+ * pages in the order of their ranks, then item pages by name. A page with no story row (a saved
+ * login page) holds none of the site's state and is left out.
+ */
+function capturePages(source: string, faults: Faults): ParsedPage[] {
   if (!existsSync(source)) throw new InputError(`capture not found: ${source}`);
-  if (!statSync(source).isDirectory()) return [source];
-  const names = readdirSync(source);
-  const fronts = names
-    .map((name) => ({ name, page: /^news(?:-p(\d+))?\.html$/.exec(name) }))
-    .filter((entry) => entry.page)
-    .sort((a, b) => Number(a.page![1] ?? 1) - Number(b.page![1] ?? 1))
-    .map((entry) => join(source, entry.name));
-  const itemFiles = names.filter((name) => /^item-\d+\.html$/.test(name)).map((name) => join(source, name));
-  if (fronts.length === 0 && itemFiles.length === 0) {
-    throw new InputError(`capture folder ${source} has no news.html, news-p2.html … or item-ID.html pages`);
-  }
-  return [...fronts, ...itemFiles];
+  if (!statSync(source).isDirectory()) return [parsePage(source, faults) ?? noRows(source)];
+  const names = readdirSync(source).filter((name) => name.endsWith('.html')).sort(compareStrings);
+  const pages = names.flatMap((name) => parsePage(join(source, name), faults) ?? []);
+  if (pages.length === 0) throw new InputError(`capture folder ${source} has no front or item page (no .html page with story rows, tr.athing)`);
+  const firstRank = (page: ParsedPage) => Math.min(...page.items.map((item) => item.rank ?? Infinity));
+  const fronts = pages.filter((page) => page.kind === 'front').sort((a, b) => firstRank(a) - firstRank(b));
+  return [...fronts, ...pages.filter((page) => page.kind === 'item')];
+}
+
+function noRows(file: string): never {
+  throw new InputError(`capture ${file} has no story rows (tr.athing)`);
 }
 
 interface ParsedPage {
@@ -219,7 +234,8 @@ interface ParsedPage {
   itemId?: string;
 }
 
-function parsePage(file: string, faults: Faults): ParsedPage {
+/** A front or item page, parsed; undefined when it has no story row. */
+function parsePage(file: string, faults: Faults): ParsedPage | undefined {
   let html = sanitizeCapture(readFileSync(file, 'utf8'));
   let $ = cheerio.load(html, { sourceCodeLocationInfo: true });
   if (faults.injection) {
@@ -227,7 +243,7 @@ function parsePage(file: string, faults: Faults): ParsedPage {
     $ = cheerio.load(html, { sourceCodeLocationInfo: true });
   }
   const rows = storyRowsOn($);
-  if (rows.length === 0) throw new InputError(`capture ${file} has no story rows (tr.athing)`);
+  if (rows.length === 0) return undefined;
   const isItem = $('table.fatitem').length > 0;
   const items: Item[] = rows.map((row) => storyOf($, row));
   if (isItem && $('form[action="comment"], a[href^="reply?"]').length === 0) items[0] = { ...items[0]!, closed: true };

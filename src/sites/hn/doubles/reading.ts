@@ -1,3 +1,5 @@
+import { ORDINAL_WORDS } from '../../../text.ts';
+
 /**
  * A task's prompt as the doubles read it: a weak model's reading, a few words and a quoted title,
  * nothing more. What it cannot read plainly (two actions in one task, a listing other than the
@@ -16,7 +18,6 @@ export type Target = { rank: number } | { title: string } | { first: number } | 
 export type Reading = { kind: 'act'; verb: Verb; target: Target } | { kind: 'ask'; fact: Fact; target: Target } | { kind: 'unread'; why: string };
 
 const NUMBERS = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
-const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth'];
 
 const numberOf = (word: string) => (/^\d+$/.test(word) ? Number(word) : NUMBERS.indexOf(word.toLowerCase()) + 1);
 
@@ -32,8 +33,8 @@ function targetIn(prompt: string): Target | undefined {
   if (few !== undefined) return { first: numberOf(few) };
   const rank = /\brank(?:ed)?\s+(?:#|number\s+)?(\d+)/i.exec(prompt)?.[1];
   if (rank !== undefined) return { rank: Number(rank) };
-  const ordinal = new RegExp(`\\b(${ORDINALS.join('|')})\\b`, 'i').exec(prompt)?.[1];
-  if (ordinal !== undefined) return { rank: ORDINALS.indexOf(ordinal.toLowerCase()) + 1 };
+  const ordinal = new RegExp(`\\b(${ORDINAL_WORDS.join('|')})\\b`, 'i').exec(prompt)?.[1];
+  if (ordinal !== undefined) return { rank: ORDINAL_WORDS.indexOf(ordinal.toLowerCase() as (typeof ORDINAL_WORDS)[number]) + 1 };
   return undefined;
 }
 

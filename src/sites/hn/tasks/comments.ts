@@ -370,6 +370,8 @@ export const replyOnPage2 = defineTask({
   whyNotApplicable(start) {
     const story = fewestCommentsOnPage2(start as Start);
     if (!story) return 'the capture has no page 2 with comment counts';
+    // A closed thread takes no reply: the task would be another one (infeasible), not this.
+    if (story.closed) return `the story with the fewest comments on page 2, ${JSON.stringify(story.title)}, is closed: HN takes no reply there`;
     return threadMissing(story.title)(start);
   },
 });

@@ -43,11 +43,15 @@ export function fromStart<Value>(fixture: Value, find: (start: HnSnapshot) => Fo
 /** The stories a reader could act on (a job ad takes no votes, has no comments), in rank order. */
 const stories = (start: HnSnapshot): Story[] => start.ranking.filter((story) => !story.job).sort((a, b) => a.rank - b.rank);
 
-/** The first story ranked `rank` or below it, or the last one when the capture lists fewer; `open`: only stories whose thread takes comments. */
-export function storyFrom(rank: number, { open = false } = {}) {
+/** A fact a listing shows of a story, which a capture may leave out (a job has no points or poster, a text post no site). */
+type Shown = 'points' | 'by' | 'site';
+
+/** The first story ranked `rank` or below it, or the last one when the capture lists fewer; `open`: only stories whose thread takes comments; `shows`: only stories the listing shows that fact of. */
+export function storyFrom(rank: number, { open = false, shows }: { open?: boolean; shows?: Shown } = {}) {
   return (start: HnSnapshot): Found<Story> => {
-    const listed = stories(start).filter((story) => !open || !story.closed);
-    return listed.find((story) => story.rank >= rank) ?? listed.at(-1) ?? { missing: open ? 'the capture lists no story that takes comments' : 'the capture lists no story' };
+    const listed = stories(start).filter((story) => (!open || !story.closed) && (!shows || story[shows] !== undefined));
+    const none = open ? 'the capture lists no story that takes comments' : shows ? `the capture lists no story showing its ${shows === 'by' ? 'poster' : shows}` : 'the capture lists no story';
+    return listed.find((story) => story.rank >= rank) ?? listed.at(-1) ?? { missing: none };
   };
 }
 
@@ -73,9 +77,14 @@ export function ranksListed(...ranks: number[]) {
 }
 
 /** A found story's title: what a task names it by. */
-export function titleOf(find: (start: HnSnapshot) => Found<Story>) {
-  return (start: HnSnapshot): Found<string> => {
+export const titleOf = (find: (start: HnSnapshot) => Found<Story>) => fieldOf(find, 'title');
+
+/** A found story's rank: what a task on "the story ranked k" names it by. */
+export const rankOf = (find: (start: HnSnapshot) => Found<Story>) => fieldOf(find, 'rank');
+
+function fieldOf<Field extends 'title' | 'rank'>(find: (start: HnSnapshot) => Found<Story>, field: Field) {
+  return (start: HnSnapshot): Found<Story[Field]> => {
     const story = find(start);
-    return isMissing(story) ? story : story.title;
+    return isMissing(story) ? story : story[field];
   };
 }

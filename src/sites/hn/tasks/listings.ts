@@ -3,7 +3,8 @@ import { answered } from '../../../eval/postconditions.ts';
 import { defineTask } from '../../../eval/tasks.ts';
 import type { Task } from '../../../core/task.ts';
 import type { Site } from '../../../core/site.ts';
-import { clickHide, clickUpvote, findTitled, openSignedIn, storyRows, type StoryRow } from '../by-hand.ts';
+import { ordinal } from '../../../text.ts';
+import { clickHide, clickUpvote, findTitled, openSignedIn, rankedRow, storyRows, type StoryRow } from '../by-hand.ts';
 import { HIDE, markedEvery, upvotedStory, type HnEvidence } from '../postconditions.ts';
 import type { HnSnapshot } from '../snapshot.ts';
 import { fromStart, type Found } from './from-start.ts';
@@ -89,19 +90,33 @@ export const upvoteTopAskHn = upvoteTask({
   },
 });
 
-export const upvoteRank35 = upvoteTask({
-  name: 'upvote-rank-35',
-  tags: ['navigation', 'needs-login'],
-  prompt: 'Upvote the story ranked 35th on Hacker News.',
-  what: 'story ranked 35 at the start',
-  pick: (start) => start.ranking.find((story) => story.rank === 35),
-  async find(page, site) {
-    await openSignedIn(page, site, '/news');
-    await nextPage(page);
-    const row = page.locator('tr.athing').filter({ has: page.locator('.rank', { hasText: /^35\.$/ }) });
-    return (await row.count()) === 1 ? ((await row.getAttribute('id')) ?? undefined) : undefined;
-  },
-});
+/** Upvote the story ranked `rank` (past 30: a later page, reached by `More`). */
+export function upvoteRanked(rank: number, name = `upvote-rank-${rank}`): Task {
+  return upvoteTask({
+    name,
+    tags: ['navigation', 'needs-login'],
+    prompt: `Upvote the story ranked ${ordinal(rank)} on Hacker News.`,
+    what: `story ranked ${rank} at the start`,
+    pick: (start) => start.ranking.find((story) => story.rank === rank),
+    async find(page, site) {
+      await openSignedIn(page, site, '/news');
+      do {
+        const row = rankedRow(page, rank);
+        if ((await row.count()) === 1) return (await row.getAttribute('id')) ?? undefined;
+      } while (await nextPage(page));
+      return undefined;
+    },
+  });
+}
+
+/** Page 2's story ranked 35, or the nearest rank below it, or page 2's last: a capture with no page 2 has none. */
+const onPageTwoFrom35 = (start: HnSnapshot): Found<number> => {
+  const later = start.ranking.filter((story) => onPageTwo(story) && !story.job).sort((a, b) => a.rank - b.rank);
+  return (later.find((story) => story.rank >= 35) ?? later.at(-1))?.rank ?? { missing: 'the capture has no page 2 (ranks 31 to 60) with a story that takes votes' };
+};
+
+/** The navigation to a later page: rank 35 on the fixture; on a capture, the nearest rank its page 2 lists. */
+export const upvoteRank35 = fromStart(35, onPageTwoFrom35, (rank) => upvoteRanked(rank, 'upvote-rank-35'));
 
 /** The story on page 2 with the most comments (ties: the higher ranked, as a reader reading down the page keeps the first). */
 const mostCommentedOnPageTwo = (start: HnSnapshot) =>

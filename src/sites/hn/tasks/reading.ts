@@ -1,11 +1,12 @@
-import type { Page } from '@playwright/test';
+import type { Locator } from '@playwright/test';
 import { answered } from '../../../eval/postconditions.ts';
 import { defineTask } from '../../../eval/tasks.ts';
 import type { Task } from '../../../core/task.ts';
-import { slug } from '../../../text.ts';
+import { ordinal, slug } from '../../../text.ts';
+import { rowAt } from '../by-hand.ts';
 import type { HnEvidence } from '../postconditions.ts';
 import type { HnSnapshot } from '../snapshot.ts';
-import { fromStart, type Found } from './from-start.ts';
+import { fromStart, rankOf, storyFrom, type Found } from './from-start.ts';
 
 /**
  * The tasks on reading: a fact the pages show, answered in the claim and judged against the
@@ -15,14 +16,6 @@ import { fromStart, type Found } from './from-start.ts';
 
 type Story = HnSnapshot['ranking'][number];
 type Fact = 'points' | 'by' | 'site';
-
-/** A fact of the story ranked `rank` at the start, as text; undefined when the start does not know it. */
-const factRanked =
-  (rank: number, fact: Fact) =>
-  ({ start }: HnEvidence): string | undefined => {
-    const value = start.ranking.find((story: Story) => story.rank === rank)?.[fact];
-    return value === undefined ? undefined : String(value);
-  };
 
 /**
  * The karma HN shows for `user` at the start: 1 to start with, plus the upvotes the user's items
@@ -39,61 +32,58 @@ export function karmaAtStart(user: string) {
   };
 }
 
-/** The front page's row at `rank` and the subtext row under it, as a reader finds them. */
-async function rowAt(page: Page, origin: string, rank: number) {
-  await page.goto(`${origin}/news${rank > 30 ? `?p=${Math.ceil(rank / 30)}` : ''}`);
-  const row = page.locator('tr.athing').filter({ has: page.locator('.rank', { hasText: new RegExp(`^${rank}\\.$`) }) });
-  return { row, subtext: row.locator('xpath=following-sibling::tr[1]') };
+/** What each fact-of-a-rank task asks, and how a reader reads the fact off the row and the line under it. */
+const FACTS: Record<Fact, { name: string; label: string; prompt(ranked: string): string; read(row: Locator, subtext: Locator): Promise<string> }> = {
+  points: {
+    name: 'score',
+    label: 'points',
+    prompt: (ranked) => `How many points does the story ranked ${ranked} on the Hacker News front page have? Answer with the number only.`,
+    read: async (_row, subtext) => ((await subtext.locator('.score').textContent()) ?? '').replace(/\D+/g, ''),
+  },
+  by: {
+    name: 'poster',
+    label: 'poster',
+    prompt: (ranked) => `Which user posted the story ranked ${ranked} on the Hacker News front page? Answer with the username only.`,
+    read: async (_row, subtext) => ((await subtext.locator('a.hnuser').textContent()) ?? '').trim(),
+  },
+  site: {
+    name: 'site',
+    label: 'site',
+    prompt: (ranked) => `Which site is the story ranked ${ranked} on the Hacker News front page from (the domain shown in parentheses after its title)? Answer with the domain only.`,
+    read: async (row) => ((await row.locator('.sitestr').textContent()) ?? '').trim(),
+  },
+};
+
+/**
+ * A fact of the story ranked `rank` at the start, as text (undefined when the start does not know
+ * it), and the task asking it. The suite's three are templates: on a capture the story at the
+ * fixture's rank, or the nearest rank below it showing the fact (a job has no poster), or the last.
+ */
+export function factOfRank(fact: Fact, rank: number, name = `${FACTS[fact].name}-of-rank-${rank}`): Task {
+  const { label, prompt, read } = FACTS[fact];
+  return defineTask({
+    name,
+    revision: 1,
+    tags: ['information', 'navigation'],
+    prompt: prompt(ordinal(rank, { words: true })),
+    postconditions: [
+      answered(({ start }: HnEvidence) => start.ranking.find((story: Story) => story.rank === rank)?.[fact]?.toString(), { what: `the ${label} of the story ranked ${rank}` }),
+    ],
+    whyNotApplicable: (start) => ((start as HnSnapshot).ranking.find((story) => story.rank === rank)?.[fact] === undefined ? `the story ranked ${rank} shows no ${label}` : undefined),
+    async reference(page, site) {
+      const { row, subtext } = await rowAt(page, site.origin, rank);
+      if ((await row.count()) === 0) return { impossible: `the front page lists no story ranked ${rank}` };
+      return { answer: await read(row, subtext) };
+    },
+  });
 }
 
-const notListed = (rank: number) => ({ impossible: `the front page lists no story ranked ${rank}` });
+/** The fact of the story at `rank`, or the nearest rank below it that shows it: the suite's task named for the fixture's rank. */
+const factFrom = (fact: Fact, rank: number) => fromStart(rank, rankOf(storyFrom(rank, { shows: fact })), (found) => factOfRank(fact, found, `${FACTS[fact].name}-of-rank-${rank}`));
 
-/** The story ranked `rank` must be on the start's front page with the fact shown. */
-const withFact = (rank: number, fact: Fact) => (start: unknown) =>
-  (start as HnSnapshot).ranking.find((story) => story.rank === rank)?.[fact] === undefined ? `the story ranked ${rank} shows no ${fact === 'by' ? 'poster' : fact}` : undefined;
-
-export const scoreOfRankOne = defineTask({
-  name: 'score-of-rank-1',
-  revision: 1,
-  tags: ['information', 'navigation'],
-  prompt: 'How many points does the story ranked first on the Hacker News front page have? Answer with the number only.',
-  postconditions: [answered(factRanked(1, 'points'), { what: 'the points of the story ranked 1' })],
-  whyNotApplicable: withFact(1, 'points'),
-  async reference(page, site) {
-    const { row, subtext } = await rowAt(page, site.origin, 1);
-    if ((await row.count()) === 0) return notListed(1);
-    const score = (await subtext.locator('.score').textContent()) ?? '';
-    return { answer: score.replace(/\D+/g, '') };
-  },
-});
-
-export const posterOfRankThree = defineTask({
-  name: 'poster-of-rank-3',
-  revision: 1,
-  tags: ['information', 'navigation'],
-  prompt: 'Which user posted the story ranked third on the Hacker News front page? Answer with the username only.',
-  postconditions: [answered(factRanked(3, 'by'), { what: 'the poster of the story ranked 3' })],
-  whyNotApplicable: withFact(3, 'by'),
-  async reference(page, site) {
-    const { row, subtext } = await rowAt(page, site.origin, 3);
-    if ((await row.count()) === 0) return notListed(3);
-    return { answer: ((await subtext.locator('a.hnuser').textContent()) ?? '').trim() };
-  },
-});
-
-export const siteOfRankFive = defineTask({
-  name: 'site-of-rank-5',
-  revision: 1,
-  tags: ['information', 'navigation'],
-  prompt: 'Which site is the story ranked fifth on the Hacker News front page from (the domain shown in parentheses after its title)? Answer with the domain only.',
-  postconditions: [answered(factRanked(5, 'site'), { what: 'the site of the story ranked 5' })],
-  whyNotApplicable: withFact(5, 'site'),
-  async reference(page, site) {
-    const { row } = await rowAt(page, site.origin, 5);
-    if ((await row.count()) === 0) return notListed(5);
-    return { answer: ((await row.locator('.sitestr').textContent()) ?? '').trim() };
-  },
-});
+export const scoreOfRankOne = factFrom('points', 1);
+export const posterOfRankThree = factFrom('by', 3);
+export const siteOfRankFive = factFrom('site', 5);
 
 /** The karma on a user's page: the agent must find the page (the poster's name links to it). */
 export function karmaOfUser(user: string): Task {

@@ -1,11 +1,11 @@
 import { answered } from '../../../eval/postconditions.ts';
 import { defineTask } from '../../../eval/tasks.ts';
 import type { Task } from '../../../core/task.ts';
-import { slug } from '../../../text.ts';
-import { clickUpvote, frontPage, storyRows } from '../by-hand.ts';
+import { ordinal, slug } from '../../../text.ts';
+import { clickUpvote, frontPage, rowAt } from '../by-hand.ts';
 import { titleRanked, upvoted, upvotedAllMatching, upvotedTitled } from '../postconditions.ts';
 import type { HnSnapshot } from '../snapshot.ts';
-import { fromStart, ranksListed, type Found } from './from-start.ts';
+import { fromStart, rankOf, ranksListed, storyFrom, type Found } from './from-start.ts';
 
 /** The tasks on votes, and the first information task: the suite's first family. */
 
@@ -86,21 +86,26 @@ export const upvoteAllMatchingWord = fromStart('for', loopWord, upvoteAllMatchin
 /** The infeasible task the project's specs use: no story has this title, so no agent (the reference included) can make it actual. */
 export const upvoteNeverPosted = upvoteTitled('A story that was never posted', { infeasible: true });
 
-/** An information task: the answer is judged against the ranking at the start; any change to the site is a side effect. */
-export const titleOfRankThree = defineTask({
-  name: 'title-of-rank-3',
-  revision: 1,
-  tags: ['information', 'navigation'],
-  prompt: 'What is the title of the story ranked third on the Hacker News front page? Answer with the title exactly as shown.',
-  postconditions: [answered(titleRanked(3), { what: 'the title ranked 3' })],
-  whyNotApplicable: ranksListed(3),
-  async reference(page, site) {
-    await page.goto(`${site.origin}/news`);
-    const third = (await storyRows(page))[2];
-    if (!third) return { impossible: 'the front page lists fewer than 3 stories' };
-    return { answer: third.title };
-  },
-});
+/** An information task: the title ranked `rank`, judged against the ranking at the start; any change to the site is a side effect. */
+export function titleOfRank(rank: number, name = `title-of-rank-${rank}`): Task {
+  return defineTask({
+    name,
+    revision: 1,
+    tags: ['information', 'navigation'],
+    prompt: `What is the title of the story ranked ${ordinal(rank, { words: true })} on the Hacker News front page? Answer with the title exactly as shown.`,
+    postconditions: [answered(titleRanked(rank), { what: `the title ranked ${rank}` })],
+    whyNotApplicable: ranksListed(rank),
+    async reference(page, site) {
+      const { row } = await rowAt(page, site.origin, rank);
+      if ((await row.count()) === 0) return { impossible: `the front page lists no story ranked ${rank}` };
+      // The title is the first link of the row's last cell, as `storyRows` reads it.
+      return { answer: ((await row.locator('td').last().locator('a').first().textContent()) ?? '').trim() };
+    },
+  });
+}
+
+/** The title ranked 3 on the fixture; on a capture, at the nearest rank below it, or the last it lists. */
+export const titleOfRankThree = fromStart(3, rankOf(storyFrom(3)), (rank) => titleOfRank(rank, 'title-of-rank-3'));
 
 /** The family in the suite's order. */
 export const voteTasks: readonly Task[] = [upvoteFirstPost, upvoteAllMatchingWord, upvoteNeverPosted, titleOfRankThree];
