@@ -123,9 +123,14 @@ export interface AgentCommand {
   env: Record<string, string>;
 }
 
+/** A sandbox's stages, as reached: bwrap spawned, its relay up, the ports handed over, the agent starting (every port listens), its first connection out, its end, bwrap's end. */
+export type SandboxStage = 'spawned' | 'relayUp' | 'forwarded' | 'starting' | 'connected' | 'agentExited' | 'sandboxExited';
+
 export interface Sandbox {
   /** bwrap: its stdout and stderr are the agent's. */
   child: ChildProcess;
+  /** When each stage was reached (performance.now()): what bench:sandbox breaks a run down by. */
+  stages: Readonly<Partial<Record<SandboxStage, number>>>;
   /** Pipes the run's endpoints: the only TCP ports the agent reaches, at the same port numbers on its own 127.0.0.1. Once, before `start`. */
   forward(urls: readonly string[]): Promise<void>;
   /** Hands the command to the relay, which starts it once every forwarded port listens: once. */
@@ -153,16 +158,19 @@ export interface Sandbox {
  * once the agent's command is known:
  *
  *   listen <port>…          one socat per port: 127.0.0.1:<port> inside, piped to the Unix socket
- *                           s<port> in `dir`; answers `listening <pid>…` (the socats, as pids in the
- *                           sandbox) once all listen, so the agent never meets a refused port
+ *                           s<port> in `dir`; answers `socats <pid>…` (as pids in the sandbox) at once
  *   export NAME='value' …   the agent's whole environment (the relay's own is empty)
- *   start <cwd> <argv>…     runs the agent there, stdin /dev/null, stdout and stderr bwrap's, fd 3
+ *   start <cwd> <argv>…     once every port listens (by then they do: the socats had the page's
+ *                           opening to bind, so the relay polls nothing while the page opens; it
+ *                           checks once, and waits only if they still bind), answers `starting` and
+ *                           runs the agent in `cwd`, stdin /dev/null, stdout and stderr bwrap's, fd 3
  *                           closed; answers `unstarted <status>` when it could not start (sh's 127:
  *                           not found, 126: not executable) and then `exited <status>` (sh's: 128+n
  *                           for signal n), and waits: what the agent left is counted from outside
  *                           before the sandbox is killed
  *
- * Values are single-quoted, their newlines written as "$nl": one line per command.
+ * Values are single-quoted, their newlines written as "$nl": one line per command. The relay says
+ * `up` first: the line, and `starting`, time the sandbox's stages (sandboxStages).
  */
 const RELAY = `
 nl='
@@ -173,22 +181,16 @@ unset PWD
 # socat, which handles TERM, INT, HUP and QUIT itself, still exits at those: an agent that sends them cuts only its own network.
 signals='HUP INT QUIT USR1 USR2 PIPE ALRM TERM'
 trap '' $signals
+echo up >&3
+ports=
+pids=
 listen() {
-  pids=
+  ports=$*
   for port; do
     "$socat" TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork,nodelay UNIX-CONNECT:s$port </dev/null >/dev/null 2>&1 3>&- &
     pids="$pids $!"
   done
-  until listening "$@"; do
-    # A moment for the socats to bind: a busy loop would take the CPU they need on a loaded machine.
-    sleep 0.001
-    for pid in $pids; do
-      state=Z
-      read -r _ _ state _ 2>/dev/null </proc/$pid/stat
-      [ "$state" != Z ] || { echo "harness-eval: the sandbox's socat could not listen on a port of $*" >&2; exit 1; }
-    done
-  done
-  echo "listening$pids" >&3
+  echo "socats$pids" >&3
 }
 listening() {
   n=0
@@ -200,6 +202,16 @@ listening() {
   [ "$n" -eq $# ]
 }
 start() {
+  until listening $ports; do
+    # A moment for the socats to bind: a busy loop would take the CPU they need on a loaded machine.
+    sleep 0.001
+    for pid in $pids; do
+      state=Z
+      read -r _ _ state _ 2>/dev/null </proc/$pid/stat
+      [ "$state" != Z ] || { echo "harness-eval: the sandbox's socat could not listen on a port of $ports" >&2; exit 1; }
+    done
+  done
+  echo starting >&3
   (trap - $signals; trap 'echo "unstarted $?" >&3' EXIT; cd "$1" && unset PWD OLDPWD && shift && exec "$@" </dev/null 3>&-)
   echo "exited $?" >&3
   read -r _ <&3
@@ -251,9 +263,12 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   let program = '';
   // The relay's socats (pids in the sandbox): the network's, not the agent's.
   let listeners = new Set<number>();
+  const stages: Partial<Record<SandboxStage, number>> = {};
+  const reach = (stage: SandboxStage) => void (stages[stage] ??= performance.now());
   const [bwrap, ...args] = bwrapArgv(options, socketDir);
   // bwrap's own environment is empty: its init stays in the sandbox as pid 1, and /proc/1/environ would show the worker's keys.
   const child = spawn(bwrap!, args, { detached: true, env: {}, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  reach('spawned');
   const control = child.stdio[3] as Socket;
   // A sandbox killed while a command is written to it must not throw in the worker.
   control.on('error', () => control.destroy());
@@ -263,23 +278,31 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n')) {
       const [kind, ...numbers] = text.slice(0, end).split(' ');
       text = text.slice(end + 1);
-      if (kind === 'listening') listeners = new Set(numbers.map(Number));
+      if (kind === 'up') reach('relayUp');
+      if (kind === 'socats') listeners = new Set(numbers.map(Number));
+      if (kind === 'starting') reach('starting');
       if (kind === 'unstarted') reported({ error: `spawn ${program} ${numbers[0] === '127' ? 'ENOENT' : 'EACCES'}` });
-      if (kind === 'exited') reported(shellStatus(Number(numbers[0])));
+      if (kind === 'exited') {
+        reach('agentExited');
+        reported(shellStatus(Number(numbers[0])));
+      }
     }
   });
   // Listened for at once: the sandbox may end before its agent is started.
   const sandboxExit = processExit(child);
+  void sandboxExit.then(() => reach('sandboxExited'));
   const processes = () => (child.pid === undefined ? [] : descendants(child.pid, (pid) => listeners.has(namespacePid(pid))).filter((pid) => namespacePid(pid) > 2));
   // Node's own kill: it signals nothing once bwrap has ended, when its pid may be another process's.
   const kill = () => void child.kill('SIGKILL');
   return {
     child,
+    stages,
     async forward(urls) {
       const ports = portsOf(urls);
       await Promise.all(
         ports.map((port) =>
           listen(`s${port}`, (inside) => {
+            reach('connected');
             const upstream = connect({ port, host: '127.0.0.1', noDelay: true });
             track(upstream);
             inside.pipe(upstream).pipe(inside);
@@ -289,6 +312,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         ),
       );
       control.write(`listen ${ports.join(' ')}\n`);
+      reach('forwarded');
     },
     start({ argv, env }) {
       program = argv[0]!;
