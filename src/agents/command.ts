@@ -310,7 +310,7 @@ function launchSandboxed(sandbox: Sandbox, command: AgentCommand): Launched {
     ended: Promise.race([sandbox.agentExit.then(toExit(command.argv[0]!)), sandbox.sandboxExit.then(toExit('bwrap'))]),
     terminate: sandbox.terminate,
     kill: sandbox.kill,
-    escapes: () => ({ processesLeft: sandbox.processes().length }),
+    escapes: () => ({ processesLeft: sandbox.processesLeft() }),
   };
 }
 

@@ -139,8 +139,8 @@ export interface Sandbox {
   agentExit: Promise<AgentExit>;
   /** Settles when bwrap ended, or could not start: the sandbox, and everything in it, is gone. */
   sandboxExit: Promise<AgentExit>;
-  /** Processes in the sandbox other than its init and the relay: the agent's, as pids outside. */
-  processes(): number[];
+  /** How many processes run in the sandbox other than its init, the relay and the socats: the agent's. */
+  processesLeft(): number;
   /** SIGTERM to every agent process: a moment to flush. */
   terminate(): void;
   /** Ends the sandbox: SIGKILL to bwrap; its init dies with it (--die-with-parent), and with the init the whole PID namespace. */
@@ -223,7 +223,8 @@ while IFS= read -r line <&3; do eval "$line"; done
 /** The bwrap argv for one sandbox: isolation, `cwd` read-only, the work folder writable, the socket folder read-only; the relay as its command, in the socket folder. */
 export function bwrapArgv({ cwd, workDir }: SandboxOptions, socketDir: string): string[] {
   // `cwd` again, in case it is in a temporary folder the sandbox empties; its work folder after it, in case it is inside `cwd`.
-  return [bwrapPath(), ...isolation(), '--ro-bind', cwd, cwd, '--bind', workDir, workDir, '--ro-bind', socketDir, socketDir, '--chdir', socketDir, '--', '/bin/sh', '-c', RELAY, 'harness-eval-relay', socatPath()!];
+  // --info-fd: bwrap says its init's pid there (the sandbox's processes are counted in that init's /proc).
+  return [bwrapPath(), ...isolation(), '--ro-bind', cwd, cwd, '--bind', workDir, workDir, '--ro-bind', socketDir, socketDir, '--chdir', socketDir, '--info-fd', '4', '--', '/bin/sh', '-c', RELAY, 'harness-eval-relay', socatPath()!];
 }
 
 /** The distinct TCP ports of the run's URLs (each on 127.0.0.1). */
@@ -267,8 +268,16 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const reach = (stage: SandboxStage) => void (stages[stage] ??= performance.now());
   const [bwrap, ...args] = bwrapArgv(options, socketDir);
   // bwrap's own environment is empty: its init stays in the sandbox as pid 1, and /proc/1/environ would show the worker's keys.
-  const child = spawn(bwrap!, args, { detached: true, env: {}, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  const child = spawn(bwrap!, args, { detached: true, env: {}, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'] });
   reach('spawned');
+  // The sandbox's init (pid 1 inside), as a pid outside: its root's /proc is the sandbox's own.
+  let initPid: number | undefined;
+  let info = '';
+  (child.stdio[4] as Socket)
+    .setEncoding('utf8')
+    .on('data', (chunk: string) => void (info += chunk))
+    .on('end', () => void (initPid = infoSchema.safeParse(safeJson(info)).data?.['child-pid']))
+    .on('error', () => undefined);
   const control = child.stdio[3] as Socket;
   // A sandbox killed while a command is written to it must not throw in the worker.
   control.on('error', () => control.destroy());
@@ -291,7 +300,19 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   // Listened for at once: the sandbox may end before its agent is started.
   const sandboxExit = processExit(child);
   void sandboxExit.then(() => reach('sandboxExited'));
-  const processes = () => (child.pid === undefined ? [] : descendants(child.pid, (pid) => listeners.has(namespacePid(pid))).filter((pid) => namespacePid(pid) > 2));
+  // As pids outside, to signal them: the machine's whole /proc is read.
+  const processes = () => (child.pid === undefined ? [] : descendants('/proc', child.pid, (pid) => listeners.has(namespacePid(pid))).filter((pid) => namespacePid(pid) > 2));
+  // Counted where the run's end waits on it, in the sandbox's own /proc: a few entries where the machine's has hundreds, its pids the namespace's.
+  // No mount the agent can make (nobody, no capability) changes what its init's root shows; without the init's pid, the machine's /proc.
+  const processesLeft = () => {
+    if (initPid === undefined) return processes().length;
+    try {
+      return descendants(`/proc/${initPid}/root/proc`, 1, (pid) => listeners.has(pid)).filter((pid) => pid > 2).length;
+    } catch {
+      // The sandbox ended meanwhile, and everything in it.
+      return processes().length;
+    }
+  };
   // Node's own kill: it signals nothing once bwrap has ended, when its pid may be another process's.
   const kill = () => void child.kill('SIGKILL');
   return {
@@ -321,7 +342,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     },
     agentExit,
     sandboxExit,
-    processes,
+    processesLeft,
     terminate: () => processes().forEach((pid) => signal(pid, 'SIGTERM')),
     kill,
     async close() {
@@ -342,12 +363,12 @@ function signal(pid: number, name: NodeJS.Signals): void {
   }
 }
 
-/** Every live process under `root` (by parent pid, from /proc/*\/stat), zombies left out (they run no more), and none of `pruned`'s subtrees. */
-function descendants(root: number, pruned: (pid: number) => boolean): number[] {
+/** Every live process under `root` (by parent pid, from `<proc>/*\/stat`), zombies left out (they run no more), and none of `pruned`'s subtrees. */
+function descendants(proc: string, root: number, pruned: (pid: number) => boolean): number[] {
   const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
+  for (const entry of readdirSync(proc)) {
     if (!/^\d+$/.test(entry)) continue;
-    const stat = readProc(`/proc/${entry}/stat`);
+    const stat = readProc(`${proc}/${entry}/stat`);
     // The command name may hold spaces and parentheses: the fields after its last `)` are fixed.
     const [state, ppid] = stat?.slice(stat.lastIndexOf(')') + 2).split(' ') ?? [];
     if (state === undefined || state === 'Z') continue;
@@ -364,6 +385,17 @@ function descendants(root: number, pruned: (pid: number) => boolean): number[] {
 function namespacePid(pid: number): number {
   const line = readProc(`/proc/${pid}/status`)?.match(/^NSpid:\s+(.*)$/m)?.[1];
   return Number(line?.trim().split(/\s+/).at(-1) ?? 0);
+}
+
+/** What bwrap writes to its --info-fd (more than this). */
+const infoSchema = z.object({ 'child-pid': z.number().int().positive() });
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function readProc(path: string): string | undefined {
