@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { channel } from 'node:diagnostics_channel';
-import { accessSync, constants, statSync } from 'node:fs';
-import { mkdir, open, rm } from 'node:fs/promises';
+import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import { open, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { basename, delimiter, join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -9,7 +9,7 @@ import { redact } from '../harness/trace.ts';
 import { InputError, parseInput } from '../input.ts';
 import type { Agent, AgentRun, Containment } from '../core/agent.ts';
 import type { Site } from '../core/site.ts';
-import { launchCdpBrowser } from './cdp-browser.ts';
+import { launchCdpBrowser, type CdpBrowser } from './cdp-browser.ts';
 import { foreignAgent, readClaim, type ForeignOutcome, type RunEndpoints } from './foreign.ts';
 import { gatewayOptionsSchema } from './gateway.ts';
 import { processExit, sandboxModeSchema, sandboxUnavailable, startSandbox, startupEnv, type AgentCommand, type AgentExit, type Sandbox, type SandboxMode, type SandboxStage } from './sandbox.ts';
@@ -98,22 +98,25 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
   // The folder as a path, however it was written: the fixture records it relative to the config's folder.
   const base = { agent: 'command', argv: command, ...(cwd && { cwd: resolve(cwd) }), ...(timeoutMs && { timeoutMs }), account, ...(Object.keys(env).length > 0 && { envKeys: Object.keys(env).sort() }) };
   const claimFileOf = (run: AgentRun) => join(run.outputDir, 'agent-claim.json');
-  const setUp = async (run: AgentRun, endpoints: RunEndpoints) => {
+  const setUp = async (run: AgentRun, endpoints: Promise<RunEndpoints>) => {
     const stages: Partial<Record<CommandStage, number>> = { setUp: performance.now() };
-    await mkdir(run.outputDir, { recursive: true });
-    await rm(claimFileOf(run), { force: true });
     const contained = sandboxed(sandbox);
-    const browser = await launchCdpBrowser(run.site, { sandboxed: contained });
-    let box: Sandbox | undefined;
+    // The sandbox first, before anything is awaited: bwrap, its namespaces and its relay start while the rest of the run is set up and the page opens.
+    // Its work folder is bound as it is at bwrap's start: made before it.
+    mkdirSync(run.outputDir, { recursive: true });
+    const box = contained ? startSandbox({ cwd: resolve(cwd ?? '.'), workDir: run.outputDir }) : undefined;
+    let browser: CdpBrowser | undefined;
     const close = async () => {
-      await Promise.allSettled([box?.close(), browser.close()]);
+      await Promise.allSettled([box?.close(), browser?.close()]);
       stages.closed = performance.now();
       if (stagesChannel.hasSubscribers) stagesChannel.publish({ sandboxed: box !== undefined, stages: { ...stages, ...box?.stages } } satisfies CommandAgentStages);
     };
     try {
-      // Its sandbox pipes the run's ports now, while the page opens: bwrap, its relay and socat start off the run's critical path.
-      box = contained ? await startSandbox({ cwd: resolve(cwd ?? '.'), workDir: run.outputDir }) : undefined;
-      await box?.forward([endpoints.site, browser.url, endpoints.model.baseURL]);
+      await rm(claimFileOf(run), { force: true });
+      browser = await launchCdpBrowser(run.site, { sandboxed: contained });
+      // The sandbox pipes the run's ports as soon as they are known, while the page opens: its socats start off the run's critical path.
+      const { site, model } = await endpoints;
+      await box?.forward([site, browser.url, model.baseURL]);
     } catch (error) {
       await close();
       throw error;

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, readdirSync, readFileSync, statSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { constants as osConstants, tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
@@ -245,9 +245,9 @@ function shellStatus(status: number): AgentExit {
  * Starts a sandbox: bwrap and its relay, which wait on the control channel for the agent's command
  * (`start`). Each run has its own: one sandbox never runs two agents.
  */
-export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
-  // Short: a Unix socket's path is limited to 108 bytes.
-  const socketDir = await mkdtemp(join(tmpdir(), 'he-sbx-'));
+export function startSandbox(options: SandboxOptions): Sandbox {
+  // Short: a Unix socket's path is limited to 108 bytes. Made at once, with no await: bwrap starts before the worker turns to anything else (the page's opening).
+  const socketDir = mkdtempSync(join(tmpdir(), 'he-sbx-'));
   const sockets = new Set<Socket>();
   const track = (socket: Socket) => {
     sockets.add(socket);
