@@ -170,7 +170,7 @@ export interface Sandbox {
  *                           before the sandbox is killed
  *
  * Values are single-quoted, their newlines written as "$nl": one line per command. The relay says
- * `up` first: the line, and `starting`, time the sandbox's stages (sandboxStages).
+ * `up` first: that line and `starting` mark two of its stages (`Sandbox.stages`).
  */
 const RELAY = `
 nl='
