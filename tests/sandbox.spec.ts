@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { commandAgent, type CommandAgentOptions } from '../src/agents/command.ts';
+import { COMMAND_AGENT_STAGES, commandAgent, type CommandAgentOptions, type CommandAgentStages } from '../src/agents/command.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { createModel } from '../src/models/registry.ts';
 import { HARNESS_RUN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT, test as harnessTest } from '../src/playwright/fixtures.ts';
@@ -246,6 +247,29 @@ test('a sandboxed agent\u2019s end is reported as it was: its exit code, or the 
   expect(exited.result).toMatchObject({ contained: true, stopReason: 'error', summary: 'claimed nothing: exited with code 3 and wrote no claim file' });
   const killed = await runAgent(context, testInfo, commandAgent(['/bin/sh', '-c', 'kill -SEGV $$'], { sandbox: 'required' }));
   expect(killed.result).toMatchObject({ contained: true, stopReason: 'error', summary: 'claimed nothing: was killed by SIGSEGV and wrote no claim file' });
+});
+
+test('each run publishes its stages on COMMAND_AGENT_STAGES in the order they happen: the sandbox up and its ports handed over before the agent starts, its processes killed before its output ends', async ({ context }, testInfo) => {
+  const published: CommandAgentStages[] = [];
+  const listener = (message: unknown) => void published.push(message as CommandAgentStages);
+  subscribe(COMMAND_AGENT_STAGES, listener);
+  try {
+    for (const sandbox of ['required', 'none'] as const) await runAgent(context, testInfo, commandAgent(['/bin/sh', '-c', 'exit 0'], { sandbox }));
+  } finally {
+    unsubscribe(COMMAND_AGENT_STAGES, listener);
+  }
+  expect(published.map((run) => run.sandboxed)).toEqual([true, false]);
+  const [sandboxed, plain] = published.map((run) => run.stages);
+  /** Each stage reached, none before the one it follows. */
+  const inOrder = (stages: Partial<Record<string, number>>, chain: string[]) => {
+    for (const stage of chain) expect(stages[stage], stage).toEqual(expect.any(Number));
+    for (let i = 1; i < chain.length; i++) expect(stages[chain[i]!], `${chain[i - 1]} before ${chain[i]}`).toBeGreaterThanOrEqual(stages[chain[i - 1]!]!);
+  };
+  inOrder(sandboxed!, ['setUp', 'spawned', 'forwarded', 'launched', 'starting', 'agentExited', 'exited', 'killed', 'drained', 'closed']);
+  // The relay's first word races the ports being handed over; either way it comes before the agent starts.
+  inOrder(sandboxed!, ['spawned', 'relayUp', 'starting']);
+  expect(Object.keys(plain!).sort()).toEqual(['closed', 'drained', 'exited', 'killed', 'launched', 'setUp']);
+  inOrder(plain!, ['setUp', 'launched', 'exited', 'killed', 'drained', 'closed']);
 });
 
 test('the live site cannot make a login for one run: account: true for a command agent there fails in one line, before the run', async ({ context }) => {

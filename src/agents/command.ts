@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
-import { mkdir, open, rm } from 'node:fs/promises';
+import { channel } from 'node:diagnostics_channel';
+import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import { open, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { basename, delimiter, join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -8,10 +9,10 @@ import { redact } from '../harness/trace.ts';
 import { InputError, parseInput } from '../input.ts';
 import type { Agent, AgentRun, Containment } from '../core/agent.ts';
 import type { Site } from '../core/site.ts';
-import { launchCdpBrowser } from './cdp-browser.ts';
+import { launchCdpBrowser, type CdpBrowser } from './cdp-browser.ts';
 import { foreignAgent, readClaim, type ForeignOutcome, type RunEndpoints } from './foreign.ts';
 import { gatewayOptionsSchema } from './gateway.ts';
-import { processExit, sandboxModeSchema, sandboxUnavailable, startSandbox, startupEnv, type AgentCommand, type AgentExit, type Sandbox, type SandboxMode } from './sandbox.ts';
+import { processExit, sandboxModeSchema, sandboxUnavailable, startSandbox, startupEnv, type AgentCommand, type AgentExit, type Sandbox, type SandboxMode, type SandboxStage } from './sandbox.ts';
 import type { Escapes } from '../core/agent.ts';
 import type { ModelWaits } from '../core/model.ts';
 
@@ -62,6 +63,19 @@ const TERM_GRACE_MS = 1_000;
 /** After the command is killed, how long its output pipes may take to drain (unsandboxed, a grandchild in its own session may hold them). */
 const DRAIN_MS = 1_000;
 
+/** Stages of a command agent's run, as reached (performance.now()): its setUp began, the command was launched, it exited, what it left was counted and killed, its output ended, its setUp closed. */
+export type CommandStage = 'setUp' | 'launched' | 'exited' | 'killed' | 'drained' | 'closed';
+
+/** What each run publishes on COMMAND_AGENT_STAGES once it closed, when someone listens (bench:sandbox): its stages, and its sandbox's. */
+export interface CommandAgentStages {
+  sandboxed: boolean;
+  stages: Partial<Record<CommandStage | SandboxStage, number>>;
+}
+
+/** A node:diagnostics_channel: nothing is published (nor built) unless subscribed to. */
+export const COMMAND_AGENT_STAGES = 'harness-eval:command-agent-stages';
+const stagesChannel = channel(COMMAND_AGENT_STAGES);
+
 /**
  * A command in any language as the agent. It starts with a minimal environment and the run's:
  * HARNESS_TASK, HARNESS_SITE_URL, HARNESS_CDP_URL, OPENAI_BASE_URL, OPENAI_API_KEY (the gateway's
@@ -84,25 +98,33 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
   // The folder as a path, however it was written: the fixture records it relative to the config's folder.
   const base = { agent: 'command', argv: command, ...(cwd && { cwd: resolve(cwd) }), ...(timeoutMs && { timeoutMs }), account, ...(Object.keys(env).length > 0 && { envKeys: Object.keys(env).sort() }) };
   const claimFileOf = (run: AgentRun) => join(run.outputDir, 'agent-claim.json');
-  const setUp = async (run: AgentRun, endpoints: RunEndpoints) => {
-    await mkdir(run.outputDir, { recursive: true });
-    await rm(claimFileOf(run), { force: true });
+  const setUp = async (run: AgentRun, endpoints: Promise<RunEndpoints>) => {
+    const stages: Partial<Record<CommandStage, number>> = { setUp: performance.now() };
     const contained = sandboxed(sandbox);
-    const browser = await launchCdpBrowser(run.site, { sandboxed: contained });
-    let box: Sandbox | undefined;
-    const close = async () => void (await Promise.allSettled([box?.close(), browser.close()]));
+    // The sandbox first, before anything is awaited: bwrap, its namespaces and its relay start while the rest of the run is set up and the page opens.
+    // Its work folder is bound as it is at bwrap's start: made before it.
+    mkdirSync(run.outputDir, { recursive: true });
+    const box = contained ? startSandbox({ cwd: resolve(cwd ?? '.'), workDir: run.outputDir }) : undefined;
+    let browser: CdpBrowser | undefined;
+    const close = async () => {
+      await Promise.allSettled([box?.close(), browser?.close()]);
+      stages.closed = performance.now();
+      if (stagesChannel.hasSubscribers) stagesChannel.publish({ sandboxed: box !== undefined, stages: { ...stages, ...box?.stages } } satisfies CommandAgentStages);
+    };
     try {
-      // Its sandbox pipes the run's ports now, while the page opens: bwrap, its relay and socat start off the run's critical path.
-      box = contained ? await startSandbox({ cwd: resolve(cwd ?? '.'), workDir: run.outputDir }) : undefined;
-      await box?.forward([endpoints.site, browser.url, endpoints.model.baseURL]);
+      await rm(claimFileOf(run), { force: true });
+      browser = await launchCdpBrowser(run.site, { sandboxed: contained });
+      // The sandbox pipes the run's ports as soon as they are known, while the page opens: its socats start off the run's critical path.
+      const { site, model } = await endpoints;
+      await box?.forward([site, browser.url, model.baseURL]);
     } catch (error) {
       await close();
       throw error;
     }
-    return { box, browser, close };
+    return { box, browser, close, stages };
   };
   const agent = foreignAgent({ name, condition: base, account, gateway, issueCredential: true, prepare: check, containment: (site) => containment(sandbox, account, site), setUp }, async (input, run, prepared) => {
-    const { box, browser } = prepared!;
+    const { box, browser, stages } = prepared!;
     const claimFile = claimFileOf(run);
     const harnessEnv: Record<string, string> = {
       HARNESS_TASK: input.task,
@@ -114,7 +136,7 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
       HARNESS_CLAIM_FILE: claimFile,
       ...(input.site.account && { HARNESS_SITE_USERNAME: input.site.account.username, HARNESS_SITE_PASSWORD: input.site.account.password }),
     };
-    const { stdout, stderr, escapes, ...exit } = await runCommand(command, { cwd: resolve(cwd ?? '.'), env: { ...startupEnv(), ...env, ...harnessEnv }, timeoutMs, waits: run.modelWaits, signal: input.signal, sandbox: box });
+    const { stdout, stderr, escapes, ...exit } = await runCommand(command, { cwd: resolve(cwd ?? '.'), env: { ...startupEnv(), ...env, ...harnessEnv }, timeoutMs, waits: run.modelWaits, signal: input.signal, sandbox: box, stages });
     input.trace.record('command ended', exit);
     const secrets = [...run.secrets, input.model.apiKey];
     await attachOutput(run, 'agent-stdout.txt', stdout, secrets);
@@ -206,6 +228,8 @@ interface RunOptions {
   signal: AbortSignal;
   /** The sandbox it runs in (started with the run, the run's endpoints piped into it); undefined: none. */
   sandbox?: Sandbox;
+  /** Where the run's stages are marked. */
+  stages: Partial<Record<CommandStage, number>>;
 }
 
 /** A started command, sandboxed or in its own process group: how to end it, and what it left. */
@@ -224,8 +248,9 @@ interface Launched {
  * SIGTERM, then SIGKILL. When it ends by itself, what it left running is killed too: nothing of
  * it outlives the run.
  */
-async function runCommand(argv: string[], { cwd, env, timeoutMs, waits, signal, sandbox }: RunOptions): Promise<Ended> {
+async function runCommand(argv: string[], { cwd, env, timeoutMs, waits, signal, sandbox, stages }: RunOptions): Promise<Ended> {
   const started = Date.now();
+  stages.launched = performance.now();
   const launched = sandbox ? launchSandboxed(sandbox, { argv, env }) : launchInGroup(argv, cwd, env);
   const { child } = launched;
   const stdout = capture(child.stdout!);
@@ -252,14 +277,17 @@ async function runCommand(argv: string[], { cwd, env, timeoutMs, waits, signal, 
   if (signal.aborted) onAbort();
   else signal.addEventListener('abort', onAbort, { once: true });
   const exit = await launched.ended;
+  stages.exited = performance.now();
   finished = true;
   clearTimeout(timer);
   signal.removeEventListener('abort', onAbort);
   // Counted before the kill: what is still running once its main process ended.
   const escapes = killedBy ? undefined : launched.escapes();
   launched.kill();
+  stages.killed = performance.now();
   // Everything is gone: the pipes close at once, unless something outside still holds them.
   await Promise.race([Promise.all([stdout.closed, stderr.closed]), sleep(DRAIN_MS)]);
+  stages.drained = performance.now();
   child.stdout!.destroy();
   child.stderr!.destroy();
   return { ...(killedBy ? { kind: 'killed', by: killedBy } : exit), stdout: stdout.output(), stderr: stderr.output(), ...(escapes && { escapes }) };
@@ -285,7 +313,7 @@ function launchSandboxed(sandbox: Sandbox, command: AgentCommand): Launched {
     ended: Promise.race([sandbox.agentExit.then(toExit(command.argv[0]!)), sandbox.sandboxExit.then(toExit('bwrap'))]),
     terminate: sandbox.terminate,
     kill: sandbox.kill,
-    escapes: () => ({ processesLeft: sandbox.processes().length }),
+    escapes: () => ({ processesLeft: sandbox.processesLeft() }),
   };
 }
 

@@ -42,11 +42,12 @@ export interface ForeignAgentOptions<SetUp extends Closable | undefined = undefi
   /** The run's gateway's settings (its body limit). */
   gateway?: GatewaySettings;
   /**
-   * What the agent needs beside the session (a command's sandbox and Chromium): started once the
-   * gateway and the site's server are up (milliseconds), alongside the session, which takes far
-   * longer; handed to the body, and closed when the run ends, however it ends.
+   * What the agent needs beside the session (a command's sandbox and Chromium): started with the
+   * run, alongside the gateway, the site's server and the session (which takes far longer), and
+   * given their endpoints once they are up (milliseconds): what needs none starts at once. Handed
+   * to the body, and closed when the run ends, however it ends.
    */
-  setUp?: (run: AgentRun, endpoints: RunEndpoints) => Promise<SetUp>;
+  setUp?: (run: AgentRun, endpoints: Promise<RunEndpoints>) => Promise<SetUp>;
 }
 
 /** The run's endpoints, as a setUp gets them before the session is open. */
@@ -85,7 +86,7 @@ export function foreignAgent<SetUp extends Closable | undefined = undefined>(
       record({ type: 'run_start', task: run.task.prompt, model: run.model.id, layers: [] });
       record({ type: 'attempt_start' });
       const signal = run.signal ?? new AbortController().signal;
-      // Started together: none needs another but the setUp, which waits for the gateway's and the server's URLs (they take milliseconds, the page far longer).
+      // Started together: none needs another but the setUp, which waits for the gateway's and the server's URLs (they take milliseconds, the page far longer) where it needs them.
       const gatewayStarting = startGateway({
         model: run.model,
         signal,
@@ -98,7 +99,10 @@ export function foreignAgent<SetUp extends Closable | undefined = undefined>(
         },
       }).then((gateway) => ((token = gateway.endpoint.apiKey), gateway));
       const serverStarting = serveSite(run.site);
-      const setUpStarting = Promise.all([gatewayStarting, serverStarting]).then(([gateway, server]) => options.setUp?.(run, { site: server.url, model: gateway.endpoint }));
+      const endpoints = Promise.all([gatewayStarting, serverStarting]).then(([gateway, server]) => ({ site: server.url, model: gateway.endpoint }));
+      // Its failure is the gateway's or the server's, which startAll reports: a setUp that never awaits it must not leave it unhandled.
+      endpoints.catch(() => undefined);
+      const setUpStarting = Promise.resolve(options.setUp?.(run, endpoints));
       const [setUp, gateway, server, session] = await startAll([setUpStarting, gatewayStarting, serverStarting, run.openSession(1)]);
       let outcome: ForeignOutcome;
       try {

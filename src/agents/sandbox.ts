@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, readdirSync, readFileSync, statSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { constants as osConstants, tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
@@ -123,9 +123,14 @@ export interface AgentCommand {
   env: Record<string, string>;
 }
 
+/** A sandbox's stages, as reached: bwrap spawned, its relay up, the ports handed over, the agent starting (every port listens), its first connection out, its end, bwrap's end. */
+export type SandboxStage = 'spawned' | 'relayUp' | 'forwarded' | 'starting' | 'connected' | 'agentExited' | 'sandboxExited';
+
 export interface Sandbox {
   /** bwrap: its stdout and stderr are the agent's. */
   child: ChildProcess;
+  /** When each stage was reached (performance.now()): what bench:sandbox breaks a run down by. */
+  stages: Readonly<Partial<Record<SandboxStage, number>>>;
   /** Pipes the run's endpoints: the only TCP ports the agent reaches, at the same port numbers on its own 127.0.0.1. Once, before `start`. */
   forward(urls: readonly string[]): Promise<void>;
   /** Hands the command to the relay, which starts it once every forwarded port listens: once. */
@@ -134,8 +139,8 @@ export interface Sandbox {
   agentExit: Promise<AgentExit>;
   /** Settles when bwrap ended, or could not start: the sandbox, and everything in it, is gone. */
   sandboxExit: Promise<AgentExit>;
-  /** Processes in the sandbox other than its init and the relay: the agent's, as pids outside. */
-  processes(): number[];
+  /** How many processes run in the sandbox other than its init, the relay and the socats: the agent's. */
+  processesLeft(): number;
   /** SIGTERM to every agent process: a moment to flush. */
   terminate(): void;
   /** Ends the sandbox: SIGKILL to bwrap; its init dies with it (--die-with-parent), and with the init the whole PID namespace. */
@@ -153,16 +158,19 @@ export interface Sandbox {
  * once the agent's command is known:
  *
  *   listen <port>…          one socat per port: 127.0.0.1:<port> inside, piped to the Unix socket
- *                           s<port> in `dir`; answers `listening <pid>…` (the socats, as pids in the
- *                           sandbox) once all listen, so the agent never meets a refused port
+ *                           s<port> in `dir`; answers `socats <pid>…` (as pids in the sandbox) at once
  *   export NAME='value' …   the agent's whole environment (the relay's own is empty)
- *   start <cwd> <argv>…     runs the agent there, stdin /dev/null, stdout and stderr bwrap's, fd 3
+ *   start <cwd> <argv>…     once every port listens (by then they do: the socats had the page's
+ *                           opening to bind, so the relay polls nothing while the page opens; it
+ *                           checks once, and waits only if they still bind), answers `starting` and
+ *                           runs the agent in `cwd`, stdin /dev/null, stdout and stderr bwrap's, fd 3
  *                           closed; answers `unstarted <status>` when it could not start (sh's 127:
  *                           not found, 126: not executable) and then `exited <status>` (sh's: 128+n
  *                           for signal n), and waits: what the agent left is counted from outside
  *                           before the sandbox is killed
  *
- * Values are single-quoted, their newlines written as "$nl": one line per command.
+ * Values are single-quoted, their newlines written as "$nl": one line per command. The relay says
+ * `up` first: that line and `starting` mark two of its stages (`Sandbox.stages`).
  */
 const RELAY = `
 nl='
@@ -173,22 +181,16 @@ unset PWD
 # socat, which handles TERM, INT, HUP and QUIT itself, still exits at those: an agent that sends them cuts only its own network.
 signals='HUP INT QUIT USR1 USR2 PIPE ALRM TERM'
 trap '' $signals
+echo up >&3
+ports=
+pids=
 listen() {
-  pids=
+  ports=$*
   for port; do
     "$socat" TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork,nodelay UNIX-CONNECT:s$port </dev/null >/dev/null 2>&1 3>&- &
     pids="$pids $!"
   done
-  until listening "$@"; do
-    # A moment for the socats to bind: a busy loop would take the CPU they need on a loaded machine.
-    sleep 0.001
-    for pid in $pids; do
-      state=Z
-      read -r _ _ state _ 2>/dev/null </proc/$pid/stat
-      [ "$state" != Z ] || { echo "harness-eval: the sandbox's socat could not listen on a port of $*" >&2; exit 1; }
-    done
-  done
-  echo "listening$pids" >&3
+  echo "socats$pids" >&3
 }
 listening() {
   n=0
@@ -200,6 +202,16 @@ listening() {
   [ "$n" -eq $# ]
 }
 start() {
+  until listening $ports; do
+    # A moment for the socats to bind: a busy loop would take the CPU they need on a loaded machine.
+    sleep 0.001
+    for pid in $pids; do
+      state=Z
+      read -r _ _ state _ 2>/dev/null </proc/$pid/stat
+      [ "$state" != Z ] || { echo "harness-eval: the sandbox's socat could not listen on a port of $ports" >&2; exit 1; }
+    done
+  done
+  echo starting >&3
   (trap - $signals; trap 'echo "unstarted $?" >&3' EXIT; cd "$1" && unset PWD OLDPWD && shift && exec "$@" </dev/null 3>&-)
   echo "exited $?" >&3
   read -r _ <&3
@@ -211,7 +223,8 @@ while IFS= read -r line <&3; do eval "$line"; done
 /** The bwrap argv for one sandbox: isolation, `cwd` read-only, the work folder writable, the socket folder read-only; the relay as its command, in the socket folder. */
 export function bwrapArgv({ cwd, workDir }: SandboxOptions, socketDir: string): string[] {
   // `cwd` again, in case it is in a temporary folder the sandbox empties; its work folder after it, in case it is inside `cwd`.
-  return [bwrapPath(), ...isolation(), '--ro-bind', cwd, cwd, '--bind', workDir, workDir, '--ro-bind', socketDir, socketDir, '--chdir', socketDir, '--', '/bin/sh', '-c', RELAY, 'harness-eval-relay', socatPath()!];
+  // --info-fd: bwrap says its init's pid there (the sandbox's processes are counted in that init's /proc).
+  return [bwrapPath(), ...isolation(), '--ro-bind', cwd, cwd, '--bind', workDir, workDir, '--ro-bind', socketDir, socketDir, '--chdir', socketDir, '--info-fd', '4', '--', '/bin/sh', '-c', RELAY, 'harness-eval-relay', socatPath()!];
 }
 
 /** The distinct TCP ports of the run's URLs (each on 127.0.0.1). */
@@ -232,9 +245,9 @@ function shellStatus(status: number): AgentExit {
  * Starts a sandbox: bwrap and its relay, which wait on the control channel for the agent's command
  * (`start`). Each run has its own: one sandbox never runs two agents.
  */
-export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
-  // Short: a Unix socket's path is limited to 108 bytes.
-  const socketDir = await mkdtemp(join(tmpdir(), 'he-sbx-'));
+export function startSandbox(options: SandboxOptions): Sandbox {
+  // Short: a Unix socket's path is limited to 108 bytes. Made at once, with no await: bwrap starts before the worker turns to anything else (the page's opening).
+  const socketDir = mkdtempSync(join(tmpdir(), 'he-sbx-'));
   const sockets = new Set<Socket>();
   const track = (socket: Socket) => {
     sockets.add(socket);
@@ -251,9 +264,20 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   let program = '';
   // The relay's socats (pids in the sandbox): the network's, not the agent's.
   let listeners = new Set<number>();
+  const stages: Partial<Record<SandboxStage, number>> = {};
+  const reach = (stage: SandboxStage) => void (stages[stage] ??= performance.now());
   const [bwrap, ...args] = bwrapArgv(options, socketDir);
   // bwrap's own environment is empty: its init stays in the sandbox as pid 1, and /proc/1/environ would show the worker's keys.
-  const child = spawn(bwrap!, args, { detached: true, env: {}, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  const child = spawn(bwrap!, args, { detached: true, env: {}, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'] });
+  reach('spawned');
+  // The sandbox's init (pid 1 inside), as a pid outside: its root's /proc is the sandbox's own.
+  let initPid: number | undefined;
+  let info = '';
+  (child.stdio[4] as Socket)
+    .setEncoding('utf8')
+    .on('data', (chunk: string) => void (info += chunk))
+    .on('end', () => void (initPid = infoSchema.safeParse(safeJson(info)).data?.['child-pid']))
+    .on('error', () => undefined);
   const control = child.stdio[3] as Socket;
   // A sandbox killed while a command is written to it must not throw in the worker.
   control.on('error', () => control.destroy());
@@ -263,23 +287,43 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n')) {
       const [kind, ...numbers] = text.slice(0, end).split(' ');
       text = text.slice(end + 1);
-      if (kind === 'listening') listeners = new Set(numbers.map(Number));
+      if (kind === 'up') reach('relayUp');
+      if (kind === 'socats') listeners = new Set(numbers.map(Number));
+      if (kind === 'starting') reach('starting');
       if (kind === 'unstarted') reported({ error: `spawn ${program} ${numbers[0] === '127' ? 'ENOENT' : 'EACCES'}` });
-      if (kind === 'exited') reported(shellStatus(Number(numbers[0])));
+      if (kind === 'exited') {
+        reach('agentExited');
+        reported(shellStatus(Number(numbers[0])));
+      }
     }
   });
   // Listened for at once: the sandbox may end before its agent is started.
   const sandboxExit = processExit(child);
-  const processes = () => (child.pid === undefined ? [] : descendants(child.pid, (pid) => listeners.has(namespacePid(pid))).filter((pid) => namespacePid(pid) > 2));
+  void sandboxExit.then(() => reach('sandboxExited'));
+  // As pids outside, to signal them: the machine's whole /proc is read.
+  const processes = () => (child.pid === undefined ? [] : descendants('/proc', child.pid, (pid) => listeners.has(namespacePid(pid))).filter((pid) => namespacePid(pid) > 2));
+  // Counted where the run's end waits on it, in the sandbox's own /proc: a few entries where the machine's has hundreds, its pids the namespace's.
+  // No mount the agent can make (nobody, no capability) changes what its init's root shows; without the init's pid, the machine's /proc.
+  const processesLeft = () => {
+    if (initPid === undefined) return processes().length;
+    try {
+      return descendants(`/proc/${initPid}/root/proc`, 1, (pid) => listeners.has(pid)).filter((pid) => pid > 2).length;
+    } catch {
+      // The sandbox ended meanwhile, and everything in it.
+      return processes().length;
+    }
+  };
   // Node's own kill: it signals nothing once bwrap has ended, when its pid may be another process's.
   const kill = () => void child.kill('SIGKILL');
   return {
     child,
+    stages,
     async forward(urls) {
       const ports = portsOf(urls);
       await Promise.all(
         ports.map((port) =>
           listen(`s${port}`, (inside) => {
+            reach('connected');
             const upstream = connect({ port, host: '127.0.0.1', noDelay: true });
             track(upstream);
             inside.pipe(upstream).pipe(inside);
@@ -289,6 +333,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         ),
       );
       control.write(`listen ${ports.join(' ')}\n`);
+      reach('forwarded');
     },
     start({ argv, env }) {
       program = argv[0]!;
@@ -297,7 +342,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     },
     agentExit,
     sandboxExit,
-    processes,
+    processesLeft,
     terminate: () => processes().forEach((pid) => signal(pid, 'SIGTERM')),
     kill,
     async close() {
@@ -318,12 +363,12 @@ function signal(pid: number, name: NodeJS.Signals): void {
   }
 }
 
-/** Every live process under `root` (by parent pid, from /proc/*\/stat), zombies left out (they run no more), and none of `pruned`'s subtrees. */
-function descendants(root: number, pruned: (pid: number) => boolean): number[] {
+/** Every live process under `root` (by parent pid, from `<proc>/*\/stat`), zombies left out (they run no more), and none of `pruned`'s subtrees. */
+function descendants(proc: string, root: number, pruned: (pid: number) => boolean): number[] {
   const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
+  for (const entry of readdirSync(proc)) {
     if (!/^\d+$/.test(entry)) continue;
-    const stat = readProc(`/proc/${entry}/stat`);
+    const stat = readProc(`${proc}/${entry}/stat`);
     // The command name may hold spaces and parentheses: the fields after its last `)` are fixed.
     const [state, ppid] = stat?.slice(stat.lastIndexOf(')') + 2).split(' ') ?? [];
     if (state === undefined || state === 'Z') continue;
@@ -340,6 +385,17 @@ function descendants(root: number, pruned: (pid: number) => boolean): number[] {
 function namespacePid(pid: number): number {
   const line = readProc(`/proc/${pid}/status`)?.match(/^NSpid:\s+(.*)$/m)?.[1];
   return Number(line?.trim().split(/\s+/).at(-1) ?? 0);
+}
+
+/** What bwrap writes to its --info-fd (more than this). */
+const infoSchema = z.object({ 'child-pid': z.number().int().positive() });
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function readProc(path: string): string | undefined {
