@@ -15,7 +15,7 @@ const config = 'tests/fixtures/reporter/playwright.config.ts';
 const workspace = () => childWorkspace('harness-eval-reporter-');
 const runTest = (args: string[], env: Record<string, string>, onOutput?: Parameters<typeof playwright>[2]) => playwright(['test', '-c', config, ...args], env, onOutput);
 
-/** A whole run of the synthetic project: the earlier summary the tests below start from. */
+/** A run of the synthetic project, complete: the earlier summary the tests below start from. */
 const earlierRun = sharedRun('harness-eval-reporter-', ['test', '-c', config, '--project', 'synthetic']);
 
 /** Every `[done/total, n left]` prefix of the progress lines. */
