@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
 import { ApprovalStore, approvalStoreOptions, argsHash, DEFAULT_APPROVALS_DIR } from '../src/harness/approvals.ts';
 import type { LayerValue } from '../src/harness/layer.ts';
@@ -52,6 +52,24 @@ async function processRun(dirs: ReturnType<typeof folder>): Promise<RunRecord> {
   return JSON.parse(stdout) as RunRecord;
 }
 
+/**
+ * A run paused by a first process, shared by the tests that go on from there in other processes:
+ * paused once in a folder of its own, copied into each test's folder (the paths are the process's
+ * arguments, so the copy is the same paused run).
+ */
+let pause: Promise<{ dir: string; run: RunRecord }> | undefined;
+async function pausedByProcess(): Promise<{ dirs: ReturnType<typeof folder>; paused: RunRecord }> {
+  pause ??= (async () => {
+    const dir = test.info().outputPath('paused');
+    mkdirSync(dir, { recursive: true });
+    return { dir, run: await processRun({ store: join(dir, 'store'), file: join(dir, 'durable.json'), stateFile: join(dir, 'site.json') }) };
+  })();
+  const { dir, run } = await pause;
+  const dirs = folder();
+  cpSync(dir, dirname(dirs.file), { recursive: true });
+  return { dirs, paused: run };
+}
+
 /** The same run in this process: with the durable file there, it resumes. */
 const inProcess = (context: BrowserContext, dirs: ReturnType<typeof folder>, model: Model = stepsDouble(voteSteps), layers: LayerValue[] = [approval({ store: { dir: dirs.store } }), durable({ file: dirs.file })]) =>
   evaluate({ context, site: recordedHn({ stateFile: dirs.stateFile, startLoggedIn: true }), model, layers, task: upvoteFirstPost });
@@ -88,8 +106,7 @@ test('a vote the store holds no decision on files a request with its fields and 
 });
 
 test('resumed in a new process once approved, the vote runs exactly once, through the approval path', async () => {
-  const dirs = folder();
-  const paused = await processRun(dirs);
+  const { dirs, paused } = await pausedByProcess();
   expect(paused.stopReason).toBe('awaiting_approval');
   // Still undecided: a new process pauses again on the same request, and files no second one.
   const again = await processRun(dirs);
@@ -114,8 +131,8 @@ test('resumed in a new process once approved, the vote runs exactly once, throug
 });
 
 test('answered through `harness-eval approvals` in another process, the paused run resumes and records the decision', async () => {
-  const dirs = folder();
-  expect((await processRun(dirs)).stopReason).toBe('awaiting_approval');
+  const { dirs, paused } = await pausedByProcess();
+  expect(paused.stopReason).toBe('awaiting_approval');
   const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/harness-eval.js', 'approvals', ...args, '--dir', dirs.store], { encoding: 'utf8' });
   const [request] = new ApprovalStore(dirs.store).requests();
   expect(cli('list').stdout).toContain(`${request!.id}  pending until ${request!.expiresAt}  vote ${FIRST} (call)`);

@@ -211,6 +211,16 @@ test.describe('report: the history of summaries', () => {
   });
 });
 
+test('the CLI loads what a command uses when it runs: starting it loads no Playwright', () => {
+  // Every CLI call is a new process: `approvals` or `report` paid a second of CPU to load Playwright for `record hn`.
+  const probe = `await import('./src/cli/main.ts');
+    const { createRequire } = await import('node:module');
+    console.log(Object.keys(createRequire(import.meta.url).cache).filter((path) => /node_modules\\/(@?playwright)\\//.test(path)).join('\\n'));`;
+  const loaded = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', probe], { encoding: 'utf8' });
+  expect(loaded.status, loaded.stderr).toBe(0);
+  expect(loaded.stdout.trim()).toBe('');
+});
+
 test('no command is a usage error (exit 2, usage on stderr); --help is not', async () => {
   const { main } = await import('../src/cli/main.ts');
   const printed: string[] = [];

@@ -1,8 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { request as httpRequest } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI from 'openai';
 import type { FunctionTool, ResponseFunctionToolCall } from 'openai/resources/responses/responses';
@@ -16,14 +13,13 @@ import { evaluate } from '../src/eval/evaluate.ts';
 import type { RunRecord } from '../src/core/run.ts';
 import { guardrails } from '../src/layers/guardrails.ts';
 import { createModel } from '../src/models/registry.ts';
-import { SCRIPTED_BASE_URL, scriptedFetch } from '../src/models/scripted/endpoint.ts';
 import { acquireSlot, SLOTS_ENV, startSlotCoordinator, withSlot } from '../src/models/slots.ts';
 import { WaitClock } from '../src/models/waits.ts';
 import { modelCondition } from '../src/playwright/condition.ts';
 import { holdTestClock } from '../src/playwright/fixtures.ts';
 import { recorded } from '../src/sites/hn/site.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
-import { collect, playwright, workspace } from './playwright-child.ts';
+import { modelServer, readBody, type ModelServer } from './model-server.ts';
 import { expect, test } from './support.ts';
 
 /**
@@ -31,57 +27,6 @@ import { expect, test } from './support.ts';
  * a rate limit is waited out (the wait recorded, and not the agent's time), and the gateway speaks
  * the Responses API and refuses bodies over its limit.
  */
-
-interface ModelServer {
-  url: string;
-  requests: number;
-  throttled: number;
-  maxInFlight: number;
-  close(): Promise<void>;
-}
-
-interface ServerOptions {
-  /** Answer every other request (the first, the third…) 429 with this Retry-After. */
-  throttle?: string;
-  /** Answer every request 429. */
-  refuseAll?: boolean;
-  /** How long each answer takes. */
-  delayMs?: number;
-}
-
-/** An OpenAI-compatible server on 127.0.0.1: the scripted double the request names answers, or `answer`. */
-async function modelServer(options: ServerOptions = {}, answer: (body: string) => Promise<Response> = scripted): Promise<ModelServer> {
-  let inFlight = 0;
-  const state = { requests: 0, throttled: 0, maxInFlight: 0 };
-  const server = createServer(async (incoming, outgoing) => {
-    const number = ++state.requests;
-    state.maxInFlight = Math.max(state.maxInFlight, ++inFlight);
-    outgoing.on('close', () => (inFlight -= 1));
-    const body = await readBody(incoming);
-    if (options.refuseAll || (options.throttle !== undefined && number % 2 === 1)) {
-      state.throttled += 1;
-      outgoing.writeHead(429, { 'content-type': 'application/json', 'retry-after': options.throttle ?? '0' });
-      return outgoing.end(JSON.stringify({ error: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' } }));
-    }
-    if (options.delayMs) await sleep(options.delayMs);
-    const response = await answer(body);
-    outgoing.writeHead(response.status, { 'content-type': 'application/json' });
-    outgoing.end(await response.text());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return Object.assign(state, {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
-  });
-}
-
-const scripted = (body: string) => scriptedFetch(`${SCRIPTED_BASE_URL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-
-async function readBody(incoming: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of incoming) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /** A scripted double behind the local server, as a real openai: model reaches it. */
 const doubleAt = (server: ModelServer, double = 'diligent', limits: object = {}) =>
@@ -184,25 +129,6 @@ test.describe('a rate limit is waited out', () => {
 });
 
 test.describe('one limit on calls at once, across the run', () => {
-  test('concurrency 1 and four Playwright workers calling one endpoint: it never sees two requests at once', async () => {
-    test.setTimeout(180_000);
-    const server = await modelServer({ delayMs: 150 }, async () =>
-      Response.json({ id: 'c', object: 'chat.completion', created: 0, model: 'gpt-test', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'ok' } }] }),
-    );
-    const { dir, env } = workspace('endpoints-');
-    try {
-      const child = await playwright(['test', '-c', 'tests/fixtures/endpoints/playwright.config.ts'], { ...env, MODEL_SERVER: server.url });
-      const results = collect(JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')));
-      expect(results.map((result) => result.result.status), child.stdout).toEqual(['passed', 'passed', 'passed', 'passed']);
-      // The four tests ran in workers of their own, at once.
-      expect(new Set(results.map((result) => result.result.parallelIndex)).size).toBe(4);
-      expect(server.requests).toBe(12);
-      expect(server.maxInFlight).toBe(1);
-    } finally {
-      await server.close();
-    }
-  });
-
   test("a worker that dies holding a slot gives it back: its connection closes", async () => {
     const coordinator = startSlotCoordinator();
     const env = { [SLOTS_ENV]: coordinator.path };

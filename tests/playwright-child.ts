@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { summarySchema, type Summary } from '../src/report/types.ts';
@@ -10,6 +11,8 @@ import { summarySchema, type Summary } from '../src/report/types.ts';
  * runs in tests/playwright.config.ts's one-worker project, so children do not oversubscribe the cores.
  */
 const cli = 'node_modules/@playwright/test/cli.js';
+/** Where Playwright keeps the TypeScript it compiled, unless told otherwise: under this process's temporary folder. */
+const transformCache = process.env.PLAYWRIGHT_TRANSFORM_CACHE_DIR ?? join(tmpdir(), `playwright-transform-cache-${process.geteuid?.()}`);
 
 export interface Child {
   code: number | null;
@@ -24,7 +27,9 @@ export interface Child {
 export function playwright(args: string[], env: Record<string, string>, onOutput?: (stdout: string, kill: (signal?: NodeJS.Signals) => void) => void): Promise<Child> {
   // The child reports where the test says, and has no API key: an openai: model must skip.
   const { OPENAI_API_KEY: _key, PLAYWRIGHT_JSON_OUTPUT_NAME: _json, ...inherited } = process.env;
-  const child = spawn(process.execPath, [cli, ...args], { env: { ...inherited, ...env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A child given its own TMPDIR (the secrets audit's) still reuses the compiled TypeScript in
+  // Playwright's cache, where it would otherwise compile all of src/ again in every process.
+  const child = spawn(process.execPath, [cli, ...args], { env: { PLAYWRIGHT_TRANSFORM_CACHE_DIR: transformCache, ...inherited, ...env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   const kill = (signal: NodeJS.Signals = 'SIGINT') => child.kill(signal);
   const collect = (chunk: Buffer) => {
@@ -41,6 +46,25 @@ export function playwright(args: string[], env: Record<string, string>, onOutput
 export function workspace(prefix: string) {
   const dir = mkdtempSync(test.info().outputPath(prefix));
   return { dir, env: { REPORT_DIR: join(dir, 'reports'), OUTPUT_DIR: join(dir, 'test-results'), JSON_OUT: join(dir, 'results.json') } };
+}
+
+/**
+ * A child run that several tests of a file start alike: run once in a worker (by the first test
+ * that asks), then copied, reports and all, into a fresh workspace for each test, which may run
+ * more children on top of it. One child instead of one per test.
+ */
+export function sharedRun(prefix: string, args: string[], env: Record<string, string> = {}) {
+  let made: Promise<{ dir: string; child: Child }> | undefined;
+  return async () => {
+    made ??= (async () => {
+      const first = workspace(prefix);
+      return { dir: first.dir, child: await playwright(args, { ...first.env, ...env }) };
+    })();
+    const { dir, child } = await made;
+    const own = workspace(prefix);
+    cpSync(dir, own.dir, { recursive: true });
+    return { ...own, child };
+  };
 }
 
 /** The summary.json the reporter wrote in `dir`, checked against its schema. */

@@ -6,7 +6,7 @@ import { baselineMismatch, readBaseline } from '../src/report/compare.ts';
 import { verdictLines } from '../src/report/files.ts';
 import { summarize } from '../src/report/summarize.ts';
 import { selectionOf } from '../src/playwright/selection.ts';
-import { playwright, readSummary, workspace as childWorkspace } from './playwright-child.ts';
+import { playwright, readSummary, sharedRun, workspace as childWorkspace } from './playwright-child.ts';
 import { expect, reportedRun } from './support.ts';
 
 /**
@@ -59,10 +59,12 @@ test('a partial summary is no baseline: one that fell short is refused in one li
 const runTest = (args: string[], env: Record<string, string>, onOutput?: Parameters<typeof playwright>[2]) =>
   playwright(['test', '-c', 'tests/fixtures/reporter/playwright.config.ts', ...args], { PROJECTS: 'synthetic', ...env }, onOutput);
 
+/** A whole run of the synthetic project, the first of its history: what the tests below run on top of. */
+const wholeRun = sharedRun('harness-eval-partial-', ['test', '-c', 'tests/fixtures/reporter/playwright.config.ts'], { PROJECTS: 'synthetic' });
+
 test('a shard, a grep or an interrupted run is marked partial, kept out of the history, and compared with no whole run', async () => {
-  const { dir, env } = childWorkspace('harness-eval-partial-');
+  const { dir, env, child: whole } = await wholeRun();
   const history = () => (existsSync(join(env.REPORT_DIR, 'history')) ? readdirSync(join(env.REPORT_DIR, 'history')) : []);
-  const whole = await runTest([], env);
   expect(whole.code, whole.stdout).toBe(0);
   expect(readSummary(env.REPORT_DIR)).toMatchObject({ complete: true, recorded: 1 });
   expect(readSummary(env.REPORT_DIR).partial).toBeUndefined();
@@ -110,9 +112,9 @@ test('a shard, a grep or an interrupted run is marked partial, kept out of the h
 });
 
 test('the history is per output folder: a scratch run neither reads nor joins the main one; previous warns when the cells differ', async () => {
-  const { dir, env } = childWorkspace('harness-eval-history-');
+  const { dir, env, child: whole } = await wholeRun();
   const history = (reports: string) => (existsSync(join(reports, 'history')) ? readdirSync(join(reports, 'history')) : []);
-  expect((await runTest([], env)).code).toBe(0);
+  expect(whole.code).toBe(0);
   expect(history(env.REPORT_DIR)).toHaveLength(1);
 
   const scratch = join(dir, 'scratch');

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
-import { playwright, readSummary, workspace as childWorkspace } from './playwright-child.ts';
+import { playwright, readSummary, sharedRun, workspace as childWorkspace } from './playwright-child.ts';
 import { expect } from './support.ts';
 
 /**
@@ -14,6 +14,9 @@ test.describe.configure({ mode: 'parallel', timeout: 180_000 });
 const config = 'tests/fixtures/reporter/playwright.config.ts';
 const workspace = () => childWorkspace('harness-eval-reporter-');
 const runTest = (args: string[], env: Record<string, string>, onOutput?: Parameters<typeof playwright>[2]) => playwright(['test', '-c', config, ...args], env, onOutput);
+
+/** A run of the synthetic project, complete: the earlier summary the tests below start from. */
+const earlierRun = sharedRun('harness-eval-reporter-', ['test', '-c', config, '--project', 'synthetic']);
 
 /** Every `[done/total, n left]` prefix of the progress lines. */
 const progressCounts = (stdout: string) => [...stdout.matchAll(/^\[(-?\d+)\/(-?\d+), (-?\d+) left\]/gm)].map((match) => match.slice(1).map(Number));
@@ -95,8 +98,8 @@ test('a gate that matches no cell fails, naming the gate', async () => {
 });
 
 test('--list, no tests found and another --reporter leave an earlier summary as it was', async () => {
-  const { env } = workspace();
-  expect((await runTest(['--project', 'synthetic'], env)).code).toBe(0);
+  const { env, child: earlier } = await earlierRun();
+  expect(earlier.code).toBe(0);
   const summaryPath = join(env.REPORT_DIR, 'summary.json');
   const before = readFileSync(summaryPath, 'utf8');
   expect(JSON.parse(before)).toMatchObject({ complete: true, recorded: 1 });
@@ -109,8 +112,8 @@ test('--list, no tests found and another --reporter leave an earlier summary as 
 });
 
 test('a runner killed before its first result leaves no earlier complete summary behind', async () => {
-  const { dir, env } = workspace();
-  expect((await runTest(['--project', 'synthetic'], env)).code).toBe(0);
+  const { dir, env, child: earlier } = await earlierRun();
+  expect(earlier.code).toBe(0);
   expect(readSummary(env.REPORT_DIR).complete).toBe(true);
   const marker = join(dir, 'started');
   let poll: NodeJS.Timeout | undefined;

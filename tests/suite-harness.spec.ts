@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { answered } from '../src/eval/postconditions.ts';
@@ -11,12 +9,12 @@ import { recordedHn } from '../src/sites/hn/site.ts';
 import type { HnEvidence, HnPostcondition } from '../src/sites/hn/postconditions.ts';
 import { titleOfRankThree, upvoteAllMatching, upvoteFirstPost, upvoteNeverPosted } from '../src/sites/hn/suite.ts';
 import { outcomeOf } from '../src/report/format.ts';
-import { collect, playwright, readSummary, workspace } from './playwright-child.ts';
 import { expect, test, turnsDouble } from './support.ts';
 
 /**
  * The built-in harness on the suite: finish carries an information task's answer to the oracle,
- * `verify` checks the task's postconditions, a task that does not apply is skipped and never counted.
+ * `verify` checks the task's postconditions. A task that does not apply is skipped and never counted:
+ * tests/suite-applicability.spec.ts (a child run, in the child runs' lane).
  */
 
 type Replicated = ReturnType<typeof recordedHn>;
@@ -80,23 +78,6 @@ test.describe("verify checks the task's postconditions", () => {
     expect(record.trace.some((event) => event.type === 'harness_verification')).toBe(false);
     expect(record.trace.find((event) => event.type === 'harness_unverified')).toMatchObject({ layer: 'verify', postconditions: ['the title ranked 3 is right'] });
   });
-});
-
-test('a task that does not apply to the site is skipped with its reason, and never counted', async () => {
-  const { env } = workspace('harness-eval-applicability-');
-  const child = await playwright(['test', '-c', 'tests/fixtures/suite-harness/playwright.config.ts'], env);
-  expect(child.code, child.stdout.slice(-4000)).toBe(0);
-  const results = collect(JSON.parse(readFileSync(env.JSON_OUT, 'utf8')) as { suites: unknown[] });
-  const skipped = results.find((result) => result.title === 'a task that does not apply to this capture')!;
-  expect(skipped.result.status).toBe('skipped');
-  expect(skipped.result.annotations).toContainEqual({ type: 'skip', description: 'not applicable: reply-to-top-comment on hn-recorded: the capture has no comments', location: expect.anything() });
-  const summary = readSummary(env.REPORT_DIR);
-  expect(summary).toMatchObject({ planned: 1, recorded: 1, complete: true });
-  expect(summary.cells.map((cell) => cell.task)).toEqual(['upvote-first-post']);
-  const reason = 'not applicable: reply-to-top-comment on hn-recorded: the capture has no comments';
-  expect(summary.notApplicable).toEqual([{ id: expect.any(String), title: 'a task that does not apply to this capture', project: 'nop · scripted:diligent', reason }]);
-  expect(readFileSync(join(env.REPORT_DIR, 'summary.md'), 'utf8')).toContain(`n/a: a task that does not apply to this capture (nop · scripted:diligent): ${reason}`);
-  expect(child.stdout).toContain('not applicable: reply-to-top-comment on hn-recorded: the capture has no comments');
 });
 
 test.describe('the doubles attempt the suite', () => {

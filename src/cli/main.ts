@@ -1,18 +1,12 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { approvals, APPROVALS_USAGE } from './approvals.ts';
-import { judge as judgeRun } from '../eval/oracle.ts';
-import { taskAt } from '../eval/tasks.ts';
-import { taskNamed } from '../sites/hn/suite.ts';
 import { InputError, readJsonFile } from '../input.ts';
 import { baselineMismatch, compareSummaries, partialReasons, readSummary, renderComparison, shortfallOf } from '../report/compare.ts';
 import { counted } from '../report/format.ts';
 import { HISTORY_DIR, listHistory, resolveSummaryPath } from '../report/history.ts';
-import { serveReplica } from '../sites/hn/adapters/server.ts';
 import { defaultAccount } from '../sites/hn/options.ts';
-import { recordHn } from '../sites/hn/record.ts';
-import { createReplica } from '../sites/hn/replica.ts';
-import { hnDiff, hnSnapshotSchema, type HnSnapshot } from '../sites/hn/snapshot.ts';
+import type { HnSnapshot } from '../sites/hn/snapshot.ts';
 
 const usage = `Usage:
   harness-eval hn serve [--port 8080] [--host 127.0.0.1] [--capture FILE|DIR] [fault options]
@@ -69,6 +63,7 @@ async function serve(args: string[]): Promise<void> {
     };
   }
   const port = numberFlag('port', values.port!);
+  const [{ createReplica }, { serveReplica }] = await Promise.all([import('../sites/hn/replica.ts'), import('../sites/hn/adapters/server.ts')]);
   const replica = withFlagNames(() => createReplica({ capture: values.capture, faults }));
   const server = await serveReplica(replica, { port, host: values.host });
   console.log(`harness-eval: Hacker News replica at ${server.url} (${replica.capture.source}); ground truth at ${server.url}/__harness/state, back to the start with POST ${server.url}/__harness/reset`);
@@ -89,6 +84,7 @@ async function record(args: string[]): Promise<void> {
     },
   });
   if (!values.out) throw new InputError('record hn: --out DIR is required');
+  const { recordHn } = await import('../sites/hn/record.ts');
   const saved = await recordHn({
     out: values.out,
     origin: values.origin,
@@ -146,6 +142,12 @@ const JUDGE_USAGE = 'judge: usage: harness-eval judge --task NAME START.json END
 async function judge(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: { task: { type: 'string' }, user: { type: 'string' }, answer: { type: 'string' } } });
   if (values.task === undefined || positionals.length !== 2) throw new InputError(JUDGE_USAGE);
+  const [{ hnDiff, hnSnapshotSchema }, { taskNamed }, { taskAt }, { judge: judgeRun }] = await Promise.all([
+    import('../sites/hn/snapshot.ts'),
+    import('../sites/hn/suite.ts'),
+    import('../eval/tasks.ts'),
+    import('../eval/oracle.ts'),
+  ]);
   const [start, end] = positionals.map((path) => readJsonFile(path, hnSnapshotSchema, 'site state', { label: `judge: ${path}` })) as [HnSnapshot, HnSnapshot];
   // The task as a run from `start` would have read it: a template on what it has, its targets bound there.
   const task = taskAt(taskNamed(values.task), start);
@@ -171,6 +173,7 @@ function withFlagNames<T>(build: () => T): T {
   }
 }
 
+/** Each command imports what it uses when it runs: `approvals` or `report` need not load the replica, the suite or Playwright. */
 export async function main(argv: string[]): Promise<number> {
   const [first, second, ...rest] = argv;
   try {
