@@ -10,7 +10,7 @@
  * redirect and saves that click: it is printed too, as the shortest path by hand, but comparing
  * with it would charge the harness for keeping its authority, not for its overhead.
  */
-import { chromium, type Browser, type BrowserContext } from '@playwright/test';
+import { chromium, type Browser } from '@playwright/test';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
@@ -31,23 +31,23 @@ async function harnessRun(browser: Browser): Promise<number> {
   return performance.now() - started;
 }
 
-/** Opens the front page and clicks the first story's arrow, landing on the login wall: the first story's id. */
-async function toTheWall(context: BrowserContext) {
+/** A fresh context on the recorded site, its front page open and the first story's arrow clicked: on the login wall. */
+async function atTheWall(browser: Browser) {
+  const context = await browser.newContext();
+  const site = recordedHn();
+  await site.attach(context);
   const page = await context.newPage();
   await page.goto(`${HN_ORIGIN}/news`);
   const id = (await page.locator('tr.athing').first().getAttribute('id'))!;
   await page.locator(`#up_${id}`).click();
   await page.locator('input[name="acct"]').first().waitFor();
-  return { page, id };
+  return { context, site, page, id };
 }
 
 /** The harness's path by hand: sign in from outside the page (to the story's page, as the login handler does), go back to the front page, click the arrow again, see it gone. */
 async function plainRun(browser: Browser): Promise<number> {
   const started = performance.now();
-  const context = await browser.newContext();
-  const site = recordedHn();
-  await site.attach(context);
-  const { page, id } = await toTheWall(context);
+  const { context, site, page, id } = await atTheWall(browser);
   await signIn(context, site);
   await page.goto(`${HN_ORIGIN}/item?id=${id}`);
   await page.goto(`${HN_ORIGIN}/news`);
@@ -60,10 +60,7 @@ async function plainRun(browser: Browser): Promise<number> {
 /** The shortest path by hand: log in through the wall's form, whose redirect casts the vote, and look at the front page. */
 async function shortestRun(browser: Browser): Promise<number> {
   const started = performance.now();
-  const context = await browser.newContext();
-  const site = recordedHn();
-  await site.attach(context);
-  const { page, id } = await toTheWall(context);
+  const { context, site, page, id } = await atTheWall(browser);
   await page.locator('input[name="acct"]').first().fill(site.account.username);
   await page.locator('input[name="pw"]').first().fill(site.account.password);
   await Promise.all([page.waitForURL(`${HN_ORIGIN}/news`), page.locator('input[value="login"]').first().click()]);
