@@ -1,9 +1,10 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import type { Readable } from 'node:stream';
 import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { COMMAND_AGENT_STAGES, commandAgent, type CommandAgentOptions, type CommandAgentStages } from '../src/agents/command.ts';
@@ -240,6 +241,22 @@ setTimeout(() => fs.writeFileSync(process.env.HARNESS_CLAIM_FILE, JSON.stringify
   // It reached no socket (the control channel is a socket pair: no path, and /proc cannot open it), only what it could write anyway (/dev/null).
   expect(result.summary).toMatch(/^claimed after its false exits to/);
   expect(result.summary).not.toContain('socket:');
+});
+
+test('descriptors the worker inherited open across exec are /dev/null in the sandbox: the agent can neither see nor write to them', async () => {
+  // Its fds 9 and 251 are socket pairs with this test, left open across exec, as a CI runner's pipe may be.
+  const stdio = Array.from({ length: 252 }, (_, fd) => (fd === 1 || fd === 9 || fd === 251 ? 'pipe' : 'ignore') as 'pipe' | 'ignore');
+  const child = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/sandbox/inherited-fds.ts'], { stdio });
+  const read = (fd: number) => new Promise<string>((resolve) => {
+    let text = '';
+    (child.stdio[fd] as Readable).setEncoding('utf8').on('data', (chunk: string) => void (text += chunk)).on('close', () => resolve(text));
+  });
+  const [listing, nine, last] = await Promise.all([read(1), read(9), read(251)]);
+  expect(nine + last, 'what the agent wrote into the runner\u2019s descriptors').toBe('');
+  // The agent saw 251 as /dev/null (9 is closed on the way, and reused), and no socket: Node's own descriptors are event ones.
+  const held = new Map(listing.trim().split('\n').map((line) => line.split(' ') as [string, string]));
+  expect(held.get('251')).toBe('/dev/null');
+  expect([...held.values()].filter((target) => target.startsWith('socket:'))).toEqual([]);
 });
 
 test('a sandboxed agent\u2019s end is reported as it was: its exit code, or the signal that killed it', async ({ context }, testInfo) => {

@@ -12,7 +12,7 @@ import type { Site } from '../core/site.ts';
 import { launchCdpBrowser, type CdpBrowser } from './cdp-browser.ts';
 import { foreignAgent, readClaim, type ForeignOutcome, type RunEndpoints } from './foreign.ts';
 import { gatewayOptionsSchema } from './gateway.ts';
-import { processExit, sandboxModeSchema, sandboxUnavailable, startSandbox, startupEnv, type AgentCommand, type AgentExit, type Sandbox, type SandboxMode, type SandboxStage } from './sandbox.ts';
+import { processExit, sandboxModeSchema, stdioWithoutInherited, sandboxUnavailable, startSandbox, startupEnv, type AgentCommand, type AgentExit, type Sandbox, type SandboxMode, type SandboxStage } from './sandbox.ts';
 import type { Escapes } from '../core/agent.ts';
 import type { ModelWaits } from '../core/model.ts';
 
@@ -295,7 +295,7 @@ async function runCommand(argv: string[], { cwd, env, timeoutMs, waits, signal, 
 
 /** The command in its own process group: ending the group ends what it started, unless it left the group (setsid). */
 function launchInGroup(argv: string[], cwd: string, env: Record<string, string>): Launched {
-  const child = spawn(argv[0]!, argv.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(argv[0]!, argv.slice(1), { cwd, env, detached: true, stdio: stdioWithoutInherited(['ignore', 'pipe', 'pipe']) });
   return {
     child,
     ended: processExit(child).then(toExit(argv[0]!)),

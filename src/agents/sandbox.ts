@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { constants as osConstants, tmpdir } from 'node:os';
@@ -94,6 +94,38 @@ function probe(bwrap: string, socat: string | undefined): string | undefined {
   const run = spawnSync(bwrap, [...isolation(), '--', socat, '-V'], { encoding: 'utf8', timeout: 10_000 });
   const why = run.error ? `${bwrap}: ${(run.error as NodeJS.ErrnoException).code ?? run.error.message}` : run.status !== 0 ? `${bwrap} failed its probe: ${run.stderr.trim().split('\n')[0]}` : undefined;
   return why && `no usable bubblewrap (${why})`;
+}
+
+/** O_CLOEXEC, as /proc/<pid>/fdinfo's octal `flags` show it. */
+const O_CLOEXEC = 0o2000000;
+let devNull: number | undefined;
+type Stdio = 'ignore' | 'pipe';
+
+/**
+ * `stdio` for spawn, extended so that every descriptor this process holds open across exec is
+ * /dev/null in the child. Node opens its own descriptors close-on-exec, so those are the ones it
+ * inherited: a pipe the shell or the CI runner left open reaches every child (libuv closes no
+ * others), and through bwrap the agent, which could write to it. Node can map a child's
+ * descriptor, not close it: /dev/null is what the child gets there.
+ */
+export function stdioWithoutInherited(stdio: readonly Stdio[]): Array<Stdio | number> {
+  let open: number[];
+  try {
+    open = readdirSync('/proc/self/fdinfo').map(Number);
+  } catch {
+    return [...stdio]; // no /proc: not Linux, where nothing is sandboxed either
+  }
+  const inherited = new Set(open.filter((fd) => fd >= stdio.length && !closesOnExec(fd)));
+  if (inherited.size === 0) return [...stdio];
+  devNull ??= openSync('/dev/null', 'r');
+  const last = Math.max(...inherited);
+  return [...stdio, ...Array.from({ length: last + 1 - stdio.length }, (_, i) => (inherited.has(stdio.length + i) ? devNull! : 'ignore'))];
+}
+
+function closesOnExec(fd: number): boolean {
+  const flags = readProc(`/proc/self/fdinfo/${fd}`)?.match(/^flags:\s*([0-7]+)/m)?.[1];
+  // Gone meanwhile (the listing's own descriptor): nothing a child could inherit.
+  return flags === undefined || (parseInt(flags, 8) & O_CLOEXEC) !== 0;
 }
 
 /** How a process ended (the agent's, as the relay saw it; bwrap's); `error`, spawn's message (`spawn x ENOENT`), when it could not start. */
@@ -268,7 +300,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   const reach = (stage: SandboxStage) => void (stages[stage] ??= performance.now());
   const [bwrap, ...args] = bwrapArgv(options, socketDir);
   // bwrap's own environment is empty: its init stays in the sandbox as pid 1, and /proc/1/environ would show the worker's keys.
-  const child = spawn(bwrap!, args, { detached: true, env: {}, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'] });
+  const child = spawn(bwrap!, args, { detached: true, env: {}, stdio: stdioWithoutInherited(['ignore', 'pipe', 'pipe', 'pipe', 'pipe']) });
   reach('spawned');
   // The sandbox's init (pid 1 inside), as a pid outside: its root's /proc is the sandbox's own.
   let initPid: number | undefined;
