@@ -12,7 +12,7 @@ import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import { writeSummaryFiles } from '../src/report/files.ts';
 import { summarize } from '../src/report/summarize.ts';
 import { countTrials, type TestRecord } from '../src/report/trials.ts';
-import type { PriceTable, ReportedRun } from '../src/report/types.ts';
+import type { PriceTable, AttachedRunRecord } from '../src/report/types.ts';
 
 const RUNS = Number(process.env.RUNS ?? 10_000);
 const SEED = 42;
@@ -37,12 +37,12 @@ const sites = ['hn-recorded', 'hn-live'];
 const tasks = ['upvote-first-post', 'open-top-comments', 'find-show-hn'];
 const prices: PriceTable = { 'openai:gpt-4o-mini': { input: 0.15, output: 0.6 }, 'openai:gpt-4.1': { input: 2, output: 8 } };
 
-function syntheticRuns(count: number): ReportedRun[] {
+function syntheticRuns(count: number): AttachedRunRecord[] {
   const rng = xoroshiro128plus(SEED);
   const int = (from: number, to: number) => uniformInt(rng, from, to);
   const chance = (p: number) => int(0, 9_999) < p * 10_000;
   const pick = <T>(values: readonly T[]): T => values[int(0, values.length - 1)]!;
-  const runs: ReportedRun[] = [];
+  const runs: AttachedRunRecord[] = [];
   for (let i = 0; i < count; i++) {
     const model = pick(models);
     const stack = pick(stacks);

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { z } from 'zod';
-import { reportedRunSchema, type Summary } from '../src/report/types.ts';
+import { runRecordSchema, type Summary } from '../src/report/types.ts';
 import { auditPlan, crashSites, faultSites, verifyStacks, type AuditCell } from './fixtures/audit-faults/grid.ts';
 import { collect, playwright, readSummary, workspace } from './playwright-child.ts';
 import { expect } from './support.ts';
@@ -22,7 +22,7 @@ const config = 'tests/fixtures/audit-faults/playwright.config.ts';
 const plan = auditPlan();
 
 /** A run as its harness-run.json attachment holds it, with what the audit quotes of a failure. */
-const auditedRunSchema = reportedRunSchema.extend({
+const auditedRunSchema = runRecordSchema.extend({
   summary: z.string(),
   verdicts: z.array(z.object({ detail: z.string() })),
   trace: z.array(z.looseObject({ type: z.string(), recovered: z.boolean().optional() })).default([]),

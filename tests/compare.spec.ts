@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { compareSummaries, readSummary, renderComparison } from '../src/report/compare.ts';
 import { summarize } from '../src/report/summarize.ts';
-import type { ReportedRun } from '../src/report/types.ts';
+import type { AttachedRunRecord } from '../src/report/types.ts';
 import { expect, reportedRun } from './support.ts';
 
 /** n runs of one cell, `successes` of them successes and `falseSuccesses` false successes. */
-function runs(model: string, n: number, successes: number, falseSuccesses = 0): ReportedRun[] {
+function runs(model: string, n: number, successes: number, falseSuccesses = 0): AttachedRunRecord[] {
   return Array.from({ length: n }, (_, index) =>
     reportedRun({
       model,
@@ -22,7 +22,7 @@ function runs(model: string, n: number, successes: number, falseSuccesses = 0): 
   );
 }
 
-const summaryOf = (...cells: ReportedRun[][]) => summarize(cells.flat(), { complete: true });
+const summaryOf = (...cells: AttachedRunRecord[][]) => summarize(cells.flat(), { complete: true });
 
 test('a change is flagged only when the 95% interval of the difference excludes 0', () => {
   const baseline = summaryOf(runs('model:a', 10, 0), runs('model:b', 10, 5), runs('model:c', 10, 10));

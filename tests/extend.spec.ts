@@ -8,7 +8,7 @@ import { durable, guardrails, verify, type LayerSpec } from '../src/layers/index
 import { layersCondition } from '../src/playwright/condition.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { attachRun, HARNESS_RUN_ATTACHMENT } from '../src/playwright/fixtures.ts';
-import { reportedRunSchema, type ReportedRun } from '../src/report/types.ts';
+import { runRecordSchema, type AttachedRunRecord } from '../src/report/types.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import * as api from '../src/index.ts';
 import { collect, playwright, readSummary, workspace } from './playwright-child.ts';
@@ -66,7 +66,7 @@ test('the main entry is small (at most 40 runtime names); every built-in layer a
   const sites = await import('../src/sites/index.ts');
   for (const name of ['routeSite', 'serveSite', 'requestsInFlight', 'sessionCookies', 'idleBoundMs'] as const) expect(sites[name], name).toBeDefined();
   const reporter = await import('../src/playwright/reporter.ts');
-  expect(reporter.reportedRunSchema).toBeDefined();
+  expect(reporter.runRecordSchema).toBeDefined();
 });
 
 test('every run gets its own instance: the same durable value resumes in each of two runs', async ({ context }, testInfo) => {
@@ -141,12 +141,12 @@ test.describe('attachRun', () => {
     const run = reportedRun();
     await attachRun(testInfo, run);
     const attachment = testInfo.attachments.find((entry) => entry.name === HARNESS_RUN_ATTACHMENT)!;
-    expect(reportedRunSchema.parse(JSON.parse(attachment.body!.toString()))).toEqual(run);
+    expect(runRecordSchema.parse(JSON.parse(attachment.body!.toString()))).toEqual(run);
   });
 
   test('refuses a record that is not a run, in one line naming the field', async ({}, testInfo) => {
     const { claimed: _, ...noClaim } = reportedRun();
-    const error = await attachRun(testInfo, noClaim as ReportedRun).then(() => undefined, (caught: unknown) => caught as Error);
+    const error = await attachRun(testInfo, noClaim as AttachedRunRecord).then(() => undefined, (caught: unknown) => caught as Error);
     expect(error?.message).toMatch(/^attachRun: harness-run\.json: claimed: /);
     expect(testInfo.attachments.some((entry) => entry.name === HARNESS_RUN_ATTACHMENT)).toBe(false);
   });
@@ -159,7 +159,7 @@ test.describe('in a Playwright run of its own', () => {
   const runOf = (title: string, index = 0) => {
     const results_ = results.filter((entry) => entry.title === title);
     const attachment = results_[index]!.result.attachments.find((entry: { name: string }) => entry.name === HARNESS_RUN_ATTACHMENT);
-    return JSON.parse(Buffer.from(attachment.body, 'base64').toString()) as ReportedRun & { trace: Array<{ type: string; data?: { calls: number } }> };
+    return JSON.parse(Buffer.from(attachment.body, 'base64').toString()) as AttachedRunRecord & { trace: Array<{ type: string; data?: { calls: number } }> };
   };
 
   test.beforeAll(async () => {

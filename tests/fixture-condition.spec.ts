@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { test } from '@playwright/test';
 import { HARNESS_RUN_ATTACHMENT } from '../src/playwright/fixtures.ts';
-import { reportedRunSchema, type ReportedRun } from '../src/report/types.ts';
+import { runRecordSchema, type AttachedRunRecord } from '../src/report/types.ts';
 import { collect, playwright, workspace } from './playwright-child.ts';
 import { summarize } from '../src/report/summarize.ts';
 import { expect, reportedRun } from './support.ts';
@@ -13,7 +13,7 @@ import { expect, reportedRun } from './support.ts';
  */
 test.describe.configure({ timeout: 180_000 });
 
-let runs: Array<{ title: string; run: ReportedRun }>;
+let runs: Array<{ title: string; run: AttachedRunRecord }>;
 const run = (title: string) => runs.find((entry) => entry.title === title)!.run;
 /** The site as data, every default applied: what tells it from a site that differs in any of them. */
 const site = {
@@ -39,7 +39,7 @@ test.beforeAll(async () => {
   expect(child.code, child.stdout).toBe(0);
   runs = collect(JSON.parse(readFileSync(env.JSON_OUT, 'utf8'))).map(({ title, result }) => {
     const attachment = (result.attachments as Array<{ name: string; body: string }>).find((entry) => entry.name === HARNESS_RUN_ATTACHMENT)!;
-    return { title, run: reportedRunSchema.parse(JSON.parse(Buffer.from(attachment.body, 'base64').toString())) };
+    return { title, run: runRecordSchema.parse(JSON.parse(Buffer.from(attachment.body, 'base64').toString())) };
   });
 });
 
@@ -56,7 +56,7 @@ test("a run's condition is the agent, the model, each layer, the site with their
 
 test('runs of two revisions of a task are two cells, never pooled', () => {
   // As the reporter reads them: through the run record's schema, which keeps the revision.
-  const ran = (revision: number) => reportedRunSchema.parse(reportedRun({ condition: { agent: 'harness-eval', model: 'scripted:overclaimer', layers: 'bare', site: 'hn-recorded', task: { revision } } }));
+  const ran = (revision: number) => runRecordSchema.parse(reportedRun({ condition: { agent: 'harness-eval', model: 'scripted:overclaimer', layers: 'bare', site: 'hn-recorded', task: { revision } } }));
   const cells = summarize([ran(1), ran(1), ran(2)], { complete: true }).cells;
   // Runs by revision: two of revision 1, one of revision 2.
   expect(Object.fromEntries(cells.map((cell) => [(cell.condition?.task as { revision: number }).revision, cell.runs]))).toEqual({ 1: 2, 2: 1 });

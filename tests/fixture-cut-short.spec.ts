@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { test } from '@playwright/test';
-import { plannedRunSchema, reportedRunSchema } from '../src/report/types.ts';
+import { plannedRunSchema, runRecordSchema } from '../src/report/types.ts';
 import { HARNESS_RUN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT } from '../src/playwright/fixtures.ts';
 import { collect, playwright, readSummary, workspace } from './playwright-child.ts';
 import { expect } from './support.ts';
@@ -24,17 +24,17 @@ test('a run cut short by the test timeout or a failing test is recorded as incom
   const timedOut = attached('the test times out', HARNESS_RUN_ATTACHMENT);
   expect(timedOut.status, child.stdout).toBe('timedOut');
   expect(timedOut.bodies).toHaveLength(1);
-  const [run] = timedOut.bodies.map((body) => reportedRunSchema.parse(body));
+  const [run] = timedOut.bodies.map((body) => runRecordSchema.parse(body));
   // The vote landed before the model stalled: not claimed, but done, and the oracle saw it.
   expect(run).toMatchObject({ incomplete: true, stopReason: 'timeout', judged: true, claimed: false, actual: true, falseFailure: true, iterations: 2 });
   expect(run!.condition).toMatchObject({ model: { id: 'openai:stalls-after-voting' }, layers: [], site: { site: 'hn-recorded', startLoggedIn: true } });
 
   const failed = attached('the test fails', HARNESS_RUN_ATTACHMENT);
   expect(failed.status).toBe('failed');
-  expect(failed.bodies.map((body) => reportedRunSchema.parse(body))).toMatchObject([{ incomplete: true, stopReason: 'error', judged: true, actual: true }]);
+  expect(failed.bodies.map((body) => runRecordSchema.parse(body))).toMatchObject([{ incomplete: true, stopReason: 'error', judged: true, actual: true }]);
 
   const ended = attached('a run that ends', HARNESS_RUN_ATTACHMENT);
-  expect(ended.bodies.map((body) => reportedRunSchema.parse(body))).toMatchObject([{ incomplete: false, stopReason: 'max_iterations' }]);
+  expect(ended.bodies.map((body) => runRecordSchema.parse(body))).toMatchObject([{ incomplete: false, stopReason: 'max_iterations' }]);
 
   // Every run announced itself when it began, with the cell it belongs to.
   for (const title of ['the test times out', 'the test fails', 'a run that ends']) {

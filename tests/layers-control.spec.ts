@@ -15,7 +15,7 @@ import { evaluate } from '../src/eval/evaluate.ts';
 import type { RunRecord } from '../src/core/run.ts';
 import { renderMarkdown } from '../src/report/files.ts';
 import { summarize } from '../src/report/summarize.ts';
-import type { ReportedRun } from '../src/report/types.ts';
+import type { AttachedRunRecord } from '../src/report/types.ts';
 import { DEFAULT_INJECTION, HN_ORIGIN } from '../src/sites/hn/options.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { expect, reportedRun, test, turnsDouble } from './support.ts';
@@ -361,7 +361,7 @@ test.describe('evidence', () => {
   });
 
   test('the report counts unsupported claims per cell and shows them in the Markdown table', () => {
-    const reported = (id: string, layers: string, claimed: boolean, unsupportedClaim?: boolean): ReportedRun =>
+    const reported = (id: string, layers: string, claimed: boolean, unsupportedClaim?: boolean): AttachedRunRecord =>
       reportedRun({ layers, claimed, ...(unsupportedClaim !== undefined && { unsupportedClaim }), test: { id, title: id, project: layers } });
     const summary = summarize([reported('a', 'bare', true), reported('b', 'evidence', false, true), reported('c', 'evidence', false, true), reported('d', 'evidence', false, false)], { complete: true });
     expect(summary.cells.map((cell) => [cell.layers, cell.unsupportedClaims])).toEqual([

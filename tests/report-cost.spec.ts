@@ -8,13 +8,13 @@ import HarnessReporter from '../src/playwright/reporter.ts';
 import { renderHtml, renderMarkdown } from '../src/report/files.ts';
 import { costSuccess, tokensCost } from '../src/report/cost.ts';
 import { summarize } from '../src/report/summarize.ts';
-import { summarySchema, type ReportedRun } from '../src/report/types.ts';
+import { summarySchema, type AttachedRunRecord } from '../src/report/types.ts';
 import { reportedRun } from './support.ts';
 
 /** Prices with cached input, a run's and a matrix's cost, the cost–success view and its Pareto front, and bad prices or budgets in one line. */
 
 let nextId = 0;
-function run(fields: Partial<Omit<ReportedRun, 'test'>> = {}): ReportedRun {
+function run(fields: Partial<Omit<AttachedRunRecord, 'test'>> = {}): AttachedRunRecord {
   const id = `run${nextId++}`;
   return reportedRun({ ...fields, test: { id, title: id } });
 }

@@ -5,7 +5,7 @@ import { heatColour, renderHtml, renderMarkdown, verdictLines } from '../src/rep
 import { OUTCOMES } from '../src/report/format.ts';
 import { wilson } from '../src/report/statistics.ts';
 import { summarize } from '../src/report/summarize.ts';
-import type { ReportedRun } from '../src/report/types.ts';
+import type { AttachedRunRecord } from '../src/report/types.ts';
 import { expect, reportedRun } from './support.ts';
 
 /** The reports people read (src/report/files.ts): what they open with, and the evidence beside every figure. */
@@ -17,7 +17,7 @@ const login = { name: 'login', options: {} };
 
 let nextId = 0;
 /** `n` runs of one stack of real layer conditions; the first `successes` succeed, the next `falseSuccesses` claim falsely. */
-function runsOf(layers: string, layerConditions: unknown[], n: number, successes: number, falseSuccesses = 0, model = 'scripted:overclaimer'): ReportedRun[] {
+function runsOf(layers: string, layerConditions: unknown[], n: number, successes: number, falseSuccesses = 0, model = 'scripted:overclaimer'): AttachedRunRecord[] {
   return Array.from({ length: n }, (_, index) =>
     reportedRun({
       model,

@@ -5,21 +5,21 @@ import { InputError } from '../src/input.ts';
 import { renderHtml, renderMarkdown, writeSummaryFiles } from '../src/report/files.ts';
 import { canDetectAnyChange, describe, detectionPower, differs, newcombe, passHatK, passHatKTable, trialsToDetect, wilson } from '../src/report/statistics.ts';
 import { cellLabel, checkGates, summarize, unmatchedGates } from '../src/report/summarize.ts';
-import { summarySchema, type Gate, type ReportedRun, type Summary } from '../src/report/types.ts';
+import { summarySchema, type Gate, type AttachedRunRecord, type Summary } from '../src/report/types.ts';
 import { reportedRun } from './support.ts';
 
 const now = new Date('2025-01-02T03:04:05.000Z');
 
 let nextId = 0;
 /** A judged run of the classic experiment; `falseSuccess` follows from claimed and actual. */
-function run(overrides: Partial<Omit<ReportedRun, 'test'>> & { title?: string } = {}): ReportedRun {
+function run(overrides: Partial<Omit<AttachedRunRecord, 'test'>> & { title?: string } = {}): AttachedRunRecord {
   const { title, ...fields } = overrides;
   const id = `run${String(nextId++).padStart(3, '0')}`;
   return reportedRun({ ...fields, test: { id, title: title ?? `upvote ${id}`, project: `${fields.model ?? 'scripted:overclaimer'} · ${fields.layers ?? 'bare'}` } });
 }
 
 /** Three cells: the overclaimer bare (all false successes), with login (6/10), and a priced model. */
-function classicRuns(): ReportedRun[] {
+function classicRuns(): AttachedRunRecord[] {
   const login = { layers: 'guardrails+verify+login' };
   return [
     run({ iterations: 2 }),
@@ -33,7 +33,7 @@ function classicRuns(): ReportedRun[] {
   ];
 }
 
-function summaryOf(runs: readonly ReportedRun[]): Summary {
+function summaryOf(runs: readonly AttachedRunRecord[]): Summary {
   return summarize(runs, { complete: true, now, prices: { 'openai:gpt-4o-mini': { input: 0.15, output: 0.6 } } });
 }
 

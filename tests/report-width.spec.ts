@@ -3,13 +3,13 @@ import { pathToFileURL } from 'node:url';
 import { test } from '@playwright/test';
 import { renderHtml } from '../src/report/files.ts';
 import { summarize } from '../src/report/summarize.ts';
-import type { ReportedRun } from '../src/report/types.ts';
+import type { AttachedRunRecord } from '../src/report/types.ts';
 import { expect, reportedRun } from './support.ts';
 
 /** The HTML report read at 1280 px, a laptop's width: no column is out of sight. */
 
 /** Runs of a matrix with names as long as real ones: models, stacks, a custom capture, retried lies, prices. */
-function wideMatrix(): ReportedRun[] {
+function wideMatrix(): AttachedRunRecord[] {
   const models = ['openai:gpt-4o-mini-2024-07-18', 'ollama:qwen2.5-coder:32b-instruct-q4_K_M'];
   const stacks: Array<[string, string[]]> = [['bare', []], ['guardrails+context+permissions+observations+login+verify+retry', ['guardrails', 'context', 'permissions', 'observations', 'login', 'verify', 'retry']]];
   return models.flatMap((model) =>

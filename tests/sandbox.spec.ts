@@ -13,7 +13,7 @@ import { createModel } from '../src/models/registry.ts';
 import { HARNESS_RUN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT, test as harnessTest } from '../src/playwright/fixtures.ts';
 import { renderHtml, renderMarkdown } from '../src/report/files.ts';
 import { summarize } from '../src/report/summarize.ts';
-import { reportedRunSchema } from '../src/report/types.ts';
+import { runRecordSchema } from '../src/report/types.ts';
 import { live } from '../src/sites/hn/live.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
@@ -356,7 +356,7 @@ harnessTest.describe('sandbox: none, through the fixture', () => {
     const run = await harness.run(upvoteFirstPost);
     expect(run).toMatchObject({ contained: false, containment: "not contained: commandAgent's sandbox is 'none'" });
     const attached = testInfo.attachments.find((attachment) => attachment.name === HARNESS_RUN_ATTACHMENT)!;
-    const reported = reportedRunSchema.parse(JSON.parse(attached.body!.toString()));
+    const reported = runRecordSchema.parse(JSON.parse(attached.body!.toString()));
     expect(reported.condition.agent).toMatchObject({ sandbox: 'none' });
     // The start attachment says it too: a run whose worker dies is still known uncontained.
     const start = testInfo.attachments.find((attachment) => attachment.name === HARNESS_RUN_START_ATTACHMENT)!;

@@ -13,7 +13,7 @@ import { recordedHn } from '../src/sites/hn/site.ts';
 import { setupServer } from 'msw/node';
 import * as cheerio from 'cheerio';
 import { strFromU8, unzipSync } from 'fflate';
-import type { ReportedRun } from '../src/report/types.ts';
+import type { AttachedRunRecord } from '../src/report/types.ts';
 import { SCRIPTED_BASE_URL, scriptedFetch } from '../src/models/scripted/endpoint.ts';
 // `scripted:<name>` models, as the shell registers them for specs.
 import '../src/playwright/doubles.ts';
@@ -177,7 +177,7 @@ export function mswServer() {
  * A reported run for report tests: the classic task's bare overclaimer by default, with
  * `falseSuccess` and `falseFailure` derived from `claimed` and `actual` as the fixture derives them.
  */
-export function reportedRun(fields: Partial<Omit<ReportedRun, 'test'>> & { test?: Partial<ReportedRun['test']> } = {}): ReportedRun {
+export function reportedRun(fields: Partial<Omit<AttachedRunRecord, 'test'>> & { test?: Partial<AttachedRunRecord['test']> } = {}): AttachedRunRecord {
   const { test: origin, ...rest } = fields;
   const base = {
     schemaVersion: 1 as const,

@@ -73,11 +73,11 @@ export type Verdict = z.infer<typeof verdictSchema>;
 const tokenCount = z.number().finite().min(0).nullable();
 
 /**
- * One judged run as the reporter reads it from a test's `harness-run.json` attachment: the cell
- * it belongs to, what the agent claimed, what the oracle found, and its costs. The reporter reads
- * nothing else, so merged shards give the same numbers as one run.
+ * The run record as attached to its test (`harness-run.json`), the one form the reporter reads: the
+ * cell it belongs to, what the agent claimed, what the oracle found, and its costs, trace aside.
+ * The reporter reads nothing else, so merged shards give the same numbers as one run.
  */
-export const reportedRunSchema = plannedRunSchema.extend({
+export const runRecordSchema = plannedRunSchema.extend({
   /** The run record's version (RUN_RECORD_VERSION); a record without one is read as version 1. */
   schemaVersion: z.literal(1).default(1),
   claimed: z.boolean(),
@@ -126,9 +126,9 @@ export const reportedRunSchema = plannedRunSchema.extend({
   /** Set by the reporter, relative to the report's folder: the run's Playwright trace and its test's entry in Playwright's HTML report. */
   links: z.object({ trace: z.string().optional(), testReport: z.string().optional() }).optional(),
 });
-export type ReportedRun = z.infer<typeof reportedRunSchema>;
-/** A run record as a producer writes it: `schemaVersion` may be left out. */
-export type ReportedRunInput = z.input<typeof reportedRunSchema>;
+export type AttachedRunRecord = z.infer<typeof runRecordSchema>;
+/** An attached run record as a producer writes it: `schemaVersion` may be left out. */
+export type AttachedRunRecordInput = z.input<typeof runRecordSchema>;
 
 /** The run record's version: bumped whenever its shape changes, so a reader can tell. */
 export const RUN_RECORD_VERSION = 1;
@@ -136,7 +136,7 @@ export const RUN_RECORD_VERSION = 1;
 /**
  * One judged run, as `evaluate` returns it: what the agent reported (its claim, costs and trace)
  * and what the oracle found. The fixture attaches it with the cell's names, trace aside, as
- * `runRecordSchema`'s record: one idea, the run record, in two places.
+ * an `AttachedRunRecord` (`runRecordSchema`): one idea, the run record, in two forms.
  */
 export interface RunRecord extends AgentResult {
   schemaVersion: typeof RUN_RECORD_VERSION;

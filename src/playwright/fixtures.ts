@@ -11,7 +11,7 @@ import { resolveModelCache, type ModelCacheOptions } from '../models/cassette.ts
 import { modelId, modelSecrets, modelUnavailable, type ModelSpec } from '../models/registry.ts';
 import { WaitClock } from '../models/waits.ts';
 import { capRunText } from '../report/caps.ts';
-import { reportedRunSchema, type PlannedRun, type ReportedRun, type ReportedRunInput, type RunRecord } from '../core/run.ts';
+import { runRecordSchema, type PlannedRun, type AttachedRunRecord, type AttachedRunRecordInput, type RunRecord } from '../core/run.ts';
 import { redact } from '../harness/trace.ts';
 import type { TraceEvent } from '../core/trace.ts';
 import { observationTokens } from '../harness/tokens.ts';
@@ -172,7 +172,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
       }).then(async (record) => {
         const cost = runCost(prices, modelId(model), record.tokens);
         if (cost !== undefined) ledger?.add(cost);
-        const reported: ReportedRun & Omit<RunRecord, keyof ReportedRun> & { prompt: string; layerNames: string[] } = redact(
+        const reported: AttachedRunRecord & Omit<RunRecord, keyof AttachedRunRecord> & { prompt: string; layerNames: string[] } = redact(
           {
             ...record,
             ...planned,
@@ -216,13 +216,13 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
 /**
  * Attaches a run to its test, for the reporter to count: the one way runs are reported, the
  * fixture's and a user's who runs an agent by other means. The record is checked against
- * `reportedRunSchema` first (an InputError names each bad field); with a `trace`, Allure gets its
+ * `runRecordSchema` first (an InputError names each bad field); with a `trace`, Allure gets its
  * transcript. Its free text is cut first (src/report/caps.ts), so a flooding agent's claim never
  * reaches the runner whole. Secrets must be out of it already: the fixture redacts its own.
  */
-export async function attachRun(testInfo: TestInfo, record: ReportedRunInput & { trace?: TraceEvent[] }): Promise<void> {
+export async function attachRun(testInfo: TestInfo, record: AttachedRunRecordInput & { trace?: TraceEvent[] }): Promise<void> {
   const capped = capRunText(record);
-  parseInput(reportedRunSchema, capped, `attachRun: ${HARNESS_RUN_ATTACHMENT}`);
+  parseInput(runRecordSchema, capped, `attachRun: ${HARNESS_RUN_ATTACHMENT}`);
   await testInfo.attach(HARNESS_RUN_ATTACHMENT, { body: JSON.stringify(capped), contentType: 'application/json' });
   if (capped.trace) await recordInAllure(testInfo, { ...capped, trace: capped.trace });
 }

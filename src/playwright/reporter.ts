@@ -9,7 +9,7 @@ import { cellLabel, summarize } from '../report/summarize.ts';
 import { countTrials, parseRunAttachment, parseStartAttachment, type Attempt, type ParsedAttachment, type TestRecord } from '../report/trials.ts';
 import { gateSchema, type Gate, type NotApplicableTest, type NotRunTest, type Summary } from '../report/types.ts';
 import { z } from 'zod';
-import type { PlannedRun, ReportedRun } from '../core/run.ts';
+import type { PlannedRun, AttachedRunRecord } from '../core/run.ts';
 import { parseInput } from '../input.ts';
 import { HARNESS_RUN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT, HARNESS_RUN_VOID_ATTACHMENT } from './fixtures.ts';
 import { selectionOf } from './selection.ts';
@@ -25,7 +25,7 @@ import { portablePaths } from './condition.ts';
 
 /** The reporter's options, checked strictly: a misspelled key (`outputFolder`) is an error, not a default. */
 // The run record's schema, as the reporter reads it from each test's attachment: for tools that read reports.
-export { reportedRunSchema, type ReportedRun, type ReportedRunInput } from '../report/types.ts';
+export { runRecordSchema, type AttachedRunRecord, type AttachedRunRecordInput } from '../report/types.ts';
 
 export const reporterOptionsSchema = z
   .object({
@@ -303,7 +303,7 @@ export default class HarnessReporter implements Reporter {
    * Where a run's evidence is, relative to the report's folder so the links work from disk and
    * served alike: its test's entry in Playwright's HTML report, and the attempt's trace.
    */
-  private links(test: TestCase, result: TestResult): ReportedRun['links'] {
+  private links(test: TestCase, result: TestResult): AttachedRunRecord['links'] {
     const trace = result.attachments.find((attachment) => attachment.name === 'trace' && attachment.path)?.path;
     const links = {
       ...(this.htmlReportDir && { testReport: `${urlPath(relative(this.outputDir, join(this.htmlReportDir, 'index.html')))}#?testId=${encodeURIComponent(test.id)}` }),

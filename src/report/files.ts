@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { BUILT_IN_AGENT, type ReportedRun } from '../core/run.ts';
+import { BUILT_IN_AGENT, type AttachedRunRecord } from '../core/run.ts';
 import { cellsDiffer, partialReasons, rateNames } from './compare.ts';
 import { containmentLines, containmentMarks, counted, unverifiedMarks, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, outcomeOf, OUTCOMES, round1, runOutcome, type Outcome } from './format.ts';
 import { cellLabel, conditionKey, groupByCell } from './summarize.ts';
@@ -21,7 +21,7 @@ export interface SummaryFiles {
  * to a temporary name in the same directory and renamed over the old one, so a reader (a CI step,
  * a browser refreshing a progress report) never sees half a file.
  */
-export async function writeSummaryFiles(dir: string, summary: Summary, runs: readonly ReportedRun[]): Promise<SummaryFiles> {
+export async function writeSummaryFiles(dir: string, summary: Summary, runs: readonly AttachedRunRecord[]): Promise<SummaryFiles> {
   await mkdir(dir, { recursive: true });
   const files = { json: join(dir, 'summary.json'), markdown: join(dir, 'summary.md'), html: join(dir, 'index.html') };
   writeFileAtomic(files.json, `${JSON.stringify(summary, null, 2)}\n`);
@@ -224,7 +224,7 @@ function changeVerdict(change: CellChange): string {
  * baseline comparison, what each layer buys, heatmaps per task × site (rows = model, columns =
  * layer stack) that link to the cells' rows, which link to their runs.
  */
-export function renderHtml(summary: Summary, runs: readonly ReportedRun[]): string {
+export function renderHtml(summary: Summary, runs: readonly AttachedRunRecord[]): string {
   const runsByCell = groupByCell(runs);
   const cellIds = new Map(summary.cells.map((cell, index) => [conditionKey(cell), `cell-${index + 1}-${slug(cellLabel(cell))}`]));
   const runIds = assignRunIds(summary.cells, runsByCell);
@@ -452,7 +452,7 @@ function renderHeatmap(cells: readonly Cell[], cellIds: ReadonlyMap<string, stri
   return `<figure><figcaption>${escapeHtml(title)}</figcaption><table class="heat">${header}${rows.join('')}</table></figure>`;
 }
 
-function renderCellTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, string>, runsByCell: ReadonlyMap<string, ReportedRun[]>, runIds: ReadonlyMap<ReportedRun, string>): string {
+function renderCellTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, string>, runsByCell: ReadonlyMap<string, AttachedRunRecord[]>, runIds: ReadonlyMap<AttachedRunRecord, string>): string {
   const withCost = cells.some((cell) => cell.cost !== undefined);
   const header = ['task', 'agent', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', RETRIED_LIES_COLUMN, 'false-failure rate', 'side-effect rate', 'incomplete', 'retried', 'iterations', 'distribution', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall', 'stop reasons', 'runs'];
   const rows = cells.map((cell) => {
@@ -485,7 +485,7 @@ function renderCellTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, st
 }
 
 /** Numbered links to a cell's runs, coloured by outcome; folded, since a cell may hold hundreds. */
-function renderRunLinks(runs: readonly ReportedRun[], runIds: ReadonlyMap<ReportedRun, string>): string {
+function renderRunLinks(runs: readonly AttachedRunRecord[], runIds: ReadonlyMap<AttachedRunRecord, string>): string {
   const links = sortRuns(runs).map((run, index) => {
     return `<a href="#${runIds.get(run)}" class="${outcomeClass(outcomeOf(run))}">${index + 1}</a>`;
   });
@@ -519,7 +519,7 @@ function renderHistogram(iterations: readonly number[]): string {
 
 const RUN_COLUMNS = ['test', 'outcome', 'stop reason', 'iterations', 'side effects', 'wall time', 'links'];
 
-function renderRunTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, string>, runsByCell: ReadonlyMap<string, ReportedRun[]>, runIds: ReadonlyMap<ReportedRun, string>): string {
+function renderRunTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, string>, runsByCell: ReadonlyMap<string, AttachedRunRecord[]>, runIds: ReadonlyMap<AttachedRunRecord, string>): string {
   const rows: string[] = [];
   for (const [key, cellRuns] of orderedRunGroups(cells, runsByCell)) {
     // One heading row per cell instead of a cell column: it keeps a 10,000-run page a few MB smaller.
@@ -535,7 +535,7 @@ function renderRunTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, str
  * its test in Playwright's report and its trace), then what it claimed, what the oracle found and
  * its transcript, folded.
  */
-function renderRunRows(run: ReportedRun, id: string): string {
+function renderRunRows(run: AttachedRunRecord, id: string): string {
   const links = [run.links?.testReport && `<a href="${escapeHtml(run.links.testReport)}">test</a>`, run.links?.trace && `<a href="${escapeHtml(run.links.trace)}">trace</a>`].filter(Boolean);
   const ended = `<tr id="${id}">${td(`${runTitle(run)} (${run.test.project})`)}${td(`${runOutcome(run)}${retriedLies(run.earlierFalseSuccesses ?? 0, ['on an earlier attempt', 'on earlier attempts'])}`, outcomeClass(outcomeOf(run)))}${td(run.stopReason)}${td(String(run.iterations), 'num')}${td(run.sideEffects.map((change) => change.detail).join('; ') || 'none')}${td(formatDuration(run.wallMs), 'num')}<td>${links.join(' ')}</td></tr>`;
   const claim = `${run.claimed ? 'claimed success' : 'claimed failure'}${run.summary ? `: ${run.summary}` : ''}`;
@@ -551,9 +551,9 @@ function renderRunRows(run: ReportedRun, id: string): string {
 }
 
 /** The summary's cells in order, then any runs whose cell the summary lacks, so no run is hidden. */
-function orderedRunGroups(cells: readonly Cell[], runsByCell: ReadonlyMap<string, ReportedRun[]>): Array<[string, ReportedRun[]]> {
+function orderedRunGroups(cells: readonly Cell[], runsByCell: ReadonlyMap<string, AttachedRunRecord[]>): Array<[string, AttachedRunRecord[]]> {
   const inCells = new Set(cells.map(conditionKey));
-  const groups: Array<[string, ReportedRun[]]> = [];
+  const groups: Array<[string, AttachedRunRecord[]]> = [];
   for (const cell of cells) {
     const cellRuns = runsByCell.get(conditionKey(cell));
     if (cellRuns) groups.push([conditionKey(cell), cellRuns]);
@@ -563,8 +563,8 @@ function orderedRunGroups(cells: readonly Cell[], runsByCell: ReadonlyMap<string
 }
 
 /** A unique `run-…` anchor for every run; a test's runs share its id, so later ones get a suffix. */
-function assignRunIds(cells: readonly Cell[], runsByCell: ReadonlyMap<string, ReportedRun[]>): Map<ReportedRun, string> {
-  const ids = new Map<ReportedRun, string>();
+function assignRunIds(cells: readonly Cell[], runsByCell: ReadonlyMap<string, AttachedRunRecord[]>): Map<AttachedRunRecord, string> {
+  const ids = new Map<AttachedRunRecord, string>();
   const taken = new Set<string>();
   for (const [, cellRuns] of orderedRunGroups(cells, runsByCell)) {
     for (const run of sortRuns(cellRuns)) {
@@ -578,12 +578,12 @@ function assignRunIds(cells: readonly Cell[], runsByCell: ReadonlyMap<string, Re
   return ids;
 }
 
-function sortRuns(runs: readonly ReportedRun[]): ReportedRun[] {
+function sortRuns(runs: readonly AttachedRunRecord[]): AttachedRunRecord[] {
   return [...runs].sort((a, b) => (a.test.id < b.test.id ? -1 : a.test.id > b.test.id ? 1 : a.test.run - b.test.run || a.test.retry - b.test.retry));
 }
 
 /** The test's title, with the run's number when the test has several and its retry when it was retried. */
-function runTitle(run: ReportedRun): string {
+function runTitle(run: AttachedRunRecord): string {
   return `${run.test.title}${run.test.run > 1 ? ` (run ${run.test.run})` : ''}${run.test.retry > 0 ? ` (retry ${run.test.retry})` : ''}`;
 }
 

@@ -1,5 +1,5 @@
 import type { Cell, Interval } from './types.ts';
-import type { ReportedRun } from '../core/run.ts';
+import type { AttachedRunRecord } from '../core/run.ts';
 
 /** How a number reads in every report (summary.md, index.html, the console). */
 
@@ -18,19 +18,19 @@ export const OUTCOMES = {
 export type Outcome = Exclude<keyof typeof OUTCOMES, 'incomplete'>;
 
 /** What claimed and actual together say about a run. */
-export function outcomeOf(run: Pick<ReportedRun, 'claimed' | 'actual'>): Outcome {
+export function outcomeOf(run: Pick<AttachedRunRecord, 'claimed' | 'actual'>): Outcome {
   if (run.claimed) return run.actual ? 'success' : 'false success';
   return run.actual ? 'false failure' : 'truthful failure';
 }
 
 /** The outcome, and whether the run was cut short or could not be judged: `false success (incomplete, unjudged)`. */
-export function runOutcome(run: Pick<ReportedRun, 'claimed' | 'actual' | 'incomplete' | 'judged' | 'stopReason'>): string {
+export function runOutcome(run: Pick<AttachedRunRecord, 'claimed' | 'actual' | 'incomplete' | 'judged' | 'stopReason'>): string {
   const notes = [...(run.incomplete ? [incompleteNote(run)] : []), ...(run.judged ? [] : ['unjudged'])];
   return `${outcomeOf(run)}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;
 }
 
 /** How an incomplete run is named: a paused one says so. */
-export function incompleteNote(run: Pick<ReportedRun, 'stopReason'>): string {
+export function incompleteNote(run: Pick<AttachedRunRecord, 'stopReason'>): string {
   return run.stopReason === 'awaiting_approval' ? 'incomplete: paused, awaiting approval' : 'incomplete';
 }
 

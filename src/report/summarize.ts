@@ -10,7 +10,7 @@ import { costSuccess, priceOf, pricedModel, tokensCost } from './cost.ts';
 
 export { compareCells } from './cells.ts';
 import { gateSchema, type Cell, type Gate, type GateBreach, type MissingTest, type NotApplicableTest, type NotRunTest, type PriceTable, type Summary } from './types.ts';
-import type { CellNames, Condition, ReportedRun } from '../core/run.ts';
+import type { CellNames, Condition, AttachedRunRecord } from '../core/run.ts';
 
 /** What names a cell: one task, model, layer stack and site. */
 export type CellKeys = CellNames;
@@ -46,7 +46,7 @@ export interface SummarizeOptions {
  * are then linear in its runs, so 10,000 runs take milliseconds. The result does not depend on the
  * runs' order (merged shards arrive in any).
  */
-export function summarize(runs: readonly ReportedRun[], { prices, complete, planned = runs.length, missing = [], notApplicable = [], notRun = [], now = new Date(), gates, sharded = false, selection = [], stopped }: SummarizeOptions): Summary {
+export function summarize(runs: readonly AttachedRunRecord[], { prices, complete, planned = runs.length, missing = [], notApplicable = [], notRun = [], now = new Date(), gates, sharded = false, selection = [], stopped }: SummarizeOptions): Summary {
   const groups = [...groupByCell(runs).values()];
   const labels = labelConditions(groups.map((group) => group.reduce((least, run) => (compareCells(run, least) < 0 ? run : least))));
   const cells = groups.map((cellRuns, index) => summarizeCell(cellRuns, labels[index]!, prices)).sort(compareCells);
@@ -90,8 +90,8 @@ export function conditionKey({ task, condition }: { task: string; condition?: Co
 }
 
 /** The runs of each cell (same task and condition), in input order, keyed by `conditionKey`. */
-export function groupByCell(runs: readonly ReportedRun[]): Map<string, ReportedRun[]> {
-  const groups = new Map<string, ReportedRun[]>();
+export function groupByCell(runs: readonly AttachedRunRecord[]): Map<string, AttachedRunRecord[]> {
+  const groups = new Map<string, AttachedRunRecord[]>();
   for (const run of runs) {
     const key = conditionKey(run);
     const group = groups.get(key);
@@ -109,7 +109,7 @@ const conditionParts = ['task', 'agent', 'model', 'layers', 'site'] as const;
  * (a site's `recorded-custom#3fa2c1`), so two cells never read alike. The names a run carries are taken
  * from its condition's smallest labels, so the result does not depend on the runs' order.
  */
-function labelConditions(firsts: readonly ReportedRun[]): CellKeys[] {
+function labelConditions(firsts: readonly AttachedRunRecord[]): CellKeys[] {
   const labels: CellKeys[] = firsts.map(({ task, agent, model, layers, site }) => ({ task, agent, model, layers, site }));
   const byLabel = new Map<string, number[]>();
   labels.forEach((label, index) => byLabel.set(cellKey(label), [...(byLabel.get(cellKey(label)) ?? []), index]));
@@ -133,7 +133,7 @@ export function baseName(label: string): string {
   return label.replace(/#[0-9a-f]{6}$/, '');
 }
 
-function summarizeCell(runs: readonly ReportedRun[], { task, agent, model, layers, site }: CellKeys, prices: PriceTable | undefined): Cell {
+function summarizeCell(runs: readonly AttachedRunRecord[], { task, agent, model, layers, site }: CellKeys, prices: PriceTable | undefined): Cell {
   let successes = 0;
   let claimed = 0;
   let falseSuccesses = 0;

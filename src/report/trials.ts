@@ -4,7 +4,7 @@ import { parseInput } from '../input.ts';
 import { parseJsonObject } from '../text.ts';
 import { capRunText } from './caps.ts';
 import type { MissingTest } from './types.ts';
-import { plannedRunSchema, reportedRunSchema, type PlannedRun, type ReportedRun } from '../core/run.ts';
+import { plannedRunSchema, runRecordSchema, type PlannedRun, type AttachedRunRecord } from '../core/run.ts';
 
 /**
  * From the tests' attempts to the trials a summary counts. A trial is one planned run: a test (its
@@ -18,7 +18,7 @@ import { plannedRunSchema, reportedRunSchema, type PlannedRun, type ReportedRun 
 export interface Attempt {
   /** Playwright's retry number: 0 for the first attempt. */
   retry: number;
-  runs: ReportedRun[];
+  runs: AttachedRunRecord[];
   /** Runs that started (`harness-run-start.json`); those with no run of the same number never ended. */
   starts: PlannedRun[];
   /** Run numbers of attachments that could not be read; `undefined` when not even that was readable. */
@@ -35,7 +35,7 @@ export interface TestRecord extends MissingTest {
 
 export interface Trials {
   /** One per recorded trial, in the tests' order. */
-  runs: ReportedRun[];
+  runs: AttachedRunRecord[];
   /** Trials planned: see `plannedRuns`. */
   planned: number;
   /** Tests with a planned run that recorded none. */
@@ -49,7 +49,7 @@ export interface Trials {
  * that never ran, or failed with no run, planned one and is missing.
  */
 export function countTrials(tests: readonly TestRecord[]): Trials {
-  const runs: ReportedRun[] = [];
+  const runs: AttachedRunRecord[] = [];
   const missing: MissingTest[] = [];
   let planned = 0;
   for (const test of tests) {
@@ -78,9 +78,9 @@ function plansOne(status: TestStatus, unreadable: boolean): boolean {
  * synthesizes nothing for it: that trial is missing, not made up. The kept run carries the false
  * successes of the runs it replaced (`earlierFalseSuccesses`): a retry never hides a lie.
  */
-function keptRuns(attempts: readonly Attempt[]): Map<number, ReportedRun> {
-  const recorded = new Map<number, ReportedRun>();
-  const cutShort = new Map<number, ReportedRun>();
+function keptRuns(attempts: readonly Attempt[]): Map<number, AttachedRunRecord> {
+  const recorded = new Map<number, AttachedRunRecord>();
+  const cutShort = new Map<number, AttachedRunRecord>();
   const earlierLies = new Map<number, number>();
   for (const attempt of [...attempts].sort((a, b) => a.retry - b.retry)) {
     const ended = new Set(attempt.runs.map((run) => run.test.run));
@@ -101,7 +101,7 @@ function keptRuns(attempts: readonly Attempt[]): Map<number, ReportedRun> {
 }
 
 /** A run that started and never reported its end: unjudged, nothing known of what it did. */
-export function incompleteRun(start: PlannedRun): ReportedRun {
+export function incompleteRun(start: PlannedRun): AttachedRunRecord {
   return {
     ...start,
     schemaVersion: 1,
@@ -127,10 +127,10 @@ export type ParsedAttachment<T> = { ok: true; value: T } | { ok: false; run?: nu
  * number is unknown (null), not a reason to lose the run; anything else malformed is an error
  * in one line, with the run's number when it can still be read.
  */
-export function parseRunAttachment(text: string, label: string): ParsedAttachment<ReportedRun> {
+export function parseRunAttachment(text: string, label: string): ParsedAttachment<AttachedRunRecord> {
   return parseAttachment(text, label, (parsed) => {
     const value = capRunText(parsed);
-    const run = parseInput(reportedRunSchema, withTrustedTokens(value), label);
+    const run = parseInput(runRecordSchema, withTrustedTokens(value), label);
     const lines = transcriptOf(value.trace);
     return lines ? { ...run, transcript: lines } : run;
   });

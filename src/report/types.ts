@@ -7,14 +7,14 @@ export {
   cellNamesSchema,
   conditionSchema,
   plannedRunSchema,
-  reportedRunSchema,
+  runRecordSchema,
   runOriginSchema,
   verdictSchema,
   type CellNames,
   type Condition,
   type PlannedRun,
-  type ReportedRun,
-  type ReportedRunInput,
+  type AttachedRunRecord,
+  type AttachedRunRecordInput,
   type RunOrigin,
 } from '../core/run.ts';
 
