@@ -109,17 +109,27 @@ type Stdio = 'ignore' | 'pipe';
  * descriptor, not close it: /dev/null is what the child gets there.
  */
 export function stdioWithoutInherited(stdio: readonly Stdio[]): Array<Stdio | number> {
-  let open: number[];
-  try {
-    open = readdirSync('/proc/self/fdinfo').map(Number);
-  } catch {
-    return [...stdio]; // no /proc: not Linux, where nothing is sandboxed either
-  }
-  const inherited = new Set(open.filter((fd) => fd >= stdio.length && !closesOnExec(fd)));
-  if (inherited.size === 0) return [...stdio];
+  const mapped = inheritedDescriptors().filter((fd) => fd >= stdio.length);
+  if (mapped.length === 0) return [...stdio];
   devNull ??= openSync('/dev/null', 'r');
-  const last = Math.max(...inherited);
-  return [...stdio, ...Array.from({ length: last + 1 - stdio.length }, (_, i) => (inherited.has(stdio.length + i) ? devNull! : 'ignore'))];
+  const last = Math.max(...mapped);
+  return [...stdio, ...Array.from({ length: last + 1 - stdio.length }, (_, i) => (mapped.includes(stdio.length + i) ? devNull! : 'ignore'))];
+}
+
+let inherited: number[] | undefined;
+
+/**
+ * This process's descriptors open across exec, listed once: every later one is Node's own,
+ * close-on-exec (one of these closed since and its number reused is mapped all the same, harmlessly).
+ */
+function inheritedDescriptors(): number[] {
+  if (inherited) return inherited;
+  try {
+    inherited = readdirSync('/proc/self/fdinfo').map(Number).filter((fd) => fd > 2 && !closesOnExec(fd));
+  } catch {
+    inherited = []; // no /proc: not Linux, where nothing is sandboxed either
+  }
+  return inherited;
 }
 
 function closesOnExec(fd: number): boolean {
