@@ -2,7 +2,39 @@ import { existsSync } from 'node:fs';
 import { chromium, type LaunchOptions } from '@playwright/test';
 import { InputError } from '../input.ts';
 
-/** Flags for a root, offline machine: no sandbox, and none of Chromium's calls home. */
+/**
+ * What Playwright (1.65) disables with its own `--disable-features`. Chromium reads only the last
+ * `--disable-features` it is given, so ours restates them (tests/chromium.spec.ts checks the
+ * browser's command line: every feature Playwright's flag names is in ours).
+ */
+const PLAYWRIGHT_DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+];
+
+/**
+ * A full Chromium headless (a system one; Playwright's own download is the headless shell, which
+ * has no browser UI) opens a window for each browser context, and in it the omnibox's popups as
+ * WebUI pages in a renderer of their own: about 0.6 CPU-s a context, more than the run's own page
+ * costs, for a popup nobody sees (docs/performance.md).
+ */
+const HIDDEN_UI_FEATURES = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'WebUIOmniboxFullPopup'];
+
+/** Flags for a root, offline machine: no sandbox, none of Chromium's calls home, no hidden browser UI. */
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
@@ -10,6 +42,7 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
   '--no-first-run',
+  `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...HIDDEN_UI_FEATURES].join(',')}`,
 ];
 
 const SYSTEM_CHROMIUMS = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
