@@ -43,7 +43,7 @@ async function run(args: string[], env: Record<string, string>) {
   return child;
 }
 
-const nightly = (args: string[], env: Record<string, string>) => run(['test', '-c', 'playwright.nightly.config.ts', '--workers', '2', ...args], env);
+const nightly = (args: string[], env: Record<string, string>) => run(['test', '-c', 'playwright.nightly.config.ts', '--workers', '1', ...args], env);
 /** Every file under `dir`; a browser's temporary file may go between the listing and the look. */
 const files = (dir: string): string[] =>
   readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((name) => join(dir, name)).filter((path) => statSync(path, { throwIfNoEntry: false })?.isFile());
