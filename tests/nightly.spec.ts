@@ -4,7 +4,7 @@ import { join, relative, resolve } from 'node:path';
 import { test } from '@playwright/test';
 import type { Summary } from '../src/report/types.ts';
 import { collect, playwright, readSummary } from './playwright-child.ts';
-import { expect, serveScriptedOpenAI, unzipText } from './support.ts';
+import { blobWorkers, expect, serveScriptedOpenAI, unzipText } from './support.ts';
 
 /**
  * The nightly path end to end, as a user runs it: playwright.nightly.config.ts against a real
@@ -110,8 +110,7 @@ test('record: the nightly matrix against a real endpoint writes a cassette per r
   expect(files(paths.cassettes).filter((path) => path.endsWith('.json'))).toHaveLength(8);
   // A worker (and its browser) serves any cell: one per repeat index, where a project per cell
   // started one for each cell and repeat, 8 here. The blob report's test events name their worker.
-  const events = [...unzipText(readFileSync(files(join(paths.recorded, 'blob'))[0]!)).values()].join('\n');
-  const workers = [...events.matchAll(/"method":"onTestBegin".*"workerIndex":(\d+)/g)].map((match) => match[1]);
+  const workers = blobWorkers(join(paths.recorded, 'blob'));
   expect(workers).toHaveLength(8);
   expect(new Set(workers).size).toBe(2);
 });
