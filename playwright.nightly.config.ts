@@ -1,5 +1,5 @@
 import { defineConfig, type ReporterDescription } from '@playwright/test';
-import { chromiumLaunchOptions, hn, layerStacks, matrix, type HarnessOptions } from 'harness-eval';
+import { chromiumLaunchOptions, type HarnessOptions } from 'harness-eval';
 
 /**
  * The nightly model comparison: real models × the named layer stacks, repeated, on the recorded
@@ -7,15 +7,13 @@ import { chromiumLaunchOptions, hn, layerStacks, matrix, type HarnessOptions } f
  * has the commands. Models without their key or host are skipped with the reason, so the config
  * also lists and runs on a machine with none.
  *
- *   HARNESS_MODELS       comma-separated models (default below)
+ *   HARNESS_MODELS       comma-separated models (default: nightlyMatrix() in specs/matrix/cells.ts)
  *   HARNESS_SITE         `recorded` (default) or `live` (needs HN_USERNAME / HN_PASSWORD)
  *   HARNESS_MODEL_CACHE  `record` to write cassettes, `replay` to answer from them (CI), `off`
  *   HARNESS_CASSETTES    the cassette folder (default fixtures/cassettes)
  *   HARNESS_BASELINE     a previous summary.json: each cell's change is printed, flagged when the difference's 95% interval excludes 0
  *   HARNESS_REPORT_DIR   where summary.json and the reports go (default reports/nightly)
  */
-const DEFAULT_MODELS = 'openai:gpt-4o-mini,openai:gpt-4.1-mini,ollama:llama3.1:8b,ollama:qwen2.5:7b';
-const models = (process.env.HARNESS_MODELS || DEFAULT_MODELS).split(',').map((model) => model.trim()).filter(Boolean);
 const live = process.env.HARNESS_SITE === 'live';
 const reportDir = process.env.HARNESS_REPORT_DIR || 'reports/nightly';
 // `merge-reports` reads the shards' blobs; the shards themselves write them, and Allure's results
@@ -46,10 +44,10 @@ export default defineConfig<HarnessOptions>({
     trace: 'retain-on-failure',
     modelCache: { dir: process.env.HARNESS_CASSETTES || undefined },
   },
-  projects: matrix({
-    models,
-    layers: layerStacks,
-    sites: live ? { 'hn-live': hn.live() } : { 'hn-recorded': hn.recorded() },
-  }),
+  // One project, each cell a describe block of specs/matrix/nightly.spec.ts (the cells of
+  // specs/matrix/cells.ts's nightlyMatrix()): Playwright starts a worker per project and repeat
+  // index, so a project per cell started a worker and a browser for every cell and repeat.
+  // `--grep "openai:gpt-4o-mini · bare"` runs one cell.
+  testMatch: 'nightly.spec.ts',
   reporter: reporters,
 });

@@ -4,7 +4,7 @@ import { join, relative, resolve } from 'node:path';
 import { test } from '@playwright/test';
 import type { Summary } from '../src/report/types.ts';
 import { collect, playwright, readSummary } from './playwright-child.ts';
-import { expect, serveScriptedOpenAI, unzipText } from './support.ts';
+import { blobWorkers, expect, serveScriptedOpenAI, unzipText } from './support.ts';
 
 /**
  * The nightly path end to end, as a user runs it: playwright.nightly.config.ts against a real
@@ -43,7 +43,8 @@ async function run(args: string[], env: Record<string, string>) {
   return child;
 }
 
-const nightly = (args: string[], env: Record<string, string>) => run(['test', '-c', 'playwright.nightly.config.ts', '--workers', '2', ...args], env);
+// One worker: CPU-bound offline runs gain nothing from a second on this lane, which has one core's share.
+const nightly = (args: string[], env: Record<string, string>) => run(['test', '-c', 'playwright.nightly.config.ts', '--workers', '1', ...args], env);
 /** Every file under `dir`; a browser's temporary file may go between the listing and the look. */
 const files = (dir: string): string[] =>
   readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((name) => join(dir, name)).filter((path) => statSync(path, { throwIfNoEntry: false })?.isFile());
@@ -107,6 +108,11 @@ test('record: the nightly matrix against a real endpoint writes a cassette per r
   expect(cell('openai:overclaimer', 'bare')).toMatchObject({ runs: 2, falseSuccesses: 2 });
   expect(cell('openai:overclaimer', 'verified+login')).toMatchObject({ runs: 2, successes: 2, falseSuccesses: 0 });
   expect(files(paths.cassettes).filter((path) => path.endsWith('.json'))).toHaveLength(8);
+  // A worker (and its browser) serves any cell: one per repeat index, where a project per cell
+  // started one for each cell and repeat, 8 here. The blob report's test events name their worker.
+  const workers = blobWorkers(join(paths.recorded, 'blob'));
+  expect(workers).toHaveLength(8);
+  expect(new Set(workers).size).toBe(2);
 });
 
 test('replay: sharded with no endpoint and no key, merged, the same outcomes as recorded and no cell flagged', async () => {

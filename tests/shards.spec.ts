@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from '@playwright/test';
 import type { Summary } from '../src/report/types.ts';
 import { playwright, readSummary, workspace, type Child } from './playwright-child.ts';
-import { expect } from './support.ts';
+import { blobWorkers, expect } from './support.ts';
 
 /**
  * examples/nightly-actions/nightly.yml run locally as written: its steps with an `id` run through
@@ -74,6 +74,8 @@ test('the nightly workflow, run locally as written: shards as processes, blobs m
   expect(one.code, one.stdout).toBe(0);
   const unsharded = readSummary(whole);
   expect(unsharded).toMatchObject({ complete: true, planned: 4, recorded: 4 });
+  // Its four cells share one worker and browser: describe blocks of one project, not a project each.
+  expect(blobWorkers(join(whole, 'blob'))).toEqual(['0', '0', '0', '0']);
 
   // Night 1. Each shard on a machine of its own: its own report folder; its blob uploaded.
   for (let shard = 1; shard <= SHARDS; shard += 1) {

@@ -1,4 +1,6 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { test as base, type BrowserContext, type TestInfo } from '@playwright/test';
 import type { Agent } from '../src/eval/agent.ts';
@@ -122,6 +124,15 @@ export function turnsDouble(turns: Array<Array<{ name: string; arguments: string
     },
   };
   return { model, requests };
+}
+
+/**
+ * The worker each test of the blob reports in `dir` began in (Playwright's workerIndex, new for
+ * every worker it starts), one entry a test: how many workers, and browsers, a run started.
+ */
+export function blobWorkers(dir: string): string[] {
+  const events = readdirSync(dir).filter((name) => name.endsWith('.zip')).flatMap((name) => [...unzipText(readFileSync(join(dir, name))).values()]).join('\n');
+  return [...events.matchAll(/"method":"onTestBegin".*"workerIndex":(\d+)/g)].map((match) => match[1]!);
 }
 
 /** Every file in a zip (a `trace.zip`, a blob report) as text, by name; zips inside are opened too. */

@@ -1,16 +1,14 @@
 import { defineConfig, type ReporterDescription } from '@playwright/test';
-import { chromiumLaunchOptions, matrix, type HarnessOptions } from 'harness-eval';
+import { chromiumLaunchOptions, type HarnessOptions } from 'harness-eval';
 
 /**
- * The nightly comparison that nightly.yml runs on GitHub Actions: HARNESS_MODELS (comma-separated;
- * by default two offline doubles, so the workflow runs before any key is set) × two layer stacks,
- * sharded over jobs, each shard a blob report, merged into one summary. tests/shards.spec.ts runs
- * the workflow's own commands locally.
+ * The nightly comparison that nightly.yml runs on GitHub Actions: the cells of cells.ts (models ×
+ * layer stacks), each a describe block of tasks.spec.ts, sharded over jobs, each shard a blob
+ * report, merged into one summary. tests/shards.spec.ts runs the workflow's own commands locally.
  *
  *   HARNESS_MODELS      the models compared (`openai:gpt-4o-mini,…` with OPENAI_API_KEY)
  *   HARNESS_REPORT_DIR  summary.json, index.html, history/ and blob/ (default reports/nightly here)
  */
-const models = (process.env.HARNESS_MODELS || 'scripted:overclaimer,scripted:diligent').split(',').map((model) => model.trim()).filter(Boolean);
 const reportDir = process.env.HARNESS_REPORT_DIR || 'reports/nightly';
 // A shard writes its blob; the merge reads the blobs and writes the one summary that counts.
 const merging = process.argv.includes('merge-reports');
@@ -28,6 +26,5 @@ export default defineConfig<HarnessOptions>({
   fullyParallel: true,
   timeout: 15 * 60_000,
   use: { browserName: 'chromium', launchOptions: chromiumLaunchOptions() },
-  projects: matrix({ models, layers: { bare: [], verified: ['guardrails', 'verify', 'login'] } }),
   reporter: reporters,
 });

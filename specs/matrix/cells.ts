@@ -17,3 +17,14 @@ export const sampleMatrix: CellOptions = { models: ['scripted:diligent', 'script
 
 /** `npm run bench:matrix`'s: the main job's cells on the plain recorded site. */
 export const benchMatrix: CellOptions = { ...mainMatrix, sites: { 'hn-recorded': hn.recorded() } };
+
+const DEFAULT_NIGHTLY_MODELS = 'openai:gpt-4o-mini,openai:gpt-4.1-mini,ollama:llama3.1:8b,ollama:qwen2.5:7b';
+
+/**
+ * playwright.nightly.config.ts's: HARNESS_MODELS (comma-separated, default above) × the named
+ * layer stacks × the recorded site, or the live one with HARNESS_SITE=live.
+ */
+export function nightlyMatrix(env: Record<string, string | undefined> = process.env): CellOptions {
+  const models = (env.HARNESS_MODELS || DEFAULT_NIGHTLY_MODELS).split(',').map((model) => model.trim()).filter(Boolean);
+  return { models, layers: layerStacks, sites: env.HARNESS_SITE === 'live' ? { 'hn-live': hn.live() } : { 'hn-recorded': hn.recorded() } };
+}
