@@ -1,6 +1,7 @@
 import { copyFileSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { test, type Browser, type TestInfo } from '@playwright/test';
 import { referenceAgent } from '../src/agents/controls.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
@@ -59,7 +60,14 @@ function realPagesAsOneSet(): Start[] {
   for (const name of set) copyFileSync(join(referenceDir, name), join(dir, name));
   return [{ label: `the real pages as one capture set (${set.join(', ')})`, options: { capture: dir }, own: false }];
 }
-const starts = [...eras, ...real, ...realPagesAsOneSet()];
+/** The project's own pre-2014 capture (written for the tests, in news.arc's markup): page 2 of 2011's front page alone, its one item page alone, and both as one set. */
+const captures2011 = fileURLToPath(new URL('fixtures/captures-2011/', import.meta.url));
+const era2011: Start[] = [
+  { label: 'the 2011 page-2 capture', options: { capture: join(captures2011, 'news2.html') }, own: false },
+  { label: 'the 2011 item page', options: { capture: join(captures2011, 'item-2864324.html') }, own: false },
+  { label: 'the 2011 capture set (page 2 and an item page)', options: { capture: captures2011 }, own: false },
+];
+const starts = [...eras, ...era2011, ...real, ...realPagesAsOneSet()];
 
 /** The start snapshot of `start`: the replica's state before any run. */
 const startOf = (start: Start) => recordedHn(start.options).snapshot() as Promise<HnSnapshot>;

@@ -56,9 +56,9 @@ export function modernizeLegacy(html: string): string {
     .toArray()
     .flatMap((subtext) => {
       const under = $(subtext).closest('tr');
-      const row = under.prevAll('tr').first()[0];
+      const row = under.prevAll('tr').first()[0] as Element | undefined;
       const id = row && storyIdOf($, row, subtext);
-      return row && id ? [{ row, subtext, under: under[0]!, id }] : [];
+      return row && id ? [{ row, subtext, under: under[0] as Element, id }] : [];
     });
   const ranks = stories.map(({ row }) => Number.parseInt($(row).children('td').first().text(), 10)).filter((rank) => !Number.isNaN(rank));
   const itemPage = ranks.length === 0 && stories.length > 0;
@@ -69,6 +69,8 @@ export function modernizeLegacy(html: string): string {
     afterName(row, ` class="athing" id="${id}"`);
     const first = $(row).children('td').first();
     if (/^\s*\d+\.\s*$/.test(first.text())) wrapInner(first[0]!, '<span class="rank">');
+    // An item page's story has no rank cell: an empty one (and one under it), as later item pages have, to rank it in a listing.
+    else if (itemPage) for (const [el, cell] of [[row, '<td align="right" valign="top" class="title"><span class="rank"></span></td>'], [under, '<td></td>']] as const) edits.push({ start: loc(el).startTag!.endOffset, end: loc(el).startTag!.endOffset, text: cell });
     const link = $(row).find('td.title a').first()[0];
     if (link) afterName(link, ' class="storylink"');
     const comhead = $(row).find('span.comhead').first()[0];
@@ -76,6 +78,8 @@ export function modernizeLegacy(html: string): string {
       replaceStartTag(comhead, '<span class="sitebit comhead">');
       wrapTextMatch(comhead, /\(([^()\s]+)\)/, '<span class="sitestr">', edits);
     }
+    const score = $(subtext).find(`span[id="score_${id}"]`)[0];
+    if (score) afterName(score, ' class="score"');
     const user = $(subtext).find('a[href^="user?id="]').first()[0];
     if (user) afterName(user, ' class="hnuser"');
     const votable = $(row).find(`a[id="up_${id}"]`).length > 0;

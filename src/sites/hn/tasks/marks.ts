@@ -67,8 +67,8 @@ export function hideTitled(title: string): Task {
     postconditions: [markedByRun(HIDE, titled(title))],
     whyNotApplicable: listing(title),
     async reference(page, site) {
-      const story = (await frontPage(page, site)).find((row) => row.title === title);
-      if (!story) return { impossible: `no story on the front page is titled ${JSON.stringify(title)}` };
+      const story = await findTitled(page, site, title);
+      if (!story) return { impossible: `no story on any front page is titled ${JSON.stringify(title)}` };
       await clickHide(page, story.id);
     },
   });
