@@ -2,7 +2,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
 import * as cheerio from 'cheerio';
+import { readFileSync } from 'node:fs';
+import { classifyHn } from '../src/sites/hn/classify.ts';
+import { modernizeLegacy } from '../src/sites/hn/legacy.ts';
 import { createReplica, type HnReplica } from '../src/sites/hn/replica.ts';
+import { sanitizeCapture } from '../src/sites/hn/sanitize.ts';
 import type { HnSnapshot } from '../src/sites/hn/snapshot.ts';
 import { account, expect, test } from './support.ts';
 
@@ -73,6 +77,23 @@ test.describe('reading a 2011 capture', () => {
     expect($('form[action="comment"] textarea[name="text"]').length).toBe(1);
     expect($('input[type="submit"]').attr('value')).toBe('add comment');
   });
+});
+
+test('a logged-in 2011 page reads as the logged-out one: no name, no karma, no by= or auth= on its votes, no flag links', () => {
+  const loggedOut = readFileSync(PAGE2, 'utf8');
+  const loggedIn = loggedOut
+    .replace(/<a href="\/x\?fnid=\w+">login<\/a>/, '<a href="user?id=harness">harness</a>&nbsp;(41)&nbsp;|&nbsp;<a href="/x?fnid=Zq81">logout</a>')
+    .replace(/(vote\?for=\d+&dir=up)(&whence=)/g, '$1&by=harness&auth=0f3a9c$2')
+    .replace(/( \| <a href="item\?id=\d+">)/g, ' | <a href="/r?fnid=Kx2">flag</a>$1');
+  expect(loggedIn).not.toBe(loggedOut);
+  const served = (page: string) => modernizeLegacy(sanitizeCapture(page));
+  expect(served(loggedIn)).toBe(served(loggedOut));
+  expect(served(loggedIn)).not.toMatch(/harness|auth=|fnid/);
+});
+
+test('an era vote link is a vote to the classifier, as a later one is', () => {
+  expect(classifyHn({ method: 'GET', url: `${HN}/vote?for=2864317&dir=up&by=harness&auth=0f3a&whence=news2` })).toMatchObject({ kind: 'vote', target: '2864317' });
+  expect(classifyHn({ method: 'GET', url: `${HN}/vote?for=2864317&dir=un&whence=news2` })).toMatchObject({ kind: 'unvote', target: '2864317' });
 });
 
 async function logIn(page: Page, goto = 'news?p=2') {
