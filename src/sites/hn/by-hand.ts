@@ -83,8 +83,8 @@ export async function openSignedIn(page: Page, site: Site, path: string): Promis
 }
 
 /** Signs in and opens the front page: its stories, in order. */
-export async function frontPage(page: Page, site: Site): Promise<StoryRow[]> {
-  await openSignedIn(page, site, '/news');
+export async function frontPage(page: Page, site: Site, number = 1): Promise<StoryRow[]> {
+  await openSignedIn(page, site, number > 1 ? `/news?p=${number}` : '/news');
   return storyRows(page);
 }
 
