@@ -193,6 +193,27 @@ test.describe('templates name what a capture has', () => {
     expect(task.whyNotApplicable?.(closed)).toBe(`the story with the fewest comments on page 2, ${JSON.stringify(story.title)}, is closed: HN takes no reply there`);
   });
 
+  test('a reply on page 2 does not apply where the quietest story there has no comments ("discuss"): there is no top comment', async () => {
+    const task = named('reply-to-quietest-page-2-story');
+    const start = await startOf(own);
+    const story = start.ranking.find((entry) => entry.rank === 45)!;
+    const quiet = { ...start, ranking: start.ranking.map((entry) => (entry.id === story.id ? { ...entry, comments: 0 } : entry)) };
+    expect(task.whyNotApplicable?.(quiet)).toBe(`the story with the fewest comments on page 2, ${JSON.stringify(story.title)}, has none: there is no top comment to reply to`);
+  });
+
+  test('on a capture of page 2 alone, the tasks on "the front page" name page 2 and its first ranks', async () => {
+    const start = await startOf(era2011[0]!);
+    const prompts = Object.fromEntries(['favorite-first-story', 'favorite-first-hide-second', 'hide-first-three', 'upvote-all-matching-for'].map((name) => [name, named(name).resolve!(start).prompt]));
+    expect(prompts).toEqual({
+      'favorite-first-story': 'Mark the first story on page 2 of the Hacker News front page as a favorite.',
+      'favorite-first-hide-second': 'On page 2 of the Hacker News front page, add the first story to your favorites and hide the second story.',
+      'hide-first-three': 'Hide the first three stories on page 2 of the Hacker News front page (ranks 31, 32 and 33).',
+      'upvote-all-matching-for': 'Upvote every story on page 2 of the Hacker News front page whose title contains the word "for".',
+    });
+    // The classic task stays word for word: page 1 was not captured, so it does not apply.
+    expect(named('upvote-first-post').whyNotApplicable?.(start)).toBe('the capture lists no story ranked 1');
+  });
+
   test('ordinals as the prompts write them', () => {
     expect([1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 35, 101, 111].map((n) => ordinal(n))).toEqual(['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '22nd', '23rd', '35th', '101st', '111th']);
     expect([1, 3, 5, 10, 11].map((n) => ordinal(n, { words: true }))).toEqual(['first', 'third', 'fifth', 'tenth', '11th']);
