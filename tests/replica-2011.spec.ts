@@ -79,6 +79,14 @@ test.describe('reading a 2011 capture', () => {
   });
 });
 
+test('a page-2 capture in later markup is page 2 as well: /news says so, /news?p=2 lists ranks 31 to 60', async () => {
+  const replica = createReplica({ capture: fileURLToPath(new URL('../fixtures/hn/2025/news-p2.html', import.meta.url)) });
+  expect((await get(replica, '/news')).$('body').text()).toContain('This capture starts at page 2 of the front page (rank 31): page 1 was not captured.');
+  const { $ } = await get(replica, '/news?p=2');
+  expect([$('span.rank').first().text(), $('span.rank').last().text()]).toEqual(['31.', '60.']);
+  expect($('a.morelink').length).toBe(0);
+});
+
 test('a logged-in 2011 page reads as the logged-out one: no name, no karma, no by= or auth= on its votes, no flag links', () => {
   const loggedOut = readFileSync(PAGE2, 'utf8');
   const loggedIn = loggedOut

@@ -37,6 +37,8 @@ interface Edit {
 
 /** The page, in pre-2014 markup, with the later classes and ids added (see above); other pages unchanged. */
 export function modernizeLegacy(html: string): string {
+  // A later page is left unparsed: a large thread is read once more only where it is needed.
+  if (/class=['"]?athing/.test(html)) return html;
   const $ = cheerio.load(html, { sourceCodeLocationInfo: true });
   if (!isLegacy($)) return html;
   const edits: Edit[] = [];
