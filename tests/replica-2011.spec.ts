@@ -65,6 +65,8 @@ test.describe('reading a 2011 capture', () => {
       // The era's page as captured: its own vote script, and arrows that go back to page 2.
       expect($('script').text()).toContain('function vote(node)');
       expect($('#up_2864317').attr('href')).toBe('vote?for=2864317&dir=up&whence=news%3Fp%3D2');
+      // The era's images came from ycombinator.com: the replica serves them.
+      expect($('#up_2864317 img').attr('src')).toBe('grayarrow.gif');
     }
   });
 
@@ -76,6 +78,8 @@ test.describe('reading a 2011 capture', () => {
     const { $ } = await get(replica, `/item?id=${STORY}`);
     expect($('form[action="comment"] textarea[name="text"]').length).toBe(1);
     expect($('input[type="submit"]').attr('value')).toBe('add comment');
+    const arrow = await replica.handle(new Request(`${HN}/grayarrow.gif`));
+    expect([arrow.status, arrow.headers.get('content-type')]).toEqual([200, 'image/svg+xml']);
   });
 });
 

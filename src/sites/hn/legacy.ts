@@ -39,8 +39,11 @@ interface Edit {
 export function modernizeLegacy(html: string): string {
   // A later page is left unparsed: a large thread is read once more only where it is needed.
   if (/class=['"]?athing/.test(html)) return html;
+  const captured = cheerio.load(html);
+  if (!isLegacy(captured)) return html;
+  // The era's images (arrow, spacer, logo) came from ycombinator.com: the replica serves them (assets.ts).
+  html = html.replace(/(src=["']?)https?:\/\/(?:www\.)?ycombinator\.com\/images\//g, '$1');
   const $ = cheerio.load(html, { sourceCodeLocationInfo: true });
-  if (!isLegacy($)) return html;
   const edits: Edit[] = [];
   const loc = (el: Element) => el.sourceCodeLocation!;
   const afterName = (el: Element, text: string) => {
@@ -71,8 +74,14 @@ export function modernizeLegacy(html: string): string {
     afterName(row, ` class="athing" id="${id}"`);
     const first = $(row).children('td').first();
     if (/^\s*\d+\.\s*$/.test(first.text())) wrapInner(first[0]!, '<span class="rank">');
-    // An item page's story has no rank cell: an empty one (and one under it), as later item pages have, to rank it in a listing.
-    else if (itemPage) for (const [el, cell] of [[row, '<td align="right" valign="top" class="title"><span class="rank"></span></td>'], [under, '<td></td>']] as const) edits.push({ start: loc(el).startTag!.endOffset, end: loc(el).startTag!.endOffset, text: cell });
+    // An item page's story has no rank cell: an empty one, as later item pages have, to rank it in a
+    // listing; every other row of its table gets an empty cell too, so that the columns stay aligned.
+    else if (itemPage) {
+      for (const other of $(row).parent().children('tr').toArray()) {
+        const at = loc(other).startTag!.endOffset;
+        edits.push({ start: at, end: at, text: other === row ? '<td align="right" valign="top" class="title"><span class="rank"></span></td>' : '<td></td>' });
+      }
+    }
     const link = $(row).find('td.title a').first()[0];
     if (link) afterName(link, ' class="storylink"');
     const comhead = $(row).find('span.comhead').first()[0];
