@@ -36,14 +36,13 @@ interface Edit {
 }
 
 /** The page, in pre-2014 markup, with the later classes and ids added (see above); other pages unchanged. */
-export function modernizeLegacy(html: string): string {
+export function modernizeLegacy(captured: string): string {
   // A later page is left unparsed: a large thread is read once more only where it is needed.
-  if (/class=['"]?athing/.test(html)) return html;
-  const captured = cheerio.load(html);
-  if (!isLegacy(captured)) return html;
+  if (/class=['"]?athing/.test(captured)) return captured;
   // The era's images (arrow, spacer, logo) came from ycombinator.com: the replica serves them (assets.ts).
-  html = html.replace(/(src=["']?)https?:\/\/(?:www\.)?ycombinator\.com\/images\//g, '$1');
+  const html = captured.replace(/(src=["']?)https?:\/\/(?:www\.)?ycombinator\.com\/images\//g, '$1');
   const $ = cheerio.load(html, { sourceCodeLocationInfo: true });
+  if (!isLegacy($)) return captured;
   const edits: Edit[] = [];
   const loc = (el: Element) => el.sourceCodeLocation!;
   const afterName = (el: Element, text: string) => {
