@@ -149,8 +149,8 @@ test.describe('bad input ends with one line naming the problem', () => {
   test('a capture with no story rows', () => {
     const dir = mkdtempSync(test.info().outputPath('hn-capture-'));
     writeFileSync(join(dir, 'empty.html'), '<html><body><table></table></body></html>');
-    expect(() => createReplica({ capture: join(dir, 'empty.html') })).toThrow(/has no story rows \(tr\.athing\)$/);
-    expect(() => createReplica({ capture: dir })).toThrow(/^capture folder .* has no front or item page \(no \.html page with story rows, tr\.athing\)$/);
+    expect(() => createReplica({ capture: join(dir, 'empty.html') })).toThrow(/has no story rows \(tr\.athing, or before 2014 a row over a td\.subtext\)$/);
+    expect(() => createReplica({ capture: dir })).toThrow(/^capture folder .* has no front or item page \(no \.html page with story rows: tr\.athing, or before 2014 a row over a td\.subtext\)$/);
   });
 
   test('bad option values name the field', () => {

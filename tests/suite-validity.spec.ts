@@ -1,6 +1,7 @@
 import { copyFileSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { test, type Browser, type TestInfo } from '@playwright/test';
 import { referenceAgent } from '../src/agents/controls.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
@@ -59,7 +60,14 @@ function realPagesAsOneSet(): Start[] {
   for (const name of set) copyFileSync(join(referenceDir, name), join(dir, name));
   return [{ label: `the real pages as one capture set (${set.join(', ')})`, options: { capture: dir }, own: false }];
 }
-const starts = [...eras, ...real, ...realPagesAsOneSet()];
+/** The project's own pre-2014 capture (written for the tests, in news.arc's markup): page 2 of 2011's front page alone, its one item page alone, and both as one set. */
+const captures2011 = fileURLToPath(new URL('fixtures/captures-2011/', import.meta.url));
+const era2011: Start[] = [
+  { label: 'the 2011 page-2 capture', options: { capture: join(captures2011, 'news2.html') }, own: false },
+  { label: 'the 2011 item page', options: { capture: join(captures2011, 'item-2864324.html') }, own: false },
+  { label: 'the 2011 capture set (page 2 and an item page)', options: { capture: captures2011 }, own: false },
+];
+const starts = [...eras, ...era2011, ...real, ...realPagesAsOneSet()];
 
 /** The start snapshot of `start`: the replica's state before any run. */
 const startOf = (start: Start) => recordedHn(start.options).snapshot() as Promise<HnSnapshot>;
@@ -183,6 +191,27 @@ test.describe('templates name what a capture has', () => {
     const story = start.ranking.filter((entry) => entry.rank > 30 && entry.comments !== undefined).sort((a, b) => a.comments! - b.comments! || a.rank - b.rank)[0]!;
     const closed = { ...start, ranking: start.ranking.map((entry) => (entry.id === story.id ? { ...entry, closed: true } : entry)) };
     expect(task.whyNotApplicable?.(closed)).toBe(`the story with the fewest comments on page 2, ${JSON.stringify(story.title)}, is closed: HN takes no reply there`);
+  });
+
+  test('a reply on page 2 does not apply where the quietest story there has no comments ("discuss"): there is no top comment', async () => {
+    const task = named('reply-to-quietest-page-2-story');
+    const start = await startOf(own);
+    const story = start.ranking.find((entry) => entry.rank === 45)!;
+    const quiet = { ...start, ranking: start.ranking.map((entry) => (entry.id === story.id ? { ...entry, comments: 0 } : entry)) };
+    expect(task.whyNotApplicable?.(quiet)).toBe(`the story with the fewest comments on page 2, ${JSON.stringify(story.title)}, has none: there is no top comment to reply to`);
+  });
+
+  test('on a capture of page 2 alone, the tasks on "the front page" name page 2 and its first ranks', async () => {
+    const start = await startOf(era2011[0]!);
+    const prompts = Object.fromEntries(['favorite-first-story', 'favorite-first-hide-second', 'hide-first-three', 'upvote-all-matching-for'].map((name) => [name, named(name).resolve!(start).prompt]));
+    expect(prompts).toEqual({
+      'favorite-first-story': 'Mark the first story on page 2 of the Hacker News front page as a favorite.',
+      'favorite-first-hide-second': 'On page 2 of the Hacker News front page, add the first story to your favorites and hide the second story.',
+      'hide-first-three': 'Hide the first three stories on page 2 of the Hacker News front page (ranks 31, 32 and 33).',
+      'upvote-all-matching-for': 'Upvote every story on page 2 of the Hacker News front page whose title contains the word "for".',
+    });
+    // The classic task stays word for word: page 1 was not captured, so it does not apply.
+    expect(named('upvote-first-post').whyNotApplicable?.(start)).toBe('the capture lists no story ranked 1');
   });
 
   test('ordinals as the prompts write them', () => {

@@ -80,6 +80,9 @@ a:link, a:visited { color: #000000; text-decoration: none; }
 const logo = `<svg xmlns="http://www.w3.org/2000/svg" width="18" height="18" viewBox="0 0 18 18">
 <rect width="18" height="18" fill="#ff6600"/><path d="M5 4l4 6 4-6M9 10v4" stroke="#fff" stroke-width="2" fill="none"/></svg>`;
 
+/** Before 2014 the up arrow was an image (`grayarrow.gif`, 10×10): a gray triangle. */
+const arrow = `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10" viewBox="0 0 10 10"><path d="M5 0L10 10H0z" fill="#9a9a9a"/></svg>`;
+
 /** A 1×1 transparent GIF: HN spaces its tables with it. */
 const spacer = Uint8Array.from(Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64'));
 
@@ -89,4 +92,7 @@ export const assets: ReadonlyMap<string, { type: string; body: string | Uint8Arr
   ['/y18.svg', { type: 'image/svg+xml', body: logo }],
   ['/s.gif', { type: 'image/gif', body: spacer }],
   ['/favicon.ico', { type: 'image/svg+xml', body: logo }],
+  // Pre-2014 pages' images (legacy.ts points their `ycombinator.com/images/` at the site).
+  ['/y18.gif', { type: 'image/svg+xml', body: logo }],
+  ['/grayarrow.gif', { type: 'image/svg+xml', body: arrow }],
 ]);

@@ -83,22 +83,23 @@ export async function openSignedIn(page: Page, site: Site, path: string): Promis
 }
 
 /** Signs in and opens the front page: its stories, in order. */
-export async function frontPage(page: Page, site: Site): Promise<StoryRow[]> {
-  await openSignedIn(page, site, '/news');
+export async function frontPage(page: Page, site: Site, number = 1): Promise<StoryRow[]> {
+  await openSignedIn(page, site, number > 1 ? `/news?p=${number}` : '/news');
   return storyRows(page);
 }
 
 /**
- * Signs in and pages through the front pages (`/news`, `?p=2`, ...) as a reader does, until a row
- * is titled `title` (the page stays on it) or a page lists no story: that row, or undefined.
+ * Signs in and pages through the front pages (`/news`, `?p=2`, ...) as a reader does, following
+ * `More` (a capture that starts at page 2 shows none on page 1), until a row is titled `title`
+ * (the page stays on it) or a page has no `More`: that row, or undefined.
  */
 export async function findTitled(page: Page, site: Site, title: string): Promise<StoryRow | undefined> {
   let rows = await frontPage(page, site);
-  for (let p = 2; rows.length > 0; p += 1) {
+  for (let p = 2; ; p += 1) {
     const story = rows.find((row) => row.title === title);
     if (story) return story;
+    if ((await page.getByRole('link', { name: 'More', exact: true }).count()) === 0) return undefined;
     await page.goto(`${site.origin}/news?p=${p}`);
     rows = await storyRows(page);
   }
-  return undefined;
 }

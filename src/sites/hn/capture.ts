@@ -5,6 +5,7 @@ import * as cheerio from 'cheerio';
 import type { Element } from 'domhandler';
 import { InputError } from '../../input.ts';
 import type { Faults } from './options.ts';
+import { modernizeLegacy } from './legacy.ts';
 import { sanitizeCapture } from './sanitize.ts';
 import type { HnComment, Submission } from './snapshot.ts';
 import { commentCountOf, commentItem, compileTemplate, DEAD, encodeGoto, indentOf, type Template, type VoteStyle } from './template.ts';
@@ -52,7 +53,10 @@ export interface Capture {
   source: string;
   style: VoteStyle;
   items: ReadonlyMap<string, Item>;
-  /** Front pages in order: index 0 is `/news`, 1 is `/news?p=2`. */
+  /**
+   * Front pages by number: index 0 is `/news`, 1 is `/news?p=2`. A page the capture starts after
+   * (a capture of page 2 alone) is a page in the frame that says so and links to the next page.
+   */
   frontPages: readonly Template[];
   emptyPage: Template;
   itemPage(id: string): Template | undefined;
@@ -117,6 +121,8 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
     if (page.kind === 'front') {
       for (const row of page.storyRows) storyRows.set(row.id, row);
       // Past the last page the list is empty, so the last page has no `More`, as HN's last page.
+      const number = Math.max(frontPages.length + 1, pageNumberOf(page));
+      while (frontPages.length < number - 1) frontPages.push(compileTemplate(notCaptured(frame, frontPages.length + 1, number)));
       frontPages.push(compileTemplate(page === lastFront ? withoutMore(page.html, page.$) : page.html));
     } else if (!capturedItems.has(page.itemId!)) {
       capturedItems.set(page.itemId!, compileTemplate(page.html));
@@ -142,7 +148,7 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
   const derivedItemPage = (row: StoryRow) => derivedItems.get(`${row.markup}\n${row.text ?? ''}`, () => compileTemplate(deriveItemPage(frame, row)));
   return {
     source,
-    style: pages.some((page) => page.$('tr.athing.submission').length > 0) ? 'clicky' : 'onclick',
+    style: pages.some((page) => page.legacy) ? 'ping' : pages.some((page) => page.$('tr.athing.submission').length > 0) ? 'clicky' : 'onclick',
     items,
     frontPages,
     emptyPage: compileTemplate(frame.head + '<tr><td><table border="0" cellpadding="0" cellspacing="0"></table></td></tr>' + frame.foot),
@@ -215,14 +221,17 @@ function capturePages(source: string, faults: Faults): ParsedPage[] {
   if (!statSync(source).isDirectory()) return [parsePage(source, faults) ?? noRows(source)];
   const names = readdirSync(source).filter((name) => name.endsWith('.html')).sort(compareStrings);
   const pages = names.flatMap((name) => parsePage(join(source, name), faults) ?? []);
-  if (pages.length === 0) throw new InputError(`capture folder ${source} has no front or item page (no .html page with story rows, tr.athing)`);
+  if (pages.length === 0) throw new InputError(`capture folder ${source} has no front or item page (no .html page with story rows: ${STORY_ROWS})`);
   const firstRank = (page: ParsedPage) => Math.min(...page.items.map((item) => item.rank ?? Infinity));
   const fronts = pages.filter((page) => page.kind === 'front').sort((a, b) => firstRank(a) - firstRank(b));
   return [...fronts, ...pages.filter((page) => page.kind === 'item')];
 }
 
+/** What the reader looks for, in every era it reads. */
+const STORY_ROWS = 'tr.athing, or before 2014 a row over a td.subtext';
+
 function noRows(file: string): never {
-  throw new InputError(`capture ${file} has no story rows (tr.athing)`);
+  throw new InputError(`capture ${file} has no story rows (${STORY_ROWS})`);
 }
 
 interface ParsedPage {
@@ -232,11 +241,29 @@ interface ParsedPage {
   items: Item[];
   storyRows: StoryRow[];
   itemId?: string;
+  /** Read from pre-2014 markup (legacy.ts). */
+  legacy: boolean;
+}
+
+/** A front page's number, from its first rank: ranks 31 to 60 are page 2 (`news?p=2`). */
+function pageNumberOf(page: ParsedPage): number {
+  const first = Math.min(...page.items.map((item) => item.rank ?? Infinity));
+  return Number.isFinite(first) ? Math.ceil(first / 30) : 1;
+}
+
+/** A front page the capture does not hold (it starts at a later page): the frame, saying so, with `More` to the next page. */
+function notCaptured(frame: Frame, number: number, firstCaptured: number): string {
+  const goto = number > 1 ? `news?p=${number}` : 'news';
+  const notice = `<tr><td>This capture starts at page ${firstCaptured} of the front page (rank ${(firstCaptured - 1) * 30 + 1}): page ${number} was not captured.</td></tr>`;
+  const more = `<tr class="morespace" style="height:10px"></tr><tr><td class="title"><a href="news?p=${number + 1}" class="morelink" rel="next">More</a></td></tr>`;
+  return framed(frame, 'news', 'Hacker News', goto, `<tr><td><table border="0" cellpadding="0" cellspacing="0">${notice}${more}</table></td></tr>`).replace(/<title>[^<]*<\/title>/, '<title>Hacker News</title>');
 }
 
 /** A front or item page, parsed; undefined when it has no story row. */
 function parsePage(file: string, faults: Faults): ParsedPage | undefined {
-  let html = sanitizeCapture(readFileSync(file, 'utf8'));
+  const sanitized = sanitizeCapture(readFileSync(file, 'utf8'));
+  let html = modernizeLegacy(sanitized);
+  const legacy = html !== sanitized;
   let $ = cheerio.load(html, { sourceCodeLocationInfo: true });
   if (faults.injection) {
     html = injectIntoTitle(html, $, faults.injection.rank, faults.injection.text);
@@ -253,7 +280,7 @@ function parsePage(file: string, faults: Faults): ParsedPage | undefined {
   const storyRows = isItem
     ? []
     : rows.map((row) => ({ id: row.attribs.id!, title: titleLink($, row).html() ?? '', markup: rowMarkup(html, row) }));
-  return { kind: isItem ? 'item' : 'front', html, $, items, storyRows, itemId: isItem ? rows[0]!.attribs.id : undefined };
+  return { kind: isItem ? 'item' : 'front', html, $, items, storyRows, itemId: isItem ? rows[0]!.attribs.id : undefined, legacy };
 }
 
 /** The story rows of a front or item page (not its comments). */
@@ -350,9 +377,9 @@ function framed(frame: Frame, op: string, title: string, goto: string, body: str
   return `${head}${body}${frame.foot}`;
 }
 
-/** Every `goto` in `markup` pointed at `goto`. */
+/** Every `goto` (before 2014, `whence`) in `markup` pointed at `goto`. */
 function withGoto(markup: string, goto: string): string {
-  return markup.replace(/goto=[^"'&#]*/g, `goto=${encodeGoto(goto)}`);
+  return markup.replace(/(goto|whence)=[^"'&#\s>]*/g, `$1=${encodeGoto(goto)}`);
 }
 
 /** A story row's markup with `rank` as its rank's text. */

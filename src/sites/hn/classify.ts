@@ -19,9 +19,9 @@ export function classifyHn(request: SiteRequest): SiteAction | undefined {
   if (method === 'GET') {
     switch (url.pathname) {
       case '/vote': {
-        const how = query.get('how');
-        if (how !== 'up' && how !== 'un') return undefined;
-        return action(how === 'up' ? 'vote' : 'unvote', id);
+        const vote = voteOf(query);
+        if (vote.how !== 'up' && vote.how !== 'un') return undefined;
+        return action(vote.how === 'up' ? 'vote' : 'unvote', vote.id);
       }
       // HN's script hides in the background (`snip-story`); without it, the `hide` link redirects.
       case '/hide':
@@ -55,6 +55,14 @@ export function classifyHn(request: SiteRequest): SiteAction | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * A vote link's parameters: `id`, `how` and `goto`, or before 2014 news.arc's `for`, `dir` and
+ * `whence` (and `by`, the voter's name, which must be the one logged in).
+ */
+export function voteOf(query: URLSearchParams): { id: string; how: string | null; goto: string | null; by: string | null } {
+  return { id: query.get('id') ?? query.get('for') ?? '', how: query.get('how') ?? query.get('dir'), goto: query.get('goto') ?? query.get('whence'), by: query.get('by') };
 }
 
 function action(kind: string, target: string): SiteAction {

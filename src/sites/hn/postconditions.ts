@@ -172,19 +172,19 @@ export function upvoted({ rank }: { rank: number }): HnPostcondition {
 }
 
 /** Hacker News lists 30 stories a page: the front page is ranks 1 to 30. */
-const FRONT_PAGE_SIZE = 30;
+export const FRONT_PAGE_SIZE = 30;
 
 /**
  * Every story on the front page at the start whose title contains `word` (case-insensitive, as a
  * whole word: "for" is not in "platforms") is upvoted by the run's user during the run, and the
  * run upvoted no other story.
  */
-export function upvotedAllMatching({ word }: { word: string }): HnPostcondition {
+export function upvotedAllMatching({ word, page = 1 }: { word: string; /** Which page of the front page (2: ranks 31 to 60). */ page?: number }): HnPostcondition {
   const pattern = new RegExp(`(?<![\\p{L}\\p{N}_])${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}_])`, 'iu');
   return markedEvery(VOTE, {
-    description: `every front-page story with the word "${word}" in its title is upvoted, and no other`,
+    description: `every ${page === 1 ? 'front-page story' : `story on page ${page} of the front page`} with the word "${word}" in its title is upvoted, and no other`,
     which: `matching "${word}"`,
-    pick: (start) => start.ranking.filter((story) => story.rank <= FRONT_PAGE_SIZE && pattern.test(story.title)),
+    pick: (start) => start.ranking.filter((story) => Math.ceil(story.rank / FRONT_PAGE_SIZE) === page && pattern.test(story.title)),
   });
 }
 

@@ -5,6 +5,7 @@ import { assets } from './assets.ts';
 import { loadCapture, type Capture } from './capture.ts';
 import { commentListPage, commentRoutes, commentsIn, commentViews } from './comments.ts';
 import { HN_ORIGIN, parseReplicaOptions, type ReplicaOptions, type ReplicaOptionsInput } from './options.ts';
+import { voteOf } from './classify.ts';
 import { loginPage, notices } from './pages.ts';
 import type { HnSnapshot } from './snapshot.ts';
 import { formOf, html, pageNumberOf, redirect, safeGoto, type Pages, type Routes, type Visitor } from './routing.ts';
@@ -110,9 +111,8 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
   };
 
   const vote = (url: URL, visitor: Visitor): Response => {
-    const id = url.searchParams.get('id') ?? '';
-    const how = url.searchParams.get('how');
-    const goto = safeGoto(url.searchParams.get('goto'));
+    const { id, how, goto: back, by } = voteOf(url.searchParams);
+    const goto = safeGoto(back);
     const item = itemOf(id);
     if (!item) return html(notices.noSuchItem);
     // A job ad takes no votes: HN's refusal, whoever asks.
@@ -122,7 +122,7 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
       // Logging in from this page completes the vote, as on HN: the form's goto is this vote.
       return html(loginPage(`vote?id=${id}&how=${how}&goto=${goto}`, notices.mustLogin));
     }
-    if (url.searchParams.get('auth') !== state.authToken(user, id)) return html(notices.cantVote);
+    if (url.searchParams.get('auth') !== state.authToken(user, id) || (by !== null && by !== user)) return html(notices.cantVote);
     state.vote(user, id, how);
     return url.searchParams.get('js') === 't' ? new Response('', { status: 200 }) : redirect(goto);
   };
@@ -156,6 +156,8 @@ export function createReplica(input: ReplicaOptionsInput = {}): HnReplica {
   const core: Routes = {
     '/': { GET: (_, url, visitor) => frontPage(url, visitor) },
     '/news': { GET: (_, url, visitor) => frontPage(url, visitor) },
+    // Before 2014 page 2 of the front page was `news2`.
+    '/news2': { GET: (_, __, visitor) => page(capture.frontPages[1] ?? capture.emptyPage, visitor) },
     '/item': {
       GET(_, url, visitor) {
         const id = url.searchParams.get('id') ?? '';

@@ -8,6 +8,10 @@ const rules: ReadonlyArray<readonly [RegExp, string]> = [
   // Top bar: `<a id='me' …>NAME</a> (KARMA) | <a id='logout' …>logout</a>` becomes the login link.
   [/<a id=['"]me['"][^]*?href="logout\?[^"]*?goto=([^"]*)"[^>]*>logout<\/a>/g, '<a href="login?goto=$1">login</a>'],
   [/ \| <a href="threads\?id=[^"]*">threads<\/a>/g, ''],
+  // Before 2014: `<a href="user?id=NAME">NAME</a>&nbsp;(KARMA)&nbsp;|&nbsp;<a href="/x?fnid=…">logout</a>`, the vote links' `by=NAME`, and flag links to an `fnid`.
+  [/<a href="user\?id=[^"]*">[^<]*<\/a>(?:&nbsp;|\s)*\(\d+\)(?:&nbsp;|\s)*\|(?:&nbsp;|\s)*<a href="[^"]*"[^>]*>logout<\/a>/g, '<a href="login?goto=news">login</a>'],
+  [/(vote\?[^"'\s>]*?)&(?:amp;)?by=[^&"'\s>]*/g, '$1'],
+  [/ \| <a href="\/r\?fnid=[^"]*"[^>]*>flag<\/a>/g, ''],
   // Unvote links and the vote state of arrows.
   [/(<span id="unv_\d+">) \| <a id='un_\d+'[^>]*>unvote<\/a>(<\/span>)/g, '$1$2'],
   [/ onclick='return vote\(event, this, "(?:up|un|down)"\)'/g, ''],

@@ -14,9 +14,12 @@ export type Slot =
   | { kind: 'vote'; original: string; id: string; goto: string; fragment: string }
   | { kind: 'score'; original: string; id: string }
   | { kind: 'unvote'; original: string; id: string; goto: string; fragment: string }
-  /** `listed`: in a listing's row, where HN's script hides in the background; an item page's link just loads `hide`. */
-  | { kind: 'hide'; original: string; id: string; goto: string; listed: boolean }
-  | { kind: 'fave'; original: string; id: string }
+  /**
+   * `listed`: in a listing's row, where HN's script hides in the background; an item page's link just loads `hide`.
+   * `own`: the replica's own link where the era had none (pre-2014): nothing logged out, and ` | ` before it logged in.
+   */
+  | { kind: 'hide'; original: string; id: string; goto: string; listed: boolean; own?: boolean }
+  | { kind: 'fave'; original: string; id: string; own?: boolean }
   /** A listing's story row (with its subtext and spacer rows): shown only when the page's view lists it. */
   | { kind: 'row'; id: string; parts: Template }
   /** A row's rank on a list page that numbers its rows as shown (`/hidden`, `/favorites`). */
@@ -29,8 +32,12 @@ export type Slot =
   | { kind: 'thread'; parent: string; indent: number };
 export type Template = ReadonlyArray<string | Slot>;
 
-/** How the capture's era marks up logged-in vote links: 2025 `class='clicky'`, before that `onclick`. */
-export type VoteStyle = 'clicky' | 'onclick';
+/**
+ * How the capture's era marks up logged-in vote links: 2025 `class='clicky'`, before that `onclick`,
+ * and before 2014 news.arc's `onclick="return vote(this)"`, whose script pings the link's
+ * `vote?for=ID&dir=up&by=USER&auth=…&whence=` with an image.
+ */
+export type VoteStyle = 'clicky' | 'onclick' | 'ping';
 
 export interface PageView {
   style: VoteStyle;
@@ -93,19 +100,29 @@ export function compileTemplate(html: string, { renumber = false } = {}): Templa
     const [start, end, original] = inner(el);
     edits.push({ start, end, slot: { kind: 'score', original, id: el.attribs.id!.slice(6) } });
   });
+  const listed = (el: Element) => $(el).closest('table.fatitem').length === 0;
   $('a[href^="hide?"]').each((_, el) => {
     const href = $(el).attr('href')!;
     const id = new URLSearchParams(href.slice(5)).get('id');
     if (!id) return;
     const [start, end, original] = whole(el);
-    edits.push({ start, end, slot: { kind: 'hide', original, id, goto: gotoOf(href), listed: $(el).closest('table.fatitem').length === 0 } });
+    edits.push({ start, end, slot: { kind: 'hide', original, id, goto: gotoOf(href), listed: listed(el) } });
   });
-
+  // The replica's own links in a pre-2014 page (legacy.ts): they go back to where the page's votes go.
+  const pageGoto = gotoOf($('a[id^="up_"]').first().attr('href'));
+  $('span[data-hide]').each((_, el) => {
+    const [start, end] = whole(el);
+    edits.push({ start, end, slot: { kind: 'hide', original: '', id: el.attribs['data-hide']!, goto: pageGoto, listed: listed(el), own: true } });
+  });
   $('a[href^="fave?"]').each((_, el) => {
     const id = new URLSearchParams($(el).attr('href')!.slice(5)).get('id');
     if (!id) return;
     const [start, end, original] = whole(el);
     edits.push({ start, end, slot: { kind: 'fave', original, id } });
+  });
+  $('span[data-fave]').each((_, el) => {
+    const [start, end] = whole(el);
+    edits.push({ start, end, slot: { kind: 'fave', original: '', id: el.attribs['data-fave']!, own: true } });
   });
   commentSlots($, edits, { whole, startTag, inner });
   // A listing's story rows (an item page's story stays, whatever the user hid).
@@ -219,13 +236,16 @@ function renderSlot(slot: Slot, view: PageView, rows: { shown: number }): string
       );
     case 'vote': {
       if (!user) return slot.original;
-      const href = voteHref(slot.id, 'up', view.auth(slot.id), slot.goto, slot.fragment);
       const voted = view.voted(slot.id);
+      if (style === 'ping') return `<a id=up_${slot.id} onclick="return vote(this)" href="${pingHref(slot.id, 'up', user.name, view.auth(slot.id), slot.goto)}"${voted ? ' style="visibility:hidden"' : ''}>`;
+      const href = voteHref(slot.id, 'up', view.auth(slot.id), slot.goto, slot.fragment);
       if (style === 'clicky') return `<a id='up_${slot.id}' class='clicky${voted ? ' nosee' : ''}' href='${href}'>`;
       return `<a id='up_${slot.id}' onclick='return vote(event, this, "up")' href='${href}'${voted ? " class='nosee'" : ''}>`;
     }
     case 'unvote': {
       if (!user || !view.voted(slot.id)) return slot.original;
+      // The era had no unvote: the replica's own, a plain link back to the page.
+      if (style === 'ping') return ` | <a id=un_${slot.id} href="${pingHref(slot.id, 'un', user.name, view.auth(slot.id), slot.goto)}">unvote</a>`;
       const href = voteHref(slot.id, 'un', view.auth(slot.id), slot.goto, slot.fragment);
       const script = style === 'clicky' ? "class='clicky'" : `onclick='return vote(event, this, "un")'`;
       return ` | <a id='un_${slot.id}' ${script} href='${href}'>unvote</a>`;
@@ -233,16 +253,18 @@ function renderSlot(slot: Slot, view: PageView, rows: { shown: number }): string
     case 'hide': {
       if (!user) return slot.original;
       const [auth, goto] = [`auth=${view.auth(slot.id)}`, `goto=${encodeGoto(slot.goto)}`];
-      const flag = `<a href="flag?id=${slot.id}&amp;${auth}&amp;${goto}" rel="nofollow">flag</a> | `;
+      const lead = slot.own ? ' | ' : '';
+      const flag = `${lead}<a href="flag?id=${slot.id}&amp;${auth}&amp;${goto}" rel="nofollow">flag</a> | `;
       if (view.hidden(slot.id)) return `${flag}<a href="hide?id=${slot.id}&amp;un=t&amp;${auth}&amp;${goto}">un-hide</a>`;
-      // In a listing HN's script hides in the background: 2025 marks the link `clicky hider`, earlier pages call `hidestory` from it.
-      const hider = !slot.listed ? '' : style === 'clicky' ? ' class="clicky hider"' : ` onclick="return hidestory(event, this, ${slot.id})"`;
+      // In a listing HN's script hides in the background: 2025 marks the link `clicky hider`, earlier pages call `hidestory` from it; before 2014 it is a plain link.
+      const hider = !slot.listed || style === 'ping' ? '' : style === 'clicky' ? ' class="clicky hider"' : ` onclick="return hidestory(event, this, ${slot.id})"`;
       return `${flag}<a href="hide?id=${slot.id}&amp;${auth}&amp;${goto}"${hider}>hide</a>`;
     }
     case 'fave': {
       if (!user) return slot.original;
-      if (view.faved(slot.id)) return `<a href="fave?id=${slot.id}&amp;un=t&amp;auth=${view.auth(slot.id)}">un-favorite</a>`;
-      return `<a href="fave?id=${slot.id}&amp;auth=${view.auth(slot.id)}">favorite</a>`;
+      const lead = slot.own ? ' | ' : '';
+      if (view.faved(slot.id)) return `${lead}<a href="fave?id=${slot.id}&amp;un=t&amp;auth=${view.auth(slot.id)}">un-favorite</a>`;
+      return `${lead}<a href="fave?id=${slot.id}&amp;auth=${view.auth(slot.id)}">favorite</a>`;
     }
     case 'comments': {
       const added = view.commentsAdded(slot.id);
@@ -298,6 +320,11 @@ function voteHref(id: string, how: 'up' | 'un', auth: string, goto: string, frag
   return `vote?id=${id}&amp;how=${how}&amp;auth=${auth}&amp;goto=${encodeGoto(goto)}${fragment}`;
 }
 
+/** A pre-2014 vote link: news.arc's parameters (`for`, `dir`, `by`, `whence`) and the replica's `auth`. */
+function pingHref(id: string, dir: 'up' | 'un', user: string, auth: string, whence: string): string {
+  return `vote?for=${id}&amp;dir=${dir}&amp;by=${encodeURIComponent(user)}&amp;auth=${auth}&amp;whence=${encodeGoto(whence)}`;
+}
+
 /** HN writes `goto` percent-encoded (`news%3Fp%3D2`), with `/` kept. */
 export function encodeGoto(goto: string): string {
   return encodeURIComponent(goto).replace(/%2F/g, '/');
@@ -309,7 +336,8 @@ function gotoOf(href: string | undefined): string {
 
 function parseHref(href: string | undefined): { goto: string; fragment: string } {
   const url = new URL(href ?? '', 'https://news.ycombinator.com/');
-  return { goto: url.searchParams.get('goto') ?? 'news', fragment: url.hash };
+  // Before 2014 a vote link's way back is its `whence`.
+  return { goto: url.searchParams.get('goto') ?? url.searchParams.get('whence') ?? 'news', fragment: url.hash };
 }
 
 function range(html: string, start: number, end: number): [number, number, string] {

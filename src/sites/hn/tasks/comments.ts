@@ -372,6 +372,8 @@ export const replyOnPage2 = defineTask({
     if (!story) return 'the capture has no page 2 with comment counts';
     // A closed thread takes no reply: the task would be another one (infeasible), not this.
     if (story.closed) return `the story with the fewest comments on page 2, ${JSON.stringify(story.title)}, is closed: HN takes no reply there`;
+    // With none ("discuss"), there is no top comment to answer: another task (infeasible), not this.
+    if (story.comments === 0) return `the story with the fewest comments on page 2, ${JSON.stringify(story.title)}, has none: there is no top comment to reply to`;
     return threadMissing(story.title)(start);
   },
 });

@@ -1,4 +1,5 @@
 import type { Task } from '../../../core/task.ts';
+import { FRONT_PAGE_SIZE } from '../postconditions.ts';
 import type { HnSnapshot } from '../snapshot.ts';
 
 /**
@@ -67,6 +68,23 @@ export function threadFrom(nth: number, { open = false } = {}) {
     return threads[nth - 1] ?? threads.at(-1) ?? { missing: open ? "the capture has no thread that takes replies (no item page with one, or HN closed it)" : "the capture has no story's comments (no item page with its thread)" };
   };
 }
+
+/** The first page of the front page a capture lists: 1, or 2 for a capture of page 2 alone (ranks 31 to 60). */
+export function firstPageOf(start: HnSnapshot): Found<number> {
+  const first = Math.min(...start.ranking.map((story) => story.rank));
+  return Number.isFinite(first) ? pageOfRank(first) : { missing: 'the capture lists no story' };
+}
+
+/** The page of the front page that lists `rank`. */
+export const pageOfRank = (rank: number) => Math.ceil(rank / FRONT_PAGE_SIZE);
+
+/** How a prompt names page `page` of the front page: the front page itself for page 1. */
+export function frontPageNamed(page: number): string {
+  return page === 1 ? 'the Hacker News front page' : `page ${page} of the Hacker News front page`;
+}
+
+/** The rank of the first story on page `page` of the front page. */
+export const firstRankOn = (page: number) => (page - 1) * FRONT_PAGE_SIZE + 1;
 
 /** Why a task on the stories ranked `ranks` does not apply: the capture lists none at one of them. */
 export function ranksListed(...ranks: number[]) {

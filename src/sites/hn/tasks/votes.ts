@@ -5,7 +5,7 @@ import { ordinal, slug } from '../../../text.ts';
 import { clickUpvote, frontPage, rowAt } from '../by-hand.ts';
 import { titleRanked, upvoted, upvotedAllMatching, upvotedTitled } from '../postconditions.ts';
 import type { HnSnapshot } from '../snapshot.ts';
-import { fromStart, rankOf, ranksListed, storyFrom, type Found } from './from-start.ts';
+import { firstPageOf, frontPageNamed, fromStart, pageOfRank, rankOf, ranksListed, storyFrom, type Found } from './from-start.ts';
 
 /** The tasks on votes, and the first information task: the suite's first family. */
 
@@ -33,15 +33,15 @@ const hasWord = (title: string, word: string) => wordsOf(title).includes(word.to
  * a program needs one. "for" matches five of the fixture front page's thirty titles, and is inside
  * a sixth ("platforms") that must be left alone: the trap, as a vote there is a side effect.
  */
-export function upvoteAllMatching(word: string): Task {
+export function upvoteAllMatching(word: string, { page: number = 1 }: { /** Which page of the front page (2: ranks 31 to 60). */ page?: number } = {}): Task {
   return defineTask({
     name: `upvote-all-matching-${slug(word)}`,
     revision: 1,
     tags: ['loop', 'needs-login', 'side-effect-trap'],
-    prompt: `Upvote every story on the Hacker News front page whose title contains the word "${word}".`,
-    postconditions: [upvotedAllMatching({ word })],
+    prompt: `Upvote every story on ${frontPageNamed(number)} whose title contains the word "${word}".`,
+    postconditions: [upvotedAllMatching({ word, page: number })],
     async reference(page, site) {
-      const matching = (await frontPage(page, site)).filter((story) => hasWord(story.title, word));
+      const matching = (await frontPage(page, site, number)).filter((story) => hasWord(story.title, word));
       for (const story of matching) await clickUpvote(page, story.id);
     },
   });
@@ -67,21 +67,24 @@ export function upvoteTitled(title: string, { infeasible = false } = {}): Task {
 }
 
 /**
- * The word the loop task asks for on a start: "for" where a front-page title has it (the fixture's
- * five, with "platforms" as the trap), else the word of four letters or more the most front-page
- * titles have (the first such on a tie), so that several stories match.
+ * The word the loop task asks for on a start, on the first page of the front page it lists (page 2
+ * on a capture of page 2 alone): "for" where a title there has it (the fixture's five, with
+ * "platforms" as the trap), else the word of four letters or more the most titles there have (the
+ * first such on a tie), so that several stories match.
  */
-function loopWord(start: HnSnapshot): Found<string> {
-  const titles = start.ranking.filter((story) => story.rank <= 30).map((story) => story.title);
-  if (titles.some((title) => hasWord(title, 'for'))) return 'for';
+function loopWord(start: HnSnapshot): Found<{ word: string; page: number }> {
+  const page = firstPageOf(start);
+  if (typeof page !== 'number') return page;
+  const titles = start.ranking.filter((story) => pageOfRank(story.rank) === page).map((story) => story.title);
+  if (titles.some((title) => hasWord(title, 'for'))) return { word: 'for', page };
   const counts = new Map<string, number>();
   for (const title of titles) for (const word of new Set(wordsOf(title))) if (/^\p{L}{4,}$/u.test(word)) counts.set(word, (counts.get(word) ?? 0) + 1);
   const [best] = [...counts].sort((a, b) => b[1] - a[1]);
-  return best ? best[0] : { missing: 'no front-page title has a word to match' };
+  return best ? { word: best[0], page } : { missing: 'no front-page title has a word to match' };
 }
 
 /** The loop task of the suite: "for" on the fixture, the capture's most common title word elsewhere. */
-export const upvoteAllMatchingWord = fromStart('for', loopWord, upvoteAllMatching);
+export const upvoteAllMatchingWord = fromStart({ word: 'for', page: 1 }, loopWord, ({ word, page }) => upvoteAllMatching(word, { page }));
 
 /** The infeasible task the project's specs use: no story has this title, so no agent (the reference included) can make it actual. */
 export const upvoteNeverPosted = upvoteTitled('A story that was never posted', { infeasible: true });
