@@ -1,13 +1,19 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { chromium, expect, test } from '@playwright/test';
-import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
+import { chromiumLaunchOptions, findChromium } from '../src/playwright/chromium.ts';
+
+const found = findChromium();
+/** Debian's full browser and headless shell, when this machine has both. */
+const pair = found?.kind === 'system' ? found.pair : undefined;
 
 /** The features a `--disable-features=` flag names, each flag's list in the order given. */
 const disabledFeatureLists = (argv: readonly string[]): string[][] =>
   argv.filter((arg) => arg.startsWith('--disable-features=')).map((arg) => arg.slice('--disable-features='.length).split(','));
 
 test('a browser context opens no browser UI of its own: no omnibox popup, no renderer for it', async () => {
-  const browser = await chromium.launch(chromiumLaunchOptions());
+  // The full browser, which has UI to hide, even where headless launches run Debian's headless shell.
+  const browser = await chromium.launch({ ...chromiumLaunchOptions(), ...(pair && { executablePath: pair.browser }) });
   try {
     const cdp = await browser.newBrowserCDPSession();
     for (let i = 0; i < 2; i++) {
@@ -36,4 +42,12 @@ test("our --disable-features, the one Chromium reads (the last), keeps every fea
   } finally {
     await server.close();
   }
+});
+
+test("with Debian's headless shell beside its Chromium, a headless launch runs the shell and a headed one the full browser", () => {
+  test.skip(!pair, 'no Debian Chromium with its headless shell here');
+  expect(chromiumLaunchOptions().executablePath).toBe(found!.path);
+  // Debian's full browser says where it was built; the shell does not.
+  expect(execFileSync(found!.path, ['--headless', '--version'], { encoding: 'utf8' })).not.toContain('built on');
+  expect(execFileSync(found!.path, ['--version'], { encoding: 'utf8' })).toContain('built on Debian');
 });

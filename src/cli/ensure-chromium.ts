@@ -10,7 +10,7 @@ const say = (line: string) => console.log(`harness-eval: ${line}`);
 
 function found(): boolean {
   const chromium = findChromium();
-  if (chromium) say(`using Chromium at ${chromium.path} (${chromium.kind})`);
+  if (chromium) say(`using Chromium at ${chromium.path} (${chromium.kind}${chromium.kind === 'system' && chromium.pair ? `: ${chromium.pair.headlessShell} when headless, ${chromium.pair.browser} when headed` : ''})`);
   return chromium !== undefined;
 }
 
@@ -28,8 +28,10 @@ export function ensureChromium(): number {
   if (process.platform === 'linux' && root && existsSync('/usr/bin/apt-get')) {
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
     const apt = (args: string[]) => spawnSync('apt-get', args, { stdio: 'inherit', env, timeout: 900_000 }).status === 0;
-    say('trying: apt-get install -y chromium');
-    if ((apt(['install', '-y', '-q', 'chromium']) || (apt(['update', '-q']) && apt(['install', '-y', '-q', 'chromium']))) && found()) return 0;
+    // Its headless shell too where the release has one: headless runs use it (src/playwright/chromium.ts).
+    const install = (packages: string[]) => apt(['install', '-y', '-q', ...packages]) || (apt(['update', '-q']) && apt(['install', '-y', '-q', ...packages]));
+    say('trying: apt-get install -y chromium chromium-headless-shell');
+    if ((install(['chromium', 'chromium-headless-shell']) || install(['chromium'])) && found()) return 0;
   }
   console.error(`harness-eval: ${MISSING_CHROMIUM}`);
   return 1;

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { chromium, type LaunchOptions } from '@playwright/test';
 import { InputError } from '../input.ts';
 
@@ -47,7 +48,16 @@ export const CHROMIUM_ARGS = [
 
 const SYSTEM_CHROMIUMS = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
 
-export type ChromiumSource = { kind: 'env' | 'system'; path: string } | { kind: 'playwright'; path: string };
+/**
+ * Debian's headless shell, beside its /usr/bin/chromium: with both, Chromium is launched through
+ * bin/chromium-debian.sh, which runs the shell for a headless launch (as Playwright's own download
+ * does) and the full browser for a headed one. The full browser opens a hidden window per context:
+ * about 0.2 CPU-s a run more (docs/performance.md).
+ */
+const DEBIAN_HEADLESS_SHELL = { beside: '/usr/bin/chromium', path: '/usr/bin/chromium-headless-shell', launcher: fileURLToPath(new URL('../../bin/chromium-debian.sh', import.meta.url)) };
+
+/** `pair`: Debian's full browser and headless shell, both launched through `path` (bin/chromium-debian.sh). */
+export type ChromiumSource = { kind: 'env' | 'playwright'; path: string } | { kind: 'system'; path: string; pair?: { browser: string; headlessShell: string } };
 
 /** Where Chromium is: `CHROMIUM_PATH`, else Playwright's own download, else the system's. */
 export function findChromium(env: NodeJS.ProcessEnv = process.env, systemChromiums: readonly string[] = SYSTEM_CHROMIUMS): ChromiumSource | undefined {
@@ -58,7 +68,9 @@ export function findChromium(env: NodeJS.ProcessEnv = process.env, systemChromiu
   const bundled = chromium.executablePath();
   if (existsSync(bundled)) return { kind: 'playwright', path: bundled };
   const system = systemChromiums.find((path) => existsSync(path));
-  return system ? { kind: 'system', path: system } : undefined;
+  if (system === undefined) return undefined;
+  const shell = DEBIAN_HEADLESS_SHELL;
+  return system === shell.beside && existsSync(shell.path) && existsSync(shell.launcher) ? { kind: 'system', path: shell.launcher, pair: { browser: system, headlessShell: shell.path } } : { kind: 'system', path: system };
 }
 
 export const MISSING_CHROMIUM =

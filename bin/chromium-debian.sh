@@ -1,0 +1,8 @@
+#!/bin/sh
+# Debian's Chromium for Playwright, when its headless shell is installed too (chromiumLaunchOptions()
+# picks this script then): a headless launch runs the headless shell, as Playwright's own download
+# does, since the full browser opens a hidden window per context; a headed one runs the full browser.
+for arg; do
+  case $arg in --headless | --headless=*) exec /usr/bin/chromium-headless-shell "$@" ;; esac
+done
+exec /usr/bin/chromium "$@"
