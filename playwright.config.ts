@@ -17,7 +17,9 @@ export default defineConfig<HarnessOptions>({
   // A browser per worker: one project starts one worker per core, so two browsers. A browser shared
   // by the workers (sharedBrowser()) relays every page message through the runner's process: the
   // main job took 117 s instead of 96 s with it (docs/performance.md).
-  use: { browserName: 'chromium', launchOptions: chromiumLaunchOptions(), trace: 'retain-on-failure' },
+  // Traces on a retry, as Playwright's own starter config: recording every run and dropping it when
+  // it passes took a quarter of the job's time (docs/performance.md). `--trace on` records them all (CI does).
+  use: { browserName: 'chromium', launchOptions: chromiumLaunchOptions(), trace: 'on-first-retry' },
   // One project: Playwright starts workers per project, each paying about 3 s of CPU before its
   // first test, so nine projects started 18 workers for 87 tests (docs/performance.md). Each folder
   // is a group of its own: `npx playwright test classic/`, `layers/`, `cells/` (the matrix, a
