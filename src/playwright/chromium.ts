@@ -54,7 +54,7 @@ const SYSTEM_CHROMIUMS = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
  * does) and the full browser for a headed one. The full browser opens a hidden window per context:
  * about 0.2 CPU-s a run more (docs/performance.md).
  */
-const DEBIAN_HEADLESS_SHELL = { beside: '/usr/bin/chromium', path: '/usr/bin/chromium-headless-shell', launcher: fileURLToPath(new URL('../../bin/chromium-debian.sh', import.meta.url)) };
+const DEBIAN_HEADLESS_SHELL = { beside: '/usr/bin/chromium', path: '/usr/lib/chromium/chromium-headless-shell', launcher: fileURLToPath(new URL('../../bin/chromium-debian.sh', import.meta.url)) };
 
 /** `pair`: Debian's full browser and headless shell, both launched through `path` (bin/chromium-debian.sh). */
 export type ChromiumSource = { kind: 'env' | 'playwright'; path: string } | { kind: 'system'; path: string; pair?: { browser: string; headlessShell: string } };
