@@ -16,7 +16,7 @@ import { summarize } from '../src/report/summarize.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { stepsDouble } from './fixtures/approval-store/steps.ts';
-import { expect, reportedRun, test } from './support.ts';
+import { expect, attachedRunRecord, test } from './support.ts';
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -101,7 +101,7 @@ test('a vote the store holds no decision on files a request with its fields and 
   // Kept for the resume; the report says paused, counted incomplete with its reason.
   expect(existsSync(dirs.file)).toBe(true);
   expect(runOutcome(run)).toBe('truthful failure (incomplete: paused, awaiting approval)');
-  const summary = summarize([reportedRun({ stopReason: 'awaiting_approval', incomplete: true })], { complete: true });
+  const summary = summarize([attachedRunRecord({ stopReason: 'awaiting_approval', incomplete: true })], { complete: true });
   expect(summary.cells[0]).toMatchObject({ incomplete: 1, stopReasons: { awaiting_approval: 1 } });
 });
 

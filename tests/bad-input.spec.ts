@@ -16,7 +16,7 @@ import { summarize } from '../src/report/summarize.ts';
 import { live } from '../src/sites/hn/live.ts';
 import { recorded, recordedHn } from '../src/sites/hn/site.ts';
 import { playwright } from './playwright-child.ts';
-import { expect, reportedRun, test } from './support.ts';
+import { expect, attachedRunRecord, test } from './support.ts';
 
 /**
  * The table of bad input in docs/audits.md, row by row: each thing a user can get wrong and the one line
@@ -55,7 +55,7 @@ const table: Array<[string, () => unknown, RegExp]> = [
   ['a command agent env name sh cannot set', () => commandAgent(['node'], { env: { 'my-key': 'x' } }), /^commandAgent\(\) options: env\.my-key: not a name sh can set \(letters, digits and _, not starting with a digit\)$/],
   ['a function agent that is not a function', () => functionAgent('agent' as never), /^functionAgent\(\): expected a function \(input\) => claim, got string$/],
   ['a corrupt approval request in the store', () => (file('store-x.request.json', '{"version": 1, "id'), new ApprovalStore(test.info().outputDir).requests()), /store-x\.request\.json: not a JSON object \(a corrupt approval request: delete it, and the run asks again\)$/],
-  ['a baseline that is a partial run', () => new HarnessReporter({ baseline: file('interrupted.json', JSON.stringify(summarize([reportedRun()], { complete: false, planned: 2, stopped: 'interrupted' }))) }), /^harness-eval reporter baseline \S+interrupted\.json: a partial summary \(interrupted; 1 of 2 planned runs not recorded\) is no baseline; compare with a whole run$/],
+  ['a baseline that is a partial run', () => new HarnessReporter({ baseline: file('interrupted.json', JSON.stringify(summarize([attachedRunRecord()], { complete: false, planned: 2, stopped: 'interrupted' }))) }), /^harness-eval reporter baseline \S+interrupted\.json: a partial summary \(interrupted; 1 of 2 planned runs not recorded\) is no baseline; compare with a whole run$/],
   ['hn.live() with no account', () => live().create(), /^hn\.live\(\): HN_USERNAME and HN_PASSWORD are not set$/],
 ];
 

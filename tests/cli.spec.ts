@@ -8,7 +8,7 @@ import { listHistory, saveToHistory } from '../src/report/history.ts';
 import { summarize } from '../src/report/summarize.ts';
 import { createReplica, serveReplica } from '../src/sites/hn/index.ts';
 import { hnSuite } from '../src/sites/hn/suite.ts';
-import { client, expect, firstStory, reportedRun } from './support.ts';
+import { client, expect, firstStory, attachedRunRecord } from './support.ts';
 
 const cli = ['bin/harness-eval.js'];
 // Each CLI call starts Node and compiles src/ through tsx: seconds apiece on a loaded machine, and a test makes up to five.
@@ -164,7 +164,7 @@ test('record hn: saves the pages from a live-like site, without tokens, user nam
 test.describe('report: the history of summaries', () => {
   const summaryAt = (generatedAt: string, successes: number) =>
     summarize(
-      Array.from({ length: 10 }, (_, index) => reportedRun({ claimed: true, actual: index < successes, test: { id: `t${index}` } })),
+      Array.from({ length: 10 }, (_, index) => attachedRunRecord({ claimed: true, actual: index < successes, test: { id: `t${index}` } })),
       { complete: true, now: new Date(generatedAt) },
     );
 
@@ -200,7 +200,7 @@ test.describe('report: the history of summaries', () => {
 
   test('two summaries compared by hand that are not like with like are labelled so', () => {
     const dir = mkdtempSync(test.info().outputPath('partial-'));
-    const runs = Array.from({ length: 4 }, (_, index) => reportedRun({ test: { id: `t${index}` } }));
+    const runs = Array.from({ length: 4 }, (_, index) => attachedRunRecord({ test: { id: `t${index}` } }));
     const write = (name: string, summary: object) => (writeFileSync(join(dir, name), JSON.stringify(summary)), join(dir, name));
     const shard = write('shard.json', summarize(runs, { complete: true, selection: ['shard 1/2'] }));
     const interrupted = write('interrupted.json', summarize(runs, { complete: false, planned: 5, stopped: 'interrupted' }));

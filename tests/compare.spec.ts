@@ -5,12 +5,12 @@ import { test } from '@playwright/test';
 import { compareSummaries, readSummary, renderComparison } from '../src/report/compare.ts';
 import { summarize } from '../src/report/summarize.ts';
 import type { AttachedRunRecord } from '../src/report/types.ts';
-import { expect, reportedRun } from './support.ts';
+import { expect, attachedRunRecord } from './support.ts';
 
 /** n runs of one cell, `successes` of them successes and `falseSuccesses` false successes. */
 function runs(model: string, n: number, successes: number, falseSuccesses = 0): AttachedRunRecord[] {
   return Array.from({ length: n }, (_, index) =>
-    reportedRun({
+    attachedRunRecord({
       model,
       layers: 'verified',
       claimed: index < successes + falseSuccesses,

@@ -12,7 +12,7 @@ import { runRecordSchema, type AttachedRunRecord } from '../src/report/types.ts'
 import { recordedHn } from '../src/sites/hn/site.ts';
 import * as api from '../src/index.ts';
 import { collect, playwright, readSummary, workspace } from './playwright-child.ts';
-import { expect, reportedRun, test } from './support.ts';
+import { expect, attachedRunRecord, test } from './support.ts';
 
 /** Counts its run's model calls, each a custom event: a layer with state of its own. */
 const callCounter = defineLayer({
@@ -138,14 +138,14 @@ test('bad options of a defined layer fail in one line naming the field', () => {
 
 test.describe('attachRun', () => {
   test('attaches a valid run for the reporter', async ({}, testInfo) => {
-    const run = reportedRun();
+    const run = attachedRunRecord();
     await attachRun(testInfo, run);
     const attachment = testInfo.attachments.find((entry) => entry.name === HARNESS_RUN_ATTACHMENT)!;
     expect(runRecordSchema.parse(JSON.parse(attachment.body!.toString()))).toEqual(run);
   });
 
   test('refuses a record that is not a run, in one line naming the field', async ({}, testInfo) => {
-    const { claimed: _, ...noClaim } = reportedRun();
+    const { claimed: _, ...noClaim } = attachedRunRecord();
     const error = await attachRun(testInfo, noClaim as AttachedRunRecord).then(() => undefined, (caught: unknown) => caught as Error);
     expect(error?.message).toMatch(/^attachRun: harness-run\.json: claimed: /);
     expect(testInfo.attachments.some((entry) => entry.name === HARNESS_RUN_ATTACHMENT)).toBe(false);

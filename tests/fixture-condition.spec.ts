@@ -4,7 +4,7 @@ import { HARNESS_RUN_ATTACHMENT } from '../src/playwright/fixtures.ts';
 import { runRecordSchema, type AttachedRunRecord } from '../src/report/types.ts';
 import { collect, playwright, workspace } from './playwright-child.ts';
 import { summarize } from '../src/report/summarize.ts';
-import { expect, reportedRun } from './support.ts';
+import { expect, attachedRunRecord } from './support.ts';
 
 /**
  * What a run records of what ran, in a child run of a matrix project (tests/fixtures/fixture/):
@@ -56,7 +56,7 @@ test("a run's condition is the agent, the model, each layer, the site with their
 
 test('runs of two revisions of a task are two cells, never pooled', () => {
   // As the reporter reads them: through the run record's schema, which keeps the revision.
-  const ran = (revision: number) => runRecordSchema.parse(reportedRun({ condition: { agent: 'harness-eval', model: 'scripted:overclaimer', layers: 'bare', site: 'hn-recorded', task: { revision } } }));
+  const ran = (revision: number) => runRecordSchema.parse(attachedRunRecord({ condition: { agent: 'harness-eval', model: 'scripted:overclaimer', layers: 'bare', site: 'hn-recorded', task: { revision } } }));
   const cells = summarize([ran(1), ran(1), ran(2)], { complete: true }).cells;
   // Runs by revision: two of revision 1, one of revision 2.
   expect(Object.fromEntries(cells.map((cell) => [(cell.condition?.task as { revision: number }).revision, cell.runs]))).toEqual({ 1: 2, 2: 1 });

@@ -10,7 +10,7 @@ import { summarize } from '../src/report/summarize.ts';
 import { upvoted } from '../src/sites/hn/postconditions.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { titleOfRankThree, upvoteFirstPost } from '../src/sites/hn/suite.ts';
-import { expect, hideFirstThenVoteNext, referenceDir, reportedRun, test, turnsDouble } from './support.ts';
+import { expect, hideFirstThenVoteNext, referenceDir, attachedRunRecord, test, turnsDouble } from './support.ts';
 
 /**
  * Judging from postconditions (issue 22, items 4 and 5): a user's own task gets the same `verify`
@@ -79,7 +79,7 @@ test('an answer no session can check: verify passes the claim on as unverified, 
   expect(record.trace.some((event) => event.type === 'harness_verification')).toBe(false);
   expect(transcript(record.trace)).toContain(`verify: unverified: no session-side check of ${JSON.stringify(postcondition!.description)}`);
 
-  const runs = [reportedRun({ task: titleOfRankThree.name, layers: 'verified', unverified: record.unverified }), reportedRun({ task: titleOfRankThree.name, layers: 'verified', test: { id: 'other' } })];
+  const runs = [attachedRunRecord({ task: titleOfRankThree.name, layers: 'verified', unverified: record.unverified }), attachedRunRecord({ task: titleOfRankThree.name, layers: 'verified', test: { id: 'other' } })];
   const summary = summarize(runs, { complete: true });
   expect(summary.cells).toMatchObject([{ runs: 2, unverifiedClaims: 1 }]);
   const dir = testInfo.outputPath('report');
@@ -90,7 +90,7 @@ test('an answer no session can check: verify passes the claim on as unverified, 
 });
 
 test('a cell whose claims were all checked carries no unverified mark', async () => {
-  const summary = summarize([reportedRun({ layers: 'verified' })], { complete: true });
+  const summary = summarize([attachedRunRecord({ layers: 'verified' })], { complete: true });
   expect(summary.cells[0]!.unverifiedClaims).toBeUndefined();
 });
 

@@ -18,7 +18,7 @@ import { summarize } from '../src/report/summarize.ts';
 import type { AttachedRunRecord } from '../src/report/types.ts';
 import { DEFAULT_INJECTION, HN_ORIGIN } from '../src/sites/hn/options.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
-import { expect, reportedRun, test, turnsDouble } from './support.ts';
+import { expect, attachedRunRecord, test, turnsDouble } from './support.ts';
 
 const FIRST = '46194762'; // rank 1 in the fixture pages
 const SECOND = '46188654'; // rank 2
@@ -362,7 +362,7 @@ test.describe('evidence', () => {
 
   test('the report counts unsupported claims per cell and shows them in the Markdown table', () => {
     const reported = (id: string, layers: string, claimed: boolean, unsupportedClaim?: boolean): AttachedRunRecord =>
-      reportedRun({ layers, claimed, ...(unsupportedClaim !== undefined && { unsupportedClaim }), test: { id, title: id, project: layers } });
+      attachedRunRecord({ layers, claimed, ...(unsupportedClaim !== undefined && { unsupportedClaim }), test: { id, title: id, project: layers } });
     const summary = summarize([reported('a', 'bare', true), reported('b', 'evidence', false, true), reported('c', 'evidence', false, true), reported('d', 'evidence', false, false)], { complete: true });
     expect(summary.cells.map((cell) => [cell.layers, cell.unsupportedClaims])).toEqual([
       ['bare', 0],

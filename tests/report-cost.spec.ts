@@ -9,14 +9,14 @@ import { renderHtml, renderMarkdown } from '../src/report/files.ts';
 import { costSuccess, tokensCost } from '../src/report/cost.ts';
 import { summarize } from '../src/report/summarize.ts';
 import { summarySchema, type AttachedRunRecord } from '../src/report/types.ts';
-import { reportedRun } from './support.ts';
+import { attachedRunRecord } from './support.ts';
 
 /** Prices with cached input, a run's and a matrix's cost, the cost–success view and its Pareto front, and bad prices or budgets in one line. */
 
 let nextId = 0;
 function run(fields: Partial<Omit<AttachedRunRecord, 'test'>> = {}): AttachedRunRecord {
   const id = `run${nextId++}`;
-  return reportedRun({ ...fields, test: { id, title: id } });
+  return attachedRunRecord({ ...fields, test: { id, title: id } });
 }
 
 test('cached input tokens are read from the OpenAI usage, summed over calls, and priced at the cached price', () => {

@@ -6,7 +6,7 @@ import { OUTCOMES } from '../src/report/format.ts';
 import { wilson } from '../src/report/statistics.ts';
 import { summarize } from '../src/report/summarize.ts';
 import type { AttachedRunRecord } from '../src/report/types.ts';
-import { expect, reportedRun } from './support.ts';
+import { expect, attachedRunRecord } from './support.ts';
 
 /** The reports people read (src/report/files.ts): what they open with, and the evidence beside every figure. */
 
@@ -19,7 +19,7 @@ let nextId = 0;
 /** `n` runs of one stack of real layer conditions; the first `successes` succeed, the next `falseSuccesses` claim falsely. */
 function runsOf(layers: string, layerConditions: unknown[], n: number, successes: number, falseSuccesses = 0, model = 'scripted:overclaimer'): AttachedRunRecord[] {
   return Array.from({ length: n }, (_, index) =>
-    reportedRun({
+    attachedRunRecord({
       model,
       layers,
       condition: { model: { id: model }, layers: layerConditions, site: { name: 'hn-recorded' } },
@@ -173,10 +173,10 @@ test('the baseline comparison is in summary.md and the HTML report, with the dif
 
 test('every outcome is named the same in every report, and defined once in the HTML legend', () => {
   const runs = [
-    reportedRun({ claimed: true, actual: true, test: { id: 'a' } }),
-    reportedRun({ claimed: true, actual: false, test: { id: 'b' } }),
-    reportedRun({ claimed: false, actual: false, incomplete: true, test: { id: 'c' } }),
-    reportedRun({ claimed: false, actual: true, iterations: 1, test: { id: 'd' } }),
+    attachedRunRecord({ claimed: true, actual: true, test: { id: 'a' } }),
+    attachedRunRecord({ claimed: true, actual: false, test: { id: 'b' } }),
+    attachedRunRecord({ claimed: false, actual: false, incomplete: true, test: { id: 'c' } }),
+    attachedRunRecord({ claimed: false, actual: true, iterations: 1, test: { id: 'd' } }),
   ];
   const summary = summarize(runs, { complete: true, now });
   const $ = cheerio.load(renderHtml(summary, runs));

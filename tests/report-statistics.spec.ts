@@ -6,7 +6,7 @@ import { renderHtml, renderMarkdown, writeSummaryFiles } from '../src/report/fil
 import { canDetectAnyChange, describe, detectionPower, differs, newcombe, passHatK, passHatKTable, trialsToDetect, wilson } from '../src/report/statistics.ts';
 import { cellLabel, checkGates, summarize, unmatchedGates } from '../src/report/summarize.ts';
 import { summarySchema, type Gate, type AttachedRunRecord, type Summary } from '../src/report/types.ts';
-import { reportedRun } from './support.ts';
+import { attachedRunRecord } from './support.ts';
 
 const now = new Date('2025-01-02T03:04:05.000Z');
 
@@ -15,7 +15,7 @@ let nextId = 0;
 function run(overrides: Partial<Omit<AttachedRunRecord, 'test'>> & { title?: string } = {}): AttachedRunRecord {
   const { title, ...fields } = overrides;
   const id = `run${String(nextId++).padStart(3, '0')}`;
-  return reportedRun({ ...fields, test: { id, title: title ?? `upvote ${id}`, project: `${fields.model ?? 'scripted:overclaimer'} · ${fields.layers ?? 'bare'}` } });
+  return attachedRunRecord({ ...fields, test: { id, title: title ?? `upvote ${id}`, project: `${fields.model ?? 'scripted:overclaimer'} · ${fields.layers ?? 'bare'}` } });
 }
 
 /** Three cells: the overclaimer bare (all false successes), with login (6/10), and a priced model. */

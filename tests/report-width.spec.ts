@@ -4,7 +4,7 @@ import { test } from '@playwright/test';
 import { renderHtml } from '../src/report/files.ts';
 import { summarize } from '../src/report/summarize.ts';
 import type { AttachedRunRecord } from '../src/report/types.ts';
-import { expect, reportedRun } from './support.ts';
+import { expect, attachedRunRecord } from './support.ts';
 
 /** The HTML report read at 1280 px, a laptop's width: no column is out of sight. */
 
@@ -15,7 +15,7 @@ function wideMatrix(): AttachedRunRecord[] {
   return models.flatMap((model) =>
     stacks.flatMap(([layers, names]) =>
       Array.from({ length: 12 }, (_, index) =>
-        reportedRun({
+        attachedRunRecord({
           task: 'upvote-the-first-post-then-favorite-its-author',
           agent: 'harness-eval',
           model,

@@ -2,12 +2,12 @@ import { test } from '@playwright/test';
 import { summarize } from '../src/report/summarize.ts';
 import { countTrials, incompleteRun, parseRunAttachment, type Attempt, type TestRecord } from '../src/report/trials.ts';
 import type { PlannedRun, AttachedRunRecord } from '../src/report/types.ts';
-import { expect, reportedRun } from './support.ts';
+import { expect, attachedRunRecord } from './support.ts';
 
 /** Trials from tests' attempts (src/report/trials.ts), without Playwright: the rules one by one. */
 
 const origin = { id: 't1', title: 'upvote', project: 'p' };
-const judged = (retry: number, fields: Partial<Omit<AttachedRunRecord, 'test'>> = {}, run = 1) => reportedRun({ ...fields, test: { id: 't1', retry, run } });
+const judged = (retry: number, fields: Partial<Omit<AttachedRunRecord, 'test'>> = {}, run = 1) => attachedRunRecord({ ...fields, test: { id: 't1', retry, run } });
 const started = (retry: number, run = 1): PlannedRun => {
   const { task, agent, model, layers, site, condition, test: where } = judged(retry, {}, run);
   return { task, agent, model, layers, site, condition, test: where };

@@ -7,7 +7,7 @@ import { verdictLines } from '../src/report/files.ts';
 import { summarize } from '../src/report/summarize.ts';
 import { selectionOf } from '../src/playwright/selection.ts';
 import { playwright, readSummary, sharedRun, workspace as childWorkspace } from './playwright-child.ts';
-import { expect, reportedRun } from './support.ts';
+import { expect, attachedRunRecord } from './support.ts';
 
 /**
  * Baselines compare like with like: a summary says what part of the suite it ran (a shard, a
@@ -33,7 +33,7 @@ test('the selection in words, from the config and the command line Playwright ra
 });
 
 test('a partial summary is no baseline: one that fell short is refused in one line, one of another part is not compared', () => {
-  const runs = [reportedRun()];
+  const runs = [attachedRunRecord()];
   const whole = summarize(runs, { complete: true });
   const shard = summarize(runs, { complete: true, selection: ['shard 1/2'] });
   const interrupted = summarize(runs, { complete: false, planned: 2, stopped: 'interrupted' });

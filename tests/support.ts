@@ -185,10 +185,10 @@ export function mswServer() {
 }
 
 /**
- * A reported run for report tests: the classic task's bare overclaimer by default, with
+ * An attached run record for report tests: the classic task's bare overclaimer by default, with
  * `falseSuccess` and `falseFailure` derived from `claimed` and `actual` as the fixture derives them.
  */
-export function reportedRun(fields: Partial<Omit<AttachedRunRecord, 'test'>> & { test?: Partial<AttachedRunRecord['test']> } = {}): AttachedRunRecord {
+export function attachedRunRecord(fields: Partial<Omit<AttachedRunRecord, 'test'>> & { test?: Partial<AttachedRunRecord['test']> } = {}): AttachedRunRecord {
   const { test: origin, ...rest } = fields;
   const base = {
     schemaVersion: 1 as const,

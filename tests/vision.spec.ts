@@ -11,7 +11,7 @@ import { ToolRegistry } from '../src/tools/registry.ts';
 import { ScreenshotStore, screenshotTools, type Screenshot } from '../src/tools/screenshot.ts';
 import { renderMarkdown } from '../src/report/files.ts';
 import { summarize } from '../src/report/summarize.ts';
-import { expect, reportedRun, test, turnsDouble } from './support.ts';
+import { expect, attachedRunRecord, test, turnsDouble } from './support.ts';
 
 const HN = 'https://news.ycombinator.com';
 
@@ -207,10 +207,10 @@ test('image tokens: OpenAI tile formula (high and low), a fixed estimate elsewhe
 test('the report sums screenshot and text-tool tokens per cell, and shows them beside the cell without screenshots', () => {
   const seeing = { layers: 'vision', condition: { model: 'scripted:looker', layers: [{ vision: {} }], site: {} } };
   const runs = [
-    reportedRun({ ...seeing, test: { id: 'a' }, observationTokens: { screenshots: 576, text: 900 } }),
-    reportedRun({ ...seeing, test: { id: 'b' }, observationTokens: { screenshots: 576, text: 700 } }),
-    reportedRun({ layers: 'bare', test: { id: 'c' }, observationTokens: { screenshots: 0, text: 1200 } }),
-    reportedRun({ layers: 'old', test: { id: 'd' } }),
+    attachedRunRecord({ ...seeing, test: { id: 'a' }, observationTokens: { screenshots: 576, text: 900 } }),
+    attachedRunRecord({ ...seeing, test: { id: 'b' }, observationTokens: { screenshots: 576, text: 700 } }),
+    attachedRunRecord({ layers: 'bare', test: { id: 'c' }, observationTokens: { screenshots: 0, text: 1200 } }),
+    attachedRunRecord({ layers: 'old', test: { id: 'd' } }),
   ];
   const summary = summarize(runs, { complete: true });
   const byLayers = new Map(summary.cells.map((cell) => [cell.layers, cell]));

@@ -1,5 +1,6 @@
 import type { Page } from '@playwright/test';
 import type { Site } from '../../core/site.ts';
+import { pageOfRank } from './paging.ts';
 import { signIn } from './sign-in.ts';
 
 /**
@@ -38,7 +39,8 @@ export function rankedRow(page: Page, rank: number) {
 
 /** Opens the front page that lists `rank` (`?p=2` past 30) and finds its row and the subtext row under it, as a reader does. */
 export async function rowAt(page: Page, origin: string, rank: number) {
-  await page.goto(`${origin}/news${rank > 30 ? `?p=${Math.ceil(rank / 30)}` : ''}`);
+  const number = pageOfRank(rank);
+  await page.goto(`${origin}/news${number > 1 ? `?p=${number}` : ''}`);
   const row = rankedRow(page, rank);
   return { row, subtext: row.locator('xpath=following-sibling::tr[1]') };
 }

@@ -7,6 +7,7 @@ import { InputError } from '../../input.ts';
 import type { Faults } from './options.ts';
 import { modernizeLegacy } from './legacy.ts';
 import { sanitizeCapture } from './sanitize.ts';
+import { firstRankOn, pageOfRank } from './paging.ts';
 import type { HnComment, Submission } from './snapshot.ts';
 import { commentCountOf, commentItem, compileTemplate, DEAD, encodeGoto, indentOf, type Template, type VoteStyle } from './template.ts';
 import { compareStrings, escapeHtml } from '../../text.ts';
@@ -222,7 +223,6 @@ function capturePages(source: string, faults: Faults): ParsedPage[] {
   const names = readdirSync(source).filter((name) => name.endsWith('.html')).sort(compareStrings);
   const pages = names.flatMap((name) => parsePage(join(source, name), faults) ?? []);
   if (pages.length === 0) throw new InputError(`capture folder ${source} has no front or item page (no .html page with story rows: ${STORY_ROWS})`);
-  const firstRank = (page: ParsedPage) => Math.min(...page.items.map((item) => item.rank ?? Infinity));
   const fronts = pages.filter((page) => page.kind === 'front').sort((a, b) => firstRank(a) - firstRank(b));
   return [...fronts, ...pages.filter((page) => page.kind === 'item')];
 }
@@ -245,16 +245,19 @@ interface ParsedPage {
   legacy: boolean;
 }
 
+/** The first rank a page lists; Infinity for an item page (its story has no rank). */
+const firstRank = (page: ParsedPage) => Math.min(...page.items.map((item) => item.rank ?? Infinity));
+
 /** A front page's number, from its first rank: ranks 31 to 60 are page 2 (`news?p=2`). */
 function pageNumberOf(page: ParsedPage): number {
-  const first = Math.min(...page.items.map((item) => item.rank ?? Infinity));
-  return Number.isFinite(first) ? Math.ceil(first / 30) : 1;
+  const first = firstRank(page);
+  return Number.isFinite(first) ? pageOfRank(first) : 1;
 }
 
 /** A front page the capture does not hold (it starts at a later page): the frame, saying so, with `More` to the next page. */
 function notCaptured(frame: Frame, number: number, firstCaptured: number): string {
   const goto = number > 1 ? `news?p=${number}` : 'news';
-  const notice = `<tr><td>This capture starts at page ${firstCaptured} of the front page (rank ${(firstCaptured - 1) * 30 + 1}): page ${number} was not captured.</td></tr>`;
+  const notice = `<tr><td>This capture starts at page ${firstCaptured} of the front page (rank ${firstRankOn(firstCaptured)}): page ${number} was not captured.</td></tr>`;
   const more = `<tr class="morespace" style="height:10px"></tr><tr><td class="title"><a href="news?p=${number + 1}" class="morelink" rel="next">More</a></td></tr>`;
   return framed(frame, 'news', 'Hacker News', goto, `<tr><td><table border="0" cellpadding="0" cellspacing="0">${notice}${more}</table></td></tr>`).replace(/<title>[^<]*<\/title>/, '<title>Hacker News</title>');
 }

@@ -1,5 +1,6 @@
 import * as cheerio from 'cheerio';
 import type { Element, Text } from 'domhandler';
+import { pageOfRank } from './paging.ts';
 import { encodeGoto } from './template.ts';
 
 /**
@@ -66,7 +67,7 @@ export function modernizeLegacy(captured: string): string {
     });
   const ranks = stories.map(({ row }) => Number.parseInt($(row).children('td').first().text(), 10)).filter((rank) => !Number.isNaN(rank));
   const itemPage = ranks.length === 0 && stories.length > 0;
-  const pageNumber = ranks.length > 0 ? Math.ceil(Math.min(...ranks) / 30) : 1;
+  const pageNumber = ranks.length > 0 ? pageOfRank(Math.min(...ranks)) : 1;
   const goto = itemPage ? `item?id=${stories[0]!.id}` : pageNumber > 1 ? `news?p=${pageNumber}` : 'news';
 
   for (const { row, subtext, under, id } of stories) {

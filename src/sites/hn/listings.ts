@@ -1,5 +1,6 @@
 import type { Item, StoryRow } from './capture.ts';
 import { notices } from './pages.ts';
+import { PAGE_SIZE } from './paging.ts';
 import { html, pageNumberOf, type Pages, type Routes, type Visitor } from './routing.ts';
 import { submittedStories } from './submissions.ts';
 
@@ -11,7 +12,6 @@ import { submittedStories } from './submissions.ts';
  */
 
 /** Rows on one page of a listing, as on HN. */
-const PAGE_SIZE = 30;
 
 /** A story row with the facts a listing picks and orders by. */
 interface Listed {

@@ -1,5 +1,6 @@
 import type { Evidence, Postcondition, SessionView, Verdict } from '../../core/task.ts';
 import { boundAtStart } from '../../eval/postconditions.ts';
+import { pageOfRank } from './paging.ts';
 import type { HnChange, HnSnapshot } from './snapshot.ts';
 import { favoritedOnItemPage, seenStories, voteSeen } from './tasks/seen.ts';
 
@@ -171,9 +172,6 @@ export function upvoted({ rank }: { rank: number }): HnPostcondition {
   });
 }
 
-/** Hacker News lists 30 stories a page: the front page is ranks 1 to 30. */
-export const FRONT_PAGE_SIZE = 30;
-
 /**
  * Every story on the front page at the start whose title contains `word` (case-insensitive, as a
  * whole word: "for" is not in "platforms") is upvoted by the run's user during the run, and the
@@ -184,7 +182,7 @@ export function upvotedAllMatching({ word, page = 1 }: { word: string; /** Which
   return markedEvery(VOTE, {
     description: `every ${page === 1 ? 'front-page story' : `story on page ${page} of the front page`} with the word "${word}" in its title is upvoted, and no other`,
     which: `matching "${word}"`,
-    pick: (start) => start.ranking.filter((story) => Math.ceil(story.rank / FRONT_PAGE_SIZE) === page && pattern.test(story.title)),
+    pick: (start) => start.ranking.filter((story) => pageOfRank(story.rank) === page && pattern.test(story.title)),
   });
 }
 

@@ -1,7 +1,8 @@
 import { stepsSinceLogin, type History, type Policy, type Step } from './history.ts';
 import { iterator, wholeWord } from './iterator.ts';
 import { showsLoginWall, storiesIn, stringsIn, type StoryRow } from './page.ts';
-import { pageOfRank, readTask, type Fact, type Target, type Verb } from './reading.ts';
+import { pageOfRank } from '../paging.ts';
+import { readTask, type Fact, type Target, type Verb } from './reading.ts';
 import { fillForm, readForm } from './forms.ts';
 import { programmer } from './programmer.ts';
 import type { Action } from './toolbox.ts';

@@ -81,4 +81,3 @@ export function readTask(prompt: string): Reading {
 }
 
 /** Hacker News lists 30 stories a page: the page a rank is on. */
-export const pageOfRank = (rank: number) => Math.ceil(rank / 30);

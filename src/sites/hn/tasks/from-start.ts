@@ -1,5 +1,5 @@
 import type { Task } from '../../../core/task.ts';
-import { FRONT_PAGE_SIZE } from '../postconditions.ts';
+import { pageOfRank } from '../paging.ts';
 import type { HnSnapshot } from '../snapshot.ts';
 
 /**
@@ -75,16 +75,10 @@ export function firstPageOf(start: HnSnapshot): Found<number> {
   return Number.isFinite(first) ? pageOfRank(first) : { missing: 'the capture lists no story' };
 }
 
-/** The page of the front page that lists `rank`. */
-export const pageOfRank = (rank: number) => Math.ceil(rank / FRONT_PAGE_SIZE);
-
 /** How a prompt names page `page` of the front page: the front page itself for page 1. */
 export function frontPageNamed(page: number): string {
   return page === 1 ? 'the Hacker News front page' : `page ${page} of the Hacker News front page`;
 }
-
-/** The rank of the first story on page `page` of the front page. */
-export const firstRankOn = (page: number) => (page - 1) * FRONT_PAGE_SIZE + 1;
 
 /** Why a task on the stories ranked `ranks` does not apply: the capture lists none at one of them. */
 export function ranksListed(...ranks: number[]) {

@@ -5,7 +5,8 @@ import { slug } from '../../../text.ts';
 import { clickFavorite, clickHide, findTitled, frontPage } from '../by-hand.ts';
 import { allOf, FAVE, HIDE, isMarkOn, markedAtStart, markedInRun, marksSeen, type HnPostcondition, type Mark } from '../postconditions.ts';
 import type { HnSnapshot } from '../snapshot.ts';
-import { firstPageOf, firstRankOn, frontPageNamed, fromStart, ranksListed, storyFrom, titleOf } from './from-start.ts';
+import { firstRankOn } from '../paging.ts';
+import { firstPageOf, frontPageNamed, fromStart, ranksListed, storyFrom, titleOf } from './from-start.ts';
 
 /** The tasks on marks: hiding and favoriting stories, one, several, or one that is not there. */
 

@@ -5,7 +5,8 @@ import { ordinal, slug } from '../../../text.ts';
 import { clickUpvote, frontPage, rowAt } from '../by-hand.ts';
 import { titleRanked, upvoted, upvotedAllMatching, upvotedTitled } from '../postconditions.ts';
 import type { HnSnapshot } from '../snapshot.ts';
-import { firstPageOf, frontPageNamed, fromStart, pageOfRank, rankOf, ranksListed, storyFrom, type Found } from './from-start.ts';
+import { pageOfRank } from '../paging.ts';
+import { firstPageOf, frontPageNamed, fromStart, rankOf, ranksListed, storyFrom, type Found } from './from-start.ts';
 
 /** The tasks on votes, and the first information task: the suite's first family. */
 
