@@ -191,6 +191,15 @@ test.describe('login acts for the harness through the same checks, and only sign
     expect(requests[1]!.messages.at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('could not log in: denied by the harness: no signing in') });
   });
 
+  test('a claim made in the batch that reached the wall ends the attempt: the harness does not sign in after it', async ({ context }) => {
+    const site = recordedHn();
+    const claim = { name: 'finish', arguments: JSON.stringify({ success: true, summary: 'upvoted' }) };
+    const result = await run(context, turnsDouble([[loginToVote[0]!, claim]]).model, ['login'], site);
+    expect(result.claimed).toBe(true);
+    expect(result.trace.filter((event) => event.type === 'harness_auto_login' || (event.type === 'tool_call' && event.name === 'sign_in'))).toEqual([]);
+    expect(site.replica.state.hasVoted(site.account.username, STORY)).toBe(false);
+  });
+
   test('the model cannot call the harness\'s sign_in', async ({ context }) => {
     const result = await run(context, turnsDouble([[{ name: 'sign_in', arguments: '{}' }]]).model, ['login']);
     expect(result.trace.find((event) => event.type === 'tool_result' && event.name === 'sign_in')).toMatchObject({ ok: false, kind: 'unknown_tool' });

@@ -2,6 +2,7 @@ import type { Page } from '@playwright/test';
 import { markupYears } from '../src/sites/hn/index.ts';
 import { hnTools } from '../src/sites/hn/tools.ts';
 import { browserTools, TEXT_LIMIT, type ToolState } from '../src/tools/browser.ts';
+import { readFirstElement } from '../src/tools/first-element.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
 import { expect, test } from './support.ts';
 
@@ -46,6 +47,25 @@ test('get_stories sees a vote; has_class reads classes', async ({ page, replica 
   expect(result.ok && (result.output.stories as Array<{ voted: boolean }>)[0]!.voted).toBe(true);
   expect(await call('has_class', { selector: `#up_${first.id}`, className: 'nosee' })).toMatchObject({ ok: true, output: { present: true } });
   expect(await call('click', { selector: `#up_${first.id}` })).toMatchObject({ ok: false, kind: 'tool_error', error: `#up_${first.id} is not visible` });
+});
+
+test('readFirstElement reads the element the locator finds first, for any selector, shadow roots or not', async ({ page }) => {
+  const light = '<div class="a"><p class="x" id="p1">one</p><p class="x" id="p2">two</p></div><span><b class="x" id="b1">bold</b></span>';
+  // A shadow root first: Playwright's CSS pierces it (a selector list's first match is then in it), the browser's querySelector does not.
+  const shadowFirst = `<div class="a" id="host"></div>${light}<script>document.getElementById('host').attachShadow({ mode: 'open' }).innerHTML = '<span><p class="x" id="shadowed">in the shadow</p></span>';</script>`;
+  const selectors = ['.x', '.a > .x + p', 'span .x, .x', 'p:has-text("two")', 'text=two', '//p[@id="p2"]', '.x >> nth=1', '#none', 'div#host p'];
+  for (const html of [light, shadowFirst]) {
+    await page.setContent(html);
+    for (const selector of selectors) {
+      const locator = page.locator(selector).first();
+      const expected = (await locator.count()) === 0 ? undefined : await locator.evaluate((element) => element.id);
+      expect(await readFirstElement(page, selector, (element) => element.id), `${selector} on ${html === light ? 'a page' : 'a page with a shadow root first'}`).toBe(expected);
+    }
+    await expect(readFirstElement(page, 'p[', (element) => element.id)).rejects.toThrow();
+  }
+  // Where the browser's own query would have found another element.
+  expect(await readFirstElement(page, 'span .x, .x', (element) => element.id)).toBe('shadowed');
+  expect(await page.evaluate(() => document.querySelector('span .x, .x')?.id)).toBe('p1');
 });
 
 test('get_text truncates with a notice; navigate takes only http(s); finish records the claim', async ({ page, replica }) => {

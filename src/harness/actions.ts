@@ -2,6 +2,7 @@ import type { Page } from '@playwright/test';
 import type { ToolCall } from '../core/model.ts';
 import type { SiteAction, SiteRequest } from '../core/site.ts';
 import { parseJsonObject } from '../text.ts';
+import { readFirstElement } from '../tools/first-element.ts';
 import type { SiteView } from './context.ts';
 
 /** What an action call would do, resolved in the page before it runs: where it goes, whether it submits a form, and what that does to the site. */
@@ -44,9 +45,7 @@ interface ClickTarget {
 async function clickTarget(page: Page, selector: unknown): Promise<ClickTarget | undefined> {
   if (typeof selector !== 'string') return undefined;
   try {
-    const target = page.locator(selector).first();
-    if ((await target.count()) === 0) return undefined;
-    return await target.evaluate((node): ClickTarget => {
+    return await readFirstElement(page, selector, (node): ClickTarget => {
       const link = node.closest('a');
       if (link) return { href: link.href, method: 'GET' };
       const control = node.closest('button, input');

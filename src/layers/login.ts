@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { LoginWall } from '../core/site.ts';
 import type { RunView } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 import { defineTool, type Tool } from '../tools/registry.ts';
@@ -27,6 +28,8 @@ export const login = defineLayer({
   options: loginOptions,
   create({ maxLogins }) {
     let signedIn = false;
+    // The wall afterTools just read, for the sign-in it calls at once: read again only if the call runs later (held for approval).
+    let seen: LoginWall | undefined;
     return {
       tools(run, offered) {
         const signIn = defineTool({
@@ -37,23 +40,27 @@ export const login = defineLayer({
           parameters: z.object({}),
           output: z.object({ signedIn: z.boolean(), url: z.string() }),
           async execute() {
-            signedIn = await signInFrom(run);
+            signedIn = await signInFrom(run, seen);
             return { signedIn, url: run.page.url() };
           },
         });
         return [...offered, signIn] satisfies Tool[];
       },
       async afterTools(run) {
+        // A claim ends the attempt: no next step would use the session.
+        if (run.claim) return;
         const logins = run.trace.of('harness_auto_login').filter((event) => event.attempt === run.attempt).length;
         if (logins >= maxLogins) return;
-        if (!(await run.site?.loginWall?.(run.page))) return;
+        const wall = await run.site?.loginWall?.(run.page);
+        if (!wall) return;
         if (!run.credentials || !run.site?.signIn) {
           run.tell('login', 'The browser is on a login page and the harness has no credentials for this site.');
           return;
         }
         const from = run.page.url();
         signedIn = false;
-        const outcome = await run.callTool({ id: `login-${run.attempt}.${logins + 1}`, name: SIGN_IN, arguments: '{}' }, { by: 'harness' });
+        seen = wall;
+        const outcome = await run.callTool({ id: `login-${run.attempt}.${logins + 1}`, name: SIGN_IN, arguments: '{}' }, { by: 'harness' }).finally(() => (seen = undefined));
         const ok = outcome.ok && signedIn;
         run.record({ type: 'harness_auto_login', ok, from, to: run.page.url() });
         run.tell(
@@ -70,8 +77,8 @@ export const login = defineLayer({
 });
 
 /** Signs in through the site kit from the page's login wall; true when the site set a session. The browser then opens the page the kit names, one that reads. */
-async function signInFrom(run: RunView): Promise<boolean> {
-  const wall = await run.site?.loginWall?.(run.page);
+async function signInFrom(run: RunView, seen: LoginWall | undefined): Promise<boolean> {
+  const wall = seen ?? (await run.site?.loginWall?.(run.page));
   if (!wall || !run.credentials || !run.site?.signIn) return false;
   const { signedIn, next } = await run.site.signIn(run.page.context(), run.credentials, wall);
   // The page the kit chose, not the site's redirect: whatever the site answers, the browser only reads.

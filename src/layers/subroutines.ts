@@ -11,6 +11,7 @@ import { elementSchema, subroutineStepSchema } from '../core/trace.ts';
 import { InputError, readJsonFile } from '../input.ts';
 import type { ToolCall } from '../core/model.ts';
 import { parseJsonObject, writeFileAtomic } from '../text.ts';
+import { readFirstElement } from '../tools/first-element.ts';
 
 export const subroutinesOptions = z
   .object({
@@ -143,9 +144,7 @@ async function elementOf(page: Page, call: ToolCall): Promise<FoundElement | und
   const selector = parseJsonObject(call.arguments)?.selector;
   if (typeof selector !== 'string') return undefined;
   try {
-    const target = page.locator(selector).first();
-    if ((await target.count()) === 0) return undefined;
-    return await target.evaluate(describeInPage);
+    return await readFirstElement(page, selector, describeInPage);
   } catch {
     // A selector the browser cannot read, or a page navigating away: nothing found, as the tool would say.
     return undefined;

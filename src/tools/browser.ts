@@ -1,6 +1,7 @@
 import type { Page } from '@playwright/test';
 import { z } from 'zod';
 import { defineTool, ToolError, type Tool } from './registry.ts';
+import { readFirstElement } from './first-element.ts';
 
 /** The claim a model makes through `finish`: what the harness will report unless a layer objects. */
 export interface Claim {
@@ -24,6 +25,12 @@ const SCRIPTED_CLICK_MS = 2000;
 
 /** What a page action answers: where the browser is now. */
 const landedSchema = z.object({ url: z.string(), title: z.string() });
+
+/**
+ * The page's title, read in the page's own world, as the harness's other reads of a page are:
+ * `page.title()` reads it in Playwright's, and each world costs a new page about 7 ms to set up.
+ */
+const titleOf = (page: Page) => page.evaluate(() => document.title);
 
 /** The first element matching `selector`; a tool error when none does. */
 export async function firstMatch(page: Page, selector: string) {
@@ -75,7 +82,7 @@ export function browserTools(page: Page, state: ToolState, { textLimit = TEXT_LI
       pageText: /^title$/,
       async execute({ url }) {
         const response = await page.goto(url, { waitUntil: 'load' });
-        return { url: page.url(), status: response?.status() ?? null, title: await page.title() };
+        return { url: page.url(), status: response?.status() ?? null, title: await titleOf(page) };
       },
     }),
     defineTool({
@@ -108,23 +115,18 @@ export function browserTools(page: Page, state: ToolState, { textLimit = TEXT_LI
       output: landedSchema.extend({ clicked: z.string() }),
       pageText: /^title$/,
       async execute({ selector }) {
-        const matches = page.locator(selector);
-        // One round trip for what the click needs first (is there a match, is it shown, what is it):
-        // a run clicks on every turn, and each round trip to the page is time the run pays.
-        const [first] = await matches.evaluateAll((nodes) =>
-          nodes.slice(0, 1).map((node) => {
-            const link = node.closest('a') ?? node;
-            const box = node.getBoundingClientRect();
-            // Playwright's isVisible: a non-empty box, and not hidden by display or visibility.
-            const visible = box.width > 0 && box.height > 0 && node.checkVisibility({ visibilityProperty: true });
-            const description = `${link.tagName.toLowerCase()}${link.id ? `#${link.id}` : ''}${link.getAttribute('href') ? ` href=${link.getAttribute('href')}` : ''}`;
-            return { visible, clicked: description, scripted: link.classList.contains('clicky') || link.hasAttribute('onclick') };
-          }),
-        );
+        const first = await readFirstElement(page, selector, (node) => {
+          const link = node.closest('a') ?? node;
+          const box = node.getBoundingClientRect();
+          // Playwright's isVisible: a non-empty box, and not hidden by display or visibility.
+          const visible = box.width > 0 && box.height > 0 && node.checkVisibility({ visibilityProperty: true });
+          const description = `${link.tagName.toLowerCase()}${link.id ? `#${link.id}` : ''}${link.getAttribute('href') ? ` href=${link.getAttribute('href')}` : ''}`;
+          return { visible, clicked: description, scripted: link.classList.contains('clicky') || link.hasAttribute('onclick') };
+        });
         if (!first) throw new ToolError(`no element matches ${selector}`);
         if (!first.visible) throw new ToolError(`${selector} is not visible`);
         const { clicked, scripted } = first;
-        const target = matches.first();
+        const target = page.locator(selector).first();
         // A scripted link (a background vote, as on HN) sends its request after the click returns: wait
         // for it, so that nothing the click did is still in flight when the run ends.
         const before = page.url();
@@ -132,7 +134,7 @@ export function browserTools(page: Page, state: ToolState, { textLimit = TEXT_LI
         await target.click();
         await page.waitForLoadState('load');
         if (page.url() === before) await backgroundRequest;
-        return { clicked, url: page.url(), title: await page.title() };
+        return { clicked, url: page.url(), title: await titleOf(page) };
       },
     }),
     defineTool({
