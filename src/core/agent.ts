@@ -129,8 +129,17 @@ export interface AgentRun {
   attach(name: string, body: string | Buffer, contentType: string): Promise<void>;
 }
 
-/** What a command agent's sandbox saw it try: processes it left running when its main process ended. */
-export const escapesSchema = z.object({ processesLeft: z.number().int().min(0) });
+/**
+ * One thing an agent tried against its containment, seen from outside it: a `limit` it hit (named
+ * in `detail`: `processes`, `gateway calls`…), a `canary` (a decoy key or password) that reached the
+ * gateway, the site or an artifact, a `control` message it forged or flooded, a `claim` written after
+ * its main process ended.
+ */
+export const escapeAttemptSchema = z.object({ kind: z.enum(['limit', 'canary', 'control', 'claim']), detail: z.string() });
+export type EscapeAttempt = z.infer<typeof escapeAttemptSchema>;
+
+/** What a command agent's sandbox saw it try: processes it left running when its main process ended, and every other attempt. */
+export const escapesSchema = z.object({ processesLeft: z.number().int().min(0), attempts: z.array(escapeAttemptSchema).optional() });
 export type Escapes = z.infer<typeof escapesSchema>;
 
 /**

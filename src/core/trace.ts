@@ -5,7 +5,8 @@ import { z } from 'zod';
 /** Why a run ended. `timeout`: the test's time ran out (or the run's own limit) while the agent worked. */
 /** `awaiting_approval`: paused, not ended: a request waits in the approval store, and `durable` resumes the run once it is decided. */
 /** `rate_limited`: the model's endpoint still refused (429) after every retry: the run is incomplete, never the agent's failure. */
-export const stopReasons = ['finished', 'max_iterations', 'budget', 'stalled', 'model_error', 'rate_limited', 'timeout', 'error', 'awaiting_approval'] as const;
+/** `limit`: a command agent hit a limit of its sandbox or its gateway (processes, memory, calls, tokens, cost): incomplete, the limit named in its escapes. */
+export const stopReasons = ['finished', 'max_iterations', 'budget', 'stalled', 'model_error', 'rate_limited', 'timeout', 'error', 'awaiting_approval', 'limit'] as const;
 export type StopReason = (typeof stopReasons)[number];
 
 const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });

@@ -182,7 +182,7 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
     // A stale or corrupt cassette is not the model's failure: the test fails instead of reporting a run.
     if (cassette?.failure) throw cassette.failure;
     // Paused for approval, or stopped by the endpoint's rate limit, is neither a success nor a failure: incomplete, with its reason.
-    const incomplete = (['timeout', 'error', 'awaiting_approval', 'rate_limited'] as StopReason[]).includes(result.stopReason);
+    const incomplete = (['timeout', 'error', 'awaiting_approval', 'rate_limited', 'limit'] as StopReason[]).includes(result.stopReason);
 
     let judgement: Judgement | undefined;
     let siteIdle: SiteIdle | undefined;
