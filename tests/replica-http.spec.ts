@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as cheerio from 'cheerio';
 import { setupServer } from 'msw/node';
@@ -95,6 +96,24 @@ test.describe('login', () => {
         else process.env[key] = previous[key];
       }
     }
+  });
+
+  test('a session is a replica\'s own: its cookie logs in to no other replica of the same seed, and no id follows from another', async () => {
+    const [one, other] = [client(createReplica()), client(createReplica())];
+    const cookies = [await one.login(), await one.login()];
+    // The other replica has sessions of its own: a cookie that matched one of them would log in.
+    const others = [await other.login(), await other.login()];
+    for (const cookie of cookies) {
+      expect((await one.page('/news', cookie))('a#me').text()).toBe('harness');
+      expect((await other.page('/news', cookie))('a#me').length).toBe(0);
+    }
+    const ids = [...cookies, ...others].map((cookie) => cookie.split('&')[1]!);
+    for (const id of ids) expect(id).toMatch(TOKEN);
+    expect(new Set(ids).size).toBe(ids.length);
+    // Sessions as a fixed secret and a counter would make them (HMAC('hn-replica:<seed>', 'session\nharness\n<n>')): none is one.
+    const counted = [1, 2, 3, 4].map((n) => createHmac('sha1', 'hn-replica:1').update(`session\nharness\n${n}`).digest('hex'));
+    for (const id of ids) expect(counted).not.toContain(id);
+    for (const forged of counted) expect((await other.page('/news', `user=harness&${forged}`))('a#me').length).toBe(0);
   });
 
   test('logged in, the top bar shows the user, karma and a logout link that needs its token', async () => {
@@ -285,7 +304,9 @@ test.describe('adapters', () => {
     // The saved session is back as it started: its requests count from 0 again.
     expect([await signedIn(), await signedIn(), await signedIn()]).toEqual([true, true, false]);
     replica.reset();
-    expect(JSON.parse(readFileSync(stateFile, 'utf8'))).toEqual({ ...earlier, hidden: {}, faves: {}, comments: [], submissions: [], profiles: {}, sessionCount: 2, postCount: 0 });
+    // An older file's session counter is not written back: session ids are random, nothing counts them.
+    const { sessionCount: _, ...kept } = earlier;
+    expect(JSON.parse(readFileSync(stateFile, 'utf8'))).toEqual({ ...kept, hidden: {}, faves: {}, comments: [], submissions: [], profiles: {}, postCount: 0 });
   });
 
   test('the server survives malformed requests: bad query, huge body, unknown methods', async () => {

@@ -35,7 +35,6 @@ export interface Posts {
 export interface PersistedState extends Partial<UserMarks>, Partial<Posts> {
   sessions: Record<string, Session>;
   votes: Record<string, string[]>;
-  sessionCount: number;
   /** Items made on the replica so far: the next one's id is the first free id after the capture's plus this. */
   postCount?: number;
 }
@@ -47,8 +46,10 @@ export interface SiteTruth extends UserMarks, Posts {
 
 /**
  * The replica's server-side state: accounts, sessions, each user's votes, hidden and favorite
- * items, what users wrote (comments, submissions, profiles), and the request log. Tokens are HMACs over a secret derived from the fault seed, so a
- * replayed run sees the same pages.
+ * items, what users wrote (comments, submissions, profiles), and the request log. The pages' tokens
+ * (`auth`, `hmac`) are HMACs over a secret derived from the fault seed, so a replayed run sees the
+ * same pages; they act only with a session, and a session id is random: no other run, even one
+ * with this seed, can name it.
  */
 export class HnState {
   readonly accounts = new Map<string, Account>();
@@ -58,7 +59,6 @@ export class HnState {
   /** In the order they were made; a comment's or story's id is allocated by `newId`. */
   readonly posts: Posts = { comments: [], submissions: [], profiles: {} };
   private readonly secret: string;
-  private sessionCount = 0;
   private postCount = 0;
   private readonly issued = new Set<string>();
 
@@ -90,7 +90,8 @@ export class HnState {
 
   /** A session for `username` without its password: the site's own doing (a saved login), never a visitor's. */
   signIn(username: string): string {
-    const token = createHmac('sha1', this.secret).update(`session\n${username}\n${++this.sessionCount}`).digest('hex');
+    // 160 random bits, as HN's 40 hex: never derived from anything another replica could know.
+    const token = randomBytes(20).toString('hex');
     this.sessions.set(token, { user: username, requests: 0 });
     this.issued.add(`${username}&${token}`);
     return `${username}&${token}`;
@@ -153,24 +154,20 @@ export class HnState {
 
   /** Sessions, every user's marks and posts as data: what `stateFile` keeps between processes. */
   toJSON(): PersistedState & UserMarks & Posts {
-    return { sessions: Object.fromEntries(this.sessions), ...this.userMarks(false), ...structuredClone(this.posts), sessionCount: this.sessionCount, postCount: this.postCount };
+    return { sessions: Object.fromEntries(this.sessions), ...this.userMarks(false), ...structuredClone(this.posts), postCount: this.postCount };
   }
 
-  /** A state file from before hidden and favorite items or posts were kept has votes only: the rest start empty. */
+  /** A state file from before hidden and favorite items or posts were kept has votes only: the rest start empty (an old file's `sessionCount` is ignored). */
   restore(saved: PersistedState): void {
     for (const [token, session] of Object.entries(saved.sessions)) this.sessions.set(token, session);
     for (const list of userLists) for (const [user, ids] of Object.entries(saved[list] ?? {})) this.marks[list].set(user, new Set(ids));
     this.posts.comments.push(...(saved.comments ?? []));
     this.posts.submissions.push(...(saved.submissions ?? []));
     Object.assign(this.posts.profiles, saved.profiles);
-    this.sessionCount = saved.sessionCount;
     this.postCount = saved.postCount ?? 0;
   }
 
-  /**
-   * Back to `start`'s marks and sessions, with an empty request log. The session counter keeps
-   * counting: a session ended by the reset never becomes valid again.
-   */
+  /** Back to `start`'s marks and sessions, with an empty request log: a session issued since is gone, and no later one has its id. */
   reset(start: PersistedState): void {
     this.sessions.clear();
     for (const list of userLists) this.marks[list].clear();
@@ -178,9 +175,7 @@ export class HnState {
     this.posts.submissions.length = 0;
     for (const user of Object.keys(this.posts.profiles)) delete this.posts.profiles[user];
     this.requests.length = 0;
-    const { sessionCount } = this;
     this.restore(structuredClone(start));
-    this.sessionCount = Math.max(sessionCount, start.sessionCount);
   }
 
   truth(): SiteTruth {
