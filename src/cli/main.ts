@@ -17,6 +17,8 @@ const usage = `Usage:
   harness-eval judge --task NAME START.json END.json [--user NAME] [--answer TEXT]
                                                       the oracle's verdict on two /__harness/state bodies, as JSON
   ${APPROVALS_USAGE}
+  harness-eval doctor                                 what this machine offers: Chromium, the sandbox's parts, the limits;
+                                                      exits 0 when command agents can run with sandbox: 'required'
 
 Fault options (hn serve):
   --latency MS              delay every page request
@@ -155,6 +157,12 @@ async function judge(args: string[]): Promise<void> {
   console.log(JSON.stringify({ task: task.name, ...judgement }, null, 2));
 }
 
+/** `doctor`: one line a part of the machine; its exit code, 0 when `sandbox: 'required'` would work. */
+async function doctor(args: string[]): Promise<number> {
+  if (args.length > 0) throw new InputError('doctor: usage: harness-eval doctor (no arguments)');
+  return (await import('./doctor.ts')).doctor();
+}
+
 function numberFlag(flag: string, value: string): number {
   const number = Number(value);
   if (value.trim() === '' || !Number.isFinite(number)) throw new InputError(`--${flag}: expected a number, got "${value}"`);
@@ -182,6 +190,7 @@ export async function main(argv: string[]): Promise<number> {
     else if (first === 'report') report(argv.slice(1));
     else if (first === 'judge') await judge(argv.slice(1));
     else if (first === 'approvals') approvals(argv.slice(1));
+    else if (first === 'doctor') return await doctor(argv.slice(1));
     else if (first === '--help' || first === '-h') console.log(usage);
     // No command is a usage error, as an unknown one is: a script that forgot its arguments must not pass.
     else if (first === undefined) throw new InputError(`no command given\n${usage}`);
