@@ -10,13 +10,17 @@ import { startGateway, type GatewaySettings } from './gateway.ts';
 
 /** What a foreign agent's body ends with: its claim, or nothing claimed and why; and what a sandbox saw it try. */
 export type ForeignOutcome = (
-  | { claim: AgentClaim & { answer?: string }; stopReason?: undefined }
+  | {
+      claim: AgentClaim & { answer?: string };
+      /** `limit` when its containment ended its work (a limit hit): incomplete, whatever it claimed. */
+      stopReason?: Extract<StopReason, 'limit'>;
+    }
   | {
       claim?: undefined;
       /** Why there is no claim, in one line: `no claim file`, `killed at its time limit (30000 ms)`. */
       reason: string;
-      /** `timeout` when the agent was stopped at its time limit, `error` when it crashed: the run is incomplete. */
-      stopReason?: Extract<StopReason, 'timeout' | 'error'>;
+      /** `timeout` when the agent was stopped at its time limit, `error` when it crashed, `limit` when it hit a limit: the run is incomplete. */
+      stopReason?: Extract<StopReason, 'timeout' | 'error' | 'limit'>;
     }
 ) & { escapes?: Escapes };
 
