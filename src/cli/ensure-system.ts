@@ -12,7 +12,7 @@ const say = (line: string) => console.log(`harness-eval: ${line}`);
 /** `apt-get install` of `packages`, after an `apt-get update` if the lists are stale; a release without the optional headless shell still gets the rest. */
 function aptInstall(packages: string[], machine: Machine): void {
   const env = { ...machine.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const apt = (args: string[]) => spawnSync('apt-get', args, { stdio: 'inherit', env, timeout: 900_000 }).status === 0;
+  const apt = (args: string[]) => spawnSync('apt-get', args, { stdio: ['ignore', 'inherit', 'inherit'], env, timeout: 900_000 }).status === 0;
   const install = (names: string[]) => apt(['install', '-y', '-q', ...names]) || (apt(['update', '-q']) && apt(['install', '-y', '-q', ...names]));
   say(`installing: apt-get install -y ${packages.join(' ')}`);
   if (install(packages)) return;

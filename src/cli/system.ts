@@ -7,7 +7,7 @@
  * test starts) and by `harness-eval doctor`.
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { findChromium, type ChromiumSource } from '../playwright/chromium.ts';
 
@@ -44,12 +44,12 @@ export interface Machine {
   env: NodeJS.ProcessEnv;
   root: boolean;
   linux: boolean;
-  /** Debian's apt-get is there. */
+  /** Debian's apt-get is on PATH. */
   apt: boolean;
 }
 
 export function thisMachine(env: NodeJS.ProcessEnv = process.env): Machine {
-  return { env, root: process.getuid?.() === 0, linux: process.platform === 'linux', apt: existsSync('/usr/bin/apt-get') };
+  return { env, root: process.getuid?.() === 0, linux: process.platform === 'linux', apt: onPath('apt-get', env) !== undefined };
 }
 
 /** The python the seccomp filter is built with: HARNESS_SECCOMP_PYTHON, else Debian's own (a pyenv python3 on PATH has no binding). */
