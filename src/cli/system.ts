@@ -201,8 +201,9 @@ export function missingSummary(missing: Part[], machine: Machine): string {
   if (missing.length === 1) return missingLine(missing[0]!);
   const packages = [...new Set(missing.flatMap((part) => part.packages))];
   const aptable = machine.apt && missing.every((part) => part.packages.length > 0);
-  const fixes = aptable ? `run \`${aptLine(packages, machine)}\`` : missing.map((part) => `${part.label}: ${part.override ? `unset ${part.override}` : part.fix}`).join('; ');
-  return `harness-eval: missing ${missing.map((part) => `${part.label} (${part.detail})`).join(', ')}; ${fixes}`;
+  const short = (part: Part) => part.label.replace(/ \(.*\)$/, '');
+  const fixes = aptable ? `run \`${aptLine(packages, machine)}\`` : missing.map((part) => `${short(part)}: ${part.override ? `run \`unset ${part.override}\`` : part.fix}`).join('; ');
+  return `harness-eval: missing ${missing.map((part) => `${short(part)} (${part.detail})`).join(', ')}; ${fixes}`;
 }
 
 /** This process's soft and hard limit of each resource named, from /proc/self/limits ("unlimited" as is). */
