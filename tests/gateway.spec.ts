@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { expect, test } from '@playwright/test';
 import { http, HttpResponse, passthrough } from 'msw';
 import OpenAI, { APIConnectionError, AuthenticationError } from 'openai';
@@ -32,8 +34,13 @@ const listTool = { type: 'function' as const, function: { name: 'list_stories', 
 async function gatewayFor(model: Model) {
   const events: TraceEventBody[] = [];
   const gateway = await startGateway({ model, record: (event) => events.push(event), signal: new AbortController().signal });
-  server.use(http.all(`${gateway.endpoint.ollamaHost}/*`, () => passthrough()));
+  letThrough(gateway);
   return { gateway, events, openai: openaiClient(gateway) };
+}
+
+/** msw lets every request to the gateway's port through, whatever its path. */
+function letThrough(gateway: Gateway) {
+  server.use(http.all(`${new URL(gateway.endpoint.baseURL).origin}/*`, () => passthrough()));
 }
 
 function openaiClient(gateway: Gateway, apiKey = gateway.endpoint.apiKey) {
@@ -211,7 +218,7 @@ test('streaming: the openai SDK reads the answer as chunks, usage last, and its 
 test('the ollama SDK chats with tools through the gateway, streaming or not, and its tool results reach the model', async () => {
   const started = await gatewayFor(createModel('scripted:diligent'));
   gateway = started.gateway;
-  // Ollama clients send no key: the gateway takes that on its private port.
+  // Ollama clients send no key: the token is in OLLAMA_HOST's path, which the client keeps.
   const ollama = new Ollama({ host: gateway.endpoint.ollamaHost });
   const tools = [navigateTool, listTool];
   const first = await ollama.chat({ model: 'llama3.1', messages: [{ role: 'user', content: task }], tools, stream: false });
@@ -230,14 +237,39 @@ test('the ollama SDK chats with tools through the gateway, streaming or not, and
   expect((await ollama.version()).version).toMatch(/^\d+\.\d+\.\d+$/);
 });
 
-test('on the Ollama API a wrong token is refused in Ollama\'s error shape, and no call is counted', async () => {
+test('every route needs the run\'s token, Ollama\'s too: without it, or with another, a 401 in the API\'s shape and nothing forwarded', async () => {
   const started = await gatewayFor(createModel('scripted:diligent'));
   gateway = started.gateway;
-  const ollama = new Ollama({ host: gateway.endpoint.ollamaHost, headers: { Authorization: 'Bearer not-the-token' } });
-  const refused = await ollama.chat({ model: 'x', messages: [{ role: 'user', content: task }], stream: false }).catch((error: unknown) => error);
-  expect(refused).toMatchObject({ status_code: 401, error: expect.stringContaining('API key of this run') });
-  const withToken = new Ollama({ host: gateway.endpoint.ollamaHost, headers: { Authorization: `bearer ${gateway.endpoint.apiKey}` } });
+  const origin = new URL(gateway.endpoint.baseURL).origin;
+  const chat = (ollama: Ollama) => ollama.chat({ model: 'x', messages: [{ role: 'user', content: task }], stream: false }).catch((error: unknown) => error);
+  // Another run's gateway reached by its port alone, a guessed token in the path, a wrong bearer token.
+  for (const ollama of [new Ollama({ host: origin }), new Ollama({ host: `${origin}/hev-${'0'.repeat(48)}` }), new Ollama({ host: origin, headers: { Authorization: 'Bearer not-the-token' } })]) {
+    expect(await chat(ollama)).toMatchObject({ status_code: 401, error: expect.stringContaining("this run's API key") });
+    for (const ask of [() => ollama.list(), () => ollama.version()]) expect(await ask().catch((error: unknown) => error)).toMatchObject({ status_code: 401 });
+  }
+  for (const path of ['/api/chat', '/api/tags', '/api/version', '/v1/models']) expect((await fetch(`${origin}${path}`, { method: path === '/api/chat' ? 'POST' : 'GET' })).status, path).toBe(401);
+  expect(started.events).toEqual([]);
+  expect(gateway.tokens()).toEqual({ input: 0, output: 0 });
+
+  // The token in the header serves the Ollama API too.
+  const withToken = new Ollama({ host: origin, headers: { Authorization: `bearer ${gateway.endpoint.apiKey}` } });
   await withToken.chat({ model: 'x', messages: [{ role: 'user', content: task }], stream: false });
+  expect(types(started.events)).toEqual(['model_request', 'model_response']);
+});
+
+test('a Python client that builds its URL from OLLAMA_HOST (as ollama-python does: the path kept) chats through the gateway unmodified', async () => {
+  const started = await gatewayFor(createModel('scripted:diligent'));
+  gateway = started.gateway;
+  // ollama-python's _parse_host keeps OLLAMA_HOST's path, and its httpx client appends /api/chat to it.
+  const python = `
+import json, os, urllib.request
+host = os.environ["OLLAMA_HOST"].rstrip("/")
+body = json.dumps({"model": "llama3.1", "messages": [{"role": "user", "content": "Upvote the first story."}], "stream": False}).encode()
+answer = json.load(urllib.request.urlopen(urllib.request.Request(host + "/api/chat", body, {"content-type": "application/json"})))
+print(answer["done"], answer["message"]["tool_calls"][0]["function"]["name"])
+`;
+  const { stdout } = await promisify(execFile)('python3', ['-c', python], { env: { PATH: process.env.PATH, OLLAMA_HOST: gateway.endpoint.ollamaHost } });
+  expect(stdout.trim()).toBe('True navigate');
   expect(types(started.events)).toEqual(['model_request', 'model_response']);
 });
 
@@ -378,7 +410,7 @@ test('at the run\'s time limit a call in flight gives way: the agent gets a 503,
   const limit = new AbortController();
   const events: TraceEventBody[] = [];
   gateway = await startGateway({ model: hanging, record: (event) => events.push(event), signal: limit.signal });
-  server.use(http.all(`${gateway.endpoint.ollamaHost}/*`, () => passthrough()));
+  letThrough(gateway);
   const pending = openaiClient(gateway).chat.completions.create({ model: 'x', messages: [{ role: 'user', content: 'Hello' }] }).catch((error: unknown) => error);
   await expect.poll(() => types(events)).toEqual(['model_request']);
   limit.abort(new Error('time limit'));

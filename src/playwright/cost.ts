@@ -8,10 +8,10 @@ import { priceOf, tokensCost } from '../report/cost.ts';
 import { priceTableSchema, type PriceTable } from '../report/types.ts';
 
 /**
- * Prices and the `maxCost` budget. Workers are separate processes, so what a run spent goes into
- * a run-wide ledger: an append-only file in a folder the runner makes before any worker starts
- * (the reporter's onBegin, or sharedBrowser()'s globalSetup), named in an environment variable
- * that every worker inherits.
+ * Prices, the `maxRunCost` cap of one run, and the `maxCost` budget. Workers are separate
+ * processes, so what a run spent goes into a run-wide ledger: an append-only file in a folder the
+ * runner makes before any worker starts (the reporter's onBegin, or sharedBrowser()'s
+ * globalSetup), named in an environment variable that every worker inherits.
  */
 
 /** The prices, keyed by model ids whose provider harness-eval knows: a misspelled provider would price nothing. */
@@ -24,10 +24,11 @@ export const pricesSchema = priceTableSchema.superRefine((prices, check) => {
   }
 });
 
-const costOptionsSchema = z.object({ prices: pricesSchema.optional(), maxCost: z.number().finite().positive('must be more than 0 (USD)').optional() });
+const usdSchema = z.number().finite().positive('must be more than 0 (USD)').optional();
+const costOptionsSchema = z.object({ prices: pricesSchema.optional(), maxCost: usdSchema, maxRunCost: usdSchema });
 
-/** The `prices` and `maxCost` options (`use`), checked: a bad one is one line naming the field. */
-export function parseCostOptions(options: { prices?: unknown; maxCost?: unknown }): z.output<typeof costOptionsSchema> {
+/** The `prices`, `maxCost` and `maxRunCost` options (`use`), checked: a bad one is one line naming the field. */
+export function parseCostOptions(options: { prices?: unknown; maxCost?: unknown; maxRunCost?: unknown }): z.output<typeof costOptionsSchema> {
   return parseInput(costOptionsSchema, options, 'harness-eval options');
 }
 

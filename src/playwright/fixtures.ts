@@ -9,6 +9,7 @@ import { isLayerValue } from '../harness/layer.ts';
 import type { LayerSpec } from '../layers/index.ts';
 import { resolveModelCache, type ModelCacheOptions } from '../models/cassette.ts';
 import { modelId, modelSecrets, modelUnavailable, type ModelSpec } from '../models/registry.ts';
+import { withRunCost } from '../models/spend.ts';
 import { WaitClock } from '../models/waits.ts';
 import { capRunText } from '../report/caps.ts';
 import { runRecordSchema, type PlannedRun, type AttachedRunRecord, type AttachedRunRecordInput, type RunRecord } from '../core/run.ts';
@@ -65,6 +66,12 @@ export interface HarnessOptions {
    * `prices` for every model that runs.
    */
   maxCost: number | undefined;
+  /**
+   * A cap in USD on each run, checked before every model call (the gateway's and the built-in
+   * harness's): a call past it is refused, and the run ends `limit` (incomplete). A call the agent
+   * abandons still counts. Needs `prices` for the model.
+   */
+  maxRunCost: number | undefined;
 }
 
 export const HARNESS_RUN_ATTACHMENT = 'harness-run.json';
@@ -93,7 +100,8 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
   modelCache: [{}, { option: true }],
   prices: [undefined, { option: true }],
   maxCost: [undefined, { option: true }],
-  harness: async ({ agent: agentOption, model, modelName, layers, layerStack, site, harnessScreenshots, modelCache, prices: pricesOption, maxCost: maxCostOption, context }, use, testInfo) => {
+  maxRunCost: [undefined, { option: true }],
+  harness: async ({ agent: agentOption, model, modelName, layers, layerStack, site, harnessScreenshots, modelCache, prices: pricesOption, maxCost: maxCostOption, maxRunCost: maxRunCostOption, context }, use, testInfo) => {
     if (!Array.isArray(layers)) {
       throw new InputError(
         `layers: expected a list of layers, got ${isLayerValue(layers) ? `the layer ${layers.name}` : JSON.stringify(layers)}. Playwright reads a list whose second item is an object (a ['name', options] pair) as [value, options]: write the layers as values (guardrails({ maxIterations: 8 })), or test.use({ layers: [[...your layers], { scope: 'test' }] }).`,
@@ -102,7 +110,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
     const configDir = testInfo.config.configFile ? dirname(testInfo.config.configFile) : testInfo.config.rootDir;
     // Relative to the config file's folder, as Playwright's own paths are.
     const cache = resolveModelCache(modelCache, configDir);
-    const { prices, maxCost } = parseCostOptions({ prices: pricesOption, maxCost: maxCostOption });
+    const { prices, maxCost, maxRunCost } = parseCostOptions({ prices: pricesOption, maxCost: maxCostOption, maxRunCost: maxRunCostOption });
     const unavailable = modelUnavailable(model, process.env, cache.mode);
     testInfo.skip(unavailable !== undefined, unavailable);
     const siteUnavailable = site.unavailable?.();
@@ -110,8 +118,12 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
     if (maxCost !== undefined && runCost(prices, modelId(model), { input: 0, output: 0 }) === undefined) {
       throw new InputError(`maxCost: ${modelId(model)} has no price in prices (a budget counts every run's cost)`);
     }
+    if (maxRunCost !== undefined && runCost(prices, modelId(model), { input: 0, output: 0 }) === undefined) {
+      throw new InputError(`maxRunCost: ${modelId(model)} has no price in prices (the cap counts each call's cost)`);
+    }
     const ledger = maxCost === undefined ? undefined : runLedger();
-    const agent = agentOption ?? builtInHarness(layers);
+    const chosen = agentOption ?? builtInHarness(layers);
+    const agent = maxRunCost === undefined ? chosen : withRunCost(chosen, { maxUsd: maxRunCost, costOf: (tokens) => runCost(prices, modelId(model), tokens)! });
     checkLayersApply(agent, layers);
     const stackLayers = agent.layers ? layersCondition(layers) : undefined;
     // Paths relative to the config's folder: runs made in another clone pool into the same cells.
