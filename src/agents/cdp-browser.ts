@@ -7,7 +7,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium, type BrowserContext } from '@playwright/test';
 import { chromiumLaunchOptions } from '../playwright/chromium.ts';
 import type { Site } from '../core/site.ts';
-import { SANDBOXED_DEVTOOLS_PORT, sandboxedChromium, startupEnv } from './sandbox.ts';
+import { SANDBOXED_DEVTOOLS_PORT, sandboxBase, sandboxedChromium, startupEnv } from './sandbox.ts';
+import type { HostIdentity } from './sandbox-identity.ts';
 
 export interface CdpBrowser {
   /** `http://127.0.0.1:PORT`: what `chromium.connectOverCDP()` and other CDP clients take. */
@@ -16,6 +17,8 @@ export interface CdpBrowser {
   userDataDir: string;
   /** Whether a client has connected, so Chromium was started. */
   readonly launched: boolean;
+  /** Why Chromium could not start, once per client that asked: the run's trace says so. */
+  readonly failures: readonly string[];
   close(): Promise<void>;
 }
 
@@ -25,13 +28,14 @@ export interface CdpBrowser {
  * as the test's own browser does. Chromium starts when a client first connects to `url` (most
  * agents never do: they use HTTP), and the connection is passed through to its DevTools port.
  */
-export async function launchCdpBrowser(site: Pick<Site, 'attach'>, { sandboxed = false }: { sandboxed?: boolean } = {}): Promise<CdpBrowser> {
+export async function launchCdpBrowser(site: Pick<Site, 'attach'>, { identity }: { identity?: HostIdentity } = {}): Promise<CdpBrowser> {
   // Short: Chromium cannot start when its user-data-dir's socket path is too long (a long TMPDIR).
-  const dir = await mkdtemp(join(tmpdir(), 'he-cdp-'));
+  const dir = await mkdtemp(join(identity ? sandboxBase() : tmpdir(), 'he-cdp-'));
   const userDataDir = join(dir, 'profile');
   let started: Promise<{ context: BrowserContext; devtools: () => Socket }> | undefined;
-  const start = () => (started ??= startChromium(dir, userDataDir, site, sandboxed));
+  const start = () => (started ??= startChromium(dir, userDataDir, site, identity));
   const sockets = new Set<Socket>();
+  const failures: string[] = [];
   const server = createServer((client) => {
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
@@ -45,7 +49,11 @@ export async function launchCdpBrowser(site: Pick<Site, 'attach'>, { sandboxed =
         upstream.on('error', () => client.destroy());
         client.on('error', () => upstream.destroy());
       },
-      () => client.destroy(),
+      (error: Error) => {
+        // Said to the client in its own protocol's terms, and kept for the run's trace: never a bare hang-up to guess at.
+        failures.push(error.message.split('\n')[0]!);
+        client.end(`HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\nharness-eval: the run's Chromium did not start: ${failures.at(-1)}\n`);
+      },
     );
   });
   await new Promise<void>((resolve, reject) => {
@@ -58,6 +66,7 @@ export async function launchCdpBrowser(site: Pick<Site, 'attach'>, { sandboxed =
     get launched() {
       return started !== undefined;
     },
+    failures,
     async close() {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));
@@ -73,9 +82,9 @@ export async function launchCdpBrowser(site: Pick<Site, 'attach'>, { sandboxed =
  * all, keys included, and a page can read file:///proc/self/environ. Sandboxed, it runs in
  * bubblewrap (sandbox.ts) and its DevTools port is reached through a Unix socket.
  */
-async function startChromium(dir: string, userDataDir: string, site: Pick<Site, 'attach'>, sandboxed: boolean): Promise<{ context: BrowserContext; devtools: () => Socket }> {
+async function startChromium(dir: string, userDataDir: string, site: Pick<Site, 'attach'>, identity: HostIdentity | undefined): Promise<{ context: BrowserContext; devtools: () => Socket }> {
   const launch = chromiumLaunchOptions();
-  const wrapper = sandboxed ? await sandboxedChromium(launch.executablePath ?? chromium.executablePath(), dir) : undefined;
+  const wrapper = identity ? await sandboxedChromium(launch.executablePath ?? chromium.executablePath(), dir, userDataDir, identity) : undefined;
   const context = await chromium.launchPersistentContext(userDataDir, {
     ...launch,
     ...(wrapper && { executablePath: wrapper.path }),

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { channel } from 'node:diagnostics_channel';
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
+import { lstat, open, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { basename, delimiter, join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -12,7 +13,9 @@ import type { Site } from '../core/site.ts';
 import { launchCdpBrowser, type CdpBrowser } from './cdp-browser.ts';
 import { foreignAgent, readClaim, type ForeignOutcome, type RunEndpoints } from './foreign.ts';
 import { gatewayOptionsSchema } from './gateway.ts';
-import { processExit, sandboxModeSchema, stdioWithoutInherited, sandboxUnavailable, startSandbox, startupEnv, type AgentCommand, type AgentExit, type Sandbox, type SandboxMode, type SandboxStage } from './sandbox.ts';
+import { processExit, sandboxModeSchema, stdioWithoutInherited, sandboxUnavailable, startSandbox, startupEnv, unreachable, type AgentCommand, type AgentExit, type Sandbox, type SandboxMode, type SandboxStage } from './sandbox.ts';
+import { DEFAULT_SANDBOX_LIMITS, sandboxLimitsSchema } from './sandbox-limits.ts';
+import type { Canaries } from './sandbox-mounts.ts';
 import type { Escapes } from '../core/agent.ts';
 import type { ModelWaits } from '../core/model.ts';
 
@@ -40,6 +43,10 @@ export const commandAgentOptionsSchema = z
     sandbox: sandboxModeSchema.default('auto'),
     /** The run's model gateway: `{ maxBodyBytes }`. */
     gateway: gatewayOptionsSchema.optional(),
+    /** What its sandbox may use (processes, memory, files, /tmp…): DEFAULT_SANDBOX_LIMITS where not given. */
+    limits: sandboxLimitsSchema.optional(),
+    /** Secret-looking files in its working folder or above (`.env`, `.npmrc`, `.netrc`…) to leave in its view; every other is masked with a decoy. Paths relative to `cwd`. */
+    expose: z.array(z.string().min(1)).default([]),
   })
   .strict();
 export type CommandAgentOptions = z.input<typeof commandAgentOptionsSchema>;
@@ -89,7 +96,8 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
   // A NUL byte cannot reach a program (node throws a stack at spawn): named here, in one line.
   const nul = command.findIndex((arg) => arg.includes('\0'));
   if (nul !== -1) throw new InputError(`commandAgent() argv[${nul}]: contains a NUL byte`);
-  const { cwd, env, timeoutMs, account, sandbox, gateway, ...named } = parseInput(commandAgentOptionsSchema, options, 'commandAgent() options');
+  const { cwd, env, timeoutMs, account, sandbox, gateway, limits: givenLimits, expose, ...named } = parseInput(commandAgentOptionsSchema, options, 'commandAgent() options');
+  const limits = { ...DEFAULT_SANDBOX_LIMITS, ...givenLimits };
   // A program that is not there is bad input, not a run: named now, and again before each run starts.
   const check = () => findProgram(command[0]!, cwd, env.PATH ?? process.env.PATH);
   check();
@@ -97,14 +105,14 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
   // The environment's names only: its values may be keys, and the condition is written to every report.
   // The folder as a path, however it was written: the fixture records it relative to the config's folder.
   const base = { agent: 'command', argv: command, ...(cwd && { cwd: resolve(cwd) }), ...(timeoutMs && { timeoutMs }), account, ...(Object.keys(env).length > 0 && { envKeys: Object.keys(env).sort() }) };
-  const claimFileOf = (run: AgentRun) => join(run.outputDir, 'agent-claim.json');
+  // In its sandbox's work folder, else its run's: the one folder it may write.
+  const claimFileOf = (run: AgentRun, box: Sandbox | undefined) => join(box?.workDir ?? run.outputDir, 'agent-claim.json');
   const setUp = async (run: AgentRun, endpoints: Promise<RunEndpoints>) => {
     const stages: Partial<Record<CommandStage, number>> = { setUp: performance.now() };
-    const contained = sandboxed(sandbox);
+    const contained = sandboxed(sandbox, resolve(cwd ?? '.'));
     // The sandbox first, before anything is awaited: bwrap, its namespaces and its relay start while the rest of the run is set up and the page opens.
-    // Its work folder is bound as it is at bwrap's start: made before it.
     mkdirSync(run.outputDir, { recursive: true });
-    const box = contained ? startSandbox({ cwd: resolve(cwd ?? '.'), workDir: run.outputDir }) : undefined;
+    const box = contained ? startSandbox({ cwd: resolve(cwd ?? '.'), limits, expose, canaries: makeCanaries() }) : undefined;
     let browser: CdpBrowser | undefined;
     const close = async () => {
       await Promise.allSettled([box?.close(), browser?.close()]);
@@ -112,8 +120,8 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
       if (stagesChannel.hasSubscribers) stagesChannel.publish({ sandboxed: box !== undefined, stages: { ...stages, ...box?.stages } } satisfies CommandAgentStages);
     };
     try {
-      await rm(claimFileOf(run), { force: true });
-      browser = await launchCdpBrowser(run.site, { sandboxed: contained });
+      await rm(claimFileOf(run, box), { force: true });
+      browser = await launchCdpBrowser(run.site, { ...(box && { identity: box.identity }) });
       // The sandbox pipes the run's ports as soon as they are known, while the page opens: its socats start off the run's critical path.
       const { site, model } = await endpoints;
       await box?.forward([site, browser.url, model.baseURL]);
@@ -123,9 +131,9 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
     }
     return { box, browser, close, stages };
   };
-  const agent = foreignAgent({ name, condition: base, account, gateway, issueCredential: true, prepare: check, containment: (site) => containment(sandbox, account, site), setUp }, async (input, run, prepared) => {
+  const agent = foreignAgent({ name, condition: base, account, gateway, issueCredential: true, prepare: check, containment: (site) => containment(sandbox, account, site, resolve(cwd ?? '.')), setUp }, async (input, run, prepared) => {
     const { box, browser, stages } = prepared!;
-    const claimFile = claimFileOf(run);
+    const claimFile = claimFileOf(run, box);
     const harnessEnv: Record<string, string> = {
       HARNESS_TASK: input.task,
       HARNESS_SITE_URL: input.site.url,
@@ -136,55 +144,89 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
       HARNESS_CLAIM_FILE: claimFile,
       ...(input.site.account && { HARNESS_SITE_USERNAME: input.site.account.username, HARNESS_SITE_PASSWORD: input.site.account.password }),
     };
-    const { stdout, stderr, escapes, ...exit } = await runCommand(command, { cwd: resolve(cwd ?? '.'), env: { ...startupEnv(), ...env, ...harnessEnv }, timeoutMs, waits: run.modelWaits, signal: input.signal, sandbox: box, stages });
+    if (box?.orphansKilled) input.trace.record('sandbox orphans killed', { processes: box.orphansKilled });
+    const { stdout, stderr, escapes, claim, ...exit } = await runCommand(command, { cwd: resolve(cwd ?? '.'), env: { ...startupEnv(), ...env, ...harnessEnv }, timeoutMs, waits: run.modelWaits, signal: input.signal, sandbox: box, stages, claimFile });
     input.trace.record('command ended', exit);
+    // What it wrote in its sandbox's work folder outlives the sandbox in its run's folder.
+    await box?.copyOut(run.outputDir);
+    for (const failure of browser.failures) input.trace.record('browser failed to start', { reason: failure });
     const secrets = [...run.secrets, input.model.apiKey];
     await attachOutput(run, 'agent-stdout.txt', stdout, secrets);
     await attachOutput(run, 'agent-stderr.txt', stderr, secrets);
-    return { ...(await outcomeOf(exit, claimFile, timeoutMs)), ...(escapes && { escapes }) };
+    const outcome = outcomeOf(exit, claim, timeoutMs);
+    const hit = escapes?.attempts?.filter((attempt) => attempt.kind === 'limit').map((attempt) => attempt.detail) ?? [];
+    // A limit hit ends the run incomplete, whatever it claimed: the sandbox, not the agent, ended its work.
+    if (hit.length > 0) return { ...(outcome.claim ? { claim: outcome.claim } : { reason: `hit its sandbox's limit: ${hit.join(', ')}` }), stopReason: 'limit', escapes };
+    return { ...outcome, ...(escapes && { escapes }) };
   });
   // What runs includes where it runs: a sandbox can change what an agent manages (no network but the run's, no writes outside its folder).
-  return Object.defineProperty(agent, 'condition', { get: () => ({ ...base, sandbox: sandboxed(sandbox) ? 'bwrap' : 'none' }) });
+  return Object.defineProperty(agent, 'condition', { get: () => ({ ...base, sandbox: sandboxed(sandbox, resolve(cwd ?? '.')) ? 'bwrap' : 'none' }) });
 }
 
-/** Whether this process runs command agents sandboxed: never with `none`, else where bwrap works. */
-function sandboxed(mode: SandboxMode): boolean {
-  return mode !== 'none' && sandboxUnavailable() === undefined;
+/** Whether this process runs command agents from `cwd` sandboxed: never with `none`, else where bwrap works and reaches it. */
+function sandboxed(mode: SandboxMode, cwd: string): boolean {
+  return mode !== 'none' && sandboxUnavailable() === undefined && unreachable(cwd, '') === undefined;
 }
 
 /** How a run of the command is contained on `site`, checked before it starts: an InputError when it cannot run as asked. */
-function containment(mode: SandboxMode, account: boolean, site: Site): Containment {
+function containment(mode: SandboxMode, account: boolean, site: Site, cwd: string): Containment {
   if (account && !site.issueCredential) {
     throw new InputError(`commandAgent() account: ${site.name} cannot make a login for one run, and a command agent is never given the site's own password (use a function agent for trusted code)`);
   }
   if (mode === 'none') return { contained: false, reason: "not contained: commandAgent's sandbox is 'none'" };
-  const unavailable = sandboxUnavailable();
-  if (unavailable === undefined) return { contained: true, reason: 'contained: a bubblewrap sandbox (its own PID, user, mount and network namespaces; only the run\u2019s endpoints on its loopback)' };
+  const unavailable = sandboxUnavailable() ?? unreachable(cwd, 'its working folder');
+  if (unavailable === undefined) return { contained: true, reason: `contained: a bubblewrap sandbox (${identityWords()}; its own PID, user, mount and network namespaces; a seccomp filter; limits; only the run\u2019s endpoints on its loopback)` };
   if (mode === 'required') throw new InputError(`commandAgent() sandbox 'required': ${unavailable}`);
   return { contained: false, reason: `not contained: ${unavailable}` };
 }
 
+/** Who the agent is on the host, in the containment's words: as root, a uid of its run's own; else the test user, whose readable files it can read. */
+function identityWords(): string {
+  return process.getuid?.() === 0 ? 'a uid of its run\u2019s own, not root' : `the test user\u2019s uid ${process.getuid?.()}: what that user can read outside its masked secret files, it can read`;
+}
+
+/** A key and a password no one uses, planted where secrets are kept by convention: one that reaches the gateway, the site or an artifact was looked for. */
+function makeCanaries(): Canaries {
+  return { apiKey: `sk-proj-${randomBytes(24).toString('base64url')}`, password: randomBytes(12).toString('base64url') };
+}
+
 /** How a command ended: by itself (its exit code or signal), or killed at a time limit. */
 type Exit = { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null } | { kind: 'killed'; by: 'timeoutMs' | 'signal' } | { kind: 'unstarted'; message: string };
-type Ended = Exit & { stdout: Output; stderr: Output; escapes?: Escapes };
+type Ended = Exit & { stdout: Output; stderr: Output; escapes?: Escapes; claim: ClaimRead };
 
-async function outcomeOf(ended: Exit, claimFile: string, timeoutMs: number | undefined): Promise<ForeignOutcome> {
+/** The claim file as it was when the main process ended: its bytes, or why there were none to read. */
+type ClaimRead = { kind: 'read'; bytes: Buffer; size: number; mtimeMs: number } | { kind: 'missing' } | { kind: 'notAFile' };
+
+async function readClaimFile(claimFile: string): Promise<ClaimRead> {
+  const read = await readCapped(claimFile, CLAIM_FILE_CAP_BYTES).catch((error: NodeJS.ErrnoException) => (error instanceof NotAFile || error.code === 'ELOOP' ? error : undefined));
+  if (read instanceof Error) return { kind: 'notAFile' };
+  return read === undefined ? { kind: 'missing' } : { kind: 'read', ...read };
+}
+
+/** Whether the claim file is other than it was read: written, made or removed since. */
+async function claimChanged(claimFile: string, claim: ClaimRead): Promise<boolean> {
+  const now = await lstat(claimFile).catch(() => undefined);
+  if (claim.kind === 'missing') return now !== undefined;
+  if (claim.kind === 'notAFile') return now === undefined || now.isFile();
+  return now === undefined || now.mtimeMs !== claim.mtimeMs || now.size !== claim.size;
+}
+
+function outcomeOf(ended: Exit, claim: ClaimRead, timeoutMs: number | undefined): ForeignOutcome {
   // Not there, or not executable (gone since the check before the run): bad input, never a run.
   if (ended.kind === 'unstarted') throw new InputError(`commandAgent: ${ended.message}`);
   if (ended.kind === 'killed') {
     const reason = ended.by === 'timeoutMs' ? `killed at its time limit (${timeoutMs} ms)` : 'killed at the run’s time limit';
     return { reason, stopReason: 'timeout' };
   }
-  const read = await readCapped(claimFile, CLAIM_FILE_CAP_BYTES).catch((error: NodeJS.ErrnoException) => (error instanceof NotAFile || error.code === 'ELOOP' ? error : undefined));
-  if (read instanceof Error) return { reason: 'the claim file is not a regular file (a link or a pipe): not read' };
-  if (read === undefined) {
+  if (claim.kind === 'notAFile') return { reason: 'the claim file is not a regular file (a link or a pipe): not read' };
+  if (claim.kind === 'missing') {
     if (ended.code === 0) return { reason: 'wrote no claim file' };
     const how = ended.signal ? `was killed by ${ended.signal}` : `exited with code ${ended.code}`;
     return { reason: `${how} and wrote no claim file`, stopReason: 'error' };
   }
-  if (read.size > CLAIM_FILE_CAP_BYTES) return { reason: `the claim file is ${read.size} bytes, past the cap of ${CLAIM_FILE_CAP_BYTES}: only its first ${CLAIM_FILE_CAP_BYTES} were read, and they are no claim` };
+  if (claim.size > CLAIM_FILE_CAP_BYTES) return { reason: `the claim file is ${claim.size} bytes, past the cap of ${CLAIM_FILE_CAP_BYTES}: only its first ${CLAIM_FILE_CAP_BYTES} were read, and they are no claim` };
   // A byte-order mark (as some editors and Windows tools write) is not part of the JSON.
-  const text = read.bytes.toString('utf8').replace(/^\uFEFF/, '');
+  const text = claim.bytes.toString('utf8').replace(/^\uFEFF/, '');
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -205,15 +247,15 @@ export const CLAIM_FILE_CAP_BYTES = 1024 * 1024;
  * outside its sandbox: a link (to another process's environ, another run's files) or a pipe (that
  * would never end) is refused, never followed.
  */
-async function readCapped(file: string, cap: number): Promise<{ bytes: Buffer; size: number }> {
+async function readCapped(file: string, cap: number): Promise<{ bytes: Buffer; size: number; mtimeMs: number }> {
   const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) throw new NotAFile();
-    const { size } = stat;
+    const { size, mtimeMs } = stat;
     const bytes = Buffer.alloc(Math.min(size, cap));
     const { bytesRead } = await handle.read(bytes, 0, bytes.length, 0);
-    return { bytes: bytes.subarray(0, bytesRead), size };
+    return { bytes: bytes.subarray(0, bytesRead), size, mtimeMs };
   } finally {
     await handle.close();
   }
@@ -230,17 +272,19 @@ interface RunOptions {
   sandbox?: Sandbox;
   /** Where the run's stages are marked. */
   stages: Partial<Record<CommandStage, number>>;
+  /** Where it writes its claim: read once, when its main process ends. */
+  claimFile: string;
 }
 
 /** A started command, sandboxed or in its own process group: how to end it, and what it left. */
 interface Launched {
   child: ChildProcess;
-  /** How its main process ended; in a sandbox, before what it left is killed. */
-  ended: Promise<Exit>;
+  /** Settles when its main process ended (in a sandbox, before what it left is killed), or it could not start. */
+  ended: Promise<void>;
+  /** Once it ended: ends what it left, and answers how its main process ended, with what a sandbox saw it try. */
+  finish(): Promise<{ exit: Exit; escapes?: Escapes }>;
   terminate(): void;
   kill(): void;
-  /** What the sandbox saw it try; undefined without one. */
-  escapes(): Escapes | undefined;
 }
 
 /**
@@ -248,7 +292,7 @@ interface Launched {
  * SIGTERM, then SIGKILL. When it ends by itself, what it left running is killed too: nothing of
  * it outlives the run.
  */
-async function runCommand(argv: string[], { cwd, env, timeoutMs, waits, signal, sandbox, stages }: RunOptions): Promise<Ended> {
+async function runCommand(argv: string[], { cwd, env, timeoutMs, waits, signal, sandbox, stages, claimFile }: RunOptions): Promise<Ended> {
   const started = Date.now();
   stages.launched = performance.now();
   const launched = sandbox ? launchSandboxed(sandbox, { argv, env }) : launchInGroup(argv, cwd, env);
@@ -276,44 +320,52 @@ async function runCommand(argv: string[], { cwd, env, timeoutMs, waits, signal, 
   const onAbort = () => stop('signal');
   if (signal.aborted) onAbort();
   else signal.addEventListener('abort', onAbort, { once: true });
-  const exit = await launched.ended;
+  await launched.ended;
   stages.exited = performance.now();
   finished = true;
   clearTimeout(timer);
   signal.removeEventListener('abort', onAbort);
-  // Counted before the kill: what is still running once its main process ended.
-  const escapes = killedBy ? undefined : launched.escapes();
-  launched.kill();
+  // Read once, as the main process left it: what a process it left writes later is not its claim.
+  const claim = await readClaimFile(claimFile);
+  const { exit, escapes } = await launched.finish();
   stages.killed = performance.now();
+  if (escapes && (await claimChanged(claimFile, claim))) escapes.attempts = [...(escapes.attempts ?? []), { kind: 'claim', detail: 'the claim file was written after its main process ended' }];
   // Everything is gone: the pipes close at once, unless something outside still holds them.
   await Promise.race([Promise.all([stdout.closed, stderr.closed]), sleep(DRAIN_MS)]);
   stages.drained = performance.now();
   child.stdout!.destroy();
   child.stderr!.destroy();
-  return { ...(killedBy ? { kind: 'killed', by: killedBy } : exit), stdout: stdout.output(), stderr: stderr.output(), ...(escapes && { escapes }) };
+  return { ...(killedBy ? { kind: 'killed', by: killedBy } : exit), stdout: stdout.output(), stderr: stderr.output(), claim, ...(escapes && { escapes }) };
 }
 
 /** The command in its own process group: ending the group ends what it started, unless it left the group (setsid). */
 function launchInGroup(argv: string[], cwd: string, env: Record<string, string>): Launched {
   const child = spawn(argv[0]!, argv.slice(1), { cwd, env, detached: true, stdio: stdioWithoutInherited(['ignore', 'pipe', 'pipe']) });
+  const exited = processExit(child).then(toExit(argv[0]!));
   return {
     child,
-    ended: processExit(child).then(toExit(argv[0]!)),
+    ended: exited.then(() => undefined),
+    async finish() {
+      killGroup(child, 'SIGKILL');
+      return { exit: await exited };
+    },
     terminate: () => killGroup(child, 'SIGTERM'),
     kill: () => killGroup(child, 'SIGKILL'),
-    escapes: () => undefined,
   };
 }
 
-/** The command in its sandbox: its main process's end as the relay reports it, or bwrap's own if the sandbox ended first. */
+/** The command in its sandbox: its main process's end in bwrap's word, what it left counted from outside. */
 function launchSandboxed(sandbox: Sandbox, command: AgentCommand): Launched {
   sandbox.start(command);
   return {
     child: sandbox.child,
-    ended: Promise.race([sandbox.agentExit.then(toExit(command.argv[0]!)), sandbox.sandboxExit.then(toExit('bwrap'))]),
+    ended: sandbox.mainEnded,
+    async finish() {
+      const { exit, escapes } = await sandbox.finish();
+      return { exit: toExit(command.argv[0]!)(exit), escapes };
+    },
     terminate: sandbox.terminate,
     kill: sandbox.kill,
-    escapes: () => ({ processesLeft: sandbox.processesLeft() }),
   };
 }
 

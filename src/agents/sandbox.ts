@@ -1,21 +1,32 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { chmodSync, closeSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFile, lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { constants as osConstants, tmpdir } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
-import type { Escapes } from '../core/agent.ts';
+import type { EscapeAttempt, Escapes } from '../core/agent.ts';
+import { asIdentity, identityUnavailable, prlimitPath, reapOrphans, runIdentity, toolPath, type HostIdentity } from './sandbox-identity.ts';
+import { DEFAULT_SANDBOX_LIMITS, folderUsage, rlimits, tmpfsFull, WORK_DIR_ENTRIES, type SandboxLimits } from './sandbox-limits.ts';
+import { closedFolder, decoyText, mountArgs, secretFiles, type Canaries } from './sandbox-mounts.ts';
+import { seccompFilter } from './seccomp.ts';
 
 export type { Escapes };
 
 /**
- * The sandbox a command agent runs in: bubblewrap (bwrap), on Linux. The agent gets its own user,
- * PID, mount, IPC, UTS, cgroup and network namespaces, so it sees no process outside its run and
- * can signal none; the filesystem is read-only but for its work folder and a private /tmp; its
- * network is a loopback of its own where socat (started by the sandbox's first process, a small
- * sh relay) answers on the ports of the run's URLs only, each piped through a Unix socket to the
- * real port outside.
+ * The sandbox a command agent runs in: bubblewrap (bwrap), on Linux, in layers, outermost first:
+ * - a host identity of its own (sandbox-identity.ts): as root, a uid per run set by setpriv;
+ * - limits (sandbox-limits.ts): rlimits set by prlimit, tmpfs sizes, its work folder measured;
+ * - its own user, PID, mount, IPC, UTS, cgroup and network namespaces, with no new user namespace
+ *   inside (--disable-userns): it sees no process outside its run and can signal none;
+ * - a filesystem read-only but for its work folder, its temporary folders empty and private
+ *   whatever the layout, secret files masked with decoys (sandbox-mounts.ts);
+ * - a seccomp filter (seccomp.ts): no ptrace, no pidfd_getfd, no mounts or namespaces;
+ * - a network that is a loopback of its own where socat (started by the sandbox's first process,
+ *   a small sh relay) answers on the ports of the run's URLs only, each piped through a Unix
+ *   socket to the real port outside.
+ * How its main process ended is bwrap's word (--json-status-fd), read outside the sandbox; what it
+ * left is counted from outside, and the whole sandbox is torn down from outside.
  */
 
 /** `auto`: sandboxed where bwrap works, else run uncontained and say so; `required`: refuse to run uncontained; `none`: never sandboxed. */
@@ -26,41 +37,26 @@ export type SandboxMode = z.infer<typeof sandboxModeSchema>;
 const bwrapPath = () => process.env.HARNESS_BWRAP || 'bwrap';
 
 /** The socat the relays pipe ports with: HARNESS_SOCAT (tests point it at a missing path), else the first on PATH. */
-const socatPath = (): string | undefined => process.env.HARNESS_SOCAT || (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'socat')).find(isExecutable);
-
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
+const socatPath = () => toolPath('socat', process.env.HARNESS_SOCAT);
 
 /** The agent's user inside: nobody, with no capabilities. */
 const NOBODY = '65534';
 
 /**
  * Namespaces and isolation every sandbox gets; the probe runs with the same, so a kernel that
- * refuses one is found before a run. /tmp, the temporary folder and /run are empty: a Unix socket
- * is reached by its path whatever the network namespace, and other runs' (their relays', their
- * Chromiums' DevTools) live there.
+ * refuses one is found before a run. The filter is read from descriptor `seccompFd`.
  */
-const isolation = () => [
+const isolation = (seccompFd: number) => [
   '--unshare-all',
   '--unshare-user',
+  '--disable-userns',
   '--uid', NOBODY,
   '--gid', NOBODY,
   '--cap-drop', 'ALL',
   // No terminal to inject keystrokes into (TIOCSTI), and no way to outlive the worker.
   '--new-session',
   '--die-with-parent',
-  '--ro-bind', '/', '/',
-  '--dev', '/dev',
-  '--proc', '/proc',
-  '--tmpfs', '/tmp',
-  ...(resolve(tmpdir()) === '/tmp' ? [] : ['--tmpfs', resolve(tmpdir())]),
-  '--tmpfs', '/run',
+  '--seccomp', String(seccompFd),
   '--clearenv',
 ];
 
@@ -74,26 +70,36 @@ export function startupEnv(): Record<string, string> {
 
 const probes = new Map<string, string | undefined>();
 
-/** Why no sandbox can run here (not Linux, no bwrap or socat, bwrap fails its probe), or undefined: probed once per bwrap and socat. */
+/** Why no sandbox can run here (not Linux; no bwrap, socat, prlimit, setpriv or seccomp filter; bwrap fails its probe), or undefined: probed once per set of tools. */
 export function sandboxUnavailable(): string | undefined {
   if (process.platform !== 'linux') return `bubblewrap runs on Linux only (this is ${process.platform})`;
-  const [bwrap, socat] = [bwrapPath(), socatPath()];
-  const key = `${bwrap}\0${socat}`;
-  if (!probes.has(key)) probes.set(key, probe(bwrap, socat));
+  const key = [bwrapPath(), socatPath(), prlimitPath(), process.env.HARNESS_SETPRIV, process.env.HARNESS_SECCOMP_PYTHON].join('\0');
+  if (!probes.has(key)) probes.set(key, probe());
   return probes.get(key);
 }
 
-/** Runs socat in a sandbox made as every sandbox is: a kernel that refuses a namespace, or a socat the sandbox cannot run, is found before a run. */
-function probe(bwrap: string, socat: string | undefined): string | undefined {
+/** Runs socat in a sandbox made as every sandbox is, as a run's identity, limited and filtered: a kernel or a tool that refuses any part is found before a run. */
+function probe(): string | undefined {
+  const bwrap = bwrapPath();
+  if (process.env.HARNESS_BWRAP ? !isExecutableFile(bwrap) : toolPath('bwrap', undefined) === undefined) return process.env.HARNESS_BWRAP ? `no usable bubblewrap (${bwrap}: ENOENT)` : 'no bwrap on PATH (Debian package bubblewrap)';
+  const socat = socatPath();
   if (socat === undefined) return 'no socat on PATH (the sandbox pipes the run\u2019s ports with it: Debian package socat)';
-  try {
-    accessSync(socat, constants.X_OK);
-  } catch (error) {
-    return `no usable socat (${socat}: ${(error as NodeJS.ErrnoException).code})`;
-  }
-  const run = spawnSync(bwrap, [...isolation(), '--', socat, '-V'], { encoding: 'utf8', timeout: 10_000 });
-  const why = run.error ? `${bwrap}: ${(run.error as NodeJS.ErrnoException).code ?? run.error.message}` : run.status !== 0 ? `${bwrap} failed its probe: ${run.stderr.trim().split('\n')[0]}` : undefined;
+  if (process.env.HARNESS_SOCAT && !isExecutableFile(socat)) return `no usable socat (${socat}: ENOENT)`;
+  if (prlimitPath() === undefined) return 'no prlimit on PATH (the sandbox sets its limits with it: Debian package util-linux)';
+  const identityProblem = identityUnavailable();
+  if (identityProblem) return identityProblem;
+  const filter = seccompFilter();
+  if ('error' in filter) return filter.error;
+  const identity = runIdentity();
+  const argv = [...rlimits(DEFAULT_SANDBOX_LIMITS, identity), ...asIdentity(identity), bwrap, ...isolation(3), ...mountArgs({ shown: [], decoys: [], own: [], tmpBytes: 1024 * 1024, shmBytes: 1024 * 1024 }), '--', socat, '-V'];
+  const fd = openSync(filter.path, 'r');
+  const run = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe', fd] });
+  const why = run.error ? `${bwrap}: ${(run.error as NodeJS.ErrnoException).code ?? run.error.message}` : run.status !== 0 ? `${bwrap} failed its probe: ${run.stderr.trim().split('\n').at(-1)}` : undefined;
   return why && `no usable bubblewrap (${why})`;
+}
+
+function isExecutableFile(file: string): boolean {
+  return statSync(file, { throwIfNoEntry: false })?.isFile() === true;
 }
 
 /** O_CLOEXEC, as /proc/<pid>/fdinfo's octal `flags` show it. */
@@ -108,7 +114,7 @@ type Stdio = 'ignore' | 'pipe';
  * others), and through bwrap the agent, which could write to it. Node can map a child's
  * descriptor, not close it: /dev/null is what the child gets there.
  */
-export function stdioWithoutInherited(stdio: readonly Stdio[]): Array<Stdio | number> {
+export function stdioWithoutInherited(stdio: ReadonlyArray<Stdio | number>): Array<Stdio | number> {
   const mapped = inheritedDescriptors().filter((fd) => fd >= stdio.length);
   if (mapped.length === 0) return [...stdio];
   devNull ??= openSync('/dev/null', 'r');
@@ -138,7 +144,7 @@ function closesOnExec(fd: number): boolean {
   return flags === undefined || (parseInt(flags, 8) & O_CLOEXEC) !== 0;
 }
 
-/** How a process ended (the agent's, as the relay saw it; bwrap's); `error`, spawn's message (`spawn x ENOENT`), when it could not start. */
+/** How a process ended (the agent's main process, in bwrap's word; bwrap's); `error`, spawn's message (`spawn x ENOENT`), when it could not start. */
 export type AgentExit = { code: number | null; signal: NodeJS.Signals | null; error?: undefined } | { error: string };
 
 /** How `child` ends: listened for from its spawn, so an end before anyone asks is not missed. */
@@ -153,8 +159,12 @@ export function processExit(child: ChildProcess): Promise<AgentExit> {
 export interface SandboxOptions {
   /** Where the agent runs: bound read-only, as the rest of the filesystem. */
   cwd: string;
-  /** The one folder it may write (its claim goes there); its HOME. */
-  workDir: string;
+  /** Its limits: DEFAULT_SANDBOX_LIMITS where not given. */
+  limits?: Partial<SandboxLimits>;
+  /** Decoy values for the secret files it finds masked: a key and a password no one uses. */
+  canaries?: Canaries;
+  /** Secret-looking files (`.env`…) to leave in view, as paths relative to `cwd`. */
+  expose?: readonly string[];
 }
 
 /** What the relay starts in the sandbox, once the run's endpoints are up. */
@@ -168,21 +178,37 @@ export interface AgentCommand {
 /** A sandbox's stages, as reached: bwrap spawned, its relay up, the ports handed over, the agent starting (every port listens), its first connection out, its end, bwrap's end. */
 export type SandboxStage = 'spawned' | 'relayUp' | 'forwarded' | 'starting' | 'connected' | 'agentExited' | 'sandboxExited';
 
+/** How a sandboxed agent ended, as seen from outside. */
+export interface SandboxEnd {
+  /** How its main process ended, in bwrap's word; `error` when it could not start. */
+  exit: AgentExit;
+  /** What it left running (counted before the sandbox ended), and what else it tried. */
+  escapes: Escapes;
+}
+
 export interface Sandbox {
   /** bwrap: its stdout and stderr are the agent's. */
   child: ChildProcess;
+  /** The host uid and gid its processes hold. */
+  identity: HostIdentity;
+  /** The one folder the agent may write (its claim goes there); its HOME. Its identity's own, removed by `close()`. */
+  workDir: string;
+  /** Once it ended: copies what the agent left in its work folder to `destination` (folders and regular files only, up to its size limit). */
+  copyOut(destination: string): Promise<void>;
+  /** Processes of runs whose worker died, killed as this sandbox started. */
+  orphansKilled: number;
   /** When each stage was reached (performance.now()): what bench:sandbox breaks a run down by. */
   stages: Readonly<Partial<Record<SandboxStage, number>>>;
   /** Pipes the run's endpoints: the only TCP ports the agent reaches, at the same port numbers on its own 127.0.0.1. Once, before `start`. */
   forward(urls: readonly string[]): Promise<void>;
   /** Hands the command to the relay, which starts it once every forwarded port listens: once. */
   start(command: AgentCommand): void;
-  /** Settles when the agent's main process ended (the relay says so), or never when the sandbox ends first. */
-  agentExit: Promise<AgentExit>;
+  /** Settles when the agent's main process ended (the relay says so, and from outside the relay has no child left but its socats), or the sandbox ended. */
+  mainEnded: Promise<void>;
+  /** Once the main process ended: counts what it left, ends the sandbox and answers how the main process ended, in bwrap's word, with what the agent tried. */
+  finish(): Promise<SandboxEnd>;
   /** Settles when bwrap ended, or could not start: the sandbox, and everything in it, is gone. */
   sandboxExit: Promise<AgentExit>;
-  /** How many processes run in the sandbox other than its init, the relay and the socats: the agent's. */
-  processesLeft(): number;
   /** SIGTERM to every agent process: a moment to flush. */
   terminate(): void;
   /** Ends the sandbox: SIGKILL to bwrap; its init dies with it (--die-with-parent), and with the init the whole PID namespace. */
@@ -194,25 +220,25 @@ export interface Sandbox {
 /**
  * The relay: the sandbox's first process, a POSIX sh (dash on Debian: it starts in a millisecond,
  * where a Node relay took tens of CPU milliseconds per run). It starts before the run's endpoints
- * are up, in the socket folder `dir`, and reads lines of sh from its fd 3, the control channel: a
- * socket pair with the worker, which no other process can open (not by path, not through
- * /proc/<pid>/fd). The worker sends, once the endpoints are up (while the page still opens), then
- * once the agent's command is known:
+ * are up, in its socket folder, and reads lines of sh from its fd 3, the control channel: a socket
+ * pair with the worker, which no other process can open (not by path, not through /proc/<pid>/fd,
+ * and the filter refuses pidfd_getfd and ptrace). The worker sends, once the endpoints are up
+ * (while the page still opens), then once the agent's command is known:
  *
  *   listen <port>…          one socat per port: 127.0.0.1:<port> inside, piped to the Unix socket
- *                           s<port> in `dir`; answers `socats <pid>…` (as pids in the sandbox) at once
+ *                           s<port> in its folder; answers `socats <pid>…` (as pids in the sandbox)
  *   export NAME='value' …   the agent's whole environment (the relay's own is empty)
  *   start <cwd> <argv>…     once every port listens (by then they do: the socats had the page's
- *                           opening to bind, so the relay polls nothing while the page opens; it
- *                           checks once, and waits only if they still bind), answers `starting` and
- *                           runs the agent in `cwd`, stdin /dev/null, stdout and stderr bwrap's, fd 3
- *                           closed; answers `unstarted <status>` when it could not start (sh's 127:
- *                           not found, 126: not executable) and then `exited <status>` (sh's: 128+n
- *                           for signal n), and waits: what the agent left is counted from outside
- *                           before the sandbox is killed
+ *                           opening to bind), answers `starting` and runs the agent in `cwd`, stdin
+ *                           /dev/null, stdout and stderr bwrap's, fd 3 closed; answers `unstarted
+ *                           <status>` when it could not start (sh's 127: not found, 126: not
+ *                           executable), then `exited`, and waits for a line: what the agent left is
+ *                           counted from outside meanwhile. Then it exits with the agent's status
+ *                           (sh's: 128+n for signal n), which bwrap reports outside (--json-status-fd).
  *
  * Values are single-quoted, their newlines written as "$nl": one line per command. The relay says
- * `up` first: that line and `starting` mark two of its stages (`Sandbox.stages`).
+ * `up` first: that line and `starting` mark two of its stages (`Sandbox.stages`). Every line after
+ * `starting` may come from the agent, were it to reach fd 3: the worker takes none as the truth.
  */
 const RELAY = `
 nl='
@@ -255,19 +281,20 @@ start() {
   done
   echo starting >&3
   (trap - $signals; trap 'echo "unstarted $?" >&3' EXIT; cd "$1" && unset PWD OLDPWD && shift && exec "$@" </dev/null 3>&-)
-  echo "exited $?" >&3
+  status=$?
+  echo exited >&3
   read -r _ <&3
-  exit
+  exit $status
 }
 while IFS= read -r line <&3; do eval "$line"; done
 `;
 
-/** The bwrap argv for one sandbox: isolation, `cwd` read-only, the work folder writable, the socket folder read-only; the relay as its command, in the socket folder. */
-export function bwrapArgv({ cwd, workDir }: SandboxOptions, socketDir: string): string[] {
-  // `cwd` again, in case it is in a temporary folder the sandbox empties; its work folder after it, in case it is inside `cwd`.
-  // --info-fd: bwrap says its init's pid there (the sandbox's processes are counted in that init's /proc).
-  return [bwrapPath(), ...isolation(), '--ro-bind', cwd, cwd, '--bind', workDir, workDir, '--ro-bind', socketDir, socketDir, '--chdir', socketDir, '--info-fd', '4', '--', '/bin/sh', '-c', RELAY, 'harness-eval-relay', socatPath()!];
-}
+/** The longest line the worker takes on the control channel: the relay's are a few words; past it is a flood. */
+const CONTROL_LINE_BYTES = 4096;
+/** How often the work folder, the process count and the tmpfs mounts are measured while the agent runs. */
+const WATCH_MS = 500;
+/** After the relay is told to go, how long bwrap may take to report and end before it is killed. */
+const END_MS = 2_000;
 
 /** The distinct TCP ports of the run's URLs (each on 127.0.0.1). */
 function portsOf(urls: readonly string[]): number[] {
@@ -283,13 +310,62 @@ function shellStatus(status: number): AgentExit {
   return signal ? { code: null, signal } : { code: status, signal: null };
 }
 
+/** What bwrap writes to its --json-status-fd, a document a line: its init's pid first, the main process's exit code when it ended. */
+const statusSchema = z.union([z.object({ 'child-pid': z.number().int().positive() }), z.object({ 'exit-code': z.number().int() })]);
+
+/**
+ * Where a run's own folders go (its sockets, its work folder, its Chromium's profile): the
+ * temporary folder, unless a run's uid cannot pass through it (a root's home), then /tmp. Each
+ * sandbox masks both.
+ */
+export function sandboxBase(): string {
+  return closedFolder(tmpdir(), -1) === undefined ? tmpdir() : '/tmp';
+}
+
+/**
+ * Why a sandbox's uid cannot reach `path`, or undefined. bwrap binds by path, as the run's uid:
+ * where a folder above it is closed to other users (mode 0700), nothing below it can be shown.
+ */
+export function unreachable(path: string, what: string): string | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const folder = closedFolder(path, -1);
+  return folder && `${what} ${path} is in ${folder}, which only its owner may enter (mode ${(statSync(folder).mode & 0o777).toString(8)}): the sandbox's own uid cannot reach it (give the folder o+x, or run the tests as a non-root user)`;
+}
+
+/** Makes `path` the identity's own, readable by it alone; a folder with what it holds (an earlier run's files in a folder runs share), never following a link. */
+function own(path: string, identity: HostIdentity, mode = 0o700): void {
+  if (identity.own) {
+    lchownSync(path, identity.uid, identity.gid);
+    if (lstatSync(path).isDirectory()) for (const entry of readdirSync(path, { recursive: true })) lchownSync(join(path, String(entry)), identity.uid, identity.gid);
+  }
+  chmodSync(path, mode);
+}
+
 /**
  * Starts a sandbox: bwrap and its relay, which wait on the control channel for the agent's command
  * (`start`). Each run has its own: one sandbox never runs two agents.
  */
 export function startSandbox(options: SandboxOptions): Sandbox {
+  const limits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
+  const identity = runIdentity();
+  const orphansKilled = reapOrphans();
+  const filter = seccompFilter();
+  if ('error' in filter) throw new Error(filter.error);
   // Short: a Unix socket's path is limited to 108 bytes. Made at once, with no await: bwrap starts before the worker turns to anything else (the page's opening).
-  const socketDir = mkdtempSync(join(tmpdir(), 'he-sbx-'));
+  // Its parent only to pass through; its socket folder the run's own, so another run's agent (another uid) cannot name a socket in it.
+  const runDir = mkdtempSync(join(sandboxBase(), 'he-sbx-'));
+  chmodSync(runDir, 0o711);
+  const [socketDir, workDir] = [join(runDir, 'net'), join(runDir, 'work')];
+  for (const folder of [socketDir, workDir]) {
+    mkdirSync(folder);
+    own(folder, identity);
+  }
+  const decoys = options.canaries ? secretFiles(options.cwd, options.expose) : [];
+  const decoyFiles = decoys.map((decoy, i) => {
+    const file = join(runDir, `decoy-${i}`);
+    writeFileSync(file, decoyText(decoy.kind, options.canaries!), { mode: 0o644 });
+    return { path: decoy.path, file };
+  });
   const sockets = new Set<Socket>();
   const track = (socket: Socket) => {
     sockets.add(socket);
@@ -299,66 +375,146 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   const listen = async (name: string, onConnection: (socket: Socket) => void) => {
     const server = createServer((socket) => (track(socket), onConnection(socket)));
     servers.push(server);
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(join(socketDir, name), resolve));
+    const path = join(socketDir, name);
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(path, resolve));
+    own(path, identity);
   };
-  let reported: (exit: AgentExit) => void;
-  const agentExit = new Promise<AgentExit>((resolve) => (reported = resolve));
+  const attempts: EscapeAttempt[] = [];
+  const attempt = (kind: EscapeAttempt['kind'], detail: string) => {
+    if (!attempts.some((seen) => seen.kind === kind && seen.detail === detail)) attempts.push({ kind, detail });
+  };
   let program = '';
-  // The relay's socats (pids in the sandbox): the network's, not the agent's.
+  // The relay's socats (pids in the sandbox): the network's, not the agent's; said before the agent started.
   let listeners = new Set<number>();
   const stages: Partial<Record<SandboxStage, number>> = {};
   const reach = (stage: SandboxStage) => void (stages[stage] ??= performance.now());
-  const [bwrap, ...args] = bwrapArgv(options, socketDir);
-  // bwrap's own environment is empty: its init stays in the sandbox as pid 1, and /proc/1/environ would show the worker's keys.
-  const child = spawn(bwrap!, args, { detached: true, env: {}, stdio: stdioWithoutInherited(['ignore', 'pipe', 'pipe', 'pipe', 'pipe']) });
+  const argv = [
+    ...rlimits(limits, identity),
+    ...asIdentity(identity),
+    bwrapPath(),
+    ...isolation(5),
+    ...mountArgs({ shown: [options.cwd], decoys: decoyFiles, workDir, own: [socketDir], tmpBytes: limits.tmpBytes, shmBytes: limits.shmBytes }),
+    '--chdir', socketDir,
+    '--json-status-fd', '4',
+    '--', '/bin/sh', '-c', RELAY, 'harness-eval-relay', socatPath()!,
+  ];
+  const filterFd = openSync(filter.path, 'r');
+  // Its own environment is empty: bwrap's init stays in the sandbox as pid 1, and /proc/1/environ would show the worker's keys.
+  const child = spawn(argv[0]!, argv.slice(1), { detached: true, env: {}, stdio: stdioWithoutInherited(['ignore', 'pipe', 'pipe', 'pipe', 'pipe', filterFd]) });
+  closeSync(filterFd);
   reach('spawned');
-  // The sandbox's init (pid 1 inside), as a pid outside: its root's /proc is the sandbox's own.
+  // The sandbox's init (pid 1 inside), as a pid outside: its root's /proc is the sandbox's own. And the main process's exit code, once it ended.
   let initPid: number | undefined;
-  let info = '';
+  let exitCode: number | undefined;
+  let status = '';
   (child.stdio[4] as Socket)
     .setEncoding('utf8')
-    .on('data', (chunk: string) => void (info += chunk))
-    .on('end', () => void (initPid = infoSchema.safeParse(safeJson(info)).data?.['child-pid']))
-    .on('error', () => undefined);
-  const control = child.stdio[3] as Socket;
-  // A sandbox killed while a command is written to it must not throw in the worker.
-  control.on('error', () => control.destroy());
-  let text = '';
-  control.setEncoding('utf8').on('data', (chunk: string) => {
-    text += chunk;
-    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n')) {
-      const [kind, ...numbers] = text.slice(0, end).split(' ');
-      text = text.slice(end + 1);
-      if (kind === 'up') reach('relayUp');
-      if (kind === 'socats') listeners = new Set(numbers.map(Number));
-      if (kind === 'starting') reach('starting');
-      if (kind === 'unstarted') reported({ error: `spawn ${program} ${numbers[0] === '127' ? 'ENOENT' : 'EACCES'}` });
-      if (kind === 'exited') {
-        reach('agentExited');
-        reported(shellStatus(Number(numbers[0])));
+    .on('data', (chunk: string) => {
+      status += chunk;
+      for (let end = status.indexOf('\n'); end !== -1; end = status.indexOf('\n')) {
+        const parsed = statusSchema.safeParse(safeJson(status.slice(0, end))).data;
+        status = status.slice(end + 1);
+        if (parsed && 'child-pid' in parsed) initPid = parsed['child-pid'];
+        if (parsed && 'exit-code' in parsed) exitCode = parsed['exit-code'];
       }
-    }
-  });
+    })
+    .on('end', () => {
+      const parsed = statusSchema.safeParse(safeJson(status)).data;
+      if (parsed && 'exit-code' in parsed) exitCode = parsed['exit-code'];
+    })
+    .on('error', () => undefined);
+  const statusEnded = new Promise<void>((resolve) => (child.stdio[4] as Socket).once('close', () => resolve()));
   // Listened for at once: the sandbox may end before its agent is started.
   const sandboxExit = processExit(child);
   void sandboxExit.then(() => reach('sandboxExited'));
   // As pids outside, to signal them: the machine's whole /proc is read.
   const processes = () => (child.pid === undefined ? [] : descendants('/proc', child.pid, (pid) => listeners.has(namespacePid(pid))).filter((pid) => namespacePid(pid) > 2));
-  // Counted where the run's end waits on it, in the sandbox's own /proc: a few entries where the machine's has hundreds, its pids the namespace's.
-  // No mount the agent can make (nobody, no capability) changes what its init's root shows; without the init's pid, the machine's /proc.
+  /** The sandbox's own /proc, seen from outside: a few entries where the machine's has hundreds, its pids the namespace's. */
+  const sandboxProc = () => (initPid === undefined ? undefined : `/proc/${initPid}/root/proc`);
   const processesLeft = () => {
-    if (initPid === undefined) return processes().length;
+    const proc = sandboxProc();
+    if (proc === undefined) return processes().length;
     try {
-      return descendants(`/proc/${initPid}/root/proc`, 1, (pid) => listeners.has(pid)).filter((pid) => pid > 2).length;
+      return descendants(proc, 1, (pid) => listeners.has(pid)).filter((pid) => pid > 2).length;
     } catch {
-      // The sandbox ended meanwhile, and everything in it.
-      return processes().length;
+      return processes().length; // the sandbox ended meanwhile, and everything in it
+    }
+  };
+  /** Whether the relay still has a child other than its socats: the agent's main process. */
+  const mainRuns = () => {
+    const proc = sandboxProc();
+    if (proc === undefined) return false;
+    try {
+      return descendants(proc, 2, (pid) => listeners.has(pid), 1).length > 0;
+    } catch {
+      return false;
     }
   };
   // Node's own kill: it signals nothing once bwrap has ended, when its pid may be another process's.
   const kill = () => void child.kill('SIGKILL');
+  const check = () => {
+    const usage = folderUsage(workDir, WORK_DIR_ENTRIES);
+    if (usage.entries > WORK_DIR_ENTRIES) attempt('limit', `work folder entries (${WORK_DIR_ENTRIES})`);
+    if (usage.bytes > limits.workDirBytes) attempt('limit', `work folder size (${limits.workDirBytes} bytes)`);
+    if (attempts.some(({ kind, detail }) => kind === 'limit' && detail.startsWith('work folder'))) kill();
+    const proc = sandboxProc();
+    if (proc === undefined) return;
+    try {
+      if (identity.own && tasks(proc) >= limits.processes) attempt('limit', `processes (${limits.processes})`);
+    } catch {
+      return; // the sandbox ended meanwhile: what it held went with it
+    }
+    if (tmpfsFull(`/proc/${initPid}/root/tmp`)) attempt('limit', `/tmp size (${limits.tmpBytes} bytes)`);
+    if (tmpfsFull(`/proc/${initPid}/root/dev/shm`)) attempt('limit', `/dev/shm size (${limits.shmBytes} bytes)`);
+  };
+  let watch: ReturnType<typeof setInterval> | undefined;
+  let started = false;
+  let signalMainEnded: () => void;
+  const mainEnded = new Promise<void>((resolve) => (signalMainEnded = resolve));
+  void sandboxExit.then(() => signalMainEnded());
+  let unstarted: number | undefined;
+  const control = child.stdio[3] as Socket;
+  // A sandbox killed while a command is written to it must not throw in the worker.
+  control.on('error', () => control.destroy());
+  let line = '';
+  const onLine = (text: string) => {
+    const [kind, ...words] = text.split(' ');
+    if (!started) {
+      if (kind === 'up') reach('relayUp');
+      if (kind === 'socats') listeners = new Set(words.map(Number));
+      if (kind === 'starting') {
+        started = true;
+        reach('starting');
+        watch = setInterval(check, WATCH_MS).unref();
+      }
+      return;
+    }
+    // From here on the agent runs: a line is a cue to look from outside, never the truth.
+    if (kind === 'unstarted' && words.length === 1 && /^\d+$/.test(words[0]!)) unstarted ??= Number(words[0]);
+    else if (kind === 'exited' && words.length === 0 && !mainRuns()) {
+      reach('agentExited');
+      signalMainEnded();
+    } else attempt('control', `a line on the relay's control channel it never writes: ${JSON.stringify(text.slice(0, 80))}`);
+  };
+  control.setEncoding('utf8').on('data', (chunk: string) => {
+    let start = 0;
+    for (let end = chunk.indexOf('\n'); end !== -1; start = end + 1, end = chunk.indexOf('\n', start)) {
+      onLine(line + chunk.slice(start, end));
+      line = '';
+    }
+    line += chunk.slice(start);
+    if (line.length > CONTROL_LINE_BYTES) {
+      attempt('control', `a line of more than ${CONTROL_LINE_BYTES} bytes on the relay's control channel`);
+      control.destroy();
+      kill();
+    }
+  });
+  void mainEnded.then(() => clearInterval(watch));
   return {
     child,
+    identity,
+    workDir,
+    orphansKilled,
     stages,
     async forward(urls) {
       const ports = portsOf(urls);
@@ -379,22 +535,59 @@ export function startSandbox(options: SandboxOptions): Sandbox {
     },
     start({ argv, env }) {
       program = argv[0]!;
-      const exports = Object.entries({ ...env, HOME: options.workDir, TMPDIR: '/tmp' }).map(([name, value]) => `${name}=${relayWord(value)}`);
+      const exports = Object.entries({ ...env, HOME: workDir, TMPDIR: '/tmp' }).map(([name, value]) => `${name}=${relayWord(value)}`);
       control.write(`export ${exports.join(' ')}\nstart ${[options.cwd, ...argv].map(relayWord).join(' ')}\n`);
     },
-    agentExit,
+    mainEnded,
+    async finish() {
+      check();
+      const left = processesLeft();
+      // The relay goes, and bwrap's init with it: the PID namespace ends, and everything the agent left in it.
+      control.write('end\n');
+      const ended = await Promise.race([Promise.all([sandboxExit, statusEnded]).then(() => true), sleep(END_MS).then(() => false)]);
+      if (!ended) kill();
+      const exit: AgentExit =
+        exitCode === undefined ? { code: null, signal: 'SIGKILL' } : unstarted !== undefined && unstarted === exitCode ? { error: `spawn ${program} ${unstarted === 127 ? 'ENOENT' : 'EACCES'}` } : shellStatus(exitCode);
+      if (exit.error === undefined && exit.signal === 'SIGXFSZ') attempt('limit', `file size (${limits.fileBytes} bytes)`);
+      return { exit, escapes: { processesLeft: left, attempts: [...attempts] } };
+    },
     sandboxExit,
-    processesLeft,
+    copyOut: (destination) => copyFolder(workDir, destination, limits.workDirBytes),
     terminate: () => processes().forEach((pid) => signal(pid, 'SIGTERM')),
     kill,
     async close() {
+      clearInterval(watch);
       kill();
       control.destroy();
       for (const socket of sockets) socket.destroy();
       await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-      await rm(socketDir, { recursive: true, force: true });
+      await rm(runDir, { recursive: true, force: true });
     },
   };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/**
+ * Copies the folders and regular files under `from` to `to`, never following a link (the agent
+ * made them: a link could name any file the worker can read), up to `maxBytes` in all.
+ */
+async function copyFolder(from: string, to: string, maxBytes: number): Promise<void> {
+  let left = maxBytes;
+  const walk = async (source: string, target: string) => {
+    await mkdir(target, { recursive: true });
+    for (const entry of await readdir(source, { withFileTypes: true }).catch(() => [])) {
+      const [next, into] = [join(source, entry.name), join(target, entry.name)];
+      if (entry.isDirectory()) await walk(next, into);
+      else if (entry.isFile() && (await lstat(next)).size <= left) {
+        left -= (await lstat(next)).size;
+        await copyFile(next, into);
+      }
+    }
+  };
+  await walk(from, to);
 }
 
 function signal(pid: number, name: NodeJS.Signals): void {
@@ -405,8 +598,18 @@ function signal(pid: number, name: NodeJS.Signals): void {
   }
 }
 
-/** Every live process under `root` (by parent pid, from `<proc>/*\/stat`), zombies left out (they run no more), and none of `pruned`'s subtrees. */
-function descendants(proc: string, root: number, pruned: (pid: number) => boolean): number[] {
+/** Processes and threads in a sandbox's /proc: what its process limit counts. */
+function tasks(proc: string): number {
+  let count = 0;
+  for (const entry of readdirSync(proc)) {
+    if (!/^\d+$/.test(entry)) continue;
+    count += Number(readProc(`${proc}/${entry}/status`)?.match(/^Threads:\s+(\d+)/m)?.[1] ?? 0);
+  }
+  return count;
+}
+
+/** Every live process under `root` (by parent pid, from `<proc>/*\/stat`), zombies left out (they run no more), and none of `pruned`'s subtrees; `depth` generations at most. */
+function descendants(proc: string, root: number, pruned: (pid: number) => boolean, depth = Infinity): number[] {
   const children = new Map<number, number[]>();
   for (const entry of readdirSync(proc)) {
     if (!/^\d+$/.test(entry)) continue;
@@ -418,8 +621,8 @@ function descendants(proc: string, root: number, pruned: (pid: number) => boolea
     children.set(Number(ppid), [...siblings, Number(entry)]);
   }
   const found: number[] = [];
-  const walk = (pid: number) => (children.get(pid) ?? []).filter((child) => !pruned(child)).forEach((child) => (found.push(child), walk(child)));
-  walk(root);
+  const walk = (pid: number, left: number) => left > 0 && (children.get(pid) ?? []).filter((child) => !pruned(child)).forEach((child) => (found.push(child), walk(child, left - 1)));
+  walk(root, depth);
   return found;
 }
 
@@ -428,9 +631,6 @@ function namespacePid(pid: number): number {
   const line = readProc(`/proc/${pid}/status`)?.match(/^NSpid:\s+(.*)$/m)?.[1];
   return Number(line?.trim().split(/\s+/).at(-1) ?? 0);
 }
-
-/** What bwrap writes to its --info-fd (more than this). */
-const infoSchema = z.object({ 'child-pid': z.number().int().positive() });
 
 function safeJson(text: string): unknown {
   try {
@@ -451,21 +651,41 @@ function readProc(path: string): string | undefined {
 /** Chromium's DevTools port inside its sandbox: the network namespace is its own, so a fixed port is free. */
 export const SANDBOXED_DEVTOOLS_PORT = 9222;
 
+/** A sandboxed Chromium's limits: an agent's, but for its memory per process (a renderer's heap may be large), and a larger /dev/shm, where it keeps its frames. */
+const CHROMIUM_LIMITS: SandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, memoryBytes: Infinity, fileBytes: 64 * 1024 * 1024, shmBytes: 256 * 1024 * 1024 };
+
 /**
  * A shell script for Playwright's `executablePath` that runs Chromium in a sandbox of its own:
- * the same isolation as an agent's (its /proc shows its own processes only, so file:///proc/...
- * shows no key), `dir` (its profile) writable, and no network at all: the site reaches it through
- * Playwright's routing, over the pipe Playwright launched it with. Its DevTools port is reached
- * through the Unix socket `<dir>/devtools`, which socat pipes to it. Written into `dir`; answers the script's path.
+ * the same layers as an agent's, as the run's identity (`identity`), so file:///proc/... shows no
+ * key and file:// no private file; `dir` (its profile) writable, and no network at all: the site
+ * reaches it through Playwright's routing, over the pipe Playwright launched it with. Its DevTools
+ * port is reached through the Unix socket `<dir>/devtools`, which socat pipes to it. Written into
+ * `dir`, its profile `profile` made in it; answers the script's path.
  */
-export async function sandboxedChromium(executable: string, dir: string): Promise<{ path: string; devtoolsSocket: string }> {
+export async function sandboxedChromium(executable: string, dir: string, profile: string, identity: HostIdentity): Promise<{ path: string; devtoolsSocket: string }> {
+  const filter = seccompFilter();
+  if ('error' in filter) throw new Error(filter.error);
+  const problem = unreachable(executable, 'Chromium');
+  if (problem) throw new Error(problem);
+  own(dir, identity);
+  mkdirSync(profile, { recursive: true });
+  own(profile, identity);
   const devtoolsSocket = join(dir, 'devtools');
-  const bwrap = [bwrapPath(), ...isolation(), '--tmpfs', '/dev/shm', '--bind', dir, dir, '--setenv', 'HOME', dir, '--setenv', 'PATH', process.env.PATH ?? '/usr/bin:/bin'];
+  const bwrap = [
+    ...rlimits(CHROMIUM_LIMITS, identity),
+    ...asIdentity(identity),
+    bwrapPath(),
+    ...isolation(5),
+    ...mountArgs({ shown: [dirname(executable)], decoys: [], workDir: dir, own: [], tmpBytes: CHROMIUM_LIMITS.tmpBytes, shmBytes: CHROMIUM_LIMITS.shmBytes }),
+    '--setenv', 'HOME', dir,
+    '--setenv', 'PATH', process.env.PATH ?? '/usr/bin:/bin',
+  ];
   // socat in the background (in `dir`: a relative path needs no quoting in its address), then Chromium in its place with Playwright's arguments (and its pipe, fds 3 and 4).
   const relay = `(cd "$1" && exec "$0" UNIX-LISTEN:devtools,fork TCP:127.0.0.1:${SANDBOXED_DEVTOOLS_PORT},nodelay </dev/null 3>&- 4>&-) & shift; exec "$@"`;
   const inner = ['/bin/sh', '-c', relay, socatPath()!, dir, executable];
   const path = join(dir, 'chromium');
-  await writeFile(path, `#!/bin/sh\nexec ${[...bwrap, '--', ...inner].map(shellQuote).join(' ')} "$@"\n`, { mode: 0o755 });
+  // Descriptors 3 and 4 are Playwright's pipe to Chromium: the filter goes above them.
+  await writeFile(path, `#!/bin/sh\nexec ${[...bwrap, '--', ...inner].map(shellQuote).join(' ')} "$@" 5<${shellQuote(filter.path)}\n`, { mode: 0o755 });
   return { path, devtoolsSocket };
 }
 

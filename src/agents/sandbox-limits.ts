@@ -1,0 +1,93 @@
+import { lstatSync, readdirSync, statfsSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { HostIdentity } from './sandbox-identity.ts';
+import { prlimitPath } from './sandbox-identity.ts';
+
+/**
+ * What one sandbox may use, each with a default a laptop survives. The kernel enforces the rlimits
+ * (prlimit) and the tmpfs sizes (bwrap --size); the work folder, which is bound from the host, is
+ * measured from outside while the agent runs, and the run is ended when it is past its size.
+ */
+export const sandboxLimitsSchema = z
+  .object({
+    /** Processes and threads at once. Per run where it has a uid of its own (the tests run as root); else not set, since the kernel would count every process of the worker's user. */
+    processes: z.int().positive(),
+    /** Memory each process may allocate (its data: heap and private mappings, RLIMIT_DATA), in bytes: an allocation past it fails. Not its address space, which WebAssembly and V8 reserve by the gigabyte without using. */
+    memoryBytes: z.int().positive(),
+    /** Open descriptors of each process. */
+    openFiles: z.int().positive(),
+    /** The largest file it may write, in bytes: a write past it fails (SIGXFSZ). */
+    fileBytes: z.int().positive(),
+    /** Its private /tmp (and the temporary folder), in bytes. */
+    tmpBytes: z.int().positive(),
+    /** Its /dev/shm, in bytes. */
+    shmBytes: z.int().positive(),
+    /** Its work folder (HOME, where it writes its claim), in bytes, and at most 10,000 entries. */
+    workDirBytes: z.int().positive(),
+  })
+  .partial()
+  .strict();
+export type SandboxLimits = Required<z.infer<typeof sandboxLimitsSchema>>;
+
+const MB = 1024 * 1024;
+export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
+  processes: 256,
+  memoryBytes: 2048 * MB,
+  openFiles: 1024,
+  fileBytes: 256 * MB,
+  tmpBytes: 256 * MB,
+  shmBytes: 64 * MB,
+  workDirBytes: 256 * MB,
+};
+
+/** The most entries the work folder may hold: each is measured every poll. */
+export const WORK_DIR_ENTRIES = 10_000;
+
+/** prlimit's arguments for `limits`: every limit soft and hard, so the agent cannot raise one back; no core dumps. */
+export function rlimits(limits: SandboxLimits, identity: HostIdentity): string[] {
+  const both = (value: number) => `${value}:${value}`;
+  return [
+    prlimitPath()!,
+    ...(identity.own ? [`--nproc=${both(limits.processes)}`] : []),
+    ...(Number.isFinite(limits.memoryBytes) ? [`--data=${both(limits.memoryBytes)}`] : []),
+    `--nofile=${both(limits.openFiles)}`,
+    `--fsize=${both(limits.fileBytes)}`,
+    '--core=0:0',
+    '--',
+  ];
+}
+
+/** The bytes and entries under `dir` (not following links), counting at most `maxEntries`. */
+export function folderUsage(dir: string, maxEntries = WORK_DIR_ENTRIES): { bytes: number; entries: number } {
+  let bytes = 0;
+  let entries = 0;
+  const walk = (path: string) => {
+    let names: string[];
+    try {
+      names = readdirSync(path);
+    } catch {
+      return; // gone, or not a folder any more
+    }
+    for (const name of names) {
+      if (++entries > maxEntries) return;
+      const stat = lstatSync(join(path, name), { throwIfNoEntry: false });
+      if (!stat) continue;
+      // Blocks, not the size: a sparse file claims what it does not hold.
+      bytes += stat.blocks * 512;
+      if (stat.isDirectory()) walk(join(path, name));
+    }
+  };
+  walk(dir);
+  return { bytes, entries };
+}
+
+/** Whether the tmpfs at `path` is full (less than a page free), or undefined when it cannot be read (the sandbox ended). */
+export function tmpfsFull(path: string): boolean | undefined {
+  try {
+    const stat = statfsSync(path);
+    return stat.bavail * stat.bsize < 4096;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,141 @@
+import { lstatSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+
+/**
+ * What a sandbox sees of the filesystem: the host read-only; the temporary folders (where every
+ * run keeps its sockets) as empty tmpfs mounts, laid again after every bind that could bring them
+ * back (a working folder that contains the temporary folder, as CI's layout has it, or is `/`);
+ * files that hold secrets by convention masked with decoys; its own folders last.
+ */
+
+/** Files that hold secrets by convention, in the working folder and each folder above it. */
+const SECRET_FILES = /^(\.env(\..+)?|\.npmrc|\.netrc|\.git-credentials|\.pypirc|\.yarnrc\.yml|\.pgpass)$/;
+
+/** Folders every sandbox empties: the system's temporary folders and this process's own. */
+export function maskedFolders(): string[] {
+  const folders = [...new Set(['/tmp', resolve(tmpdir()), '/run', '/dev/shm'])];
+  // One inside another is masked with it.
+  return folders.filter((folder) => !folders.some((other) => other !== folder && inside(folder, other)));
+}
+
+/** Whether `path` is `folder` or under it. */
+export function inside(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return rel === '' || (!rel.startsWith('..') && !rel.startsWith(sep) && rel !== '..');
+}
+
+/** A decoy file and where it is bound over a real one. */
+export interface Decoy {
+  /** The real file's path, as the sandbox names it. */
+  path: string;
+  /** Which convention: what the decoy's text looks like. */
+  kind: 'env' | 'npmrc' | 'netrc' | 'git' | 'other';
+}
+
+/**
+ * The secret-looking files in `cwd` and the folders above it, and `.git/config` beside them, but
+ * for `expose` (paths the user listed, as they are or relative to `cwd`).
+ */
+export function secretFiles(cwd: string, expose: readonly string[] = []): Decoy[] {
+  const exposed = new Set(expose.map((path) => resolve(cwd, path)));
+  const found: Decoy[] = [];
+  for (let folder = resolve(cwd); ; folder = dirname(folder)) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(folder);
+    } catch {
+      // unreadable: nothing in it is read by the agent either
+    }
+    for (const name of names) {
+      if (SECRET_FILES.test(name)) found.push({ path: join(folder, name), kind: kindOf(name) });
+      if (name === '.git') found.push({ path: join(folder, '.git', 'config'), kind: 'git' });
+    }
+    if (folder === dirname(folder)) break;
+  }
+  return found.filter(({ path }) => !exposed.has(path) && lstatSync(path, { throwIfNoEntry: false })?.isFile());
+}
+
+function kindOf(name: string): Decoy['kind'] {
+  if (name.startsWith('.env')) return 'env';
+  if (name === '.npmrc') return 'npmrc';
+  if (name === '.netrc') return 'netrc';
+  if (name === '.git-credentials') return 'git';
+  return 'other';
+}
+
+/** Decoy values planted in the masked files: when one reaches the gateway, the site or an artifact, the agent went looking for keys. */
+export interface Canaries {
+  apiKey: string;
+  password: string;
+}
+
+/** A decoy's text: what such a file holds, with the canaries where its secrets would be. */
+export function decoyText(kind: Decoy['kind'], { apiKey, password }: Canaries): string {
+  switch (kind) {
+    case 'env':
+      return `OPENAI_API_KEY=${apiKey}\nANTHROPIC_API_KEY=${apiKey}\nSITE_PASSWORD=${password}\n`;
+    case 'npmrc':
+      return `//registry.npmjs.org/:_authToken=${apiKey}\n`;
+    case 'netrc':
+      return `default login agent password ${password}\n`;
+    case 'git':
+      return `[credential]\n\thelper = store\n[remote "origin"]\n\turl = https://agent:${password}@git.invalid/repo.git\n`;
+    case 'other':
+      return `password=${password}\ntoken=${apiKey}\n`;
+  }
+}
+
+export interface MountPlan {
+  /** Paths the agent needs to see read-only (its working folder; Chromium's program), even inside a masked folder. */
+  shown: readonly string[];
+  /** Masks over secret files: bind the decoy file at `path`. */
+  decoys: ReadonlyArray<{ path: string; file: string }>;
+  /** Its only writable folder. */
+  workDir?: string;
+  /** Read-only folders of its run's own (its sockets), bound last. */
+  own: readonly string[];
+  tmpBytes: number;
+  shmBytes: number;
+}
+
+/**
+ * bwrap's mount arguments, in order: the host read-only; every masked folder empty; what must be
+ * shown bound again; the masked folders that a shown path brought back, masked again; decoys; the
+ * run's own folders last, so no bind before them can hide them or bring another run back.
+ */
+export function mountArgs(plan: MountPlan): string[] {
+  const masked = maskedFolders();
+  const tmpfs = (folder: string) => ['--perms', folder === '/run' ? '0755' : '1777', '--size', String(folder === '/dev/shm' ? plan.shmBytes : plan.tmpBytes), '--tmpfs', folder];
+  const shown = plan.shown.filter((path) => path === '/' || masked.some((folder) => inside(path, folder)));
+  const remasked = masked.filter((folder) => shown.some((path) => inside(folder, path) && folder !== path));
+  return [
+    '--ro-bind', '/', '/',
+    '--dev', '/dev',
+    '--proc', '/proc',
+    ...masked.flatMap(tmpfs),
+    ...shown.flatMap((path) => ['--ro-bind', path, path]),
+    ...remasked.flatMap(tmpfs),
+    ...plan.decoys.flatMap(({ path, file }) => ['--ro-bind', file, path]),
+    ...(plan.workDir ? ['--bind', plan.workDir, plan.workDir] : []),
+    ...plan.own.flatMap((path) => ['--ro-bind', path, path]),
+  ];
+}
+
+/**
+ * The topmost folder above `path` (or `path` itself) that `uid` cannot pass through, by its mode
+ * bits (a folder of root's at 0700, a mkdtemp folder); undefined when it passes through all. A
+ * uid of -1 is any user but the folder's owner.
+ */
+export function closedFolder(path: string, uid: number): string | undefined {
+  const chain: string[] = [];
+  for (let folder = resolve(path); ; folder = dirname(folder)) {
+    chain.unshift(folder);
+    if (folder === dirname(folder)) break;
+  }
+  return chain.find((folder) => {
+    const stat = statSync(folder, { throwIfNoEntry: false });
+    if (!stat?.isDirectory()) return false;
+    return (stat.mode & 0o001) === 0 && !(stat.uid === uid && (stat.mode & 0o100) !== 0);
+  });
+}
