@@ -95,9 +95,14 @@ test('the packed tarball, installed in a fresh project, runs the README quick st
     // The installed CLI runs the compiled JavaScript: no TypeScript loader at run time.
     const compared = await ok('npx harness-eval report --baseline reports/summary.json reports/summary.json', project);
     expect(compared).toContain('upvote-first-post');
-    // The postinstall never fails a user's install: with no Chromium it says so and exits 0.
-    const postinstall = await ok('CHROMIUM_PATH=/nowhere/chromium npm rebuild harness-eval --foreground-scripts 2>&1', project);
-    expect(postinstall).toContain('harness-eval: CHROMIUM_PATH: no file at /nowhere/chromium');
+    // The postinstall never fails a user's install: with no Chromium and no bubblewrap it says so, a line each, and exits 0.
+    const postinstall = await ok('CHROMIUM_PATH=/nowhere/chromium HARNESS_BWRAP=/nowhere/bwrap HARNESS_EVAL_NO_APT=1 npm rebuild harness-eval --foreground-scripts 2>&1', project);
+    expect(postinstall).toContain('harness-eval: missing Chromium, for the browser every run drives: CHROMIUM_PATH: no file at /nowhere/chromium;');
+    expect(postinstall).toContain('harness-eval: missing bubblewrap (bwrap), for the command agents\u2019 sandbox: HARNESS_BWRAP=/nowhere/bwrap is not an executable file;');
+    // The installed CLI's doctor says the same, and that the sandbox cannot be required.
+    const doctor = await shell('HARNESS_BWRAP=/nowhere/bwrap npx harness-eval doctor', project);
+    expect(doctor.stdout).toMatch(/^bubblewrap: +missing \(HARNESS_BWRAP=\/nowhere\/bwrap/m);
+    expect(doctor.code).toBe(1);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
