@@ -187,6 +187,15 @@ test.describe('spend integrity', () => {
     expect(types(events)).toEqual(['model_request', 'model_response']);
   });
 
+  test('calls hung up on stay in flight and count against maxConnections: one more is refused, so their prompts cannot pile up', async () => {
+    const provider = await heldProvider();
+    const { gateway, events, ask } = await started(provider.model, { maxConnections: 2 });
+    for (let call = 0; call < 2; call++) await abandon(gateway, `call ${call}`, provider.received);
+    expect(await ask().catch((error: unknown) => error)).toMatchObject({ status: 429, error: { code: 'gateway_limit', message: expect.stringContaining('gateway connections (2) (maxConnections)') } });
+    expect(requestsOf(events)).toBe(2);
+    expect(gateway.limitHit()).toBe('gateway connections (2)');
+  });
+
   test('maxRunCost: once the run has spent its cap, the gateway refuses the next call naming it', async () => {
     const spend = new RunSpend({ maxUsd: 0.001, costOf: (tokens) => ((tokens.input ?? 0) + (tokens.output ?? 0)) / 1000 });
     const { gateway, events, ask } = await started(spendCapped(createModel('scripted:diligent'), spend));

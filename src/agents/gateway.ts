@@ -43,9 +43,9 @@ export const gatewayOptionsSchema = z
     maxBodyBytes: z.int().positive(),
     /** Calls forwarded to the model in the run (default 500). */
     maxCalls: z.int().positive(),
-    /** Tokens in and out over the run's calls (default 2,000,000). */
+    /** Tokens in and out over the run's calls (default 5,000,000: a long run of 100 calls at 40,000 tokens is 4,000,000). */
     maxTokens: z.int().positive(),
-    /** Connections open at once (default 16): one more is closed at once, never queued. */
+    /** Connections open at once, and calls in flight (default 16): one more connection is closed at once, never queued; one more call is refused. */
     maxConnections: z.int().positive(),
     /** Request bytes being read across all connections at once (default 16 MB): what held-open bodies can make the worker hold. */
     maxBytesInFlight: z.int().positive(),
@@ -60,7 +60,7 @@ export const DEFAULT_GATEWAY_LIMITS: GatewayLimits = {
   // Screenshots sent as data URLs make requests large; a runaway agent's are larger still.
   maxBodyBytes: 4 * 1024 * 1024,
   maxCalls: 500,
-  maxTokens: 2_000_000,
+  maxTokens: 5_000_000,
   maxConnections: 16,
   maxBytesInFlight: 16 * 1024 * 1024,
 };
@@ -173,6 +173,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   function refusal(): LimitReached | undefined {
     const over = (detail: string, option: string) => new LimitReached(429, detail, `the run's gateway limit is reached: ${detail} (${option})`);
     if (calls >= limits.maxCalls) return over(`gateway calls (${limits.maxCalls})`, 'maxCalls');
+    // A call the agent hung up on stays in flight, its prompt held: they count as its connections.
+    if (pending.size >= limits.maxConnections) return over(`gateway connections (${limits.maxConnections})`, 'maxConnections');
     if (metered >= limits.maxTokens) return over(`gateway tokens (${limits.maxTokens})`, 'maxTokens');
     const cost = spend?.check();
     if (cost !== undefined) return over(cost, 'maxRunCost');
