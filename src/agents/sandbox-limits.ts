@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, statfsSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, statfsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { HostIdentity } from './sandbox-identity.ts';
@@ -58,10 +58,11 @@ export function rlimits(limits: SandboxLimits, identity: HostIdentity): string[]
   ];
 }
 
-/** The bytes and entries under `dir` (not following links), counting at most `maxEntries`. */
-export function folderUsage(dir: string, maxEntries = WORK_DIR_ENTRIES): { bytes: number; entries: number } {
+/** The bytes and entries under `dir` (not following links), counting at most `maxEntries`, and its largest file's size. */
+export function folderUsage(dir: string, maxEntries = WORK_DIR_ENTRIES): { bytes: number; entries: number; largest: number } {
   let bytes = 0;
   let entries = 0;
+  let largest = 0;
   const walk = (path: string) => {
     let names: string[];
     try {
@@ -75,11 +76,27 @@ export function folderUsage(dir: string, maxEntries = WORK_DIR_ENTRIES): { bytes
       if (!stat) continue;
       // Blocks, not the size: a sparse file claims what it does not hold.
       bytes += stat.blocks * 512;
+      if (stat.isFile()) largest = Math.max(largest, stat.size);
       if (stat.isDirectory()) walk(join(path, name));
     }
   };
   walk(dir);
-  return { bytes, entries };
+  return { bytes, entries, largest };
+}
+
+/** Processes and threads of `uid` on the whole machine (what RLIMIT_NPROC counts: the sandbox's, bwrap's outside it, its Chromium's). */
+export function tasksOf(uid: number): number {
+  let count = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (statSync(`/proc/${entry}`).uid !== uid) continue;
+      count += Number(readFileSync(`/proc/${entry}/status`, 'utf8').match(/^Threads:\s+(\d+)/m)?.[1] ?? 0);
+    } catch {
+      // ended while we looked
+    }
+  }
+  return count;
 }
 
 /** Whether the tmpfs at `path` is full (less than a page free), or undefined when it cannot be read (the sandbox ended). */

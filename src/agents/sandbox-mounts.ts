@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import type { Canaries } from './foreign.ts';
 
 /**
  * What a sandbox sees of the filesystem: the host read-only; the temporary folders (where every
@@ -62,12 +63,6 @@ function kindOf(name: string): Decoy['kind'] {
   if (name === '.netrc') return 'netrc';
   if (name === '.git-credentials') return 'git';
   return 'other';
-}
-
-/** Decoy values planted in the masked files: when one reaches the gateway, the site or an artifact, the agent went looking for keys. */
-export interface Canaries {
-  apiKey: string;
-  password: string;
 }
 
 /** A decoy's text: what such a file holds, with the canaries where its secrets would be. */

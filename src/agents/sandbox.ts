@@ -7,8 +7,9 @@ import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { EscapeAttempt, Escapes } from '../core/agent.ts';
 import { asIdentity, identityUnavailable, prlimitPath, reapOrphans, runIdentity, toolPath, type HostIdentity } from './sandbox-identity.ts';
-import { DEFAULT_SANDBOX_LIMITS, folderUsage, rlimits, tmpfsFull, WORK_DIR_ENTRIES, type SandboxLimits } from './sandbox-limits.ts';
-import { closedFolder, decoyText, mountArgs, secretFiles, type Canaries } from './sandbox-mounts.ts';
+import { DEFAULT_SANDBOX_LIMITS, folderUsage, rlimits, tasksOf, tmpfsFull, WORK_DIR_ENTRIES, type SandboxLimits } from './sandbox-limits.ts';
+import type { Canaries } from './foreign.ts';
+import { closedFolder, decoyText, mountArgs, secretFiles } from './sandbox-mounts.ts';
 import { seccompFilter } from './seccomp.ts';
 
 export type { Escapes };
@@ -232,8 +233,9 @@ export interface Sandbox {
  *                           opening to bind), answers `starting` and runs the agent in `cwd`, stdin
  *                           /dev/null, stdout and stderr bwrap's, fd 3 closed; answers `unstarted
  *                           <status>` when it could not start (sh's 127: not found, 126: not
- *                           executable), then `exited`, and waits for a line: what the agent left is
- *                           counted from outside meanwhile. Then it exits with the agent's status
+ *                           executable), stops every process the agent left (SIGSTOP), then says
+ *                           `exited`, and waits for a line: what the agent left is counted from
+ *                           outside meanwhile. Then it exits with the agent's status
  *                           (sh's: 128+n for signal n), which bwrap reports outside (--json-status-fd).
  *
  * Values are single-quoted, their newlines written as "$nl": one line per command. The relay says
@@ -282,6 +284,8 @@ start() {
   echo starting >&3
   (trap - $signals; trap 'echo "unstarted $?" >&3' EXIT; cd "$1" && unset PWD OLDPWD && shift && exec "$@" </dev/null 3>&-)
   status=$?
+  # What the agent left stops where it is, at once: its claim stays as its main process left it.
+  kill -STOP -1 2>/dev/null
   echo exited >&3
   read -r _ <&3
   exit $status
@@ -456,11 +460,14 @@ export function startSandbox(options: SandboxOptions): Sandbox {
     const usage = folderUsage(workDir, WORK_DIR_ENTRIES);
     if (usage.entries > WORK_DIR_ENTRIES) attempt('limit', `work folder entries (${WORK_DIR_ENTRIES})`);
     if (usage.bytes > limits.workDirBytes) attempt('limit', `work folder size (${limits.workDirBytes} bytes)`);
+    // A write past the file size fails (EFBIG; SIGXFSZ for a program that does not ignore it, as Python does): the file stops at the limit.
+    if (usage.largest >= limits.fileBytes) attempt('limit', `file size (${limits.fileBytes} bytes)`);
     if (attempts.some(({ kind, detail }) => kind === 'limit' && detail.startsWith('work folder'))) kill();
     const proc = sandboxProc();
     if (proc === undefined) return;
     try {
-      if (identity.own && tasks(proc) >= limits.processes) attempt('limit', `processes (${limits.processes})`);
+      // Counted in the sandbox first (a few entries), and on the whole machine only near the limit, where bwrap and its Chromium count too.
+      if (identity.own && tasks(proc) * 2 >= limits.processes && tasksOf(identity.uid) >= limits.processes) attempt('limit', `processes (${limits.processes})`);
     } catch {
       return; // the sandbox ended meanwhile: what it held went with it
     }

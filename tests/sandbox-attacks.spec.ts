@@ -1,0 +1,194 @@
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { commandAgent, type CommandAgentOptions } from '../src/agents/command.ts';
+import { startSandbox } from '../src/agents/sandbox.ts';
+import { reapOrphans } from '../src/agents/sandbox-identity.ts';
+import { runAgent } from './support.ts';
+
+/**
+ * The sandbox against an agent that attacks it (issue 32), run as root, as CI runs the tests: each
+ * test asserts the property (no kernel setting written, nothing of another run in view, no forged
+ * end, a limit that holds), not the one exploit its agent tries.
+ */
+
+const escapeDir = new URL('fixtures/agents/escape/', import.meta.url).pathname;
+const escape = (script: string, options: CommandAgentOptions = {}) => commandAgent([script.endsWith('.py') ? '/usr/bin/python3' : 'bash', join(escapeDir, script)], { sandbox: 'required', ...options });
+const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Record<string, any>;
+/** What the agent said, if it lived to say it. */
+const readIfThere = (path: string) => (existsSync(path) ? readJson(path) : undefined);
+const asRoot = process.getuid?.() === 0;
+
+/** A project folder of the test's own, readable by any user (as a checkout is), holding the secret files users keep in one. */
+function project(testInfo: { outputPath(...parts: string[]): string }, secret: string) {
+  const dir = testInfo.outputPath('project');
+  mkdirSync(join(dir, '.git'), { recursive: true });
+  writeFileSync(join(dir, '.env'), `OPENAI_API_KEY=${secret}\n`);
+  writeFileSync(join(dir, '.env.local'), `HN_PASSWORD=${secret}\n`);
+  writeFileSync(join(dir, '.npmrc'), `//registry.npmjs.org/:_authToken=${secret}\n`);
+  writeFileSync(join(dir, '.git', 'config'), `[remote "origin"]\n\turl = https://me:${secret}@example.com/x.git\n`);
+  return dir;
+}
+
+test.describe('an agent that attacks its sandbox', () => {
+  test.skip(!asRoot, 'these layouts are CI\u2019s: the tests run as root');
+
+  test('writes no kernel setting, reads no file root keeps private, and finds decoys where the project keeps its secrets', async ({ context }, testInfo) => {
+    const secret = `sk-real-${randomBytes(12).toString('hex')}`;
+    const cwd = project(testInfo, secret);
+    const reads = ['.env', '.env.local', '.npmrc', '.git/config'].map((name) => join(cwd, name));
+    const { result, attachments } = await runAgent(context, testInfo, escape('privileged.py', { cwd, env: { PROBE_READ: reads.join(' ') } }));
+    expect(result).toMatchObject({ contained: true, claimed: true });
+    const found = readJson(testInfo.outputPath('run', 'privileged.json'));
+    for (const setting of ['kernel/core_pattern', 'kernel/randomize_va_space', 'vm/overcommit_memory']) expect(found[`write:/proc/sys/${setting}`], setting).not.toBe('ok');
+    for (const path of ['/etc/shadow', '/root/.npmrc', '/root/.gitconfig']) expect(found[`read:${path}`], path).not.toBe('ok');
+    // The project's secret files read as decoys: what they hold is no secret of anyone's.
+    for (const path of reads) {
+      expect(found[`read:${path}`], path).toBe('ok');
+      expect(found[`read:${path}:text`], path).not.toContain(secret);
+    }
+    expect(JSON.stringify([result, [...attachments.values()]])).not.toContain(secret);
+  });
+
+  test('cannot trace, read or take from another process, nor make a namespace, a mount or a kernel-facing call', async ({ context }, testInfo) => {
+    const { result } = await runAgent(context, testInfo, escape('privileged.py'));
+    expect(result).toMatchObject({ contained: true, claimed: true });
+    const found = readJson(testInfo.outputPath('run', 'privileged.json'));
+    const calls = ['ptrace:attach-1', 'ptrace:seize-2', 'ptrace:traceme', 'process_vm_readv', 'pidfd_getfd', 'unshare:user', 'unshare:mount', 'clone3', 'mount', 'setns', 'bpf', 'perf_event_open', 'userfaultfd', 'keyctl', 'io_uring_setup', 'kexec_load', 'init_module'];
+    for (const call of calls) expect([call, found[call]]).toEqual([call, expect.stringMatching(/^E(PERM|NOSYS|ACCES)$/)]);
+  });
+
+  test('with the temporary folder inside its working folder (CI\u2019s layout), sees nothing of it: no other run\u2019s socket, file or folder', async ({ context }, testInfo) => {
+    // Short: a Unix socket's path is limited to 108 bytes.
+    const cwd = mkdtempSync(join(process.cwd(), 'test-results', 'he-ci-'));
+    chmodSync(cwd, 0o755);
+    const tmp = join(cwd, 'test-results', 'tmp');
+    // Another run's socket and its cost ledger, where they live in CI's layout.
+    const victim = join(tmp, 'he-sbx-victim');
+    mkdirSync(victim, { recursive: true });
+    chmodSync(victim, 0o755);
+    const socketPath = join(victim, 's1');
+    const ledger = join(tmp, 'ledger.json');
+    writeFileSync(ledger, '{"spent": 1}');
+    let connections = 0;
+    const server = createServer((socket) => (connections++, socket.destroy()));
+    await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+    chmodSync(socketPath, 0o777);
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      const { result } = await runAgent(context, testInfo, escape('cross.py', { cwd, env: { PROBE_LIST: `${tmp} ${victim}`, PROBE_PATHS: `${socketPath} ${ledger}` } }));
+      expect(result).toMatchObject({ contained: true, claimed: true });
+      const reached = readJson(testInfo.outputPath('run', 'cross.json'));
+      // Only its own run's folder, where its sockets are bound.
+      expect(reached[`list:${tmp}`]).toEqual([expect.stringMatching(/^he-sbx-(?!victim)/)]);
+      expect(reached[`list:${victim}`]).toBe('No such file or directory');
+      expect(reached[`read:${socketPath}`] ?? reached[`connect:${socketPath}`]).toBe('No such file or directory');
+      expect(reached[`read:${ledger}`]).toBe('No such file or directory');
+      expect(connections).toBe(0);
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+      await new Promise((resolve) => server.close(resolve));
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
+  test('two runs at once: neither lists, reads or connects to the other\u2019s work folder or sockets', async ({ context }, testInfo) => {
+    const other = startSandbox({ cwd: process.cwd() });
+    try {
+      await other.forward([]);
+      other.start({ argv: ['/bin/sh', '-c', 'echo "its claim" > "$HOME/agent-claim.json"; sleep 30'], env: {} });
+      const claim = join(other.workDir, 'agent-claim.json');
+      await expect.poll(() => spawnSync('test', ['-s', claim]).status).toBe(0);
+      const sockets = join(other.workDir, '..', 'net');
+      const { result } = await runAgent(context, testInfo, escape('cross.py', { env: { PROBE_LIST: `${other.workDir} ${sockets}`, PROBE_PATHS: claim } }));
+      expect(result).toMatchObject({ contained: true, claimed: true });
+      const reached = readJson(testInfo.outputPath('run', 'cross.json'));
+      expect(Object.values(reached).map(String)).not.toContainEqual(expect.stringContaining('its claim'));
+      for (const [probe, answer] of Object.entries(reached)) expect([probe, answer]).toEqual([probe, expect.stringMatching(/^(No such file or directory|Permission denied)$/)]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('a claim rewritten by a process it left after its main process ended is not the claim', async ({ context }, testInfo) => {
+    const { result } = await runAgent(context, testInfo, escape('late-claim.sh'));
+    expect(result.escapes?.processesLeft).toBeGreaterThanOrEqual(1);
+    // Read once, as the main process left it: what it left was stopped at the main process's end.
+    expect(result).toMatchObject({ claimed: false, summary: 'honest failure' });
+  });
+});
+
+test.describe('limits', () => {
+  test.skip(!asRoot, 'a process limit per run needs a uid per run: the tests run as root');
+  const MB = 1024 * 1024;
+  const small = { processes: 32, memoryBytes: 256 * MB, tmpBytes: 8 * MB, shmBytes: 8 * MB, workDirBytes: 8 * MB, fileBytes: 4 * MB };
+  const cases = [
+    { hog: 'processes', limit: /^processes \(32\)$/, most: 32 },
+    { hog: 'tmp', limit: /^\/tmp size/, most: 8 },
+    { hog: 'shm', limit: /^\/dev\/shm size/, most: 8 },
+    { hog: 'home', limit: /^work folder size/, most: 9 },
+    { hog: 'file', limit: /^file size/, most: 4 },
+  ];
+  for (const { hog, limit, most } of cases) {
+    test(`an agent that takes all the ${hog} it can is stopped at its limit, and the run ends 'limit', naming it`, async ({ context }, testInfo) => {
+      const { result } = await runAgent(context, testInfo, escape('hog.py', { env: { HOG: hog }, limits: small }));
+      expect(result).toMatchObject({ contained: true, stopReason: 'limit', incomplete: true });
+      expect(result.escapes?.attempts).toContainEqual({ kind: 'limit', detail: expect.stringMatching(limit) });
+      const report = readIfThere(testInfo.outputPath('run', 'hog.json'));
+      if (report) expect(report.got).toBeLessThanOrEqual(most);
+    });
+  }
+
+  test('an agent that allocates past its memory limit fails to allocate: the machine keeps its memory', async ({ context }, testInfo) => {
+    const { result } = await runAgent(context, testInfo, escape('hog.py', { env: { HOG: 'memory' }, limits: small }));
+    expect(result).toMatchObject({ contained: true, claimed: true });
+    const report = readJson(testInfo.outputPath('run', 'hog.json'));
+    expect(report.error).toMatch(/^MemoryError/);
+    expect(report.got).toBeLessThanOrEqual(256);
+  });
+});
+
+test('what a killed worker\u2019s runs left is found and killed when the next sandbox starts', async () => {
+  test.skip(!asRoot, 'run uids are made as root');
+  // A worker that is gone: a process that ended, its pid no one's now.
+  const gone = spawnSync('true').pid!;
+  const uid = 1_000_000_000 + gone * 64;
+  const orphan = spawn('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', 'sleep', '600'], { detached: true, stdio: 'ignore' });
+  await expect.poll(() => execFileSync('ps', ['-o', 'uid=', '-p', String(orphan.pid)], { encoding: 'utf8' }).trim()).toBe(String(uid));
+  expect(reapOrphans()).toBeGreaterThanOrEqual(1);
+  await expect.poll(() => spawnSync('kill', ['-0', String(orphan.pid)]).status).not.toBe(0);
+});
+
+test('a project under /tmp: its Chromium launcher there still starts for HARNESS_CDP_URL; one that cannot start says so, in the trace and to the client', async ({ context }, testInfo) => {
+  const dir = mkdtempSync('/tmp/he-project-');
+  chmodSync(dir, 0o755);
+  try {
+    const launcher = join(dir, 'chromium-debian.sh');
+    copyFileSync(new URL('../bin/chromium-debian.sh', import.meta.url).pathname, launcher);
+    chmodSync(launcher, 0o755);
+    const broken = join(dir, 'broken-chromium');
+    writeFileSync(broken, '#!/bin/sh\nexit 1\n', { mode: 0o755 });
+    const before = process.env.CHROMIUM_PATH;
+    const agent = () => commandAgent([process.execPath, join(escapeDir, 'cdp-snoop.mjs')], { sandbox: 'required', env: { PROBE_PORT: '9' } });
+    try {
+      process.env.CHROMIUM_PATH = launcher;
+      const working = await runAgent(context, testInfo, agent());
+      expect(working.result).toMatchObject({ contained: true, claimed: true, stopReason: 'finished' });
+      process.env.CHROMIUM_PATH = broken;
+      const failing = await runAgent(context, testInfo, agent());
+      expect(failing.result.trace.map((event) => ('name' in event ? event.name : event.type))).toContain('browser failed to start');
+      // Its client is answered, not hung up on: Playwright's says the status (the body names the cause, for a client that prints it).
+      expect(failing.attachments.get('agent-stderr.txt') ?? '').toContain('Unexpected status 502');
+    } finally {
+      if (before === undefined) delete process.env.CHROMIUM_PATH;
+      else process.env.CHROMIUM_PATH = before;
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
