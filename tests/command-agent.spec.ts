@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { chromium, expect, test } from '@playwright/test';
 import { commandAgent, OUTPUT_CAP_BYTES, type CommandAgentOptions } from '../src/agents/command.ts';
+import { DEFAULT_SANDBOX_LIMITS } from '../src/agents/sandbox-limits.ts';
 import { launchCdpBrowser } from '../src/agents/cdp-browser.ts';
 import { functionAgent } from '../src/agents/function.ts';
 import type { AgentClaim } from '../src/eval/agent.ts';
@@ -312,7 +313,7 @@ test.describe('options and conditions', () => {
   test('a command’s condition names its argv and env keys, never env values; its name is its script’s', () => {
     const agent = commandAgent(['node', '--no-warnings', 'agents/front-page.mjs'], { cwd: 'tests/fixtures', env: { SECRET_TOKEN: 'value-never-shown' }, timeoutMs: 60_000 });
     expect(agent.name).toBe('front-page.mjs');
-    expect(agent.condition).toEqual({ agent: 'command', argv: ['node', '--no-warnings', 'agents/front-page.mjs'], cwd: resolve('tests/fixtures'), timeoutMs: 60_000, account: false, envKeys: ['SECRET_TOKEN'], sandbox: 'bwrap' });
+    expect(agent.condition).toEqual({ agent: 'command', argv: ['node', '--no-warnings', 'agents/front-page.mjs'], cwd: resolve('tests/fixtures'), timeoutMs: 60_000, account: false, envKeys: ['SECRET_TOKEN'], sandbox: 'bwrap', limits: DEFAULT_SANDBOX_LIMITS });
     expect(commandAgent(['node', '-e', 'fetch("http://127.0.0.1/")']).name).toBe('node');
   });
 });

@@ -162,7 +162,9 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
     return { ...outcome, ...(escapes && { escapes }) };
   });
   // What runs includes where it runs: a sandbox can change what an agent manages (no network but the run's, no writes outside its folder).
-  return Object.defineProperty(agent, 'condition', { get: () => ({ ...base, sandbox: sandboxed(sandbox, resolve(cwd ?? '.')) ? 'bwrap' : 'none' }) });
+  // Its limits too, sandboxed: what it may use can change what it manages. The gateway's settings, where given.
+  const condition = () => ({ ...base, ...(gateway && { gateway }), ...(sandboxed(sandbox, resolve(cwd ?? '.')) ? { sandbox: 'bwrap', limits } : { sandbox: 'none' }) });
+  return Object.defineProperty(agent, 'condition', { get: condition });
 }
 
 /** Whether this process runs command agents from `cwd` sandboxed: never with `none`, else where bwrap works and reaches it. */
