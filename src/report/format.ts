@@ -48,8 +48,14 @@ export function unverifiedMarks(cell: Pick<Cell, 'unverifiedClaims'>): string[] 
 export function containmentLines(cells: readonly Cell[], label: (cell: Cell) => string): string[] {
   return cells.flatMap((cell) => [
     ...(cell.contained === false ? [`not contained: ${label(cell)} (its agent's code ran outside a sandbox, with the worker's reach)`] : []),
-    ...(cell.escapes ? [`escape attempts: ${label(cell)}: ${counted(cell.escapes.runs, 'run')} left ${counted(cell.escapes.processesLeft, 'process', 'processes')} running, killed by the sandbox`] : []),
+    ...(cell.escapes ? [`escape attempts: ${label(cell)}: ${escapeWords(cell.escapes)}`] : []),
   ]);
+}
+
+/** What a cell's runs tried: `2 runs: left 3 processes running, killed by the sandbox; limit: processes (256), in 1 run; canary: the decoy API key reached the gateway (authorization header), in 1 run`. */
+function escapeWords({ runs, processesLeft, attempts = [] }: NonNullable<Cell['escapes']>): string {
+  const left = processesLeft > 0 ? [`left ${counted(processesLeft, 'process', 'processes')} running, killed by the sandbox`] : [];
+  return `${counted(runs, 'run')}: ${[...left, ...attempts.map(({ kind, detail, runs: made }) => `${kind}: ${detail}, in ${counted(made, 'run')}`)].join('; ')}`;
 }
 
 /** `1 iteration`, `2 iterations`, `1,000 runs`; `plural` for words that do not just take an s. */

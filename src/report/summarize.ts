@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { EscapeAttempt } from '../core/agent.ts';
 import { stopReasons } from '../core/trace.ts';
 import { parseInput } from '../input.ts';
 import { canonicalJson, compareStrings } from '../text.ts';
@@ -147,6 +148,7 @@ function summarizeCell(runs: readonly AttachedRunRecord[], { task, agent, model,
   let unverifiedClaims = 0;
   const containment = { contained: 0, uncontained: 0 };
   const escapes = { runs: 0, processesLeft: 0 };
+  const attempts = new Map<string, { kind: EscapeAttempt['kind']; detail: string; runs: number }>();
   const tokens: Cell['tokens'] = { input: 0, output: 0, unknownRuns: 0 };
   // The reporter's prices price every run; without them, a run's own cost (priced in the worker) stands.
   const price = priceOf(prices, pricedModel(runs[0]!));
@@ -166,9 +168,13 @@ function summarizeCell(runs: readonly AttachedRunRecord[], { task, agent, model,
     if (run.unsupportedClaim) unsupportedClaims++;
     if (run.claimed && run.unverified) unverifiedClaims++;
     if (run.contained !== undefined) containment[run.contained ? 'contained' : 'uncontained']++;
-    if (run.escapes && run.escapes.processesLeft > 0) {
+    if (run.escapes && (run.escapes.processesLeft > 0 || (run.escapes.attempts ?? []).length > 0)) {
       escapes.runs++;
       escapes.processesLeft += run.escapes.processesLeft;
+      for (const { kind, detail } of run.escapes.attempts ?? []) {
+        const seen = attempts.get(`${kind}\0${detail}`) ?? { kind, detail, runs: 0 };
+        attempts.set(`${kind}\0${detail}`, { ...seen, runs: seen.runs + 1 });
+      }
     }
     if (run.tokens.input === null || run.tokens.output === null) tokens.unknownRuns++;
     tokens.input += run.tokens.input ?? 0;
@@ -218,7 +224,7 @@ function summarizeCell(runs: readonly AttachedRunRecord[], { task, agent, model,
     runIds: runs.map((run) => run.test.id).sort(compareStrings),
     // Contained only when every run was; unknown (absent) when some run, recorded before runs said, does not say.
     ...(containment.uncontained > 0 ? { contained: false } : containment.contained === n && { contained: true }),
-    ...(escapes.runs > 0 && { escapes }),
+    ...(escapes.runs > 0 && { escapes: { ...escapes, ...(attempts.size > 0 && { attempts: [...attempts.values()] }) } }),
   };
 }
 

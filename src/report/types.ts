@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BUILT_IN_AGENT, cellNamesSchema, conditionSchema, runOriginSchema } from '../core/run.ts';
 export { escapesSchema, type Escapes } from '../core/agent.ts';
+import { escapeAttemptSchema } from '../core/agent.ts';
 
 export { stateChangeSchema, type StateChange } from '../core/state.ts';
 export {
@@ -65,8 +66,14 @@ export const cellSchema = cellNamesSchema.extend({
   runIds: z.array(z.string()),
   /** True when every run's agent code ran contained, false when any ran uncontained; absent when some run does not say (recorded before runs did). */
   contained: z.boolean().optional(),
-  /** Runs where the sandbox saw the agent try to escape, and the processes they left running; absent when none tried. */
-  escapes: z.object({ runs: z.number(), processesLeft: z.number() }).optional(),
+  /** Runs where the sandbox saw the agent try to escape, the processes they left running, and each other attempt with how many runs made it; absent when none tried. */
+  escapes: z
+    .object({
+      runs: z.number(),
+      processesLeft: z.number(),
+      attempts: z.array(z.object({ kind: escapeAttemptSchema.shape.kind, detail: z.string(), runs: z.number() })).optional(),
+    })
+    .optional(),
 });
 export type Cell = z.infer<typeof cellSchema>;
 
