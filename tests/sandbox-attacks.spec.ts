@@ -192,3 +192,24 @@ test('a project under /tmp: its Chromium launcher there still starts for HARNESS
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('run by a user who is not root, the sandbox holds that user\u2019s uid, and its agent still writes no kernel setting and sees only its own processes', async () => {
+  test.skip(!asRoot, 'the test drops to another user: it needs root to do so');
+  const uid = 4242;
+  const tmp = mkdtempSync('/tmp/he-nonroot-');
+  execFileSync('chown', [`${uid}:${uid}`, tmp]);
+  const run = spawnSync('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', process.execPath, '--import', 'tsx', 'tests/fixtures/sandbox/non-root.ts'], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: tmp, TMPDIR: tmp },
+    timeout: 60_000,
+  });
+  rmSync(tmp, { recursive: true, force: true });
+  expect(run.stderr).toBe('');
+  const { identity, exit, seen } = JSON.parse(run.stdout) as { identity: { uid: number; own: boolean }; exit: { code: number }; seen: string };
+  expect(identity).toMatchObject({ uid, own: false });
+  expect(exit).toMatchObject({ code: 0 });
+  expect(seen).toContain('sysctl refused');
+  expect(seen).toContain('uid 65534');
+  // Its init, the relay, the shell and what it runs: a handful, never the machine's.
+  expect(Number(seen.match(/processes (\d+)/)![1])).toBeLessThan(8);
+});
