@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { commandAgent, type CommandAgentOptions } from '../src/agents/command.ts';
-import { startSandbox } from '../src/agents/sandbox.ts';
+import { lineReader, startSandbox } from '../src/agents/sandbox.ts';
 import { reapOrphans } from '../src/agents/sandbox-identity.ts';
 import { runAgent } from './support.ts';
 
@@ -144,6 +144,12 @@ test.describe('limits', () => {
     });
   }
 
+  test('an agent that holds connections to the site past its limit has the rest dropped, and the run ends \'limit\'', async ({ context }, testInfo) => {
+    const { result } = await runAgent(context, testInfo, escape('connections.py', { limits: { connections: 16 }, env: { CONNECTIONS: '24' } }));
+    expect(result).toMatchObject({ contained: true, stopReason: 'limit' });
+    expect(result.escapes?.attempts).toContainEqual({ kind: 'limit', detail: 'connections to one endpoint (16)' });
+  });
+
   test('an agent that allocates past its memory limit fails to allocate: the machine keeps its memory', async ({ context }, testInfo) => {
     const { result } = await runAgent(context, testInfo, escape('hog.py', { env: { HOG: 'memory' }, limits: small }));
     expect(result).toMatchObject({ contained: true, claimed: true });
@@ -151,6 +157,21 @@ test.describe('limits', () => {
     expect(report.error).toMatch(/^MemoryError/);
     expect(report.got).toBeLessThanOrEqual(256);
   });
+});
+
+test('the control channel\u2019s reader splits lines however chunks cut them, and a flood without a newline costs its length, once', () => {
+  const lines: string[] = [];
+  let floods = 0;
+  const read = lineReader(16, (line) => lines.push(line), () => floods++);
+  for (const chunk of ['up\nsoc', 'ats 3 4', '\nstart', 'ing\n']) read(chunk);
+  expect(lines).toEqual(['up', 'socats 3 4', 'starting']);
+  const flood = 'x'.repeat(1024 * 1024);
+  const began = performance.now();
+  for (let i = 0; i < 40; i++) read(flood);
+  // 40 MB: read once up to the flood, then dropped; a reader that kept appending would hold and rescan 40 MB.
+  expect(floods).toBe(1);
+  expect(lines).toHaveLength(3);
+  expect(performance.now() - began).toBeLessThan(1_000);
 });
 
 test('what a killed worker\u2019s runs left is found and killed when the next sandbox starts', async () => {

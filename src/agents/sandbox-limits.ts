@@ -25,6 +25,8 @@ export const sandboxLimitsSchema = z
     shmBytes: z.int().positive(),
     /** Its work folder (HOME, where it writes its claim), in bytes, and at most 10,000 entries. */
     workDirBytes: z.int().positive(),
+    /** Connections open at once to each endpoint it was handed (the site, its Chromium, the gateway, which has its own `maxConnections` too). */
+    connections: z.int().positive(),
   })
   .partial()
   .strict();
@@ -39,6 +41,7 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   tmpBytes: 256 * MB,
   shmBytes: 64 * MB,
   workDirBytes: 256 * MB,
+  connections: 64,
 };
 
 /** The most entries the work folder may hold: each is measured every poll. */

@@ -378,6 +378,9 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   const servers: Server[] = [];
   const listen = async (name: string, onConnection: (socket: Socket) => void) => {
     const server = createServer((socket) => (track(socket), onConnection(socket)));
+    // Each held connection is a descriptor of the worker's and a socat inside: past the limit, dropped at once.
+    server.maxConnections = limits.connections;
+    server.on('drop', () => attempt('limit', `connections to one endpoint (${limits.connections})`));
     servers.push(server);
     const path = join(socketDir, name);
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(path, resolve));
@@ -483,7 +486,6 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   const control = child.stdio[3] as Socket;
   // A sandbox killed while a command is written to it must not throw in the worker.
   control.on('error', () => control.destroy());
-  let line = '';
   const onLine = (text: string) => {
     const [kind, ...words] = text.split(' ');
     if (!started) {
@@ -503,19 +505,14 @@ export function startSandbox(options: SandboxOptions): Sandbox {
       signalMainEnded();
     } else attempt('control', `a line on the relay's control channel it never writes: ${JSON.stringify(text.slice(0, 80))}`);
   };
-  control.setEncoding('utf8').on('data', (chunk: string) => {
-    let start = 0;
-    for (let end = chunk.indexOf('\n'); end !== -1; start = end + 1, end = chunk.indexOf('\n', start)) {
-      onLine(line + chunk.slice(start, end));
-      line = '';
-    }
-    line += chunk.slice(start);
-    if (line.length > CONTROL_LINE_BYTES) {
+  control.setEncoding('utf8').on(
+    'data',
+    lineReader(CONTROL_LINE_BYTES, onLine, () => {
       attempt('control', `a line of more than ${CONTROL_LINE_BYTES} bytes on the relay's control channel`);
       control.destroy();
       kill();
-    }
-  });
+    }),
+  );
   void mainEnded.then(() => clearInterval(watch));
   return {
     child,
@@ -570,6 +567,29 @@ export function startSandbox(options: SandboxOptions): Sandbox {
       await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
       await rm(runDir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * A 'data' listener that calls `onLine` with each line, however the chunks cut them, and `onFlood`
+ * (once, then nothing more) when a line grows past `max` characters: each chunk is scanned once, so
+ * megabytes with no newline cost what they are long, not their square.
+ */
+export function lineReader(max: number, onLine: (line: string) => void, onFlood: () => void): (chunk: string) => void {
+  let line = '';
+  let flooded = false;
+  return (chunk) => {
+    if (flooded) return;
+    let start = 0;
+    for (let end = chunk.indexOf('\n'); end !== -1; start = end + 1, end = chunk.indexOf('\n', start)) {
+      onLine(line + chunk.slice(start, end));
+      line = '';
+    }
+    line += chunk.slice(start, start + max + 1);
+    if (line.length > max) {
+      flooded = true;
+      onFlood();
+    }
   };
 }
 
