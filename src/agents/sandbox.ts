@@ -704,6 +704,8 @@ export async function sandboxedChromium(executable: string, dir: string, profile
     bwrapPath(),
     ...isolation(5),
     ...mountArgs({ shown: [dirname(executable)], decoys: [], workDir: dir, own: [], tmpBytes: CHROMIUM_LIMITS.tmpBytes, shmBytes: CHROMIUM_LIMITS.shmBytes }),
+    // Its profile in memory of a fixed size, not on the host: a download a CDP client asks for fills that, not the host's disk.
+    '--perms', '0700', '--size', String(CHROMIUM_LIMITS.workDirBytes), '--tmpfs', profile,
     '--setenv', 'HOME', dir,
     '--setenv', 'PATH', process.env.PATH ?? '/usr/bin:/bin',
   ];
