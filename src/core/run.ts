@@ -64,6 +64,10 @@ export const plannedRunSchema = cellNamesSchema.extend({
 });
 export type PlannedRun = z.infer<typeof plannedRunSchema>;
 
+/** Why a run is left out of every rate: what went wrong was not the agent's doing. */
+export const excludedSchema = z.object({ reason: z.enum(['error', 'interrupted']), detail: z.string() });
+export type Excluded = z.infer<typeof excludedSchema>;
+
 /** A postcondition's verdict on a run. */
 export const verdictSchema = z.object({ description: z.string(), holds: z.boolean(), detail: z.string() });
 export type Verdict = z.infer<typeof verdictSchema>;
@@ -114,8 +118,15 @@ export const runRecordSchema = plannedRunSchema.extend({
   answer: z.string().optional(),
   /** Each postcondition's verdict, as the oracle gave it. */
   verdicts: z.array(verdictSchema).optional(),
-  /** What the sandbox saw the agent try: processes it left running when its main process ended. */
+  /** What the sandbox saw the agent try: processes it left running when its main process ended, and every other attempt. */
   escapes: escapesSchema.optional(),
+  /**
+   * Set when the run says nothing of the agent: `error` (the agent or the harness failed before or
+   * outside the agent's work: it could not start, it crashed before doing anything, the site or the
+   * gateway failed) or `interrupted` (the user or the runner stopped it). Such a run is counted and
+   * listed, never in a rate or a gate's denominator.
+   */
+  excluded: excludedSchema.optional(),
   /**
    * Set by the reporter, not attached: false successes on this trial's earlier attempts, which
    * Playwright retried. The run counted is the last attempt's, but a lie a retry hid still counts.
@@ -160,4 +171,6 @@ export interface RunRecord extends AgentResult {
   containment: string;
   /** Time its model calls spent waiting on the endpoint (queued for a slot, a rate limit's Retry-After, backoff): left out of the agent's own time limits. */
   modelWaitMs: number;
+  /** Set when the run says nothing of the agent (an error before its work, an interruption): out of every rate. */
+  excluded?: Excluded;
 }
