@@ -3,7 +3,7 @@ import { channel } from 'node:diagnostics_channel';
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { lstat, open, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { basename, delimiter, join, resolve } from 'node:path';
+import { basename, delimiter, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { redact } from '../harness/trace.ts';
 import { InputError, parseInput } from '../input.ts';
@@ -108,10 +108,10 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
   const claimFileOf = (run: AgentRun, box: Sandbox | undefined) => join(box?.workDir ?? run.outputDir, 'agent-claim.json');
   const setUp = async (run: AgentRun, endpoints: Promise<RunEndpoints>, canaries: Canaries) => {
     const stages: Partial<Record<CommandStage, number>> = { setUp: performance.now() };
-    const contained = sandboxed(sandbox, resolve(cwd ?? '.'));
+    const contained = sandboxed(sandbox, command, cwd);
     // The sandbox first, before anything is awaited: bwrap, its namespaces and its relay start while the rest of the run is set up and the page opens.
     mkdirSync(run.outputDir, { recursive: true });
-    const box = contained ? startSandbox({ cwd: resolve(cwd ?? '.'), limits, expose, canaries }) : undefined;
+    const box = contained ? startSandbox({ cwd: resolve(cwd ?? '.'), shown: shownFolders(command, cwd), limits, expose, canaries }) : undefined;
     let browser: CdpBrowser | undefined;
     const close = async () => {
       await Promise.allSettled([box?.close(), browser?.close()]);
@@ -130,7 +130,7 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
     }
     return { box, browser, close, stages, canaries };
   };
-  const agent = foreignAgent({ name, condition: base, account, gateway, issueCredential: true, prepare: check, containment: (site) => containment(sandbox, account, site, resolve(cwd ?? '.')), setUp }, async (input, run, prepared) => {
+  const agent = foreignAgent({ name, condition: base, account, gateway, issueCredential: true, prepare: check, containment: (site) => containment(sandbox, account, site, command, cwd), setUp }, async (input, run, prepared) => {
     const { box, browser, stages, canaries } = prepared!;
     const claimFile = claimFileOf(run, box);
     const harnessEnv: Record<string, string> = {
@@ -163,22 +163,38 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
   });
   // What runs includes where it runs: a sandbox can change what an agent manages (no network but the run's, no writes outside its folder).
   // Its limits too, sandboxed: what it may use can change what it manages. The gateway's settings, where given.
-  const condition = () => ({ ...base, ...(gateway && { gateway }), ...(sandboxed(sandbox, resolve(cwd ?? '.')) ? { sandbox: 'bwrap', limits } : { sandbox: 'none' }) });
+  const condition = () => ({ ...base, ...(gateway && { gateway }), ...(sandboxed(sandbox, command, cwd) ? { sandbox: 'bwrap', limits } : { sandbox: 'none' }) });
   return Object.defineProperty(agent, 'condition', { get: condition });
 }
 
-/** Whether this process runs command agents from `cwd` sandboxed: never with `none`, else where bwrap works and reaches it. */
-function sandboxed(mode: SandboxMode, cwd: string): boolean {
-  return mode !== 'none' && sandboxUnavailable() === undefined && unreachable(cwd, '') === undefined;
+/** Whether this process runs the command sandboxed: never with `none`, else where bwrap works and the sandbox's uid reaches its folders. */
+function sandboxed(mode: SandboxMode, argv: readonly string[], cwd: string | undefined): boolean {
+  return mode !== 'none' && sandboxUnavailable() === undefined && unreachableFolder(argv, cwd) === undefined;
+}
+
+/**
+ * The folders a sandboxed command needs to see beside its working folder: the project's (the
+ * worker's), its program's and its script's (each argument that is a file), wherever they are: a
+ * project under /tmp, a script in the test's output folder.
+ */
+function shownFolders(argv: readonly string[], cwd: string | undefined): string[] {
+  const files = argv.map((arg) => resolve(cwd ?? '.', arg)).filter((path) => statSync(path, { throwIfNoEntry: false })?.isFile());
+  return [...new Set([process.cwd(), ...files.map((file) => dirname(file))])];
+}
+
+/** Why the sandbox's uid cannot reach the command's working folder, program or script, or undefined. */
+function unreachableFolder(argv: readonly string[], cwd: string | undefined): string | undefined {
+  const working = unreachable(resolve(cwd ?? '.'), 'its working folder');
+  return working ?? shownFolders(argv, cwd).map((folder) => unreachable(folder, 'its program\u2019s folder')).find(Boolean);
 }
 
 /** How a run of the command is contained on `site`, checked before it starts: an InputError when it cannot run as asked. */
-function containment(mode: SandboxMode, account: boolean, site: Site, cwd: string): Containment {
+function containment(mode: SandboxMode, account: boolean, site: Site, argv: readonly string[], cwd: string | undefined): Containment {
   if (account && !site.issueCredential) {
     throw new InputError(`commandAgent() account: ${site.name} cannot make a login for one run, and a command agent is never given the site's own password (use a function agent for trusted code)`);
   }
   if (mode === 'none') return { contained: false, reason: "not contained: commandAgent's sandbox is 'none'" };
-  const unavailable = sandboxUnavailable() ?? unreachable(cwd, 'its working folder');
+  const unavailable = sandboxUnavailable() ?? unreachableFolder(argv, cwd);
   if (unavailable === undefined) return { contained: true, reason: `contained: a bubblewrap sandbox (${identityWords()}; its own PID, user, mount and network namespaces; a seccomp filter; limits; only the run\u2019s endpoints on its loopback)` };
   if (mode === 'required') throw new InputError(`commandAgent() sandbox 'required': ${unavailable}`);
   return { contained: false, reason: `not contained: ${unavailable}` };

@@ -160,6 +160,8 @@ export function processExit(child: ChildProcess): Promise<AgentExit> {
 export interface SandboxOptions {
   /** Where the agent runs: bound read-only, as the rest of the filesystem. */
   cwd: string;
+  /** Other folders it needs, read-only, even inside a masked folder: the project's, its program's and its script's. */
+  shown?: readonly string[];
   /** Its limits: DEFAULT_SANDBOX_LIMITS where not given. */
   limits?: Partial<SandboxLimits>;
   /** Decoy values for the secret files it finds masked: a key and a password no one uses. */
@@ -400,7 +402,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
     ...asIdentity(identity),
     bwrapPath(),
     ...isolation(5),
-    ...mountArgs({ shown: [options.cwd], decoys: decoyFiles, workDir, own: [socketDir], tmpBytes: limits.tmpBytes, shmBytes: limits.shmBytes }),
+    ...mountArgs({ shown: [options.cwd, ...(options.shown ?? [])], decoys: decoyFiles, workDir, own: [socketDir], tmpBytes: limits.tmpBytes, shmBytes: limits.shmBytes }),
     '--chdir', socketDir,
     '--json-status-fd', '4',
     '--', '/bin/sh', '-c', RELAY, 'harness-eval-relay', socatPath()!,
