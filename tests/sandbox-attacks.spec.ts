@@ -7,6 +7,7 @@ import { expect, test } from '@playwright/test';
 import { commandAgent, type CommandAgentOptions } from '../src/agents/command.ts';
 import { lineReader, startSandbox } from '../src/agents/sandbox.ts';
 import { reapOrphans } from '../src/agents/sandbox-identity.ts';
+import { inside, mountArgs } from '../src/agents/sandbox-mounts.ts';
 import { runAgent } from './support.ts';
 
 /**
@@ -157,6 +158,32 @@ test.describe('limits', () => {
     expect(report.error).toMatch(/^MemoryError/);
     expect(report.got).toBeLessThanOrEqual(256);
   });
+});
+
+test('whatever the layout, the temporary folder is masked after every bind that could bring it back', () => {
+  /** What the sandbox shows at `path` after bwrap's mounts in order: the last mount at or above it decides. */
+  const seenAt = (args: string[], path: string) => {
+    let seen = 'host';
+    for (let i = 0; i < args.length; i++) {
+      const [flag, first, second] = [args[i], args[i + 1]!, args[i + 2]!];
+      if (flag === '--tmpfs' && inside(path, first)) seen = 'empty';
+      if ((flag === '--ro-bind' || flag === '--bind') && inside(path, second)) seen = `bound from ${first}`;
+    }
+    return seen;
+  };
+  const before = process.env.TMPDIR;
+  try {
+    // The project under /tmp with its temporary folder inside it (CI's layout in a clone under /tmp), in its own folder, at /, and beside it.
+    for (const [project, tmp] of [['/tmp/p', '/tmp/p/test-results/tmp'], ['/work/p', '/work/p/test-results/tmp'], ['/', '/var/tmp/t'], ['/work/p', '/tmp'], ['/tmp/p', '/tmp']]) {
+      process.env.TMPDIR = tmp;
+      const args = mountArgs({ shown: [project!, `${project}/bin`], decoys: [], own: [], tmpBytes: 1, shmBytes: 1 });
+      expect([project, tmp, seenAt(args, join(tmp!, 'he-sbx-other'))]).toEqual([project, tmp, 'empty']);
+      expect([project, seenAt(args, join(project!, 'agent.py'))]).toEqual([project, project === '/' ? 'bound from /' : expect.stringMatching(/^(host|bound from)/)]);
+    }
+  } finally {
+    if (before === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = before;
+  }
 });
 
 test('the control channel\u2019s reader splits lines however chunks cut them, and a flood without a newline costs its length, once', () => {

@@ -13,11 +13,13 @@ import type { Canaries } from './foreign.ts';
 /** Files that hold secrets by convention, in the working folder and each folder above it. */
 const SECRET_FILES = /^(\.env(\..+)?|\.npmrc|\.netrc|\.git-credentials|\.pypirc|\.yarnrc\.yml|\.pgpass)$/;
 
-/** Folders every sandbox empties: the system's temporary folders and this process's own. */
+/**
+ * Folders every sandbox empties: the system's temporary folders and this process's own. One inside
+ * another stays listed: a shown folder between them (a project under /tmp whose temporary folder
+ * is inside it) brings the inner one back, and it is masked again.
+ */
 export function maskedFolders(): string[] {
-  const folders = [...new Set(['/tmp', resolve(tmpdir()), '/run', '/dev/shm'])];
-  // One inside another is masked with it.
-  return folders.filter((folder) => !folders.some((other) => other !== folder && inside(folder, other)));
+  return [...new Set(['/tmp', resolve(tmpdir()), '/run', '/dev/shm'])];
 }
 
 /** Whether `path` is `folder` or under it. */
