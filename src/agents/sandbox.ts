@@ -354,7 +354,6 @@ function own(path: string, identity: HostIdentity, mode = 0o700): void {
 export function startSandbox(options: SandboxOptions): Sandbox {
   const limits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
   const identity = runIdentity();
-  const orphansKilled = reapOrphans();
   const filter = seccompFilter();
   if ('error' in filter) throw new Error(filter.error);
   // Short: a Unix socket's path is limited to 108 bytes. Made at once, with no await: bwrap starts before the worker turns to anything else (the page's opening).
@@ -412,6 +411,8 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   const child = spawn(argv[0]!, argv.slice(1), { detached: true, env: {}, stdio: stdioWithoutInherited(['ignore', 'pipe', 'pipe', 'pipe', 'pipe', filterFd]) });
   closeSync(filterFd);
   reach('spawned');
+  // After the spawn: bwrap sets up while the machine's /proc is scanned.
+  const orphansKilled = reapOrphans();
   // The sandbox's init (pid 1 inside), as a pid outside: its root's /proc is the sandbox's own. And the main process's exit code, once it ended.
   let initPid: number | undefined;
   let exitCode: number | undefined;
