@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
 import type { RunHarnessOptions } from '../harness/run.ts';
 import type { Agent, AgentResult, BrowserSession, Containment, SessionOptions } from '../core/agent.ts';
-import { RUN_RECORD_VERSION, type RunRecord } from '../core/run.ts';
+import { RUN_RECORD_VERSION, type Excluded, type RunRecord } from '../core/run.ts';
 import { builtInHarness } from '../harness/agent.ts';
 import type { StopReason } from '../core/trace.ts';
 import { InputError } from '../input.ts';
@@ -15,12 +15,22 @@ import { openCassette, type CassetteOptions } from '../models/cassette.ts';
 import { createModel, modelSecrets, type ModelSpec } from '../models/registry.ts';
 import type { LayerSpec } from '../layers/index.ts';
 import type { Site, SiteIdle } from '../core/site.ts';
+import { AgentActivity } from './activity.ts';
 import { checkLayersApply } from './agent.ts';
 import { judge, unjudgeable, type Judgement } from './oracle.ts';
 import type { Task } from '../core/task.ts';
 
 /** Why a run was cut short from outside: the test's time ran out, or the test failed while its agent worked. */
 export type CutShort = Extract<StopReason, 'timeout' | 'error'>;
+
+/** Why a run's signal aborts: a CutShort, or `interrupted` (the runner stopped the test: Ctrl-C, --max-failures, the global timeout). */
+export type AbortCause = CutShort | 'interrupted';
+
+/** A run stopped by the runner says nothing of its agent: what it did so far is no outcome. */
+export const INTERRUPTED_DETAIL = 'the runner stopped the test while its run went on (Ctrl-C, --max-failures or the global timeout)';
+
+/** Stop reasons that say the run failed; with no agent work (AgentActivity) before, the failure was not the agent's. */
+const FAILED: readonly StopReason[] = ['error', 'model_error'];
 
 /**
  * How long an aborted run gets to return, by default, before it is recorded from what is known:
@@ -44,7 +54,7 @@ export interface EvaluateOptions {
   modelCache?: Omit<CassetteOptions, 'model' | 'secrets'>;
   /** Called once the run begins (inputs checked, start snapshot taken), with how the agent is contained: from here on, the run is recorded however it ends. */
   onStart?: (containment: Containment) => Promise<void>;
-  /** Aborted (with a CutShort as its reason) when the test's time is up or it failed: the run ends incomplete, judged on what it left. */
+  /** Aborted (with an AbortCause as its reason) when the test's time is up, it failed or it was interrupted: the run ends incomplete, judged on what it left (an interrupted one is excluded). */
   signal?: AbortSignal;
   /** How long the run gets to return once aborted (default ABORT_GRACE_MS). */
   abortGraceMs?: number;
@@ -81,8 +91,9 @@ export class TaskNotApplicable extends Error {
  * One run of an agent, judged: the site's ground truth before, the run, the ground truth after,
  * and the oracle's verdict. Bad model or layer names fail here, before any page opens. Once the
  * run has begun it always returns a record: a run cut short (aborted, or an exception) is
- * incomplete, judged on the state it left if the site still answers. A task that does not apply
- * to the site as it starts throws TaskNotApplicable before the run begins.
+ * incomplete, judged on the state it left if the site still answers. A run that says nothing of
+ * its agent is `excluded` (see `exclusion`). A task that does not apply to the site as it starts
+ * throws TaskNotApplicable before the run begins.
  */
 export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
   const { context, site, model, layers = [], maxIterations, onIteration, modelCache, onStart, signal, abortGraceMs = ABORT_GRACE_MS, modelWaits = new WaitClock() } = options;
@@ -97,6 +108,7 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
   const secrets = modelSecrets();
   const cassette = modelCache && openCassette({ ...modelCache, model: typeof model === 'string' ? model : model.id, secrets: [...secrets, site.account.password] });
   const resolvedModel = typeof model === 'object' && 'chat' in model ? model : createModel(model, process.env, cassette);
+  const activity = new AgentActivity();
   await site.attach(context);
   // The site is put back (the live site unvotes what the run voted) however the run ends.
   try {
@@ -126,6 +138,7 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
       // Later attempts, and a session reopened after a crash, start clean: a fresh context with no cookies, on the same site state.
       const fresh = await context.browser()!.newContext();
       await site.attach(fresh);
+      activity.pages(fresh);
       return { page: await fresh.newPage(), close: () => fresh.close() };
     };
 
@@ -147,16 +160,19 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
 
     await onStart?.(containment);
     let result: AgentResult;
+    /** Why the run was stopped from outside, when it was, before it returned. */
+    let stoppedBy: AbortCause | undefined;
+    const unwatch = activity.pages(context);
     try {
       const running = agent.run({
         task,
         get postconditions() {
           return task.postconditions;
         },
-        site,
+        site: activity.site(site),
         context,
         openSession,
-        model: resolvedModel,
+        model: activity.model(resolvedModel),
         modelWaits,
         // Read each time: the site's sessions are issued during the run.
         get secrets() {
@@ -170,12 +186,15 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
         attach: options.attach ?? (async () => {}),
       });
       result = await returnedOrCutShort(running, signal, abortGraceMs, () =>
-        cutShort(cutShortBy(signal!), `the run was cut short (${cutShortBy(signal!)}) and did not return within ${abortGraceMs} ms of being stopped`),
+        cutShort(cutShortBy(signal!), `the run was cut short (${abortCause(signal!)}) and did not return within ${abortGraceMs} ms of being stopped`),
       );
     } catch (error) {
       // Bad input (a corrupt checkpoint) is the user's to fix, not a run to count: it fails the test.
       if (error instanceof InputError) throw error;
       result = cutShort('error', `the run failed: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      unwatch();
+      if (signal?.aborted) stoppedBy = abortCause(signal);
     }
     // Aborted by the test's end: the stop reason is why the test ended (the harness only knows it was stopped).
     if (signal?.aborted && result.stopReason === 'timeout') result = { ...result, stopReason: cutShortBy(signal) };
@@ -196,6 +215,7 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
       // The site no longer answers (the browser or its worker is going): the run is kept, unjudged.
       unjudged = `the site could not be judged after the run: ${error instanceof Error ? error.message : String(error)}`;
     }
+    const excluded = exclusion(stoppedBy, result, activity, unjudged);
     return {
       ...result,
       schemaVersion: RUN_RECORD_VERSION,
@@ -215,6 +235,7 @@ export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
       contained: containment.contained,
       containment: containment.reason,
       modelWaitMs: modelWaits.waitedMs(),
+      ...(excluded && { excluded }),
     };
   } finally {
     await site.dispose?.();
@@ -232,8 +253,28 @@ function unverifiedIn({ claimed, trace }: AgentResult): Pick<RunRecord, 'unverif
   return claimed && unverified.length > 0 ? { unverified } : {};
 }
 
+/**
+ * Why the run says nothing of its agent, if it does not: the runner stopped it (`interrupted`);
+ * the site could not be judged after it; or it failed before the agent did any work, seen from
+ * outside (AgentActivity): an agent that fails after acting is judged like any other.
+ */
+function exclusion(stoppedBy: AbortCause | undefined, result: AgentResult, activity: AgentActivity, unjudged: string): Excluded | undefined {
+  if (stoppedBy === 'interrupted') return { reason: 'interrupted', detail: INTERRUPTED_DETAIL };
+  if (unjudged) return { reason: 'error', detail: unjudged };
+  if (FAILED.includes(result.stopReason) && activity.work === undefined) {
+    return { reason: 'error', detail: `the run ended in ${result.stopReason} before the agent did any work (no model call answered, no request to the site): ${result.summary}` };
+  }
+  return undefined;
+}
+
+/** Why the signal aborted, as the fixture says it (a timeout when it says nothing). */
+function abortCause(signal: AbortSignal): AbortCause {
+  return signal.reason === 'error' || signal.reason === 'interrupted' ? signal.reason : 'timeout';
+}
+
+/** The stop reason of a run the signal stopped: an interrupted one ended in `error` (its record says why, in `excluded`). */
 function cutShortBy(signal: AbortSignal): CutShort {
-  return signal.reason === 'error' ? 'error' : 'timeout';
+  return abortCause(signal) === 'timeout' ? 'timeout' : 'error';
 }
 
 /** The run's result; once the signal aborts, the run gets `graceMs` to return before `cutShort` stands in for it. */
