@@ -85,7 +85,8 @@ const stagesChannel = channel(COMMAND_AGENT_STAGES);
 /**
  * A command in any language as the agent. It starts with a minimal environment and the run's:
  * HARNESS_TASK, HARNESS_SITE_URL, HARNESS_CDP_URL, OPENAI_BASE_URL, OPENAI_API_KEY (the gateway's
- * token for this run), OLLAMA_HOST and HARNESS_CLAIM_FILE, where it writes its claim as JSON. It is
+ * token for this run), OLLAMA_HOST, ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY, GOOGLE_GEMINI_BASE_URL,
+ * GEMINI_API_KEY (the same token) and HARNESS_CLAIM_FILE, where it writes its claim as JSON. It is
  * untrusted: on Linux it runs in a bubblewrap sandbox (sandbox.ts), and it is never given the
  * site's own password, only a login made for its run. At its time limit every process it started
  * is killed; stdout and stderr are attached to the test, redacted.
@@ -97,9 +98,9 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
   if (nul !== -1) throw new InputError(`commandAgent() argv[${nul}]: contains a NUL byte`);
   const { cwd, env, timeoutMs, account, sandbox, gateway, limits: givenLimits, expose, ...named } = parseInput(commandAgentOptionsSchema, options, 'commandAgent() options');
   const limits = { ...DEFAULT_SANDBOX_LIMITS, ...givenLimits };
-  // A program that is not there is bad input, not a run: named now, and again before each run starts.
+  // A program that is not there is bad input, not a run: named before each run starts (prepare), never
+  // here, where a spec file's collection would fail and lose every test of the file.
   const check = () => findProgram(command[0]!, cwd, env.PATH ?? process.env.PATH);
-  check();
   const name = named.name ?? defaultName(command, cwd);
   // The environment's names only: its values may be keys, and the condition is written to every report.
   // The folder as a path, however it was written: the fixture records it relative to the config's folder.
@@ -140,6 +141,11 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
       OPENAI_BASE_URL: input.model.baseURL,
       OPENAI_API_KEY: input.model.apiKey,
       OLLAMA_HOST: input.model.ollamaHost,
+      // The names Anthropic's and Google's SDKs and CLIs read (Claude Code, @google/genai, the Gemini CLI); the key is the run's token.
+      ANTHROPIC_BASE_URL: input.model.anthropicBaseURL,
+      ANTHROPIC_API_KEY: input.model.apiKey,
+      GOOGLE_GEMINI_BASE_URL: input.model.geminiBaseURL,
+      GEMINI_API_KEY: input.model.apiKey,
       HARNESS_CLAIM_FILE: claimFile,
       ...(input.site.account && { HARNESS_SITE_USERNAME: input.site.account.username, HARNESS_SITE_PASSWORD: input.site.account.password }),
     };

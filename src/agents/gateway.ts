@@ -12,14 +12,17 @@ import { modelSecrets } from '../models/registry.ts';
 import { runSpendOf } from '../models/spend.ts';
 import { addUsage, ModelError } from '../models/types.ts';
 import type { ChatMessage, ChatResponse, Model, ModelWaits, ToolSchema, Usage } from '../core/model.ts';
-import { chatCompletionRequestSchema, fromOpenAIRequest, openAIError, toCompletion, toCompletionChunks } from '../models/wire-openai.ts';
-import { fromOllamaRequest, ollamaChatRequestSchema, toOllamaResponse } from '../models/wire-ollama.ts';
-import { fromResponsesRequest, responsesRequestSchema, toResponse, toResponseEvents } from '../models/wire-responses.ts';
+import { anthropicError, fromMessagesRequest, messagesRequestSchema, toMessage, toMessageEvents, type MessagesRequest } from '../models/wire-anthropic.ts';
+import { fromGenerateContentRequest, geminiError, generateContentRequestSchema, toGenerateContentChunks, toGenerateContentResponse, type GenerateContentRequest } from '../models/wire-gemini.ts';
+import { chatCompletionRequestSchema, fromOpenAIRequest, openAIError, toCompletion, toCompletionChunks, type ChatCompletionRequest } from '../models/wire-openai.ts';
+import { fromOllamaRequest, ollamaChatRequestSchema, toOllamaResponse, type OllamaChatRequest } from '../models/wire-ollama.ts';
+import { fromResponsesRequest, responsesRequestSchema, toResponse, toResponseEvents, type ResponsesRequest } from '../models/wire-responses.ts';
 import { canariesReaching, type Canary } from '../serve.ts';
 import { parseJsonObject } from '../text.ts';
 
 /**
- * The model gateway: for one run, an OpenAI-compatible (`/v1/chat/completions`, `/v1/responses`)
+ * The model gateway: for one run, an OpenAI-compatible (`/v1/chat/completions`, `/v1/responses`),
+ * Anthropic-compatible (`/v1/messages`), Gemini-compatible (`/v1beta/models/{model}:generateContent`)
  * and Ollama-compatible (`/api/chat`) endpoint on 127.0.0.1 that forwards every call to the run's
  * model and records it in the run's trace, as the built-in harness records its own calls. The
  * run's model client does the waiting (its endpoint's slots, a rate limit's retries), so an agent
@@ -27,8 +30,9 @@ import { parseJsonObject } from '../text.ts';
  * `model` a client names is ignored: the run's model answers, whatever the agent's config says;
  * so are its sampling fields (temperature, max_tokens…): the run's model spec sets those.
  * The agent gets a random token for this run, never the provider's key, and nothing the gateway
- * answers carries that key. Every route takes that token only (as a bearer token, or as the first
- * segment of the path, where OLLAMA_HOST puts it for Ollama's clients, which send no key). The run's
+ * answers carries that key. Every route takes that token only, wherever its API's clients put a key
+ * (a bearer token, `x-api-key`, `x-goog-api-key`, `?key=`), or as the first segment of the path,
+ * where OLLAMA_HOST puts it for Ollama's clients, which send no key. The run's
  * limits (calls, tokens, its cost, connections, bytes being read) refuse what goes past them, never
  * forwarded, and end the run (`limit`).
  */
@@ -109,7 +113,22 @@ type Forwarded = { ok: true; response: ChatResponse } | ({ ok: false } & Failure
 const CUT_SHORT: Forwarded = { ok: false, status: 503, code: 'cut_short', message: 'the call was cut short: the run is over' };
 
 /** Which API a request speaks: each answers errors in its own shape, so its SDK reports them in its words. */
-type Api = 'openai' | 'ollama';
+type Api = 'openai' | 'anthropic' | 'gemini' | 'ollama';
+
+/** An answer as its API sends it: a JSON body, server-sent events (named, or data alone), or NDJSON lines. */
+type Answer = { json: object } | { sse: Array<{ event?: string; data: object | string }> } | { ndjson: object[] };
+
+/** One API's chat call: how its request reads as the conversation, and how the model's answer is written back; the gateway does the rest. */
+interface ChatApi<R> {
+  api: Api;
+  schema: z.ZodType<R>;
+  /** What the request is called in a 400's message. */
+  label: string;
+  conversation(request: R): { messages: ChatMessage[]; tools: ToolSchema[] };
+  answer(response: ChatResponse, request: R, url: URL): Answer;
+}
+
+type Route = (incoming: IncomingMessage, outgoing: ServerResponse, url: URL) => Promise<void> | void;
 
 /** A request refused for a limit of the run: its status, the limit's name, and whether its body is left unread (the connection then closes). */
 class LimitReached extends Error {
@@ -186,10 +205,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
    * A client that hangs up does not end it: the provider has the prompt, so its answer's usage is
    * counted when it comes; a call cut short is counted as its prompt's tokens.
    */
-  async function forward(messages: ChatMessage[], tools: ToolSchema[], outgoing: ServerResponse): Promise<Forwarded> {
+  async function forward(messages: ChatMessage[], tools: ToolSchema[]): Promise<Forwarded> {
     const refused = refusal();
     if (refused) throw refused;
-    const counted = forwardCall(messages, tools, outgoing);
+    const counted = forwardCall(messages, tools);
     pending.add(counted);
     try {
       return await counted;
@@ -198,7 +217,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
   }
 
-  async function forwardCall(messages: ChatMessage[], tools: ToolSchema[], outgoing: ServerResponse): Promise<Forwarded> {
+  async function forwardCall(messages: ChatMessage[], tools: ToolSchema[]): Promise<Forwarded> {
     const callSignal = AbortSignal.any([signal, closing.signal]);
     if (callSignal.aborted) return CUT_SHORT;
     calls += 1;
@@ -257,49 +276,96 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     return parseInput(schema, body, label);
   }
 
-  async function openAIChat(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
-    const request = await read(incoming, chatCompletionRequestSchema, 'chat completion request');
-    const { messages, tools } = fromOpenAIRequest(request);
-    const forwarded = await forward(messages, tools, outgoing);
-    if (!forwarded.ok) return fail(outgoing, 'openai', forwarded);
-    const meta = { id: `chatcmpl-gateway-${randomBytes(6).toString('hex')}`, created: Math.floor(Date.now() / 1000), model: model.id };
-    if (!request.stream) return reply(outgoing, 200, toCompletion(forwarded.response, meta));
-    const chunks = toCompletionChunks(forwarded.response, meta, request.stream_options?.include_usage === true);
-    const events = [...chunks.map((chunk) => JSON.stringify(redact(chunk, secrets))), '[DONE]'];
+  /** Serves one API's chat call: read, forwarded through the run's limits and counts, answered in the API's words. */
+  const chat =
+    <R>(wire: ChatApi<R>): Route =>
+    async (incoming, outgoing, url) => {
+      const request = await read(incoming, wire.schema, wire.label);
+      const { messages, tools } = wire.conversation(request);
+      const forwarded = await forward(messages, tools);
+      if (!forwarded.ok) return fail(outgoing, wire.api, forwarded);
+      respond(outgoing, wire.answer(forwarded.response, request, url));
+    };
+
+  function respond(outgoing: ServerResponse, answer: Answer): void {
+    if ('json' in answer) return reply(outgoing, 200, answer.json);
+    if ('ndjson' in answer) {
+      outgoing.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      return void outgoing.end(answer.ndjson.map((line) => `${JSON.stringify(redact(line, secrets))}\n`).join(''));
+    }
     outgoing.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    outgoing.end(events.map((data) => `data: ${data}\n\n`).join(''));
+    const data = (value: object | string) => (typeof value === 'string' ? value : JSON.stringify(redact(value, secrets)));
+    outgoing.end(answer.sse.map(({ event, data: value }) => `${event ? `event: ${event}\n` : ''}data: ${data(value)}\n\n`).join(''));
   }
 
-  async function openAIResponses(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
-    const request = await read(incoming, responsesRequestSchema, 'responses request');
-    const { messages, tools } = fromResponsesRequest(request);
-    const forwarded = await forward(messages, tools, outgoing);
-    if (!forwarded.ok) return fail(outgoing, 'openai', forwarded);
-    const meta = { id: `resp_gateway${randomBytes(6).toString('hex')}`, created_at: Math.floor(Date.now() / 1000), model: model.id };
-    if (!request.stream) return reply(outgoing, 200, toResponse(forwarded.response, meta));
-    const events = toResponseEvents(forwarded.response, meta).map((event) => redact(event, secrets));
-    outgoing.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    outgoing.end(events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join(''));
-  }
+  const suffix = () => randomBytes(6).toString('hex');
+  const now = () => Math.floor(Date.now() / 1000);
+  const openAIChat: ChatApi<ChatCompletionRequest> = {
+    api: 'openai',
+    schema: chatCompletionRequestSchema,
+    label: 'chat completion request',
+    conversation: fromOpenAIRequest,
+    answer(response, request) {
+      const meta = { id: `chatcmpl-gateway-${suffix()}`, created: now(), model: model.id };
+      if (!request.stream) return { json: toCompletion(response, meta) };
+      const chunks = toCompletionChunks(response, meta, request.stream_options?.include_usage === true);
+      return { sse: [...chunks.map((chunk) => ({ data: chunk })), { data: '[DONE]' }] };
+    },
+  };
+  const openAIResponses: ChatApi<ResponsesRequest> = {
+    api: 'openai',
+    schema: responsesRequestSchema,
+    label: 'responses request',
+    conversation: fromResponsesRequest,
+    answer(response, request) {
+      const meta = { id: `resp_gateway${suffix()}`, created_at: now(), model: model.id };
+      return request.stream ? { sse: toResponseEvents(response, meta).map((event) => ({ event: event.type, data: event })) } : { json: toResponse(response, meta) };
+    },
+  };
+  const anthropicMessages: ChatApi<MessagesRequest> = {
+    api: 'anthropic',
+    schema: messagesRequestSchema,
+    label: 'messages request',
+    conversation: fromMessagesRequest,
+    answer(response, request) {
+      const meta = { id: `msg_gateway${suffix()}`, model: model.id };
+      return request.stream ? { sse: toMessageEvents(response, meta).map((event) => ({ event: event.type, data: event })) } : { json: toMessage(response, meta) };
+    },
+  };
+  /** Gemini's generateContent, or (`streamed`) streamGenerateContent: server-sent events with `?alt=sse`, as its SDKs ask, else one JSON array of the chunks. */
+  const gemini = (streamed: boolean): ChatApi<GenerateContentRequest> => ({
+    api: 'gemini',
+    schema: generateContentRequestSchema,
+    label: 'generateContent request',
+    conversation: fromGenerateContentRequest,
+    answer(response, _request, url) {
+      const meta = { responseId: suffix(), modelVersion: model.id };
+      if (!streamed) return { json: toGenerateContentResponse(response, meta) };
+      const chunks = toGenerateContentChunks(response, meta);
+      return url.searchParams.get('alt') === 'sse' ? { sse: chunks.map((chunk) => ({ data: chunk })) } : { json: chunks };
+    },
+  });
+  const ollamaChat: ChatApi<OllamaChatRequest> = {
+    api: 'ollama',
+    schema: ollamaChatRequestSchema,
+    label: 'chat request',
+    conversation: fromOllamaRequest,
+    answer(response, request) {
+      const answer = toOllamaResponse(response, model.id);
+      // Ollama streams unless told not to: the whole answer is then the one, final (`done`) line.
+      return request.stream === false ? { json: answer } : { ndjson: [answer] };
+    },
+  };
 
-  async function ollamaChat(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
-    const request = await read(incoming, ollamaChatRequestSchema, 'chat request');
-    const { messages, tools } = fromOllamaRequest(request);
-    const forwarded = await forward(messages, tools, outgoing);
-    if (!forwarded.ok) return fail(outgoing, 'ollama', forwarded);
-    const answer = toOllamaResponse(forwarded.response, model.id);
-    if (request.stream === false) return reply(outgoing, 200, answer);
-    // Ollama streams unless told not to: the whole answer is then the one, final (`done`) line.
-    outgoing.writeHead(200, { 'content-type': 'application/x-ndjson' });
-    outgoing.end(`${JSON.stringify(redact(answer, secrets))}\n`);
-  }
-
-  const routes: Record<string, (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void> | void> = {
-    'POST /v1/chat/completions': openAIChat,
-    'POST /v1/responses': openAIResponses,
+  const routes: Record<string, Route> = {
+    'POST /v1/chat/completions': chat(openAIChat),
+    'POST /v1/responses': chat(openAIResponses),
     'GET /v1/models': (_incoming, outgoing) =>
       reply(outgoing, 200, { object: 'list', data: [{ id: model.id, object: 'model', created: 0, owned_by: 'harness-eval' }] }),
-    'POST /api/chat': ollamaChat,
+    'POST /v1/messages': chat(anthropicMessages),
+    'POST /v1beta/models/{model}:generateContent': chat(gemini(false)),
+    'POST /v1beta/models/{model}:streamGenerateContent': chat(gemini(true)),
+    'POST /api/chat': chat(ollamaChat),
     'GET /api/tags': (_incoming, outgoing) =>
       reply(outgoing, 200, { models: [{ name: model.id, model: model.id, modified_at: new Date(0).toISOString(), size: 0, digest: '', details: {} }] }),
     'GET /api/version': (_incoming, outgoing) => reply(outgoing, 200, { version: OLLAMA_VERSION }),
@@ -309,19 +375,21 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const url = incoming.url ?? '/';
     canariesIn(url, 'URL');
     for (let index = 0; index < incoming.rawHeaders.length; index += 2) canariesIn(incoming.rawHeaders[index + 1]!, `${incoming.rawHeaders[index]!.toLowerCase()} header`);
-    const { path, tokenInPath } = routePath(new URL(url, 'http://gateway').pathname, token);
-    const api: Api = path.startsWith('/v1/') ? 'openai' : 'ollama';
+    const address = new URL(url, 'http://gateway');
+    const { path, tokenInPath } = routePath(address.pathname, token);
+    const api = apiOf(path);
     const handle = async () => {
-      if (!tokenInPath && !authorized(incoming.headers.authorization, token)) {
-        return fail(outgoing, api, { status: 401, code: 'invalid_api_key', message: "the gateway takes only this run's API key (the OPENAI_API_KEY the agent was given, or the path OLLAMA_HOST names)" });
+      if (!tokenInPath && !authorized(keysOf(incoming, address), token)) {
+        const message = "the gateway takes only this run's API key (the OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY the agent was given, or the path OLLAMA_HOST names)";
+        return fail(outgoing, api, { status: 401, code: 'invalid_api_key', message });
       }
-      const route = routes[`${incoming.method} ${path}`];
+      const route = routes[`${incoming.method} ${routeKey(path)}`];
       if (!route) {
         const served = Object.keys(routes).join(', ');
         const message = `the model gateway does not serve ${incoming.method} ${path} (it serves ${served})`;
         return fail(outgoing, api, { status: 404, code: 'not_found', message });
       }
-      await route(incoming, outgoing);
+      await route(incoming, outgoing, address);
     };
     handle().catch((error: unknown) => {
       const message = error instanceof Error ? error.message : String(error);
@@ -350,7 +418,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   return {
     // Ollama's clients send no key, but keep the path of OLLAMA_HOST: the token goes there.
-    endpoint: { id: model.id, baseURL: `${origin}/v1`, apiKey: token, ollamaHost: `${origin}/${token}` },
+    endpoint: { id: model.id, baseURL: `${origin}/v1`, apiKey: token, ollamaHost: `${origin}/${token}`, anthropicBaseURL: origin, geminiBaseURL: origin },
     tokens: () => ({ ...tokens }),
     rateLimited: () => rateLimited,
     limitHit: () => limitHit,
@@ -371,10 +439,32 @@ function routePath(pathname: string, token: string): { path: string; tokenInPath
   return pathname.startsWith(prefix) ? { path: pathname.slice(prefix.length - 1), tokenInPath: true } : { path: pathname, tokenInPath: false };
 }
 
-/** Whether the Authorization header carries the run's token; the scheme's case does not matter in HTTP. */
-function authorized(header: string | undefined, token: string): boolean {
-  const given = header === undefined ? undefined : /^bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-  return given !== undefined && given.length === token.length && timingSafeEqual(Buffer.from(given), Buffer.from(token));
+/** Which API a path is of: its errors are in that API's shape. */
+function apiOf(path: string): Api {
+  if (path === '/v1/messages' || path.startsWith('/v1/messages/')) return 'anthropic';
+  if (path.startsWith('/v1beta/')) return 'gemini';
+  return path.startsWith('/v1/') ? 'openai' : 'ollama';
+}
+
+/** The route a path is served by: a Gemini path names its model before the method (`/v1beta/models/gemini-2.5-flash:generateContent`). */
+function routeKey(path: string): string {
+  return path.replace(/^\/v1beta\/models\/.+(:\w+)$/, '/v1beta/models/{model}$1');
+}
+
+/**
+ * The keys a request offers, wherever an API's clients put one: a bearer token (OpenAI's clients;
+ * Anthropic's with ANTHROPIC_AUTH_TOKEN), `x-api-key` (Anthropic's), `x-goog-api-key` or `?key=`
+ * (Gemini's). The scheme's case does not matter in HTTP.
+ */
+function keysOf(incoming: IncomingMessage, url: URL): string[] {
+  const { authorization, 'x-api-key': anthropic, 'x-goog-api-key': google } = incoming.headers;
+  const bearer = authorization === undefined ? undefined : /^bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+  return [bearer, anthropic, google, url.searchParams.get('key')].filter((key): key is string => typeof key === 'string');
+}
+
+/** Whether one of the keys is the run's token. */
+function authorized(keys: readonly string[], token: string): boolean {
+  return keys.some((key) => key.length === token.length && timingSafeEqual(Buffer.from(key), Buffer.from(token)));
 }
 
 /** A provider failure as the provider would answer it: its own status, or the one its kind stands for. */
@@ -388,7 +478,16 @@ function statusOf(error: unknown): number {
 
 /** The error in the API's own shape, so its SDK reports the reason in its words. */
 function errorBody(api: Api, { status, code, message }: Failure): object {
-  return api === 'openai' ? openAIError(message, status < 500 ? 'invalid_request_error' : 'api_error', code) : { error: message };
+  switch (api) {
+    case 'openai':
+      return openAIError(message, status < 500 ? 'invalid_request_error' : 'api_error', code);
+    case 'anthropic':
+      return anthropicError(status, message);
+    case 'gemini':
+      return geminiError(status, message, code);
+    case 'ollama':
+      return { error: message };
+  }
 }
 
 /**

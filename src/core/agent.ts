@@ -43,6 +43,10 @@ export interface ModelEndpoint {
   apiKey: string;
   /** Ollama-compatible: `${ollamaHost}/api/chat`. */
   ollamaHost: string;
+  /** Anthropic-compatible (the key as `x-api-key`): `${anthropicBaseURL}/v1/messages`. */
+  anthropicBaseURL: string;
+  /** Gemini-compatible (the key as `x-goog-api-key` or `?key=`): `${geminiBaseURL}/v1beta/models/{model}:generateContent`. */
+  geminiBaseURL: string;
 }
 
 /** The site as an agent outside harness-eval reaches it. */

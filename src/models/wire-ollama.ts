@@ -4,6 +4,7 @@ import { parseJsonObject } from '../text.ts';
 import { ModelError, readUsage } from './types.ts';
 import type { ChatMessage, ChatResponse, ToolCall, ToolSchema } from '../core/model.ts';
 import { fromWireTools, wireToolSchema } from './wire-openai.ts';
+import { assistantTurn, callLedger, toolCallId } from './wire.ts';
 
 /**
  * Ollama's /api/chat wire format, both ways: the `ollama:` provider speaks it to a server, the
@@ -41,14 +42,6 @@ export function toOllamaTool(tool: ToolSchema): OllamaTool {
   };
 }
 
-/**
- * Ollama has no tool-call ids, so they are made from the turn (assistant messages before it) and
- * the call's index: the same conversation always gets the same ids, and no two calls in it share one.
- */
-function toolCallId(turn: number, index: number): string {
-  return `call_${turn}_${index}`;
-}
-
 export function fromOllamaResponse(response: OllamaChatResponse, turn: number): ChatResponse {
   const message = response?.message;
   if (!message) throw new ModelError('bad_response', 'ollama: the response has no message');
@@ -84,34 +77,22 @@ export const ollamaChatRequestSchema = z.object({
 export type OllamaChatRequest = z.output<typeof ollamaChatRequestSchema>;
 
 /**
- * The request as ChatMessages. Tool calls get the ids `fromOllamaResponse` gives them; a tool
- * message answers its turn's first unanswered call of its `tool_name` (or the first unanswered
- * call, when it names none), since Ollama's tool messages carry no id.
+ * The request as ChatMessages. Ollama has no tool-call ids: calls get the ids `fromOllamaResponse`
+ * gives them, and a tool message answers its turn's first unanswered call of its `tool_name` (or
+ * the first unanswered call, when it names none).
  */
 export function fromOllamaRequest(request: OllamaChatRequest): { messages: ChatMessage[]; tools: ToolSchema[] } {
-  let turn = 0;
-  let unanswered: ToolCall[] = [];
+  const calls = callLedger();
   const messages = request.messages.map((message, position): ChatMessage => {
     const content = message.content ?? '';
     switch (message.role) {
       case 'system':
       case 'user':
         return { role: message.role, content };
-      case 'assistant': {
-        const toolCalls = (message.tool_calls ?? []).map((call, index) => ({
-          id: toolCallId(turn, index),
-          name: call.function.name,
-          arguments: JSON.stringify(call.function.arguments),
-        }));
-        turn += 1;
-        unanswered = [...toolCalls];
-        return { role: 'assistant', content: content || null, ...(toolCalls.length > 0 && { toolCalls }) };
-      }
-      case 'tool': {
-        const index = unanswered.findIndex((call) => !message.tool_name || call.name === message.tool_name);
-        const [call] = index >= 0 ? unanswered.splice(index, 1) : [];
-        return { role: 'tool', toolCallId: call?.id ?? `tool_${position}`, name: message.tool_name ?? call?.name ?? '', content };
-      }
+      case 'assistant':
+        return assistantTurn(content, calls.made((message.tool_calls ?? []).map((call) => ({ name: call.function.name, arguments: JSON.stringify(call.function.arguments) }))));
+      case 'tool':
+        return { role: 'tool', ...calls.answer({ name: message.tool_name }, position), content };
     }
   });
   return { messages, tools: fromWireTools(request.tools) };

@@ -2,6 +2,7 @@ import type { ChatCompletion, ChatCompletionMessageParam, ChatCompletionTool } f
 import { z } from 'zod';
 import { ModelError, readUsage } from './types.ts';
 import type { ChatMessage, ChatResponse, ToolSchema, Usage } from '../core/model.ts';
+import { NO_PARAMETERS } from './wire.ts';
 
 /**
  * The OpenAI chat-completions wire format, both ways: the `openai:` provider speaks it to a
@@ -104,9 +105,6 @@ export const chatCompletionRequestSchema = z.object({
   stream_options: z.object({ include_usage: z.boolean().nullish() }).nullish(),
 });
 export type ChatCompletionRequest = z.output<typeof chatCompletionRequestSchema>;
-
-/** A tool without parameters takes none: the JSON Schema of an empty object. */
-const NO_PARAMETERS = { type: 'object', properties: {} };
 
 export function fromOpenAIRequest(request: ChatCompletionRequest): { messages: ChatMessage[]; tools: ToolSchema[] } {
   // A tool message carries only its call's id: the name comes from the assistant turn that made the call.

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ChatMessage, ChatResponse, ToolCall, ToolSchema, Usage } from '../core/model.ts';
+import { NO_PARAMETERS } from './wire.ts';
 
 /**
  * The OpenAI Responses API's wire format as the model gateway hears it from an agent (the
@@ -50,9 +51,6 @@ export const responsesRequestSchema = z.object({
     .optional(),
 });
 export type ResponsesRequest = z.output<typeof responsesRequestSchema>;
-
-/** A tool without parameters takes none: the JSON Schema of an empty object. */
-const NO_PARAMETERS = { type: 'object', properties: {} };
 
 export function fromResponsesRequest(request: ResponsesRequest): { messages: ChatMessage[]; tools: ToolSchema[] } {
   const messages: ChatMessage[] = request.instructions ? [{ role: 'system', content: request.instructions }] : [];
