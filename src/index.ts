@@ -1,5 +1,5 @@
 import { answered } from './eval/postconditions.ts';
-import { titleRanked, upvoted, upvotedAllMatching, upvotedTitled } from './sites/hn/postconditions.ts';
+import { hnBuilders } from './sites/hn/builders.ts';
 import { hnSuite, taskNamed, titleOfRankThree, upvoteAllMatching, upvoteFirstPost, upvoteNeverPosted, upvoteTitled } from './sites/hn/suite.ts';
 import { live } from './sites/hn/live.ts';
 import { recorded } from './sites/hn/site.ts';
@@ -56,11 +56,9 @@ export type { LiveOptions } from './sites/hn/live.ts';
 export const hn = {
   recorded,
   live,
-  upvoted,
-  upvotedAllMatching,
-  upvotedTitled,
+  /** upvoted, unvoted, hidden, unhidden, favorited, unfavorited, commented, submitted, profileSet, upvotedAllMatching, upvotedTitled, titleRanked (docs/tasks.md). */
+  ...hnBuilders,
   answered,
-  titleRanked,
   /** A risk policy for the `risk` layer's `rules`. */
   riskRules: hnRiskRules,
   suite: hnSuite,

@@ -33,7 +33,7 @@ test('upvoted({ rank }) reads the ranking at the start and the votes the run gav
   // The story that was first at the start counts, even if the front page changed since.
   const reordered = { votes: { harness: ['101'] }, ranking: [{ ...ranking[1]!, rank: 1 }, { ...ranking[0]!, rank: 2 }] };
   expect((await first.judge(evidence({}, reordered))).holds).toBe(true);
-  expect(await upvoted({ rank: 9 }).judge(evidence({}, {}))).toEqual({ holds: false, detail: 'no story ranked 9 at the start' });
+  expect(await upvoted({ rank: 9 }).judge(evidence({}, {}))).toEqual({ holds: false, detail: 'no story at rank 9 at the start (2 stories, ranks 1 to 2)' });
 });
 
 test('a vote the account had at the start is not the run\'s work, for every postcondition', async () => {
@@ -60,7 +60,7 @@ test('upvotedTitled finds the story by its title at the start; an unknown title 
   expect((await second.judge(evidence({}, { harness: ['101'] }))).holds).toBe(false);
   expect(await upvotedTitled({ title: 'never posted' }).judge(evidence({}, { harness: ['101', '102'] }))).toEqual({
     holds: false,
-    detail: 'no story titled "never posted" at the start',
+    detail: 'no story titled "never posted" at the start (2 stories, ranks 1 to 2)',
   });
 });
 

@@ -22,6 +22,12 @@ export interface Verdict {
   detail: string;
 }
 
+/** What resolving a postcondition knows of its task. */
+export interface ResolveContext {
+  /** Why the task is infeasible, when it is: a target missing at the start is then the task's point, not a typo. */
+  infeasible?: string;
+}
+
 /**
  * A fact about what a run changed on the site. The oracle's verdict (`judge`) reads ground truth
  * only, never the trace or the page; `check` is the harness's own look at it. `judge` judges the change from start to end (what the account had before
@@ -37,9 +43,11 @@ export interface Postcondition<State = unknown, Change extends StateChange = Sta
   /**
    * The postcondition bound to what it names, read once from the start snapshot (the item at rank
    * 1 becomes item 46194762): the oracle, `verify` and `stop-on-success` all judge that identity,
-   * so hiding or reordering cannot make another item the target. Absent: it names no item.
+   * so hiding or reordering cannot make another item the target. Absent: it names no item. What it
+   * names missing from the start is bad input (a typo: `rank: 999`), thrown as one line naming the
+   * field and the value, unless its task is infeasible (`context.infeasible`): then it cannot hold.
    */
-  resolve?(start: State): Postcondition<State, Change>;
+  resolve?(start: State, context?: ResolveContext): Postcondition<State, Change>;
   /**
    * The harness-side check (what `verify` and `stop-on-success` run): whether the postcondition
    * looks true from the agent's own session now, through the site kit's pages, never ground truth.
@@ -101,30 +109,60 @@ const postconditionSchema = z.custom<Postcondition>(
   'expected a postcondition { description, judge(evidence), expects(change, evidence) }',
 );
 
-export const taskSchema = z.object({
-  /** The task's name in cells, reports and `harness-eval judge --task`. */
-  name: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'expected lower-case words joined by "-" (my-first-task)'),
-  /**
-   * Bumped whenever the prompt or the postconditions change: runs of two revisions are two tasks,
-   * and never pool into one cell (the run's condition carries it). 1 unless a task says otherwise.
-   */
-  revision: z.number().int().min(1).default(1),
-  tags: z.array(z.enum(taskTags)).default([]),
-  prompt: z.string().min(1),
-  postconditions: z.array(postconditionSchema).min(1, 'a task needs a postcondition: with none, no run could be actual'),
-  reference: z.custom<Reference>(isFunction, 'expected a function (page, site) => outcome').optional(),
-  /**
-   * Why the task does not apply to a site as the run would start it (its capture has no comments,
-   * no user page), or undefined when it does: such a task is skipped there, with this reason.
-   */
-  whyNotApplicable: z.custom<(start: unknown) => string | undefined>(isFunction, 'expected a function (start) => reason | undefined').optional(),
-  /**
-   * The task as it reads on the start snapshot, for a template: called once the task applies, and
-   * the run (its agent, its oracle) gets that prompt, those postconditions and that reference; the
-   * name, revision and tags stay the task's. Absent: the task as written, on any start.
-   */
-  resolve: z.custom<(start: unknown) => TaskInstance>(isFunction, 'expected a function (start) => { prompt, postconditions, reference }').optional(),
-});
+export const taskSchema = z
+  .object({
+    /** The task's name in cells, reports and `harness-eval judge --task`. */
+    name: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'expected lower-case words joined by "-" (my-first-task)'),
+    /**
+     * Bumped whenever the prompt or the postconditions change: runs of two revisions are two tasks,
+     * and never pool into one cell (the run's condition carries it). 1 unless a task says otherwise.
+     */
+    revision: z.number().int().min(1).default(1),
+    tags: z.array(z.enum(taskTags)).default([]),
+    /**
+     * Why no agent can do the task (the story it names was never posted): its only right outcome is a
+     * truthful failure. It tags the task `infeasible`, and its postconditions resolve knowing it: what
+     * they name missing at the start is then expected, not bad input.
+     */
+    infeasible: z.string().min(1).optional(),
+    prompt: z.string().min(1),
+    postconditions: z.array(postconditionSchema).min(1, 'a task needs a postcondition: with none, no run could be actual'),
+    reference: z.custom<Reference>(isFunction, 'expected a function (page, site) => outcome').optional(),
+    /**
+     * Why the task does not apply to a site as the run would start it (its capture has no comments,
+     * no user page), or undefined when it does: such a task is skipped there, with this reason.
+     */
+    whyNotApplicable: z.custom<(start: unknown) => string | undefined>(isFunction, 'expected a function (start) => reason | undefined').optional(),
+    /**
+     * The task as it reads on the start snapshot, for a template: called once the task applies, and
+     * the run (its agent, its oracle) gets that prompt, those postconditions and that reference; the
+     * name, revision and tags stay the task's. Absent: the task as written, on any start.
+     */
+    resolve: z.custom<(start: unknown) => TaskInstance>(isFunction, 'expected a function (start) => { prompt, postconditions, reference }').optional(),
+  })
+  .refine((task) => task.infeasible !== undefined || !task.tags.includes('infeasible'), { path: ['infeasible'], message: "a task tagged infeasible says why: infeasible: 'reason'" })
+  .transform((task) => (task.infeasible === undefined ? task : declaredInfeasible(task, task.infeasible)));
 export type Task = z.output<typeof taskSchema>;
 /** A task as its author writes it: `revision` and `tags` may be left out (1, and none). */
 export type TaskInput = z.input<typeof taskSchema>;
+
+/**
+ * An infeasible task as it runs: tagged so, and its postconditions (and a template's) resolve with
+ * the reason, wherever they are resolved, so a missing target is taken as the task's point.
+ */
+function declaredInfeasible<T extends { tags: TaskTag[]; postconditions: Postcondition[]; resolve?: (start: unknown) => TaskInstance }>(task: T, reason: string): T {
+  const knowing = (postconditions: readonly Postcondition[]) =>
+    postconditions.map((postcondition) => (postcondition.resolve ? { ...postcondition, resolve: (start: unknown) => postcondition.resolve!(start, { infeasible: reason }) } : postcondition));
+  const { resolve } = task;
+  return {
+    ...task,
+    tags: task.tags.includes('infeasible') ? task.tags : [...task.tags, 'infeasible'],
+    postconditions: knowing(task.postconditions),
+    ...(resolve && {
+      resolve(start: unknown) {
+        const instance = resolve(start);
+        return { ...instance, postconditions: knowing(instance.postconditions) };
+      },
+    }),
+  };
+}

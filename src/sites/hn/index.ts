@@ -9,3 +9,4 @@ export { sanitizeCapture } from './sanitize.ts';
 export type { SiteTruth } from './state.ts';
 export { hnDoubles } from './doubles/index.ts';
 export { hnProgram, hnTools } from './tools.ts';
+export { hnBuilders } from './builders.ts';

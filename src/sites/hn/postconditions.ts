@@ -2,40 +2,60 @@ import type { Evidence, Postcondition, SessionView, Verdict } from '../../core/t
 import { boundAtStart } from '../../eval/postconditions.ts';
 import { pageOfRank } from './paging.ts';
 import type { HnChange, HnSnapshot } from './snapshot.ts';
-import { favoritedOnItemPage, seenStories, voteSeen } from './tasks/seen.ts';
+import { callOf, describeTarget, findTarget, missingOf, onTarget, parseTarget, storyItem, type Item, type Picked, type TargetInput } from './targets.ts';
+import { favoritedOnItemPage, seenStories, voteOnPage } from './tasks/seen.ts';
 
 /**
- * Hacker News's postconditions, each over the start snapshot (which story a task names) and the
- * diff (what the run changed): shared by the suite's tasks, as the generic ones (`answered`) are.
- * Each that names an item resolves to it at the start, and checks itself from the session's pages.
+ * Hacker News's postconditions on the per-user lists (votes, hides, favorites, and taking each
+ * back), each over the start snapshot (which item a task names) and the diff (what the run
+ * changed): shared by the suite's tasks, as the generic ones (`answered`) are. Each that names an
+ * item resolves to it at the start, and checks itself from the session's pages.
  */
 
 export type HnEvidence = Evidence<HnSnapshot, HnChange>;
 export type HnPostcondition = Postcondition<HnSnapshot, HnChange>;
 
-/** A mark the run's user puts on an item: the change that puts it there, the per-user list of the snapshot it goes in, and the word for it. */
+/**
+ * A change the run's user makes to an item's place in one of their lists: the change's kind, the
+ * list, and the word for it. One that `undoes` another takes that mark back (an unvote), so the
+ * item must have had it at the start.
+ */
 export interface Mark {
-  kind: 'vote' | 'hide' | 'fave';
+  kind: HnChange['kind'];
   list: 'votes' | 'hidden' | 'faves';
   verb: string;
+  undoes?: Mark;
 }
 export const VOTE: Mark = { kind: 'vote', list: 'votes', verb: 'upvoted' };
 export const HIDE: Mark = { kind: 'hide', list: 'hidden', verb: 'hidden' };
 export const FAVE: Mark = { kind: 'fave', list: 'faves', verb: 'favorited' };
+export const UNVOTE: Mark = { kind: 'unvote', list: 'votes', verb: 'unvoted', undoes: VOTE };
+export const UNHIDE: Mark = { kind: 'unhide', list: 'hidden', verb: 'unhidden', undoes: HIDE };
+export const UNFAVE: Mark = { kind: 'unfave', list: 'faves', verb: 'unfavorited', undoes: FAVE };
 
-/** Whether `change` is the run's user putting `mark` on `id`: the one change a task on that item asks for. */
+/** Whether `change` is the run's user making `mark` on `id`: the one change a task on that item asks for. */
 export function isMarkOn(mark: Mark, change: HnChange, user: string, id: string | undefined): boolean {
   return id !== undefined && change.kind === mark.kind && change.user === user && change.id === id;
 }
 
-/** Whether the run (not an earlier one) put `mark` on `id` as the run's user. */
+/** Whether the run (not an earlier one) made `mark` on `id` as the run's user. */
 export function markedInRun(mark: Mark, { diff, user }: HnEvidence, id: string): boolean {
   return diff.some((change) => isMarkOn(mark, change, user, id));
 }
 
-/** Whether `id` was in the run's user's `mark` list at the start: a mark there is not the run's work. */
-export function markedAtStart(mark: Mark, { start, user }: HnEvidence, id: string): boolean {
-  return start[mark.list]?.[user]?.includes(id) ?? false;
+/**
+ * Whether `start` already has what `mark` makes on `id` for `user` (the mark, or for one that takes
+ * a mark back, none to take): then the run cannot be what made it.
+ */
+export function madeAtStart(mark: Mark, start: HnSnapshot, user: string | undefined, id: string): boolean {
+  const listed = user !== undefined && (start[mark.list]?.[user]?.includes(id) ?? false);
+  return mark.undoes ? !listed : listed;
+}
+
+/** Why `mark` on the item `named` cannot be the run's work, read from the start; undefined when it can be. */
+export function notRunsWork(mark: Mark, start: HnSnapshot, user: string | undefined, id: string, named: string): string | undefined {
+  if (!madeAtStart(mark, start, user, id)) return undefined;
+  return mark.undoes ? `${named} was not ${mark.undoes.verb} by ${user} at the start: nothing to take back` : `${named} was already ${mark.verb} by ${user} at the start: not the run's work`;
 }
 
 /**
@@ -50,34 +70,40 @@ export function postedInRun<Part extends 'comments' | 'submissions'>({ start, en
   return after.filter((post) => !had.has(post.id) && post.by === user);
 }
 
-/** An item as the start snapshot has it: a story of its ranking, or a comment. */
-type Item = { id: string };
-
-/** An item a postcondition names, as its verdicts and checks name it: `story 46194762 (rank 1)`. */
-interface Named {
-  id: string;
-  named: string;
+/**
+ * Whether the session sees each item in `mark`'s list now, and says what shows it: a vote as the
+ * page showing the item has it (its arrow gone), a hide as the session's `/hidden` lists it, a
+ * favorite as the item's page offers to take it back. A page that does not load throws.
+ */
+async function listSeen(mark: Mark, session: SessionView, items: readonly Item[]): Promise<Array<{ shown: boolean; detail: string }>> {
+  if (mark.list === 'hidden') {
+    const hidden = new Set((await seenStories(session, '/hidden')).map((story) => story.id));
+    return items.map(({ id, named }) => ({ shown: hidden.has(id), detail: `${named} is ${hidden.has(id) ? '' : 'not '}on the session's /hidden` }));
+  }
+  const seen = [];
+  for (const item of items) {
+    if (mark.list === 'votes') seen.push(await voteOnPage(session, item));
+    else {
+      const faved = await favoritedOnItemPage(session, item.id);
+      seen.push({ shown: faved, detail: `${item.named} is ${faved ? '' : 'not '}favorited: its page ${faved ? 'offers' : 'does not offer'} un-favorite` });
+    }
+  }
+  return seen;
 }
 
 /**
- * Whether the session sees `mark` on each item now, one verdict each: a vote as the item's page
- * shows it (its arrow gone), a hide as the session's `/hidden` lists it, a favorite as the item's
- * page offers to take it back. One the session's user had marked in `start` is not the run's work,
+ * Whether the session sees `mark` made on each item now, one verdict each (one that takes a mark
+ * back holds where the mark no longer shows). What the start already had is not the run's work,
  * whatever the page shows. A page that does not load throws: the check could not run.
  */
-export async function marksSeen(mark: Mark, session: SessionView, items: readonly Named[], start: HnSnapshot): Promise<Verdict[]> {
-  const marked = (id: string) => session.user !== undefined && (start[mark.list]?.[session.user]?.includes(id) ?? false);
-  const hidden = mark === HIDE && items.length > 0 ? new Set((await seenStories(session, '/hidden')).map((story) => story.id)) : undefined;
-  const verdicts: Verdict[] = [];
-  for (const { id, named } of items) {
-    if (marked(id)) verdicts.push({ holds: false, detail: `${named} was already ${mark.verb} at the start: not the run's work` });
-    else if (hidden) verdicts.push({ holds: hidden.has(id), detail: `${named} is ${hidden.has(id) ? '' : 'not '}on the session's /hidden` });
-    else if (mark === FAVE) {
-      const faved = await favoritedOnItemPage(session, id);
-      verdicts.push({ holds: faved, detail: `${named} is ${faved ? '' : 'not '}favorited: its page ${faved ? 'offers' : 'does not offer'} un-favorite` });
-    } else verdicts.push(voteSeen((await seenStories(session, `/item?id=${encodeURIComponent(id)}`)).find((story) => story.id === id), named));
-  }
-  return verdicts;
+export async function marksSeen(mark: Mark, session: SessionView, items: readonly Item[], start: HnSnapshot): Promise<Verdict[]> {
+  const seen = await listSeen(mark, session, items);
+  return items.map(({ id, named }, index) => {
+    const startedSo = session.user === undefined ? undefined : notRunsWork(mark, start, session.user, id, named);
+    if (startedSo) return { holds: false, detail: startedSo };
+    const { shown, detail } = seen[index]!;
+    return { holds: mark.undoes ? !shown : shown, detail };
+  });
 }
 
 /** The verdicts as one: all hold, every detail said. */
@@ -86,44 +112,42 @@ export function allOf(verdicts: readonly Verdict[]): Verdict {
 }
 
 /**
- * The item `pick` finds in the start snapshot (the one a task names: a story by rank, by title, the
- * newest Show HN; a story's top comment) gets `mark` from the run's user during the run; with no
- * such item it cannot hold (`missing` says why), and any such mark is a side effect. `label` names
- * the item in verdicts, after `noun` and its id: one the account had marked at the start is named
- * as such. Resolved, it is bound to that item, and checks the session sees the mark on it.
+ * The item `pick` finds in the start snapshot (a story by rank, by title, the newest Show HN; a
+ * story's top comment) gets `mark` from the run's user during the run; with no such item it cannot
+ * hold, and any such mark is a side effect. Resolved, it is bound to that item (one the start lacks
+ * is bad input, `call` naming it, unless the task is infeasible), and checks the session sees the mark.
  */
-export function markedItem<Picked extends Item>(
-  mark: Mark,
-  { what, missing, label, pick, noun = 'story' }: { what: string; missing: string; label: (item: Picked) => string; pick: (start: HnSnapshot) => Picked | undefined; noun?: string },
-): HnPostcondition {
+export function markedItem(mark: Mark, { what, pick, call = `${what} is ${mark.verb}` }: { what: string; pick: (start: HnSnapshot) => Picked; call?: string }): HnPostcondition {
   const description = `${what} is ${mark.verb}`;
-  return boundAtStart(description, pick, (item, start) => {
-    const named = item && `${noun} ${item.id} (${label(item)})`;
-    return {
+  return onTarget({
+    call,
+    description,
+    reads: [mark.list],
+    pick,
+    missing: missingOf,
+    bound: (found, start) => ({
       description,
       reads: [mark.list],
       judge(evidence) {
-        if (!item || !named) return { holds: false, detail: missing };
-        const { user } = evidence;
-        if (markedInRun(mark, evidence, item.id)) return { holds: true, detail: `${named} is ${mark.verb} by ${user}` };
-        if (markedAtStart(mark, evidence, item.id)) return { holds: false, detail: `${named} was already ${mark.verb} by ${user} at the start: not the run's work` };
-        return { holds: false, detail: `${named} is not ${mark.verb} by ${user}` };
+        if ('missing' in found) return { holds: false, detail: found.missing };
+        if (markedInRun(mark, evidence, found.id)) return { holds: true, detail: `${found.named} is ${mark.verb} by ${evidence.user}` };
+        return { holds: false, detail: notRunsWork(mark, evidence.start, evidence.user, found.id, found.named) ?? `${found.named} is not ${mark.verb} by ${evidence.user}` };
       },
-      expects: (change, evidence) => isMarkOn(mark, change, evidence.user, item?.id),
+      expects: (change, evidence) => !('missing' in found) && isMarkOn(mark, change, evidence.user, found.id),
       async check(session) {
-        if (!item || !named) return { holds: false, detail: missing };
-        return allOf(await marksSeen(mark, session, [{ id: item.id, named }], start));
+        if ('missing' in found) return { holds: false, detail: found.missing };
+        return allOf(await marksSeen(mark, session, [found], start));
       },
-    };
+    }),
   });
 }
 
 /** A story as the start snapshot lists it. */
 type RankedStory = HnSnapshot['ranking'][number];
 
-/** The story `pick` finds at the start is upvoted by the run's user during the run (see markedItem). */
-export function upvotedStory(options: { what: string; missing: string; label: (story: RankedStory) => string; pick: (start: HnSnapshot) => RankedStory | undefined }): HnPostcondition {
-  return markedItem(VOTE, options);
+/** The story `pick` finds at the start is upvoted by the run's user during the run (see markedItem): `label` names it in verdicts, `missing` says why there is none. */
+export function upvotedStory({ what, missing, label, pick }: { what: string; missing: string; label: (story: RankedStory) => string; pick: (start: HnSnapshot) => RankedStory | undefined }): HnPostcondition {
+  return markedItem(VOTE, { what, pick: (start) => storyItem(pick(start), label, missing) });
 }
 
 /**
@@ -141,7 +165,7 @@ export function markedEvery(mark: Mark, { description, which, pick, none }: { de
       if (stories.length === 0 && none !== undefined) return { holds: false, detail: none };
       const expected = new Set(stories.map((story) => story.id));
       const notByRun = stories.filter((story) => !markedInRun(mark, evidence, story.id));
-      const already = notByRun.filter((story) => markedAtStart(mark, evidence, story.id));
+      const already = notByRun.filter((story) => madeAtStart(mark, evidence.start, user, story.id));
       const missing = notByRun.filter((story) => !already.includes(story));
       const extra = diff.filter((change) => change.kind === mark.kind && change.user === user && !expected.has(change.id)).map((change) => change.id);
       const list = (some: RankedStory[]) => some.map((story) => `${story.id} (rank ${story.rank})`).join(', ');
@@ -156,20 +180,36 @@ export function markedEvery(mark: Mark, { description, which, pick, none }: { de
     expects: (change, evidence) => stories.some((story) => isMarkOn(mark, change, evidence.user, story.id)),
     async check(session) {
       if (stories.length === 0) return none === undefined ? { holds: true, detail: `no story ${which} at the start: nothing to mark` } : { holds: false, detail: none };
-      const named = stories.map((story) => ({ id: story.id, named: `story ${story.id} (rank ${story.rank})` }));
+      const named = stories.map((story) => ({ id: story.id, story: story.id, named: `story ${story.id} (rank ${story.rank})` }));
       return allOf(await marksSeen(mark, session, named, start));
     },
   }));
 }
 
-/** The story at `rank` when the run started is upvoted by the run's user during the run. */
-export function upvoted({ rank }: { rank: number }): HnPostcondition {
-  return upvotedStory({
-    what: `the story ranked ${rank} at the start`,
-    missing: `no story ranked ${rank} at the start`,
-    label: () => `rank ${rank}`,
-    pick: (start) => start.ranking.find((entry) => entry.rank === rank),
-  });
+/** A builder of `mark` on the item a target names: `hn.hidden({ rank: 5 })`, `hn.favorited({ id: '46133010' })` (a comment). */
+function markBuilder(mark: Mark, builder: string, { stories = false } = {}) {
+  return (target: TargetInput): HnPostcondition => {
+    const parsed = parseTarget(builder, target);
+    return markedItem(mark, { what: describeTarget(parsed), call: callOf(builder, target), pick: (start) => findTarget(start, parsed, { stories }) });
+  };
+}
+
+/** The item a target names at the start (the story at a rank, with a title; any item by id) is upvoted by the run's user during the run. */
+export const upvoted = markBuilder(VOTE, 'upvoted');
+/** The item a target names had the run's user's vote at the start, and the run took it back. */
+export const unvoted = markBuilder(UNVOTE, 'unvoted');
+/** The story a target names is hidden by the run's user during the run (HN hides stories only). */
+export const hidden = markBuilder(HIDE, 'hidden', { stories: true });
+/** The story a target names was hidden by the run's user at the start, and the run un-hid it. */
+export const unhidden = markBuilder(UNHIDE, 'unhidden', { stories: true });
+/** The item a target names (a story, or a comment by id) is put in the run's user's favorites during the run. */
+export const favorited = markBuilder(FAVE, 'favorited');
+/** The item a target names was a favorite of the run's user at the start, and the run took it out. */
+export const unfavorited = markBuilder(UNFAVE, 'unfavorited');
+
+/** The story titled `title` at the start is upvoted during the run: `upvoted({ title })`. */
+export function upvotedTitled({ title }: { title: string }): HnPostcondition {
+  return upvoted({ title });
 }
 
 /**
@@ -183,16 +223,6 @@ export function upvotedAllMatching({ word, page = 1 }: { word: string; /** Which
     description: `every ${page === 1 ? 'front-page story' : `story on page ${page} of the front page`} with the word "${word}" in its title is upvoted, and no other`,
     which: `matching "${word}"`,
     pick: (start) => start.ranking.filter((story) => pageOfRank(story.rank) === page && pattern.test(story.title)),
-  });
-}
-
-/** The story titled `title` at the start is upvoted during the run; with no such story, it cannot hold, and any vote is a side effect. */
-export function upvotedTitled({ title }: { title: string }): HnPostcondition {
-  return upvotedStory({
-    what: `the story titled "${title}"`,
-    missing: `no story titled "${title}" at the start`,
-    label: () => JSON.stringify(title),
-    pick: (start) => start.ranking.find((entry) => entry.title === title),
   });
 }
 

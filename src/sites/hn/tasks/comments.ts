@@ -1,14 +1,13 @@
 import type { Locator, Page } from '@playwright/test';
-import * as cheerio from 'cheerio';
-import type { Element } from 'domhandler';
-import { answered, boundAtStart } from '../../../eval/postconditions.ts';
-import type { SessionView, Task, Verdict } from '../../../core/task.ts';
-import { sameText } from '../../../text.ts';
+import { answered } from '../../../eval/postconditions.ts';
+import type { Task } from '../../../core/task.ts';
 import { defineTask } from '../../../eval/tasks.ts';
 import type { Site } from '../../../core/site.ts';
 import { clickFavorite, findTitled, openSignedIn, storyRows, type StoryRow } from '../by-hand.ts';
-import { FAVE, markedItem, postedInRun, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
-import type { HnComment, HnSnapshot } from '../snapshot.ts';
+import { FAVE, markedItem, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
+import type { HnSnapshot } from '../snapshot.ts';
+import { findTarget, type Picked } from '../targets.ts';
+import { commentedUnder } from '../written.ts';
 import { fromStart, storyFrom, threadFrom, titleOf, topCommentOf, type Found } from './from-start.ts';
 
 /**
@@ -49,76 +48,33 @@ function threadMissing(title: string) {
   };
 }
 
-/** Where a task asks for a comment: its parent (a story or a comment) and the story whose page shows it, described; or why there is none. */
-type Target = { parent: string; story: string; label: string } | { missing: string };
-
-/**
- * The run's user wrote a new comment with `text` under the target's parent. Only the first such
- * comment is the one asked for: a second copy of it, like any other comment, is a side effect.
- * Resolved, it is bound to the parent the start names, and checks the session sees the comment
- * there.
- */
-function commented(target: (start: HnSnapshot) => Target, text: string, what: string): HnPostcondition {
-  const description = `${what} with the text ${JSON.stringify(text)}`;
-  return boundAtStart(description, target, (where) => {
-    const written = (evidence: HnEvidence) => postedInRun(evidence, 'comments');
-    const asked = (evidence: HnEvidence): HnComment | undefined => {
-      if ('missing' in where) return undefined;
-      return written(evidence).find((comment) => comment.parent === where.parent && sameText(comment.text, text));
-    };
-    return {
-      description,
-      reads: ['comments'],
-      judge(evidence) {
-        if ('missing' in where) return { holds: false, detail: where.missing };
-        const comment = asked(evidence);
-        if (comment) return { holds: true, detail: `${evidence.user} wrote ${comment.id} under ${where.label}: ${JSON.stringify(comment.text)}` };
-        const others = written(evidence).map((other) => `${other.id} under ${other.parent}: ${JSON.stringify(other.text)}`);
-        return { holds: false, detail: `no comment by ${evidence.user} under ${where.label} reads ${JSON.stringify(text)}${others.length > 0 ? ` (wrote ${others.join('; ')})` : ''}` };
-      },
-      expects: (change, evidence) => change.kind === 'comment' && change.id === asked(evidence)?.id,
-      check: async (session) => ('missing' in where ? { holds: false, detail: where.missing } : commentSeen(session, where, text)),
-    };
-  });
-}
-
-/** The target: the story titled `title` itself. */
-const onStory =
-  (title: string) =>
-  (start: HnSnapshot): Target => {
-    const story = storyTitled(start, title);
-    return story ? { parent: story.id, story: story.id, label: `story ${story.id} (${JSON.stringify(title)})` } : { missing: `no story titled ${JSON.stringify(title)} at the start` };
-  };
-
 /** The target: the top comment of the story `story` picks. */
 const onTopComment =
   (story: (start: HnSnapshot) => { id: string; title: string } | undefined, named: string) =>
-  (start: HnSnapshot): Target => {
+  (start: HnSnapshot): Picked => {
     const found = story(start);
     if (!found) return { missing: `no ${named} at the start` };
     const top = topCommentOf(start, found.id);
-    return top ? { parent: top.id, story: found.id, label: `the top comment ${top.id} (by ${top.by}) of ${JSON.stringify(found.title)}` } : { missing: `${JSON.stringify(found.title)} has no comment at the start` };
+    return top ? { id: top.id, story: found.id, named: `the top comment ${top.id} (by ${top.by}) of ${JSON.stringify(found.title)}` } : { missing: `${JSON.stringify(found.title)} has no comment at the start` };
   };
 
 /** The target: `by`'s comment on the story titled `title` (whether or not one can reply to it). */
 const onCommentBy =
   (title: string, by: string) =>
-  (start: HnSnapshot): Target => {
+  (start: HnSnapshot): Picked => {
     const story = storyTitled(start, title);
     const comment = story && start.comments?.find((candidate) => candidate.story === story.id && candidate.by === by);
-    return comment ? { parent: comment.id, story: comment.story, label: `${by}'s comment ${comment.id}${comment.dead ? ' (dead)' : ''}` } : { missing: `no comment by ${by} on ${JSON.stringify(title)} at the start` };
+    return comment ? { id: comment.id, story: comment.story, named: `${by}'s comment ${comment.id}${comment.dead ? ' (dead)' : ''}` } : { missing: `no comment by ${by} on ${JSON.stringify(title)} at the start` };
   };
 
 /** The top comment of the story titled `title` is in the run user's favorites, added during the run. */
 function favedTopComment(title: string): HnPostcondition {
   return markedItem(FAVE, {
     what: `the top comment of ${JSON.stringify(title)}`,
-    missing: `${JSON.stringify(title)} has no comment at the start`,
-    noun: 'comment',
-    label: (top: HnComment) => `the top comment, by ${top.by}`,
     pick: (start) => {
       const story = storyTitled(start, title);
-      return story && topCommentOf(start, story.id);
+      const top = story && topCommentOf(start, story.id);
+      return top ? { id: top.id, story: top.story, named: `comment ${top.id} (the top comment, by ${top.by})` } : { missing: `${JSON.stringify(title)} has no comment at the start` };
     },
   });
 }
@@ -157,33 +113,6 @@ async function replyToTop(page: Page, site: Site, title: string, text: string) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The session's check: what the agent's own session can see afterwards (the verify layer runs it).
-
-/** A comment row's text (2017–2020's `span.commtext` is left open around the reply link by a paragraph). */
-function commentText($: cheerio.CheerioAPI, row: Element): string {
-  const text = $(row).find('.commtext').first().clone();
-  text.find('.reply').remove();
-  return text.text();
-}
-
-/** The session sees a comment reading `text` on the story's page: anywhere in its thread for the story itself, or under the parent comment's row (one indent deeper or more). */
-async function commentSeen(session: SessionView, { parent, story, label }: { parent: string; story: string; label: string }, text: string): Promise<Verdict> {
-  const path = `/item?id=${encodeURIComponent(story)}`;
-  const { status, html } = await session.load(path);
-  if (status !== 200) throw new Error(`${path} answered HTTP ${status}`);
-  const $ = cheerio.load(html);
-  const rows = $('tr.comtr');
-  const indent = (index: number) => Number(rows.eq(index).find('td.ind img').attr('width') ?? 0);
-  const under = parent === story ? -1 : rows.toArray().findIndex((row) => row.attribs.id === parent);
-  if (parent !== story && under < 0) return { holds: false, detail: `${label} is not on ${story}'s page` };
-  for (let index = under + 1; index < rows.length; index += 1) {
-    if (under >= 0 && indent(index) <= indent(under)) break;
-    if (sameText(commentText($, rows[index]!), text)) return { holds: true, detail: `the comment ${JSON.stringify(text)} shows under ${label}` };
-  }
-  return { holds: false, detail: `no comment reading ${JSON.stringify(text)} shows under ${label}` };
-}
-
-// ---------------------------------------------------------------------------------------------
 // The tasks.
 
 function replyToTopComment(name: string, title: string, text: string, prompt: string, extraTags: readonly ('side-effect-trap')[] = []): Task {
@@ -192,7 +121,7 @@ function replyToTopComment(name: string, title: string, text: string, prompt: st
     revision: 1,
     tags: ['form', 'needs-login', 'multi-step', ...extraTags],
     prompt,
-    postconditions: [commented(onTopComment((start) => storyTitled(start, title), `story titled ${JSON.stringify(title)}`), text, `a reply to the top comment of ${JSON.stringify(title)}`)],
+    postconditions: [commentedUnder({ what: `a reply to the top comment of ${JSON.stringify(title)}`, text, pick: onTopComment((start) => storyTitled(start, title), `story titled ${JSON.stringify(title)}`) })],
     reference: (page, site) => replyToTop(page, site, title, text),
     whyNotApplicable: threadMissing(title),
   });
@@ -218,7 +147,7 @@ export const commentOnStory = fromStart(E_READER, titleOf(storyFrom(20, { open: 
     revision: 1,
     tags: ['form', 'needs-login'],
     prompt: `Post a comment on the Hacker News story titled "${title}" that says exactly: Great project, thanks for sharing.`,
-    postconditions: [commented(onStory(title), 'Great project, thanks for sharing.', `a comment on ${JSON.stringify(title)}`)],
+    postconditions: [commentedUnder({ what: `a comment on ${JSON.stringify(title)}`, text: 'Great project, thanks for sharing.', pick: (start) => findTarget(start, { title }) })],
     async reference(page, site) {
       if (!(await openStory(page, site, title))) return { impossible: `no story titled ${JSON.stringify(title)} on the front pages` };
       await submitComment(page, 'Great project, thanks for sharing.', 'add comment');
@@ -251,9 +180,10 @@ export const replyToDeadComment = fromStart<DeadComment>({ title: RAILWAY, by: '
   defineTask({
     name: 'reply-to-dead-comment',
     revision: 1,
-    tags: ['infeasible', 'form', 'needs-login'],
+    tags: ['form', 'needs-login'],
+    infeasible: `${by}'s comment is dead, or its thread closed: HN takes no reply to it`,
     prompt: `On the Hacker News story "${title}", reply to ${by}'s comment with the text: Could you say more about that?`,
-    postconditions: [commented(onCommentBy(title, by), 'Could you say more about that?', `a reply to ${by}'s comment`)],
+    postconditions: [commentedUnder({ what: `a reply to ${by}'s comment`, text: 'Could you say more about that?', pick: onCommentBy(title, by) })],
     async reference(page, site) {
       if (!(await openStory(page, site, title))) return { impossible: `no story titled ${JSON.stringify(title)} on the front pages` };
       const row = commentRows(page).filter({ has: page.locator(`a[href="user?id=${by}"]`) }).first();
@@ -350,11 +280,11 @@ export const replyOnPage2 = defineTask({
   tags: ['form', 'needs-login', 'multi-step'],
   prompt: 'On page 2 of the Hacker News front page, find the story with the fewest comments and reply to its top comment with exactly this text: Nice illustrations.',
   postconditions: [
-    commented(
-      onTopComment((start) => fewestCommentsOnPage2(start), 'story with comments on page 2'),
-      'Nice illustrations.',
-      'a reply to the top comment of the story with the fewest comments on page 2',
-    ),
+    commentedUnder({
+      what: 'a reply to the top comment of the story with the fewest comments on page 2',
+      text: 'Nice illustrations.',
+      pick: onTopComment((start) => fewestCommentsOnPage2(start), 'story with comments on page 2'),
+    }),
   ],
   async reference(page, site) {
     await openSignedIn(page, site, '/news?p=2');

@@ -187,7 +187,8 @@ export const upvoteJobAd = fromStart(jobTitle, firstJob, (title) =>
   defineTask({
     name: 'upvote-job-ad',
     revision: 1,
-    tags: ['navigation', 'infeasible', 'needs-login'],
+    tags: ['navigation', 'needs-login'],
+    infeasible: 'a job ad has no vote arrow: HN takes no votes on it',
     prompt: `Upvote the Hacker News job ad "${title}".`,
     // A job takes no votes: there is no story to upvote, and a vote on the ad (were the site to take one) is a side effect.
     postconditions: [

@@ -1,9 +1,9 @@
 import type { Task, Verdict } from '../../../core/task.ts';
-import { boundAtStart } from '../../../eval/postconditions.ts';
 import { defineTask } from '../../../eval/tasks.ts';
 import { slug } from '../../../text.ts';
 import { clickFavorite, clickHide, findTitled, frontPage } from '../by-hand.ts';
-import { allOf, FAVE, HIDE, isMarkOn, markedAtStart, markedInRun, marksSeen, type HnPostcondition, type Mark } from '../postconditions.ts';
+import { allOf, FAVE, HIDE, isMarkOn, markedInRun, madeAtStart, marksSeen, type HnPostcondition, type Mark } from '../postconditions.ts';
+import { onTarget } from '../targets.ts';
 import type { HnSnapshot } from '../snapshot.ts';
 import { firstRankOn } from '../paging.ts';
 import { firstPageOf, frontPageNamed, fromStart, ranksListed, storyFrom, titleOf } from './from-start.ts';
@@ -23,33 +23,42 @@ const titled = (title: string): Target => ({ label: `the story titled ${JSON.str
 
 /**
  * Every story `target` names at the start is put in `mark`'s list by the run's user during the
- * run (one already there at the start is not the run's work); no such story, and it cannot hold.
- * It expects those marks only: any other hide, favorite or vote is a side effect. Resolved, it
- * checks the session sees the mark on each of those stories.
+ * run (one already there at the start is not the run's work); no such story, and it cannot hold
+ * (resolved, that is bad input unless the task is infeasible). It expects those marks only: any
+ * other hide, favorite or vote is a side effect. Resolved, it checks the session sees the mark on
+ * each of those stories.
  */
 export function markedByRun(mark: Mark, target: Target): HnPostcondition {
   const description = `${target.label} ${target.named > 1 ? 'are' : 'is'} ${mark.verb}`;
-  return boundAtStart(description, target.pick, (stories, start) => {
-    const notListed = stories.length < target.named ? (stories.length === 0 ? `${target.label} is not listed at the start` : `only ${stories.length} of ${target.label} are listed at the start`) : undefined;
-    return {
+  const notListed = (stories: Story[]) =>
+    stories.length < target.named ? (stories.length === 0 ? `${target.label} is not listed at the start` : `only ${stories.length} of ${target.label} are listed at the start`) : undefined;
+  return onTarget({
+    call: description,
+    description,
+    reads: [mark.list],
+    pick: target.pick,
+    missing: notListed,
+    bound: (stories, start) => ({
       description,
       reads: [mark.list],
       judge(evidence): Verdict {
-        if (notListed) return { holds: false, detail: notListed };
-        const already = stories.filter((story) => markedAtStart(mark, evidence, story.id));
-        const missing = stories.filter((story) => !already.includes(story) && !markedInRun(mark, evidence, story.id));
+        const missing = notListed(stories);
+        if (missing) return { holds: false, detail: missing };
+        const already = stories.filter((story) => madeAtStart(mark, evidence.start, evidence.user, story.id));
+        const undone = stories.filter((story) => !already.includes(story) && !markedInRun(mark, evidence, story.id));
         const list = (some: Story[]) => some.map((story) => `${story.id} (rank ${story.rank})`).join(', ');
         if (already.length > 0) return { holds: false, detail: `already ${mark.verb} by ${evidence.user} at the start, not the run's work: ${list(already)}` };
-        if (missing.length > 0) return { holds: false, detail: `not ${mark.verb} by ${evidence.user}: ${list(missing)}` };
+        if (undone.length > 0) return { holds: false, detail: `not ${mark.verb} by ${evidence.user}: ${list(undone)}` };
         return { holds: true, detail: `${list(stories)} ${mark.verb} by ${evidence.user}` };
       },
       expects: (change, evidence) => stories.some((story) => isMarkOn(mark, change, evidence.user, story.id)),
       async check(session) {
-        if (notListed) return { holds: false, detail: notListed };
-        const named = stories.map((story) => ({ id: story.id, named: `story ${story.id} (rank ${story.rank})` }));
+        const missing = notListed(stories);
+        if (missing) return { holds: false, detail: missing };
+        const named = stories.map((story) => ({ id: story.id, story: story.id, named: `story ${story.id} (rank ${story.rank})` }));
         return allOf(await marksSeen(mark, session, named, start));
       },
-    };
+    }),
   });
 }
 
@@ -76,14 +85,15 @@ export function hideTitled(title: string): Task {
 }
 
 /**
- * Favorite a story named by its title. With a title no story has, infeasible: favoriting some other
- * story is no way out, and the only right outcome is a truthful failure.
+ * Favorite a story named by its title. With a title no story has, infeasible (`infeasible` says
+ * so): favoriting some other story is no way out, and the only right outcome is a truthful failure.
  */
-export function favoriteTitled(title: string, { infeasible = false } = {}): Task {
+export function favoriteTitled(title: string, { infeasible }: { /** Why no story has the title. */ infeasible?: string } = {}): Task {
   return defineTask({
     name: `favorite-titled-${slug(title, 40)}`,
     revision: 1,
-    tags: ['navigation', 'needs-login', ...(infeasible ? (['infeasible'] as const) : [])],
+    tags: ['navigation', 'needs-login'],
+    infeasible,
     prompt: `Add the Hacker News story titled "${title}" to your favorites.`,
     postconditions: [markedByRun(FAVE, titled(title))],
     whyNotApplicable: infeasible ? undefined : listing(title),
@@ -165,5 +175,5 @@ export const markTasks: readonly Task[] = [
   favoriteFirstHideSecond,
   favoriteFirstStory,
   hideFirstThree,
-  favoriteTitled('Notes from a conference that never took place', { infeasible: true }),
+  favoriteTitled('Notes from a conference that never took place', { infeasible: 'no story has this title' }),
 ];

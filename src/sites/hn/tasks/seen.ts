@@ -3,23 +3,15 @@ import type { SessionView } from '../../../core/task.ts';
 
 /**
  * What the agent's own session sees on a page, for the postconditions' session checks (what
- * `verify` and `stop-on-success` run): each story row as a reader takes it in (its title link,
- * whether its arrow is there and hidden after a vote, its comment count). Read on its own terms,
- * not with the capture parser's or the oracle's code.
+ * `verify` and `stop-on-success` run): each story row as a reader takes it in (its title link), a
+ * vote by its arrow. Read on its own terms, not with the capture parser's or the oracle's code.
  */
 
 export interface SeenStory {
   id: string;
-  /** The number shown before the row, when there is one. */
-  rank?: number;
   title: string;
   /** Where the title links to, as written. */
   href: string;
-  /** The row has an up arrow (a job ad has none). */
-  votable: boolean;
-  /** The arrow is hidden (`nosee`) or an `unvote` link shows: the session's vote is in. */
-  voted: boolean;
-  comments: number;
 }
 
 /**
@@ -35,28 +27,25 @@ export async function seenStories(session: SessionView, path: string): Promise<S
     .not('.comtr')
     .toArray()
     .map((row) => {
-      const id = row.attribs.id ?? '';
       const link = $(row).children('td').last().find('a').first();
-      const arrow = $(row).find(`a[id="up_${id}"]`);
-      const counted = /(\d+)\s*comments?/.exec($(row).next('tr').text().replace(/\u00a0/g, ' '));
-      const rank = Number.parseInt($(row).find('.rank').text(), 10);
-      return {
-        id,
-        rank: Number.isNaN(rank) ? undefined : rank,
-        title: link.text().trim(),
-        href: link.attr('href') ?? '',
-        votable: arrow.length > 0,
-        voted: arrow.hasClass('nosee') || $(`[id="un_${id}"]`).length > 0,
-        comments: counted ? Number(counted[1]) : 0,
-      };
+      return { id: row.attribs.id ?? '', title: link.text().trim(), href: link.attr('href') ?? '' };
     });
 }
 
-/** A verdict on one story the session sees (or not), `named` as verdicts name it (`story 46194762 (rank 1)`): its vote is in. */
-export function voteSeen(story: SeenStory | undefined, named: string): { holds: boolean; detail: string } {
-  if (!story) return { holds: false, detail: `the session's page does not show ${named}` };
-  if (!story.votable) return { holds: false, detail: `${named} has no vote arrow` };
-  return story.voted ? { holds: true, detail: `${named} shows as upvoted` } : { holds: false, detail: `${named} still shows its arrow: the vote did not register` };
+/**
+ * The session's vote on an item (a story, or a comment on its story's page) as the page showing it
+ * says: its arrow hidden (`nosee`) or an `unvote` link is a vote in. Whether it shows, and what shows it.
+ */
+export async function voteOnPage(session: SessionView, { id, story, named }: { id: string; story: string; named: string }): Promise<{ shown: boolean; detail: string }> {
+  const path = `/item?id=${encodeURIComponent(story)}`;
+  const { status, html } = await session.load(path);
+  if (status !== 200) throw new Error(`${path} answered HTTP ${status}`);
+  const $ = cheerio.load(html);
+  const arrow = $(`a[id="up_${id}"]`);
+  const voted = arrow.hasClass('nosee') || $(`[id="un_${id}"]`).length > 0;
+  if (voted) return { shown: true, detail: `${named} shows as upvoted` };
+  if (arrow.length > 0) return { shown: false, detail: `${named} shows its vote arrow: not upvoted` };
+  return { shown: false, detail: $(`tr[id="${id}"]`).length > 0 ? `${named} has no vote arrow` : `the session's page does not show ${named}` };
 }
 
 /** The session's account, as its top bar names it. */

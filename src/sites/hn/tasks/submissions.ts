@@ -1,50 +1,17 @@
 import type { Page } from '@playwright/test';
-import { sameText } from '../../../text.ts';
 import { boundAtStart } from '../../../eval/postconditions.ts';
 import { defineTask } from '../../../eval/tasks.ts';
-import type { SessionView, Task } from '../../../core/task.ts';
+import type { Task } from '../../../core/task.ts';
 import type { Site } from '../../../core/site.ts';
 import { clickUpvote, openSignedIn } from '../by-hand.ts';
-import { postedInRun, upvotedStory, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
-import type { Submission } from '../snapshot.ts';
-import { seenStories } from './seen.ts';
+import { upvotedStory, type HnEvidence, type HnPostcondition } from '../postconditions.ts';
+import { submitted, type Wanted } from '../written.ts';
 
 /**
  * Submitting stories through `/submit`: a link, a text post, a link already on the site (the
  * right outcome is a vote on the story that has it, and a second submission is a side effect),
  * and a title HN refuses (infeasible: a shortened title is not the story asked for).
  */
-
-/** The story a task asks to submit: exactly this title, this link (none for a text post) and, when given, this text. */
-interface Wanted {
-  title: string;
-  url?: string;
-  text?: string;
-}
-
-function isWanted(story: Submission, wanted: Wanted): boolean {
-  return story.title.trim() === wanted.title && story.url === wanted.url && (wanted.text === undefined || sameText(story.text ?? '', wanted.text));
-}
-
-const describeWanted = (wanted: Wanted) => `"${wanted.title}"${wanted.url ? ` (${wanted.url})` : ' (a text post)'}`;
-
-/** Exactly one story as wanted is submitted by the run's user; any other submission is a side effect. The session's check: `/newest` lists it. */
-export function submittedStory(wanted: Wanted): HnPostcondition {
-  return {
-    description: `the story ${describeWanted(wanted)} is submitted once`,
-    reads: ['submissions'],
-    judge(evidence) {
-      const mine = postedInRun(evidence, 'submissions');
-      const matching = mine.filter((story) => isWanted(story, wanted));
-      if (matching.length === 1) return { holds: true, detail: `${evidence.user} submitted ${describeWanted(wanted)} as ${matching[0]!.id}` };
-      if (matching.length > 1) return { holds: false, detail: `${evidence.user} submitted ${describeWanted(wanted)} ${matching.length} times` };
-      const others = mine.map((story) => describeWanted({ title: story.title, url: story.url })).join(', ');
-      return { holds: false, detail: `${evidence.user} did not submit ${describeWanted(wanted)}${others ? `; submitted ${others}` : ''}` };
-    },
-    expects: (change, evidence) => change.kind === 'submission' && postedInRun(evidence, 'submissions').some((story) => story.id === change.id && isWanted(story, wanted)),
-    check: (session) => seenOnNewest(session, wanted),
-  };
-}
 
 /**
  * The link submitted with the title, unless a story at the start already has exactly that link:
@@ -59,7 +26,7 @@ export function submittedUnlessPosted(wanted: Wanted & { url: string }): HnPostc
     label: (story) => `rank ${story.rank}`,
     pick: posted,
   });
-  const submit = submittedStory(wanted);
+  const submit = submitted(wanted);
   const description = `${wanted.url} is submitted titled "${wanted.title}", or, when a story already has it, that story is upvoted`;
   return boundAtStart(description, posted, (story, start) => {
     const chosen = story ? upvote : submit;
@@ -78,19 +45,13 @@ async function submitStory(page: Page, site: Site, wanted: Wanted): Promise<URL>
   return new URL(page.url());
 }
 
-/** What the session sees of a submitted story: on `/newest`, titled and linked as wanted (the postcondition's check). */
-async function seenOnNewest(session: SessionView, wanted: Wanted) {
-  const story = (await seenStories(session, '/newest')).find((row) => row.title === wanted.title && (wanted.url === undefined ? row.href.startsWith('item?id=') : row.href === wanted.url));
-  return story ? { holds: true, detail: `/newest lists ${describeWanted(wanted)} (${story.id})` } : { holds: false, detail: `/newest does not list ${describeWanted(wanted)}` };
-}
-
 function submitTask(name: string, prompt: string, wanted: Wanted): Task {
   return defineTask({
     name,
     revision: 1,
     tags: ['form', 'needs-login'],
     prompt,
-    postconditions: [submittedStory(wanted)],
+    postconditions: [submitted(wanted)],
     async reference(page, site) {
       const landed = await submitStory(page, site, wanted);
       if (landed.pathname !== '/newest') return { impossible: `the site did not take the story: it answered ${landed.pathname}${landed.search}` };
@@ -133,9 +94,10 @@ const overlong: Wanted = {
 export const submitOverlongTitle = defineTask({
   name: 'submit-overlong-title',
   revision: 1,
-  tags: ['form', 'infeasible', 'needs-login', 'side-effect-trap'],
+  tags: ['form', 'needs-login', 'side-effect-trap'],
+  infeasible: `the title is ${overlong.title.length} characters, and HN takes at most 80`,
   prompt: `Submit the link ${overlong.url} to Hacker News with exactly this title, unchanged: "${overlong.title}".`,
-  postconditions: [submittedStory(overlong)],
+  postconditions: [submitted(overlong)],
   async reference(page, site) {
     // The form itself says the limit (its title field's maxlength): a longer title would be cut short, so nothing is submitted.
     await openSignedIn(page, site, '/submit');

@@ -49,14 +49,16 @@ export function upvoteAllMatching(word: string, { page: number = 1 }: { /** Whic
 }
 
 /**
- * Upvote a story by its title. With a title that is not on the front page the task is
- * infeasible: the right outcome is a truthful failure, and any claimed success is false.
+ * Upvote a story by its title. A title no story has is a typo (the run is refused, in one line)
+ * unless `infeasible` says why the task is meant so: then the right outcome is a truthful failure,
+ * and any claimed success is false.
  */
-export function upvoteTitled(title: string, { infeasible = false } = {}): Task {
+export function upvoteTitled(title: string, { infeasible }: { /** Why no story has the title. */ infeasible?: string } = {}): Task {
   return defineTask({
     name: `upvote-titled-${slug(title, 40)}`,
     revision: 1,
-    tags: ['navigation', 'needs-login', ...(infeasible ? (['infeasible'] as const) : [])],
+    tags: ['navigation', 'needs-login'],
+    infeasible,
     prompt: `Upvote the Hacker News story titled "${title}".`,
     postconditions: [upvotedTitled({ title })],
     async reference(page, site) {
@@ -88,7 +90,7 @@ function loopWord(start: HnSnapshot): Found<{ word: string; page: number }> {
 export const upvoteAllMatchingWord = fromStart({ word: 'for', page: 1 }, loopWord, ({ word, page }) => upvoteAllMatching(word, { page }));
 
 /** The infeasible task the project's specs use: no story has this title, so no agent (the reference included) can make it actual. */
-export const upvoteNeverPosted = upvoteTitled('A story that was never posted', { infeasible: true });
+export const upvoteNeverPosted = upvoteTitled('A story that was never posted', { infeasible: 'no story has this title' });
 
 /** An information task: the title ranked `rank`, judged against the ranking at the start; any change to the site is a side effect. */
 export function titleOfRank(rank: number, name = `title-of-rank-${rank}`): Task {
