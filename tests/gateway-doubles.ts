@@ -1,0 +1,62 @@
+import { test } from '@playwright/test';
+import { startGateway, type Gateway, type GatewaySettings } from '../src/agents/gateway.ts';
+import type { TraceEventBody } from '../src/core/trace.ts';
+import type { ChatResponse, Model, Usage } from '../src/models/types.ts';
+// `scripted:<name>` resolves to HN's doubles.
+import '../src/playwright/doubles.ts';
+
+/** What the gateway tests of each API share: gateways on 127.0.0.1 for a model double, and the doubles. */
+
+export const task = 'Upvote the first story on the front page.';
+
+/** Two tools as every API offers them: the scripted doubles navigate first, then list the stories. */
+export const tools = [
+  { name: 'navigate', description: 'Opens a URL.', parameters: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] } },
+  { name: 'list_stories', description: 'The stories on the current page.', parameters: { type: 'object', properties: {} } },
+];
+
+/** What the first tool call navigates to, in the scripted doubles' script. */
+export const FRONT_PAGE = { url: 'https://news.ycombinator.com/news' };
+
+export const types = (events: readonly TraceEventBody[]) => events.map((event) => event.type);
+
+/** Starts gateways for a file's tests, each closed after its test: a gateway, its trace events and the limits it reported. */
+export function gatewayStarter() {
+  const started: Gateway[] = [];
+  test.afterEach(async () => {
+    await Promise.all(started.splice(0).map((gateway) => gateway.close()));
+  });
+  return async (model: Model, settings: GatewaySettings = {}) => {
+    const events: TraceEventBody[] = [];
+    const limits: string[] = [];
+    const gateway = await startGateway({ model, record: (event) => events.push(event), signal: new AbortController().signal, onLimit: (detail) => limits.push(detail), ...settings });
+    started.push(gateway);
+    return { gateway, events, limits };
+  };
+}
+
+/** `model` as a provider with a prompt cache reports it: `cachedInput` of each answer's input was read from the cache. */
+export function caching(model: Model, cachedInput: number): Model {
+  return { id: model.id, chat: async (request) => withUsage(await model.chat(request), (usage) => ({ ...usage, cachedInput })) };
+}
+
+/** `model` as a provider that gives no usable count. */
+export function uncounted(model: Model): Model {
+  return { id: model.id, chat: async (request) => withUsage(await model.chat(request), () => ({ input: null, output: null, problem: 'usage is missing' })) };
+}
+
+function withUsage(response: ChatResponse, usage: (given: Usage) => Usage): ChatResponse {
+  return { ...response, usage: usage(response.usage) };
+}
+
+/** A model that fails every call with `error`, as a provider does once its retries are spent. */
+export function failing(error: Error): Model {
+  return { id: 'test:failing', chat: () => Promise.reject(error) };
+}
+
+/** A model whose calls wait until the test answers them: `received()` calls so far, `answer(index, response)`. */
+export function held() {
+  const waiting: Array<(response: ChatResponse) => void> = [];
+  const model: Model = { id: 'test:held', chat: () => new Promise((resolve) => waiting.push(resolve)) };
+  return { model, received: () => waiting.length, answer: (index: number, response: ChatResponse) => waiting[index]!(response) };
+}
