@@ -60,3 +60,9 @@ export function held() {
   const model: Model = { id: 'test:held', chat: () => new Promise((resolve) => waiting.push(resolve)) };
   return { model, received: () => waiting.length, answer: (index: number, response: ChatResponse) => waiting[index]!(response) };
 }
+
+/** A model that says something and navigates, each call: an answer of two parts (text, then a call), its usage known. */
+export const talker: Model = {
+  id: 'test:talker',
+  chat: async () => ({ message: { content: 'Opening it.', toolCalls: [{ id: 'call_talk', name: 'navigate', arguments: JSON.stringify(FRONT_PAGE) }] }, usage: { input: 30, output: 9 } }),
+};

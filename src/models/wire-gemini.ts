@@ -28,8 +28,8 @@ const part = protoObject({
   thought: z.boolean().nullish(),
   functionCall: protoObject({ id: z.string().nullish(), name: z.string().min(1), args: z.record(z.string(), z.unknown()).nullish() }).nullish(),
   functionResponse: protoObject({ id: z.string().nullish(), name: z.string().min(1), response: z.record(z.string(), z.unknown()) }).nullish(),
-  inlineData: z.undefined({ error: NOT_TEXT }),
-  fileData: z.undefined({ error: NOT_TEXT }),
+  inlineData: z.never({ error: NOT_TEXT }).optional(),
+  fileData: z.never({ error: NOT_TEXT }).optional(),
 });
 
 const content = protoObject({
