@@ -141,7 +141,7 @@ test('a wrong or missing key is a 401 in Anthropic\'s shape and nothing is forwa
   expect(types(events)).toEqual(['model_request', 'model_response']);
 });
 
-test('what the gateway cannot serve is a 400 in Anthropic\'s shape naming the field, and no call: an image, a server tool, no messages', async () => {
+test('what the gateway cannot serve is a 400 in Anthropic\'s shape naming the field, and no call: an image, a server tool, no messages; another path is a 404', async () => {
   const { gateway, events } = await start(diligent());
   const anthropic = client(gateway);
   const image = { type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data: 'iVBORw0KGgo=' } };
@@ -157,6 +157,8 @@ test('what the gateway cannot serve is a 400 in Anthropic\'s shape naming the fi
     { type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('tools.0.type: is not served') } },
     { type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('messages: must hold at least one message') } },
   ]);
+  const counted = await anthropic.messages.countTokens({ model: 'claude-named-by-the-agent', messages: [{ role: 'user', content: task }] }).catch((error: unknown) => error);
+  expect(counted).toMatchObject({ status: 404, error: { type: 'error', error: { type: 'not_found_error', message: expect.stringContaining('POST /v1/messages') } } });
   expect(events).toEqual([]);
 });
 
