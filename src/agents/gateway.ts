@@ -287,15 +287,17 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       respond(outgoing, wire.answer(forwarded.response, request, url));
     };
 
+  /** Writes an answer as its API sends it, redacted. */
   function respond(outgoing: ServerResponse, answer: Answer): void {
     if ('json' in answer) return reply(outgoing, 200, answer.json);
+    const text = (value: object | string) => (typeof value === 'string' ? value : JSON.stringify(redact(value, secrets)));
     if ('ndjson' in answer) {
       outgoing.writeHead(200, { 'content-type': 'application/x-ndjson' });
-      return void outgoing.end(answer.ndjson.map((line) => `${JSON.stringify(redact(line, secrets))}\n`).join(''));
+      outgoing.end(answer.ndjson.map((line) => `${text(line)}\n`).join(''));
+    } else {
+      outgoing.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      outgoing.end(answer.sse.map(({ event, data }) => `${event ? `event: ${event}\n` : ''}data: ${text(data)}\n\n`).join(''));
     }
-    outgoing.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const data = (value: object | string) => (typeof value === 'string' ? value : JSON.stringify(redact(value, secrets)));
-    outgoing.end(answer.sse.map(({ event, data: value }) => `${event ? `event: ${event}\n` : ''}data: ${data(value)}\n\n`).join(''));
   }
 
   const suffix = () => randomBytes(6).toString('hex');
