@@ -113,6 +113,51 @@ test('cost against success per task set: each configuration’s cost per run and
   expect(part).not.toMatch(/[<>]|&[a-z]+;/);
 });
 
+/** Doubles at $0 (one success rate each) beside priced models: the chart a suite of offline doubles draws. */
+function doublesAndModels(): AttachedRunRecord[] {
+  const cell = (model: string, layers: string, successes: number, n: number, costEach: number) =>
+    Array.from({ length: n }, (_, i) => run({ task: 'a', model, layers, actual: i < successes, claimed: true, cost: costEach, condition: { agent: 'harness-eval', model, layers, site: 'hn-recorded' } }));
+  return [
+    ...cell('scripted:diligent', 'bare', 5, 5, 0),
+    ...cell('scripted:diligent', 'verified', 5, 5, 0),
+    ...cell('scripted:overclaimer', 'bare', 0, 5, 0),
+    ...cell('scripted:overclaimer', 'verified', 0, 5, 0),
+    ...cell('scripted:lazy', 'bare', 1, 5, 0),
+    ...cell('openai:mini', 'bare', 2, 5, 0.01),
+    ...cell('openai:mini', 'verified', 2, 5, 0.0101),
+    ...cell('openai:big', 'bare', 4, 5, 0.1),
+  ];
+}
+
+test('a configuration that cost nothing (a double) is off the Pareto front and beats none: the front is the priced ones’, and the reports say “no cost”', () => {
+  const summary = summarize(doublesAndModels(), { complete: true });
+  const [set] = summary.costSuccess!;
+  // At $0 with every run a success, the double alone was the front; now the front is the priced configurations'.
+  expect(set!.points.filter((point) => point.front).map((point) => `${point.model} · ${point.layers}`)).toEqual(['openai:mini · bare', 'openai:big · bare']);
+  expect(set!.points.filter((point) => point.costPerRun === 0).every((point) => !point.front)).toBe(true);
+  expect(renderMarkdown(summary)).toContain('harness-eval · scripted:diligent · bare: no cost (off the front), success 100% (57–100%), 5 runs\n');
+});
+
+test('the cost chart’s labels never overlap, in a browser: points at one spot (doubles at $0) share a label, and near ones move apart', async ({ page }) => {
+  const summary = summarize(doublesAndModels(), { complete: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.setContent(renderHtml(summary, []));
+  // Every text of the chart that is a point's number (or numbers): no axis label is only digits.
+  const labels = page.locator('svg.cost-chart text').filter({ hasText: /^\d+(, \d+)*$/ });
+  const texts = await labels.allTextContents();
+  expect(texts.flatMap((text) => text.split(', ')).map(Number).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  const boxes = await Promise.all((await labels.all()).map(async (label) => (await label.boundingBox())!));
+  const chart = (await page.locator('svg.cost-chart').boundingBox())!;
+  for (const [i, a] of boxes.entries()) {
+    expect(a.x >= chart.x && a.x + a.width <= chart.x + chart.width && a.y >= chart.y && a.y + a.height <= chart.y + chart.height, `label ${texts[i]} inside the chart`).toBe(true);
+    for (const [j, b] of boxes.entries()) {
+      if (j <= i) continue;
+      const apart = a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y;
+      expect(apart, `labels ${texts[i]} and ${texts[j]} overlap`).toBe(true);
+    }
+  }
+});
+
 test('bad prices and budgets are one line naming the field: a negative price, an unknown provider, a budget of 0 or less', () => {
   expect(() => parseCostOptions({ prices: { 'openai:gpt-4o': { input: -1, output: 2 } } })).toThrow(/^harness-eval options: prices\.openai:gpt-4o\.input: Too small: expected number to be >=0$/);
   expect(() => parseCostOptions({ prices: { 'openai:gpt-4o': { input: 1, cachedInput: -0.5, output: 2 } } })).toThrow(/^harness-eval options: prices\.openai:gpt-4o\.cachedInput: Too small/);

@@ -2,7 +2,7 @@ import { test } from '@playwright/test';
 import * as cheerio from 'cheerio';
 import { comparison } from '../src/report/compare.ts';
 import { heatColour, renderHtml, renderMarkdown, verdictLines } from '../src/report/files.ts';
-import { OUTCOMES } from '../src/report/format.ts';
+import { EXCLUSIONS, OUTCOMES } from '../src/report/format.ts';
 import { wilson } from '../src/report/statistics.ts';
 import { summarize } from '../src/report/summarize.ts';
 import type { AttachedRunRecord } from '../src/report/types.ts';
@@ -180,13 +180,17 @@ test('every outcome is named the same in every report, and defined once in the H
   ];
   const summary = summarize(runs, { complete: true, now });
   const $ = cheerio.load(renderHtml(summary, runs));
-  expect($('dl.words dt').map((_, term) => $(term).text()).get()).toEqual(['success', 'false success', 'truthful failure', 'false failure', 'incomplete']);
+  expect($('dl.words dt').map((_, term) => $(term).text()).get()).toEqual(['success', 'false success', 'truthful failure', 'false failure', 'incomplete', 'error', 'interrupted']);
   expect(Object.keys(OUTCOMES)).toEqual(['success', 'false success', 'truthful failure', 'false failure', 'incomplete']);
+  expect(Object.keys(EXCLUSIONS)).toEqual(['error', 'interrupted']);
   expect($('tr[id^="run-"]').map((_, row) => $(row).find('td').eq(1).text()).get()).toEqual(['success', 'false success', 'truthful failure (incomplete)', 'false failure']);
   expect(renderMarkdown(summary)).toContain('4 runs of 4 planned in 1 cell · 2 done (50%) · 1 false success (25%) · 1 false failure (25%) · 0 with side effects (0%) · 1 incomplete');
   const readme = new URL('../README.md', import.meta.url);
   return import('node:fs').then(({ readFileSync }) => {
     const text = readFileSync(readme, 'utf8');
     for (const [word, meaning] of Object.entries(OUTCOMES)) expect(text, word).toContain(`- **${word}**: ${meaning}`);
+    // The words for runs out of every rate are defined where the report is.
+    const docs = readFileSync(new URL('../docs/report.md', import.meta.url), 'utf8');
+    for (const [word, meaning] of Object.entries(EXCLUSIONS)) expect(docs, word).toContain(`- **${word}**: ${meaning}`);
   });
 });

@@ -46,11 +46,24 @@ test('a retry that died mid-run does not replace a run an earlier attempt record
   expect(trials.runs.map((run) => [run.test.retry, run.incomplete])).toEqual([[0, false]]);
 });
 
-test('a run that started and never ended is an incomplete, unjudged run', () => {
+test('a run that started and never ended is an incomplete, unjudged run, left out of every rate: an error, or interrupted when its attempt was', () => {
   const trials = countTrials([testOf('failed', [attempt(0, { starts: [started(0)] })])]);
   expect(trials).toMatchObject({ planned: 1, missing: [] });
-  expect(trials.runs).toEqual([incompleteRun(started(0))]);
-  expect(trials.runs[0]).toMatchObject({ claimed: false, actual: false, judged: false, incomplete: true, stopReason: 'error', iterations: 0, tokens: { input: null, output: null }, sideEffects: [] });
+  const died = { reason: 'error', detail: 'its worker died before the run ended: nothing is known of what the agent did' } as const;
+  expect(trials.runs).toEqual([incompleteRun(started(0), died)]);
+  expect(trials.runs[0]).toMatchObject({ claimed: false, actual: false, judged: false, incomplete: true, stopReason: 'error', iterations: 0, tokens: { input: null, output: null }, sideEffects: [], excluded: died });
+  const stopped = countTrials([testOf('interrupted', [attempt(0, { interrupted: true, starts: [started(0)] })])]);
+  expect(stopped.runs[0]!.excluded).toEqual({ reason: 'interrupted', detail: 'stopped by the interruption before its run ended' });
+  // No rate counts them: the truthful failure the old count made of a crash is gone.
+  expect(summarize(trials.runs, { complete: true }).cells[0]).toMatchObject({ runs: 0, errors: 1 });
+});
+
+test('a run an interruption cut short is interrupted, unless its record says why already; one that ended before it counts', () => {
+  const cut = judged(0, { incomplete: true, stopReason: 'error' });
+  const errored = judged(0, { incomplete: true, excluded: { reason: 'error', detail: 'python3: no such file' } }, 2);
+  const done = judged(0, {}, 3);
+  const trials = countTrials([testOf('interrupted', [attempt(0, { interrupted: true, runs: [cut, errored, done] })])]);
+  expect(trials.runs.map((run) => run.excluded)).toEqual([{ reason: 'interrupted', detail: 'cut short by the interruption' }, { reason: 'error', detail: 'python3: no such file' }, undefined]);
 });
 
 test('a test plans as many trials as its distinct runs, and the missing ones are named', () => {

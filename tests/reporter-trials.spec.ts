@@ -57,15 +57,17 @@ test('a test --max-failures stopped before it ran is missing, and the summary is
   expect(result.stdout).toContain('harness-eval: 1 test recorded no run: a run that passes on its second attempt (scripted:overclaimer · bare)');
 });
 
-test('a worker that dies mid-run leaves its run counted, incomplete and unjudged', async () => {
+test('a worker that dies mid-run leaves its run recorded as an error, in no rate: nothing is known of what its agent did', async () => {
   const { env } = workspace();
   const result = await runTest(['--project', 'synthetic'], { ...env, SCENARIO: 'crash' });
   expect(result.code).toBe(1);
   const summary = readSummary(env.REPORT_DIR);
-  expect(summary).toMatchObject({ planned: 2, recorded: 2, missing: [], totals: { runs: 2, successes: 1, incomplete: 1 } });
+  expect(summary).toMatchObject({ planned: 2, recorded: 2, missing: [], totals: { runs: 1, successes: 1, incomplete: 0, errors: 1 } });
   expect(summary.cells).toHaveLength(1);
-  expect(summary.cells[0]).toMatchObject({ runs: 2, incomplete: 1, stopReasons: { finished: 1, error: 1 }, tokens: { input: 1000, output: 50, unknownRuns: 1 } });
-  expect(readFileSync(join(env.REPORT_DIR, 'index.html'), 'utf8')).toContain('truthful failure (incomplete, unjudged)');
+  expect(summary.cells[0]).toMatchObject({ runs: 1, errors: 1, incomplete: 0, stopReasons: { finished: 1 }, tokens: { input: 1000, output: 50, unknownRuns: 0 } });
+  expect(summary.excluded!.runs).toMatchObject([{ title: 'a worker that dies while its run goes on', reason: 'error', detail: 'its worker died before the run ended: nothing is known of what the agent did' }]);
+  expect(readFileSync(join(env.REPORT_DIR, 'index.html'), 'utf8')).toContain('error: its worker died before the run ended');
+  expect(result.stdout).toContain('harness-eval: ✗ 1 run errored, none allowed (maxErrors 0) · 1 test failed outside the gates · ');
 });
 
 test('mangled attachments: unknown tokens stay unknown, a bad run is named in one line and missing, the rest count', async () => {

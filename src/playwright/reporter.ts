@@ -1,13 +1,14 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { baselineMismatch, cellsDiffer, comparison, describeSelection, partialReasons, readBaseline, readSummary, renderComparison, type ComparableSummary } from '../report/compare.ts';
 import { renderMarkdown, retriedLies, verdictLines, writeSummaryFiles } from '../report/files.ts';
-import { containmentLines, counted, incompleteNote, outcomeOf } from '../report/format.ts';
+import { containmentLines, counted, endingOf, incompleteNote, testName } from '../report/format.ts';
 import { DEFAULT_HISTORY_LIMIT, HISTORY_DIR, listHistory, saveToHistory } from '../report/history.ts';
 import { cellLabel, summarize } from '../report/summarize.ts';
 import { countTrials, parseRunAttachment, parseStartAttachment, type Attempt, type ParsedAttachment, type TestRecord } from '../report/trials.ts';
-import { gateSchema, type Gate, type NotApplicableTest, type NotRunTest, type Summary } from '../report/types.ts';
+import { gateSchema, maxErrorsSchema, type FailedTest, type Gate, type NotApplicableTest, type NotRunTest, type PlaywrightFailures, type RunWithStderr, type Summary } from '../report/types.ts';
 import { z } from 'zod';
 import type { PlannedRun, AttachedRunRecord } from '../core/run.ts';
 import { parseInput } from '../input.ts';
@@ -33,6 +34,8 @@ export const reporterOptionsSchema = z
     outputDir: z.string().min(1).optional(),
     /** Cells that must stay within limits; by default every cell: no false success at all. */
     gates: z.array(gateSchema).optional(),
+    /** Runs that may end in an error (left out of every rate) with the run still passing: a count, or below 1 a share of the runs that ended; default 0. */
+    maxErrors: maxErrorsSchema.optional(),
     /** USD per million tokens by model id; they price every run of a listed model (else a run's own `cost`, from the `prices` use option, stands). */
     prices: pricesSchema.optional(),
     /** One line per finished run, with the count done and left. */
@@ -64,8 +67,10 @@ const STOPPED: Partial<Record<FullResult['status'], string>> = { interrupted: 'i
 
 /** Progress summaries are written at most this often while a matrix runs. */
 const WRITE_INTERVAL_MS = 1000;
-/** Missing tests named in the final lines; summary.json lists them all. */
-const MISSING_NAMED = 5;
+/** Missing tests, and runs left out of every rate, named in the final lines; summary.json lists them all. */
+const NAMED = 5;
+/** The agent's stderr, as a command agent attaches it (redacted, capped): the report shows it cut at TEXT_CHARS, so a 10,000-run page stays openable. */
+const AGENT_STDERR = 'agent-stderr.txt';
 
 /**
  * `harness-eval/reporter`: turns the `harness-run.json` attachment of every test into trials,
@@ -73,8 +78,12 @@ const MISSING_NAMED = 5;
  * summary. It writes nothing for `--list` or when no test was found, so an earlier report stays.
  */
 export default class HarnessReporter implements Reporter {
-  /** Every test Playwright planned, by id, in the suite's order. */
-  private readonly tests = new Map<string, TestRecord & { skipReasons: Set<string> }>();
+  /** Every test Playwright planned, by id, in the suite's order; `failed`: the first line of why, when its last attempt failed a test Playwright counts as failed. */
+  private readonly tests = new Map<string, TestRecord & { skipReasons: Set<string>; failed?: Pick<FailedTest, 'status' | 'error'> }>();
+  /** Errors outside any test (a globalSetup that threw, a worker that could not start), first line each. */
+  private readonly errorsOutside: string[] = [];
+  /** `failOnFlakyTests`: then a flaky test fails the run, and the verdict says so. */
+  private flakyFails = false;
   private readonly gates: Gate[];
   /** A file is read when the config loads, so a bad baseline fails at once, in one line; `'previous'` once the report's folder is known. */
   private baseline?: { summary: ComparableSummary; source: string };
@@ -118,7 +127,9 @@ export default class HarnessReporter implements Reporter {
    * reporter that prints, it says so, or a run that failed before its first test would end silent.
    */
   onError(error: TestError): void {
-    if (this.printsToStdio()) console.log(`harness-eval: ${(error.message ?? error.value ?? 'an error outside any test').split('\n')[0]}`);
+    const line = (error.message ?? error.value ?? 'an error outside any test').split('\n')[0]!;
+    this.errorsOutside.push(line);
+    if (this.printsToStdio()) console.log(`harness-eval: ${line}`);
   }
 
   /** Stops the run's slot coordinator (models/slots.ts), when this reporter started it. */
@@ -130,6 +141,7 @@ export default class HarnessReporter implements Reporter {
     this.outputDir = resolve(configDir, this.options.outputDir ?? 'reports');
     this.htmlReportDir = htmlReportDir(config, configDir);
     this.selection = selectionOf(config);
+    this.flakyFails = config.failOnFlakyTests === true;
     if (this.options.baseline === 'previous') this.baseline = this.previousSummary();
     const mismatch = this.baseline && baselineMismatch(this.baseline.summary, this.selection);
     if (mismatch) {
@@ -162,6 +174,7 @@ export default class HarnessReporter implements Reporter {
     for (const reason of skipReasons) record.skipReasons.add(reason);
     // A result Playwright will retry is not a finished trial: its next attempt is.
     const willRetry = test.outcome() === 'unexpected' && test.results.length <= test.retries;
+    record.failed = willRetry ? undefined : this.failedAs(test, result);
     if (!willRetry) this.finished += 1;
     if (this.options.progress !== false) {
       this.printProgress(test, result, attempt, willRetry, result.status === 'skipped' ? skipReasons[0] : undefined);
@@ -171,10 +184,30 @@ export default class HarnessReporter implements Reporter {
     if (this.writes && Date.now() - this.lastWrite >= WRITE_INTERVAL_MS) this.writeProgress();
   }
 
+  /**
+   * Whether Playwright counts the test failed, after its last attempt: failed or timed out where it
+   * expected to pass (or passed where it expected to fail), or flaky where flaky tests fail the run
+   * (`failOnFlakyTests`). Interrupted attempts fail nothing.
+   */
+  private failedAs(test: TestCase, result: TestResult): Pick<FailedTest, 'status' | 'error'> | undefined {
+    const outcome = test.outcome();
+    if (outcome !== 'unexpected' && !(outcome === 'flaky' && this.flakyFails)) return undefined;
+    const status = outcome === 'flaky' ? 'flaky' : result.status === 'timedOut' ? 'timedOut' : 'failed';
+    const why = firstLine(test.results.findLast((each) => each.error)?.error?.message) ?? (result.status === 'passed' ? 'passed where it was expected to fail' : result.status);
+    return { status, error: cut(why, TEXT_CHARS) };
+  }
+
+  /** What Playwright failed so far: its tests that failed, the errors outside any test, and a run it ended failed for a reason neither says. */
+  private playwrightFailures(status?: FullResult['status']): PlaywrightFailures {
+    const tests = [...this.tests.values()].flatMap(({ id, title, project, failed }) => (failed ? [{ id, title, project, ...failed }] : []));
+    const unexplained = status === 'failed' && tests.length === 0 && this.errorsOutside.length === 0;
+    return { tests, errors: [...this.errorsOutside, ...(unexplained ? ['Playwright ended the run failed; its output above says why'] : [])] };
+  }
+
   async onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
     this.closeLedger();
     if (!this.writes) return undefined;
-    const summary = await this.write(true, STOPPED[result.status]);
+    const summary = await this.write(true, STOPPED[result.status], result.status);
     // The history is where baselines come from: a part of the suite, or a run that fell short, is no baseline for the whole.
     if (summary.partial && summary.recorded > 0) console.log(`harness-eval: partial (${partialReasons(summary.partial).join('; ')}): not kept in the history, never a baseline for a whole run`);
     else if (summary.recorded > 0) saveToHistory(this.outputDir, summary, this.options.history ?? DEFAULT_HISTORY_LIMIT);
@@ -184,13 +217,11 @@ export default class HarnessReporter implements Reporter {
       `harness-eval: ${summary.recorded} of ${counted(summary.planned, 'planned run')} recorded (${incomplete} incomplete) in ${counted(summary.cells.length, 'cell')}: ${successes} done, ${counted(falseSuccesses, 'false success', 'false successes')}${retriedLies(falseSuccessAttempts)}, ${counted(falseFailures, 'false failure')}, ${sideEffectRuns} with side effects; report in ${this.outputDir}`,
     );
     for (const line of containmentLines(summary.cells, cellLabel)) console.log(`harness-eval: ${line}`);
-    const verdict = verdictLines(summary);
-    console.log(`harness-eval: ${verdict.mark} ${verdict.headline}`);
-    if (summary.missing.length > 0) {
-      const named = summary.missing.slice(0, MISSING_NAMED).map((test) => `${test.title} (${test.project})`);
-      const more = summary.missing.length > MISSING_NAMED ? `, and ${summary.missing.length - MISSING_NAMED} more (summary.json lists them)` : '';
-      console.log(`harness-eval: ${counted(summary.missing.length, 'test')} recorded no run: ${named.join(', ')}${more}`);
-    }
+    const excluded = summary.excluded?.runs ?? [];
+    if (excluded.length > 0) console.log(`harness-eval: ${counted(excluded.length, 'run')} left out of every rate: ${someNamed(excluded.map((run) => `${testName(run)}: ${run.reason}: ${run.detail}`))}`);
+    const failedTests = summary.playwrightFailures?.tests ?? [];
+    if (failedTests.length > 0) console.log(`harness-eval: ${counted(failedTests.length, 'test')} failed outside the gates: ${someNamed(failedTests.map((test) => `${testName(test)}: ${test.error}`))}`);
+    if (summary.missing.length > 0) console.log(`harness-eval: ${counted(summary.missing.length, 'test')} recorded no run: ${someNamed(summary.missing.map(testName))}`);
     if (summary.comparison) {
       console.log(`harness-eval: compared with ${summary.comparison.baseline.source} (${summary.comparison.baseline.generatedAt}):`);
       console.log(renderComparison(summary.comparison.cells));
@@ -200,17 +231,20 @@ export default class HarnessReporter implements Reporter {
     else if (this.options.baseline === 'previous') console.log(`harness-eval: no earlier summary in ${join(this.outputDir, HISTORY_DIR)} to compare with`);
     // A run that fell short of what it selected is no success, even where Playwright saw every test pass (a run attachment that could not be read): its gates were not judged. (One whole shard is not short: the merge judges.)
     const short = (summary.partial?.shortfall.length ?? 0) > 0;
+    const verdict = verdictLines(summary);
     const failure = this.failure(summary) ?? (short && result.status === 'passed' ? `harness-eval: ${verdict.headline}` : undefined);
+    // Last, so the run's last line is its verdict, and it agrees with the exit status: this reporter turns a run failed, never green.
+    console.log(`harness-eval: ${verdict.mark} ${verdict.headline}`);
     if (!failure) return undefined;
     // merge-reports ignores the status onEnd returns and fails only when a reporter throws.
     if (this.options._mode === 'merge') throw new Error(failure);
     return { status: 'failed' };
   }
 
-  /** Prints why the run fails (nothing measured, a gate matching no cell, breaches) and answers it in one line; undefined when it holds. */
+  /** Prints why the run fails (nothing measured, a gate matching no cell, breaches, too many errors, what Playwright failed) and answers it in one line; undefined when it holds. */
   private failure(summary: Summary): string | undefined {
-    if (summary.recorded === 0) {
-      const line = `harness-eval: nothing was measured: ${this.whyNothing()}`;
+    if (summary.totals.runs === 0) {
+      const line = `harness-eval: nothing was measured: ${this.whyNothing(summary)}`;
       console.log(line);
       return line;
     }
@@ -222,11 +256,13 @@ export default class HarnessReporter implements Reporter {
     }
     if (breaches.length > 0) return `harness-eval: gate breached in ${counted(breaches.length, 'cell')}`;
     if (unmatched.length > 0) return `harness-eval: gate matches no cell: ${unmatched.join(', ')}`;
+    if (summary.excluded?.tooManyErrors) return `harness-eval: ${counted(summary.totals.errors ?? 0, 'run')} errored, more than maxErrors allows`;
+    if (summary.playwrightFailures) return `harness-eval: ${verdictLines(summary).headline}`;
     return undefined;
   }
 
   /** `12 tests skipped (openai:gpt-4o-mini: OPENAI_API_KEY is not set)`, and what the other tests did. */
-  private whyNothing(): string {
+  private whyNothing({ recorded }: Summary): string {
     const tests = [...this.tests.values()];
     const skipped = tests.filter((test) => test.status === 'skipped');
     const reasons = [...new Set(skipped.flatMap((test) => [...test.skipReasons]))];
@@ -234,7 +270,8 @@ export default class HarnessReporter implements Reporter {
     const ran = tests.length - skipped.length - notRun;
     const parts = [
       skipped.length > 0 && `${counted(skipped.length, 'test')} skipped${reasons.length > 0 ? ` (${reasons.slice(0, 3).join('; ')}${reasons.length > 3 ? '; …' : ''})` : ''}`,
-      ran > 0 && `${counted(ran, 'test')} ran and recorded no harness run`,
+      recorded > 0 && `${counted(recorded, 'run')} recorded, each left out of every rate`,
+      ran > 0 && recorded === 0 && `${counted(ran, 'test')} ran and recorded no harness run`,
       notRun > 0 && `${counted(notRun, 'test')} never ran`,
     ];
     return parts.filter(Boolean).join(', ');
@@ -265,18 +302,20 @@ export default class HarnessReporter implements Reporter {
   }
 
   /**
-   * The runs and starts one attempt attached. An attachment that cannot be read is named in one
-   * line and its trial counts as missing: no reporter exception drops the other runs.
+   * The runs and starts one attempt attached, each run with the agent's stderr attached before it
+   * (a run attaches its agent's output, then its record). An attachment that cannot be read is
+   * named in one line and its trial counts as missing: no reporter exception drops the other runs.
    */
   private readAttempt(test: TestCase, result: TestResult): Attempt {
-    const attempt: Attempt = { retry: result.retry, runs: [], starts: [], unreadable: [] };
+    const attempt: Attempt = { retry: result.retry, ...(result.status === 'interrupted' && { interrupted: true }), runs: [], starts: [], unreadable: [] };
     const voided: PlannedRun[] = [];
-    const where = `"${test.title}" (${test.parent.project()?.name ?? ''})`;
+    const where = `"${testName({ title: test.title, project: test.parent.project()?.name ?? '' })}"`;
+    const text = (attachment: TestResult['attachments'][number]) => (attachment.body ? attachment.body.toString('utf8') : readFileSync(attachment.path!, 'utf8'));
     const read = <T>(attachment: TestResult['attachments'][number], parse: (text: string, label: string) => ParsedAttachment<T>, into: T[]) => {
       const label = `harness-eval: ${attachment.name} of ${where}`;
       let parsed: ParsedAttachment<T>;
       try {
-        parsed = parse(attachment.body ? attachment.body.toString('utf8') : readFileSync(attachment.path!, 'utf8'), label);
+        parsed = parse(text(attachment), label);
       } catch (error) {
         parsed = { ok: false, error: `${label}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
       }
@@ -286,10 +325,18 @@ export default class HarnessReporter implements Reporter {
         attempt.unreadable.push(parsed.run);
       }
     };
+    let stderr: string | undefined;
     for (const attachment of result.attachments) {
-      if (attachment.name === HARNESS_RUN_ATTACHMENT) read(attachment, parseRunAttachment, attempt.runs);
-      else if (attachment.name === HARNESS_RUN_START_ATTACHMENT) read(attachment, parseStartAttachment, attempt.starts);
-      else if (attachment.name === HARNESS_RUN_VOID_ATTACHMENT) read(attachment, parseStartAttachment, voided);
+      if (attachment.name === HARNESS_RUN_ATTACHMENT) {
+        const before = attempt.runs.length;
+        read(attachment, parseRunAttachment, attempt.runs);
+        if (stderr !== undefined && attempt.runs.length > before) attempt.runs[before] = { ...attempt.runs[before]!, agentStderr: stderr };
+        stderr = undefined;
+      } else if (attachment.name === HARNESS_RUN_START_ATTACHMENT) {
+        read(attachment, parseStartAttachment, attempt.starts);
+        stderr = undefined;
+      } else if (attachment.name === HARNESS_RUN_VOID_ATTACHMENT) read(attachment, parseStartAttachment, voided);
+      else if (attachment.name === AGENT_STDERR) stderr = readStderr(() => text(attachment));
     }
     // A start the fixture took back (bad input met once the run had started: a corrupt store, a program gone): no run, not an incomplete one.
     const taken = new Set(voided.map((start) => start.test.run));
@@ -349,14 +396,27 @@ export default class HarnessReporter implements Reporter {
     });
   }
 
-  /** Writes are chained, so a late progress write never lands after the final one. `ended`: the run is over; `stopped`: why it ended early. */
-  private write(ended: boolean, stopped?: string) {
+  /** Writes are chained, so a late progress write never lands after the final one. `ended`: the run is over; `stopped`: why it ended early; `status`: Playwright's, at the end. */
+  private write(ended: boolean, stopped?: string, status?: FullResult['status']) {
     this.lastWrite = Date.now();
     const { runs, planned, missing } = countTrials([...this.tests.values()]);
     const complete = ended && !stopped;
     const notRun = this.notRun();
     // Each test the budget stopped planned a run it never started.
-    const measured = summarize(runs, { prices: this.options.prices, complete, planned: planned + notRun.length, missing, notApplicable: this.notApplicable(), notRun, gates: this.gates, sharded: this.sharded, selection: this.selection, stopped });
+    const measured = summarize(runs, {
+      prices: this.options.prices,
+      complete,
+      planned: planned + notRun.length,
+      missing,
+      notApplicable: this.notApplicable(),
+      notRun,
+      gates: this.gates,
+      maxErrors: this.options.maxErrors,
+      playwrightFailures: this.playwrightFailures(status),
+      sharded: this.sharded,
+      selection: this.selection,
+      stopped,
+    });
     // No absolute path in a summary: a baseline file given by one is named relative to the config's folder.
     const summary = this.baseline ? { ...measured, comparison: comparison(this.baseline.summary, portablePaths(this.baseline.source, this.configDir), measured) } : measured;
     const written = this.writing.then(() => writeSummaryFiles(this.outputDir, summary, runs));
@@ -370,10 +430,13 @@ export default class HarnessReporter implements Reporter {
     const count = `[${this.finished}/${total}, ${Math.max(0, total - this.finished)} left]`;
     const seconds = `${(result.duration / 1000).toFixed(1)} s`;
     const retry = willRetry ? `, attempt ${result.retry + 1}: Playwright retries it` : result.retry > 0 ? `, retry ${result.retry}` : '';
-    if (attempt.runs.length === 0) console.log(`${count} ${test.parent.project()?.name ?? ''} › ${test.title}: ${result.status}${why ? ` (${why})` : ''}${retry}, ${seconds}`);
+    const project = test.parent.project()?.name;
+    if (attempt.runs.length === 0) console.log(`${count} ${project ? `${project} › ` : ''}${test.title}: ${result.status}${why ? ` (${why})` : ''}${retry}, ${seconds}`);
     for (const run of attempt.runs) {
-      const extra = [...(run.sideEffects.length > 0 ? [counted(run.sideEffects.length, 'side effect')] : []), ...(run.incomplete ? [incompleteNote(run)] : [])];
-      console.log(`${count} ${cellLabel(run)}: ${outcomeOf(run)}${extra.map((note) => `, ${note}`).join('')}, ${counted(run.iterations, 'iteration')}, ${run.stopReason}${retry}, ${seconds}`);
+      const extra = run.excluded
+        ? [run.excluded.detail, 'out of every rate']
+        : [...(run.sideEffects.length > 0 ? [counted(run.sideEffects.length, 'side effect')] : []), ...(run.incomplete ? [incompleteNote(run)] : [])];
+      console.log(`${count} ${cellLabel(run)}: ${endingOf(run)}${extra.map((note) => `, ${note}`).join('')}, ${counted(run.iterations, 'iteration')}, ${run.stopReason}${retry}, ${seconds}`);
     }
     // Failures keep their whole message: the matchers' lines say what was claimed and found.
     if (result.status === 'failed' || result.status === 'timedOut') console.log(indent(result.error?.message ?? result.status));
@@ -389,6 +452,26 @@ function htmlReportDir(config: FullConfig, configDir: string): string | undefine
   if (!html) return undefined;
   const folder = (html[1] as { outputFolder?: string } | undefined)?.outputFolder ?? process.env.PLAYWRIGHT_HTML_OUTPUT_DIR ?? 'playwright-report';
   return resolve(configDir, folder);
+}
+
+/** The first `NAMED` of a list, joined, and how many more: `a, b, c, d, e, and 3 more (summary.json lists them)`. */
+function someNamed(names: readonly string[]): string {
+  const more = names.length > NAMED ? `, and ${names.length - NAMED} more (summary.json lists them)` : '';
+  return `${names.slice(0, NAMED).join(', ')}${more}`;
+}
+
+/** A message's first line that says something, without the terminal's colours. */
+function firstLine(message: string | undefined): string | undefined {
+  return stripVTControlCharacters(message ?? '').split('\n').map((line) => line.trim()).find((line) => line !== '');
+}
+
+/** The agent's stderr as the report shows it (redacted when attached), cut; unreadable, it says so. */
+function readStderr(read: () => string): string {
+  try {
+    return cut(read(), TEXT_CHARS);
+  } catch (error) {
+    return `[harness-eval: ${AGENT_STDERR} could not be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}]`;
+  }
 }
 
 /** A relative file path as a URL path: forward slashes, each segment escaped. */

@@ -31,8 +31,9 @@ const configuration = ({ agent, model, layers }: Pick<Cell, 'agent' | 'model' | 
  * Cost against success, per task set: the configurations (agent · model · layers) that ran the
  * same tasks on the same site, each with its cost per run and its success rate over those tasks
  * (pooled, with its Wilson interval), and which of them are on the Pareto front (no other costs no
- * more and succeeds no less, and better in one). Configurations that ran other tasks are another
- * set: their rates are not comparable. Cells without a cost are left out; a set with none is too.
+ * more and succeeds no less, and better in one; see markFront for those that cost nothing).
+ * Configurations that ran other tasks are another set: their rates are not comparable. Cells
+ * without a cost are left out; a set with none is too.
  */
 export function costSuccess(cells: readonly Cell[]): CostSuccess[] {
   const configurations = new Map<string, Cell[]>();
@@ -59,8 +60,14 @@ export function costSuccess(cells: readonly Cell[]): CostSuccess[] {
     .sort((a, b) => compareStrings(a.site, b.site) || compareStrings(a.tasks.join(' '), b.tasks.join(' ')));
 }
 
+/**
+ * The Pareto front among the configurations that cost something. One that cost nothing (an offline
+ * double, a model priced at 0, tokens all unknown) is off it and beats none: at $0 it would
+ * dominate every priced configuration whatever they did, and the front would say nothing.
+ */
 function markFront(points: CostSuccess['points']): CostSuccess['points'] {
+  const priced = points.filter((point) => point.costPerRun > 0);
   const dominated = (p: CostSuccess['points'][number]) =>
-    points.some((q) => q !== p && q.costPerRun <= p.costPerRun && q.successRate.value >= p.successRate.value && (q.costPerRun < p.costPerRun || q.successRate.value > p.successRate.value));
-  return points.map((point) => ({ ...point, front: !dominated(point) }));
+    priced.some((q) => q !== p && q.costPerRun <= p.costPerRun && q.successRate.value >= p.successRate.value && (q.costPerRun < p.costPerRun || q.successRate.value > p.successRate.value));
+  return points.map((point) => ({ ...point, front: point.costPerRun > 0 && !dominated(point) }));
 }

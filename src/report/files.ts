@@ -1,12 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { BUILT_IN_AGENT, type AttachedRunRecord } from '../core/run.ts';
+import { BUILT_IN_AGENT } from '../core/run.ts';
 import { cellsDiffer, partialReasons, rateNames } from './compare.ts';
-import { containmentLines, containmentMarks, counted, unverifiedMarks, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, outcomeOf, OUTCOMES, round1, runOutcome, type Outcome } from './format.ts';
-import { cellLabel, conditionKey, groupByCell } from './summarize.ts';
+import { containmentLines, containmentWords, counted, formatRuns, unverifiedMarks, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, endingOf, EXCLUSIONS, OUTCOMES, round1, runOutcome, testName, type Outcome } from './format.ts';
+import { cellLabel, conditionKey, errorsAllowed, groupByCell } from './summarize.ts';
 import { layerWithOptions } from './ablation.ts';
 import { excludesZero } from './statistics.ts';
-import { comparedRates, type Cell, type CellChange, type Comparison, type Interval, type LayerEffect, type Summary } from './types.ts';
+import { comparedRates, type Cell, type CellChange, type Comparison, type Interval, type LayerEffect, type RunWithStderr, type Summary } from './types.ts';
 import { escapeHtml, writeFileAtomic } from '../text.ts';
 import { formatCost, markdownCostSuccess, renderCostSuccess } from './cost-chart.ts';
 
@@ -21,7 +21,7 @@ export interface SummaryFiles {
  * to a temporary name in the same directory and renamed over the old one, so a reader (a CI step,
  * a browser refreshing a progress report) never sees half a file.
  */
-export async function writeSummaryFiles(dir: string, summary: Summary, runs: readonly AttachedRunRecord[]): Promise<SummaryFiles> {
+export async function writeSummaryFiles(dir: string, summary: Summary, runs: readonly RunWithStderr[]): Promise<SummaryFiles> {
   await mkdir(dir, { recursive: true });
   const files = { json: join(dir, 'summary.json'), markdown: join(dir, 'summary.md'), html: join(dir, 'index.html') };
   writeFileAtomic(files.json, `${JSON.stringify(summary, null, 2)}\n`);
@@ -32,59 +32,111 @@ export async function writeSummaryFiles(dir: string, summary: Summary, runs: rea
 
 // ── What every report says first ─────────────────────────────────────────────────────────────────
 
-/** Missing tests named in summary.md's verdict, and in index.html's folded list; summary.json lists them all. */
-const MISSING_LISTED = 10;
-const MISSING_FOLDED = 100;
+/** Lines of a list under the verdict that summary.md shows before `… and N more`, and index.html before folding; summary.json lists them all. */
+const LISTED = 10;
+/** Lines of a folded list index.html shows. */
+const FOLDED = 100;
 
-/** How the verdict reads: `fail` when a gate is breached, else `incomplete` when a planned run is not recorded (never a green pass), else `pass`. */
+/** How the verdict reads: `fail` when a gate is breached, errors exceed `maxErrors` or Playwright failed something; else `incomplete` when a planned run is not recorded or was interrupted (never a green pass); else `pass`. */
 export type VerdictState = 'pass' | 'fail' | 'incomplete';
 const VERDICT_MARK: Record<VerdictState, string> = { pass: '✓', fail: '✗', incomplete: '⚠' };
 
+/** A list under the verdict: its lines, and for one that may run long what a line is (`missing test`) and their count in words (`13 tests recorded no run`), to cut or fold it by. */
+export interface VerdictList {
+  lines: string[];
+  long?: { noun: string; fold: string };
+}
+
+export interface Verdict {
+  headline: string;
+  state: VerdictState;
+  mark: string;
+  /** In the reports' order: the runs left out of every rate and what Playwright failed first, the missing tests last. */
+  lists: VerdictList[];
+}
+
 /**
- * The verdict in words: `gates breached in 2 cells`, `incomplete: 12 of 13 planned runs recorded ·
- * 1 gate not judged: incomplete`, `1 gate passed`; then what the run covers, and the missing tests
- * apart (`missing: title (project)`), for the reports to fold. Breaches in the part that ran show
- * whatever else holds; a gate is judged on the whole matrix only, so one that held on part of the
- * runs is never reported as passed.
+ * The verdict in words. It leads with what says nothing of the agent and with what Playwright
+ * failed (`2 runs errored, none allowed (maxErrors 0) · 1 test failed outside the gates`), then the
+ * gates (`gates breached in 2 cells`, `1 gate passed`, `no gates set`) and what the run covers
+ * (`incomplete: 12 of 13 planned runs recorded · 1 gate not judged: incomplete`); then the lists
+ * for the reports to cut or fold. Breaches in the part that ran show whatever else holds; a gate
+ * is judged on the whole matrix only, so one that held on part of the runs is never reported as
+ * passed.
  */
-export function verdictLines(summary: Summary): { headline: string; state: VerdictState; mark: string; details: string[]; missing: string[] } {
-  const gates = summary.gates;
+export function verdictLines(summary: Summary): Verdict {
+  const { gates, excluded, playwrightFailures } = summary;
   const breachedCells = new Set(gates?.breaches.map((breach) => breach.cell));
-  const state: VerdictState = breachedCells.size > 0 || (gates?.unmatched.length ?? 0) > 0 ? 'fail' : summary.complete ? 'pass' : 'incomplete';
-  const gateWords = !gates
-    ? 'no gates checked'
-    : breachedCells.size > 0
-      ? `gates breached in ${counted(breachedCells.size, 'cell')}`
-      : gates.unmatched.length > 0
-        ? `${counted(gates.unmatched.length, 'gate')} matching no cell`
-        : state === 'incomplete'
-          ? `${counted(gates.checked, 'gate')} not judged: incomplete`
-          : `${counted(gates.checked, 'gate')} passed`;
+  // A whole run whose every run was skipped or left out judged nothing: never a pass.
+  const nothingMeasured = summary.complete && summary.totals.runs === 0;
+  const failed = breachedCells.size > 0 || (gates?.unmatched.length ?? 0) > 0 || !!excluded?.tooManyErrors || !!playwrightFailures || nothingMeasured;
+  const state: VerdictState = failed ? 'fail' : summary.complete ? 'pass' : 'incomplete';
+  const gateWords = nothingMeasured ? 'nothing measured' : gatesInWords(gates, breachedCells.size, summary.complete);
   const recorded = `${formatCount(summary.recorded)} of ${counted(summary.planned, 'planned run')} recorded`;
   const shard = summary.partial?.selection.filter((part) => part.startsWith('shard ')) ?? [];
   const coverage = summary.complete ? `complete · ${recorded}` : `incomplete: ${[...shard, recorded].join(', ')}`;
-  const headline = state === 'incomplete' ? `${coverage} · ${gateWords}` : `${gateWords} · ${coverage}`;
+  const first = [...excludedWords(summary), ...failureWords(playwrightFailures)];
+  const headline = [...first, ...(state === 'incomplete' ? [coverage, gateWords] : [gateWords, coverage])].join(' · ');
   const details = [
     ...(gates?.breaches ?? []).map((breach) => `breach: ${breach.cell}: ${breach.rule} (by ${round1(Math.abs(breach.observed - breach.limit) * 100)} percentage points)`),
     ...(gates?.unmatched ?? []).map((gate) => `gate matches no cell: ${gate}`),
+    ...(playwrightFailures?.errors ?? []).map((error) => `error outside any test: ${error}`),
     ...(summary.partial ? [`partial: ${partialReasons(summary.partial).join('; ')}; not a baseline for the whole suite`] : []),
-    ...(summary.notApplicable ?? []).map((test) => `n/a: ${test.title} (${test.project}): ${test.reason}`),
+    ...(summary.notApplicable ?? []).map((test) => `n/a: ${testName(test)}: ${test.reason}`),
     ...containmentLines(summary.cells, cellLabel),
   ];
-  return { headline, state, mark: VERDICT_MARK[state], details, missing: summary.missing.map((test) => `missing: ${test.title} (${test.project})`) };
+  const left = excluded?.runs ?? [];
+  const failedTests = playwrightFailures?.tests ?? [];
+  const lists: VerdictList[] = [
+    { lines: left.map((run) => `${run.reason}: ${testName(run)}${run.run > 1 ? ` (run ${run.run})` : ''}: ${run.detail}`), long: { noun: 'run left out', fold: `${counted(left.length, 'run')} left out of every rate` } },
+    { lines: failedTests.map((test) => `${test.status === 'flaky' ? 'flaky' : 'failed'}: ${testName(test)}: ${test.error}`), long: { noun: 'failed test', fold: `${counted(failedTests.length, 'test')} failed outside the gates` } },
+    // Whole: a breach, an unmatched gate and why the run is partial are read at once.
+    { lines: details },
+    { lines: summary.missing.map((test) => `missing: ${testName(test)}`), long: { noun: 'missing test', fold: `${counted(summary.missing.length, 'test')} recorded no run` } },
+  ];
+  return { headline, state, mark: VERDICT_MARK[state], lists: lists.filter((list) => list.lines.length > 0) };
 }
 
-/** The first `limit` lines, and `… and N more missing tests (summary.json lists them all)` for the rest. */
-function someMissing(missing: readonly string[], limit: number): string[] {
-  const more = missing.length - limit;
-  return more > 0 ? [...missing.slice(0, limit), `… and ${counted(more, 'more missing test')} (summary.json lists them all)`] : [...missing];
+/** What the gates say: `gates breached in 2 cells`, `1 gate matching no cell`, `no gates set`, `1 gate not judged: incomplete`, `1 gate passed`. */
+function gatesInWords(gates: Summary['gates'], breachedCells: number, complete: boolean): string {
+  if (!gates) return 'no gates checked';
+  if (breachedCells > 0) return `gates breached in ${counted(breachedCells, 'cell')}`;
+  if (gates.unmatched.length > 0) return `${counted(gates.unmatched.length, 'gate')} matching no cell`;
+  if (gates.checked === 0) return 'no gates set';
+  return complete ? `${counted(gates.checked, 'gate')} passed` : `${counted(gates.checked, 'gate')} not judged: incomplete`;
+}
+
+/** `2 runs errored, none allowed (maxErrors 0)`, `1 run errored, 2 allowed (maxErrors 10%)`, `3 runs interrupted`; nothing when every run counts. */
+function excludedWords({ excluded, totals }: Summary): string[] {
+  if (!excluded) return [];
+  const errors = totals.errors ?? 0;
+  const allowed = errorsAllowed(excluded.maxErrors, totals.runs + errors);
+  const limit = excluded.maxErrors < 1 && excluded.maxErrors > 0 ? formatPercent(excluded.maxErrors) : String(excluded.maxErrors);
+  return [
+    ...(errors > 0 ? [`${counted(errors, 'run')} errored, ${allowed === 0 ? 'none' : formatCount(allowed)} allowed (maxErrors ${limit})`] : []),
+    ...(totals.interrupted ? [`${counted(totals.interrupted, 'run')} interrupted`] : []),
+  ];
+}
+
+/** `2 tests failed outside the gates`, `1 error outside any test`; nothing when Playwright failed nothing. */
+function failureWords(failures: Summary['playwrightFailures']): string[] {
+  if (!failures) return [];
+  return [...(failures.tests.length > 0 ? [`${counted(failures.tests.length, 'test')} failed outside the gates`] : []), ...(failures.errors.length > 0 ? [`${counted(failures.errors.length, 'error')} outside any test`] : [])];
+}
+
+/** A list's first `limit` lines, then `… and N more missing tests (summary.json lists them all)`; a list that is never long, whole. */
+function cutList({ lines, long }: VerdictList, limit: number): string[] {
+  const more = lines.length - limit;
+  return long && more > 0 ? [...lines.slice(0, limit), `… and ${counted(more, `more ${long.noun}`)} (summary.json lists them all)`] : [...lines];
 }
 
 function totalsLine(summary: Summary): string {
-  const { runs, successes, falseSuccesses, falseSuccessAttempts, falseFailures, sideEffectRuns, incomplete } = summary.totals;
+  const { runs, successes, falseSuccesses, falseSuccessAttempts, falseFailures, sideEffectRuns, incomplete, errors = 0, interrupted = 0 } = summary.totals;
   const share = (count: number) => (runs === 0 ? '' : ` (${formatPercent(count / runs)})`);
+  const left = [...(errors > 0 ? [counted(errors, 'error')] : []), ...(interrupted > 0 ? [`${formatCount(interrupted)} interrupted`] : [])];
   return [
     `${counted(runs, 'run')} of ${formatCount(summary.planned)} planned in ${counted(summary.cells.length, 'cell')}`,
+    ...(left.length > 0 ? [`${left.join(' and ')} out of every rate`] : []),
     `${formatCount(successes)} done${share(successes)}`,
     `${counted(falseSuccesses, 'false success', 'false successes')}${share(falseSuccesses)}${retriedLies(falseSuccessAttempts)}`,
     `${counted(falseFailures, 'false failure')}${share(falseFailures)}`,
@@ -109,15 +161,15 @@ export function retriedLies(count: number, [one, many] = ['on a retried attempt'
 export function renderMarkdown(summary: Summary): string {
   const verdict = verdictLines(summary);
   const withCost = summary.cells.some((cell) => cell.cost !== undefined);
-  const header = ['task', 'agent', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', RETRIED_LIES_COLUMN, 'false-failure rate', 'side-effect rate', 'incomplete', 'retried', 'unsupported claims', 'iterations (mean / median / p95 / max)', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall time', 'stop reasons'];
+  const header = ['task', 'agent', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', RETRIED_LIES_COLUMN, 'false-failure rate', 'side-effect rate', 'incomplete', 'retried', 'unsupported claims', 'iterations (mean / median / p95 / max)', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall time', 'stop reasons', 'containment'];
   const rows = summary.cells.map((cell) => [
     cell.task,
     cell.agent,
     cell.model,
     cell.layers,
     cell.site,
-    String(cell.runs),
-    [formatInterval(cell.successRate), ...containmentMarks(cell)].join(' · '),
+    formatRuns(cell),
+    formatInterval(cell.successRate),
     [formatInterval(cell.falseSuccessRate), ...unverifiedMarks(cell)].join(' · '),
     String(cell.falseSuccessAttempts),
     formatInterval(cell.falseFailureRate),
@@ -130,6 +182,7 @@ export function renderMarkdown(summary: Summary): string {
     ...(withCost ? [formatCellCost(cell)] : []),
     formatDuration(cell.wallMs.median),
     formatStopReasons(cell.stopReasons),
+    containmentWords(cell).join(' · '),
   ]);
   return [
     '# harness-eval summary',
@@ -137,7 +190,7 @@ export function renderMarkdown(summary: Summary): string {
     `**${verdict.mark} ${escapeMarkdownCell(verdict.headline)}**`,
     '',
     totalsLine(summary),
-    ...[...verdict.details, ...someMissing(verdict.missing, MISSING_LISTED)].map((line) => `- ${escapeMarkdownCell(line)}`),
+    ...verdict.lists.flatMap((list) => cutList(list, LISTED)).map((line) => `- ${escapeMarkdownCell(line)}`),
     '',
     markdownTable(header, rows),
     ...markdownObservations(summary.cells),
@@ -224,7 +277,7 @@ function changeVerdict(change: CellChange): string {
  * baseline comparison, what each layer buys, heatmaps per task × site (rows = model, columns =
  * layer stack) that link to the cells' rows, which link to their runs.
  */
-export function renderHtml(summary: Summary, runs: readonly AttachedRunRecord[]): string {
+export function renderHtml(summary: Summary, runs: readonly RunWithStderr[]): string {
   const runsByCell = groupByCell(runs);
   const cellIds = new Map(summary.cells.map((cell, index) => [conditionKey(cell), `cell-${index + 1}-${slug(cellLabel(cell))}`]));
   const runIds = assignRunIds(summary.cells, runsByCell);
@@ -270,7 +323,7 @@ table{border-collapse:collapse;margin:.5rem 0 1rem}
 th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}
 th{background:#f3f3f3}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-small.contain,small.unverified{color:#b45309}
+small.containment{color:#1b7a2b}small.containment.warn,small.unverified,td.excluded{color:#b45309}
 .scroll{overflow-x:auto;max-width:100%}
 /* Tables wrap, names anywhere, to fit 1280 px: a column scrolled out of sight is a column not read. */
 .scroll>table{font-size:12px;width:100%}
@@ -295,7 +348,7 @@ svg.hist{width:100%;max-width:120px;height:auto}
 .ramp{display:inline-block;width:12rem;height:.9rem;border:1px solid #999;background:linear-gradient(to right,hsl(0 65% 78%),hsl(60 65% 78%),hsl(120 65% 78%))}
 .hist rect{fill:#4a6fa5}
 tr:target{outline:2px solid #4a6fa5}
-.success{color:#1b7a2b}.false-success{color:#b3261e;font-weight:600}.truthful-failure{color:#555}.false-failure{color:#8a5a00}
+.success{color:#1b7a2b}.false-success{color:#b3261e;font-weight:600}.truthful-failure{color:#555}.false-failure{color:#8a5a00}.error,.interrupted{color:#6b21a8}
 .better{background:#e3f4e6}.worse{background:#fbe3e1}
 tr.group th{background:#e8edf5}
 .flagged{font-weight:600}
@@ -311,15 +364,14 @@ tr.detail .oracle{display:flex}
 `.trim();
 
 function renderVerdict(summary: Summary): string {
-  const { headline, state, mark, details, missing } = verdictLines(summary);
-  const items = details.map((line) => `<li>${escapeHtml(line)}</li>`);
-  // Folded when long: an interrupted matrix can miss hundreds of tests, and the verdict must stay readable.
-  if (missing.length > MISSING_LISTED) items.push(`<li><details><summary>${escapeHtml(counted(missing.length, 'test'))} recorded no run</summary><ul>${someMissing(missing, MISSING_FOLDED).map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul></details></li>`);
-  else items.push(...missing.map((line) => `<li>${escapeHtml(line)}</li>`));
-  const list = items.length > 0 ? `<ul>${items.join('')}</ul>` : '';
+  const { headline, state, mark, lists } = verdictLines(summary);
+  const item = (line: string) => `<li>${escapeHtml(line)}</li>`;
+  // A long list folds under its count: an interrupted matrix can miss hundreds of tests, and the verdict must stay readable.
+  const items = lists.flatMap((list) => (list.long && list.lines.length > LISTED ? [`<li><details><summary>${escapeHtml(list.long.fold)}</summary><ul>${cutList(list, FOLDED).map(item).join('')}</ul></details></li>`] : list.lines.map(item)));
+  const shown = items.length > 0 ? `<ul>${items.join('')}</ul>` : '';
   return `<section id="verdict" class="${state}">
 <p class="headline">${mark} ${escapeHtml(headline)}</p>
-<p>${escapeHtml(totalsLine(summary))}</p>${list}
+<p>${escapeHtml(totalsLine(summary))}</p>${shown}
 </section>`;
 }
 
@@ -397,7 +449,7 @@ function renderHeatLegend(): string {
 }
 
 function renderOutcomeLegend(): string {
-  return `<dl class="words">${Object.entries(OUTCOMES).map(([word, meaning]) => `<dt class="${outcomeClass(word)}">${escapeHtml(word)}</dt><dd>${escapeHtml(meaning)}</dd>`).join('')}</dl>`;
+  return `<dl class="words">${Object.entries({ ...OUTCOMES, ...EXCLUSIONS }).map(([word, meaning]) => `<dt class="${outcomeClass(word)}">${escapeHtml(word)}</dt><dd>${escapeHtml(meaning)}</dd>`).join('')}</dl>`;
 }
 
 function renderHeatmaps(cells: readonly Cell[], cellIds: ReadonlyMap<string, string>): string {
@@ -443,6 +495,8 @@ function renderHeatmap(cells: readonly Cell[], cellIds: ReadonlyMap<string, stri
     const heatCells = stacks.map((stack) => {
       const cell = byPosition.get(`${model}\u0000${stack}`);
       if (!cell) return '<td>—</td>';
+      // Every run of the cell was left out: no rate to colour.
+      if (cell.runs === 0) return `<td><a href="#${cellIds.get(conditionKey(cell))}">—<br><small>n=0 · ${escapeHtml(formatRuns(cell).replace(/^0 /, ''))}</small></a></td>`;
       const rate = rateOf(cell);
       const tooltip = `${title} ${formatInterval(rate)}, n = ${cell.runs}`;
       return `<td style="background:${heatColour(rate, good)}"><a href="#${cellIds.get(conditionKey(cell))}" title="${escapeHtml(tooltip)}">${formatPercent(rate.value)}<br><small>${Math.round(rate.low * 100)}–${formatPercent(rate.high)} · n=${cell.runs}</small></a></td>`;
@@ -452,19 +506,20 @@ function renderHeatmap(cells: readonly Cell[], cellIds: ReadonlyMap<string, stri
   return `<figure><figcaption>${escapeHtml(title)}</figcaption><table class="heat">${header}${rows.join('')}</table></figure>`;
 }
 
-function renderCellTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, string>, runsByCell: ReadonlyMap<string, AttachedRunRecord[]>, runIds: ReadonlyMap<AttachedRunRecord, string>): string {
+function renderCellTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, string>, runsByCell: ReadonlyMap<string, RunWithStderr[]>, runIds: ReadonlyMap<RunWithStderr, string>): string {
   const withCost = cells.some((cell) => cell.cost !== undefined);
   const header = ['task', 'agent', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', RETRIED_LIES_COLUMN, 'false-failure rate', 'side-effect rate', 'incomplete', 'retried', 'iterations', 'distribution', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall', 'stop reasons', 'runs'];
   const rows = cells.map((cell) => {
     const cellRuns = runsByCell.get(conditionKey(cell)) ?? [];
     const columns = [
       td(cell.task),
-      td(cell.agent),
+      // Containment is the agent's: said under its name, which keeps the table within 1280 px.
+      `<td>${escapeHtml(cell.agent)}${renderContainment(cell, cellRuns)}</td>`,
       td(cell.model),
       td(cell.layers),
       td(cell.site),
-      td(String(cell.runs), 'num'),
-      `<td class="num">${escapeHtml(formatInterval(cell.successRate))}${containmentMarks(cell).map((mark) => `<br><small class="contain">⚠ ${escapeHtml(mark)}</small>`).join('')}</td>`,
+      td(formatRuns(cell), `num${cell.errors || cell.interrupted ? ' excluded' : ''}`),
+      td(formatInterval(cell.successRate), 'num'),
       `<td class="num">${escapeHtml(formatInterval(cell.falseSuccessRate))}${unverifiedMarks(cell).map((mark) => `<br><small class="unverified">${escapeHtml(mark)}</small>`).join('')}</td>`,
       td(String(cell.falseSuccessAttempts), `num${cell.falseSuccessAttempts > 0 ? ' false-success' : ''}`),
       td(formatInterval(cell.falseFailureRate), 'num'),
@@ -484,10 +539,18 @@ function renderCellTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, st
   return `<table>\n<tr>${header.map((name) => `<th>${escapeHtml(name)}</th>`).join('')}</tr>\n${rows.join('\n')}\n</table>`;
 }
 
+/** The cell's containment, amber unless contained and untried, with how its runs were contained (or why not) on hover. */
+function renderContainment(cell: Cell, runs: readonly RunWithStderr[]): string {
+  const words = containmentWords(cell);
+  const how = [...new Set(runs.flatMap((run) => (run.containment ? [run.containment] : [])))].join('; ');
+  const warn = cell.contained !== true || words.length > 1;
+  return `<br><small class="containment${warn ? ' warn' : ''}"${how ? ` title="${escapeHtml(how)}"` : ''}>${escapeHtml(words.join(' · '))}</small>`;
+}
+
 /** Numbered links to a cell's runs, coloured by outcome; folded, since a cell may hold hundreds. */
-function renderRunLinks(runs: readonly AttachedRunRecord[], runIds: ReadonlyMap<AttachedRunRecord, string>): string {
+function renderRunLinks(runs: readonly RunWithStderr[], runIds: ReadonlyMap<RunWithStderr, string>): string {
   const links = sortRuns(runs).map((run, index) => {
-    return `<a href="#${runIds.get(run)}" class="${outcomeClass(outcomeOf(run))}">${index + 1}</a>`;
+    return `<a href="#${runIds.get(run)}" class="${outcomeClass(endingOf(run))}">${index + 1}</a>`;
   });
   return `<details><summary>${counted(runs.length, 'run')}</summary>${links.join(' ')}</details>`;
 }
@@ -519,7 +582,7 @@ function renderHistogram(iterations: readonly number[]): string {
 
 const RUN_COLUMNS = ['test', 'outcome', 'stop reason', 'iterations', 'side effects', 'wall time', 'links'];
 
-function renderRunTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, string>, runsByCell: ReadonlyMap<string, AttachedRunRecord[]>, runIds: ReadonlyMap<AttachedRunRecord, string>): string {
+function renderRunTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, string>, runsByCell: ReadonlyMap<string, RunWithStderr[]>, runIds: ReadonlyMap<RunWithStderr, string>): string {
   const rows: string[] = [];
   for (const [key, cellRuns] of orderedRunGroups(cells, runsByCell)) {
     // One heading row per cell instead of a cell column: it keeps a 10,000-run page a few MB smaller.
@@ -535,9 +598,9 @@ function renderRunTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, str
  * its test in Playwright's report and its trace), then what it claimed, what the oracle found and
  * its transcript, folded.
  */
-function renderRunRows(run: AttachedRunRecord, id: string): string {
+function renderRunRows(run: RunWithStderr, id: string): string {
   const links = [run.links?.testReport && `<a href="${escapeHtml(run.links.testReport)}">test</a>`, run.links?.trace && `<a href="${escapeHtml(run.links.trace)}">trace</a>`].filter(Boolean);
-  const ended = `<tr id="${id}">${td(`${runTitle(run)} (${run.test.project})`)}${td(`${runOutcome(run)}${retriedLies(run.earlierFalseSuccesses ?? 0, ['on an earlier attempt', 'on earlier attempts'])}`, outcomeClass(outcomeOf(run)))}${td(run.stopReason)}${td(String(run.iterations), 'num')}${td(run.sideEffects.map((change) => change.detail).join('; ') || 'none')}${td(formatDuration(run.wallMs), 'num')}<td>${links.join(' ')}</td></tr>`;
+  const ended = `<tr id="${id}">${td(testName({ title: runTitle(run), project: run.test.project }))}${td(`${runOutcome(run)}${retriedLies(run.earlierFalseSuccesses ?? 0, ['on an earlier attempt', 'on earlier attempts'])}`, outcomeClass(endingOf(run)))}${td(run.stopReason)}${td(String(run.iterations), 'num')}${td(run.sideEffects.map((change) => change.detail).join('; ') || 'none')}${td(formatDuration(run.wallMs), 'num')}<td>${links.join(' ')}</td></tr>`;
   const claim = `${run.claimed ? 'claimed success' : 'claimed failure'}${run.summary ? `: ${run.summary}` : ''}`;
   const oracle = !run.judged
     ? escapeHtml('not judged: the site no longer answered')
@@ -545,15 +608,16 @@ function renderRunRows(run: AttachedRunRecord, id: string): string {
       ? `<ul class="verdicts">${run.verdicts.map((verdict) => `<li>${verdict.holds ? '✓' : '✗'} ${escapeHtml(verdict.description)}: ${escapeHtml(verdict.detail)}</li>`).join('')}</ul>`
       : escapeHtml(run.actual ? 'done' : 'not done');
   const transcript = run.transcript ? `<details><summary>transcript, ${counted(run.transcript.split('\n').length, 'line')}</summary><pre>${escapeHtml(run.transcript)}</pre></details>` : '';
+  const stderr = run.agentStderr ? `<details class="stderr"><summary>agent stderr, ${counted(run.agentStderr.trimEnd().split('\n').length, 'line')}</summary><pre>${escapeHtml(run.agentStderr)}</pre></details>` : '';
   // The cost the run recorded (the `prices` use option), when it has one.
   const cost = run.cost !== undefined ? `<div class="cost"><b>cost</b> ${escapeHtml(formatCost(run.cost))}</div>` : '';
-  return `${ended}\n<tr class="detail"><td colspan="${RUN_COLUMNS.length}"><div class="claim"><b>claim</b> ${escapeHtml(claim)}</div><div class="oracle"><b>oracle</b> ${oracle}</div>${cost}${transcript}</td></tr>`;
+  return `${ended}\n<tr class="detail"><td colspan="${RUN_COLUMNS.length}"><div class="claim"><b>claim</b> ${escapeHtml(claim)}</div><div class="oracle"><b>oracle</b> ${oracle}</div>${cost}${stderr}${transcript}</td></tr>`;
 }
 
 /** The summary's cells in order, then any runs whose cell the summary lacks, so no run is hidden. */
-function orderedRunGroups(cells: readonly Cell[], runsByCell: ReadonlyMap<string, AttachedRunRecord[]>): Array<[string, AttachedRunRecord[]]> {
+function orderedRunGroups(cells: readonly Cell[], runsByCell: ReadonlyMap<string, RunWithStderr[]>): Array<[string, RunWithStderr[]]> {
   const inCells = new Set(cells.map(conditionKey));
-  const groups: Array<[string, AttachedRunRecord[]]> = [];
+  const groups: Array<[string, RunWithStderr[]]> = [];
   for (const cell of cells) {
     const cellRuns = runsByCell.get(conditionKey(cell));
     if (cellRuns) groups.push([conditionKey(cell), cellRuns]);
@@ -563,8 +627,8 @@ function orderedRunGroups(cells: readonly Cell[], runsByCell: ReadonlyMap<string
 }
 
 /** A unique `run-…` anchor for every run; a test's runs share its id, so later ones get a suffix. */
-function assignRunIds(cells: readonly Cell[], runsByCell: ReadonlyMap<string, AttachedRunRecord[]>): Map<AttachedRunRecord, string> {
-  const ids = new Map<AttachedRunRecord, string>();
+function assignRunIds(cells: readonly Cell[], runsByCell: ReadonlyMap<string, RunWithStderr[]>): Map<RunWithStderr, string> {
+  const ids = new Map<RunWithStderr, string>();
   const taken = new Set<string>();
   for (const [, cellRuns] of orderedRunGroups(cells, runsByCell)) {
     for (const run of sortRuns(cellRuns)) {
@@ -578,12 +642,12 @@ function assignRunIds(cells: readonly Cell[], runsByCell: ReadonlyMap<string, At
   return ids;
 }
 
-function sortRuns(runs: readonly AttachedRunRecord[]): AttachedRunRecord[] {
+function sortRuns(runs: readonly RunWithStderr[]): RunWithStderr[] {
   return [...runs].sort((a, b) => (a.test.id < b.test.id ? -1 : a.test.id > b.test.id ? 1 : a.test.run - b.test.run || a.test.retry - b.test.retry));
 }
 
 /** The test's title, with the run's number when the test has several and its retry when it was retried. */
-function runTitle(run: AttachedRunRecord): string {
+function runTitle(run: RunWithStderr): string {
   return `${run.test.title}${run.test.run > 1 ? ` (run ${run.test.run})` : ''}${run.test.retry > 0 ? ` (retry ${run.test.retry})` : ''}`;
 }
 

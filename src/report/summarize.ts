@@ -10,7 +10,7 @@ import { compareCells } from './cells.ts';
 import { costSuccess, priceOf, pricedModel, tokensCost } from './cost.ts';
 
 export { compareCells } from './cells.ts';
-import { gateSchema, type Cell, type Gate, type GateBreach, type MissingTest, type NotApplicableTest, type NotRunTest, type PriceTable, type Summary } from './types.ts';
+import { gateSchema, type Cell, type ExcludedRun, type Gate, type GateBreach, type MissingTest, type NotApplicableTest, type NotRunTest, type PlaywrightFailures, type PriceTable, type Summary } from './types.ts';
 import type { CellNames, Condition, AttachedRunRecord } from '../core/run.ts';
 
 /** What names a cell: one task, model, layer stack and site. */
@@ -39,6 +39,10 @@ export interface SummarizeOptions {
   selection?: readonly string[];
   /** Why the run stopped before its end: `interrupted`, `global timeout`. */
   stopped?: string;
+  /** Errors the run may have and still pass (see maxErrorsSchema); 0 by default. */
+  maxErrors?: number;
+  /** What Playwright failed outside the gates: tests, and errors outside any test. */
+  playwrightFailures?: PlaywrightFailures;
 }
 
 /**
@@ -47,32 +51,60 @@ export interface SummarizeOptions {
  * are then linear in its runs, so 10,000 runs take milliseconds. The result does not depend on the
  * runs' order (merged shards arrive in any).
  */
-export function summarize(runs: readonly AttachedRunRecord[], { prices, complete, planned = runs.length, missing = [], notApplicable = [], notRun = [], now = new Date(), gates, sharded = false, selection = [], stopped }: SummarizeOptions): Summary {
+export function summarize(runs: readonly AttachedRunRecord[], { prices, complete, planned = runs.length, missing = [], notApplicable = [], notRun = [], now = new Date(), gates, sharded = false, selection = [], stopped, maxErrors = 0, playwrightFailures }: SummarizeOptions): Summary {
   const groups = [...groupByCell(runs).values()];
   const labels = labelConditions(groups.map((group) => group.reduce((least, run) => (compareCells(run, least) < 0 ? run : least))));
   const cells = groups.map((cellRuns, index) => summarizeCell(cellRuns, labels[index]!, prices)).sort(compareCells);
+  // Cells whose every run was left out have no rate: they are listed, and judged by nothing.
+  const measured = cells.filter((cell) => cell.runs > 0);
   const totals = { runs: 0, successes: 0, falseSuccesses: 0, falseSuccessAttempts: 0, falseFailures: 0, sideEffectRuns: 0, incomplete: 0, retried: 0 };
   for (const cell of cells) for (const key of Object.keys(totals) as Array<keyof typeof totals>) totals[key] += cell[key];
+  const excludedRuns = listExcluded(groups, labels);
+  const errors = excludedRuns.filter((run) => run.reason === 'error').length;
+  const interrupted = excludedRuns.length - errors;
   const priced = cells.filter((cell) => cell.cost !== undefined);
   const notStarted = [...new Set(notRun.map((test) => test.reason.split(':')[0]!))].map((why) => `${counted(notRun.filter((test) => test.reason.startsWith(why)).length, 'run')} not started: ${why}`);
-  const shortfall = [...(stopped ? [stopped] : []), ...(runs.length < planned ? [`${formatCount(planned - runs.length)} of ${counted(planned, 'planned run')} not recorded`] : []), ...notStarted];
+  const shortfall = [
+    ...(stopped ? [stopped] : []),
+    ...(runs.length < planned ? [`${formatCount(planned - runs.length)} of ${counted(planned, 'planned run')} not recorded`] : []),
+    ...notStarted,
+    ...(interrupted > 0 ? [`${counted(interrupted, 'run')} interrupted`] : []),
+  ];
   return {
     schemaVersion: 4,
     generatedAt: now.toISOString(),
-    // One shard is a part of the matrix however much of its own part it recorded: only the merge is whole.
-    complete: complete && !sharded && missing.length === 0 && notRun.length === 0 && runs.length >= planned,
+    // One shard is a part of the matrix however much of its own part it recorded: only the merge is whole. An interrupted run measured nothing: the matrix lacks it.
+    complete: complete && !sharded && missing.length === 0 && notRun.length === 0 && runs.length >= planned && interrupted === 0,
     planned,
     recorded: runs.length,
+    ...(excludedRuns.length > 0 && { excluded: { maxErrors, tooManyErrors: errors > errorsAllowed(maxErrors, totals.runs + errors), runs: excludedRuns } }),
+    ...(playwrightFailures && (playwrightFailures.tests.length > 0 || playwrightFailures.errors.length > 0) && { playwrightFailures }),
     ...((selection.length > 0 || shortfall.length > 0) && { partial: { selection: [...selection], shortfall } }),
     missing: [...missing],
     ...(notApplicable.length > 0 && { notApplicable: [...notApplicable] }),
     ...(notRun.length > 0 && { notRun: [...notRun] }),
-    totals: { ...totals, ...(priced.length > 0 && { cost: priced.reduce((sum, cell) => sum + cell.cost!, 0) }) },
+    totals: { ...totals, ...(errors > 0 && { errors }), ...(interrupted > 0 && { interrupted }), ...(priced.length > 0 && { cost: priced.reduce((sum, cell) => sum + cell.cost!, 0) }) },
     cells,
-    ...(priced.length > 0 && { costSuccess: costSuccess(cells) }),
+    ...(priced.length > 0 && { costSuccess: costSuccess(measured) }),
     ...(gates && { gates: { checked: gates.length, breaches: checkGates({ cells }, gates), unmatched: sharded ? [] : unmatchedGates({ cells }, gates) } }),
-    ablation: layerEffects(cells),
+    ablation: layerEffects(measured),
   };
+}
+
+/**
+ * How many errors `maxErrors` allows among the runs that ended (errors included): the count as
+ * given, or its share of them. Errors are whole, so the share is rounded down.
+ */
+export function errorsAllowed(maxErrors: number, ended: number): number {
+  return maxErrors >= 1 ? maxErrors : Math.floor(maxErrors * ended + 1e-9);
+}
+
+/** The runs left out of every rate, each with its cell's label, in the cells' and then the tests' order. */
+function listExcluded(groups: readonly AttachedRunRecord[][], labels: readonly CellKeys[]): ExcludedRun[] {
+  const listed = groups.flatMap((group, index) =>
+    group.flatMap(({ test, excluded }) => (excluded ? [{ id: test.id, title: test.title, project: test.project, run: test.run, cell: cellLabel(labels[index]!), ...excluded }] : [])),
+  );
+  return listed.sort((a, b) => compareStrings(a.cell, b.cell) || compareStrings(a.id, b.id) || a.run - b.run);
 }
 
 /** A string that is equal exactly when two cells' labels are; NUL cannot occur in the names. */
@@ -91,8 +123,8 @@ export function conditionKey({ task, condition }: { task: string; condition?: Co
 }
 
 /** The runs of each cell (same task and condition), in input order, keyed by `conditionKey`. */
-export function groupByCell(runs: readonly AttachedRunRecord[]): Map<string, AttachedRunRecord[]> {
-  const groups = new Map<string, AttachedRunRecord[]>();
+export function groupByCell<Run extends AttachedRunRecord>(runs: readonly Run[]): Map<string, Run[]> {
+  const groups = new Map<string, Run[]>();
   for (const run of runs) {
     const key = conditionKey(run);
     const group = groups.get(key);
@@ -134,7 +166,15 @@ export function baseName(label: string): string {
   return label.replace(/#[0-9a-f]{6}$/, '');
 }
 
-function summarizeCell(runs: readonly AttachedRunRecord[], { task, agent, model, layers, site }: CellKeys, prices: PriceTable | undefined): Cell {
+/**
+ * A cell's numbers. Its rates, distributions, tokens and cost are over the runs that say something
+ * of the agent; the runs left out (`excluded`) are only counted. Containment and escape attempts
+ * are over every run: an attempt to escape is never hidden because its run then errored.
+ */
+function summarizeCell(all: readonly AttachedRunRecord[], { task, agent, model, layers, site }: CellKeys, prices: PriceTable | undefined): Cell {
+  const runs = all.filter((run) => !run.excluded);
+  const errors = all.filter((run) => run.excluded?.reason === 'error').length;
+  const interrupted = all.filter((run) => run.excluded?.reason === 'interrupted').length;
   let successes = 0;
   let claimed = 0;
   let falseSuccesses = 0;
@@ -151,7 +191,7 @@ function summarizeCell(runs: readonly AttachedRunRecord[], { task, agent, model,
   const attempts = new Map<string, { kind: EscapeAttempt['kind']; detail: string; runs: number }>();
   const tokens: Cell['tokens'] = { input: 0, output: 0, unknownRuns: 0 };
   // The reporter's prices price every run; without them, a run's own cost (priced in the worker) stands.
-  const price = priceOf(prices, pricedModel(runs[0]!));
+  const price = priceOf(prices, pricedModel(all[0]!));
   let cost: number | undefined;
   const observed = { screenshots: 0, text: 0, runs: 0 };
   const reasonCounts = new Map<string, number>();
@@ -167,15 +207,6 @@ function summarizeCell(runs: readonly AttachedRunRecord[], { task, agent, model,
     if (run.test.retry > 0) retried++;
     if (run.unsupportedClaim) unsupportedClaims++;
     if (run.claimed && run.unverified) unverifiedClaims++;
-    if (run.contained !== undefined) containment[run.contained ? 'contained' : 'uncontained']++;
-    if (run.escapes && (run.escapes.processesLeft > 0 || (run.escapes.attempts ?? []).length > 0)) {
-      escapes.runs++;
-      escapes.processesLeft += run.escapes.processesLeft;
-      for (const { kind, detail } of run.escapes.attempts ?? []) {
-        const seen = attempts.get(`${kind}\0${detail}`) ?? { kind, detail, runs: 0 };
-        attempts.set(`${kind}\0${detail}`, { ...seen, runs: seen.runs + 1 });
-      }
-    }
     if (run.tokens.input === null || run.tokens.output === null) tokens.unknownRuns++;
     tokens.input += run.tokens.input ?? 0;
     tokens.output += run.tokens.output ?? 0;
@@ -189,6 +220,17 @@ function summarizeCell(runs: readonly AttachedRunRecord[], { task, agent, model,
     }
     reasonCounts.set(run.stopReason, (reasonCounts.get(run.stopReason) ?? 0) + 1);
   }
+  for (const run of all) {
+    if (run.contained !== undefined) containment[run.contained ? 'contained' : 'uncontained']++;
+    if (run.escapes && (run.escapes.processesLeft > 0 || (run.escapes.attempts ?? []).length > 0)) {
+      escapes.runs++;
+      escapes.processesLeft += run.escapes.processesLeft;
+      for (const { kind, detail } of run.escapes.attempts ?? []) {
+        const seen = attempts.get(`${kind}\0${detail}`) ?? { kind, detail, runs: 0 };
+        attempts.set(`${kind}\0${detail}`, { ...seen, runs: seen.runs + 1 });
+      }
+    }
+  }
   const n = runs.length;
   return {
     task,
@@ -196,8 +238,10 @@ function summarizeCell(runs: readonly AttachedRunRecord[], { task, agent, model,
     model,
     layers,
     site,
-    condition: JSON.parse(canonicalJson(runs[0]!.condition)) as Condition,
+    condition: JSON.parse(canonicalJson(all[0]!.condition)) as Condition,
     runs: n,
+    ...(errors > 0 && { errors }),
+    ...(interrupted > 0 && { interrupted }),
     successes,
     claimed,
     falseSuccesses,
@@ -221,9 +265,9 @@ function summarizeCell(runs: readonly AttachedRunRecord[], { task, agent, model,
     wallMs: { median: describe(runs.map((run) => run.wallMs)).median },
     stopReasons: inCanonicalOrder(reasonCounts),
     passHatK: passHatKTable(successes, n),
-    runIds: runs.map((run) => run.test.id).sort(compareStrings),
+    runIds: all.map((run) => run.test.id).sort(compareStrings),
     // Contained only when every run was; unknown (absent) when some run, recorded before runs said, does not say.
-    ...(containment.uncontained > 0 ? { contained: false } : containment.contained === n && { contained: true }),
+    ...(containment.uncontained > 0 ? { contained: false } : containment.contained === all.length && { contained: true }),
     ...(escapes.runs > 0 && { escapes: { ...escapes, ...(attempts.size > 0 && { attempts: [...attempts.values()] }) } }),
   };
 }
@@ -243,13 +287,15 @@ function inCanonicalOrder(counts: ReadonlyMap<string, number>): Record<string, n
  * label, or its name without the `#hash` that told two conditions apart). Limits compare the
  * observed rate, not an interval bound: a gate states what was seen must hold. The false-success
  * limit counts a trial that lied on any attempt, so a passing retry never hides a lie. The gates
- * are validated first, so a bad option fails in one line before anything is judged.
+ * are validated first, so a bad option fails in one line before anything is judged. Rates are
+ * over the runs that say something of the agent: an error or an interruption never breaches.
  */
 export function checkGates(summary: Pick<Summary, 'cells'>, gates: readonly Gate[]): GateBreach[] {
   const breaches: GateBreach[] = [];
   parseGates(gates).forEach((gate, index) => {
     for (const cell of summary.cells) {
-      if (!gateMatches(gate, cell)) continue;
+      // A cell whose every run was left out has no rate to hold to a limit.
+      if (!gateMatches(gate, cell) || cell.runs === 0) continue;
       const limits: Array<[string, number, '>' | '<', number | undefined]> = [
         falseSuccessLimit(cell, gate.maxFalseSuccessRate),
         ['false-failure rate', cell.falseFailureRate.value, '>', gate.maxFalseFailureRate],

@@ -3,8 +3,8 @@ import { transcript } from '../harness/transcript.ts';
 import { parseInput } from '../input.ts';
 import { parseJsonObject } from '../text.ts';
 import { capRunText } from './caps.ts';
-import type { MissingTest } from './types.ts';
-import { plannedRunSchema, runRecordSchema, type PlannedRun, type AttachedRunRecord } from '../core/run.ts';
+import type { MissingTest, RunWithStderr } from './types.ts';
+import { plannedRunSchema, runRecordSchema, type AttachedRunRecord, type Excluded, type PlannedRun } from '../core/run.ts';
 
 /**
  * From the tests' attempts to the trials a summary counts. A trial is one planned run: a test (its
@@ -18,7 +18,10 @@ import { plannedRunSchema, runRecordSchema, type PlannedRun, type AttachedRunRec
 export interface Attempt {
   /** Playwright's retry number: 0 for the first attempt. */
   retry: number;
-  runs: AttachedRunRecord[];
+  /** The user or the runner stopped the attempt (Playwright's status `interrupted`). */
+  interrupted?: boolean;
+  /** With the agent's stderr when the test had it (see RunWithStderr). */
+  runs: RunWithStderr[];
   /** Runs that started (`harness-run-start.json`); those with no run of the same number never ended. */
   starts: PlannedRun[];
   /** Run numbers of attachments that could not be read; `undefined` when not even that was readable. */
@@ -35,7 +38,7 @@ export interface TestRecord extends MissingTest {
 
 export interface Trials {
   /** One per recorded trial, in the tests' order. */
-  runs: AttachedRunRecord[];
+  runs: RunWithStderr[];
   /** Trials planned: see `plannedRuns`. */
   planned: number;
   /** Tests with a planned run that recorded none. */
@@ -49,7 +52,7 @@ export interface Trials {
  * that never ran, or failed with no run, planned one and is missing.
  */
 export function countTrials(tests: readonly TestRecord[]): Trials {
-  const runs: AttachedRunRecord[] = [];
+  const runs: RunWithStderr[] = [];
   const missing: MissingTest[] = [];
   let planned = 0;
   for (const test of tests) {
@@ -72,27 +75,38 @@ function plansOne(status: TestStatus, unreadable: boolean): boolean {
   return unreadable || (status !== 'skipped' && status !== 'passed');
 }
 
+/** Why a run that started and never reported its end is left out of every rate: nothing is known of what its agent did. */
+const NEVER_ENDED: Record<'interrupted' | 'died', Excluded> = {
+  interrupted: { reason: 'interrupted', detail: 'stopped by the interruption before its run ended' },
+  died: { reason: 'error', detail: 'its worker died before the run ended: nothing is known of what the agent did' },
+};
+
+/** A run an interruption cut short, when its record does not say so already: it measured nothing, so it is in no rate. */
+const INTERRUPTED: Excluded = { reason: 'interrupted', detail: 'cut short by the interruption' };
+
 /**
  * Per run number, the run of the latest attempt that recorded one; failing that, the latest
- * attempt's start with no run, as an incomplete run. An attempt with an unreadable attachment
- * synthesizes nothing for it: that trial is missing, not made up. The kept run carries the false
- * successes of the runs it replaced (`earlierFalseSuccesses`): a retry never hides a lie.
+ * attempt's start with no run, as an incomplete run left out of every rate (interrupted, or an
+ * error: its worker died). An attempt with an unreadable attachment synthesizes nothing for it:
+ * that trial is missing, not made up. The kept run carries the false successes of the runs it
+ * replaced (`earlierFalseSuccesses`): a retry never hides a lie.
  */
-function keptRuns(attempts: readonly Attempt[]): Map<number, AttachedRunRecord> {
-  const recorded = new Map<number, AttachedRunRecord>();
-  const cutShort = new Map<number, AttachedRunRecord>();
+function keptRuns(attempts: readonly Attempt[]): Map<number, RunWithStderr> {
+  const recorded = new Map<number, RunWithStderr>();
+  const cutShort = new Map<number, RunWithStderr>();
   const earlierLies = new Map<number, number>();
   for (const attempt of [...attempts].sort((a, b) => a.retry - b.retry)) {
     const ended = new Set(attempt.runs.map((run) => run.test.run));
+    const interrupted = attempt.interrupted === true;
     for (const { earlierFalseSuccesses: _untrusted, ...run } of attempt.runs) {
       const number = run.test.run;
       if (recorded.get(number)?.falseSuccess) earlierLies.set(number, (earlierLies.get(number) ?? 0) + 1);
-      recorded.set(number, run);
+      recorded.set(number, interrupted && run.incomplete && !run.excluded ? { ...run, excluded: INTERRUPTED } : run);
     }
     if (attempt.unreadable.includes(undefined)) continue;
     for (const start of attempt.starts) {
       const number = start.test.run;
-      if (!ended.has(number) && !attempt.unreadable.includes(number)) cutShort.set(number, incompleteRun(start));
+      if (!ended.has(number) && !attempt.unreadable.includes(number)) cutShort.set(number, incompleteRun(start, NEVER_ENDED[interrupted ? 'interrupted' : 'died']));
     }
   }
   for (const [number, run] of cutShort) if (!recorded.has(number)) recorded.set(number, run);
@@ -100,10 +114,11 @@ function keptRuns(attempts: readonly Attempt[]): Map<number, AttachedRunRecord> 
   return new Map([...recorded].sort(([a], [b]) => a - b));
 }
 
-/** A run that started and never reported its end: unjudged, nothing known of what it did. */
-export function incompleteRun(start: PlannedRun): AttachedRunRecord {
+/** A run that started and never reported its end: unjudged, nothing known of what it did, and so in no rate. */
+export function incompleteRun(start: PlannedRun, excluded: Excluded): AttachedRunRecord {
   return {
     ...start,
+    excluded,
     schemaVersion: 1,
     claimed: false,
     actual: false,

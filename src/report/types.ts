@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BUILT_IN_AGENT, cellNamesSchema, conditionSchema, runOriginSchema } from '../core/run.ts';
+import { BUILT_IN_AGENT, cellNamesSchema, conditionSchema, excludedSchema, runOriginSchema, type AttachedRunRecord } from '../core/run.ts';
 export { escapesSchema, type Escapes } from '../core/agent.ts';
 import { escapeAttemptSchema } from '../core/agent.ts';
 
@@ -7,17 +7,26 @@ export { stateChangeSchema, type StateChange } from '../core/state.ts';
 export {
   cellNamesSchema,
   conditionSchema,
+  excludedSchema,
   plannedRunSchema,
   runRecordSchema,
   runOriginSchema,
   verdictSchema,
   type CellNames,
   type Condition,
+  type Excluded,
   type PlannedRun,
   type AttachedRunRecord,
   type AttachedRunRecordInput,
   type RunOrigin,
 } from '../core/run.ts';
+
+/**
+ * A run as the reports show it: its record, and what its agent wrote to stderr (the
+ * `agent-stderr.txt` attachment beside the record, redacted when it was attached, cut by the
+ * reporter). Not a field of the record: the reporter reads it from the test, not from the run.
+ */
+export type RunWithStderr = AttachedRunRecord & { agentStderr?: string };
 
 export const intervalSchema = z.object({ value: z.number(), low: z.number(), high: z.number() });
 export type Interval = z.infer<typeof intervalSchema>;
@@ -25,8 +34,12 @@ export type Interval = z.infer<typeof intervalSchema>;
 export const cellSchema = cellNamesSchema.extend({
   /** The condition every run of the cell ran under. */
   condition: conditionSchema.optional(),
-  /** One per planned trial: a retried test counts once, with its last attempt's run. */
+  /** One per planned trial: a retried test counts once, with its last attempt's run. Runs that say nothing of the agent (`errors`, `interrupted`) are not among them: every rate is over these. */
   runs: z.number(),
+  /** Runs that ended in an error before or outside the agent's work (see `excluded` in the run record): in no rate; absent when none. */
+  errors: z.number().optional(),
+  /** Runs the user or the runner stopped: in no rate; absent when none. */
+  interrupted: z.number().optional(),
   successes: z.number(),
   claimed: z.number(),
   /** Of the trials' counted (last) attempts. */
@@ -89,6 +102,28 @@ export type NotApplicableTest = z.infer<typeof notApplicableTestSchema>;
 export const notRunTestSchema = notApplicableTestSchema;
 export type NotRunTest = z.infer<typeof notRunTestSchema>;
 
+/** A run left out of every rate, listed: its test, the run's number in it, its cell's label, and why. */
+export const excludedRunSchema = missingTestSchema.extend({ run: z.number(), cell: z.string() }).extend(excludedSchema.shape);
+export type ExcludedRun = z.infer<typeof excludedRunSchema>;
+
+/**
+ * How many errors a run may have and still pass, as Inspect's `fail_on_error`: a count (a whole
+ * number, 1 or more), or below 1 a share of the runs that ended (errors included, interruptions
+ * not); 0, the default, allows none.
+ */
+export const maxErrorsSchema = z
+  .number()
+  .min(0)
+  .refine((value) => value < 1 || Number.isInteger(value), 'a count of errors is a whole number; a share is below 1');
+
+/** A test that Playwright failed, with the first line of why: its own `expect`, outside every gate. */
+export const failedTestSchema = missingTestSchema.extend({ status: z.enum(['failed', 'timedOut', 'flaky']), error: z.string() });
+export type FailedTest = z.infer<typeof failedTestSchema>;
+
+/** What Playwright itself failed, which the gates never see: tests, and errors outside any test (a globalSetup that threw). */
+export const playwrightFailuresSchema = z.object({ tests: z.array(failedTestSchema), errors: z.array(z.string()) });
+export type PlaywrightFailures = z.infer<typeof playwrightFailuresSchema>;
+
 /** One configuration (agent · model · layers) of a task set: its cost per run against its success rate. */
 export const costPointSchema = z.object({
   agent: z.string(),
@@ -100,7 +135,7 @@ export const costPointSchema = z.object({
   /** Some run's tokens were unknown: the cost is a lower bound. */
   lowerBound: z.boolean(),
   successRate: intervalSchema,
-  /** On the Pareto front: no other configuration of the set costs no more and succeeds no less. */
+  /** On the Pareto front: it cost something, and no other configuration of the set costs no more and succeeds no less. One that cost nothing (a double) is never on it. */
   front: z.boolean(),
 });
 
@@ -207,6 +242,13 @@ export const summarySchema = z.object({
   planned: z.number(),
   /** Trials that recorded a run (complete or not). */
   recorded: z.number(),
+  /**
+   * Runs that say nothing of the agent, first of all: each listed, `maxErrors` as given and whether
+   * the errors exceed it (then the run is not green). Absent when every run counts.
+   */
+  excluded: z.object({ maxErrors: maxErrorsSchema, tooManyErrors: z.boolean(), runs: z.array(excludedRunSchema) }).optional(),
+  /** What Playwright failed outside the gates (a test's own `expect`, an error outside any test): the verdict is never green beside it. Absent when none. */
+  playwrightFailures: playwrightFailuresSchema.optional(),
   /** Absent for a whole run of the whole suite; see partialSchema. */
   partial: partialSchema.optional(),
   missing: z.array(missingTestSchema),
@@ -223,6 +265,9 @@ export const summarySchema = z.object({
     sideEffectRuns: z.number(),
     incomplete: z.number(),
     retried: z.number(),
+    /** Runs out of every rate (see the cell's), absent when none. */
+    errors: z.number().optional(),
+    interrupted: z.number().optional(),
     /** USD over the cells that have a cost; absent when none has. */
     cost: z.number().optional(),
   }),
