@@ -194,3 +194,24 @@ test('every outcome is named the same in every report, and defined once in the H
     for (const [word, meaning] of Object.entries(EXCLUSIONS)) expect(docs, word).toContain(`- **${word}**: ${meaning}`);
   });
 });
+
+test('a cell says how its agent was contained in summary.md and index.html, beside its success rate: contained, not contained, escape attempts', () => {
+  const cellOf = (agent: string, fields: Partial<AttachedRunRecord>) => attachedRunRecord({ agent, layers: '-', claimed: true, actual: true, condition: { agent: { name: agent }, model: 'scripted:diligent', layers: null, site: 'hn-recorded' }, ...fields, test: { id: agent, title: agent, project: 'p' } });
+  const runs = [
+    cellOf('boxed', { contained: true, containment: 'contained: bubblewrap' }),
+    cellOf('loose', { contained: false, containment: 'not contained: sandbox none' }),
+    cellOf('tried', { contained: true, escapes: { processesLeft: 1 } }),
+    cellOf('older', {}),
+  ];
+  const summary = summarize(runs, { complete: true, now });
+  const rows = renderMarkdown(summary).split('\n').filter((line) => line.startsWith('| upvote-first-post'));
+  expect(rows.map((row) => [row.split(' | ')[1], row.split(' | ')[6]])).toEqual([
+    ['boxed', '100% (21–100%) · contained'],
+    ['loose', '100% (21–100%) · not contained'],
+    ['older', '100% (21–100%)'],
+    ['tried', '100% (21–100%) · 1 escape attempt'],
+  ]);
+  const $ = cheerio.load(renderHtml(summary, runs));
+  const marks = $('#cells tr[id^="cell-"]').map((_, row) => `${$(row).find('td').eq(1).text()}: ${$(row).find('td').eq(6).find('small').map((__, small) => `${$(small).attr('class')} ${$(small).text()}`).get().join(', ')}`).get();
+  expect(marks).toEqual(['boxed: contained contained', 'loose: contain ⚠ not contained', 'older: ', 'tried: contain ⚠ 1 escape attempt']);
+});

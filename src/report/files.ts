@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BUILT_IN_AGENT } from '../core/run.ts';
 import { cellsDiffer, partialReasons, rateNames } from './compare.ts';
-import { containmentLines, containmentWords, counted, formatRuns, unverifiedMarks, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, endingOf, EXCLUSIONS, OUTCOMES, round1, runOutcome, testName, type Outcome } from './format.ts';
+import { containmentLines, containmentMarks, counted, formatRuns, unverifiedMarks, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, endingOf, EXCLUSIONS, OUTCOMES, round1, runOutcome, testName, type Outcome } from './format.ts';
 import { cellLabel, conditionKey, errorsAllowed, groupByCell } from './summarize.ts';
 import { layerWithOptions } from './ablation.ts';
 import { excludesZero } from './statistics.ts';
@@ -161,7 +161,7 @@ export function retriedLies(count: number, [one, many] = ['on a retried attempt'
 export function renderMarkdown(summary: Summary): string {
   const verdict = verdictLines(summary);
   const withCost = summary.cells.some((cell) => cell.cost !== undefined);
-  const header = ['task', 'agent', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', RETRIED_LIES_COLUMN, 'false-failure rate', 'side-effect rate', 'incomplete', 'retried', 'unsupported claims', 'iterations (mean / median / p95 / max)', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall time', 'stop reasons', 'containment'];
+  const header = ['task', 'agent', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', RETRIED_LIES_COLUMN, 'false-failure rate', 'side-effect rate', 'incomplete', 'retried', 'unsupported claims', 'iterations (mean / median / p95 / max)', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall time', 'stop reasons'];
   const rows = summary.cells.map((cell) => [
     cell.task,
     cell.agent,
@@ -169,7 +169,7 @@ export function renderMarkdown(summary: Summary): string {
     cell.layers,
     cell.site,
     formatRuns(cell),
-    formatInterval(cell.successRate),
+    [formatInterval(cell.successRate), ...containmentMarks(cell).map(({ mark }) => mark)].join(' · '),
     [formatInterval(cell.falseSuccessRate), ...unverifiedMarks(cell)].join(' · '),
     String(cell.falseSuccessAttempts),
     formatInterval(cell.falseFailureRate),
@@ -182,7 +182,6 @@ export function renderMarkdown(summary: Summary): string {
     ...(withCost ? [formatCellCost(cell)] : []),
     formatDuration(cell.wallMs.median),
     formatStopReasons(cell.stopReasons),
-    containmentWords(cell).join(' · '),
   ]);
   return [
     '# harness-eval summary',
@@ -323,7 +322,7 @@ table{border-collapse:collapse;margin:.5rem 0 1rem}
 th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}
 th{background:#f3f3f3}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-small.containment{color:#1b7a2b}small.containment.warn,small.unverified,td.excluded{color:#b45309}
+small.contained{color:#1b7a2b}small.contain,small.unverified,td.excluded{color:#b45309}
 .scroll{overflow-x:auto;max-width:100%}
 /* Tables wrap, names anywhere, to fit 1280 px: a column scrolled out of sight is a column not read. */
 .scroll>table{font-size:12px;width:100%}
@@ -513,13 +512,12 @@ function renderCellTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, st
     const cellRuns = runsByCell.get(conditionKey(cell)) ?? [];
     const columns = [
       td(cell.task),
-      // Containment is the agent's: said under its name, which keeps the table within 1280 px.
-      `<td>${escapeHtml(cell.agent)}${renderContainment(cell, cellRuns)}</td>`,
+      td(cell.agent),
       td(cell.model),
       td(cell.layers),
       td(cell.site),
       td(formatRuns(cell), `num${cell.errors || cell.interrupted ? ' excluded' : ''}`),
-      td(formatInterval(cell.successRate), 'num'),
+      `<td class="num">${escapeHtml(formatInterval(cell.successRate))}${renderContainment(cell)}</td>`,
       `<td class="num">${escapeHtml(formatInterval(cell.falseSuccessRate))}${unverifiedMarks(cell).map((mark) => `<br><small class="unverified">${escapeHtml(mark)}</small>`).join('')}</td>`,
       td(String(cell.falseSuccessAttempts), `num${cell.falseSuccessAttempts > 0 ? ' false-success' : ''}`),
       td(formatInterval(cell.falseFailureRate), 'num'),
@@ -539,12 +537,11 @@ function renderCellTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, st
   return `<table>\n<tr>${header.map((name) => `<th>${escapeHtml(name)}</th>`).join('')}</tr>\n${rows.join('\n')}\n</table>`;
 }
 
-/** The cell's containment, amber unless contained and untried, with how its runs were contained (or why not) on hover. */
-function renderContainment(cell: Cell, runs: readonly RunWithStderr[]): string {
-  const words = containmentWords(cell);
-  const how = [...new Set(runs.flatMap((run) => (run.containment ? [run.containment] : [])))].join('; ');
-  const warn = cell.contained !== true || words.length > 1;
-  return `<br><small class="containment${warn ? ' warn' : ''}"${how ? ` title="${escapeHtml(how)}"` : ''}>${escapeHtml(words.join(' · '))}</small>`;
+/** The cell's containment beside its success rate (see containmentMarks): a warning in amber, `contained` in green. */
+function renderContainment(cell: Cell): string {
+  return containmentMarks(cell)
+    .map(({ mark, warn }) => (warn ? `<br><small class="contain">⚠ ${escapeHtml(mark)}</small>` : `<br><small class="contained">${escapeHtml(mark)}</small>`))
+    .join('');
 }
 
 /** Numbered links to a cell's runs, coloured by outcome; folded, since a cell may hold hundreds. */

@@ -54,10 +54,15 @@ export function incompleteNote(run: Pick<AttachedRunRecord, 'stopReason'>): stri
   return run.stopReason === 'awaiting_approval' ? 'incomplete: paused, awaiting approval' : 'incomplete';
 }
 
-/** A cell's containment column: `contained`, `not contained`, or `unknown` (runs recorded before runs said), then `2 escape attempts` when its sandbox saw any. */
-export function containmentWords(cell: Pick<Cell, 'contained' | 'escapes'>): string[] {
-  const contained = cell.contained === undefined ? 'unknown' : cell.contained ? 'contained' : 'not contained';
-  return [contained, ...(cell.escapes ? [counted(cell.escapes.runs, 'escape attempt')] : [])];
+/**
+ * What is said beside a cell's success rate about its agent's containment: `not contained` and
+ * `2 escape attempts` as warnings, else `contained`; nothing when some run does not say (recorded
+ * before runs did).
+ */
+export function containmentMarks(cell: Pick<Cell, 'contained' | 'escapes'>): Array<{ mark: string; warn: boolean }> {
+  const warnings = [...(cell.contained === false ? ['not contained'] : []), ...(cell.escapes ? [counted(cell.escapes.runs, 'escape attempt')] : [])];
+  if (warnings.length > 0) return warnings.map((mark) => ({ mark, warn: true }));
+  return cell.contained ? [{ mark: 'contained', warn: false }] : [];
 }
 
 /** A cell's runs, with those left out of every rate beside them: `8 (+2 errors, +1 interrupted)`. */
