@@ -19,6 +19,9 @@ const usage = `Usage:
   ${APPROVALS_USAGE}
   harness-eval doctor                                 what this machine offers: Chromium, the sandbox's parts, the limits;
                                                       exits 0 when command agents can run with sandbox: 'required'
+  harness-eval export --format atif|otel REPORT_DIR [--out DIR] [--prices FILE]
+                                                      each run of a report folder as an ATIF trajectory, or as OTLP
+                                                      JSON spans (sent to OTEL_EXPORTER_OTLP_ENDPOINT when it is set)
 
 Fault options (hn serve):
   --latency MS              delay every page request
@@ -163,6 +166,20 @@ async function doctor(args: string[]): Promise<number> {
   return (await import('./doctor.ts')).doctor();
 }
 
+const EXPORT_USAGE = 'export: usage: harness-eval export --format atif|otel REPORT_DIR [--out DIR] [--prices FILE]';
+
+/** `export`: a report folder's runs as others read them (src/export/, docs/export.md). */
+async function exportRuns(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: { format: { type: 'string' }, out: { type: 'string' }, prices: { type: 'string' } } });
+  const { EXPORT_FORMATS, exportReport } = await import('../export/export.ts');
+  const format = EXPORT_FORMATS.find((known) => known === values.format);
+  if (values.format === undefined || positionals.length !== 1) throw new InputError(EXPORT_USAGE);
+  if (!format) throw new InputError(`export: --format: expected ${EXPORT_FORMATS.join(' or ')}, got "${values.format}"`);
+  const done = await exportReport({ format, folder: positionals[0]!, out: values.out, prices: values.prices });
+  const what = format === 'atif' ? `${counted(done.runs, 'trajectory', 'trajectories')} (ATIF)` : `${counted(done.runs, 'trace')} (OTLP JSON)`;
+  console.log(`harness-eval: ${what} in ${done.written}${done.sentTo ? `, sent to ${done.sentTo}` : ''}`);
+}
+
 function numberFlag(flag: string, value: string): number {
   const number = Number(value);
   if (value.trim() === '' || !Number.isFinite(number)) throw new InputError(`--${flag}: expected a number, got "${value}"`);
@@ -191,6 +208,7 @@ export async function main(argv: string[]): Promise<number> {
     else if (first === 'judge') await judge(argv.slice(1));
     else if (first === 'approvals') approvals(argv.slice(1));
     else if (first === 'doctor') return await doctor(argv.slice(1));
+    else if (first === 'export') await exportRuns(argv.slice(1));
     else if (first === '--help' || first === '-h') console.log(usage);
     // No command is a usage error, as an unknown one is: a script that forgot its arguments must not pass.
     else if (first === undefined) throw new InputError(`no command given\n${usage}`);
