@@ -20,7 +20,8 @@ import { expect, attachedRunRecord, test } from './support.ts';
 
 /**
  * The table of bad input in docs/audits.md, row by row: each thing a user can get wrong and the one line
- * they get for it. Rows that need a run or a browser follow the table.
+ * they get for it. Rows that need a run or a browser follow the table. A command agent's program is
+ * checked before each run (`prepare`), never when it is named: a spec file that names it keeps its tests.
  */
 /** A file in the running test's output folder (the rows' thunks run inside tests). */
 const file = (name: string, content: string) => (writeFileSync(test.info().outputPath(name), content), test.info().outputPath(name));
@@ -43,10 +44,10 @@ const table: Array<[string, () => unknown, RegExp]> = [
   ['a cassette with a wrong field', () => readCassette(file('wrong.json', '{"version": 1, "model": "openai:x", "run": "r", "interactions": [{"key": "abc", "request": {"path": "/", "body": {}}, "response": {"status": 200, "body": {}}}]}')), /wrong\.json: interactions\.0\.key: must be a sha256 in hex$/],
   ['CHROMIUM_PATH naming no file', () => chromiumLaunchOptions({ CHROMIUM_PATH: '/nowhere/chromium' }), /^CHROMIUM_PATH: no file at \/nowhere\/chromium$/],
   ['a baseline summary that is not there', () => readSummary(test.info().outputPath('last-night.json')), /last-night\.json: cannot read this summary\.json \(ENOENT\)$/],
-  ['an unknown program for a command agent', () => commandAgent(['no-such-program', 'agent.py']), /^commandAgent: no-such-program: command not found$/],
-  ['a command agent path that is not there', () => commandAgent(['./nowhere/agent.sh']), /^commandAgent: \.\/nowhere\/agent\.sh: no such file$/],
-  ['a command agent file that is not executable', () => commandAgent([file('agent.sh', '#!/bin/sh\n')]), /^commandAgent: .*agent\.sh: not executable \(EACCES\)$/],
-  ['a command agent cwd that is not a folder', () => commandAgent(['node'], { cwd: '/nowhere/at/all' }), /^commandAgent\(\) options: cwd: no folder at \/nowhere\/at\/all$/],
+  ['an unknown program for a command agent', () => commandAgent(['no-such-program', 'agent.py']).prepare!(), /^commandAgent: no-such-program: command not found$/],
+  ['a command agent path that is not there', () => commandAgent(['./nowhere/agent.sh']).prepare!(), /^commandAgent: \.\/nowhere\/agent\.sh: no such file$/],
+  ['a command agent file that is not executable', () => commandAgent([file('agent.sh', '#!/bin/sh\n')]).prepare!(), /^commandAgent: .*agent\.sh: not executable \(EACCES\)$/],
+  ['a command agent cwd that is not a folder', () => commandAgent(['node'], { cwd: '/nowhere/at/all' }).prepare!(), /^commandAgent\(\) options: cwd: no folder at \/nowhere\/at\/all$/],
   ['a task with a postcondition that is not one', () => defineTask({ name: 'vote', prompt: 'Vote.', postconditions: [{ description: 'voted' } as never] }), /^task vote: postconditions\.0: expected a postcondition \{ description, judge\(evidence\), expects\(change, evidence\) \}$/],
   ['a task with an empty prompt', () => defineTask({ name: 'vote', prompt: '', postconditions: upvoteFirstPost.postconditions }), /^task vote: prompt: Too small: expected string to have >=1 characters$/],
   ['a NUL byte in a command agent argv', () => commandAgent(['node', 'agent\0.js']), /^commandAgent\(\) argv\[1\]: contains a NUL byte$/],

@@ -38,6 +38,14 @@ export function runCost(prices: PriceTable | undefined, model: string, tokens: P
   return price && tokensCost(tokens, price);
 }
 
+/**
+ * Whether runs of `model` have a cost to count: a price in `prices`, or none needed. An offline
+ * double (`scripted:`) makes no paid call: unpriced, it costs nothing.
+ */
+export function priced(prices: PriceTable | undefined, model: string): boolean {
+  return model.startsWith('scripted:') || priceOf(prices, model) !== undefined;
+}
+
 /** How the runner tells its workers where the run's ledger is. */
 export const LEDGER_ENV = 'HARNESS_EVAL_LEDGER';
 /** The skip reason of a run the budget stopped; the reporter reports such tests as not run. */

@@ -22,9 +22,11 @@ import { recordInAllure } from './allure.ts';
 import './doubles.ts';
 import { builtInHarness } from '../harness/agent.ts';
 import { agentCondition, layersCondition, modelCondition, modelNameInUse, NO_LAYERS, portablePaths, stackNameInUse } from './condition.ts';
-import { budgetSpentReason, parseCostOptions, runCost, runLedger } from './cost.ts';
+import { budgetSpentReason, parseCostOptions, priced, runCost, runLedger } from './cost.ts';
+import { checkedOnce } from './config-errors.ts';
+import { RESUME_ENV, runJournal } from './resume.ts';
 import type { PriceTable } from '../report/types.ts';
-import { ABORT_GRACE_MS, evaluate, runSecrets, TaskNotApplicable, type CutShort } from '../eval/evaluate.ts';
+import { ABORT_GRACE_MS, evaluate, runSecrets, TaskNotApplicable, type AbortCause } from '../eval/evaluate.ts';
 
 export { stackName } from './condition.ts';
 
@@ -74,6 +76,16 @@ export interface HarnessOptions {
   maxRunCost: number | undefined;
 }
 
+/** Fails a test whose runs errored before their agent did anything: in one line per run, no stack (the record says the rest). */
+export class RunErrored extends Error {
+  override name = 'RunErrored';
+
+  constructor(runs: readonly string[]) {
+    super(`the run errored before its agent did anything, so it is left out of every rate: ${runs.join('; ')}`);
+    Object.defineProperty(this, 'stack', { get: () => `${this.name}: ${this.message}`, configurable: true });
+  }
+}
+
 export const HARNESS_RUN_ATTACHMENT = 'harness-run.json';
 /** Attached when a run starts: a run whose worker dies before it ends is still counted, as incomplete. */
 export const HARNESS_RUN_START_ATTACHMENT = 'harness-run-start.json';
@@ -102,29 +114,32 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
   maxCost: [undefined, { option: true }],
   maxRunCost: [undefined, { option: true }],
   harness: async ({ agent: agentOption, model, modelName, layers, layerStack, site, harnessScreenshots, modelCache, prices: pricesOption, maxCost: maxCostOption, maxRunCost: maxRunCostOption, context }, use, testInfo) => {
-    if (!Array.isArray(layers)) {
-      throw new InputError(
-        `layers: expected a list of layers, got ${isLayerValue(layers) ? `the layer ${layers.name}` : JSON.stringify(layers)}. Playwright reads a list whose second item is an object (a ['name', options] pair) as [value, options]: write the layers as values (guardrails({ maxIterations: 8 })), or test.use({ layers: [[...your layers], { scope: 'test' }] }).`,
-      );
-    }
     const configDir = testInfo.config.configFile ? dirname(testInfo.config.configFile) : testInfo.config.rootDir;
-    // Relative to the config file's folder, as Playwright's own paths are.
-    const cache = resolveModelCache(modelCache, configDir);
-    const { prices, maxCost, maxRunCost } = parseCostOptions({ prices: pricesOption, maxCost: maxCostOption, maxRunCost: maxRunCostOption });
+    // The options are the same for every test of a cell: what is wrong with them fails one test, in one line (config-errors.ts).
+    const { cache, prices, maxCost, maxRunCost } = await checkedOnce(testInfo, () => {
+      if (!Array.isArray(layers)) {
+        throw new InputError(
+          `layers: expected a list of layers, got ${isLayerValue(layers) ? `the layer ${layers.name}` : JSON.stringify(layers)}. Playwright reads a list whose second item is an object (a ['name', options] pair) as [value, options]: write the layers as values (guardrails({ maxIterations: 8 })), or test.use({ layers: [[...your layers], { scope: 'test' }] }).`,
+        );
+      }
+      // Relative to the config file's folder, as Playwright's own paths are.
+      return { cache: resolveModelCache(modelCache, configDir), ...parseCostOptions({ prices: pricesOption, maxCost: maxCostOption, maxRunCost: maxRunCostOption }) };
+    });
     const unavailable = modelUnavailable(model, process.env, cache.mode);
     testInfo.skip(unavailable !== undefined, unavailable);
     const siteUnavailable = site.unavailable?.();
     testInfo.skip(siteUnavailable !== undefined, siteUnavailable);
-    if (maxCost !== undefined && runCost(prices, modelId(model), { input: 0, output: 0 }) === undefined) {
-      throw new InputError(`maxCost: ${modelId(model)} has no price in prices (a budget counts every run's cost)`);
-    }
-    if (maxRunCost !== undefined && runCost(prices, modelId(model), { input: 0, output: 0 }) === undefined) {
-      throw new InputError(`maxRunCost: ${modelId(model)} has no price in prices (the cap counts each call's cost)`);
-    }
-    const ledger = maxCost === undefined ? undefined : runLedger();
-    const chosen = agentOption ?? builtInHarness(layers);
-    const agent = maxRunCost === undefined ? chosen : withRunCost(chosen, { maxUsd: maxRunCost, costOf: (tokens) => runCost(prices, modelId(model), tokens)! });
-    checkLayersApply(agent, layers);
+    const costOf = (tokens: Parameters<typeof runCost>[2]) => runCost(prices, modelId(model), tokens) ?? 0;
+    const { agent, ledger, journal } = await checkedOnce(testInfo, async () => {
+      if (maxCost !== undefined && !priced(prices, modelId(model))) throw new InputError(`maxCost: ${modelId(model)} has no price in prices (a budget counts every run's cost)`);
+      if (maxRunCost !== undefined && !priced(prices, modelId(model))) throw new InputError(`maxRunCost: ${modelId(model)} has no price in prices (the cap counts each call's cost)`);
+      const chosen = agentOption ?? builtInHarness(layers);
+      const agent = maxRunCost === undefined ? chosen : withRunCost(chosen, { maxUsd: maxRunCost, costOf });
+      checkLayersApply(agent, layers);
+      // A program that is not there: named once here, not in every test that uses the agent.
+      await agent.prepare?.();
+      return { agent, ledger: maxCost === undefined ? undefined : runLedger(), journal: runJournal() };
+    });
     const stackLayers = agent.layers ? layersCondition(layers) : undefined;
     // Paths relative to the config's folder: runs made in another clone pool into the same cells.
     const condition = portablePaths({ agent: agentCondition(agent), model: modelCondition(model), layers: stackLayers ?? null, site: site.condition }, configDir);
@@ -134,6 +149,8 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
     let runs = 0;
     /** Runs still going: when the test ends under them (a timeout, an exception), they are stopped and recorded here. */
     const inFlight = new Map<AbortController, Promise<unknown>>();
+    /** Runs that ended in an error before their agent did anything: the test fails for them, whatever it asserted. */
+    const errored: string[] = [];
 
     const run = async (request: RunRequest): Promise<RunRecord> => {
       const { task, maxIterations } = toTask(request);
@@ -158,6 +175,13 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
         },
         secrets,
       );
+      // Resumed: a run recorded by an earlier invocation is given back as it was, not run again (resume.ts).
+      const earlier = journal?.recorded(planned);
+      if (earlier) {
+        testInfo.annotations.push({ type: 'harness-eval', description: `run ${runs}: recorded earlier, given back from the run journal (${RESUME_ENV}), not run again` });
+        await attachRun(testInfo, earlier.attached);
+        return earlier.returned;
+      }
       const controller = new AbortController();
       let started = false;
       const running = evaluate({
@@ -199,6 +223,8 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
           runSecrets(instance),
         );
         await attachRun(testInfo, reported);
+        journal?.keep(capRunText(reported), { task: record.task, agent: record.agent, model: record.model, layers: record.layers, site: record.site });
+        if (record.excluded?.reason === 'error') errored.push(`run ${planned.test.run}: ${record.excluded.detail}`);
         return record;
       });
       inFlight.set(controller, running);
@@ -217,11 +243,13 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
 
     await use({ run });
 
-    // The test ended while runs went on (it timed out, or threw): Playwright gives this teardown a
-    // time slot of its own (see abortGrace), so each run is stopped, judged and attached.
-    const reason: CutShort = testInfo.status === 'timedOut' ? 'timeout' : 'error';
+    // The test ended while runs went on (it timed out, threw, or the runner stopped it): Playwright
+    // gives this teardown a time slot of its own (see abortGrace), so each run is stopped, judged and attached.
+    const reason: AbortCause = testInfo.status === 'timedOut' ? 'timeout' : testInfo.status === 'interrupted' ? 'interrupted' : 'error';
     for (const controller of inFlight.keys()) controller.abort(reason);
     await Promise.allSettled(inFlight.values());
+    // A run that errored before its agent did anything is no outcome of the agent's: never a green test.
+    if (errored.length > 0 && testInfo.status === 'passed') throw new RunErrored(errored);
   },
 });
 

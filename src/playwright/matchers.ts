@@ -26,11 +26,10 @@ interface MatcherState {
 }
 
 function verdict(state: MatcherState, run: RunRecord, pass: boolean, name: string, expectation: string) {
-  return {
-    pass,
-    name,
-    message: () => [`${state.isNot ? expectation.replace('expected', 'expected not') : expectation}`, ...explain(run)].join('\n'),
-  };
+  const asked = state.isNot ? expectation.replace('expected', 'expected not') : expectation;
+  // An errored or interrupted run says nothing of the agent: no expectation of it holds, negated or not.
+  if (run.excluded) return { pass: state.isNot, name, message: () => [asked, `  excluded: ${run.excluded!.reason} — ${cut(run.excluded!.detail, TEXT_CHARS)}`, ...explain(run)].join('\n') };
+  return { pass, name, message: () => [asked, ...explain(run)].join('\n') };
 }
 
 export function explain(run: RunRecord): string[] {
