@@ -28,8 +28,9 @@ const stepExtraSchema = z.object({
   error: z.string().optional(),
   event: z.string().optional(),
 });
+type StepExtra = z.infer<typeof stepExtraSchema>;
 
-export const stepSchema = z.object({
+const stepSchema = z.object({
   step_id: z.number().int().min(1),
   timestamp: z.string(),
   source: z.enum(['system', 'user', 'agent']),
@@ -41,7 +42,7 @@ export const stepSchema = z.object({
 });
 export type Step = z.infer<typeof stepSchema>;
 
-export const trajectorySchema = z.object({
+const trajectorySchema = z.object({
   schema_version: z.literal(ATIF_VERSION),
   session_id: z.string(),
   agent: z.object({ name: z.string(), version: z.string(), model_name: z.string(), extra: z.record(z.string(), z.unknown()) }),
@@ -63,14 +64,14 @@ type Unnumbered = Omit<Step, 'step_id'>;
 
 /**
  * The run's trace as steps: the task (user), each model call (agent: its words, its tool calls
- * with their results as the observation, its tokens and, with `prices`, its cost), and every other
+ * with their results as the observation, its tokens and what `cost` makes of them), and every other
  * event (system: a model error, a call the harness or a program made, the harness's own events).
  */
 export function trajectorySteps(trace: readonly TraceEvent[], task: string, startMs: number, cost: (usage: { input: number | null; output: number | null }) => number | undefined = () => undefined): Step[] {
   const at = (ms: number) => new Date(startMs + ms).toISOString();
   const steps: Unnumbered[] = [{ timestamp: at(trace[0]?.atMs ?? 0), source: 'user', message: taskPrompt(trace, task) }];
   // The latest model step: the calls it made get their results in it.
-  let asked: { step: Unnumbered; ids: Set<string> } | undefined;
+  let asked: { step: Unnumbered; extra: StepExtra; ids: Set<string> } | undefined;
   for (const moment of timeline(trace)) {
     if (moment.kind === 'model' && moment.error) {
       steps.push({ timestamp: at(moment.endMs), source: 'system', message: `model error (${moment.error.kind}): ${moment.error.message}`, extra: { attempt: moment.attempt, iteration: moment.iteration, error: moment.error.kind } });
@@ -78,21 +79,22 @@ export function trajectorySteps(trace: readonly TraceEvent[], task: string, star
       const { input, output } = moment.usage;
       const usd = cost(moment.usage);
       const metrics = { ...(input !== null && { prompt_tokens: input }), ...(output !== null && { completion_tokens: output }), ...(usd !== undefined && { cost_usd: usd }) };
+      const extra: StepExtra = { attempt: moment.attempt, iteration: moment.iteration };
       const step: Unnumbered = {
         timestamp: at(moment.endMs),
         source: 'agent',
         message: moment.content ?? '',
         ...(moment.toolCalls.length > 0 && { tool_calls: moment.toolCalls.map((call) => ({ tool_call_id: call.id, function_name: call.name, arguments: argumentsObject(call.arguments) })) }),
         ...(Object.keys(metrics).length > 0 && { metrics }),
-        extra: { attempt: moment.attempt, iteration: moment.iteration },
+        extra,
       };
       steps.push(step);
-      asked = { step, ids: new Set(moment.toolCalls.map((call) => call.id)) };
+      asked = { step, extra, ids: new Set(moment.toolCalls.map((call) => call.id)) };
     } else if (moment.kind === 'tool' && asked?.ids.has(moment.call.callId)) {
       const { call, result } = moment;
       if (!result) continue;
       (asked.step.observation ??= { results: [] }).results.push({ source_call_id: call.callId, content: resultText(result) });
-      if (!result.ok) asked.step.extra!.failed_tool_calls = [...(asked.step.extra!.failed_tool_calls ?? []), call.callId];
+      if (!result.ok) asked.extra.failed_tool_calls = [...(asked.extra.failed_tool_calls ?? []), call.callId];
     } else if (moment.kind === 'tool') {
       const { call, result } = moment;
       steps.push({

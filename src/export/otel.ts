@@ -17,7 +17,7 @@ import { eventData, resultText, timeline, type ModelCall, type ToolRun } from '.
 
 const anyValueSchema = z.union([z.object({ stringValue: z.string() }), z.object({ intValue: z.string() }), z.object({ doubleValue: z.number() }), z.object({ boolValue: z.boolean() })]);
 const keyValueSchema = z.object({ key: z.string(), value: anyValueSchema });
-export type KeyValue = z.infer<typeof keyValueSchema>;
+type KeyValue = z.infer<typeof keyValueSchema>;
 
 /** Span kinds and status codes of trace.proto, by number. */
 export const SPAN_KIND = { internal: 1, client: 3 } as const;
@@ -35,9 +35,9 @@ const spanSchema = z.object({
   events: z.array(z.object({ timeUnixNano: z.string(), name: z.string(), attributes: z.array(keyValueSchema) })).optional(),
   status: z.object({ code: z.union([z.literal(STATUS_CODE.unset), z.literal(STATUS_CODE.error)]), message: z.string().optional() }),
 });
-export type Span = z.infer<typeof spanSchema>;
+type Span = z.infer<typeof spanSchema>;
 
-export const exportTraceServiceRequestSchema = z.object({
+const exportTraceServiceRequestSchema = z.object({
   resourceSpans: z.array(
     z.object({
       resource: z.object({ attributes: z.array(keyValueSchema) }),
