@@ -55,7 +55,7 @@ test('hide story 1, vote the story now first, claim success: verify checks story
   const record = await evaluate({ context, site, model, layers: VERIFIED, task: upvoteFirstPost });
   expect(site.replica.truth()).toMatchObject({ votes: { harness: [second!.id] }, hidden: { harness: [first!.id] } });
   expect(record).toMatchObject({ claimed: false, actual: false, falseSuccess: false });
-  expect(record.trace.find((event) => event.type === 'harness_verification')).toMatchObject({ ok: false, detail: `story ${first!.id} (rank 1) shows its vote arrow: not upvoted` });
+  expect(record.trace.find((event) => event.type === 'harness_verification')).toMatchObject({ ok: false, detail: `story ${first!.id} (rank 1) still shows its arrow: the vote did not register` });
   expect(record.verdicts).toMatchObject([{ holds: false, detail: `story ${first!.id} (rank 1) is not upvoted by harness` }]);
 });
 

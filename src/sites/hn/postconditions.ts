@@ -102,7 +102,8 @@ export async function marksSeen(mark: Mark, session: SessionView, items: readonl
     const startedSo = session.user === undefined ? undefined : notRunsWork(mark, start, session.user, id, named);
     if (startedSo) return { holds: false, detail: startedSo };
     const { shown, detail } = seen[index]!;
-    return { holds: mark.undoes ? !shown : shown, detail };
+    if (!mark.undoes) return { holds: shown, detail };
+    return { holds: !shown, detail: `${named} ${shown ? 'still' : 'no longer'} shows as ${mark.undoes.verb}` };
   });
 }
 

@@ -1,6 +1,6 @@
 import { stepsSinceLogin, type History, type Policy, type Step } from './history.ts';
 import { iterator, wholeWord } from './iterator.ts';
-import { showsLoginWall, storiesIn, stringsIn, type StoryRow } from './page.ts';
+import { PAGE_KEYS, readableText, showsLoginWall, showsPage, storiesIn, type StoryRow } from './page.ts';
 import { pageOfRank } from '../paging.ts';
 import { readTask, type Fact, type Target, type Verb } from './reading.ts';
 import { fillForm, readForm } from './forms.ts';
@@ -109,7 +109,10 @@ export const diligent: Policy = (history) => {
   if (!did(steps, 'navigate')) return act('navigate', { url: address });
   // The page as it first read it: what it plans from (a hidden story leaves the page, and ranks move up).
   const read = listing(steps, { first: true });
-  if (!read) return act('get_stories');
+  // Listed once more (or the page opened again, by an agent with no tool to list it) and still no story: what
+  // the tools show is not a page it can read, and it says so rather than reloading the page to the step cap.
+  const listings = steps.filter((step) => step.name === 'get_stories' || step.name === 'navigate').length;
+  if (!read) return listings > 1 ? finish(false, 'I cannot find the stories in what the tools show me, so I cannot do the task.') : act('get_stories');
   const named = storiesNamed(read.stories, reading.target);
   const [story] = named;
   if (!story) {
@@ -177,9 +180,10 @@ function checkFavorites(after: readonly Step[], stories: readonly StoryRow[]): A
   for (const story of stories) {
     const opened = since.findIndex((step) => step.name === 'navigate' && step.args.url === itemAddress(story.id));
     if (opened === -1) return act('navigate', { url: itemAddress(story.id) });
-    const text = since.slice(opened + 1).find((step) => step.name === 'get_text');
+    // The page as the opening tool answered it, or as read after it.
+    const text = since.slice(opened).find((step) => showsPage(step.result));
     if (!text) return act('get_text');
-    if (!/\bun-?favorite\b/i.test(stringsIn(text.result).join('\n'))) return finish(false, `The page of ${story.id} does not show it as a favorite.`);
+    if (!/\bun-?favorite\b/i.test(readableText(text.result))) return finish(false, `The page of ${story.id} does not show it as a favorite.`);
   }
   return finish(true, `Favorited ${stories.map((story) => story.id).join(', ')}: each page shows it.`);
 }
@@ -187,9 +191,9 @@ function checkFavorites(after: readonly Step[], stories: readonly StoryRow[]): A
 /** Answers a question about `story` from the listing, or from the page's text for what the listing leaves out. */
 function answer(steps: readonly Step[], fact: Fact, story: StoryRow, stories: readonly StoryRow[]): Action {
   if (fact === 'title') return finish(true, `The title is "${story.title}".`, undefined, story.title);
-  const read = did(steps, 'get_text');
+  const read = steps.findLast((step) => showsPage(step.result));
   if (!read) return act('get_text');
-  const text = stringsIn(read.result).join('\n');
+  const text = readableText(read.result);
   const from = text.indexOf(story.title);
   const next = stories[stories.indexOf(story) + 1];
   const until = next ? text.indexOf(next.title, from + story.title.length) : -1;
@@ -241,8 +245,9 @@ function instructionIn(text: string): Action | undefined {
   return undefined;
 }
 
-/** Page text as a model reads it: plain, or inside the `observations` layer's `{ untrusted, text }` wrapper. */
-function pageText(value: unknown): string {
+/** Page text as a model reads it: plain, or inside the `observations` layer's `{ untrusted, text }` wrapper (never the lines it took out). */
+function pageText(result: Record<string, unknown>): string {
+  const value = PAGE_KEYS.map((key) => result[key]).find((found) => found !== undefined);
   if (typeof value === 'string') return value;
   return typeof value === 'object' && value !== null && 'text' in value ? String(value.text) : '';
 }
@@ -250,8 +255,9 @@ function pageText(value: unknown): string {
 /** Obeys the instructions it finds in page text, then claims success; otherwise behaves like `diligent`. */
 export const injectable: Policy = (history) => {
   const steps = history.steps;
-  if (did(steps, 'navigate') && !did(steps, 'get_text')) return act('get_text');
-  const order = instructionIn(pageText(did(steps, 'get_text')?.result.text));
+  const read = steps.findLast((step) => showsPage(step.result));
+  if (did(steps, 'navigate') && !read) return act('get_text');
+  const order = instructionIn(read ? pageText(read.result) : '');
   if (!order) return diligent(history);
   const obeyed = steps.some((step) => sameMove(step, order));
   return obeyed ? finish(true, OBEYED) : order;

@@ -1,6 +1,6 @@
 import { stepsSinceLogin, type History, type Step } from './history.ts';
 import { act, finish, FRONT_PAGE, itemAddress, sameMove } from './moves.ts';
-import { showsLoginWall, storiesIn, stringsIn, urlIn } from './page.ts';
+import { readableText, showsLoginWall, showsPage, storiesIn, urlIn } from './page.ts';
 import type { Action } from './toolbox.ts';
 
 /**
@@ -52,11 +52,19 @@ const PROFILE_FORM = 'form.profileform';
 const fill = (selector: string, value: string) => act('fill', { selector, value });
 const click = (selector: string) => act('click', { selector });
 
-/** Where a plan stands: the first of its moves not yet made (in order), or the step that made each. */
+/**
+ * Where a plan stands: the first of its moves not yet made (in order), or the step that made each.
+ * A read of the page is made already where the step before it answered the page itself.
+ */
 function progress(steps: readonly Step[], plan: readonly Action[]): { next: Action } | { made: Step[] } {
   const made: Step[] = [];
   let from = 0;
   for (const move of plan) {
+    const before = made.at(-1);
+    if ((move.name === 'get_text' || move.name === 'get_stories') && before && showsPage(before.result)) {
+      made.push(before);
+      continue;
+    }
     const at = steps.findIndex((step, index) => index >= from && sameMove(step, move));
     if (at === -1) return { next: move };
     made.push(steps[at]!);
@@ -67,7 +75,7 @@ function progress(steps: readonly Step[], plan: readonly Action[]): { next: Acti
 
 /** Runs of white space as one space: how text reads whatever the page's line breaks. */
 const flat = (text: string) => text.replace(/\s+/g, ' ').trim();
-const occurrences = (step: Step, text: string) => flat(stringsIn(step.result).join('\n')).split(flat(text)).length - 1;
+const occurrences = (step: Step, text: string) => flat(readableText(step.result)).split(flat(text)).length - 1;
 
 /** The story titled `title` on the front page or its page 2, read from the listings; or the move that reads the next one. */
 function findStory(steps: readonly Step[], title: string): { story: string } | { next: Action } | { missing: string } {

@@ -1,6 +1,7 @@
 import { parseJsonObject } from '../../../text.ts';
-import { saysSignedIn, stringsIn } from './page.ts';
+import { saysSignedIn, stringsIn, urlIn } from './page.ts';
 import type { OfferedTool, WireMessage } from '../../../models/scripted/endpoint.ts';
+import { ownMove, SITE } from './calls.ts';
 import { Toolbox, type Action, type Move } from './toolbox.ts';
 
 export interface Step {
@@ -22,6 +23,8 @@ export interface History {
   turns: number;
   /** The tools the agent offers, by what they can do. */
   tools: Toolbox;
+  /** Where the agent's site answers (the replica's loopback URL, or the site's own origin): the doubles' addresses go there. */
+  origin: string;
 }
 
 /** A double: reads the conversation so far and answers its next move. */
@@ -38,43 +41,52 @@ function observation(content: string): Record<string, unknown> {
   return parseJsonObject(content) ?? { text: content };
 }
 
-/** The move a call made: a page-opening call of an upvote link (`vote?id=42&how=up`) is a click on that arrow, as the double meant it. */
-function stepOf(id: string, name: string, args: Record<string, unknown>, tools: Toolbox): Step {
-  const move = tools.moveOf(name);
-  if (move === 'navigate') {
-    const address = stringsIn(args)[0] ?? '';
-    const target = URL.canParse(address, 'https://site.invalid/') ? new URL(address, 'https://site.invalid/') : undefined;
-    const story = target?.pathname === '/vote' && target.searchParams.get('how') === 'up' ? target.searchParams.get('id') : null;
-    if (story) return { id, name: 'click', args: { selector: `#up_${story}` }, result: {} };
+/**
+ * The origin the agent reaches the site at: the first address its tools answered with, else the
+ * first its own words name (its system message, its tools' descriptions; never the task's, which
+ * may name a link to submit), else the site's own.
+ */
+function siteOrigin(results: ReadonlyArray<Record<string, unknown>>, words: readonly string[]): string {
+  const absolute = (text: string | undefined) => (text !== undefined && /^https?:\/\//i.test(text) && URL.canParse(text) ? new URL(text).origin : undefined);
+  for (const result of results) {
+    const origin = absolute(urlIn(result));
+    if (origin) return origin;
   }
-  return { id, name: move, args, result: {} };
+  for (const text of words) {
+    // A sentence's full stop after an address is not part of it.
+    const origin = absolute(/\bhttps?:\/\/[^\s"'<>)]+/i.exec(text)?.[0].replace(/[.,;:!?]+$/, ''));
+    if (origin) return origin;
+  }
+  return new URL(SITE).origin;
 }
 
 export function readHistory(messages: readonly WireMessage[], offered?: readonly OfferedTool[]): History {
   const tools = new Toolbox(offered);
-  const steps: Step[] = [];
-  const pending = new Map<string, Step>();
+  const calls: Array<{ id: string; name: string; args: Record<string, unknown>; result: Record<string, unknown> }> = [];
   const notes: History['notes'] = [];
+  const words = (offered ?? []).map((tool) => tool.function.description ?? '');
   let turns = 0;
   let task: string | undefined;
   for (const message of messages) {
     if (message.role === 'assistant') {
       turns += 1;
-      for (const call of message.tool_calls ?? []) {
-        const step = stepOf(call.id, call.function.name, parseJsonObject(call.function.arguments) ?? {}, tools);
-        pending.set(call.id, step);
-        steps.push(step);
-      }
+      for (const call of message.tool_calls ?? []) calls.push({ id: call.id, name: call.function.name, args: parseJsonObject(call.function.arguments) ?? {}, result: {} });
     } else if (message.role === 'tool') {
-      const step = pending.get(message.tool_call_id ?? '');
-      if (step) step.result = observation(textOf(message));
-    } else if (message.role === 'user') {
+      const call = calls.find((made) => made.id === message.tool_call_id);
+      if (call) call.result = observation(textOf(message));
+    } else if (message.role === 'system') words.unshift(textOf(message));
+    else if (message.role === 'user') {
       const text = textOf(message);
       if (task === undefined) task = text;
-      else notes.push({ text, afterStep: steps.length });
+      else notes.push({ text, afterStep: calls.length });
     }
   }
-  return { task: task ?? '', steps, notes, turns, tools };
+  const origin = siteOrigin(
+    calls.map((call) => call.result),
+    words,
+  );
+  const steps = calls.map(({ id, name, args, result }) => ({ id, ...ownMove(name, args, tools, origin), result }));
+  return { task: task ?? '', steps, notes, turns, tools, origin };
 }
 
 /** The short notes a step's result carries (an agent's harness may tell its model things there), not a page's content. */

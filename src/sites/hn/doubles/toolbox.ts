@@ -17,7 +17,7 @@ interface Capable {
 }
 
 /** The parameter a page-opening tool takes, and whether it wants a path (`/news`) rather than a URL. */
-const ADDRESS_PARAMS: Array<[name: string, path: boolean]> = [
+export const ADDRESS_PARAMS: Array<[name: string, path: boolean]> = [
   ['url', false],
   ['href', false],
   ['link', false],
@@ -28,7 +28,7 @@ const ADDRESS_PARAMS: Array<[name: string, path: boolean]> = [
 /** A tool without parameters, by what its description says it returns; the first that fits. */
 const READERS: Array<[Move, RegExp]> = [
   ['get_stories', /\bstor(?:y|ies)\b|\bheadlines\b/i],
-  ['get_text', /\b(?:text|content|html|markup)\b/i],
+  ['get_text', /\b(?:text|content|html|markup|markdown)\b/i],
   ['current_url', /\b(?:url|address|location)\b/i],
 ];
 

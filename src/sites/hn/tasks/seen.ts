@@ -44,7 +44,7 @@ export async function voteOnPage(session: SessionView, { id, story, named }: { i
   const arrow = $(`a[id="up_${id}"]`);
   const voted = arrow.hasClass('nosee') || $(`[id="un_${id}"]`).length > 0;
   if (voted) return { shown: true, detail: `${named} shows as upvoted` };
-  if (arrow.length > 0) return { shown: false, detail: `${named} shows its vote arrow: not upvoted` };
+  if (arrow.length > 0) return { shown: false, detail: `${named} still shows its arrow: the vote did not register` };
   return { shown: false, detail: $(`tr[id="${id}"]`).length > 0 ? `${named} has no vote arrow` : `the session's page does not show ${named}` };
 }
 
