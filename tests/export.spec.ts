@@ -28,6 +28,7 @@ test.describe.configure({ timeout: 120_000 });
 const fixtures = join(import.meta.dirname, 'fixtures', 'export');
 const cli = 'bin/harness-eval.js';
 const execFileAsync = promisify(execFile);
+const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
 
 // ── The checks: Harbor's schema and validators, opentelemetry-proto's messages ─────────────────────
 
@@ -174,7 +175,7 @@ test('a trace becomes ATIF steps Harbor\'s schema accepts: the task, model steps
   // Unknown tokens are no tokens and no cost; a call the run ended before answering has no result.
   expect(finish).not.toHaveProperty('metrics');
   expect(finish).not.toHaveProperty('observation');
-  expect(orphan!.observation).toEqual({ results: [{ content: '{}' }] });
+  expect(orphan).toMatchObject({ observation: { results: [{ content: 'error (timeout): no stories' }] }, extra: { tool_call_id: 'p1', failed_tool_calls: ['p1'] } });
   expect(trajectory).toMatchObject({
     schema_version: 'ATIF-v1.6',
     session_id: 'hand-run',
@@ -236,7 +237,7 @@ test('a trace becomes OTLP JSON that opentelemetry-proto loads: an invoke_agent 
     'execute_tool finish',
     'execute_tool get_stories',
   ]);
-  const [chat, navigate, click, signIn, failedChat, unknownChat, finish] = children;
+  const [chat, navigate, click, signIn, failedChat, unknownChat, finish, orphan] = children;
   expect(chat).toMatchObject({ kind: SPAN_KIND.client, startTimeUnixNano: nanos(10), endTimeUnixNano: nanos(110) });
   expect(attributesOf(chat!.attributes)).toMatchObject({
     'gen_ai.operation.name': 'chat',
@@ -268,6 +269,9 @@ test('a trace becomes OTLP JSON that opentelemetry-proto loads: an invoke_agent 
   expect(attributesOf(unknownChat!.attributes)).not.toHaveProperty('gen_ai.usage.input_tokens');
   expect(attributesOf(unknownChat!.attributes)).not.toHaveProperty('harness_eval.cost_usd');
   expect(finish).toMatchObject({ startTimeUnixNano: nanos(1005), endTimeUnixNano: nanos(1005) });
+  // A result whose call the trace lacks began its own time before it.
+  expect(orphan).toMatchObject({ startTimeUnixNano: nanos(1005), endTimeUnixNano: nanos(1010), status: { code: STATUS_CODE.error } });
+  expect(attributesOf(orphan!.attributes)).toMatchObject({ 'gen_ai.tool.name': 'get_stories', 'error.type': 'timeout' });
   // The same run exported again is the same trace: a backend keeps it once.
   expect(toOtlp(handRun(), PRICES)).toEqual(request);
   expect(spansOf(loadOtlpJson(toOtlp({ ...handRun(), name: 'another' }))).map((span) => span.traceId)).not.toContain(agent!.traceId);
@@ -356,6 +360,17 @@ test('export\'s bad arguments and folders are one line naming them, exit status 
   }
 });
 
+test('export --prices: each model step its cost, from a price table as the reporter takes it', async () => {
+  const folder = reportWith({ run: handRun({ cost: undefined }).run });
+  const prices = join(folder, 'prices.json');
+  writeFileSync(prices, JSON.stringify(PRICES));
+  const out = join(folder, 'trajectories');
+  expect(await harnessEval('export', '--format', 'atif', '--prices', prices, '--out', out, folder)).toEqual({ code: 0, out: `harness-eval: 1 trajectory (ATIF) in ${out}`, err: '' });
+  const trajectory = readJson(join(out, 'run', 'trajectory.json'));
+  expect(trajectory.steps.map((step: { metrics?: { cost_usd?: number } }) => step.metrics?.cost_usd).filter((usd: unknown) => usd !== undefined)).toEqual([(1000 * 0.15 + 50 * 0.6) / 1e6]);
+  expect(trajectory.final_metrics.total_cost_usd).toBe((1000 * 0.15 + 50 * 0.6) / 1e6);
+});
+
 /** A collector on 127.0.0.1: what it was sent, and its answer (200, unless told otherwise). */
 async function collector(status = 200) {
   const received: Array<{ method: string; url: string; headers: IncomingHttpHeaders; body: string }> = [];
@@ -438,8 +453,6 @@ async function realReport() {
   return { dir, reports: env.REPORT_DIR, records, scripted };
 }
 
-const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
-
 test('harness-eval export --format atif: a trajectory.json per real run that Harbor\'s schema accepts, the oracle\'s verdict as its reward', async () => {
   const { reports, records, scripted } = await realReport();
   const { stdout } = await execFileAsync(process.execPath, [cli, 'export', '--format', 'atif', reports]);
@@ -509,9 +522,13 @@ test('Allure gets each run\'s trajectory steps: a step each, tokens as parameter
     expect(recorded.map((step: any) => step.parameters)).toEqual(agentSteps.map((step) => tokens(step.metrics)));
     expect(recorded.map((step: any) => step.steps.map((call: any) => call.name))).toEqual(agentSteps.map((step) => step.tool_calls!.map((call) => `${call.function_name}(${JSON.stringify(call.arguments)})`)));
   }
-  // The run made by hand: its denied click and its model error failed; the rest passed.
+  // The run made by hand: its denied click, its model error and its failed call outside a model step failed; the rest passed.
   const hand = results.find((result) => result.name === 'a run made by hand');
   const handSteps = hand.steps.find((step: { name: string }) => step.name === TRAJECTORY_STEP).steps;
   const statuses = (steps: any[]): string[] => steps.flatMap((step) => [`${step.name} ${step.status}`, ...statuses(step.steps ?? []).map((line) => `  ${line}`)]);
-  expect(statuses(handSteps).filter((line) => line.endsWith(' failed'))).toEqual(['  click({"input":"#up_1"}) failed', '6. system: model error (server_error): 502 from the model failed']);
+  expect(statuses(handSteps).filter((line) => line.endsWith(' failed'))).toEqual([
+    '  click({"input":"#up_1"}) failed',
+    '6. system: model error (server_error): 502 from the model failed',
+    '8. system: the harness or a program called get_stories() failed',
+  ]);
 });
