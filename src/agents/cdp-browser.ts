@@ -19,6 +19,8 @@ export interface CdpBrowser {
   readonly launched: boolean;
   /** Why Chromium could not start, once per client that asked: the run's trace says so. */
   readonly failures: readonly string[];
+  /** Its context, Chromium started if no client has connected yet: what the run's MCP server drives (mcp-surface.ts). */
+  context(): Promise<BrowserContext>;
   close(): Promise<void>;
 }
 
@@ -36,6 +38,8 @@ export async function launchCdpBrowser(site: Pick<Site, 'attach'>, { identity }:
   const start = () => (started ??= startChromium(dir, userDataDir, site, identity));
   const sockets = new Set<Socket>();
   const failures: string[] = [];
+  // Kept for the run's trace, once per client that asked (a CDP connection, an MCP session's first call).
+  const failed = (error: Error) => failures.push(error.message.split('\n')[0]!);
   const server = createServer((client) => {
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
@@ -51,7 +55,7 @@ export async function launchCdpBrowser(site: Pick<Site, 'attach'>, { identity }:
       },
       (error: Error) => {
         // Said to the client in its own protocol's terms, and kept for the run's trace: never a bare hang-up to guess at.
-        failures.push(error.message.split('\n')[0]!);
+        failed(error);
         client.end(`HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\nharness-eval: the run's Chromium did not start: ${failures.at(-1)}\n`);
       },
     );
@@ -67,6 +71,14 @@ export async function launchCdpBrowser(site: Pick<Site, 'attach'>, { identity }:
       return started !== undefined;
     },
     failures,
+    context: () =>
+      start().then(
+        ({ context }) => context,
+        (error: Error) => {
+          failed(error);
+          throw error;
+        },
+      ),
     async close() {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));

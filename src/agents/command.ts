@@ -10,6 +10,8 @@ import { InputError, parseInput } from '../input.ts';
 import type { Agent, AgentRun, Containment } from '../core/agent.ts';
 import type { Site } from '../core/site.ts';
 import { launchCdpBrowser, type CdpBrowser } from './cdp-browser.ts';
+import { serveMcp, type McpEndpoint } from './mcp-surface.ts';
+import { openMcpBrowser } from '../tools/mcp.ts';
 import { canaryList, foreignAgent, readClaim, type Canaries, type ForeignOutcome, type RunEndpoints } from './foreign.ts';
 import { gatewayOptionsSchema } from './gateway.ts';
 import { processExit, sandboxModeSchema, stdioWithoutInherited, sandboxUnavailable, startSandbox, startupEnv, unreachable, type AgentCommand, type AgentExit, type Sandbox, type SandboxMode, type SandboxStage } from './sandbox.ts';
@@ -84,7 +86,7 @@ const stagesChannel = channel(COMMAND_AGENT_STAGES);
 
 /**
  * A command in any language as the agent. It starts with a minimal environment and the run's:
- * HARNESS_TASK, HARNESS_SITE_URL, HARNESS_CDP_URL, OPENAI_BASE_URL, OPENAI_API_KEY (the gateway's
+ * HARNESS_TASK, HARNESS_SITE_URL, HARNESS_CDP_URL, HARNESS_MCP_URL, OPENAI_BASE_URL, OPENAI_API_KEY (the gateway's
  * token for this run), OLLAMA_HOST, ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY, GOOGLE_GEMINI_BASE_URL,
  * GEMINI_API_KEY (the same token) and HARNESS_CLAIM_FILE, where it writes its claim as JSON. It is
  * untrusted: on Linux it runs in a bubblewrap sandbox (sandbox.ts), and it is never given the
@@ -114,30 +116,35 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
     mkdirSync(run.outputDir, { recursive: true });
     const box = contained ? startSandbox({ cwd: resolve(cwd ?? '.'), shown: shownFolders(command, cwd), limits, expose, canaries }) : undefined;
     let browser: CdpBrowser | undefined;
+    let mcp: McpEndpoint | undefined;
     const close = async () => {
-      await Promise.allSettled([box?.close(), browser?.close()]);
+      await Promise.allSettled([box?.close(), mcp?.close(), browser?.close()]);
       stages.closed = performance.now();
       if (stagesChannel.hasSubscribers) stagesChannel.publish({ sandboxed: box !== undefined, stages: { ...stages, ...box?.stages } } satisfies CommandAgentStages);
     };
     try {
       await rm(claimFileOf(run, box), { force: true });
       browser = await launchCdpBrowser(run.site, { ...(box && { identity: box.identity }) });
+      // The same Chromium over MCP: Playwright MCP drives it from this process, writing only in the run's folder.
+      const { context } = browser;
+      mcp = await serveMcp(() => openMcpBrowser({ context, outputDir: join(run.outputDir, 'playwright-mcp'), images: true }));
       // The sandbox pipes the run's ports as soon as they are known, while the page opens: its socats start off the run's critical path.
       const { site, model } = await endpoints;
-      await box?.forward([site, browser.url, model.baseURL]);
+      await box?.forward([site, browser.url, mcp.url, model.baseURL]);
     } catch (error) {
       await close();
       throw error;
     }
-    return { box, browser, close, stages, canaries };
+    return { box, browser, mcp, close, stages, canaries };
   };
   const agent = foreignAgent({ name, condition: base, account, gateway, issueCredential: true, prepare: check, containment: (site) => containment(sandbox, account, site, command, cwd), setUp }, async (input, run, prepared) => {
-    const { box, browser, stages, canaries } = prepared!;
+    const { box, browser, mcp, stages, canaries } = prepared!;
     const claimFile = claimFileOf(run, box);
     const harnessEnv: Record<string, string> = {
       HARNESS_TASK: input.task,
       HARNESS_SITE_URL: input.site.url,
       HARNESS_CDP_URL: browser.url,
+      HARNESS_MCP_URL: mcp.url,
       OPENAI_BASE_URL: input.model.baseURL,
       OPENAI_API_KEY: input.model.apiKey,
       OLLAMA_HOST: input.model.ollamaHost,
