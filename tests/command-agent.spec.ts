@@ -159,8 +159,8 @@ test.describe('commandAgent: a command in any language', () => {
     const failing = await runAgent(context, testInfo, commandAgent([process.execPath, '-e', 'console.error("boom"); process.exit(3)']));
     expect(failing.result).toMatchObject({ claimed: false, stopReason: 'error', incomplete: true, summary: 'claimed nothing: exited with code 3 and wrote no claim file' });
     expect(failing.attachments.get('agent-stderr.txt')).toBe('boom\n');
-    // One that cannot start is bad input, not a run (tests/bad-input-runs.spec.ts).
-    expect(() => commandAgent(['/no/such/agent'])).toThrow('commandAgent: /no/such/agent: no such file');
+    // One that cannot start is bad input, not a run (tests/bad-input-runs.spec.ts), named before its run starts.
+    expect(() => commandAgent(['/no/such/agent']).prepare!()).toThrow('commandAgent: /no/such/agent: no such file');
   });
 
   test('a chatty command: each of stdout and stderr is attached up to 1 MB, redacted before the cut, and says what was cut', async ({ context }, testInfo) => {
