@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { test } from '@playwright/test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -12,7 +12,7 @@ import type { TraceEvent } from '../src/core/trace.ts';
 import { toTrajectory } from '../src/export/atif.ts';
 import { exportReport, OTLP_FILE } from '../src/export/export.ts';
 import { otlpDestination, sendOtlp, SPAN_KIND, STATUS_CODE, toOtlp } from '../src/export/otel.ts';
-import { exportedRunSchema, readRuns, RUNS_DIR, type NamedRun } from '../src/export/runs.ts';
+import { exportedRunSchema, readRuns, RUNS_DIR, writeRunFile, type NamedRun } from '../src/export/runs.ts';
 import { TRAJECTORY_STEP } from '../src/playwright/allure.ts';
 import { collect, sharedRun } from './playwright-child.ts';
 import { handRecord, handTrace, HAND_STARTED_AT } from './fixtures/export/hand-run.ts';
@@ -431,20 +431,17 @@ interface RealRecord {
 
 /**
  * The child run's report folder, each run in its runs/ as the reporter is to keep it
- * (docs/export.md): until it does, the run attachments of Playwright's JSON report are put there.
+ * (writeRunFile, docs/export.md): until it does, the run attachments of Playwright's JSON report are put there.
  * Answers the folder and the records by run name, the overclaimer's two runs apart.
  */
 async function realReport() {
   const { dir, env, child } = await childRun();
   expect(child.code, child.stdout).toBe(0);
   const records = new Map<string, RealRecord>();
-  mkdirSync(join(env.REPORT_DIR, RUNS_DIR), { recursive: true });
-  for (const { result } of collect(JSON.parse(readFileSync(env.JSON_OUT, 'utf8')))) {
+  for (const { result } of collect(readJson(env.JSON_OUT))) {
     for (const attachment of result.attachments.filter((one: { name: string }) => one.name === 'harness-run.json')) {
       const record = JSON.parse(Buffer.from(attachment.body, 'base64').toString('utf8'));
-      const name = `${record.test.id}-${record.test.retry}-${record.test.run}`;
-      records.set(name, record);
-      writeFileSync(join(env.REPORT_DIR, RUNS_DIR, `${name}.json`), JSON.stringify(record));
+      records.set(basename(writeRunFile(env.REPORT_DIR, record), '.json'), record);
     }
   }
   expect(records.size).toBe(3);

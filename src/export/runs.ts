@@ -1,9 +1,10 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
-import { runRecordSchema } from '../core/run.ts';
+import { runRecordSchema, type RunOrigin } from '../core/run.ts';
 import { stampedEventSchema } from '../core/trace.ts';
 import { InputError, readJsonFile } from '../input.ts';
+import { writeFileAtomic } from '../text.ts';
 
 /** Where a report folder keeps each run's record with its trace, one JSON file a run. */
 export const RUNS_DIR = 'runs';
@@ -45,4 +46,17 @@ export function readRuns(folder: string): NamedRun[] {
     const startMs = run.startedAt ? Date.parse(run.startedAt) : statSync(path).mtimeMs - run.wallMs;
     return { name: basename(file, '.json'), run, startMs };
   });
+}
+
+/**
+ * Keeps a run in a report folder for `harness-eval export`: its record as attached, trace included
+ * (its text cut already, as the reporter cuts it), in `runs/`, named by its test, repeat, retry and
+ * number, so each attempt of each planned run has a file of its own.
+ */
+export function writeRunFile(folder: string, record: { test: RunOrigin }): string {
+  const { id, repeatEachIndex, retry, run } = record.test;
+  const path = join(folder, RUNS_DIR, `${id}-${repeatEachIndex}-${retry}-${run}.json`);
+  mkdirSync(join(folder, RUNS_DIR), { recursive: true });
+  writeFileAtomic(path, JSON.stringify(record));
+  return path;
 }
