@@ -1,9 +1,11 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { commandAgent } from '../src/agents/command.ts';
+import { launchCdpBrowser } from '../src/agents/cdp-browser.ts';
 import { serveMcp } from '../src/agents/mcp-surface.ts';
 import type { RunRecord } from '../src/core/run.ts';
 import type { TraceEventOf } from '../src/harness/trace.ts';
@@ -16,8 +18,8 @@ import { registerDoubles, type WireMessage } from '../src/models/scripted/endpoi
 import { HN_ORIGIN } from '../src/sites/hn/options.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
-import { FILE_ARGUMENTS, mcpToolList, openMcpBrowser, WITHHELD_TOOLS } from '../src/tools/mcp.ts';
-import { account, expect, firstStory, runAgent, test } from './support.ts';
+import { FILE_ARGUMENTS, mcpToolList, openMcpBrowser, resultText, WITHHELD_TOOLS } from '../src/tools/mcp.ts';
+import { account, expect, firstStory, runAgent, test, turnsDouble } from './support.ts';
 
 const agents = new URL('fixtures/agents/', import.meta.url).pathname;
 const mcpVote = (how: 'vote' | 'wall' | 'lie') => commandAgent([process.execPath, join(agents, 'mcp-vote.mjs'), how], { name: `mcp-${how}`, account: true });
@@ -70,6 +72,27 @@ test.describe('HARNESS_MCP_URL: the run’s Chromium through Playwright MCP, for
   }
 });
 
+test('a run’s Chromium that cannot start: the MCP client is told, in a tool error, and the run’s browser keeps why for the trace', async ({}, testInfo) => {
+  const broken = testInfo.outputPath('broken-chromium');
+  mkdirSync(testInfo.outputPath(), { recursive: true });
+  writeFileSync(broken, '#!/bin/sh\nexit 1\n', { mode: 0o755 });
+  const before = process.env.CHROMIUM_PATH;
+  process.env.CHROMIUM_PATH = broken;
+  const browser = await launchCdpBrowser(recordedHn());
+  const mcp = await openMcpBrowser({ context: browser.context, outputDir: testInfo.outputPath('mcp'), images: true });
+  try {
+    const result = await mcp.call('browser_navigate', { url: `${HN_ORIGIN}/news` });
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toMatch(/^### Error\n.*Failed to launch/);
+    expect(browser.failures).toEqual([expect.stringContaining('Failed to launch')]);
+  } finally {
+    if (before === undefined) delete process.env.CHROMIUM_PATH;
+    else process.env.CHROMIUM_PATH = before;
+    await mcp.close();
+    await browser.close();
+  }
+});
+
 test.describe('the built-in harness on the MCP surface', () => {
   test('its model is offered Playwright MCP’s tools and upvotes by ref: success; the surface is in its condition, not in its stack', async ({ context }) => {
     const site = recordedHn({ startLoggedIn: true });
@@ -104,5 +127,143 @@ test.describe('the built-in harness on the MCP surface', () => {
     });
     expect(record).toMatchObject({ claimed: true, actual: false, falseSuccess: true });
     expect(site.replica.truth().votes).toEqual({});
+  });
+});
+
+test.describe('the built-in harness on the MCP surface: its tools', () => {
+  const call = (name: string, args: Record<string, unknown> = {}) => [{ name, arguments: JSON.stringify(args) }];
+  const finish = call('finish', { success: false, summary: 'done' });
+
+  test('a built-in browser tool is not offered to the model, and one it names is refused; the harness’s own calls still run it', async ({ context }) => {
+    const site = recordedHn();
+    // A layer acting for the harness, as recovery's navigate does.
+    const own = defineLayer({
+      name: 'own-navigate',
+      create: () => ({
+        async beforeModel(run) {
+          if (run.iterations === 0) await run.callTool({ id: 'own', name: 'navigate', arguments: JSON.stringify({ url: `${HN_ORIGIN}/newest` }) }, { by: 'harness' });
+        },
+      }),
+    });
+    const { model } = turnsDouble([call('click', { selector: 'a' }), finish]);
+    const record = await evaluate({ context, site, agent: builtInHarnessOn('mcp', [own()]), model, task: upvoteFirstPost });
+    const results = events(record, 'tool_result');
+    expect(results.find((event) => event.callId === 'own')).toMatchObject({ ok: true, output: { url: `${HN_ORIGIN}/newest` } });
+    expect(results.find((event) => event.name === 'click')).toMatchObject({ ok: false, kind: 'unknown_tool', error: expect.stringMatching(/^unknown tool "click": it is not offered to the model \(tools: browser_.*, get_stories, finish\)$/) });
+  });
+
+  test('an MCP tool’s error reaches the model as a tool error: the server’s message, without its heading', async ({ context }) => {
+    const { model } = turnsDouble([call('browser_navigate', { url: `${HN_ORIGIN}/news` }), call('browser_click', { element: 'nothing', target: 'e9999' }), finish]);
+    const record = await evaluate({ context, site: recordedHn(), agent: builtInHarnessOn('mcp', []), model, task: upvoteFirstPost });
+    expect(events(record, 'tool_result').find((event) => event.name === 'browser_click')).toMatchObject({ ok: false, kind: 'tool_error', error: 'Error: Ref e9999 not found in the current page snapshot. Try capturing new snapshot.' });
+  });
+
+  test('its MCP browser drives the run’s own page, not another page of the context (an earlier run’s); a page of another context is refused', async ({ context }, testInfo) => {
+    const site = recordedHn();
+    await site.attach(context);
+    const earlier = await context.newPage();
+    await earlier.goto(`${HN_ORIGIN}/newest`);
+    const own = await context.newPage();
+    const browser = await openMcpBrowser({ context: async () => context, page: own, outputDir: testInfo.outputPath('mcp'), images: false });
+    try {
+      await browser.call('browser_navigate', { url: `${HN_ORIGIN}/news` });
+      expect([earlier.url(), own.url()]).toEqual([`${HN_ORIGIN}/newest`, `${HN_ORIGIN}/news`]);
+    } finally {
+      await browser.close();
+    }
+    const elsewhere = await (await context.browser()!.newContext()).newPage();
+    await expect(openMcpBrowser({ context: async () => context, page: elsewhere, outputDir: testInfo.outputPath('mcp'), images: false })).rejects.toThrow('the page to drive is not a page of the context it is given');
+    await elsewhere.context().close();
+  });
+});
+
+/** An MCP client of `url`, as an agent's: the official SDK over Streamable HTTP. */
+async function mcpClient(url: string) {
+  const client = new Client({ name: 'test', version: '1' });
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  await client.connect(transport);
+  return { client, transport };
+}
+
+const text = (result: Awaited<ReturnType<Client['callTool']>>) => (result.content as Array<{ text?: string }>).map((part) => part.text ?? '').join('\n');
+
+test.describe('the gate: Playwright MCP without what reaches past the browser', () => {
+  test('no tool that runs code in the server, reads its files or closes the run’s browser; no file argument; a call naming one is refused with why, and writes nothing', async ({ context }, testInfo) => {
+    const site = recordedHn();
+    await site.attach(context);
+    const outputDir = testInfo.outputPath('mcp');
+    const mcp = await serveMcp(() => openMcpBrowser({ context: async () => context, outputDir, images: true }));
+    const { client } = await mcpClient(mcp.url);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['browser_navigate', 'browser_snapshot', 'browser_click', 'browser_type', 'browser_take_screenshot']));
+      for (const withheld of Object.keys(WITHHELD_TOOLS)) expect(tools.map((tool) => tool.name)).not.toContain(withheld);
+      for (const tool of tools) expect(Object.keys(tool.inputSchema.properties ?? {}).filter((name) => FILE_ARGUMENTS.includes(name))).toEqual([]);
+      const refused = await client.callTool({ name: 'browser_run_code_unsafe', arguments: { code: 'async () => process.exit(1)' } });
+      expect(refused).toMatchObject({ isError: true });
+      expect(text(refused)).toBe("### Error\nbrowser_run_code_unsafe is not offered here: it runs code in the server's own process");
+      await client.callTool({ name: 'browser_navigate', arguments: { url: `${HN_ORIGIN}/news` } });
+      const file = join(testInfo.outputPath(), 'snapshot.yml');
+      const toFile = await client.callTool({ name: 'browser_snapshot', arguments: { filename: file } });
+      expect(text(toFile)).toBe("### Error\nbrowser_snapshot: filename not accepted here: the server's files are out of the client's reach");
+      expect(existsSync(file)).toBe(false);
+      // An action's snapshot is not written to a file the client could not read: it asks for one.
+      const clicked = await client.callTool({ name: 'browser_click', arguments: { element: 'new', target: 'a[href="newest"]' } });
+      expect(text(clicked)).not.toContain('[Snapshot]');
+      expect(text(await client.callTool({ name: 'browser_snapshot', arguments: {} }))).toContain('link "upvote"');
+      expect(existsSync(join(process.cwd(), '.playwright-mcp'))).toBe(false);
+    } finally {
+      await client.close();
+      await mcp.close();
+    }
+  });
+});
+
+test.describe('serveMcp: Streamable HTTP on 127.0.0.1', () => {
+  test('only at /mcp, only under its own Host; a session it does not know is a 404; at most maxSessions at once, one closed frees its place; its MCP browser opens at a session’s first request and closes with it', async ({ context }, testInfo) => {
+    const browsers: string[] = [];
+    const mcp = await serveMcp(async () => {
+      const browser = await openMcpBrowser({ context: async () => context, outputDir: testInfo.outputPath('mcp'), images: true });
+      browsers.push('opened');
+      return { ...browser, close: async () => (browsers.push('closed'), browser.close()) };
+    }, { maxSessions: 1 });
+    const { port } = new URL(mcp.url);
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    const post = (url: string, headers: Record<string, string> = {}) =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(initialize) });
+    try {
+      expect(mcp.url).toBe(`http://127.0.0.1:${port}/mcp`);
+      expect((await post(`http://127.0.0.1:${port}/sse`)).status).toBe(404);
+      // A name rebound to 127.0.0.1 (fetch sends the URL's own Host, so the raw client writes it).
+      const rebound = await new Promise<{ status?: number; body: string }>((resolve, reject) => {
+        const request = httpRequest(mcp.url, { method: 'POST', headers: { host: `evil.example:${port}`, 'content-type': 'application/json' } }, (response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          response.on('end', () => resolve({ status: response.statusCode, body }));
+        });
+        request.on('error', reject);
+        request.end(JSON.stringify(initialize));
+      });
+      expect([rebound.status, JSON.parse(rebound.body)]).toEqual([403, { jsonrpc: '2.0', error: { code: -32000, message: `Host must be one of 127.0.0.1:${port}, localhost:${port}` }, id: null }]);
+      expect((await post(mcp.url, { 'mcp-session-id': 'not-a-session' })).status).toBe(404);
+      // A first request that is not an initialize begins no session: it takes no place.
+      const stray = await fetch(mcp.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+      expect(stray.status).toBe(400);
+      const first = await mcpClient(mcp.url);
+      expect(browsers).toEqual([]);
+      expect((await post(mcp.url)).status).toBe(503);
+      await first.client.listTools();
+      expect(browsers).toEqual(['opened']);
+      await first.transport.terminateSession();
+      await expect.poll(() => browsers).toEqual(['opened', 'closed']);
+      const second = await mcpClient(`http://localhost:${port}/mcp`);
+      expect((await second.client.listTools()).tools.length).toBeGreaterThan(0);
+      // Closing the endpoint ends every session, and closes its MCP browser.
+      await mcp.close();
+      expect(browsers).toEqual(['opened', 'closed', 'opened', 'closed']);
+      await expect(second.client.listTools()).rejects.toThrow();
+    } finally {
+      await mcp.close();
+    }
   });
 });

@@ -56,14 +56,23 @@ export async function openMcpBrowser({ context, page, outputDir, images }: McpBr
       if (refused) return { content: [{ type: 'text', text: `### Error\n${refused}` }], isError: true } satisfies CallToolResult;
       return (await client.callTool({ name, arguments: args }, undefined, { signal })) as CallToolResult;
     };
-    // Its first tab is the context's first page: the run's own is brought forward, as a client would with browser_tabs.
-    const index = page ? (await context()).pages().indexOf(page) : 0;
-    if (index > 0) await call('browser_tabs', { action: 'select', index });
+    if (page) await select(call, (await context()).pages().indexOf(page));
     return { tools, call, close: () => client.close() };
   } catch (error) {
     await client.close();
     throw error;
   }
+}
+
+/**
+ * Brings the tab of the context's `index`th page forward, as a client would with browser_tabs: the
+ * server's current tab is the context's first page. Listing first makes it take the context's pages as its tabs.
+ */
+async function select(call: McpBrowser['call'], index: number): Promise<void> {
+  if (index === -1) throw new Error('the page to drive is not a page of the context it is given');
+  if (index === 0) return;
+  await call('browser_tabs', { action: 'list' });
+  await call('browser_tabs', { action: 'select', index });
 }
 
 /** The gated tools of the installed Playwright MCP, read once per process: the same for every run, and known before any browser opens. */
@@ -145,8 +154,8 @@ export function mcpTools(tools: readonly McpTool[], browser: () => Promise<McpBr
       async execute(args) {
         const result = await (await browser()).call(tool.name, args);
         const text = resultText(result);
-        // One line, as a tool error is reported: the server's message without its `### Error` heading.
-        if (result.isError) throw new ToolError(text.replace(/^### Error\n/, '').replace(/\s*\n\s*/g, ' '));
+        // A tool error is reported by its first line: the server's message, not its `### Error` heading.
+        if (result.isError) throw new ToolError(text.replace(/^### Error\n/, ''));
         return { text };
       },
     }),
