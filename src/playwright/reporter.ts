@@ -197,11 +197,17 @@ export default class HarnessReporter implements Reporter {
     return { status, error: cut(why, TEXT_CHARS) };
   }
 
-  /** What Playwright failed so far: its tests that failed, the errors outside any test, and a run it ended failed for a reason neither says. */
+  /**
+   * What Playwright failed so far: its tests that failed, the errors outside any test, and a run it
+   * ended failed for a reason neither says. A run the user or the global timeout stopped is
+   * incomplete, not failed: the errors its stop raised (`Timed out waiting 4s for the test suite
+   * to run`) are its shortfall, said already.
+   */
   private playwrightFailures(status?: FullResult['status']): PlaywrightFailures {
     const tests = [...this.tests.values()].flatMap(({ id, title, project, failed }) => (failed ? [{ id, title, project, ...failed }] : []));
-    const unexplained = status === 'failed' && tests.length === 0 && this.errorsOutside.length === 0;
-    return { tests, errors: [...this.errorsOutside, ...(unexplained ? ['Playwright ended the run failed; its output above says why'] : [])] };
+    const errors = status !== undefined && STOPPED[status] ? [] : this.errorsOutside;
+    const unexplained = status === 'failed' && tests.length === 0 && errors.length === 0;
+    return { tests, errors: [...errors, ...(unexplained ? ['Playwright ended the run failed; its output above says why'] : [])] };
   }
 
   async onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
@@ -309,7 +315,8 @@ export default class HarnessReporter implements Reporter {
   private readAttempt(test: TestCase, result: TestResult): Attempt {
     const attempt: Attempt = { retry: result.retry, ...(result.status === 'interrupted' && { interrupted: true }), runs: [], starts: [], unreadable: [] };
     const voided: PlannedRun[] = [];
-    const where = `"${testName({ title: test.title, project: test.parent.project()?.name ?? '' })}"`;
+    const project = test.parent.project()?.name;
+    const where = `"${test.title}"${project ? ` (${project})` : ''}`;
     const text = (attachment: TestResult['attachments'][number]) => (attachment.body ? attachment.body.toString('utf8') : readFileSync(attachment.path!, 'utf8'));
     const read = <T>(attachment: TestResult['attachments'][number], parse: (text: string, label: string) => ParsedAttachment<T>, into: T[]) => {
       const label = `harness-eval: ${attachment.name} of ${where}`;
