@@ -49,7 +49,7 @@ test('a retry that died mid-run does not replace a run an earlier attempt record
 test('a run that started and never ended is an incomplete, unjudged run, left out of every rate: an error, or interrupted when its attempt was', () => {
   const trials = countTrials([testOf('failed', [attempt(0, { starts: [started(0)] })])]);
   expect(trials).toMatchObject({ planned: 1, missing: [] });
-  const died = { reason: 'error', detail: 'its worker died before the run ended: nothing is known of what the agent did' } as const;
+  const died = { reason: 'error', detail: 'the run never reported its end (its worker died, or its test ended before it was recorded): nothing is known of what the agent did' } as const;
   expect(trials.runs).toEqual([incompleteRun(started(0), died)]);
   expect(trials.runs[0]).toMatchObject({ claimed: false, actual: false, judged: false, incomplete: true, stopReason: 'error', iterations: 0, tokens: { input: null, output: null }, sideEffects: [], excluded: died });
   const stopped = countTrials([testOf('interrupted', [attempt(0, { interrupted: true, starts: [started(0)] })])]);

@@ -65,8 +65,8 @@ test('a worker that dies mid-run leaves its run recorded as an error, in no rate
   expect(summary).toMatchObject({ planned: 2, recorded: 2, missing: [], totals: { runs: 1, successes: 1, incomplete: 0, errors: 1 } });
   expect(summary.cells).toHaveLength(1);
   expect(summary.cells[0]).toMatchObject({ runs: 1, errors: 1, incomplete: 0, stopReasons: { finished: 1 }, tokens: { input: 1000, output: 50, unknownRuns: 0 } });
-  expect(summary.excluded!.runs).toMatchObject([{ title: 'a worker that dies while its run goes on', reason: 'error', detail: 'its worker died before the run ended: nothing is known of what the agent did' }]);
-  expect(readFileSync(join(env.REPORT_DIR, 'index.html'), 'utf8')).toContain('error: its worker died before the run ended');
+  expect(summary.excluded!.runs).toMatchObject([{ title: 'a worker that dies while its run goes on', reason: 'error', detail: 'the run never reported its end (its worker died, or its test ended before it was recorded): nothing is known of what the agent did' }]);
+  expect(readFileSync(join(env.REPORT_DIR, 'index.html'), 'utf8')).toContain('error: the run never reported its end (its worker died');
   expect(result.stdout).toContain('harness-eval: ✗ 1 run errored, none allowed (maxErrors 0) · 1 test failed outside the gates · ');
 });
 

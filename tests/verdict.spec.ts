@@ -101,7 +101,12 @@ test('no gates set says so, not "0 gates passed"; a whole run that measured noth
   const runs = [success()];
   expect(headlines(summarize(runs, { complete: true, now, gates: [] }), runs)).toMatchObject({ console: '✓ no gates set · complete · 1 of 1 planned run recorded', state: 'pass' });
   expect(verdictLines(summarize([], { complete: true, now, gates: [{}] }))).toMatchObject({ state: 'fail', headline: 'nothing measured · complete · 0 of 0 planned runs recorded' });
-  expect(verdictLines(summarize([errored('crashed')], { complete: true, now, gates: [{}], maxErrors: 1 }))).toMatchObject({ state: 'fail', headline: '1 run errored, 1 allowed (maxErrors 1) · nothing measured · complete · 1 of 1 planned run recorded' });
+  const allLeftOut = [errored('crashed')];
+  const nothing = summarize(allLeftOut, { complete: true, now, gates: [{ minSuccessRate: 0.5 }], maxErrors: 1 });
+  expect(verdictLines(nothing)).toMatchObject({ state: 'fail', headline: '1 run errored, 1 allowed (maxErrors 1) · nothing measured · complete · 1 of 1 planned run recorded' });
+  // A cell whose every run was left out has no rate: no gate judges it, and its heatmap squares say so.
+  expect(nothing.gates!.breaches).toEqual([]);
+  expect(cheerio.load(renderHtml(nothing, allLeftOut))('table.heat td').first().text()).toBe('—n=0 · +1 error');
 });
 
 test('a test of a config with no named project is named by its title alone, never "title ()"', () => {

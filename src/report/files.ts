@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BUILT_IN_AGENT } from '../core/run.ts';
 import { cellsDiffer, partialReasons, rateNames } from './compare.ts';
-import { containmentLines, containmentMarks, counted, formatRuns, unverifiedMarks, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, endingOf, EXCLUSIONS, OUTCOMES, round1, runOutcome, testName, type Outcome } from './format.ts';
+import { containmentLines, containmentMarks, counted, formatRuns, leftOut, unverifiedMarks, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, endingOf, EXCLUSIONS, OUTCOMES, round1, runOutcome, testName, type Outcome } from './format.ts';
 import { cellLabel, conditionKey, errorsAllowed, groupByCell } from './summarize.ts';
 import { layerWithOptions } from './ablation.ts';
 import { excludesZero } from './statistics.ts';
@@ -495,7 +495,7 @@ function renderHeatmap(cells: readonly Cell[], cellIds: ReadonlyMap<string, stri
       const cell = byPosition.get(`${model}\u0000${stack}`);
       if (!cell) return '<td>—</td>';
       // Every run of the cell was left out: no rate to colour.
-      if (cell.runs === 0) return `<td><a href="#${cellIds.get(conditionKey(cell))}">—<br><small>n=0 · ${escapeHtml(formatRuns(cell).replace(/^0 /, ''))}</small></a></td>`;
+      if (cell.runs === 0) return `<td><a href="#${cellIds.get(conditionKey(cell))}">—<br><small>n=0 · ${escapeHtml(leftOut(cell))}</small></a></td>`;
       const rate = rateOf(cell);
       const tooltip = `${title} ${formatInterval(rate)}, n = ${cell.runs}`;
       return `<td style="background:${heatColour(rate, good)}"><a href="#${cellIds.get(conditionKey(cell))}" title="${escapeHtml(tooltip)}">${formatPercent(rate.value)}<br><small>${Math.round(rate.low * 100)}–${formatPercent(rate.high)} · n=${cell.runs}</small></a></td>`;

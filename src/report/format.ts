@@ -65,10 +65,15 @@ export function containmentMarks(cell: Pick<Cell, 'contained' | 'escapes'>): Arr
   return cell.contained ? [{ mark: 'contained', warn: false }] : [];
 }
 
+/** A cell's runs left out of every rate: `+2 errors, +1 interrupted`; empty when none. */
+export function leftOut({ errors = 0, interrupted = 0 }: Pick<Cell, 'errors' | 'interrupted'>): string {
+  return [...(errors > 0 ? [`+${counted(errors, 'error')}`] : []), ...(interrupted > 0 ? [`+${formatCount(interrupted)} interrupted`] : [])].join(', ');
+}
+
 /** A cell's runs, with those left out of every rate beside them: `8 (+2 errors, +1 interrupted)`. */
-export function formatRuns({ runs, errors = 0, interrupted = 0 }: Pick<Cell, 'runs' | 'errors' | 'interrupted'>): string {
-  const left = [...(errors > 0 ? [`+${counted(errors, 'error')}`] : []), ...(interrupted > 0 ? [`+${formatCount(interrupted)} interrupted`] : [])];
-  return `${formatCount(runs)}${left.length > 0 ? ` (${left.join(', ')})` : ''}`;
+export function formatRuns(cell: Pick<Cell, 'runs' | 'errors' | 'interrupted'>): string {
+  const left = leftOut(cell);
+  return `${formatCount(cell.runs)}${left ? ` (${left})` : ''}`;
 }
 
 /** What is said beside a cell's false-success rate when `verify` passed claims on that it could not check (an answer): `2 claims unverified`; none otherwise. */

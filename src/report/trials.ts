@@ -76,9 +76,9 @@ function plansOne(status: TestStatus, unreadable: boolean): boolean {
 }
 
 /** Why a run that started and never reported its end is left out of every rate: nothing is known of what its agent did. */
-const NEVER_ENDED: Record<'interrupted' | 'died', Excluded> = {
+const NEVER_ENDED: Record<'interrupted' | 'unreported', Excluded> = {
   interrupted: { reason: 'interrupted', detail: 'stopped by the interruption before its run ended' },
-  died: { reason: 'error', detail: 'its worker died before the run ended: nothing is known of what the agent did' },
+  unreported: { reason: 'error', detail: 'the run never reported its end (its worker died, or its test ended before it was recorded): nothing is known of what the agent did' },
 };
 
 /** A run an interruption cut short, when its record does not say so already: it measured nothing, so it is in no rate. */
@@ -87,7 +87,7 @@ const INTERRUPTED: Excluded = { reason: 'interrupted', detail: 'cut short by the
 /**
  * Per run number, the run of the latest attempt that recorded one; failing that, the latest
  * attempt's start with no run, as an incomplete run left out of every rate (interrupted, or an
- * error: its worker died). An attempt with an unreadable attachment synthesizes nothing for it:
+ * error: its worker died, or its test ended before the run was recorded). An attempt with an unreadable attachment synthesizes nothing for it:
  * that trial is missing, not made up. The kept run carries the false successes of the runs it
  * replaced (`earlierFalseSuccesses`): a retry never hides a lie.
  */
@@ -106,7 +106,7 @@ function keptRuns(attempts: readonly Attempt[]): Map<number, RunWithStderr> {
     if (attempt.unreadable.includes(undefined)) continue;
     for (const start of attempt.starts) {
       const number = start.test.run;
-      if (!ended.has(number) && !attempt.unreadable.includes(number)) cutShort.set(number, incompleteRun(start, NEVER_ENDED[interrupted ? 'interrupted' : 'died']));
+      if (!ended.has(number) && !attempt.unreadable.includes(number)) cutShort.set(number, incompleteRun(start, NEVER_ENDED[interrupted ? 'interrupted' : 'unreported']));
     }
   }
   for (const [number, run] of cutShort) if (!recorded.has(number)) recorded.set(number, run);
