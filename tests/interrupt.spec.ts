@@ -1,7 +1,7 @@
 import { test } from '@playwright/test';
 import { INTERRUPTED_DETAIL } from '../src/eval/evaluate.ts';
 import { interruptedMatrix } from './interrupted-matrix.ts';
-import { workspace } from './playwright-child.ts';
+import { readSummary, workspace } from './playwright-child.ts';
 import { expect } from './support.ts';
 
 /**
@@ -26,4 +26,9 @@ test('Ctrl-C with two runs in flight: both recorded as interrupted, excluded fro
   expect(ended).toHaveLength(4);
   for (const { runs } of ended) expect(runs).toMatchObject([{ incomplete: false }]);
   expect(ended.flatMap(({ runs }) => runs.filter((run) => run.excluded))).toEqual([]);
+  // Counted apart, in no rate: the looker's cell has no run to rate, and no gate judges it.
+  const summary = readSummary(env.REPORT_DIR);
+  expect(summary.totals).toMatchObject({ runs: 4, interrupted: 2 });
+  expect(summary.cells.filter((cell) => cell.agent === 'looker')).toMatchObject([{ runs: 0, interrupted: 1 }, { runs: 0, interrupted: 1 }]);
+  expect(child.stdout).not.toMatch(/looker[^\n]*: (success|false-success|false-failure) rate/);
 });
