@@ -2,6 +2,7 @@ import type { Page } from '@playwright/test';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Agent, AgentResult } from '../core/agent.ts';
+import { InputError, parseInput } from '../input.ts';
 import type { LayerSpec } from '../layers/index.ts';
 import { builtInBrowserToolNames, mcpToolList, mcpTools, openMcpBrowser, type McpBrowser, type McpTool } from '../tools/mcp.ts';
 import { builtInHarness } from './agent.ts';
@@ -17,6 +18,25 @@ export type Surface = z.infer<typeof surfaceSchema>;
 
 /** The default: the built-in harness's own tools, and what every run was before surfaces. */
 export const DEFAULT_SURFACE: Surface = 'cdp';
+
+/**
+ * What runs a test's task: `agent` when one is given, else the built-in harness with `layers` on
+ * `surface`. A surface is the built-in harness's: another agent reaches the browser its own way (a
+ * command is given both HARNESS_CDP_URL and HARNESS_MCP_URL), so one given a surface is bad input.
+ */
+export function agentFor({ agent, surface, layers }: { agent: Agent | undefined; surface: unknown; layers: readonly LayerSpec[] }): Agent {
+  const checked = parseInput(surfaceSchema, surface, 'surface');
+  if (agent === undefined) return builtInHarnessOn(checked, layers);
+  if (checked !== DEFAULT_SURFACE) {
+    throw new InputError(`surface: only harness-eval's own harness takes its browser tools from a surface; the agent ${agent.name} reaches the browser its own way (a command agent is given both HARNESS_CDP_URL and HARNESS_MCP_URL): leave surface out beside it`);
+  }
+  return agent;
+}
+
+/** A stack's name in reports on `surface`: as it always was on `cdp`, the surface after it on another (`bare · mcp`), as layers are named. */
+export function surfaceStackName(stack: string, surface: Surface): string {
+  return surface === DEFAULT_SURFACE ? stack : `${stack} · ${surface}`;
+}
 
 /**
  * The built-in harness with `layers`, its model given the browser tools of `surface`. On `mcp`

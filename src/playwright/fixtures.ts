@@ -20,7 +20,7 @@ import { recorded, type SiteFactory } from '../sites/hn/site.ts';
 import { InputError, parseInput } from '../input.ts';
 import { recordInAllure } from './allure.ts';
 import './doubles.ts';
-import { builtInHarness } from '../harness/agent.ts';
+import { agentFor, DEFAULT_SURFACE, surfaceStackName, type Surface } from '../harness/surface.ts';
 import { agentCondition, layersCondition, modelCondition, modelNameInUse, NO_LAYERS, portablePaths, stackNameInUse } from './condition.ts';
 import { budgetSpentReason, parseCostOptions, priced, runCost, runLedger } from './cost.ts';
 import { checkedOnce } from './config-errors.ts';
@@ -49,6 +49,11 @@ export interface HarnessOptions {
   layers: readonly LayerSpec[];
   /** The layer stack's name in reports; by default the layer names joined with `+`, or `bare`. */
   layerStack: string | undefined;
+  /**
+   * How the built-in harness's model reaches the browser: `'cdp'` (default), harness-eval's own
+   * browser tools; `'mcp'`, Playwright MCP's (docs/surfaces.md). Its runs never pool with another surface's.
+   */
+  surface: Surface;
   site: SiteFactory;
   /** Attach a screenshot of the agent's page after every iteration. */
   harnessScreenshots: boolean;
@@ -107,13 +112,14 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
   modelName: [undefined, { option: true }],
   layers: [[], { option: true }],
   layerStack: [undefined, { option: true }],
+  surface: [DEFAULT_SURFACE, { option: true }],
   site: [recorded(), { option: true }],
   harnessScreenshots: [false, { option: true }],
   modelCache: [{}, { option: true }],
   prices: [undefined, { option: true }],
   maxCost: [undefined, { option: true }],
   maxRunCost: [undefined, { option: true }],
-  harness: async ({ agent: agentOption, model, modelName, layers, layerStack, site, harnessScreenshots, modelCache, prices: pricesOption, maxCost: maxCostOption, maxRunCost: maxRunCostOption, context }, use, testInfo) => {
+  harness: async ({ agent: agentOption, model, modelName, layers, layerStack, surface, site, harnessScreenshots, modelCache, prices: pricesOption, maxCost: maxCostOption, maxRunCost: maxRunCostOption, context }, use, testInfo) => {
     const configDir = testInfo.config.configFile ? dirname(testInfo.config.configFile) : testInfo.config.rootDir;
     // The options are the same for every test of a cell: what is wrong with them fails one test, in one line (config-errors.ts).
     const { cache, prices, maxCost, maxRunCost } = await checkedOnce(testInfo, () => {
@@ -133,7 +139,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
     const { agent, ledger, journal } = await checkedOnce(testInfo, async () => {
       if (maxCost !== undefined && !priced(prices, modelId(model))) throw new InputError(`maxCost: ${modelId(model)} has no price in prices (a budget counts every run's cost)`);
       if (maxRunCost !== undefined && !priced(prices, modelId(model))) throw new InputError(`maxRunCost: ${modelId(model)} has no price in prices (the cap counts each call's cost)`);
-      const chosen = agentOption ?? builtInHarness(layers);
+      const chosen = agentFor({ agent: agentOption, surface, layers });
       const agent = maxRunCost === undefined ? chosen : withRunCost(chosen, { maxUsd: maxRunCost, costOf });
       checkLayersApply(agent, layers);
       // A program that is not there: named once here, not in every test that uses the agent.
@@ -145,7 +151,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
     const condition = portablePaths({ agent: agentCondition(agent), model: modelCondition(model), layers: stackLayers ?? null, site: site.condition }, configDir);
     // A run says the revision of the task it ran: two revisions never pool into one cell.
     const conditionOf = (task: Task) => ({ ...condition, task: taskCondition(task) });
-    const stack = stackLayers ? stackNameInUse(stackLayers, layerStack, testInfo.project.use as Partial<HarnessOptions>) : NO_LAYERS;
+    const stack = stackLayers ? surfaceStackName(stackNameInUse(stackLayers, layerStack, testInfo.project.use as Partial<HarnessOptions>), surface) : NO_LAYERS;
     let runs = 0;
     /** Runs still going: when the test ends under them (a timeout, an exception), they are stopped and recorded here. */
     const inFlight = new Map<AbortController, Promise<unknown>>();

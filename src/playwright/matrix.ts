@@ -4,17 +4,24 @@ import type { Agent } from '../core/agent.ts';
 import { InputError, parseInput } from '../input.ts';
 import { resolveLayers, type LayerSpec } from '../layers/index.ts';
 import { modelId, parseModelSpec, type ModelSpec } from '../models/registry.ts';
+import { surfaceSchema, type Surface } from '../harness/surface.ts';
 import type { SiteFactory } from '../sites/hn/site.ts';
 import { layersCondition, modelCondition, stackName } from './condition.ts';
 import './doubles.ts';
 import type { HarnessOptions } from './fixtures.ts';
 
-/** The dimensions of a matrix: every model × (every layer stack and every agent) × every site. */
+/** The dimensions of a matrix: every model × (every layer stack on every surface, and every agent) × every site. */
 export interface CellOptions {
   /** Models, named (`{ 'mini-t0': { id: 'openai:gpt-4o-mini', temperature: 0 } }`: the cells say `mini-t0`) or not (named by their id). */
   models: Record<string, ModelSpec> | readonly ModelSpec[];
   /** The built-in harness's layer stacks, named (`{ bare: [], verified: ['guardrails', 'verify'] }`) or not; without it, only `agents` run. */
   layers?: Record<string, readonly LayerSpec[]> | ReadonlyArray<readonly LayerSpec[]>;
+  /**
+   * How the built-in harness's model reaches the browser (`{ cdp: 'cdp', mcp: 'mcp' }`, or
+   * `['cdp', 'mcp']`): each layer stack runs on each, named `model · stack · surface`; by default
+   * on `cdp` alone, unnamed. Other agents reach the browser their own way: they run once.
+   */
+  surfaces?: Record<string, Surface> | readonly Surface[];
   /** Other agents (`functionAgent`, `commandAgent`, controls), named or not: each runs with every model and site, without layers. A record's keys name the agents' cells. */
   agents?: Record<string, Agent> | readonly Agent[];
   /** Sites, named or not: a record's keys name the sites' cells; by default the site option's own default (the recorded HN). */
@@ -45,17 +52,19 @@ const agentSchema = z.object({
 });
 
 /**
- * The cells of a matrix, one per model × layer stack (`model · layer-stack`) and per agent × model
- * (`agent · model`), times each site (`· site` when there are several). Every agent, model, layer
- * and site is checked here, when the config or the spec loads; two entries under one name are an
- * error naming both: name them with a record. A spec runs them as tests of one project, which
- * starts a worker per core (and `--repeat-each` index) instead of one per cell (docs/performance.md):
+ * The cells of a matrix, one per model × layer stack (`model · layer-stack`, then `· surface` when
+ * surfaces are given) and per agent × model (`agent · model`), times each site (`· site` when there
+ * are several). Every agent, model, layer, surface and site is checked here, when the config or the
+ * spec loads; two entries under one name are an error naming both: name them with a record. A spec
+ * runs them as tests of one project, which starts a worker per core (and `--repeat-each` index)
+ * instead of one per cell (docs/performance.md):
  * `for (const cell of cells(options)) test.describe(cell.name, () => { test.use(cell.use); test(…) })`.
  */
-export function cells({ models, layers, agents, sites }: CellOptions): Cell[] {
+export function cells({ models, layers, surfaces, agents, sites }: CellOptions): Cell[] {
   if (layers === undefined && agents === undefined) throw new InputError('matrix(): give layers (stacks of the built-in harness), agents, or both');
   const modelList = named('models', models, (model) => void parseModelSpec(model), modelId, modelCondition);
   const stacks = named('layers', layers ?? [], (stack) => void resolveLayers(parseInput(z.array(z.unknown()), stack, 'layers') as LayerSpec[]), stackName, layersCondition);
+  const surfaceList: Array<[string, Surface] | undefined> = surfaces === undefined ? [undefined] : named('surfaces', surfaces, (surface) => void parseInput(surfaceSchema, surface, 'surface'), (surface) => surface, (surface) => surface);
   const agentList = named('agents', agents ?? [], (agent) => void parseInput(agentSchema, agent, 'agent'), (agent) => agent.name, (agent) => agent.condition);
   const siteList: Array<SiteFactory | undefined> =
     sites === undefined
@@ -64,7 +73,12 @@ export function cells({ models, layers, agents, sites }: CellOptions): Cell[] {
   const siteName = (site: SiteFactory | undefined) => (siteList.length > 1 && site ? [site.name] : []);
   return modelList.flatMap(([modelName, model]) => [
     ...stacks.flatMap(([stack, stackLayers]) =>
-      siteList.map((site) => ({ name: [modelName, stack, ...siteName(site)].join(' · '), use: { model, modelName, layers: stackLayers, layerStack: stack, ...(site && { site }) } })),
+      surfaceList.flatMap((surface) =>
+        siteList.map((site) => ({
+          name: [modelName, stack, ...(surface ? [surface[0]] : []), ...siteName(site)].join(' · '),
+          use: { model, modelName, layers: stackLayers, layerStack: stack, ...(surface && { surface: surface[1] }), ...(site && { site }) },
+        })),
+      ),
     ),
     ...agentList.flatMap(([agentName, agent]) =>
       // Named by the key the user gave it: the cells say `py`, not the script's file name.
