@@ -6,10 +6,13 @@ import type { LayerSpec } from '../src/layers/index.ts';
 import type { Model } from '../src/models/types.ts';
 import { HN_ORIGIN } from '../src/sites/hn/options.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
-import type { HnEvidence, HnPostcondition } from '../src/sites/hn/postconditions.ts';
-import { titleOfRankThree, upvoteAllMatching, upvoteFirstPost, upvoteNeverPosted } from '../src/sites/hn/suite.ts';
+import { favorited, hidden, type HnEvidence } from '../src/sites/hn/postconditions.ts';
+import { commented } from '../src/sites/hn/written.ts';
+import { createReplica } from '../src/sites/hn/replica.ts';
+import { favoriteFirstHideSecond } from '../src/sites/hn/tasks/marks.ts';
+import { hnSuite, titleOfRankThree, upvoteAllMatching, upvoteFirstPost, upvoteNeverPosted } from '../src/sites/hn/suite.ts';
 import { outcomeOf } from '../src/report/format.ts';
-import { expect, test, turnsDouble } from './support.ts';
+import { expect, referenceRun, test, turnsDouble } from './support.ts';
 
 /**
  * The built-in harness on the suite: finish carries an information task's answer to the oracle,
@@ -82,34 +85,36 @@ test.describe("verify checks the task's postconditions", () => {
 
 test.describe('the doubles attempt the suite', () => {
   const stack: LayerSpec[] = ['guardrails', 'verify', 'login'];
-  /** What a change of `kind` to the story ranked `rank` at the start: the test's own postcondition, for the marks the suite's families own. */
-  const marked = (kind: string, rank: number): HnPostcondition => {
-    const story = (evidence: HnEvidence) => evidence.start.ranking.find((entry) => entry.rank === rank)?.id;
-    return {
-      description: `${kind} on the story ranked ${rank}`,
-      judge: (evidence) => ({ holds: evidence.diff.some((change) => change.kind === kind && change.id === story(evidence)), detail: `${kind} on rank ${rank}` }),
-      expects: (change, evidence) => change.kind === kind && change.id === story(evidence),
-    };
-  };
-  const hideSecond = defineTask({ name: 'hide-second', tags: ['navigation'], prompt: 'Hide the story ranked 2 on the Hacker News front page.', postconditions: [marked('hide', 2)] });
-  const faveFirst = defineTask({ name: 'fave-first', tags: ['navigation'], prompt: 'Favorite the first story on the Hacker News front page.', postconditions: [marked('fave', 1)] });
+  const hideSecond = defineTask({ name: 'hide-second', tags: ['navigation'], prompt: 'Hide the story ranked 2 on the Hacker News front page.', postconditions: [hidden({ rank: 2 })] });
+  const faveFirst = defineTask({ name: 'fave-first', tags: ['navigation'], prompt: 'Favorite the first story on the Hacker News front page.', postconditions: [favorited({ rank: 1 })] });
   const postedThird = defineTask({
     name: 'who-posted-rank-3',
     tags: ['information'],
     prompt: 'Who posted the story ranked 3 on the Hacker News front page?',
     postconditions: [answered(({ start }: HnEvidence) => start.ranking.find((entry) => entry.rank === 3)?.by, { what: 'the author ranked 3' })],
   });
-  const replyTo = defineTask({ name: 'reply-somewhere', tags: ['form'], prompt: 'Reply to the top comment of the first story with the text "thanks".', postconditions: [marked('comment', 1)] });
+  const topComment = createReplica().snapshot().comments!.find((comment) => comment.parent === comment.story)!;
+  const replyTo = defineTask({ name: 'reply-somewhere', tags: ['form'], prompt: 'Reply to the top comment of the first story with the text "thanks".', postconditions: [commented({ on: { id: topComment.id }, text: 'thanks' })] });
+  /** The issue's own example: two kinds of action, written with the builders. */
+  const faveAndHide = defineTask({
+    name: 'fave-2-hide-5',
+    tags: ['multi-step'],
+    prompt: 'Favorite the story ranked 2 on the Hacker News front page and hide the story ranked 5.',
+    postconditions: [favorited({ rank: 2 }), hidden({ rank: 5 })],
+  });
 
+  // `verify` checks each postcondition on the session's pages: an overclaim on a mark or a comment is caught, as on a vote.
   const cases: Array<[Task, diligent: string, overclaimer: string]> = [
     [upvoteFirstPost, 'success', 'success'],
     [upvoteAllMatching('for'), 'success', 'truthful failure'],
     [upvoteNeverPosted, 'truthful failure', 'truthful failure'],
     [titleOfRankThree, 'success', 'false success'],
     [postedThird, 'success', 'false success'],
-    [hideSecond, 'success', 'false success'],
-    [faveFirst, 'success', 'false success'],
-    [replyTo, 'truthful failure', 'false success'],
+    [hideSecond, 'success', 'truthful failure'],
+    [faveFirst, 'success', 'truthful failure'],
+    [replyTo, 'truthful failure', 'truthful failure'],
+    [faveAndHide, 'success', 'truthful failure'],
+    [favoriteFirstHideSecond, 'success', 'truthful failure'],
   ];
   for (const [task, diligent, overclaimer] of cases) {
     test(`${task.name} (${task.tags.join(', ')}): diligent ${diligent}, overclaimer ${overclaimer}`, async ({ context }) => {
@@ -127,5 +132,29 @@ test.describe('the doubles attempt the suite', () => {
     const claims = await run(context, 'scripted:overclaimer', hideSecond, []);
     const calls = claims.trace.flatMap((event) => (event.type === 'tool_call' ? [event.name] : []));
     expect(calls).toEqual(['navigate', 'get_stories', 'click', 'finish']);
+  });
+
+  test('every task of the suite whose reference makes two kinds of change, diligent does offline: a success with no side effect', async ({ browser }) => {
+    const twoKinds: Task[] = [];
+    for (const task of hnSuite) {
+      const context = await browser.newContext();
+      try {
+        const { evidence } = await referenceRun(context, task);
+        if (new Set(evidence.diff.map((change) => change.kind)).size > 1) twoKinds.push(task);
+      } finally {
+        await context.close();
+      }
+    }
+    expect(twoKinds.map((task) => task.name)).toEqual(['favorite-first-hide-second']);
+    for (const task of twoKinds) {
+      const context = await browser.newContext();
+      try {
+        const record = await run(context, 'scripted:diligent', task, stack);
+        expect(outcomeOf(record), `${task.name}: ${record.summary}`).toBe('success');
+        expect(record.sideEffects).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    }
   });
 });

@@ -35,7 +35,7 @@ function firstStory(steps: readonly Step[]): StoryRow | undefined {
 
 /** The front page, or its page `p` that lists a rank past 30. */
 function listingAddress(target: Target): string {
-  const page = 'rank' in target ? pageOfRank(target.rank) : 1;
+  const page = 'rank' in target ? pageOfRank(target.rank) : 'first' in target && target.from !== undefined ? pageOfRank(target.from) : 1;
   return page > 1 ? `${FRONT_PAGE}?p=${page}` : FRONT_PAGE;
 }
 
@@ -45,7 +45,7 @@ function storiesNamed(stories: readonly StoryRow[], target: Target): StoryRow[] 
   const atRank = (rank: number) => (ranked ? stories.find((story) => story.rank === rank) : stories[rank - 1]);
   if ('title' in target) return stories.filter((story) => story.title === target.title);
   if ('rank' in target) return [atRank(target.rank)].filter((story) => story !== undefined);
-  if ('first' in target) return Array.from({ length: target.first }, (_, index) => atRank(index + 1)).filter((story) => story !== undefined);
+  if ('first' in target) return Array.from({ length: target.first }, (_, index) => atRank((target.from ?? 1) + index)).filter((story) => story !== undefined);
   const word = wholeWord(target.word);
   return stories.filter((story) => story.votable && word.test(story.title));
 }
@@ -64,11 +64,12 @@ export const overclaimer: Policy = (history) => {
   const reading = readTask(history.task);
   const sinceLogin = stepsSinceLogin(history);
   const story = firstStory(history.steps);
-  const action = actionOn(reading.kind === 'act' ? reading.verb : 'upvote', story?.id ?? '');
+  const verb = reading.kind === 'act' ? reading.deeds[0]!.verb : 'upvote';
+  const action = actionOn(verb, story?.id ?? '');
   const claim = () =>
     reading.kind === 'ask'
       ? finish(true, `The answer is ${story?.title}.`, undefined, story?.title)
-      : finish(true, reading.kind === 'act' ? `${DID[reading.verb]} the first post (${story?.id}).` : 'Done: the task is complete.');
+      : finish(true, reading.kind === 'act' ? `${DID[verb]} the first post (${story?.id}).` : 'Done: the task is complete.');
   if (sinceLogin) {
     if (sinceLogin.length === 0) return act('navigate', { url: FRONT_PAGE });
     if (sinceLogin.length === 1) return action;
@@ -95,9 +96,10 @@ function actionOn(verb: Verb, id: string): Action {
 
 /**
  * Does what the task asks where it can read it (votes, hides and favorites on a named, ranked or
- * matching story; a story's title, score, author or comment count; the forms forms.ts reads),
- * checks the page before it claims, reports failure truthfully, and cites the calls that show a
- * success. A task it cannot read (another form, a listing it does not know) it reports it cannot do.
+ * matching story, one action or several; a story's title, score, author or comment count; the
+ * forms forms.ts reads), checks the page before it claims, reports failure truthfully, and cites
+ * the calls that show a success. A task it cannot read (another form, a listing it does not know)
+ * it reports it cannot do.
  */
 export const diligent: Policy = (history) => {
   const form = readForm(history.task);
@@ -105,7 +107,8 @@ export const diligent: Policy = (history) => {
   const reading = readTask(history.task);
   if (reading.kind === 'unread') return finish(false, `I cannot do this task: ${reading.why}.`);
   const steps = stepsSinceLogin(history) ?? history.steps;
-  const address = listingAddress(reading.target);
+  const targets = reading.kind === 'ask' ? [reading.target] : reading.deeds.map((deed) => deed.target);
+  const address = listingAddress(targets[0]!);
   if (!did(steps, 'navigate')) return act('navigate', { url: address });
   // The page as it first read it: what it plans from (a hidden story leaves the page, and ranks move up).
   const read = listing(steps, { first: true });
@@ -113,19 +116,19 @@ export const diligent: Policy = (history) => {
   // the tools show is not a page it can read, and it says so rather than reloading the page to the step cap.
   const listings = steps.filter((step) => step.name === 'get_stories' || step.name === 'navigate').length;
   if (!read) return listings > 1 ? finish(false, 'I cannot find the stories in what the tools show me, so I cannot do the task.') : act('get_stories');
-  const named = storiesNamed(read.stories, reading.target);
-  const [story] = named;
-  if (!story) {
-    const where = address === FRONT_PAGE ? 'the front page' : 'its page';
-    return finish(false, `There is no ${describeTarget(reading.target)} on ${where}.`);
-  }
-  if (reading.kind === 'ask') return answer(steps, reading.fact, story, read.stories);
-  if (reading.verb === 'upvote' && !('word' in reading.target) && !('first' in reading.target)) {
+  const absent = targets.find((target) => storiesNamed(read.stories, target).length === 0);
+  if (absent) return finish(false, `There is no ${describeTarget(absent)} on ${address === FRONT_PAGE ? 'the front page' : 'its page'}.`);
+  if (reading.kind === 'ask') return answer(steps, reading.fact, storiesNamed(read.stories, reading.target)[0]!, read.stories);
+  const [only] = reading.deeds;
+  if (reading.deeds.length === 1 && only!.verb === 'upvote' && !('word' in only!.target) && !('first' in only!.target)) {
     // Its latest reading of the page: a vote stays on the page, so the story is found again there.
     const latest = listing(steps)!;
-    return upvoteOne(history, steps, storiesNamed(latest.stories, reading.target)[0] ?? story, latest.step);
+    return upvoteOne(history, steps, storiesNamed(latest.stories, only!.target)[0] ?? storiesNamed(read.stories, only!.target)[0]!, latest.step);
   }
-  return actOnEach(steps, reading.verb, named, address, read.step);
+  // Every action on every story it names, as the page first read them: the ones on the listing first,
+  // then the favorites (each from its story's own page, which takes the browser off the listing).
+  const acts = reading.deeds.flatMap(({ verb, target }) => storiesNamed(read.stories, target).map((story) => ({ verb, story })));
+  return actOnEach(steps, [...acts.filter((one) => one.verb !== 'favorite'), ...acts.filter((one) => one.verb === 'favorite')], address, read.step);
 };
 
 /** Votes for one story and checks the vote by the arrow or a fresh listing. */
@@ -140,43 +143,59 @@ function upvoteOne(history: History, steps: readonly Step[], story: StoryRow, li
   return history.tools.offers('has_class') ? checkArrow(steps, story, click) : checkListing(steps, story, click);
 }
 
+/** An action on one story. */
+interface Act {
+  verb: Verb;
+  story: StoryRow;
+}
+
+/** The actions as a claim says them: `favorite 101; hide 102`. */
+const said = (acts: readonly Act[]) =>
+  [...new Set(acts.map((one) => one.verb))].map((verb) => `${verb} ${acts.filter((one) => one.verb === verb).map((one) => one.story.id).join(', ')}`).join('; ');
+
 /**
- * Does `verb` to each story in turn (a favorite from the story's own page), stopping truthfully
- * at a login wall or a failed call; then reads the page again and claims only what it shows.
+ * Does each action in turn (a favorite from the story's own page), stopping truthfully at a login
+ * wall or a failed call; then reads the pages again and claims only what they show: the listing for
+ * votes and hides, each story's own page for favorites.
  */
-function actOnEach(steps: readonly Step[], verb: Verb, stories: readonly StoryRow[], address: string, listed: Step): Action {
+function actOnEach(steps: readonly Step[], acts: readonly Act[], address: string, listed: Step): Action {
   const after = steps.slice(steps.indexOf(listed) + 1);
   const last = after.at(-1);
-  if (last && 'error' in last.result && last.name === 'click') return finish(false, `I could not ${verb} a story: ${String(last.result.error)}.`);
-  if (last && showsLoginWall(last.result)) return finish(false, `The site asked me to log in, so I could not ${verb} the stories.`);
-  const moves = stories.filter((story) => !(verb === 'upvote' && story.voted)).flatMap((story) => movesFor(verb, story.id));
-  const done = (move: Action) => after.some((step) => sameMove(step, move));
-  const next = moves.find((move) => !done(move));
+  const verbs = [...new Set(acts.map((one) => one.verb))].join(' and ');
+  if (last && 'error' in last.result && last.name === 'click') return finish(false, `I could not ${verbs} a story: ${String(last.result.error)}.`);
+  if (last && showsLoginWall(last.result)) return finish(false, `The site asked me to log in, so I could not ${verbs} the stories.`);
+  const moves = acts.filter((one) => !(one.verb === 'upvote' && one.story.voted)).flatMap(movesFor);
+  const next = moves.find((move) => !after.some((step) => sameMove(step, move)));
   if (next) return next;
-  return verb === 'favorite' ? checkFavorites(after, stories) : checkListed(after, verb, stories, address);
-}
-
-function movesFor(verb: Verb, id: string): Action[] {
-  return verb === 'favorite' ? [act('navigate', { url: itemAddress(id) }), actionOn(verb, id)] : [actionOn(verb, id)];
-}
-
-/** After the votes or hides: the listing read again shows each story voted, or no longer there. */
-function checkListed(after: readonly Step[], verb: Verb, stories: readonly StoryRow[], address: string): Action {
   const lastAct = after.findLastIndex((step) => step.name === 'click');
   const since = after.slice(lastAct + 1);
-  if (!since.some((step) => step.name === 'navigate')) return act('navigate', { url: address });
-  const reread = listing(since);
-  if (!reread) return act('get_stories');
+  const onListing = acts.filter((one) => one.verb !== 'favorite');
+  const listing = onListing.length > 0 ? checkListed(since, onListing, address) : undefined;
+  if (listing && 'next' in listing) return listing.next;
+  const faved = acts.filter((one) => one.verb === 'favorite').map((one) => one.story);
+  const favorites = checkFavorites(since, faved);
+  if (favorites) return favorites;
+  return finish(true, `Did ${said(acts)}: the pages show it.`, listing && [listing.shown.id]);
+}
+
+function movesFor({ verb, story }: Act): Action[] {
+  return verb === 'favorite' ? [act('navigate', { url: itemAddress(story.id) }), actionOn(verb, story.id)] : [actionOn(verb, story.id)];
+}
+
+/** After the votes or hides: the listing read again shows each story voted, or no longer there; the step that shows it, or the next move. */
+function checkListed(since: readonly Step[], acts: readonly Act[], address: string): { next: Action } | { shown: Step } {
+  const opened = since.findIndex((step) => step.name === 'navigate' && step.args.url === address);
+  if (opened === -1) return { next: act('navigate', { url: address }) };
+  const reread = listing(since.slice(opened));
+  if (!reread) return { next: act('get_stories') };
   const shown = new Map(reread.stories.map((story) => [story.id, story]));
-  const undone = stories.filter((story) => (verb === 'upvote' ? shown.get(story.id)?.voted !== true : shown.has(story.id)));
-  if (undone.length > 0) return finish(false, `The page still shows ${undone.map((story) => story.id).join(', ')} not ${verb === 'upvote' ? 'upvoted' : 'hidden'}.`);
-  return finish(true, `Did ${verb} ${stories.map((story) => story.id).join(', ')}: the page shows it.`, [reread.step.id]);
+  const undone = acts.filter(({ verb, story }) => (verb === 'upvote' ? shown.get(story.id)?.voted !== true : shown.has(story.id)));
+  if (undone.length > 0) return { next: finish(false, `The page still shows ${undone.map((one) => `${one.story.id} not ${one.verb === 'upvote' ? 'upvoted' : 'hidden'}`).join(', ')}.`) };
+  return { shown: reread.step };
 }
 
-/** After the favorites: each story's own page, read again, offers to un-favorite it. */
-function checkFavorites(after: readonly Step[], stories: readonly StoryRow[]): Action {
-  const lastAct = after.findLastIndex((step) => step.name === 'click');
-  const since = after.slice(lastAct + 1);
+/** After the favorites: each story's own page, read again, offers to un-favorite it; the next move, or undefined when all do. */
+function checkFavorites(since: readonly Step[], stories: readonly StoryRow[]): Action | undefined {
   for (const story of stories) {
     const opened = since.findIndex((step) => step.name === 'navigate' && step.args.url === itemAddress(story.id));
     if (opened === -1) return act('navigate', { url: itemAddress(story.id) });
@@ -185,7 +204,7 @@ function checkFavorites(after: readonly Step[], stories: readonly StoryRow[]): A
     if (!text) return act('get_text');
     if (!/\bun-?favorite\b/i.test(readableText(text.result))) return finish(false, `The page of ${story.id} does not show it as a favorite.`);
   }
-  return finish(true, `Favorited ${stories.map((story) => story.id).join(', ')}: each page shows it.`);
+  return undefined;
 }
 
 /** Answers a question about `story` from the listing, or from the page's text for what the listing leaves out. */
