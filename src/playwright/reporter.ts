@@ -8,7 +8,7 @@ import { containmentLines, counted, endingOf, incompleteNote, testName } from '.
 import { DEFAULT_HISTORY_LIMIT, HISTORY_DIR, listHistory, saveToHistory } from '../report/history.ts';
 import { cellLabel, summarize } from '../report/summarize.ts';
 import { countTrials, parseRunAttachment, parseStartAttachment, type Attempt, type ParsedAttachment, type TestRecord } from '../report/trials.ts';
-import { gateSchema, maxErrorsSchema, type FailedTest, type Gate, type NotApplicableTest, type NotRunTest, type PlaywrightFailures, type RunWithStderr, type Summary } from '../report/types.ts';
+import { gateSchema, maxErrorsSchema, type FailedTest, type Gate, type NotApplicableTest, type NotRunTest, type PlaywrightFailures, type Summary } from '../report/types.ts';
 import { z } from 'zod';
 import type { PlannedRun, AttachedRunRecord } from '../core/run.ts';
 import { parseInput } from '../input.ts';

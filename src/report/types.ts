@@ -7,14 +7,12 @@ export { stateChangeSchema, type StateChange } from '../core/state.ts';
 export {
   cellNamesSchema,
   conditionSchema,
-  excludedSchema,
   plannedRunSchema,
   runRecordSchema,
   runOriginSchema,
   verdictSchema,
   type CellNames,
   type Condition,
-  type Excluded,
   type PlannedRun,
   type AttachedRunRecord,
   type AttachedRunRecordInput,
@@ -75,7 +73,7 @@ export const cellSchema = cellNamesSchema.extend({
   stopReasons: z.record(z.string(), z.number()),
   /** pass^k for k = 1 … runs: the chance that k trials all succeed, C(c,k)/C(n,k). */
   passHatK: z.record(z.string(), z.number()),
-  /** Test ids of the cell's runs, for the HTML report's links. */
+  /** Test ids of the cell's runs, those left out of every rate too, for the HTML report's links. */
   runIds: z.array(z.string()),
   /** True when every run's agent code ran contained, false when any ran uncontained; absent when some run does not say (recorded before runs did). */
   contained: z.boolean().optional(),
