@@ -56,6 +56,7 @@ test('a run that errored before the agent worked is in no rate and no gate\'s de
   const row = $(`tr[id="run-${runs[3]!.test.id}"]`);
   expect(row.find('td').eq(1).text()).toBe("error: python3: can't open file 'agents/nothere.py'");
   expect(row.find('td').eq(1).attr('class')).toBe('error');
+  expect(row.next('tr.detail').find('.claim').text()).toBe('claim none that counts (error)');
   expect($('#cells tr').eq(1).find('td').eq(5).text()).toBe('3 (+1 error)');
 });
 

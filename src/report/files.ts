@@ -598,7 +598,8 @@ function renderRunTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, str
 function renderRunRows(run: RunWithStderr, id: string): string {
   const links = [run.links?.testReport && `<a href="${escapeHtml(run.links.testReport)}">test</a>`, run.links?.trace && `<a href="${escapeHtml(run.links.trace)}">trace</a>`].filter(Boolean);
   const ended = `<tr id="${id}">${td(testName({ title: runTitle(run), project: run.test.project }))}${td(`${runOutcome(run)}${retriedLies(run.earlierFalseSuccesses ?? 0, ['on an earlier attempt', 'on earlier attempts'])}`, outcomeClass(endingOf(run)))}${td(run.stopReason)}${td(String(run.iterations), 'num')}${td(run.sideEffects.map((change) => change.detail).join('; ') || 'none')}${td(formatDuration(run.wallMs), 'num')}<td>${links.join(' ')}</td></tr>`;
-  const claim = `${run.claimed ? 'claimed success' : 'claimed failure'}${run.summary ? `: ${run.summary}` : ''}`;
+  // A run left out says nothing of the agent: its record's claim is no claim to weigh.
+  const claim = `${run.excluded ? `none that counts (${run.excluded.reason})` : run.claimed ? 'claimed success' : 'claimed failure'}${run.summary ? `: ${run.summary}` : ''}`;
   const oracle = !run.judged
     ? escapeHtml('not judged: the site no longer answered')
     : run.verdicts && run.verdicts.length > 0
