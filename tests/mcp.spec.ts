@@ -5,18 +5,23 @@ import type { BrowserContext } from '@playwright/test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { commandAgent } from '../src/agents/command.ts';
+import { nopAgent } from '../src/agents/controls.ts';
 import { launchCdpBrowser } from '../src/agents/cdp-browser.ts';
 import { serveMcp } from '../src/agents/mcp-surface.ts';
 import type { RunRecord } from '../src/core/run.ts';
 import type { TraceEventOf } from '../src/harness/trace.ts';
-import { builtInHarnessOn } from '../src/harness/surface.ts';
+import { agentFor, builtInHarnessOn, surfaceStackName } from '../src/harness/surface.ts';
 import { defineLayer } from '../src/harness/layer.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { approval } from '../src/layers/approval.ts';
+import { HARNESS_RUN_ATTACHMENT, test as harnessTest } from '../src/playwright/fixtures.ts';
+import { cells } from '../src/playwright/matrix.ts';
+import { summarize } from '../src/report/summarize.ts';
+import { runRecordSchema } from '../src/report/types.ts';
 import type { LayerSpec } from '../src/layers/index.ts';
 import { registerDoubles, type WireMessage } from '../src/models/scripted/endpoint.ts';
 import { HN_ORIGIN } from '../src/sites/hn/options.ts';
-import { recordedHn } from '../src/sites/hn/site.ts';
+import { recorded, recordedHn } from '../src/sites/hn/site.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { FILE_ARGUMENTS, mcpToolList, openMcpBrowser, resultText, WITHHELD_TOOLS } from '../src/tools/mcp.ts';
 import { account, expect, firstStory, runAgent, test, turnsDouble } from './support.ts';
@@ -265,5 +270,56 @@ test.describe('serveMcp: Streamable HTTP on 127.0.0.1', () => {
     } finally {
       await mcp.close();
     }
+  });
+});
+
+test.describe('the surface axis: surfaces in matrix(), the surface option', () => {
+  test('cells(): each built-in stack on each surface, named model · stack · surface; other agents once; a record’s keys name the surfaces', () => {
+    const stacks: Record<string, LayerSpec[]> = { bare: [], verified: ['verify'] };
+    const listed = cells({ models: ['scripted:diligent'], layers: stacks, surfaces: ['cdp', 'mcp'], agents: { nop: nopAgent() } });
+    expect(listed.map(({ name, use }) => [name, use.layerStack ?? null, use.surface ?? null])).toEqual([
+      ['scripted:diligent · bare · cdp', 'bare', 'cdp'],
+      ['scripted:diligent · bare · mcp', 'bare', 'mcp'],
+      ['scripted:diligent · verified · cdp', 'verified', 'cdp'],
+      ['scripted:diligent · verified · mcp', 'verified', 'mcp'],
+      ['nop · scripted:diligent', null, null],
+    ]);
+    expect(cells({ models: ['scripted:diligent'], layers: stacks, surfaces: { 'playwright-mcp': 'mcp' } }).map(({ name, use }) => [name, use.surface])).toEqual([
+      ['scripted:diligent · bare · playwright-mcp', 'mcp'],
+      ['scripted:diligent · verified · playwright-mcp', 'mcp'],
+    ]);
+    // Without surfaces, the cells are what they always were.
+    expect(cells({ models: ['scripted:diligent'], layers: { bare: [] } })).toEqual([{ name: 'scripted:diligent · bare', use: { model: 'scripted:diligent', modelName: 'scripted:diligent', layers: [], layerStack: 'bare' } }]);
+  });
+
+  test('a surface that is none, or one given twice under one name, is one line naming where', () => {
+    expect(() => cells({ models: ['scripted:diligent'], layers: [[]], surfaces: ['cdp', 'webdriver' as 'cdp'] })).toThrow('matrix(): surfaces[1]: surface: (options): Invalid option: expected one of "cdp"|"mcp"');
+    expect(() => cells({ models: ['scripted:diligent'], layers: [[]], surfaces: ['mcp', 'mcp'] })).toThrow('matrix(): surfaces[0] and surfaces[1] are both named "mcp" ("mcp" and "mcp"): name each, surfaces: { "mcp-a": …, "mcp-b": … }');
+  });
+
+  test('the surface is the built-in harness’s: another agent given one is bad input; its stack is named with the surface after it', () => {
+    expect(agentFor({ agent: undefined, surface: 'mcp', layers: [] }).condition).toEqual({ surface: 'mcp' });
+    const nop = nopAgent();
+    expect(agentFor({ agent: nop, surface: 'cdp', layers: [] })).toBe(nop);
+    expect(() => agentFor({ agent: nop, surface: 'mcp', layers: [] })).toThrow(
+      `surface: only harness-eval's own harness takes its browser tools from a surface; the agent ${nop.name} reaches the browser its own way (a command agent is given both HARNESS_CDP_URL and HARNESS_MCP_URL): leave surface out beside it`,
+    );
+    expect(() => agentFor({ agent: undefined, surface: 'bidi', layers: [] })).toThrow('surface: (options): Invalid option: expected one of "cdp"|"mcp"');
+    expect([surfaceStackName('verified', 'cdp'), surfaceStackName('verified', 'mcp')]).toEqual(['verified', 'verified · mcp']);
+  });
+});
+
+harnessTest.describe('the fixture’s surface option', () => {
+  harnessTest.use({ surface: 'mcp', model: 'scripted:mcp-overclaimer', site: recorded({ startLoggedIn: true }) });
+
+  harnessTest('a run on the MCP surface is recorded with the surface in its condition and after its stack’s name: never pooled with the cdp runs', async ({ harness }, testInfo) => {
+    const record = await harness.run(upvoteFirstPost);
+    expect(record).toMatchObject({ claimed: true, actual: true });
+    const attachment = testInfo.attachments.find((entry) => entry.name === HARNESS_RUN_ATTACHMENT)!;
+    const attached = runRecordSchema.parse(JSON.parse(attachment.body!.toString()));
+    expect(attached).toMatchObject({ agent: 'harness-eval', layers: 'bare · mcp' });
+    expect(attached.condition.agent).toEqual({ name: 'harness-eval', surface: 'mcp' });
+    const onCdp = { ...attached, layers: 'bare', condition: { ...attached.condition, agent: { name: 'harness-eval' } } };
+    expect(summarize([attached, onCdp], { complete: true }).cells.map((cell) => cell.layers)).toEqual(['bare', 'bare · mcp']);
   });
 });
