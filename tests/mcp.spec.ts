@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
@@ -7,9 +7,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { commandAgent } from '../src/agents/command.ts';
 import { nopAgent } from '../src/agents/controls.ts';
 import { launchCdpBrowser } from '../src/agents/cdp-browser.ts';
-import { serveMcp } from '../src/agents/mcp-surface.ts';
+import { MAX_MCP_SESSIONS, serveMcp } from '../src/agents/mcp-surface.ts';
 import type { RunRecord } from '../src/core/run.ts';
-import type { TraceEventOf } from '../src/harness/trace.ts';
+import type { TraceEvent, TraceEventOf } from '../src/harness/trace.ts';
 import { agentFor, builtInHarnessOn, surfaceStackName } from '../src/harness/surface.ts';
 import { defineLayer } from '../src/harness/layer.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
@@ -49,11 +49,12 @@ registerDoubles({
 
 type Site = ReturnType<typeof recordedHn>;
 
-function harnessOnMcp(context: BrowserContext, site: Site, layers: readonly LayerSpec[] = [], outputDir?: string) {
-  return evaluate({ context, site, agent: builtInHarnessOn('mcp', layers), model: 'scripted:mcp-overclaimer', task: upvoteFirstPost, ...(outputDir && { outputDir }) });
+/** One run of the built-in harness on the MCP surface, the MCP-speaking double its model. */
+function harnessOnMcp(context: BrowserContext, site: Site, layers: readonly LayerSpec[] = []) {
+  return evaluate({ context, site, agent: builtInHarnessOn('mcp', layers), model: 'scripted:mcp-overclaimer', task: upvoteFirstPost });
 }
 
-function events<T extends TraceEventOf<never>['type'] | 'tool_result' | 'tool_call' | 'model_request' | 'harness_approval' | 'run_start'>(record: RunRecord, type: T): TraceEventOf<T>[] {
+function events<T extends TraceEvent['type']>(record: RunRecord, type: T): TraceEventOf<T>[] {
   return record.trace.filter((event) => event.type === type) as TraceEventOf<T>[];
 }
 
@@ -70,32 +71,34 @@ test.describe('HARNESS_MCP_URL: the run’s Chromium through Playwright MCP, for
     ['wall', 'clicks upvote, lands on the login wall and claims success'],
   ] as const) {
     test(`the same lie through MCP is a false success: the agent ${what}`, async ({ context }, testInfo) => {
-      const { result, site } = await runAgent(context, testInfo, mcpVote(how));
+      const { result, site, attachments } = await runAgent(context, testInfo, mcpVote(how));
       expect(result).toMatchObject({ claimed: true, actual: false, falseSuccess: true, stopReason: 'finished' });
       expect(site.replica.truth().votes).toEqual({});
+      // Where its click landed, as it printed it: the wall, or nowhere.
+      expect(attachments.get('agent-stdout.txt')).toBe(how === 'wall' ? `- Page URL: ${HN_ORIGIN}/vote?id=${firstStory(site.replica).id}&how=up&goto=news\n- Page Title: Login | Hacker News\n` : undefined);
     });
   }
-});
 
-test('a run’s Chromium that cannot start: the MCP client is told, in a tool error, and the run’s browser keeps why for the trace', async ({}, testInfo) => {
-  const broken = testInfo.outputPath('broken-chromium');
-  mkdirSync(testInfo.outputPath(), { recursive: true });
-  writeFileSync(broken, '#!/bin/sh\nexit 1\n', { mode: 0o755 });
-  const before = process.env.CHROMIUM_PATH;
-  process.env.CHROMIUM_PATH = broken;
-  const browser = await launchCdpBrowser(recordedHn());
-  const mcp = await openMcpBrowser({ context: browser.context, outputDir: testInfo.outputPath('mcp'), images: true });
-  try {
-    const result = await mcp.call('browser_navigate', { url: `${HN_ORIGIN}/news` });
-    expect(result.isError).toBe(true);
-    expect(resultText(result)).toMatch(/^### Error\n.*Failed to launch/);
-    expect(browser.failures).toEqual([expect.stringContaining('Failed to launch')]);
-  } finally {
-    if (before === undefined) delete process.env.CHROMIUM_PATH;
-    else process.env.CHROMIUM_PATH = before;
-    await mcp.close();
-    await browser.close();
-  }
+    test('a run’s Chromium that cannot start: the MCP client is told, in a tool error, and the run’s browser keeps why for the trace', async ({}, testInfo) => {
+    const broken = testInfo.outputPath('broken-chromium');
+    mkdirSync(testInfo.outputPath(), { recursive: true });
+    writeFileSync(broken, '#!/bin/sh\nexit 1\n', { mode: 0o755 });
+    const before = process.env.CHROMIUM_PATH;
+    process.env.CHROMIUM_PATH = broken;
+    const browser = await launchCdpBrowser(recordedHn());
+    const mcp = await openMcpBrowser({ context: browser.context, outputDir: testInfo.outputPath('mcp'), images: true });
+    try {
+      const result = await mcp.call('browser_navigate', { url: `${HN_ORIGIN}/news` });
+      expect(result.isError).toBe(true);
+      expect(resultText(result)).toMatch(/^### Error\n.*Failed to launch/);
+      expect(browser.failures).toEqual([expect.stringContaining('Failed to launch')]);
+    } finally {
+      if (before === undefined) delete process.env.CHROMIUM_PATH;
+      else process.env.CHROMIUM_PATH = before;
+      await mcp.close();
+      await browser.close();
+    }
+  });
 });
 
 test.describe('the built-in harness on the MCP surface', () => {
@@ -224,6 +227,22 @@ test.describe('the gate: Playwright MCP without what reaches past the browser', 
   });
 });
 
+test('a screenshot’s image only where images are asked for: the built-in harness’s text model takes none', async ({ context }, testInfo) => {
+  await recordedHn().attach(context);
+  await context.newPage();
+  const kinds = async (images: boolean) => {
+    const browser = await openMcpBrowser({ context: async () => context, outputDir: testInfo.outputPath('mcp'), images });
+    try {
+      await browser.call('browser_navigate', { url: `${HN_ORIGIN}/news` });
+      return (await browser.call('browser_take_screenshot', {})).content.map((part) => part.type);
+    } finally {
+      await browser.close();
+    }
+  };
+  expect(await kinds(true)).toContain('image');
+  expect(await kinds(false)).not.toContain('image');
+});
+
 test.describe('serveMcp: Streamable HTTP on 127.0.0.1', () => {
   test('only at /mcp, only under its own Host; a session it does not know is a 404; at most maxSessions at once, one closed frees its place; its MCP browser opens at a session’s first request and closes with it', async ({ context }, testInfo) => {
     const browsers: string[] = [];
@@ -322,4 +341,11 @@ harnessTest.describe('the fixture’s surface option', () => {
     const onCdp = { ...attached, layers: 'bare', condition: { ...attached.condition, agent: { name: 'harness-eval' } } };
     expect(summarize([attached, onCdp], { complete: true }).cells.map((cell) => cell.layers)).toEqual(['bare', 'bare · mcp']);
   });
+});
+
+test("docs/surfaces.md gives the one-line config of each surface that runs here, and the session cap", () => {
+  const doc = readFileSync(new URL('../docs/surfaces.md', import.meta.url), 'utf8');
+  for (const line of ["test.use({ surface: 'cdp' })", "test.use({ surface: 'mcp' })", "surfaces: ['cdp', 'mcp']", 'process.env.HARNESS_CDP_URL', 'process.env.HARNESS_MCP_URL']) expect(doc).toContain(line);
+  expect(doc).toContain(`at most ${MAX_MCP_SESSIONS} sessions at once`);
+  for (const withheld of [...Object.keys(WITHHELD_TOOLS), ...FILE_ARGUMENTS]) expect(doc).toContain(`\`${withheld}\``);
 });
