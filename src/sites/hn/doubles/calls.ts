@@ -1,41 +1,12 @@
 import type { History } from './history.ts';
 import { storiesIn, urlIn } from './page.ts';
-import { ADDRESS_PARAMS, type Action, type Move, type Toolbox } from './toolbox.ts';
+import { rebase, SITE, type Action, type Move } from './toolbox.ts';
 
 /**
- * A double's move as a call of a tool the agent offers (see toolbox.ts), and back: the doubles
- * think on the site's own origin (`https://news.ycombinator.com/news`); a call goes where the agent
- * reaches the site (its loopback URL, or a path), and a call made is read back in the doubles' words.
+ * A double's move as a call of a tool the agent offers (see toolbox.ts): the doubles think on the
+ * site's own origin (`https://news.ycombinator.com/news`); a call goes where the agent reaches the
+ * site (its loopback URL, or a path).
  */
-
-/** The site's own origin, where the doubles' addresses point. */
-export const SITE = 'https://news.ycombinator.com/';
-
-/** `address` on `from` (a page, or a path resolved there) as the same page on `to`; an address elsewhere stays as it is. */
-function rebase(address: string, from: string, to: string): string {
-  const target = new URL(address, from);
-  return target.origin === new URL(from).origin ? new URL(`${target.pathname}${target.search}${target.hash}`, to).href : target.href;
-}
-
-/**
- * A call the agent made, as the move the double meant: a page opened on the agent's origin (or by
- * its path) is that page on the site's own, an upvote link opened is a click on that arrow, and a
- * filled text is a `value`, whatever the tool calls its parameters. So a double knows its own moves
- * again, whatever tool shape made them.
- */
-export function ownMove(name: string, args: Record<string, unknown>, tools: Toolbox, origin: string): { name: Move | undefined; args: Record<string, unknown> } {
-  const move = tools.moveOf(name);
-  if (move === 'navigate') {
-    const address = ADDRESS_PARAMS.map(([param]) => args[param]).find((value): value is string => typeof value === 'string');
-    if (address === undefined || !URL.canParse(address, origin)) return { name: move, args };
-    const url = rebase(address, origin, SITE);
-    const target = new URL(url);
-    const story = target.origin === new URL(SITE).origin && target.pathname === '/vote' && target.searchParams.get('how') === 'up' ? target.searchParams.get('id') : null;
-    return story ? { name: 'click', args: { selector: `#up_${story}` } } : { name: move, args: { url } };
-  }
-  if (move === 'fill') return { name: move, args: { selector: args.selector, value: args.value ?? args.text } };
-  return { name: move, args };
-}
 
 /** The parameter a finishing tool takes its summary in: the first of these it has, else its first text parameter. */
 const SUMMARY_PARAMS = ['summary', 'message', 'reason', 'details', 'explanation', 'text'];

@@ -1,8 +1,7 @@
 import { parseJsonObject } from '../../../text.ts';
 import { saysSignedIn, stringsIn, urlIn } from './page.ts';
 import type { OfferedTool, WireMessage } from '../../../models/scripted/endpoint.ts';
-import { ownMove, SITE } from './calls.ts';
-import { Toolbox, type Action, type Move } from './toolbox.ts';
+import { ownMove, SITE, Toolbox, type Action, type Move } from './toolbox.ts';
 
 export interface Step {
   /** The tool call's id, which a claim cites as evidence. */

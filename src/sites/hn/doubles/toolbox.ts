@@ -3,7 +3,8 @@ import type { OfferedTool } from '../../../models/scripted/endpoint.ts';
 /**
  * The tools an agent offers, read by what they can do, so that a double drives any agent: its own
  * tools, not only harness-eval's. The doubles think in a small vocabulary of moves (open a page,
- * click, list the stories, …); a move becomes a call of whichever offered tool can make it.
+ * click, list the stories, …) on the site's own addresses; a move becomes a call of whichever
+ * offered tool can make it (calls.ts), and a call the agent made is read back as the move it was.
  */
 
 /** The doubles' own moves. */
@@ -17,7 +18,7 @@ interface Capable {
 }
 
 /** The parameter a page-opening tool takes, and whether it wants a path (`/news`) rather than a URL. */
-export const ADDRESS_PARAMS: Array<[name: string, path: boolean]> = [
+const ADDRESS_PARAMS: Array<[name: string, path: boolean]> = [
   ['url', false],
   ['href', false],
   ['link', false],
@@ -92,4 +93,33 @@ export class Toolbox {
 export interface Action {
   name: string;
   args: Record<string, unknown>;
+}
+
+/** The site's own origin, where the doubles' addresses point. */
+export const SITE = 'https://news.ycombinator.com/';
+
+/** `address` on `from` (a page, or a path resolved there) as the same page on `to`; an address elsewhere stays as it is. */
+export function rebase(address: string, from: string, to: string): string {
+  const target = new URL(address, from);
+  return target.origin === new URL(from).origin ? new URL(`${target.pathname}${target.search}${target.hash}`, to).href : target.href;
+}
+
+/**
+ * A call the agent made, as the move the double meant: a page opened on the agent's origin (or by
+ * its path) is that page on the site's own, an upvote link opened is a click on that arrow, and a
+ * filled text is a `value`, whatever the tool calls its parameters. So a double knows its own moves
+ * again, whatever tool shape made them.
+ */
+export function ownMove(name: string, args: Record<string, unknown>, tools: Toolbox, origin: string): { name: Move | undefined; args: Record<string, unknown> } {
+  const move = tools.moveOf(name);
+  if (move === 'navigate') {
+    const address = ADDRESS_PARAMS.map(([param]) => args[param]).find((value): value is string => typeof value === 'string');
+    if (address === undefined || !URL.canParse(address, origin)) return { name: move, args };
+    const url = rebase(address, origin, SITE);
+    const target = new URL(url);
+    const story = target.origin === new URL(SITE).origin && target.pathname === '/vote' && target.searchParams.get('how') === 'up' ? target.searchParams.get('id') : null;
+    return story ? { name: 'click', args: { selector: `#up_${story}` } } : { name: move, args: { url } };
+  }
+  if (move === 'fill') return { name: move, args: { selector: args.selector, value: args.value ?? args.text } };
+  return { name: move, args };
 }
