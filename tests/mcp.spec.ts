@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
@@ -23,7 +23,7 @@ import { registerDoubles, type WireMessage } from '../src/models/scripted/endpoi
 import { HN_ORIGIN } from '../src/sites/hn/options.ts';
 import { recorded, recordedHn } from '../src/sites/hn/site.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
-import { FILE_ARGUMENTS, mcpToolList, openMcpBrowser, resultText, WITHHELD_TOOLS } from '../src/tools/mcp.ts';
+import { FILE_ARGUMENTS, MCP_OUTPUT_MAX_BYTES, mcpToolList, openMcpBrowser, resultText, WITHHELD_TOOLS } from '../src/tools/mcp.ts';
 import { account, expect, firstStory, runAgent, test, turnsDouble } from './support.ts';
 
 const agents = new URL('fixtures/agents/', import.meta.url).pathname;
@@ -243,6 +243,27 @@ test('a screenshot’s image only where images are asked for: the built-in harne
   expect(await kinds(false)).not.toContain('image');
 });
 
+test('what it writes unasked (a screenshot each call) stays under its cap in the run’s folder: the oldest files go', async ({ context }, testInfo) => {
+  await recordedHn().attach(context);
+  await context.newPage();
+  const outputDir = testInfo.outputPath('mcp');
+  const browser = await openMcpBrowser({ context: async () => context, outputDir, outputMaxBytes: 150_000, images: false });
+  const kept = () => readdirSync(outputDir).map((name) => statSync(join(outputDir, name)).size);
+  try {
+    await browser.call('browser_navigate', { url: `${HN_ORIGIN}/news` });
+    let largest = 0;
+    for (let shot = 0; shot < 6; shot++) {
+      await browser.call('browser_take_screenshot', { fullPage: true });
+      largest = Math.max(largest, ...kept());
+      // Each answer's own file stays: the cap holds once it is counted with the files before it.
+      expect(kept().reduce((sum, size) => sum + size, 0)).toBeLessThanOrEqual(150_000 + largest);
+    }
+    expect(kept().length).toBeLessThan(6);
+  } finally {
+    await browser.close();
+  }
+});
+
 test.describe('serveMcp: Streamable HTTP on 127.0.0.1', () => {
   test('only at /mcp, only under its own Host; a session it does not know is a 404; at most maxSessions at once, one closed frees its place; its MCP browser opens at a session’s first request and closes with it', async ({ context }, testInfo) => {
     const browsers: string[] = [];
@@ -343,9 +364,10 @@ harnessTest.describe('the fixture’s surface option', () => {
   });
 });
 
-test("docs/surfaces.md gives the one-line config of each surface that runs here, and the session cap", () => {
+test("docs/surfaces.md gives the one-line config of each surface that runs here, and the caps", () => {
   const doc = readFileSync(new URL('../docs/surfaces.md', import.meta.url), 'utf8');
   for (const line of ["test.use({ surface: 'cdp' })", "test.use({ surface: 'mcp' })", "surfaces: ['cdp', 'mcp']", 'process.env.HARNESS_CDP_URL', 'process.env.HARNESS_MCP_URL']) expect(doc).toContain(line);
   expect(doc).toContain(`at most ${MAX_MCP_SESSIONS} sessions at once`);
+  expect(doc).toContain(`at most ${MCP_OUTPUT_MAX_BYTES / 1024 / 1024} MB there`);
   for (const withheld of [...Object.keys(WITHHELD_TOOLS), ...FILE_ARGUMENTS]) expect(doc).toContain(`\`${withheld}\``);
 });

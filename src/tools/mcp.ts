@@ -16,6 +16,9 @@ export const WITHHELD_TOOLS: Readonly<Record<string, string>> = {
   browser_close: "it closes the run's browser, which the run owns",
 };
 
+/** What Playwright MCP may keep in the run's folder: the worker's disk is outside any sandbox's limits, so a client looping on screenshots cannot fill it. */
+export const MCP_OUTPUT_MAX_BYTES = 32 * 1024 * 1024;
+
 /** Arguments that name files of the server's machine (to write a snapshot to, to drop into a page): left out of every schema, refused in every call. */
 export const FILE_ARGUMENTS: readonly string[] = ['filename', 'paths'];
 
@@ -33,8 +36,10 @@ export interface McpBrowserOptions {
   context: () => Promise<BrowserContext>;
   /** The page it drives first, when its context holds others (an earlier run's, in the test's context): by default the context's first. */
   page?: Page;
-  /** Where it writes what it saves unasked (console logs, response bodies): the run's folder. */
+  /** Where it writes what it saves unasked (screenshots, console logs, response bodies): the run's folder. */
   outputDir: string;
+  /** The most it keeps there: past it the oldest files go (MCP_OUTPUT_MAX_BYTES by default). */
+  outputMaxBytes?: number;
   /** Whether its answers carry images (a screenshot's); a text-only harness takes none. */
   images: boolean;
 }
@@ -44,11 +49,12 @@ export interface McpBrowserOptions {
  * attached to a context of the run's: what it drives is what the oracle judges, and a route on
  * that context (the site, the harness's request checks) sees every request it makes. It is gated:
  * the withheld tools and the file arguments are out of reach, and what it writes unasked goes to
- * `outputDir`. Snapshots come only from `browser_snapshot`: after an action the server would write
- * one to a file, which a sandboxed client could not read.
+ * `outputDir`, up to `outputMaxBytes`. Snapshots come only from `browser_snapshot`: after an action
+ * the server would write one to a file, which a sandboxed client could not read.
  */
-export async function openMcpBrowser({ context, page, outputDir, images }: McpBrowserOptions): Promise<McpBrowser> {
-  const client = await connectPlaywrightMcp({ outputDir, webmcp: false, snapshot: { mode: 'none' }, imageResponses: images ? 'allow' : 'omit' }, context);
+export async function openMcpBrowser({ context, page, outputDir, outputMaxBytes = MCP_OUTPUT_MAX_BYTES, images }: McpBrowserOptions): Promise<McpBrowser> {
+  const config = { outputDir, outputMaxSize: outputMaxBytes, webmcp: false, snapshot: { mode: 'none' }, imageResponses: images ? 'allow' : 'omit' } as const;
+  const client = await connectPlaywrightMcp(config, context);
   try {
     const tools = gated((await client.listTools()).tools);
     const call = async (name: string, args: Record<string, unknown>, signal?: AbortSignal) => {
