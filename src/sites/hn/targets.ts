@@ -28,8 +28,6 @@ export interface Item {
 /** What a postcondition names, found at the start, or why it is not there. */
 export type Picked = Item | { missing: string };
 
-export const isMissing = (found: Picked): found is { missing: string } => 'missing' in found;
-
 /** A story of the start's ranking as an Item, named by `label` (`rank 1`); `missing` when there is none. */
 export function storyItem<Story extends { id: string }>(story: Story | undefined, label: (story: Story) => string, missing: string): Picked {
   return story ? { id: story.id, story: story.id, named: `story ${story.id} (${label(story)})` } : { missing };
@@ -123,4 +121,4 @@ export function onTarget<Named>({
 }
 
 /** Why a Picked is not there, for `onTarget`. */
-export const missingOf = (found: Picked): string | undefined => (isMissing(found) ? found.missing : undefined);
+export const missingOf = (found: Picked): string | undefined => ('missing' in found ? found.missing : undefined);

@@ -119,11 +119,11 @@ export const diligent: Policy = (history) => {
   const absent = targets.find((target) => storiesNamed(read.stories, target).length === 0);
   if (absent) return finish(false, `There is no ${describeTarget(absent)} on ${address === FRONT_PAGE ? 'the front page' : 'its page'}.`);
   if (reading.kind === 'ask') return answer(steps, reading.fact, storiesNamed(read.stories, reading.target)[0]!, read.stories);
-  const [only] = reading.deeds;
-  if (reading.deeds.length === 1 && only!.verb === 'upvote' && !('word' in only!.target) && !('first' in only!.target)) {
+  const [only, ...more] = reading.deeds;
+  if (only && more.length === 0 && only.verb === 'upvote' && !('word' in only.target) && !('first' in only.target)) {
     // Its latest reading of the page: a vote stays on the page, so the story is found again there.
     const latest = listing(steps)!;
-    return upvoteOne(history, steps, storiesNamed(latest.stories, only!.target)[0] ?? storiesNamed(read.stories, only!.target)[0]!, latest.step);
+    return upvoteOne(history, steps, storiesNamed(latest.stories, only.target)[0] ?? storiesNamed(read.stories, only.target)[0]!, latest.step);
   }
   // Every action on every story it names, as the page first read them: the ones on the listing first,
   // then the favorites (each from its story's own page, which takes the browser off the listing).
