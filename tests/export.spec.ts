@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { test } from '@playwright/test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -12,7 +12,7 @@ import type { TraceEvent } from '../src/core/trace.ts';
 import { toTrajectory } from '../src/export/atif.ts';
 import { exportReport, OTLP_FILE } from '../src/export/export.ts';
 import { otlpDestination, sendOtlp, SPAN_KIND, STATUS_CODE, toOtlp } from '../src/export/otel.ts';
-import { exportedRunSchema, readRuns, RUNS_DIR, writeRunFile, type NamedRun } from '../src/export/runs.ts';
+import { exportedRunSchema, readRuns, RUNS_DIR, type NamedRun } from '../src/export/runs.ts';
 import { TRAJECTORY_STEP } from '../src/playwright/allure.ts';
 import { collect, sharedRun } from './playwright-child.ts';
 import { handRecord, handTrace, HAND_STARTED_AT } from './fixtures/export/hand-run.ts';
@@ -300,10 +300,11 @@ test('the checks check: Harbor\'s schema and validators refuse a bad trajectory,
 // ── The report folder and the command ─────────────────────────────────────────────────────────────
 
 /** A report folder with these runs in runs/, by name. */
+/** A report folder whose run journal holds `runs`, each in a file of its name, as the fixture keeps them. */
 function reportWith(runs: Record<string, unknown>): string {
   const dir = mkdtempSync(test.info().outputPath('report-'));
   mkdirSync(join(dir, RUNS_DIR));
-  for (const [name, run] of Object.entries(runs)) writeFileSync(join(dir, RUNS_DIR, `${name}.json`), JSON.stringify(run));
+  for (const [name, run] of Object.entries(runs)) writeFileSync(join(dir, RUNS_DIR, `${name}.json`), JSON.stringify({ attached: run, returned: {} }));
   return dir;
 }
 
@@ -323,14 +324,15 @@ async function harnessEval(...args: string[]): Promise<{ code: number; out: stri
   }
 }
 
-test('readRuns: each run file by name, events of a later version left out; a run\'s start is its startedAt, else its file\'s time less its wall time', () => {
+test('readRuns: each run of the journal named by its test and number, events of a later version left out; a run\'s start is its startedAt, else its file\'s time less its wall time', () => {
   const { startedAt: _startedAt, ...withoutStart } = handRun().run;
-  const dir = reportWith({ b: withoutStart, a: { ...handRecord(), trace: handTrace(), startedAt: HAND_STARTED_AT } });
+  const second = { ...withoutStart, test: { ...withoutStart.test, run: 2 } };
+  const dir = reportWith({ b: second, a: { ...handRecord(), trace: handTrace(), startedAt: HAND_STARTED_AT } });
   utimesSync(join(dir, RUNS_DIR, 'b.json'), new Date(START_MS + 60_000), new Date(START_MS + 60_000));
   const runs = readRuns(dir);
   expect(runs.map(({ name, startMs }) => ({ name, startMs }))).toEqual([
-    { name: 'a', startMs: START_MS },
-    { name: 'b', startMs: START_MS + 60_000 - withoutStart.wallMs },
+    { name: `${second.test.id}-1`, startMs: START_MS },
+    { name: `${second.test.id}-2`, startMs: START_MS + 60_000 - withoutStart.wallMs },
   ]);
   expect(runs[0]!.run.trace.map((event: TraceEvent) => event.type)).not.toContain('from_a_later_version');
   expect(runs[0]!.run.trace).toHaveLength(handTrace().length - 1);
@@ -430,30 +432,32 @@ interface RealRecord {
 }
 
 /**
- * The child run's report folder, each run in its runs/ as the reporter is to keep it
- * (writeRunFile, docs/export.md): until it does, the run attachments of Playwright's JSON report are put there.
- * Answers the folder and the records by run name, the overclaimer's two runs apart.
+ * The child run's report folder, its runs in the run journal (runs/) as the fixture kept them:
+ * those `harness.run()` made, not the one the spec attached by hand. Answers the folder and the
+ * journal's records by run name, as attached, the overclaimer's two runs apart.
  */
 async function realReport() {
   const { dir, env, child } = await childRun();
   expect(child.code, child.stdout).toBe(0);
-  const records = new Map<string, RealRecord>();
+  const attached = new Map<string, RealRecord>();
   for (const { result } of collect(readJson(env.JSON_OUT))) {
     for (const attachment of result.attachments.filter((one: { name: string }) => one.name === 'harness-run.json')) {
       const record = JSON.parse(Buffer.from(attachment.body, 'base64').toString('utf8'));
-      records.set(basename(writeRunFile(env.REPORT_DIR, record), '.json'), record);
+      attached.set(`${record.test.id}-${record.test.run}`, record);
     }
   }
-  expect(records.size).toBe(3);
+  const records = new Map(readRuns(env.REPORT_DIR).map(({ name }) => [name, attached.get(name)!] as const));
+  expect(attached.size).toBe(3);
+  expect(records.size).toBe(2);
   const scripted = [...records].filter(([, record]) => record.model === 'scripted:overclaimer');
   expect(scripted.map(([, record]) => record.falseSuccess).sort()).toEqual([false, true]);
-  return { dir, reports: env.REPORT_DIR, records, scripted };
+  return { dir, reports: env.REPORT_DIR, attached, records, scripted };
 }
 
 test('harness-eval export --format atif: a trajectory.json per real run that Harbor\'s schema accepts, the oracle\'s verdict as its reward', async () => {
   const { reports, records, scripted } = await realReport();
   const { stdout } = await execFileAsync(process.execPath, [cli, 'export', '--format', 'atif', reports]);
-  expect(stdout).toBe(`harness-eval: 3 trajectories (ATIF) in ${join(reports, 'atif')}\n`);
+  expect(stdout).toBe(`harness-eval: 2 trajectories (ATIF) in ${join(reports, 'atif')}\n`);
   for (const name of records.keys()) expect(atifErrors(readJson(join(reports, 'atif', name, 'trajectory.json'))), name).toEqual([]);
   for (const [name, record] of scripted) {
     const trajectory = readJson(join(reports, 'atif', name, 'trajectory.json'));
@@ -477,7 +481,7 @@ test('harness-eval export --format otel: OTLP JSON of the real runs that opentel
   try {
     const out = join(dir, 'elsewhere');
     const { stdout } = await execFileAsync(process.execPath, [cli, 'export', '--format', 'otel', reports, '--out', out], { env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url } });
-    expect(stdout).toBe(`harness-eval: 3 traces (OTLP JSON) in ${join(out, OTLP_FILE)}, sent to ${otlp.url}/v1/traces\n`);
+    expect(stdout).toBe(`harness-eval: 2 traces (OTLP JSON) in ${join(out, OTLP_FILE)}, sent to ${otlp.url}/v1/traces\n`);
     const lines = readFileSync(join(out, OTLP_FILE), 'utf8').trimEnd().split('\n');
     expect(otlp.received.map(({ method, url, headers, body }) => ({ method, url, type: headers['content-type'], body }))).toEqual(lines.map((body) => ({ method: 'POST', url: '/v1/traces', type: 'application/json', body })));
     // One line a run, in the order of their names.
@@ -500,13 +504,13 @@ test('harness-eval export --format otel: OTLP JSON of the real runs that opentel
 });
 
 test('Allure gets each run\'s trajectory steps: a step each, tokens as parameters, a step per tool call, failed where a tool or the model failed', async () => {
-  const { dir, records } = await realReport();
+  const { dir, attached } = await realReport();
   const allure = join(dir, 'allure-results');
   const results = readdirSync(allure).filter((file) => file.endsWith('-result.json')).map((file) => readJson(join(allure, file)));
   expect(results).toHaveLength(3);
   for (const result of results) {
     // A run's title is its test's title path; Allure's name, the test's own title.
-    const record = [...records.values()].find((one) => one.test.title.endsWith(result.name))!;
+    const record = [...attached.values()].find((one) => one.test.title.endsWith(result.name))!;
     const steps = result.steps.find((step: { name: string }) => step.name === TRAJECTORY_STEP).steps;
     const trajectory = toTrajectory({ name: 'allure', run: exportedRunSchema.parse(record), startMs: 0 });
     expect(steps.map((step: { name: string }) => step.name.split(':')[0])).toEqual(trajectory.steps.map((step) => `${step.step_id}. ${step.source}`));

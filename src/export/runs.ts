@@ -1,12 +1,11 @@
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
-import { runRecordSchema, type RunOrigin } from '../core/run.ts';
+import { runRecordSchema } from '../core/run.ts';
 import { stampedEventSchema } from '../core/trace.ts';
 import { InputError, readJsonFile } from '../input.ts';
-import { writeFileAtomic } from '../text.ts';
 
-/** Where a report folder keeps each run's record with its trace, one JSON file a run. */
+/** Where a report folder keeps each run's record with its trace, one JSON file a trial: the run journal (src/playwright/resume.ts), which a resume reads too. */
 export const RUNS_DIR = 'runs';
 
 /**
@@ -23,7 +22,10 @@ export const exportedRunSchema = runRecordSchema.extend({
 });
 export type ExportedRun = z.infer<typeof exportedRunSchema>;
 
-/** A run to export: its name (its file's, unique in the folder), its record, and when it started (ms since the epoch). */
+/** A journal entry: the run as attached, and (unread here) what its test got back. */
+const journalEntrySchema = z.object({ attached: exportedRunSchema });
+
+/** A run to export: its name (its test's id and its run's number in it, unique in the folder), its record, and when it started (ms since the epoch). */
 export interface NamedRun {
   name: string;
   run: ExportedRun;
@@ -42,21 +44,8 @@ export function readRuns(folder: string): NamedRun[] {
   if (files.length === 0) throw new InputError(`export: ${dir}: no run records (*.json) in it`);
   return files.map((file) => {
     const path = join(dir, file);
-    const run = readJsonFile(path, exportedRunSchema, 'run record', { label: `export: ${path}` });
+    const { attached: run } = readJsonFile(path, journalEntrySchema, 'run journal entry', { label: `export: ${path}` });
     const startMs = run.startedAt ? Date.parse(run.startedAt) : statSync(path).mtimeMs - run.wallMs;
-    return { name: basename(file, '.json'), run, startMs };
+    return { name: `${run.test.id}-${run.test.run}`, run, startMs };
   });
-}
-
-/**
- * Keeps a run in a report folder for `harness-eval export`: its record as attached, trace included
- * (its text cut already, as the reporter cuts it), in `runs/`, named by its test, repeat, retry and
- * number, so each attempt of each planned run has a file of its own.
- */
-export function writeRunFile(folder: string, record: { test: RunOrigin }): string {
-  const { id, repeatEachIndex, retry, run } = record.test;
-  const path = join(folder, RUNS_DIR, `${id}-${repeatEachIndex}-${retry}-${run}.json`);
-  mkdirSync(join(folder, RUNS_DIR), { recursive: true });
-  writeFileAtomic(path, JSON.stringify(record));
-  return path;
 }

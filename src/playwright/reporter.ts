@@ -22,6 +22,7 @@ import { coordinateRun } from '../models/slots.ts';
 import { defaultAccount } from '../sites/hn/options.ts';
 import { redactTraceFile } from './trace-zip.ts';
 import { BUDGET_SPENT, openRunLedger, pricesSchema } from './cost.ts';
+import { openRunJournal } from './resume.ts';
 import { portablePaths } from './condition.ts';
 
 /** The reporter's options, checked strictly: a misspelled key (`outputFolder`) is an error, not a default. */
@@ -152,7 +153,12 @@ export default class HarnessReporter implements Reporter {
     this.sharded = config.shard !== null && config.shard.total > 1;
     this.writes = this.options._mode !== 'list' && this.tests.size > 0;
     // Before any worker starts (they inherit the environment): the ledger a `maxCost` budget is kept in.
-    if (this.writes && this.options._mode !== 'merge') this.closeLedger = openRunLedger();
+    if (this.writes && this.options._mode !== 'merge') {
+      this.closeLedger = openRunLedger();
+      // The run journal too: what a resume gives back, and what `harness-eval export` reads.
+      const resumed = openRunJournal(this.outputDir);
+      if (resumed && this.printsToStdio()) console.log(resumed);
+    }
     this.eta = new EtaProgress(this.tests.size, Date.now());
     // At once: a run killed before its first result must not leave an earlier run's complete summary.
     if (this.writes) this.writeProgress();

@@ -7,6 +7,7 @@ import { runRecordSchema, type AttachedRunRecordInput, type PlannedRun, type Run
 import type { TraceEvent } from '../core/trace.ts';
 import { InputError } from '../input.ts';
 import { parseJsonObject, writeFileAtomic } from '../text.ts';
+import { RUNS_DIR } from '../export/runs.ts';
 
 /**
  * Resume, as Inspect's eval sets resume: after an interruption, `HARNESS_RESUME=1 npx playwright
@@ -21,8 +22,6 @@ import { parseJsonObject, writeFileAtomic } from '../text.ts';
 export const RESUME_ENV = 'HARNESS_RESUME';
 /** Set by the reporter, before the workers start (they inherit it): the journal's folder. */
 export const JOURNAL_ENV = 'HARNESS_EVAL_JOURNAL';
-/** The journal's folder in the report's. */
-export const JOURNAL_DIR = 'runs';
 
 /** What the test got back from `harness.run()` beside the attached record: the fields the attached form names otherwise (a task's name, not its prompt). */
 const returnedSchema = z.object({ task: z.string(), agent: z.string(), model: z.string(), layers: z.array(z.string()), site: z.string() });
@@ -43,7 +42,7 @@ export function resuming(env: NodeJS.ProcessEnv = process.env): boolean {
  * a line to print when resuming: how many runs are given back.
  */
 export function openRunJournal(reportDir: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const dir = join(reportDir, JOURNAL_DIR);
+  const dir = join(reportDir, RUNS_DIR);
   if (!resuming(env)) rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   env[JOURNAL_ENV] = dir;
