@@ -205,10 +205,11 @@ test.describe('commandAgent: a command in any language', () => {
       const env = JSON.parse(readFileSync(testInfo.outputPath('run', 'env.json'), 'utf8')) as Record<string, string>;
       // It claims success and did nothing: a false success, as the oracle finds.
       expect(without.result).toMatchObject({ claimed: true, actual: false, falseSuccess: true, stopReason: 'finished' });
-      expect(Object.keys(env).filter((name) => name.startsWith('HARNESS_') || name.startsWith('HN_')).sort()).toEqual(['HARNESS_CDP_URL', 'HARNESS_CLAIM_FILE', 'HARNESS_SITE_URL', 'HARNESS_TASK']);
+      expect(Object.keys(env).filter((name) => name.startsWith('HARNESS_') || name.startsWith('HN_')).sort()).toEqual(['HARNESS_CDP_URL', 'HARNESS_CLAIM_FILE', 'HARNESS_MCP_URL', 'HARNESS_SITE_URL', 'HARNESS_TASK']);
       expect(env.HARNESS_TASK).toBe(upvoteFirstPost.prompt);
       expect(env.HARNESS_SITE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(env.HARNESS_CDP_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(env.HARNESS_MCP_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
       expect(env.OPENAI_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+/);
       expect(env.OPENAI_API_KEY).toBeTruthy();
       for (const secret of Object.values(PARENT_SECRETS)) expect(JSON.stringify(env)).not.toContain(secret);

@@ -351,7 +351,7 @@ test('export\'s bad arguments and folders are one line naming them, exit status 
     [['export', '--format', 'atif', join(good, 'nowhere')], /^harness-eval: export: .*nowhere: no such report folder$/],
     [['export', '--format', 'atif', join(good, RUNS_DIR)], /^harness-eval: export: .*runs: no runs\/ folder of run records in it \(the reporter keeps each run's record and trace there\)$/],
     [['export', '--format', 'atif', reportWith({})], /^harness-eval: export: .*runs: no run records \(\*\.json\) in it$/],
-    [['export', '--format', 'atif', reportWith({ broken: { ...handRun().run, claimed: 'yes' } })], /^harness-eval: export: .*broken\.json: claimed: Invalid input: expected boolean, received string$/],
+    [['export', '--format', 'atif', reportWith({ broken: { ...handRun().run, claimed: 'yes' } })], /^harness-eval: export: .*broken\.json: attached\.claimed: Invalid input: expected boolean, received string$/],
     [['export', '--format', 'atif', '--prices', prices, good], /^harness-eval: export: --prices .*prices\.json: openai:gpt-4o-mini\.input: Too small: expected number to be >=0$/],
   ];
   for (const [args, line] of cases) {
@@ -368,7 +368,8 @@ test('export --prices: each model step its cost, from a price table as the repor
   writeFileSync(prices, JSON.stringify(PRICES));
   const out = join(folder, 'trajectories');
   expect(await harnessEval('export', '--format', 'atif', '--prices', prices, '--out', out, folder)).toEqual({ code: 0, out: `harness-eval: 1 trajectory (ATIF) in ${out}`, err: '' });
-  const trajectory = readJson(join(out, 'run', 'trajectory.json'));
+  const [run] = readRuns(folder);
+  const trajectory = readJson(join(out, run!.name, 'trajectory.json'));
   expect(trajectory.steps.map((step: { metrics?: { cost_usd?: number } }) => step.metrics?.cost_usd).filter((usd: unknown) => usd !== undefined)).toEqual([(1000 * 0.15 + 50 * 0.6) / 1e6]);
   expect(trajectory.final_metrics.total_cost_usd).toBe((1000 * 0.15 + 50 * 0.6) / 1e6);
 });

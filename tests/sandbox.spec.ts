@@ -61,10 +61,10 @@ test.describe('a sandboxed command agent', () => {
       const found = readJson(testInfo.outputPath('run', 'found.json'));
       const everything = JSON.stringify(found);
       for (const secret of Object.values(secrets)) expect(everything).not.toContain(secret);
-      // Its own namespace only: bwrap's init, the relay (sh), its socats (one a port: the site, the CDP endpoint, the gateway), and itself (after the pyenv shim's execs).
+      // Its own namespace only: bwrap's init, the relay (sh), its socats (one a port: the site, the CDP endpoint, the MCP endpoint, the gateway), and itself (after the pyenv shim's execs).
       const commands = Object.keys(found).sort((a, b) => Number(a) - Number(b)).map((pid) => `${pid} ${found[pid]!.cmdline.split(' ')[0]}`);
       const socat = expect.stringMatching(/^\d+ \S*\/socat$/);
-      expect(commands).toEqual(['1 bwrap', '2 /bin/sh', socat, socat, socat, expect.stringMatching(/^\d+ \S*python3$/)]);
+      expect(commands).toEqual(['1 bwrap', '2 /bin/sh', socat, socat, socat, socat, expect.stringMatching(/^\d+ \S*python3$/)]);
       expect(everything).not.toContain('playwright');
     } finally {
       for (const name of Object.keys(secrets)) {
