@@ -22,7 +22,11 @@ test('a task that does not apply to the site is skipped with its reason, and nev
   expect(summary).toMatchObject({ planned: 1, recorded: 1, complete: true });
   expect(summary.cells.map((cell) => cell.task)).toEqual(['upvote-first-post']);
   const reason = 'not applicable: reply-to-top-comment on hn-recorded: the capture has no comments';
-  expect(summary.notApplicable).toEqual([{ id: expect.any(String), title: 'a task that does not apply to this capture', project: 'nop · scripted:diligent', reason }]);
+  expect(summary.notApplicable).toEqual([
+    { id: expect.any(String), title: 'a task that does not apply to this capture', project: 'nop · scripted:diligent', reason },
+    // On a capture of its own, the reason names the cell's site, as the cell does: not the kit's instance it was made from.
+    { id: expect.any(String), title: 'on a capture of its own › a task that does not apply to a named capture', project: 'nop · scripted:diligent', reason: reason.replace('hn-recorded', 'front-2025-euske-lofi') },
+  ]);
   expect(readFileSync(join(env.REPORT_DIR, 'summary.md'), 'utf8')).toContain(`n/a: a task that does not apply to this capture (nop · scripted:diligent): ${reason}`);
   expect(child.stdout).toContain('not applicable: reply-to-top-comment on hn-recorded: the capture has no comments');
 });

@@ -26,7 +26,7 @@ import { budgetSpentReason, parseCostOptions, priced, runCost, runLedger } from 
 import { checkedOnce } from './config-errors.ts';
 import { RESUME_ENV, runJournal } from './resume.ts';
 import type { PriceTable } from '../report/types.ts';
-import { ABORT_GRACE_MS, evaluate, runSecrets, TaskNotApplicable, type AbortCause } from '../eval/evaluate.ts';
+import { ABORT_GRACE_MS, evaluate, NOT_APPLICABLE, runSecrets, TaskNotApplicable, type AbortCause } from '../eval/evaluate.ts';
 
 export { stackName } from './condition.ts';
 
@@ -240,7 +240,8 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
         // Bad input met once the run had started: its start is taken back. (Anything else that threw, a live site that could not be put back, stays counted as incomplete.)
         if (started && error instanceof InputError) await testInfo.attach(HARNESS_RUN_VOID_ATTACHMENT, { body: JSON.stringify(planned), contentType: 'application/json' });
         // Neither a success nor a failure: the test is skipped with the reason, and no run is counted.
-        if (error instanceof TaskNotApplicable) testInfo.skip(true, error.message);
+        // Named by the cell's site (a capture's name), not the kit's instance it was made from.
+        if (error instanceof TaskNotApplicable) testInfo.skip(true, `${NOT_APPLICABLE}${error.task} on ${site.name}: ${error.reason}`);
         throw error;
       } finally {
         inFlight.delete(controller);

@@ -443,8 +443,10 @@ export default class HarnessReporter implements Reporter {
     const count = `[${this.finished}/${total}, ${Math.max(0, total - this.finished)} left]`;
     const seconds = `${(result.duration / 1000).toFixed(1)} s`;
     const retry = willRetry ? `, attempt ${result.retry + 1}: Playwright retries it` : result.retry > 0 ? `, retry ${result.retry}` : '';
+    // The title under the project and the file: a cells() cell's describe block names it there.
+    const title = test.titlePath().slice(3).join(' \u203a ');
     const project = test.parent.project()?.name;
-    if (attempt.runs.length === 0) console.log(`${count} ${project ? `${project} › ` : ''}${test.title}: ${result.status}${why ? ` (${why})` : ''}${retry}, ${seconds}`);
+    if (attempt.runs.length === 0) console.log(`${count} ${project ? `${project} \u203a ` : ''}${title}: ${result.status}${why ? ` (${why})` : ''}${retry}, ${seconds}`);
     for (const run of attempt.runs) {
       const extra = run.excluded
         ? [run.excluded.detail, 'out of every rate']
