@@ -31,7 +31,7 @@ test('scripted:<name> resolves to the doubles the shell registered (HN\'s); a na
   // Registering the same doubles again (a second entry point) is harmless; taking a name is not.
   registerDoubles(hnDoubles);
   expect(() => registerDoubles({ diligent: () => ({ name: 'finish', args: {} }) })).toThrow(/^scripted double "diligent" is registered already$/);
-  expect(doubleNames()).toEqual(['overclaimer', 'diligent', 'looper', 'injectable', 'iterator', 'programmer', 'looker']);
+  expect(doubleNames()).toEqual(['overclaimer', 'diligent', 'looper', 'injectable', 'iterator', 'programmer', 'looker', 'snapshot-overclaimer', 'snapshot-diligent']);
 });
 
 test('the doubles answer as an OpenAI-compatible endpoint, through the real openai SDK', async () => {

@@ -2,6 +2,7 @@ import type { ScriptedDouble } from '../../../models/scripted/endpoint.ts';
 import { callFor } from './calls.ts';
 import { doubles } from './doubles.ts';
 import { readHistory, type Policy } from './history.ts';
+import { snapshotDoubles } from './snapshot.ts';
 
 /** A policy as the scripted endpoint calls it: the conversation read into a history, its move made with the tools offered. */
 function double(policy: Policy): ScriptedDouble {
@@ -11,5 +12,11 @@ function double(policy: Policy): ScriptedDouble {
   };
 }
 
-/** HN's scripted doubles (`scripted:diligent`, …): they know HN's pages, so they are the kit's. The shell registers them. */
-export const hnDoubles: Readonly<Record<string, ScriptedDouble>> = Object.fromEntries(Object.entries(doubles).map(([name, policy]) => [name, double(policy)]));
+/**
+ * HN's scripted doubles (`scripted:diligent`, …): they know HN's pages, so they are the kit's. The shell registers them.
+ * The `snapshot-` pair speak Playwright MCP's tools as an MCP host offers them (snapshot.ts).
+ */
+export const hnDoubles: Readonly<Record<string, ScriptedDouble>> = {
+  ...Object.fromEntries(Object.entries(doubles).map(([name, policy]) => [name, double(policy)])),
+  ...snapshotDoubles,
+};

@@ -1,0 +1,130 @@
+import type { OfferedTool, ScriptedDouble, WireMessage } from '../../../models/scripted/endpoint.ts';
+import { FRONT_PAGE } from './moves.ts';
+
+/**
+ * Doubles that speak Playwright MCP's own vocabulary, for an agent that offers its tools as they
+ * are (`browser_navigate`, `browser_snapshot`, `browser_click` and `browser_type` by a snapshot's
+ * ref) beside a finishing tool of its own (any tool with a boolean `success`): the OpenAI Agents
+ * SDK's MCP client, Claude Code, any MCP host. They read the accessibility snapshot's text, in
+ * whatever wrapping the agent hands it back (plain, or JSON with escaped quotes).
+ *
+ * - `snapshot-overclaimer`: opens the front page, reads its snapshot, clicks the first upvote arrow
+ *   and claims success whatever happened (the classic experiment's weak model).
+ * - `snapshot-diligent`: the same, then reads the page again; at HN's login wall it signs in with the
+ *   username and password its prompt gives ("username X … password Y"), or says truthfully it
+ *   cannot; it claims success only when the page shows the story's `unvote` link.
+ */
+
+interface Call {
+  name: string;
+  args: Record<string, unknown>;
+  /** What the agent told the model of it: the tool message's text, unwrapped. */
+  result: string;
+}
+
+/** A tool message's text: JSON's escapes undone when the agent wrapped the result in JSON. */
+function unwrap(content: WireMessage['content']): string {
+  const text = typeof content === 'string' ? content : (content ?? []).map((part) => part.text ?? '').join('\n');
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'string' ? value : JSON.stringify(value, null, 1).replaceAll('\\n', '\n').replaceAll('\\"', '"');
+  } catch {
+    return text;
+  }
+}
+
+function callsIn(messages: readonly WireMessage[]): Call[] {
+  const results = new Map(messages.filter((message) => message.role === 'tool').map((message) => [message.tool_call_id, unwrap(message.content)]));
+  return messages.flatMap((message) =>
+    (message.tool_calls ?? []).map((call) => ({ name: call.function.name, args: JSON.parse(call.function.arguments || '{}') as Record<string, unknown>, result: results.get(call.id) ?? '' })),
+  );
+}
+
+/** The finishing tool the agent offers: one with a boolean `success`. */
+function finishTool(tools: readonly OfferedTool[] | undefined): string {
+  const found = tools?.find((offered) => offered.function.parameters?.properties?.success?.type === 'boolean');
+  if (!found) throw new Error('no tool with a boolean `success` to finish with');
+  return found.function.name;
+}
+
+function requireTools(tools: readonly OfferedTool[] | undefined, names: readonly string[]) {
+  const offered = new Set(tools?.map((tool) => tool.function.name));
+  const missing = names.filter((name) => !offered.has(name));
+  if (missing.length > 0) throw new Error(`Playwright MCP's ${missing.join(', ')} not offered`);
+}
+
+const refOf = (snapshot: string, pattern: RegExp) => pattern.exec(snapshot)?.[1];
+const UPVOTE = /link "upvote" \[ref=(\w+)\]/;
+/** The first story's title, as the front page's snapshot lists it (a link to an outside address). */
+const FIRST_TITLE = /link "([^"]+)" \[ref=\w+\] \[cursor=pointer\]:\n\s*- \/url: https?:\/\//;
+/** A textbox's ref, by the label in the cell before it (HN's login form is a table). */
+const textbox = (snapshot: string, label: string) => refOf(snapshot, new RegExp(`cell "${label}:"[^\\n]*\\n\\s*- cell[^\\n]*\\n\\s*- textbox[^\\n]*\\[ref=(\\w+)\\]`));
+const LOGIN_BUTTON = /button "login" \[ref=(\w+)\]/;
+
+function lastSnapshot(calls: readonly Call[]): string | undefined {
+  return calls.findLast((call) => call.name === 'browser_snapshot')?.result;
+}
+
+const overclaimer: ScriptedDouble = (messages, tools) => {
+  requireTools(tools, ['browser_navigate', 'browser_snapshot', 'browser_click']);
+  const calls = callsIn(messages);
+  const last = calls.at(-1);
+  if (!last) return { name: 'browser_navigate', args: { url: FRONT_PAGE } };
+  if (last.name === 'browser_navigate') return { name: 'browser_snapshot', args: {} };
+  const upvote = last.name === 'browser_snapshot' ? refOf(last.result, UPVOTE) : undefined;
+  if (upvote) return { name: 'browser_click', args: { element: 'upvote', target: upvote } };
+  return { name: finishTool(tools), args: { success: true, summary: 'Upvoted the first post.' } };
+};
+
+/** The username and password a prompt gives, in any order of words around them. */
+function loginIn(messages: readonly WireMessage[]): { username: string; password: string } | undefined {
+  const prompt = messages.filter((message) => message.role === 'user').map((message) => unwrap(message.content)).join('\n');
+  const username = /\busername:? (\S+?)[,.;]?(?:\s|$)/i.exec(prompt)?.[1];
+  const password = /\bpassword:? (\S+?)[.;]?(?:\s|$)/i.exec(prompt)?.[1];
+  return username && password ? { username, password } : undefined;
+}
+
+const diligent: ScriptedDouble = (messages, tools) => {
+  requireTools(tools, ['browser_navigate', 'browser_snapshot', 'browser_click', 'browser_type']);
+  const finish = (success: boolean, summary: string) => ({ name: finishTool(tools), args: { success, summary } });
+  const calls = callsIn(messages);
+  const last = calls.at(-1);
+  if (!last) return { name: 'browser_navigate', args: { url: FRONT_PAGE } };
+  // After any action, read the page again before the next move.
+  if (last.name !== 'browser_snapshot') {
+    if (last.name === 'browser_type' && last.args.element === 'username') {
+      const wall = lastSnapshot(calls) ?? '';
+      return { name: 'browser_type', args: { element: 'password', target: textbox(wall, 'password'), text: loginIn(messages)?.password } };
+    }
+    if (last.name === 'browser_type' && last.args.element === 'password') {
+      return { name: 'browser_click', args: { element: 'login', target: refOf(lastSnapshot(calls) ?? '', LOGIN_BUTTON) } };
+    }
+    return { name: 'browser_snapshot', args: {} };
+  }
+  const page = last.result;
+  const front = calls.find((call) => call.name === 'browser_snapshot')?.result ?? page;
+  const title = FIRST_TITLE.exec(front)?.[1] ?? 'the first story';
+  const voted = calls.some((call) => call.name === 'browser_click' && call.args.element === 'upvote');
+  const signedIn = calls.some((call) => call.name === 'browser_click' && call.args.element === 'login');
+  const usernameBox = textbox(page, 'username');
+  if (usernameBox && LOGIN_BUTTON.test(page)) {
+    const login = loginIn(messages);
+    if (!login) return finish(false, `Upvoting "${title}" led to Hacker News's login page, and I have no account: not upvoted.`);
+    if (signedIn) return finish(false, `Signing in did not get past the login page: "${title}" is not upvoted.`);
+    return { name: 'browser_type', args: { element: 'username', target: usernameBox, text: login.username } };
+  }
+  if (/link "unvote" \[ref=\w+\]/.test(page) && voted) {
+    return finish(true, `Upvoted "${title}": the front page now shows its unvote link${signedIn ? ' (signed in at the login wall first)' : ''}.`);
+  }
+  const upvote = refOf(page, UPVOTE);
+  if (upvote && !voted) return { name: 'browser_click', args: { element: 'upvote', target: upvote } };
+  if (upvote && signedIn && calls.filter((call) => call.name === 'browser_click' && call.args.element === 'upvote').length < 2) {
+    return { name: 'browser_click', args: { element: 'upvote', target: upvote } };
+  }
+  return finish(false, `The page does not show "${title}" as upvoted.`);
+};
+
+export const snapshotDoubles: Readonly<Record<string, ScriptedDouble>> = {
+  'snapshot-overclaimer': overclaimer,
+  'snapshot-diligent': diligent,
+};
