@@ -1,5 +1,5 @@
 import { test } from '@playwright/test';
-import { hn, layerPlan, matrix, type Agent } from '../src/index.ts';
+import { hn, layerPlan, matrix, matrixWorkers, type Agent } from '../src/index.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
@@ -102,4 +102,20 @@ test('evaluate: layers belong to the built-in harness; another agent given layer
   const mine: Agent = { name: 'mine', condition: {}, run: () => Promise.reject(new Error('never started')) };
   const run = evaluate({ context: undefined as never, site: recordedHn(), agent: mine, model: 'scripted:diligent', layers: ['verify'], task: upvoteFirstPost });
   await expect(run).rejects.toThrow(/^layers: only harness-eval's own harness runs layers; the agent mine was given 1 \(set layers: \[\] beside the agent\)$/);
+});
+
+test('matrixWorkers: real models set the runs in flight by their endpoints and memory; offline doubles keep the CPU-bound default', () => {
+  const env = { OPENAI_API_KEY: 'sk-test', OLLAMA_HOST: 'http://127.0.0.1:11434' };
+  const plenty = { freeBytes: 16 * 2 ** 30, runMb: 150 };
+  // Doubles only, or real models without their key, or replayed: CPU-bound, Playwright's default.
+  expect(matrixWorkers({ models: ['scripted:diligent', 'scripted:overclaimer'] }, env, plenty).workers).toBeUndefined();
+  expect(matrixWorkers({ models: ['openai:gpt-4o-mini'] }, {}, plenty).workers).toBeUndefined();
+  expect(matrixWorkers({ models: ['openai:gpt-4o-mini'] }, { ...env, HARNESS_MODEL_CACHE: 'replay' }, plenty).workers).toBeUndefined();
+  // The sum of the endpoints' concurrency (default 4 each; one model at two temperatures holds one endpoint's slots).
+  const real = matrixWorkers({ models: { a: { id: 'openai:gpt-4o-mini', concurrency: 8 }, b: { id: 'openai:gpt-4o-mini', temperature: 1, concurrency: 8 }, c: 'ollama:llama3.1', d: 'scripted:diligent' } }, env, plenty);
+  expect(real).toEqual({ workers: 12, reason: "workers: 12 = min(the endpoints' concurrency openai:gpt-4o-mini 8 + ollama:llama3.1 4 = 12, 16384 MB free / 150 MB a run = 109)" });
+  // Memory caps it, at one at least.
+  expect(matrixWorkers({ models: [{ id: 'openai:gpt-4o-mini', concurrency: 64 }] }, env, { freeBytes: 1500 * 2 ** 20, runMb: 150 }).workers).toBe(10);
+  expect(matrixWorkers({ models: [{ id: 'openai:gpt-4o-mini', concurrency: 64 }] }, env, { freeBytes: 2 ** 20, runMb: 150 }).workers).toBe(1);
+  expect(matrixWorkers({ models: [{ id: 'openai:gpt-4o-mini', concurrency: 64 }] }, { ...env, HARNESS_RUN_MEMORY_MB: '500' }, { freeBytes: 1500 * 2 ** 20 }).workers).toBe(3);
 });

@@ -3,7 +3,9 @@ import { z } from 'zod';
 import type { Agent } from '../core/agent.ts';
 import { InputError, parseInput } from '../input.ts';
 import { resolveLayers, type LayerSpec } from '../layers/index.ts';
-import { modelId, parseModelSpec, type ModelSpec } from '../models/registry.ts';
+import { freemem } from 'node:os';
+import { DEFAULT_CONCURRENCY } from '../models/options.ts';
+import { modelId, modelUnavailable, parseModelSpec, type ModelSpec } from '../models/registry.ts';
 import { surfaceSchema, type Surface } from '../harness/surface.ts';
 import type { SiteFactory } from '../sites/hn/site.ts';
 import { layersCondition, modelCondition, stackName } from './condition.ts';
@@ -90,6 +92,49 @@ export function cells({ models, layers, surfaces, agents, sites }: CellOptions):
 /** Playwright projects, one per cell (see `cells`); `--repeat-each N` gives N trials per cell. */
 export function matrix({ project = {}, ...options }: MatrixOptions): Project<HarnessOptions>[] {
   return cells(options).map(({ name, use }) => ({ ...project, name, use: { ...project.use, ...use } }));
+}
+
+/** What one run in flight is taken to cost in memory, when `HARNESS_RUN_MEMORY_MB` does not say: a worker and a context of a shared browser (docs/performance.md). */
+export const RUN_MEMORY_MB = 150;
+
+export interface MatrixWorkers {
+  /** The config's `workers`: undefined keeps Playwright's default (half the cores), for offline doubles. */
+  workers: number | undefined;
+  /** Why, in one line, for the config to print or a report's header to state. */
+  reason: string;
+}
+
+/**
+ * How many runs of a matrix to keep in flight: with real models (openai:, ollama:; not replayed
+ * from cassettes), the endpoints' limits, min(the sum over the models of their `concurrency`, free
+ * memory / memory per run), since such runs mostly wait on their endpoint; with offline doubles
+ * only (or every real model replayed or unavailable here), none: the CPU-bound default stays.
+ * `playwright.config.ts`: `workers: matrixWorkers(options).workers`.
+ */
+export function matrixWorkers(
+  { models }: Pick<CellOptions, 'models'>,
+  env: NodeJS.ProcessEnv = process.env,
+  memory: { freeBytes?: number; runMb?: number } = {},
+): MatrixWorkers {
+  const cacheMode = env.HARNESS_MODEL_CACHE === 'replay' ? 'replay' : 'off';
+  const limits = new Map<string, number>();
+  for (const model of Object.values(models)) {
+    const id = modelId(model);
+    if (id.startsWith('scripted:') || cacheMode === 'replay' || modelUnavailable(model, env) !== undefined) continue;
+    const concurrency = (typeof model === 'string' ? undefined : model.concurrency) ?? DEFAULT_CONCURRENCY;
+    // One model at one endpoint holds one set of slots, whatever its sampling options.
+    limits.set(id, Math.max(limits.get(id) ?? 0, concurrency));
+  }
+  if (limits.size === 0) return { workers: undefined, reason: 'workers: the CPU-bound default (offline doubles, or every real model replayed or unavailable)' };
+  const endpoints = [...limits.values()].reduce((a, b) => a + b, 0);
+  const runMb = memory.runMb ?? (Number(env.HARNESS_RUN_MEMORY_MB) || RUN_MEMORY_MB);
+  const freeMb = (memory.freeBytes ?? freemem()) / 2 ** 20;
+  const byMemory = Math.max(1, Math.floor(freeMb / runMb));
+  const workers = Math.max(1, Math.min(endpoints, byMemory));
+  return {
+    workers,
+    reason: `workers: ${workers} = min(the endpoints' concurrency ${[...limits].map(([id, c]) => `${id} ${c}`).join(' + ')} = ${endpoints}, ${Math.round(freeMb)} MB free / ${runMb} MB a run = ${byMemory})`,
+  };
 }
 
 export const layerPlanKinds = ['nested', 'leave-one-out'] as const;
