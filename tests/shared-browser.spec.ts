@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { chromium, test } from '@playwright/test';
 import { sharedBrowser } from '../src/index.ts';
 import { SHARED_BROWSER_ENV } from '../src/playwright/shared-browser.ts';
+import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
 import { collect, playwright, readSummary, workspace } from './playwright-child.ts';
 import { browsersUnder } from './processes.ts';
 import { expect } from './support.ts';
@@ -84,4 +85,51 @@ test('a run interrupted (Ctrl-C) while its agent works is still recorded and tra
   // The browser outlived the interrupt until the worker had saved the test's trace.
   expect(readdirSync(env.OUTPUT_DIR, { recursive: true }).filter((file) => String(file).endsWith('trace.zip'))).toHaveLength(1);
   expect(browsersUnder(tmp)).toEqual([]);
+});
+
+test('two runs in flight in one shared browser see none of each other’s pages, cookies or storage', async () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'he-browser-'));
+  workspaces.push(tmp);
+  const server = await chromium.launchServer({ ...chromiumLaunchOptions({ ...process.env, TMPDIR: tmp }), host: '127.0.0.1' });
+  try {
+    // Two workers' connections to the one browser, each with its run's context, on the same origin.
+    const workers = await Promise.all([chromium.connect(server.wsEndpoint()), chromium.connect(server.wsEndpoint())]);
+    const contexts = await Promise.all(workers.map((browser) => browser.newContext()));
+    const pages = await Promise.all(
+      contexts.map(async (context, index) => {
+        await context.route('http://hn.test/**', (route) => route.fulfill({ contentType: 'text/html', body: `<title>run ${index}</title>` }));
+        const page = await context.newPage();
+        await page.goto('http://hn.test/news');
+        return page;
+      }),
+    );
+    await pages[0]!.evaluate(() => {
+      document.cookie = 'user=first; path=/';
+      localStorage.setItem('seen', 'first');
+      sessionStorage.setItem('tab', 'first');
+      return new Promise<void>((resolve) => {
+        const open = indexedDB.open('run', 1);
+        open.onupgradeneeded = () => open.result.createObjectStore('s');
+        open.onsuccess = () => (open.result.close(), resolve());
+      });
+    });
+    await contexts[0]!.addCookies([{ name: 'session', value: 'first', url: 'http://hn.test/' }]);
+
+    const second = await pages[1]!.evaluate(async () => ({ cookie: document.cookie, local: localStorage.length, session: sessionStorage.length, databases: (await indexedDB.databases()).map((db) => db.name) }));
+    expect(second).toEqual({ cookie: '', local: 0, session: 0, databases: [] });
+    expect(await contexts[1]!.cookies()).toEqual([]);
+    expect((await contexts[1]!.storageState()).origins).toEqual([]);
+    // Each connection sees its own context and page only, not the other run's.
+    expect(workers.map((browser) => browser.contexts().length)).toEqual([1, 1]);
+    expect(contexts.map((context) => context.pages().map((page) => page.url()))).toEqual([['http://hn.test/news'], ['http://hn.test/news']]);
+    expect(await pages[1]!.title()).toBe('run 1');
+    // The first run's own state is there: the check above would pass on a page that kept nothing.
+    expect((await contexts[0]!.cookies()).map((cookie) => cookie.name).sort()).toEqual(['session', 'user']);
+    // One run ending (its context closed) leaves the other's page working.
+    await contexts[0]!.close();
+    expect(await pages[1]!.evaluate(() => document.title)).toBe('run 1');
+    await Promise.all(workers.map((browser) => browser.close()));
+  } finally {
+    await server.close();
+  }
 });
