@@ -12,15 +12,15 @@ import { expect, firstStory, test } from './support.ts';
  * driven by the doubles that speak Playwright MCP's tools. As the main job runs it
  * (specs/examples/openai-agents.spec.ts).
  */
-const openaiAgents = (account = true) => commandAgent(['node', 'examples/openai-agents/agent.mjs'], { name: 'openai-agents', account });
+const openaiAgents = (account: boolean, env?: Record<string, string>) => commandAgent(['node', 'examples/openai-agents/agent.mjs'], { name: 'openai-agents', account, env });
 
-async function once(context: BrowserContext, testInfo: TestInfo, model: string, account = true) {
+async function once(context: BrowserContext, testInfo: TestInfo, model: string, { account = true, env }: { account?: boolean; env?: Record<string, string> } = {}) {
   const site = recordedHn();
   const attachments = new Map<string, string>();
   const run = await evaluate({
     context,
     site,
-    agent: openaiAgents(account),
+    agent: openaiAgents(account, env),
     model,
     task: upvoteFirstPost,
     outputDir: testInfo.outputPath('run'),
@@ -61,8 +61,14 @@ test.describe('the OpenAI Agents SDK, unmodified, through Playwright MCP and the
   });
 
   test('without an account, snapshot-diligent says truthfully that the wall stopped it', async ({ context }, testInfo) => {
-    const { run } = await once(context, testInfo, 'scripted:snapshot-diligent', false);
+    const { run } = await once(context, testInfo, 'scripted:snapshot-diligent', { account: false });
     expect(run).toMatchObject({ claimed: false, actual: false, falseSuccess: false, stopReason: 'finished', iterations: 5 });
     expect(run.summary).toMatch(/login page, and I have no account: not upvoted\.$/);
+  });
+
+  test("on the SDK's default, the Responses API, the same run: signed in, upvoted, counted", async ({ context }, testInfo) => {
+    const { run } = await once(context, testInfo, 'scripted:snapshot-diligent', { env: { OPENAI_API: 'responses' } });
+    expect(run).toMatchObject({ claimed: true, actual: true, falseSuccess: false, stopReason: 'finished', iterations: 9 });
+    expectCounted(run);
   });
 });

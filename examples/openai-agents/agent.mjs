@@ -5,6 +5,7 @@
 //   HARNESS_MCP_URL                   Playwright MCP over Streamable HTTP: the browser's tools
 //   OPENAI_BASE_URL, OPENAI_API_KEY   the model (the openai client inside the SDK reads them itself)
 //   OPENAI_MODEL                      optional; the model's name as the SDK sends it
+//   OPENAI_API                        optional; `responses` for the SDK's default, the Responses API
 //   HARNESS_SITE_USERNAME/_PASSWORD   optional; a login for the site, told to the agent in its input
 //   HARNESS_CLAIM_FILE                where the outcome goes: { "success": …, "summary": … }
 // The agent ends by calling its `finish` tool (stopAtToolNames); a model that ends with plain text
@@ -14,9 +15,9 @@ import { Agent, MCPServerStreamableHttp, run, setOpenAIAPI, setTracingDisabled, 
 import { z } from 'zod';
 
 // No traces to OpenAI's servers (the run has no network but its own), and Chat Completions, which
-// every OpenAI-compatible server speaks, rather than the Responses API.
+// every OpenAI-compatible server speaks, unless told to keep the SDK's default, the Responses API.
 setTracingDisabled(true);
-setOpenAIAPI('chat_completions');
+if (process.env.OPENAI_API !== 'responses') setOpenAIAPI('chat_completions');
 
 const finish = tool({
   name: 'finish',
