@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, test } from '@playwright/test';
 import { sharedBrowser } from '../src/index.ts';
-import { SHARED_BROWSER_ENV } from '../src/playwright/shared-browser.ts';
+import { BROWSER_LOST_DETAIL, SHARED_BROWSER_ENV, withBrowserLoss } from '../src/playwright/shared-browser.ts';
 import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
 import { collect, playwright, readSummary, workspace } from './playwright-child.ts';
 import { browsersUnder } from './processes.ts';
@@ -132,4 +132,39 @@ test('two runs in flight in one shared browser see none of each other’s pages,
   } finally {
     await server.close();
   }
+});
+
+test('a crash of the shared browser fails only the runs it carried, as errors left out of every rate, never as the agent’s failure', async () => {
+  const { dir, tmp, env } = sharedWorkspace();
+  const marker = join(dir, 'started');
+  let waiting: NodeJS.Timeout | undefined;
+  // The looper is still going when its browser dies (SIGKILL: a crash, not a close).
+  const child = await playwright(['test', '-c', config, '--project', 'scripted:looper · bare'], { ...env, STARTED_MARKER: marker, MAX_ITERATIONS: '100000' }, () => {
+    waiting ??= setInterval(() => {
+      if (!existsSync(marker)) return;
+      clearInterval(waiting);
+      setTimeout(() => {
+        for (const pid of browsersUnder(tmp)) process.kill(pid, 'SIGKILL');
+      }, 8_000);
+    }, 100);
+  });
+  // The run's test fails; the run is recorded, left out as an error: in no rate, not a failure of the agent.
+  expect(child.code, child.stdout).toBe(1);
+  expect(child.stdout).toContain(BROWSER_LOST_DETAIL);
+  const summary = readSummary(env.REPORT_DIR);
+  expect(summary, child.stdout).toMatchObject({ planned: 1, recorded: 1, totals: { runs: 0, successes: 0, falseSuccesses: 0, falseFailures: 0 } });
+  expect(summary.excluded?.runs.map(({ reason, detail }) => ({ reason, detail }))).toEqual([{ reason: 'error', detail: BROWSER_LOST_DETAIL }]);
+  expect(browsersUnder(tmp)).toEqual([]);
+});
+
+test('withBrowserLoss: only a run whose browser is gone is left out, and an exclusion already made stands', async () => {
+  const up = { browser: () => ({ isConnected: () => true }), cookies: async () => [] } as never;
+  const gone = { browser: () => ({ isConnected: () => false }), cookies: async () => [] } as never;
+  const unanswered = { browser: () => ({ isConnected: () => true }), cookies: () => Promise.reject(new Error('Target page, context or browser has been closed')) } as never;
+  const interrupted = { excluded: { reason: 'interrupted' as const, detail: 'stopped' } };
+  const lost = { claimed: false, excluded: { reason: 'error', detail: BROWSER_LOST_DETAIL } };
+  expect(await withBrowserLoss({ claimed: false }, up)).toEqual({ claimed: false });
+  expect(await withBrowserLoss({ claimed: false }, gone)).toEqual(lost);
+  expect(await withBrowserLoss({ claimed: false }, unanswered)).toEqual(lost);
+  expect(await withBrowserLoss(interrupted, gone)).toBe(interrupted);
 });

@@ -25,6 +25,7 @@ import { agentCondition, layersCondition, modelCondition, modelNameInUse, NO_LAY
 import { budgetSpentReason, parseCostOptions, priced, runCost, runLedger } from './cost.ts';
 import { checkedOnce } from './config-errors.ts';
 import { RESUME_ENV, runJournal } from './resume.ts';
+import { withBrowserLoss } from './shared-browser.ts';
 import type { PriceTable } from '../report/types.ts';
 import { ABORT_GRACE_MS, evaluate, NOT_APPLICABLE, runSecrets, TaskNotApplicable, type AbortCause } from '../eval/evaluate.ts';
 
@@ -211,7 +212,9 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
             const page = context.pages().at(-1);
             if (harnessScreenshots && page) await testInfo.attach(`${title}.png`, { body: await page.screenshot(), contentType: 'image/png' });
           }),
-      }).then(async (record) => {
+      }).then(async (evaluated) => {
+        // A browser that died under the run (a crash of the shared one) says nothing of the agent.
+        const record = await withBrowserLoss(evaluated, context);
         const cost = runCost(prices, modelId(model), record.tokens);
         if (cost !== undefined) ledger?.add(cost);
         const reported: AttachedRunRecord & Omit<RunRecord, keyof AttachedRunRecord> & { prompt: string; layerNames: string[] } = redact(

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { chromium, type FullConfig, type PlaywrightWorkerOptions } from '@playwright/test';
+import { chromium, type BrowserContext, type FullConfig, type PlaywrightWorkerOptions } from '@playwright/test';
+import type { Excluded } from '../core/run.ts';
 import { InputError } from '../input.ts';
 import { chromiumLaunchOptions } from './chromium.ts';
 import { openRunLedger } from './cost.ts';
@@ -49,4 +50,20 @@ export default async function launchSharedBrowser(_config: FullConfig): Promise<
     delete process.env[SHARED_BROWSER_ENV];
     await server.close();
   };
+}
+
+/** What a run whose browser ended under it says, when nothing else left it out. */
+export const BROWSER_LOST_DETAIL = "the run's browser ended under it (it crashed, or the connection to it was lost): nothing is known of what the agent would have done";
+
+/**
+ * A run whose browser was gone when it ended (a crash of the shared browser, or of the worker's
+ * own) says nothing of its agent: left out of every rate as an error, and its test fails, never
+ * counted as the agent's failure. The other workers' runs, in browsers still up, are unaffected.
+ */
+export async function withBrowserLoss<Run extends { excluded?: Excluded }>(run: Run, context: BrowserContext): Promise<Run> {
+  const browser = context.browser();
+  if (run.excluded || !browser) return run;
+  // A crash is not always seen as a disconnection yet when the run ends: one round trip tells.
+  const lost = !browser.isConnected() || (await context.cookies().then(() => false, () => true));
+  return lost ? { ...run, excluded: { reason: 'error', detail: BROWSER_LOST_DETAIL } } : run;
 }
