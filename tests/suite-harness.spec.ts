@@ -135,6 +135,8 @@ test.describe('the doubles attempt the suite', () => {
   });
 
   test('every task of the suite whose reference makes two kinds of change, diligent does offline: a success with no side effect', async ({ browser }) => {
+    // A reference run of each of the suite's tasks, one after another: longer than a test's default time on a busy machine.
+    test.setTimeout(180_000);
     const twoKinds: Task[] = [];
     for (const task of hnSuite) {
       const context = await browser.newContext();
