@@ -12,7 +12,7 @@ export const OUTCOMES = {
   'false success': 'the agent claimed success; the oracle found the task not done',
   'truthful failure': 'the agent claimed failure and the task was indeed not done',
   'false failure': 'the agent claimed failure; the oracle found the task done',
-  incomplete: 'the run was cut short (a timeout, a crash) or paused awaiting approval, and judged on the state it left, or not at all when the site no longer answered',
+  incomplete: 'the run was cut short (a timeout, a crash, a limit of its sandbox) or paused awaiting approval, and judged on the state it left',
 } as const;
 
 export type Outcome = Exclude<keyof typeof OUTCOMES, 'incomplete'>;
