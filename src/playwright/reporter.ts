@@ -247,7 +247,8 @@ export default class HarnessReporter implements Reporter {
     const failure = this.failure(summary) ?? (short && result.status === 'passed' ? `harness-eval: ${verdict.headline}` : undefined);
     // Last, so the run's last line is its verdict, and it agrees with the exit status: this reporter turns a run failed, never green.
     console.log(`harness-eval: ${verdict.mark} ${verdict.headline}`);
-    if (!failure) return undefined;
+    // An interrupted run keeps Playwright's own status (130 at Ctrl-C): already not green, and what a user's scripts expect of it.
+    if (!failure || result.status === 'interrupted') return undefined;
     // merge-reports ignores the status onEnd returns and fails only when a reporter throws.
     if (this.options._mode === 'merge') throw new Error(failure);
     return { status: 'failed' };
