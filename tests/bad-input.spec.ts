@@ -37,7 +37,7 @@ const table: Array<[string, () => unknown, RegExp]> = [
   ['a bad HARNESS_MODEL_CACHE', () => resolveModelCache({}, test.info().outputDir, { HARNESS_MODEL_CACHE: 'yes' }), /^HARNESS_MODEL_CACHE: "yes" is not a cache mode \(accepted: record, replay, off\)$/],
   ['a model with no scheme', () => createModel('gpt-4o'), /^model: "gpt-4o" is not scheme:name \(accepted schemes: openai, ollama, scripted\)$/],
   ['an unknown model scheme', () => createModel('anthropic:claude'), /^model: unknown scheme "anthropic" in "anthropic:claude" \(accepted: openai, ollama, scripted\)$/],
-  ['an unknown scripted double', () => createModel('scripted:genius'), /^model scripted:genius: unknown scripted double "genius" \(accepted: overclaimer, diligent, looper, injectable, iterator, programmer, looker\)$/],
+  ['an unknown scripted double', () => createModel('scripted:genius'), /^model scripted:genius: unknown scripted double "genius" \(accepted: overclaimer, diligent, looper, injectable, iterator, programmer, looker, snapshot-overclaimer, snapshot-diligent\)$/],
   ['a missing API key', () => createModel('openai:gpt-4o-mini', {}), /^model openai:gpt-4o-mini: OPENAI_API_KEY is not set/],
   ['a bad sampling option', () => createModel({ id: 'ollama:llama3.1', temperature: 9 }), /^model: temperature: Too big/],
   ['a cassette that is not JSON', () => readCassette(file('truncated.json', '{"version": 1, "mod')), /truncated\.json: not a JSON object \(a corrupt cassette: delete it and re-record\)$/],
