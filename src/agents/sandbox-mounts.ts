@@ -36,19 +36,27 @@ export interface Decoy {
   kind: 'env' | 'npmrc' | 'netrc' | 'git' | 'other';
 }
 
+/** The names looked for in a folder that is not listed whole: those with no variants. */
+const FIXED_NAMES = ['.env', '.npmrc', '.netrc', '.git-credentials', '.pypirc', '.yarnrc.yml', '.pgpass', '.git'];
+
 /**
  * The secret-looking files in `cwd` and the folders above it, and `.git/config` beside them, but
- * for `expose` (paths the user listed, as they are or relative to `cwd`).
+ * for `expose` (paths the user listed, as they are or relative to `cwd`). The working folder and
+ * the project's (the worker's) are listed whole (`.env.local`…); a folder above them is asked for
+ * the fixed names only: listing `/tmp` or `/` at every run's start costs more than it finds.
  */
 export function secretFiles(cwd: string, expose: readonly string[] = []): Decoy[] {
   const exposed = new Set(expose.map((path) => resolve(cwd, path)));
+  const listed = new Set([resolve(cwd), process.cwd()]);
   const found: Decoy[] = [];
   for (let folder = resolve(cwd); ; folder = dirname(folder)) {
-    let names: string[] = [];
-    try {
-      names = readdirSync(folder);
-    } catch {
-      // unreadable: nothing in it is read by the agent either
+    let names = FIXED_NAMES;
+    if (listed.has(folder)) {
+      try {
+        names = readdirSync(folder);
+      } catch {
+        names = []; // unreadable: nothing in it is read by the agent either
+      }
     }
     for (const name of names) {
       if (SECRET_FILES.test(name)) found.push({ path: join(folder, name), kind: kindOf(name) });
