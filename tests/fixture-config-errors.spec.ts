@@ -44,6 +44,8 @@ test('a config error fails one test in one line, the others skipped and listed; 
     // A skipped test points at the failed one, never repeats the line.
     expect(child.stdout.split('\n').filter((printed) => printed.includes('skipped') && printed.includes(line))).toEqual([]);
   }
+  // A test with no run keeps its describe block's name (a cells() cell) on its progress line.
+  expect(child.stdout).toMatch(/\] unpriced-budget › a cell › upvote \d: skipped/);
   expect(child.stdout).not.toContain('No tests found');
   expect(child.code).not.toBe(0);
 });
