@@ -87,14 +87,18 @@ export function folderUsage(dir: string, maxEntries = WORK_DIR_ENTRIES): { bytes
   return { bytes, entries, largest };
 }
 
-/** Processes and threads of `uid` on the whole machine (what RLIMIT_NPROC counts: the sandbox's, bwrap's outside it, its Chromium's). */
-export function tasksOf(uid: number): number {
+/**
+ * Processes and threads under `proc` (a sandbox's own /proc, or the machine's), of `uid` only when
+ * given: on the machine's, what RLIMIT_NPROC counts (the sandbox's, bwrap's outside it, its
+ * Chromium's). Throws when `proc` itself is gone (the sandbox ended).
+ */
+export function tasksIn(proc: string, uid?: number): number {
   let count = 0;
-  for (const entry of readdirSync('/proc')) {
+  for (const entry of readdirSync(proc)) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (statSync(`/proc/${entry}`).uid !== uid) continue;
-      count += Number(readFileSync(`/proc/${entry}/status`, 'utf8').match(/^Threads:\s+(\d+)/m)?.[1] ?? 0);
+      if (uid !== undefined && statSync(`${proc}/${entry}`).uid !== uid) continue;
+      count += Number(readFileSync(`${proc}/${entry}/status`, 'utf8').match(/^Threads:\s+(\d+)/m)?.[1] ?? 0);
     } catch {
       // ended while we looked
     }

@@ -1,13 +1,13 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, closeSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, lchownSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { copyFile, lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { constants as osConstants, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { EscapeAttempt, Escapes } from '../core/agent.ts';
-import { asIdentity, identityUnavailable, prlimitPath, reapOrphans, runIdentity, toolPath, type HostIdentity } from './sandbox-identity.ts';
-import { DEFAULT_SANDBOX_LIMITS, folderUsage, rlimits, tasksOf, tmpfsFull, WORK_DIR_ENTRIES, type SandboxLimits } from './sandbox-limits.ts';
+import { asIdentity, identityUnavailable, isExecutable, prlimitPath, reapOrphans, runIdentity, toolPath, type HostIdentity } from './sandbox-identity.ts';
+import { DEFAULT_SANDBOX_LIMITS, folderUsage, rlimits, tasksIn, tmpfsFull, WORK_DIR_ENTRIES, type SandboxLimits } from './sandbox-limits.ts';
 import type { Canaries } from './foreign.ts';
 import { closedFolder, decoyText, mountArgs, secretFiles } from './sandbox-mounts.ts';
 import { seccompFilter } from './seccomp.ts';
@@ -82,10 +82,10 @@ export function sandboxUnavailable(): string | undefined {
 /** Runs socat in a sandbox made as every sandbox is, as a run's identity, limited and filtered: a kernel or a tool that refuses any part is found before a run. */
 function probe(): string | undefined {
   const bwrap = bwrapPath();
-  if (process.env.HARNESS_BWRAP ? !isExecutableFile(bwrap) : toolPath('bwrap', undefined) === undefined) return process.env.HARNESS_BWRAP ? `no usable bubblewrap (${bwrap}: ENOENT)` : 'no bwrap on PATH (Debian package bubblewrap)';
+  if (process.env.HARNESS_BWRAP ? !isExecutable(bwrap) : toolPath('bwrap', undefined) === undefined) return process.env.HARNESS_BWRAP ? `no usable bubblewrap (${bwrap}: ENOENT)` : 'no bwrap on PATH (Debian package bubblewrap)';
   const socat = socatPath();
   if (socat === undefined) return 'no socat on PATH (the sandbox pipes the run\u2019s ports with it: Debian package socat)';
-  if (process.env.HARNESS_SOCAT && !isExecutableFile(socat)) return `no usable socat (${socat}: ENOENT)`;
+  if (process.env.HARNESS_SOCAT && !isExecutable(socat)) return `no usable socat (${socat}: ENOENT)`;
   if (prlimitPath() === undefined) return 'no prlimit on PATH (the sandbox sets its limits with it: Debian package util-linux)';
   const identityProblem = identityUnavailable();
   if (identityProblem) return identityProblem;
@@ -97,10 +97,6 @@ function probe(): string | undefined {
   const run = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe', fd] });
   const why = run.error ? `${bwrap}: ${(run.error as NodeJS.ErrnoException).code ?? run.error.message}` : run.status !== 0 ? `${bwrap} failed its probe: ${run.stderr.trim().split('\n').at(-1)}` : undefined;
   return why && `no usable bubblewrap (${why})`;
-}
-
-function isExecutableFile(file: string): boolean {
-  return statSync(file, { throwIfNoEntry: false })?.isFile() === true;
 }
 
 /** O_CLOEXEC, as /proc/<pid>/fdinfo's octal `flags` show it. */
@@ -338,12 +334,9 @@ export function unreachable(path: string, what: string): string | undefined {
   return folder && `${what} ${path} is in ${folder}, which only its owner may enter (mode ${(statSync(folder).mode & 0o777).toString(8)}): the sandbox's own uid cannot reach it (give the folder o+x, or run the tests as a non-root user)`;
 }
 
-/** Makes `path` the identity's own, readable by it alone; a folder with what it holds (an earlier run's files in a folder runs share), never following a link. */
+/** Makes `path`, which the worker has just made, the identity's own, readable by it alone. */
 function own(path: string, identity: HostIdentity, mode = 0o700): void {
-  if (identity.own) {
-    lchownSync(path, identity.uid, identity.gid);
-    if (lstatSync(path).isDirectory()) for (const entry of readdirSync(path, { recursive: true })) lchownSync(join(path, String(entry)), identity.uid, identity.gid);
-  }
+  if (identity.own) lchownSync(path, identity.uid, identity.gid);
   chmodSync(path, mode);
 }
 
@@ -473,7 +466,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
     if (proc === undefined) return;
     try {
       // Counted in the sandbox first (a few entries), and on the whole machine only near the limit, where bwrap and its Chromium count too.
-      if (identity.own && tasks(proc) * 2 >= limits.processes && tasksOf(identity.uid) >= limits.processes) attempt('limit', `processes (${limits.processes})`);
+      if (identity.own && tasksIn(proc) * 2 >= limits.processes && tasksIn('/proc', identity.uid) >= limits.processes) attempt('limit', `processes (${limits.processes})`);
     } catch {
       return; // the sandbox ended meanwhile: what it held went with it
     }
@@ -626,16 +619,6 @@ function signal(pid: number, name: NodeJS.Signals): void {
   } catch {
     // ESRCH: it ended meanwhile.
   }
-}
-
-/** Processes and threads in a sandbox's /proc: what its process limit counts. */
-function tasks(proc: string): number {
-  let count = 0;
-  for (const entry of readdirSync(proc)) {
-    if (!/^\d+$/.test(entry)) continue;
-    count += Number(readProc(`${proc}/${entry}/status`)?.match(/^Threads:\s+(\d+)/m)?.[1] ?? 0);
-  }
-  return count;
 }
 
 /** Every live process under `root` (by parent pid, from `<proc>/*\/stat`), zombies left out (they run no more), and none of `pruned`'s subtrees; `depth` generations at most. */
