@@ -47,7 +47,7 @@ test('paths in a condition read alike from two clones in different folders', () 
   expect(portablePaths(condition(here), here)).toEqual(portablePaths(condition(there), there));
   expect(portablePaths(condition(here), here)).toEqual({ agent: { argv: ['/usr/bin/python3', 'agents/agent.py'], cwd: 'agents' }, site: { capture: 'captures/front.html', stateFile: null } });
   // Outside the project: the home and temporary folders by their names, not their paths.
-  expect(portablePaths({ a: join(tmpdir(), 'x', 'f.html'), b: here }, join(here, 'sub'))).toEqual({ a: '$TMPDIR/x/f.html', b: '..' });
+  expect(portablePaths({ a: join(tmpdir(), 'he-elsewhere', 'f.html'), b: here }, join(here, 'sub'))).toEqual({ a: '$TMPDIR/he-elsewhere/f.html', b: '..' });
 });
 
 test("a models record's key names the project's model only: a spec's own model is named by its id", () => {
