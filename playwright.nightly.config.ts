@@ -1,5 +1,6 @@
 import { defineConfig, type ReporterDescription } from '@playwright/test';
-import { chromiumLaunchOptions, type HarnessOptions } from 'harness-eval';
+import { chromiumLaunchOptions, matrix, matrixWorkers, sharedBrowser, type HarnessOptions } from 'harness-eval';
+import { nightlyMatrix } from './specs/matrix/cells.ts';
 
 /**
  * The nightly model comparison: real models × the named layer stacks, repeated, on the recorded
@@ -30,24 +31,31 @@ const reporters: ReporterDescription[] = [
   ['html', { open: 'never', outputFolder: `${reportDir}/playwright` }],
 ];
 
+const nightly = nightlyMatrix();
+// Runs that wait on real models: as many in flight as their endpoints allow (and memory), each a
+// context of one shared browser; offline, or replayed, the CPU-bound default and a browser per worker.
+const sizing = matrixWorkers(nightly);
+const browser = sizing.workers === undefined ? undefined : sharedBrowser();
+
 export default defineConfig<HarnessOptions>({
+  // The workers, and why: the report's header states both.
+  ...sizing,
   testDir: 'specs/matrix',
   outputDir: 'test-results/nightly',
   fullyParallel: true,
   // A real model takes seconds a turn; the live site is spaced about a request a second.
   timeout: 15 * 60_000,
   // Live HN is one account: one browser at a time keeps its votes apart and its rate limit happy.
-  workers: live ? 1 : undefined,
+  workers: live ? 1 : sizing.workers,
+  globalSetup: browser?.globalSetup,
   use: {
     browserName: 'chromium',
-    launchOptions: chromiumLaunchOptions(),
+    ...(browser ? { connectOptions: browser.connectOptions } : { launchOptions: chromiumLaunchOptions() }),
     trace: 'retain-on-failure',
     modelCache: { dir: process.env.HARNESS_CASSETTES || undefined },
   },
-  // One project, each cell a describe block of specs/matrix/nightly.spec.ts (the cells of
-  // specs/matrix/cells.ts's nightlyMatrix()): Playwright starts a worker per project and repeat
-  // index, so a project per cell started a worker and a browser for every cell and repeat.
-  // `--grep "openai:gpt-4o-mini · bare"` runs one cell.
-  testMatch: 'nightly.spec.ts',
+  // matrix()'s one project, each cell a describe block of specs/matrix/nightly.spec.ts: its workers
+  // start once, not once per cell. HARNESS_CELLS="openai:gpt-4o-mini · bare" runs one cell.
+  projects: matrix({ ...nightly, project: { testMatch: 'nightly.spec.ts' } }),
   reporter: reporters,
 });

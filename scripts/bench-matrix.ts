@@ -89,7 +89,7 @@ function suiteTally(reportDir: string): Tally {
 
 const sorted = (tally: Tally) => JSON.stringify(Object.entries(tally).sort(([a], [b]) => a.localeCompare(b)));
 
-const LAYOUTS = { projects: 'a project per cell', cells: 'cells as tests of one project' } as const;
+const LAYOUTS = { projects: 'a project per cell', cells: "matrix(): cells as describe blocks of one project" } as const;
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'harness-eval-bench-matrix-'));

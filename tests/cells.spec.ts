@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { cells, matrix } from '../src/index.ts';
+import { outsideMatrix } from '../src/playwright/matrix.ts';
 import type { Summary } from '../src/report/types.ts';
-import { playwright, readSummary, workspace } from './playwright-child.ts';
+import { collect, playwright, readSummary, workspace } from './playwright-child.ts';
 import { expect } from './support.ts';
 
 const config = 'tests/fixtures/cells/playwright.config.ts';
@@ -10,12 +12,35 @@ const config = 'tests/fixtures/cells/playwright.config.ts';
 // Two child runs of a small matrix on a loaded machine.
 test.describe.configure({ timeout: 300_000 });
 
-test('cells: the cells matrix() makes projects of, with the same names, options and errors', () => {
+test('matrix: one project, its cells named and checked by cells(), each cell a describe block its tests run in', () => {
   const options = { models: ['scripted:overclaimer', 'scripted:diligent'], layers: { bare: [], verified: ['guardrails', 'verify'] as const } };
   const project = { testDir: 'specs/matrix', use: { harnessScreenshots: true } };
-  expect(matrix({ ...options, project })).toEqual(cells(options).map(({ name, use }) => ({ ...project, name, use: { ...project.use, ...use } })));
-  expect(cells(options)[1]).toEqual({ name: 'scripted:overclaimer · verified', use: { model: 'scripted:overclaimer', modelName: 'scripted:overclaimer', layers: ['guardrails', 'verify'], layerStack: 'verified' } });
+  const names = ['scripted:overclaimer · bare', 'scripted:overclaimer · verified', 'scripted:diligent · bare', 'scripted:diligent · verified'];
+  expect(matrix({ ...options, project })).toEqual([{ ...project, name: 'matrix', use: { harnessScreenshots: true, matrix: { project: 'matrix', cells: names } } }]);
+  expect(matrix({ ...options, project: { name: 'nightly' } })[0]!.name).toBe('nightly');
+  expect(cells(options).map((cell) => cell.name)).toEqual(names);
+  expect(cells(options)[1]).toEqual({ name: 'scripted:overclaimer · verified', use: { cell: 'scripted:overclaimer · verified', model: 'scripted:overclaimer', modelName: 'scripted:overclaimer', layers: ['guardrails', 'verify'], layerStack: 'verified' } });
   expect(() => cells({ models: ['scripted:genius'], layers: { bare: [] } })).toThrow(/^matrix\(\): models\[0\]: model scripted:genius: unknown scripted double/);
+  expect(() => matrix({ models: ['scripted:genius'], layers: { bare: [] } })).toThrow(/^matrix\(\): models\[0\]: model scripted:genius: unknown scripted double/);
+});
+
+test('HARNESS_CELLS: keeps the cells it names, and a name of no cell is one line listing them', () => {
+  const options = { models: ['scripted:overclaimer', 'scripted:diligent'], layers: { bare: [], 'verified+login': ['guardrails', 'verify', 'login'] as const } };
+  const env = { HARNESS_CELLS: 'scripted:diligent · verified+login, scripted:overclaimer · bare' };
+  expect(cells(options, env).map((cell) => cell.name)).toEqual(['scripted:overclaimer · bare', 'scripted:diligent · verified+login']);
+  expect(cells(options, { HARNESS_CELLS: ' ' })).toHaveLength(4);
+  expect(() => cells(options, { HARNESS_CELLS: 'scripted:diligent · verified' })).toThrow(
+    'HARNESS_CELLS: no cell named "scripted:diligent · verified" (the cells: scripted:overclaimer · bare, scripted:overclaimer · verified+login, scripted:diligent · bare, scripted:diligent · verified+login)',
+  );
+});
+
+test('outsideMatrix: a test of a matrix project runs in one of its cells, or says why not', () => {
+  const project = { project: 'nightly', cells: ['a · bare', 'a · verified'] };
+  expect(outsideMatrix(undefined, undefined)).toBeUndefined();
+  expect(outsideMatrix(undefined, 'x · bare')).toBeUndefined();
+  expect(outsideMatrix(project, 'a · verified')).toBeUndefined();
+  expect(outsideMatrix(project, undefined)).toMatch(/^matrix\(\): this test of project "nightly" runs in none of its cells, so it would measure the default model, not the matrix's: declare the tests in its cells: /);
+  expect(outsideMatrix(project, 'b · bare')).toBe(`matrix(): cell "b · bare" is not one of project "nightly"'s cells (a · bare, a · verified): the spec's cells() and the config's matrix() are given other options`);
 });
 
 /** What a summary says of its cells and gates, without what differs from run to run (times, ids). */
@@ -26,7 +51,12 @@ function outcomes(summary: Summary) {
   return { planned: summary.planned, recorded: summary.recorded, complete: summary.complete, totals: summary.totals, cells: cellsOf, gates: summary.gates };
 }
 
-test('a matrix as projects and as cells of one project: the same trials, outcomes, gates and baseline', async () => {
+/** How many worker processes a child run started (each result says the worker that ran it). */
+function workersOf(jsonReport: string): number {
+  return new Set(collect(JSON.parse(readFileSync(jsonReport, 'utf8'))).map(({ result }) => result.workerIndex)).size;
+}
+
+test("a matrix as projects and as matrix()'s cells: the same trials, outcomes, gates and baseline, its workers started once per repeat, not per cell", async () => {
   const projects = workspace('harness-eval-cells-projects-');
   const asProjects = await playwright(['test', '-c', config, '--repeat-each', '2'], { ...projects.env, LAYOUT: 'projects' });
   const tests = workspace('harness-eval-cells-tests-');
@@ -42,9 +72,22 @@ test('a matrix as projects and as cells of one project: the same trials, outcome
   expect(outcomes(after)).toEqual(outcomes(before));
   expect(after.cells.map(({ model, layers, runs }) => `${model} · ${layers}: ${runs}`)).toEqual(['scripted:diligent · bare: 2', 'scripted:overclaimer · bare: 2']);
   expect(after.planned).toBe(4);
+  // One worker (workers: 1) per repeat index, as Playwright keys workers; a project per cell starts one per cell and repeat.
+  expect(workersOf(tests.env.JSON_OUT)).toBe(2);
+  expect(after.workers).toEqual({ count: 1 });
+  expect(workersOf(projects.env.JSON_OUT)).toBe(4);
   // The cells layout's run compares with the projects layout's, cell by cell: the cells are conditions, not projects.
   expect(after.comparison?.cells.map(({ status, runs }) => ({ status, runs }))).toEqual([
     { status: 'changed', runs: { before: 2, after: 2 } },
     { status: 'changed', runs: { before: 2, after: 2 } },
   ]);
+});
+
+test("a spec that declares no cells, in matrix()'s project, fails one line and runs nothing", async () => {
+  const plain = workspace('harness-eval-cells-plain-');
+  const child = await playwright(['test', '-c', config], { ...plain.env, LAYOUT: 'plain' });
+  expect(child.code).toBe(1);
+  expect(child.stdout).toContain('matrix(): this test of project "matrix" runs in none of its cells, so it would measure the default model');
+  expect(child.stdout).not.toMatch(/^\s+at /m);
+  expect(readSummary(plain.env.REPORT_DIR)).toMatchObject({ recorded: 0 });
 });

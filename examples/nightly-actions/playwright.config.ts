@@ -1,5 +1,6 @@
 import { defineConfig, type ReporterDescription } from '@playwright/test';
-import { chromiumLaunchOptions, type HarnessOptions } from 'harness-eval';
+import { chromiumLaunchOptions, matrix, matrixWorkers, type HarnessOptions } from 'harness-eval';
+import { nightlyCells } from './cells.ts';
 
 /**
  * The nightly comparison that nightly.yml runs on GitHub Actions: the cells of cells.ts (models ×
@@ -21,10 +22,14 @@ const reporters: ReporterDescription[] = [
 ];
 
 export default defineConfig<HarnessOptions>({
+  // As many runs in flight as the models' endpoints allow; with the offline doubles, one per core. The report's header says which.
+  ...matrixWorkers(nightlyCells),
   testDir: '.',
   outputDir: process.env.OUTPUT_DIR || '../../test-results/nightly-actions',
   fullyParallel: true,
   timeout: 15 * 60_000,
   use: { browserName: 'chromium', launchOptions: chromiumLaunchOptions() },
+  // One project, each cell a describe block of tasks.spec.ts: its workers start once, not per cell.
+  projects: matrix(nightlyCells),
   reporter: reporters,
 });

@@ -1,4 +1,4 @@
 import { upvoteFirstPostTest } from './upvote.ts';
 
-// Each project of a matrix() is a cell (playwright.nightly.config.ts); specs/cells/ runs the main job's cells as tests instead.
+// `npm run bench:matrix`'s project-per-cell layout (BENCH_LAYOUT=projects): each project is a cell.
 upvoteFirstPostTest();

@@ -26,6 +26,7 @@ import { budgetSpentReason, parseCostOptions, priced, runCost, runLedger } from 
 import { checkedOnce } from './config-errors.ts';
 import { RESUME_ENV, runJournal } from './resume.ts';
 import { withBrowserLoss } from './shared-browser.ts';
+import { outsideMatrix, type MatrixProject } from './matrix.ts';
 import type { PriceTable } from '../report/types.ts';
 import { ABORT_GRACE_MS, evaluate, NOT_APPLICABLE, runSecrets, TaskNotApplicable, type AbortCause } from '../eval/evaluate.ts';
 
@@ -80,6 +81,10 @@ export interface HarnessOptions {
    * abandons still counts. Needs `prices` for the model.
    */
   maxRunCost: number | undefined;
+  /** The matrix cell the test runs in: set by a `cells()` cell's `use`. */
+  cell: string | undefined;
+  /** Set by `matrix()` on its project: a test of it runs in one of these cells. */
+  matrix: MatrixProject | undefined;
 }
 
 /** Fails a test whose runs errored before their agent did anything: in one line per run, no stack (the record says the rest). */
@@ -120,10 +125,14 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
   prices: [undefined, { option: true }],
   maxCost: [undefined, { option: true }],
   maxRunCost: [undefined, { option: true }],
-  harness: async ({ agent: agentOption, model, modelName, layers, layerStack, surface, site, harnessScreenshots, modelCache, prices: pricesOption, maxCost: maxCostOption, maxRunCost: maxRunCostOption, context }, use, testInfo) => {
+  cell: [undefined, { option: true }],
+  matrix: [undefined, { option: true }],
+  harness: async ({ cell, matrix, agent: agentOption, model, modelName, layers, layerStack, surface, site, harnessScreenshots, modelCache, prices: pricesOption, maxCost: maxCostOption, maxRunCost: maxRunCostOption, context }, use, testInfo) => {
     const configDir = testInfo.config.configFile ? dirname(testInfo.config.configFile) : testInfo.config.rootDir;
     // The options are the same for every test of a cell: what is wrong with them fails one test, in one line (config-errors.ts).
     const { cache, prices, maxCost, maxRunCost } = await checkedOnce(testInfo, () => {
+      const outside = outsideMatrix(matrix, cell);
+      if (outside) throw new InputError(outside);
       if (!Array.isArray(layers)) {
         throw new InputError(
           `layers: expected a list of layers, got ${isLayerValue(layers) ? `the layer ${layers.name}` : JSON.stringify(layers)}. Playwright reads a list whose second item is an object (a ['name', options] pair) as [value, options]: write the layers as values (guardrails({ maxIterations: 8 })), or test.use({ layers: [[...your layers], { scope: 'test' }] }).`,

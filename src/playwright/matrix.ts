@@ -31,15 +31,18 @@ export interface CellOptions {
 }
 
 export interface MatrixOptions extends CellOptions {
-  /** Anything else every project shares (testDir, testMatch, timeout, use). */
+  /** Anything else the matrix's project has (name, by default `matrix`; testDir, testMatch, timeout, use). */
   project?: Project<HarnessOptions>;
 }
 
-/** One cell of a matrix: its name, and the options it puts in use (a project's `use`, or a `test.use` in a spec). */
+/** One cell of a matrix: its name, and the options it puts in use (a `test.use` in the describe block named by it). */
 export interface Cell {
   name: string;
   use: Partial<HarnessOptions>;
 }
+
+/** Selects cells by name, for a run of part of a matrix (`--project` selected a cell when cells were projects): comma-separated, each a cell's whole name. */
+export const CELLS_ENV = 'HARNESS_CELLS';
 
 const siteSchema = z.object({
   name: z.string().min(1),
@@ -58,11 +61,21 @@ const agentSchema = z.object({
  * surfaces are given) and per agent × model (`agent · model`), times each site (`· site` when there
  * are several). Every agent, model, layer, surface and site is checked here, when the config or the
  * spec loads; two entries under one name are an error naming both: name them with a record. A spec
- * runs them as tests of one project, which starts a worker per core (and `--repeat-each` index)
- * instead of one per cell (docs/performance.md):
+ * declares them as describe blocks of one project (`matrix()`'s), so its workers start once, not
+ * once per cell (docs/performance.md):
  * `for (const cell of cells(options)) test.describe(cell.name, () => { test.use(cell.use); test(…) })`.
+ * HARNESS_CELLS (comma-separated names) keeps only the cells it names.
  */
-export function cells({ models, layers, surfaces, agents, sites }: CellOptions): Cell[] {
+export function cells(options: CellOptions, env: NodeJS.ProcessEnv = process.env): Cell[] {
+  const all = allCells(options);
+  const wanted = env[CELLS_ENV]?.split(',').map((name) => name.trim()).filter(Boolean);
+  if (!wanted?.length) return all;
+  const unknown = wanted.filter((name) => !all.some((cell) => cell.name === name));
+  if (unknown.length > 0) throw new InputError(`${CELLS_ENV}: no cell named ${unknown.map((name) => `"${name}"`).join(', ')} (the cells: ${all.map((cell) => cell.name).join(', ')})`);
+  return all.filter((cell) => wanted.includes(cell.name));
+}
+
+function allCells({ models, layers, surfaces, agents, sites }: CellOptions): Cell[] {
   if (layers === undefined && agents === undefined) throw new InputError('matrix(): give layers (stacks of the built-in harness), agents, or both');
   const modelList = named('models', models, (model) => void parseModelSpec(model), modelId, modelCondition);
   const stacks = named('layers', layers ?? [], (stack) => void resolveLayers(parseInput(z.array(z.unknown()), stack, 'layers') as LayerSpec[]), stackName, layersCondition);
@@ -76,32 +89,61 @@ export function cells({ models, layers, surfaces, agents, sites }: CellOptions):
   return modelList.flatMap(([modelName, model]) => [
     ...stacks.flatMap(([stack, stackLayers]) =>
       surfaceList.flatMap((surface) =>
-        siteList.map((site) => ({
-          name: [modelName, stack, ...(surface ? [surface[0]] : []), ...siteName(site)].join(' · '),
-          use: { model, modelName, layers: stackLayers, layerStack: stack, ...(surface && { surface: surface[1] }), ...(site && { site }) },
-        })),
+        siteList.map((site) => {
+          const name = [modelName, stack, ...(surface ? [surface[0]] : []), ...siteName(site)].join(' · ');
+          return { name, use: { cell: name, model, modelName, layers: stackLayers, layerStack: stack, ...(surface && { surface: surface[1] }), ...(site && { site }) } };
+        }),
       ),
     ),
     ...agentList.flatMap(([agentName, agent]) =>
       // Named by the key the user gave it: the cells say `py`, not the script's file name.
-      siteList.map((site) => ({ name: [agentName, modelName, ...siteName(site)].join(' · '), use: { model, modelName, agent: { ...agent, name: agentName }, layers: [], layerStack: undefined, ...(site && { site }) } })),
+      siteList.map((site) => {
+        const name = [agentName, modelName, ...siteName(site)].join(' · ');
+        return { name, use: { cell: name, model, modelName, agent: { ...agent, name: agentName }, layers: [], layerStack: undefined, ...(site && { site }) } };
+      }),
     ),
   ]);
 }
 
-/** Playwright projects, one per cell (see `cells`); `--repeat-each N` gives N trials per cell. */
+/**
+ * The one Playwright project a matrix runs in (named `matrix` unless `project.name` says): its
+ * specs declare the cells as describe blocks (`cells()`, as above), so its workers start once per
+ * run, where a project per cell started them again for every cell. A test of this project outside
+ * every cell fails in one line saying so: it would run the default model, not the matrix's.
+ * `--repeat-each N` gives N trials per cell; `--grep` or HARNESS_CELLS selects cells.
+ */
 export function matrix({ project = {}, ...options }: MatrixOptions): Project<HarnessOptions>[] {
-  return cells(options).map(({ name, use }) => ({ ...project, name, use: { ...project.use, ...use } }));
+  const name = project.name ?? 'matrix';
+  return [{ ...project, name, use: { ...project.use, matrix: { project: name, cells: cells(options).map((cell) => cell.name) } } }];
+}
+
+/** Set by `matrix()` on its project: its name and its cells'. */
+export interface MatrixProject {
+  project: string;
+  cells: readonly string[];
+}
+
+/** Why a test runs outside its project's matrix (a spec that declares no cells, or another matrix's), or undefined when it runs in one of its cells. */
+export function outsideMatrix(matrix: MatrixProject | undefined, cell: string | undefined): string | undefined {
+  if (!matrix || (cell !== undefined && matrix.cells.includes(cell))) return undefined;
+  const declare = 'declare the tests in its cells: for (const cell of cells(options)) test.describe(cell.name, () => { test.use(cell.use); test(…) }) (docs/nightly.md)';
+  return cell === undefined
+    ? `matrix(): this test of project "${matrix.project}" runs in none of its cells, so it would measure the default model, not the matrix's: ${declare}`
+    : `matrix(): cell "${cell}" is not one of project "${matrix.project}"'s cells (${matrix.cells.join(', ')}): the spec's cells() and the config's matrix() are given other options`;
 }
 
 /** What one run in flight is taken to cost in memory, when `HARNESS_RUN_MEMORY_MB` does not say: a worker and a context of a shared browser (docs/performance.md). */
 export const RUN_MEMORY_MB = 150;
 
+/** The key of the config's `metadata` under which `matrixWorkers()` says why, for the report's header. */
+export const WORKERS_METADATA = 'harness-eval workers';
+
+/** Config fields, to spread into `defineConfig({ ...matrixWorkers(options), … })`. */
 export interface MatrixWorkers {
   /** The config's `workers`: undefined keeps Playwright's default (half the cores), for offline doubles. */
   workers: number | undefined;
-  /** Why, in one line, for the config to print or a report's header to state. */
-  reason: string;
+  /** Why, in one line (`min(the endpoints' concurrency …, … MB free / 150 MB a run = …)`): the report's header states it beside the number. */
+  metadata: { [WORKERS_METADATA]: string };
 }
 
 /**
@@ -109,7 +151,6 @@ export interface MatrixWorkers {
  * from cassettes), the endpoints' limits, min(the sum over the models of their `concurrency`, free
  * memory / memory per run), since such runs mostly wait on their endpoint; with offline doubles
  * only (or every real model replayed or unavailable here), none: the CPU-bound default stays.
- * `playwright.config.ts`: `workers: matrixWorkers(options).workers`.
  */
 export function matrixWorkers(
   { models }: Pick<CellOptions, 'models'>,
@@ -125,15 +166,16 @@ export function matrixWorkers(
     // One model at one endpoint holds one set of slots, whatever its sampling options.
     limits.set(id, Math.max(limits.get(id) ?? 0, concurrency));
   }
-  if (limits.size === 0) return { workers: undefined, reason: 'workers: the CPU-bound default (offline doubles, or every real model replayed or unavailable)' };
+  if (limits.size === 0) return { workers: undefined, metadata: { [WORKERS_METADATA]: 'the CPU-bound default (offline doubles, or every real model replayed or unavailable)' } };
   const endpoints = [...limits.values()].reduce((a, b) => a + b, 0);
   const runMb = memory.runMb ?? (Number(env.HARNESS_RUN_MEMORY_MB) || RUN_MEMORY_MB);
   const freeMb = (memory.freeBytes ?? freemem()) / 2 ** 20;
   const byMemory = Math.max(1, Math.floor(freeMb / runMb));
-  const workers = Math.max(1, Math.min(endpoints, byMemory));
   return {
-    workers,
-    reason: `workers: ${workers} = min(the endpoints' concurrency ${[...limits].map(([id, c]) => `${id} ${c}`).join(' + ')} = ${endpoints}, ${Math.round(freeMb)} MB free / ${runMb} MB a run = ${byMemory})`,
+    workers: Math.max(1, Math.min(endpoints, byMemory)),
+    metadata: {
+      [WORKERS_METADATA]: `min(the endpoints' concurrency ${[...limits].map(([id, c]) => `${id} ${c}`).join(' + ')} = ${endpoints}, ${Math.round(freeMb)} MB free / ${runMb} MB a run = ${byMemory})`,
+    },
   };
 }
 

@@ -14,6 +14,7 @@ import type { PlannedRun, AttachedRunRecord } from '../core/run.ts';
 import { parseInput } from '../input.ts';
 import { HARNESS_RUN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT, HARNESS_RUN_VOID_ATTACHMENT } from './fixtures.ts';
 import { selectionOf } from './selection.ts';
+import { WORKERS_METADATA } from './matrix.ts';
 import { EtaProgress } from './progress.ts';
 import { cut, TEXT_CHARS } from '../report/caps.ts';
 import { NOT_APPLICABLE } from '../eval/evaluate.ts';
@@ -92,6 +93,8 @@ export default class HarnessReporter implements Reporter {
   private noComparison?: string;
   /** The part of the suite this run selected (selection.ts); none for the whole suite. */
   private selection: string[] = [];
+  /** The runs kept in flight at once (the config's workers), and why when matrixWorkers() said. */
+  private workers: Summary['workers'];
   private outputDir = '';
   /** The config's folder: paths in the summary are written relative to it. */
   private configDir = '';
@@ -142,6 +145,9 @@ export default class HarnessReporter implements Reporter {
     this.outputDir = resolve(configDir, this.options.outputDir ?? 'reports');
     this.htmlReportDir = htmlReportDir(config, configDir);
     this.selection = selectionOf(config);
+    // A merge's config says nothing of how its shards ran.
+    const why = config.metadata?.[WORKERS_METADATA];
+    if (this.options._mode !== 'merge') this.workers = { count: config.workers, ...(typeof why === 'string' && { why }) };
     this.flakyFails = config.failOnFlakyTests === true;
     if (this.options.baseline === 'previous') this.baseline = this.previousSummary();
     const mismatch = this.baseline && baselineMismatch(this.baseline.summary, this.selection);
@@ -430,6 +436,7 @@ export default class HarnessReporter implements Reporter {
       sharded: this.sharded,
       selection: this.selection,
       stopped,
+      workers: this.workers,
     });
     // No absolute path in a summary: a baseline file given by one is named relative to the config's folder.
     const summary = this.baseline ? { ...measured, comparison: comparison(this.baseline.summary, portablePaths(this.baseline.source, this.configDir), measured) } : measured;

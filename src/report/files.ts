@@ -136,6 +136,7 @@ function totalsLine(summary: Summary): string {
   const left = [...(errors > 0 ? [counted(errors, 'error')] : []), ...(interrupted > 0 ? [`${formatCount(interrupted)} interrupted`] : [])];
   return [
     `${counted(runs, 'run')} of ${formatCount(summary.planned)} planned in ${counted(summary.cells.length, 'cell')}`,
+    ...(summary.workers ? [`${counted(summary.workers.count, 'worker')}${summary.workers.why ? ` (${summary.workers.why})` : ''}`] : []),
     ...(left.length > 0 ? [`${left.join(' and ')} out of every rate`] : []),
     `${formatCount(successes)} done${share(successes)}`,
     `${counted(falseSuccesses, 'false success', 'false successes')}${share(falseSuccesses)}${retriedLies(falseSuccessAttempts)}`,

@@ -43,6 +43,8 @@ export interface SummarizeOptions {
   maxErrors?: number;
   /** What Playwright failed outside the gates: tests, and errors outside any test. */
   playwrightFailures?: PlaywrightFailures;
+  /** The runs kept in flight at once, and why. */
+  workers?: Summary['workers'];
 }
 
 /**
@@ -51,7 +53,7 @@ export interface SummarizeOptions {
  * are then linear in its runs, so 10,000 runs take milliseconds. The result does not depend on the
  * runs' order (merged shards arrive in any).
  */
-export function summarize(runs: readonly AttachedRunRecord[], { prices, complete, planned = runs.length, missing = [], notApplicable = [], notRun = [], now = new Date(), gates, sharded = false, selection = [], stopped, maxErrors = 0, playwrightFailures }: SummarizeOptions): Summary {
+export function summarize(runs: readonly AttachedRunRecord[], { prices, complete, planned = runs.length, missing = [], notApplicable = [], notRun = [], now = new Date(), gates, sharded = false, selection = [], stopped, maxErrors = 0, playwrightFailures, workers }: SummarizeOptions): Summary {
   const groups = [...groupByCell(runs).values()];
   const labels = labelConditions(groups.map((group) => group.reduce((least, run) => (compareCells(run, least) < 0 ? run : least))));
   const cells = groups.map((cellRuns, index) => summarizeCell(cellRuns, labels[index]!, prices)).sort(compareCells);
@@ -80,6 +82,7 @@ export function summarize(runs: readonly AttachedRunRecord[], { prices, complete
     ...(excludedRuns.length > 0 && { excluded: { maxErrors, tooManyErrors: errors > errorsAllowed(maxErrors, totals.runs + errors), runs: excludedRuns } }),
     ...(playwrightFailures && (playwrightFailures.tests.length > 0 || playwrightFailures.errors.length > 0) && { playwrightFailures }),
     ...((selection.length > 0 || shortfall.length > 0) && { partial: { selection: [...selection], shortfall } }),
+    ...(workers && { workers }),
     missing: [...missing],
     ...(notApplicable.length > 0 && { notApplicable: [...notApplicable] }),
     ...(notRun.length > 0 && { notRun: [...notRun] }),

@@ -249,6 +249,8 @@ export const summarySchema = z.object({
   playwrightFailures: playwrightFailuresSchema.optional(),
   /** Absent for a whole run of the whole suite; see partialSchema. */
   partial: partialSchema.optional(),
+  /** The runs kept in flight at once (the config's `workers`) and why (`matrixWorkers()`'s reason); absent for a merge of shards. */
+  workers: z.object({ count: z.number().int().positive(), why: z.string().optional() }).optional(),
   missing: z.array(missingTestSchema),
   /** Tests whose task does not apply to their site, with why; absent when there are none. */
   notApplicable: z.array(notApplicableTestSchema).optional(),
