@@ -8,6 +8,7 @@ import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
 import type { Excluded } from '../src/core/run.ts';
 import { collect, playwright, readSummary, workspace } from './playwright-child.ts';
 import { browsersUnder } from './processes.ts';
+import { running } from './fixtures/shared-browser/server-process.ts';
 import { expect } from './support.ts';
 
 const config = 'tests/fixtures/shared-browser/playwright.config.ts';
@@ -30,6 +31,13 @@ function sharedWorkspace() {
   const tmp = mkdtempSync(join(tmpdir(), 'he-browser-'));
   workspaces.push(dir, tmp);
   return { dir, tmp, env: { ...env, TMPDIR: tmp } };
+}
+
+/** Who served a child run's browser, as its test saw it (fixtures/shared-browser/shared.run.ts). */
+interface ServerSeen {
+  runner: number;
+  listeners: number[];
+  parents: Array<number | undefined>;
 }
 
 test('sharedBrowser: a globalSetup file, and connectOptions only once the setup has set the endpoint', () => {
@@ -65,6 +73,43 @@ test('every worker of a run connects to one browser, --trace on records it, and 
   // Gone with the run: no process, and nothing answers at its endpoint.
   expect(browsersUnder(tmp)).toEqual([]);
   await expect(chromium.connect(seen[0].endpoint, { timeout: 5_000 })).rejects.toThrow();
+});
+
+test('the shared browser is served by a child process of the runner, not by the runner, and ends with the run', async () => {
+  const { tmp, env } = sharedWorkspace();
+  const child = await playwright(['test', '-c', config, '--project', 'scripted:diligent · bare'], env);
+  expect(child.code, child.stdout).toBe(0);
+  const [run] = collect(JSON.parse(readFileSync(env.JSON_OUT, 'utf8')));
+  const server: ServerSeen = JSON.parse(Buffer.from(run!.result.attachments.find((a: { name: string }) => a.name === 'server.json').body, 'base64').toString());
+  // Served by the runner, every worker's page traffic would wait on its event loop, the reporters' too.
+  expect(server.listeners).toHaveLength(1);
+  expect(server.listeners[0]).not.toBe(server.runner);
+  expect(server.parents).toEqual([server.runner]);
+  expect(running(server.listeners[0]!)).toBe(false);
+  expect(browsersUnder(tmp)).toEqual([]);
+});
+
+test('a runner killed (SIGKILL) mid-run leaves no browser server and no browser behind', async () => {
+  const { dir, tmp, env } = sharedWorkspace();
+  const marker = join(dir, 'started');
+  let server: ServerSeen | undefined;
+  let waiting: NodeJS.Timeout | undefined;
+  // The looper is still going when its runner dies: no teardown runs.
+  const child = await playwright(['test', '-c', config, '--project', 'scripted:looper · bare'], { ...env, STARTED_MARKER: marker, MAX_ITERATIONS: '100000' }, () => {
+    waiting ??= setInterval(() => {
+      const written = existsSync(marker) && readFileSync(marker, 'utf8');
+      if (!written) return;
+      clearInterval(waiting);
+      server = JSON.parse(written);
+      // Time for the run to begin, its pages open in the browser.
+      setTimeout(() => process.kill(server!.runner, 'SIGKILL'), 5_000);
+    }, 100);
+  });
+  expect(child.code, child.stdout).toBeNull();
+  expect(server!.listeners).toHaveLength(1);
+  expect(server!.listeners[0]).not.toBe(server!.runner);
+  // The server sees its stdin end with the runner, and closes its browser.
+  await expect.poll(() => ({ server: running(server!.listeners[0]!), browsers: browsersUnder(tmp) }), { timeout: 30_000 }).toEqual({ server: false, browsers: [] });
 });
 
 test('a run interrupted (Ctrl-C) while its agent works is still recorded and traced, and leaves no browser behind', async () => {

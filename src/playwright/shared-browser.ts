@@ -1,5 +1,8 @@
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type FullConfig, type PlaywrightWorkerOptions } from '@playwright/test';
+import type { BrowserContext, FullConfig, PlaywrightWorkerOptions } from '@playwright/test';
 import type { Excluded } from '../core/run.ts';
 import { InputError } from '../input.ts';
 import { chromiumLaunchOptions } from './chromium.ts';
@@ -16,10 +19,11 @@ export interface SharedBrowser {
 }
 
 /**
- * One Chromium for the whole run: launched once by the globalSetup (`chromium.launchServer`, with
- * the flags of `chromiumLaunchOptions()`), and connected to by every worker through Playwright's
- * `use.connectOptions`, instead of a browser launched per worker. A matrix has a worker per cell
- * and trial, so that launch was most of a short run's cost. Each test still gets a fresh context.
+ * One Chromium for the whole run: launched once by the globalSetup (a Playwright browser server,
+ * with the flags of `chromiumLaunchOptions()`, in a process of its own), and connected to by every
+ * worker through Playwright's `use.connectOptions`, instead of a browser launched per worker. A
+ * matrix has a worker per cell and trial, so that launch was most of a short run's cost. Each test
+ * still gets a fresh context.
  */
 export function sharedBrowser(env: NodeJS.ProcessEnv = process.env): SharedBrowser {
   // Found when the config loads, as `launchOptions: chromiumLaunchOptions()` would be: a missing
@@ -29,26 +33,57 @@ export function sharedBrowser(env: NodeJS.ProcessEnv = process.env): SharedBrows
   return { globalSetup: fileURLToPath(import.meta.url), connectOptions: wsEndpoint ? { wsEndpoint } : undefined };
 }
 
+/** How the globalSetup hands the launch options to the browser server (browser-server.mjs). */
+const BROWSER_OPTIONS_ENV = 'HARNESS_EVAL_BROWSER_OPTIONS';
+
+/**
+ * The playwright-core of the project's own @playwright/test (a peer dependency): the workers connect
+ * with that one, and a browser server of another version refuses them. A bare `playwright-core`
+ * could be another package's copy (@playwright/mcp has its own).
+ */
+function playwrightCore(): string {
+  const test = createRequire(import.meta.url).resolve('@playwright/test');
+  return createRequire(createRequire(test).resolve('playwright')).resolve('playwright-core');
+}
+
+/** The stream's first line, or all it said if it ended before one. */
+function firstLine(stream: Readable): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      text += chunk;
+      if (text.includes('\n')) resolve(text.slice(0, text.indexOf('\n')));
+    });
+    stream.on('end', () => resolve(text));
+  });
+}
+
 /**
  * The globalSetup: Playwright runs it in the runner before any worker starts, and runs what it
- * returns after the last worker stopped, an interrupted run's included. The browser ignores the
- * runner's signals, so a Ctrl-C leaves it to the workers still recording their runs; if the
- * runner exits without that teardown, Playwright kills the browser as the process exits.
+ * returns after the last worker stopped, an interrupted run's included. The browser server is a
+ * child process, not the runner: the workers' page traffic would otherwise be relayed through the
+ * runner's event loop, which the reporters share. It ignores the runner's signals, so a Ctrl-C
+ * leaves it to the workers still recording their runs; it ends when its stdin does, which the
+ * teardown closes, and so does the runner's death (a SIGKILL's too).
  */
 export default async function launchSharedBrowser(_config: FullConfig): Promise<() => Promise<void>> {
-  const server = await chromium
-    .launchServer({ ...chromiumLaunchOptions(), host: '127.0.0.1', handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false })
-    .catch((error: Error) => {
-      // Playwright's message runs on for pages (the whole command line, its log): its first line says what failed.
-      throw new InputError(`harness-eval: the shared browser did not start: ${error.message.split('\n')[0]}`);
-    });
-  process.env[SHARED_BROWSER_ENV] = server.wsEndpoint();
+  const server = spawn(process.execPath, [fileURLToPath(new URL('./browser-server.mjs', import.meta.url)), playwrightCore()], {
+    env: { ...process.env, [BROWSER_OPTIONS_ENV]: JSON.stringify(chromiumLaunchOptions()) },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const exited = new Promise((resolve) => server.once('exit', resolve));
+  const line = await firstLine(server.stdout);
+  const started: { wsEndpoint?: string; error?: string } = line ? JSON.parse(line) : { error: 'its process ended before it said where it listens' };
+  if (!started.wsEndpoint) throw new InputError(`harness-eval: the shared browser did not start: ${started.error}`);
+  process.env[SHARED_BROWSER_ENV] = started.wsEndpoint;
   // The run's cost ledger too (a `maxCost` budget), for runs whose reporter is not harness-eval's (a shard's blob).
   const closeLedger = openRunLedger();
   return async () => {
     closeLedger();
     delete process.env[SHARED_BROWSER_ENV];
-    await server.close();
+    server.stdin.end();
+    await exited;
   };
 }
 
