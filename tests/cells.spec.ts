@@ -91,3 +91,15 @@ test("a spec that declares no cells, in matrix()'s project, fails one line and r
   expect(child.stdout).not.toMatch(/^\s+at /m);
   expect(readSummary(plain.env.REPORT_DIR)).toMatchObject({ recorded: 0 });
 });
+
+test('HARNESS_CELLS runs the cells it names, and the summary says it is that part of the matrix, never a baseline for the whole', async () => {
+  const part = workspace('harness-eval-cells-part-');
+  const child = await playwright(['test', '-c', config], { ...part.env, LAYOUT: 'cells', HARNESS_CELLS: 'scripted:diligent · bare' });
+  const summary = readSummary(part.env.REPORT_DIR);
+  expect(summary.cells.map(({ model, layers, runs }) => `${model} · ${layers}: ${runs}`), child.stdout).toEqual(['scripted:diligent · bare: 1']);
+  expect(summary.partial?.selection).toEqual(['cells scripted:diligent · bare']);
+  const unknown = await playwright(['test', '-c', config], { ...part.env, LAYOUT: 'cells', HARNESS_CELLS: 'scripted:diligent · verified' });
+  expect(unknown.code).toBe(1);
+  expect(unknown.stdout).toContain('HARNESS_CELLS: no cell named "scripted:diligent · verified" (the cells: scripted:overclaimer · bare, scripted:diligent · bare)');
+  expect(unknown.stdout).not.toMatch(/^\s+at /m);
+});

@@ -23,6 +23,9 @@ test('the selection in words, from the config and the command line Playwright ra
   expect(selectionOf(config({ argv: argv('-c', 'playwright.config.ts', '--workers', '1', '--retries=2', '--repeat-each', '3', '--trace', 'on', '-x') }))).toEqual([]);
   expect(selectionOf(config({ shard: { current: 1, total: 2 }, filteredProjects: [{ name: 'a' }] as FullConfig['projects'] }))).toEqual(['shard 1/2', 'project a']);
   expect(selectionOf(config({ shard: { current: 1, total: 1 } }))).toEqual([]);
+  // matrix()'s cells selected by name: a part of the matrix, never its baseline.
+  expect(selectionOf(config({}), { HARNESS_CELLS: 'a · bare, b · bare' })).toEqual(['cells a · bare, b · bare']);
+  expect(selectionOf(config({}), { HARNESS_CELLS: ' ' })).toEqual([]);
   expect(selectionOf(config({ argv: argv('-g', 'upvote', '--grep-invert=slow', '--project', 'a', 'b', '--last-failed') }))).toEqual(['grep upvote', 'grep-invert slow', 'last failed']);
   expect(selectionOf(config({ argv: argv('-c', 'x.config.ts', 'tests/a.spec.ts:12', '--workers', '2', 'b.spec.ts', '--', 'extra') }))).toEqual(['test filter tests/a.spec.ts:12 b.spec.ts']);
   expect(selectionOf(config({ argv: argv('--only-changed', '--test-list', 'list.txt') }))).toEqual(['only changed', 'test list list.txt']);

@@ -1,18 +1,21 @@
 import type { FullConfig } from '@playwright/test/reporter';
+import { CELLS_ENV } from './matrix.ts';
 
 /**
  * The part of the suite a run selected, in words: `shard 1/2`, `grep upvote`, `grep-invert slow`,
- * `project a, b`, `test filter tests/x.spec.ts:12`, `last failed`, `only changed`, `test list
- * x.txt`; none for the whole suite. A summary of a part is never a baseline for the whole.
+ * `project a, b`, `cells a · bare, b · bare` (HARNESS_CELLS), `test filter tests/x.spec.ts:12`,
+ * `last failed`, `only changed`, `test list x.txt`; none for the whole suite. A summary of a part is never a baseline for the whole.
  * Playwright's config says the shard and the projects; the other filters it keeps to itself, so
  * they are read from the command line it ran (`config.argv`), as its own parser reads them.
  */
-export function selectionOf(config: FullConfig): string[] {
+export function selectionOf(config: FullConfig, env: NodeJS.ProcessEnv = process.env): string[] {
   const reasons: string[] = [];
   if (config.shard && config.shard.total > 1) reasons.push(`shard ${config.shard.current}/${config.shard.total}`);
   // Absent in merge-reports, whose config comes from the shards' blobs.
   const filtered = config.filteredProjects ?? [];
   if (filtered.length > 0 && filtered.length < config.projects.length) reasons.push(`project ${filtered.map((project) => project.name).join(', ')}`);
+  const cells = env[CELLS_ENV]?.split(',').map((name) => name.trim()).filter(Boolean) ?? [];
+  if (cells.length > 0) reasons.push(`cells ${cells.join(', ')}`);
   return [...reasons, ...commandLineFilters(config.argv ?? [])];
 }
 
