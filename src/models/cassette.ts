@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { http, HttpResponse } from 'msw';
 import { z } from 'zod';
 import { redact } from '../harness/trace.ts';
 import { InputError, parseInput, readJsonFile } from '../input.ts';
 import { canonicalJson, parseJsonObject, writeFileAtomic } from '../text.ts';
-import { handlersFetch } from './handlers-fetch.ts';
+import { handlersFetch, type Msw } from './handlers-fetch.ts';
 
 /**
  * Cassettes: a run's real model traffic (openai:, ollama:) recorded once, say nightly, and
@@ -143,17 +142,17 @@ class CassettePlayer implements Cassette {
   constructor(private readonly options: CassetteOptions) {
     // Each API's own error body, so its SDK reports the reason in its words.
     this.fetch = handlersFetch(
-      [
-        http.post('*/chat/completions', ({ request }) => this.answer(request, (message) => ({ error: { message } }))),
-        http.post('*/api/chat', ({ request }) => this.answer(request, (message) => ({ error: message }))),
+      ({ http, HttpResponse }) => [
+        http.post('*/chat/completions', ({ request }) => this.answer(HttpResponse, request, (message) => ({ error: { message } }))),
+        http.post('*/api/chat', ({ request }) => this.answer(HttpResponse, request, (message) => ({ error: message }))),
       ],
       `recorded ${options.model} endpoint`,
     );
   }
 
-  private async answer(request: Request, errorBody: (message: string) => object): Promise<Response> {
+  private async answer(HttpResponse: Msw['HttpResponse'], request: Request, errorBody: (message: string) => object): Promise<Response> {
     try {
-      return await this.replay(request);
+      return await this.replay(HttpResponse, request);
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
       this.failure ??= error;
@@ -162,7 +161,7 @@ class CassettePlayer implements Cassette {
     }
   }
 
-  private async replay(request: Request): Promise<Response> {
+  private async replay(HttpResponse: Msw['HttpResponse'], request: Request): Promise<Response> {
     const now = await readRequest(request, this.options.secrets ?? []);
     if (this.file === undefined) {
       const file = cassetteFile(this.options, now.key);

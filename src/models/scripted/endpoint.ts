@@ -1,6 +1,6 @@
-import { http, HttpResponse } from 'msw';
+import type { RequestHandler } from 'msw';
 import { InputError } from '../../input.ts';
-import { handlersFetch } from '../handlers-fetch.ts';
+import { handlersFetch, type Msw } from '../handlers-fetch.ts';
 import { FIXED_IMAGE_TOKENS } from '../images.ts';
 
 /** Where the doubles answer: an OpenAI-compatible endpoint that exists only as msw handlers. */
@@ -57,7 +57,7 @@ function tokens(value: unknown): number {
 
 const isImagePart = (part: unknown) => typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'image_url';
 
-export const scriptedHandlers = [
+const scriptedHandlers = ({ http, HttpResponse }: Msw): RequestHandler[] => [
   http.post(`${SCRIPTED_BASE_URL}/chat/completions`, async ({ request }) => {
     const body = (await request.json()) as { model: string; messages: WireMessage[]; tools?: OfferedTool[] };
     const double = registered.get(body.model);

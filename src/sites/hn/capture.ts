@@ -115,7 +115,8 @@ function compileCapture(capture: string | undefined, faults: Faults): Capture {
   const fronts = pages.filter((page) => page.kind === 'front');
   const listed = new Set(fronts.flatMap((page) => page.storyRows.map((row) => row.id)));
   // Item pages whose story no captured front page lists: a page after the front pages lists them.
-  const unlisted = pages.filter((page, index) => page.kind === 'item' && !listed.has(page.itemId!) && pages.findIndex((other) => other.itemId === page.itemId) === index);
+  // (`all`, not `pages`: a closure naming `pages` would keep every parsed page, a few MB, as long as the capture.)
+  const unlisted = pages.filter((page, index, all) => page.kind === 'item' && !listed.has(page.itemId!) && all.findIndex((other) => other.itemId === page.itemId) === index);
   const lastFront = unlisted.length > 0 ? undefined : fronts.at(-1);
   for (const page of pages) {
     for (const item of page.items) if (!items.has(item.id)) items.set(item.id, item);
