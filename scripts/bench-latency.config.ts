@@ -12,7 +12,8 @@ export default defineConfig<HarnessOptions>({
   testMatch: 'bench-latency.spec.ts',
   outputDir: process.env.OUTPUT_DIR,
   fullyParallel: true,
-  workers: Number(process.env.BENCH_CONCURRENCY ?? 2),
+  // The runs in flight are the workers × each test's trials (BENCH_TRIALS, harness.trials).
+  workers: Math.ceil(Number(process.env.BENCH_CONCURRENCY ?? 2) / Number(process.env.BENCH_TRIALS ?? 1)),
   timeout: 10 * 60_000,
   globalSetup: browser?.globalSetup,
   use: { browserName: 'chromium', trace: 'off', ...(browser && { connectOptions: browser.connectOptions }) },

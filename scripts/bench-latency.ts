@@ -9,7 +9,10 @@
  * set sizes, PSS, and the plain sum of their resident sets, which counts Chromium's shared pages in
  * each process) and the CPU-seconds per run (every process's, sampled from /proc every 200 ms).
  *
- *   BENCH_RUNS=96  BENCH_CONCURRENCIES=2,8,32  BENCH_LATENCY_MS=1000  BENCH_BROWSER=per-worker
+ * Each test keeps up to BENCH_TRIALS runs in flight (`harness.trials`, default 8), so a concurrency
+ * c runs c / BENCH_TRIALS workers: BENCH_TRIALS=1 is a worker per run in flight.
+ *
+ *   BENCH_RUNS=96  BENCH_CONCURRENCIES=2,8,32  BENCH_LATENCY_MS=1000  BENCH_TRIALS=8  BENCH_BROWSER=per-worker
  *   QUICK=1: 4 runs at concurrencies 2 and 4, 200 ms a call (a smoke test, about a minute)
  *
  * Calls per run are what the double makes for the task (4 for the classic task, bare), counted at
@@ -30,6 +33,9 @@ const quick = process.env.QUICK === '1';
 const RUNS = Number(process.env.BENCH_RUNS ?? (quick ? 4 : 96));
 const CONCURRENCIES = (process.env.BENCH_CONCURRENCIES ?? (quick ? '2,4' : '2,8,32')).split(',').map(Number);
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? (quick ? 200 : 1000));
+const TRIALS = Number(process.env.BENCH_TRIALS ?? 8);
+/** Trials a test keeps in flight at a concurrency: never more than the concurrency. */
+const trialsAt = (concurrency: number) => Math.min(TRIALS, concurrency);
 const PAGE_SIZE = 4096;
 const TICKS = 100; // USER_HZ on Linux
 
@@ -125,6 +131,7 @@ async function measure(concurrency: number, server: Endpoint, dir: string): Prom
       FORCE_COLOR: '0',
       BENCH_RUNS: String(RUNS),
       BENCH_CONCURRENCY: String(concurrency),
+      BENCH_TRIALS: String(trialsAt(concurrency)),
       OPENAI_API_KEY: 'sk-bench',
       OPENAI_BASE_URL: server.url,
       HARNESS_MODEL_CACHE: 'off',
@@ -174,7 +181,7 @@ async function main() {
     `${RUNS} runs × the classic task (scripted:diligent, bare), ${LATENCY_MS} ms a call, ${process.env.BENCH_BROWSER === 'per-worker' ? 'a browser per worker' : 'one shared browser'}; ` +
       `${availableParallelism()} cores, ${mb(totalmem())} memory, load ${loadavg().map((l) => l.toFixed(1)).join(' ')} at start`,
   );
-  console.log('concurrency | calls/run | wall | ideal | ratio | peak memory, PSS (per run in flight; RSS summed) | CPU-s/run | load after');
+  console.log('concurrency (workers × trials) | calls/run | wall | ideal | ratio | peak memory, PSS (per run in flight; RSS summed) | CPU-s/run | load after');
   let failures = 0;
   try {
     for (const concurrency of CONCURRENCIES) {
@@ -182,7 +189,7 @@ async function main() {
       const callsPerRun = server.calls / RUNS;
       const idealMs = (RUNS * callsPerRun * LATENCY_MS) / concurrency + result.startupMs;
       const line = [
-        String(concurrency).padStart(11),
+        `${concurrency} (${Math.ceil(concurrency / trialsAt(concurrency))} × ${trialsAt(concurrency)})`.padStart(28),
         callsPerRun.toFixed(1),
         `${(result.wallMs / 1000).toFixed(1)} s`,
         `${(idealMs / 1000).toFixed(1)} s (start-up ${(result.startupMs / 1000).toFixed(1)} s)`,

@@ -349,6 +349,22 @@ test.describe('waits, retries and what a run is', () => {
     expect(test.info().timeout).toBeGreaterThanOrEqual(4_500);
   });
 
+  test("trials waiting together hold the test's clock from the first wait to the last one's end", async () => {
+    test.setTimeout(2_000);
+    const hold = holdTestClock(test.info());
+    hold(true);
+    hold(true);
+    hold(false);
+    // One trial still waits: the clock stands still.
+    expect(test.info().timeout).toBe(0);
+    await sleep(2_500);
+    hold(false);
+    expect(test.info().timeout).toBeGreaterThanOrEqual(4_500);
+    // A release with nothing held changes nothing.
+    hold(false);
+    expect(test.info().timeout).toBeGreaterThanOrEqual(4_500);
+  });
+
   test("a cell is the same whatever the endpoint's limits", () => {
     expect(modelCondition({ id: 'openai:gpt-test', temperature: 0.2, concurrency: 2, rateLimitRetries: 3, maxBackoffMs: 1_000 })).toEqual({ id: 'openai:gpt-test', temperature: 0.2 });
   });

@@ -121,3 +121,17 @@ test('an attachment made by hand is cut as the fixture cuts: claim, answer, verd
   // Cut twice (the fixture, then the reporter), the note still gives the first length.
   expect(parseRunAttachment(JSON.stringify({ ...run, summary: cut }), 'label')).toMatchObject({ ok: true, value: { summary: cut } });
 });
+
+test('trials planned and never started (the worker died first) are missing, never dropped; a skipped test planned none', () => {
+  // harness.trials(task, 4): runs 1 and 2 started, run 1 ended, then the worker died.
+  const died = countTrials([testOf('failed', [attempt(0, { plans: [1, 2, 3, 4], starts: [started(0, 1), started(0, 2)], runs: [judged(0, {}, 1)] })])]);
+  expect(died.planned).toBe(4);
+  expect(died.runs.map((run) => [run.test.run, run.excluded?.reason])).toEqual([[1, undefined], [2, 'error']]);
+  expect(died.missing).toEqual([origin]);
+  expect(summarize(died.runs, { complete: true, planned: died.planned, missing: died.missing }).complete).toBe(false);
+  // Its retry recorded all four: four trials, none missing.
+  const retried = countTrials([testOf('passed', [attempt(0, { plans: [1, 2, 3, 4], starts: [started(0, 1)] }), attempt(1, { plans: [1, 2, 3, 4], runs: [1, 2, 3, 4].map((run) => judged(1, {}, run)) })])]);
+  expect(retried).toMatchObject({ planned: 4, missing: [] });
+  // Not applicable to its site, or the budget spent: skipped, no trial planned.
+  expect(countTrials([testOf('skipped', [attempt(0, { plans: [1, 2, 3] })])])).toMatchObject({ planned: 0, missing: [] });
+});

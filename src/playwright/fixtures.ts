@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { test as base, type TestInfo } from '@playwright/test';
+import { test as base, type BrowserContext, type TestInfo } from '@playwright/test';
 import { checkLayersApply } from '../eval/agent.ts';
 import type { Agent } from '../core/agent.ts';
 import type { Postcondition, Task, TaskInput } from '../core/task.ts';
@@ -36,7 +36,14 @@ export { stackName } from './condition.ts';
 export type RunRequest = (TaskInput | { task: string; postconditions: Postcondition[]; name?: string }) & { maxIterations?: number };
 
 export interface Harness {
+  /** One run of the task in the test's browser context; runs of one test go one after another. */
   run(request: RunRequest): Promise<RunRecord>;
+  /**
+   * `count` trials of the task at once, each in a browser context of its own (of the test's
+   * browser, with the test's context options), recorded as that many runs of this test: while
+   * they wait on their model, a worker keeps them all in flight (docs/nightly.md#sizing-a-nightly-run).
+   */
+  trials(request: RunRequest, count: number): Promise<RunRecord[]>;
 }
 
 export interface HarnessOptions {
@@ -108,6 +115,15 @@ export const HARNESS_RUN_START_ATTACHMENT = 'harness-run-start.json';
 export const HARNESS_RUN_VOID_ATTACHMENT = 'harness-run-void.json';
 
 /**
+ * Attached by `harness.trials()` before its trials start: the run numbers they will have. A trial
+ * the test never got to start (its worker died) is a planned run missing, never one dropped.
+ */
+export const HARNESS_RUN_PLAN_ATTACHMENT = 'harness-run-plan.json';
+
+/** A command agent's stderr (redacted, capped), as it attaches it; the fixture attaches it just before its run's record, which the reporter pairs it with. */
+export const AGENT_STDERR = 'agent-stderr.txt';
+
+/**
  * Playwright's test with a harness: `model`, `layers` and `site` are options (set by `test.use`
  * or a project's `use`), and `harness.run()` runs the agent in Playwright's own `context`, so
  * `--trace on` records what the agent did. Each iteration is a step; the run is attached.
@@ -127,7 +143,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
   maxRunCost: [undefined, { option: true }],
   cell: [undefined, { option: true }],
   matrix: [undefined, { option: true }],
-  harness: async ({ cell, matrix, agent: agentOption, model, modelName, layers, layerStack, surface, site, harnessScreenshots, modelCache, prices: pricesOption, maxCost: maxCostOption, maxRunCost: maxRunCostOption, context }, use, testInfo) => {
+  harness: async ({ cell, matrix, agent: agentOption, model, modelName, layers, layerStack, surface, site, harnessScreenshots, modelCache, prices: pricesOption, maxCost: maxCostOption, maxRunCost: maxRunCostOption, context, browser }, use, testInfo) => {
     const configDir = testInfo.config.configFile ? dirname(testInfo.config.configFile) : testInfo.config.rootDir;
     // The options are the same for every test of a cell: what is wrong with them fails one test, in one line (config-errors.ts).
     const { cache, prices, maxCost, maxRunCost } = await checkedOnce(testInfo, () => {
@@ -163,16 +179,18 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
     const conditionOf = (task: Task) => ({ ...condition, task: taskCondition(task) });
     const stack = stackLayers ? surfaceStackName(stackNameInUse(stackLayers, layerStack, testInfo.project.use as Partial<HarnessOptions>), surface) : NO_LAYERS;
     let runs = 0;
+    /** The test's clock stands still while any of its runs waits on its model's endpoint. */
+    const testClock = holdTestClock(testInfo);
+    /** The attachments the reporter reads in order (a run's start, its stderr and record, a plan) go one at a time: concurrent trials never interleave a pair. */
+    const serial = serialized();
     /** Runs still going: when the test ends under them (a timeout, an exception), they are stopped and recorded here. */
     const inFlight = new Map<AbortController, Promise<unknown>>();
     /** Runs that ended in an error before their agent did anything: the test fails for them, whatever it asserted. */
     const errored: string[] = [];
 
-    const run = async (request: RunRequest): Promise<RunRecord> => {
+    /** Run `number` of this test, in `runContext`; `budgeted`: the budget was checked for it already (trials check it once for all). */
+    const runIn = async (runContext: BrowserContext, request: RunRequest, number: number, budgeted = false): Promise<RunRecord> => {
       const { task, maxIterations } = toTask(request);
-      // Runs share the test's browser context (its pages, cookies and trace): two at once would act on each other's pages.
-      if (inFlight.size > 0) throw new InputError(`harness.run(): run ${runs} of this test is still going: runs share the test's browser context, so await each run before starting the next`);
-      runs += 1;
       const instance = site.create();
       // No secret leaves in a record: a site's options may carry its account, a model's a key.
       const secrets = [instance.account.password, ...modelSecrets()];
@@ -184,46 +202,51 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
           layers: stack,
           site: site.name,
           condition: conditionOf(task),
-          test: { id: testInfo.testId, title: testInfo.titlePath.slice(1).join(' › '), project: testInfo.project.name, repeatEachIndex: testInfo.repeatEachIndex, retry: testInfo.retry, run: runs },
+          test: { id: testInfo.testId, title: testInfo.titlePath.slice(1).join(' › '), project: testInfo.project.name, repeatEachIndex: testInfo.repeatEachIndex, retry: testInfo.retry, run: number },
         },
         secrets,
       );
       // Resumed: a run recorded by an earlier invocation is given back as it was, not run again (resume.ts).
       const earlier = journal?.recorded(planned);
       if (earlier) {
-        testInfo.annotations.push({ type: 'harness-eval', description: `run ${runs}: recorded earlier, given back from the run journal (${RESUME_ENV}), not run again` });
-        await attachRun(testInfo, earlier.attached);
+        testInfo.annotations.push({ type: 'harness-eval', description: `run ${number}: recorded earlier, given back from the run journal (${RESUME_ENV}), not run again` });
+        await serial(() => attachRun(testInfo, earlier.attached));
         return earlier.returned;
       }
       // Not started, not failed: the reporter counts the test as not run, outside every rate. (A run given back costs nothing now.)
       const spent = ledger?.spent() ?? 0;
-      if (maxCost !== undefined && spent >= maxCost) testInfo.skip(true, budgetSpentReason(spent, maxCost));
+      if (!budgeted && maxCost !== undefined && spent >= maxCost) testInfo.skip(true, budgetSpentReason(spent, maxCost));
       const controller = new AbortController();
       let started = false;
+      // A command agent's stderr is attached with its run's record, not before: the reporter pairs the two by their order.
+      let stderr: { body: Buffer | string; contentType: string } | undefined;
       const running = evaluate({
-        context,
+        context: runContext,
         site: instance,
         agent,
         model,
         task,
         maxIterations,
-        modelCache: { ...cache, run: cassetteRunName(testInfo, runs), repeatIndex: testInfo.repeatEachIndex },
+        modelCache: { ...cache, run: cassetteRunName(testInfo, number), repeatIndex: testInfo.repeatEachIndex },
         signal: controller.signal,
         abortGraceMs: abortGrace(testInfo),
-        outputDir: testInfo.outputPath(`run-${runs}`),
-        attach: (name, body, contentType) => testInfo.attach(name, { body, contentType }),
-        modelWaits: new WaitClock(holdTestClock(testInfo)),
+        outputDir: testInfo.outputPath(`run-${number}`),
+        attach: async (name, body, contentType) => {
+          if (name === AGENT_STDERR) stderr = { body, contentType };
+          else await testInfo.attach(name, { body, contentType });
+        },
+        modelWaits: new WaitClock(testClock),
         // How the agent is contained is known before it starts: a run whose worker dies still says it.
-        onStart: ({ contained, reason }) => ((started = true), testInfo.attach(HARNESS_RUN_START_ATTACHMENT, { body: JSON.stringify({ ...planned, contained, containment: reason }), contentType: 'application/json' })),
+        onStart: ({ contained, reason }) => ((started = true), serial(() => testInfo.attach(HARNESS_RUN_START_ATTACHMENT, { body: JSON.stringify({ ...planned, contained, containment: reason }), contentType: 'application/json' }))),
         onIteration: (title, actions) =>
           base.step(title, async () => {
             await actions();
-            const page = context.pages().at(-1);
+            const page = runContext.pages().at(-1);
             if (harnessScreenshots && page) await testInfo.attach(`${title}.png`, { body: await page.screenshot(), contentType: 'image/png' });
           }),
       }).then(async (evaluated) => {
         // A browser that died under the run (a crash of the shared one) says nothing of the agent.
-        const record = await withBrowserLoss(evaluated, context);
+        const record = await withBrowserLoss(evaluated, runContext);
         const cost = runCost(prices, modelId(model), record.tokens);
         if (cost !== undefined) ledger?.add(cost);
         const reported: AttachedRunRecord & Omit<RunRecord, keyof AttachedRunRecord> & { prompt: string; layerNames: string[] } = redact(
@@ -240,7 +263,10 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
           // The sessions the site issued during the run are known now.
           runSecrets(instance),
         );
-        await attachRun(testInfo, reported);
+        await serial(async () => {
+          if (stderr) await testInfo.attach(AGENT_STDERR, stderr);
+          await attachRun(testInfo, reported);
+        });
         journal?.keep(capRunText(reported), { task: record.task, agent: record.agent, model: record.model, layers: record.layers, site: record.site });
         if (record.excluded?.reason === 'error') errored.push(`run ${planned.test.run}: ${record.excluded.detail}`);
         return record;
@@ -250,7 +276,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
         return await running;
       } catch (error) {
         // Bad input met once the run had started: its start is taken back. (Anything else that threw, a live site that could not be put back, stays counted as incomplete.)
-        if (started && error instanceof InputError) await testInfo.attach(HARNESS_RUN_VOID_ATTACHMENT, { body: JSON.stringify(planned), contentType: 'application/json' });
+        if (started && error instanceof InputError) await serial(() => testInfo.attach(HARNESS_RUN_VOID_ATTACHMENT, { body: JSON.stringify(planned), contentType: 'application/json' }));
         // Neither a success nor a failure: the test is skipped with the reason, and no run is counted.
         // Named by the cell's site (a capture's name), not the kit's instance it was made from.
         if (error instanceof TaskNotApplicable) testInfo.skip(true, `${NOT_APPLICABLE}${error.task} on ${site.name}: ${error.reason}`);
@@ -260,7 +286,35 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
       }
     };
 
-    await use({ run });
+    const run = async (request: RunRequest): Promise<RunRecord> => {
+      // Runs share the test's browser context (its pages, cookies and trace): two at once would act on each other's pages.
+      if (inFlight.size > 0) throw new InputError(`harness.run(): run ${runs} of this test is still going: runs share the test's browser context, so await each run before starting the next`);
+      return runIn(context, request, ++runs);
+    };
+
+    const trials = async (request: RunRequest, count: number): Promise<RunRecord[]> => {
+      parseInput(z.number().int().positive(), count, 'harness.trials() count');
+      toTask(request);
+      if (inFlight.size > 0) throw new InputError(`harness.trials(): run ${runs} of this test is still going: await it before starting trials`);
+      const spent = ledger?.spent() ?? 0;
+      if (maxCost !== undefined && spent >= maxCost) testInfo.skip(true, budgetSpentReason(spent, maxCost));
+      const numbers = Array.from({ length: count }, () => ++runs);
+      // Planned before any starts: a trial the test never got to (its worker died) is missing, never dropped.
+      await serial(() => testInfo.attach(HARNESS_RUN_PLAN_ATTACHMENT, { body: JSON.stringify({ runs: numbers }), contentType: 'application/json' }));
+      return Promise.all(
+        numbers.map(async (number) => {
+          // The test's context options and trace apply to every context made in the test (Playwright's own fixtures see to it).
+          const own = await browser.newContext();
+          try {
+            return await runIn(own, request, number, true);
+          } finally {
+            await own.close().catch(() => undefined);
+          }
+        }),
+      );
+    };
+
+    await use({ run, trials });
 
     // The test ended while runs went on (it timed out, threw, or the runner stopped it): Playwright
     // gives this teardown a time slot of its own (see abortGrace), so each run is stopped, judged and attached.
@@ -303,15 +357,28 @@ function abortGrace(testInfo: TestInfo): number {
  * endpoint's; a run never times out because other workers held the slots.
  */
 export function holdTestClock(testInfo: TestInfo): (waiting: boolean) => void {
+  // Held while any of the test's runs waits (trials wait together): from the first wait to the last's end.
+  let holders = 0;
   let held: { timeout: number; since: number } | undefined;
   return (waiting) => {
     if (waiting) {
+      if (holders++ > 0) return;
       held = { timeout: testInfo.timeout, since: performance.now() };
       if (held.timeout > 0) testInfo.setTimeout(0);
-    } else if (held) {
+    } else if (holders > 0 && --holders === 0 && held) {
       if (held.timeout > 0) testInfo.setTimeout(held.timeout + Math.round(performance.now() - held.since));
       held = undefined;
     }
+  };
+}
+
+/** Runs each piece of work given to it after the one before has ended. */
+function serialized(): <T>(work: () => Promise<T>) => Promise<T> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (work) => {
+    const next = last.then(work, work);
+    last = next.catch(() => undefined);
+    return next;
   };
 }
 

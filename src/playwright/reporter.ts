@@ -7,12 +7,12 @@ import { renderMarkdown, retriedLies, verdictLines, writeSummaryFiles } from '..
 import { containmentLines, counted, endingOf, incompleteNote, testName } from '../report/format.ts';
 import { DEFAULT_HISTORY_LIMIT, HISTORY_DIR, listHistory, saveToHistory } from '../report/history.ts';
 import { cellLabel, summarize } from '../report/summarize.ts';
-import { countTrials, parseRunAttachment, parseStartAttachment, type Attempt, type ParsedAttachment, type TestRecord } from '../report/trials.ts';
+import { countTrials, parsePlanAttachment, parseRunAttachment, parseStartAttachment, type Attempt, type ParsedAttachment, type TestRecord } from '../report/trials.ts';
 import { gateSchema, maxErrorsSchema, type FailedTest, type Gate, type NotApplicableTest, type NotRunTest, type PlaywrightFailures, type Summary } from '../report/types.ts';
 import { z } from 'zod';
 import type { PlannedRun, AttachedRunRecord } from '../core/run.ts';
 import { parseInput } from '../input.ts';
-import { HARNESS_RUN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT, HARNESS_RUN_VOID_ATTACHMENT } from './fixtures.ts';
+import { AGENT_STDERR, HARNESS_RUN_ATTACHMENT, HARNESS_RUN_PLAN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT, HARNESS_RUN_VOID_ATTACHMENT } from './fixtures.ts';
 import { selectionOf } from './selection.ts';
 import { WORKERS_METADATA } from './matrix.ts';
 import { EtaProgress } from './progress.ts';
@@ -71,8 +71,6 @@ const STOPPED: Partial<Record<FullResult['status'], string>> = { interrupted: 'i
 const WRITE_INTERVAL_MS = 1000;
 /** Missing tests, and runs left out of every rate, named in the final lines; summary.json lists them all. */
 const NAMED = 5;
-/** The agent's stderr, as a command agent attaches it (redacted, capped): the report shows it cut at TEXT_CHARS, so a 10,000-run page stays openable. */
-const AGENT_STDERR = 'agent-stderr.txt';
 
 /**
  * `harness-eval/reporter`: turns the `harness-run.json` attachment of every test into trials,
@@ -328,6 +326,7 @@ export default class HarnessReporter implements Reporter {
   private readAttempt(test: TestCase, result: TestResult): Attempt {
     const attempt: Attempt = { retry: result.retry, ...(result.status === 'interrupted' && { interrupted: true }), runs: [], starts: [], unreadable: [] };
     const voided: PlannedRun[] = [];
+    const plans: number[][] = [];
     const project = test.parent.project()?.name;
     const where = `"${test.title}"${project ? ` (${project})` : ''}`;
     const text = (attachment: TestResult['attachments'][number]) => (attachment.body ? attachment.body.toString('utf8') : readFileSync(attachment.path!, 'utf8'));
@@ -356,11 +355,13 @@ export default class HarnessReporter implements Reporter {
         read(attachment, parseStartAttachment, attempt.starts);
         stderr = undefined;
       } else if (attachment.name === HARNESS_RUN_VOID_ATTACHMENT) read(attachment, parseStartAttachment, voided);
+      else if (attachment.name === HARNESS_RUN_PLAN_ATTACHMENT) read(attachment, parsePlanAttachment, plans);
       else if (attachment.name === AGENT_STDERR) stderr = readStderr(() => text(attachment));
     }
     // A start the fixture took back (bad input met once the run had started: a corrupt store, a program gone): no run, not an incomplete one.
     const taken = new Set(voided.map((start) => start.test.run));
     attempt.starts = attempt.starts.filter((start) => !taken.has(start.test.run));
+    if (plans.length > 0) attempt.plans = plans.flat().filter((run) => !taken.has(run));
     const links = this.links(test, result);
     if (links) attempt.runs = attempt.runs.map((run) => ({ ...run, links }));
     return attempt;
@@ -488,7 +489,7 @@ function firstLine(message: string | undefined): string | undefined {
   return stripVTControlCharacters(message ?? '').split('\n').map((line) => line.trim()).find((line) => line !== '');
 }
 
-/** The agent's stderr as the report shows it (redacted when attached), cut; unreadable, it says so. */
+/** The agent's stderr as the report shows it (redacted when attached), cut at TEXT_CHARS so a 10,000-run page stays openable; unreadable, it says so. */
 function readStderr(read: () => string): string {
   try {
     return cut(read(), TEXT_CHARS);

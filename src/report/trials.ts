@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { stampedEventSchema } from '../core/trace.ts';
 import { transcript } from '../harness/transcript.ts';
 import { parseInput } from '../input.ts';
@@ -24,6 +25,8 @@ export interface Attempt {
   runs: RunWithStderr[];
   /** Runs that started (`harness-run-start.json`); those with no run of the same number never ended. */
   starts: PlannedRun[];
+  /** Run numbers `harness.trials()` planned before starting them (`harness-run-plan.json`): absent when it planned none. */
+  plans?: number[];
   /** Run numbers of attachments that could not be read; `undefined` when not even that was readable. */
   unreadable: Array<number | undefined>;
 }
@@ -46,8 +49,8 @@ export interface Trials {
 }
 
 /**
- * The trials of a set of tests. A test plans as many runs as the distinct run numbers it recorded
- * or started, and at least one unless it did not end skipped-or-plain: a skipped test plans none,
+ * The trials of a set of tests. A test plans as many runs as the distinct run numbers it recorded,
+ * started or planned (`harness.trials()`), and at least one unless it did not end skipped-or-plain: a skipped test plans none,
  * and so does a test that passed without starting a run (a plain test in a user's project). A test
  * that never ran, or failed with no run, planned one and is missing.
  */
@@ -60,6 +63,8 @@ export function countTrials(tests: readonly TestRecord[]): Trials {
     const numbers = new Set<number>(kept.keys());
     for (const attempt of test.attempts) {
       for (const start of attempt.starts) numbers.add(start.test.run);
+      // Trials planned and never started (the worker died first) are missing; a skipped test (not applicable, budget spent) planned none.
+      if (test.status !== 'skipped') for (const run of attempt.plans ?? []) numbers.add(run);
       for (const run of attempt.unreadable) if (run !== undefined) numbers.add(run);
     }
     const unreadable = test.attempts.some((attempt) => attempt.unreadable.length > 0);
@@ -169,6 +174,13 @@ function transcriptOf(trace: unknown): string | undefined {
 /** A `harness-run-start.json` body, read the same way. */
 export function parseStartAttachment(text: string, label: string): ParsedAttachment<PlannedRun> {
   return parseAttachment(text, label, (value) => parseInput(plannedRunSchema, value, label));
+}
+
+const planSchema = z.object({ runs: z.array(z.number().int().positive()) });
+
+/** `harness-run-plan.json`: the run numbers of the trials a test planned. */
+export function parsePlanAttachment(text: string, label: string): ParsedAttachment<number[]> {
+  return parseAttachment(text, label, (value) => parseInput(planSchema, value, label).runs);
 }
 
 function parseAttachment<T>(text: string, label: string, parse: (value: Record<string, unknown>) => T): ParsedAttachment<T> {
