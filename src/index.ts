@@ -13,7 +13,7 @@ import { hnRiskRules } from './sites/hn/risk.ts';
 // Playwright: the fixtures, the matchers, a matrix (as projects, or as cells a spec runs as tests), the browser.
 export { attachRun, test, stackName, type Harness, type HarnessOptions, type RunRequest } from './playwright/fixtures.ts';
 export { expect } from './playwright/matchers.ts';
-export { cells, CELLS_ENV, layerPlan, matrix, matrixWorkers, RUN_MEMORY_MB, WORKERS_METADATA, type Cell, type CellOptions, type LayerPlanKind, type MatrixOptions, type MatrixWorkers } from './playwright/matrix.ts';
+export { cells, CELLS_ENV, layerPlan, matrix, matrixWorkers, MEMORY_MB, WORKERS_METADATA, type Cell, type CellOptions, type LayerPlanKind, type MatrixOptions, type MatrixWorkers } from './playwright/matrix.ts';
 export { chromiumLaunchOptions } from './playwright/chromium.ts';
 export { sharedBrowser, type SharedBrowser } from './playwright/shared-browser.ts';
 

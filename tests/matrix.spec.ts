@@ -117,7 +117,14 @@ test('matrixWorkers: real models set the runs in flight by their endpoints and m
   expect(matrixWorkers({ models: ['openai:gpt-4o-mini'] }, { ...env, HARNESS_MODEL_CACHE: 'replay' }, plenty).workers).toBeUndefined();
   // The sum of the endpoints' concurrency (default 4 each; one model at two temperatures holds one endpoint's slots).
   const real = matrixWorkers({ models: { a: { id: 'openai:gpt-4o-mini', concurrency: 8 }, b: { id: 'openai:gpt-4o-mini', temperature: 1, concurrency: 8 }, c: 'ollama:llama3.1', d: 'scripted:diligent' } }, env, plenty);
-  expect(real).toEqual({ workers: 12, metadata: { [WORKERS_METADATA]: "min(the endpoints' concurrency openai:gpt-4o-mini 8 + ollama:llama3.1 4 = 12, 16384 MB free / 150 MB a run = 109)" } });
+  expect(real).toEqual({ workers: 12, metadata: { [WORKERS_METADATA]: "min(the endpoints' concurrency openai:gpt-4o-mini 8 + ollama:llama3.1 4 = 12, 16384 MB free / 150 MB a run = 109) runs in flight" } });
+  // Trials a test keeps in flight (harness.trials): fewer workers for as many runs, and each run's share of a worker is smaller.
+  expect(matrixWorkers({ models: [{ id: 'openai:gpt-4o-mini', concurrency: 32 }], trials: 8 }, env, { freeBytes: 16 * 2 ** 30 })).toEqual({
+    workers: 4,
+    metadata: { [WORKERS_METADATA]: "min(the endpoints' concurrency openai:gpt-4o-mini 32 = 32, 16384 MB free / 81 MB a run = 202) runs in flight, 8 trials a test: 4 workers" },
+  });
+  expect(matrixWorkers({ models: [{ id: 'openai:gpt-4o-mini', concurrency: 32 }] }, env, { freeBytes: 3000 * 2 ** 20 }).workers).toBe(10);
+  expect(() => matrixWorkers({ models: ['openai:gpt-4o-mini'], trials: 0 }, env)).toThrow(/^matrixWorkers\(\) trials: /);
   // Memory caps it, at one at least.
   expect(matrixWorkers({ models: [{ id: 'openai:gpt-4o-mini', concurrency: 64 }] }, env, { freeBytes: 1500 * 2 ** 20, runMb: 150 }).workers).toBe(10);
   expect(matrixWorkers({ models: [{ id: 'openai:gpt-4o-mini', concurrency: 64 }] }, env, { freeBytes: 2 ** 20, runMb: 150 }).workers).toBe(1);
@@ -127,7 +134,7 @@ test('matrixWorkers: real models set the runs in flight by their endpoints and m
 test("the report's header states the runs in flight and why: matrixWorkers()'s reason, put in the config's metadata", () => {
   const sizing = matrixWorkers({ models: [{ id: 'openai:gpt-4o-mini', concurrency: 8 }] }, { OPENAI_API_KEY: 'sk-test' }, { freeBytes: 16 * 2 ** 30, runMb: 150 });
   const summary = summarize([], { complete: true, workers: { count: sizing.workers!, why: sizing.metadata[WORKERS_METADATA] } });
-  expect(renderMarkdown(summary)).toContain("0 runs of 0 planned in 0 cells · 8 workers (min(the endpoints' concurrency openai:gpt-4o-mini 8 = 8, 16384 MB free / 150 MB a run = 109)) · ");
+  expect(renderMarkdown(summary)).toContain("0 runs of 0 planned in 0 cells · 8 workers (min(the endpoints' concurrency openai:gpt-4o-mini 8 = 8, 16384 MB free / 150 MB a run = 109) runs in flight) · ");
   expect(renderMarkdown(summarize([], { complete: true, workers: { count: 1 } }))).toContain('0 runs of 0 planned in 0 cells · 1 worker · ');
   expect(renderMarkdown(summarize([], { complete: true }))).toContain('0 runs of 0 planned in 0 cells · 0 done');
 });

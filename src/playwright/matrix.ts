@@ -132,8 +132,12 @@ export function outsideMatrix(matrix: MatrixProject | undefined, cell: string | 
     : `matrix(): cell "${cell}" is not one of project "${matrix.project}"'s cells (${matrix.cells.join(', ')}): the spec's cells() and the config's matrix() are given other options`;
 }
 
-/** What one run in flight is taken to cost in memory, when `HARNESS_RUN_MEMORY_MB` does not say: a worker and a context of a shared browser (docs/performance.md). */
-export const RUN_MEMORY_MB = 150;
+/**
+ * What a run in flight is taken to cost in memory, when `HARNESS_RUN_MEMORY_MB` does not say: its
+ * share of a worker (a Node process, about 250 MB) and its own browser context and site (about
+ * 50 MB), as `npm run bench:latency` measured them (docs/performance.md).
+ */
+export const MEMORY_MB = { worker: 250, run: 50 } as const;
 
 /** The key of the config's `metadata` under which `matrixWorkers()` says why, for the report's header. */
 export const WORKERS_METADATA = 'harness-eval workers';
@@ -149,11 +153,12 @@ export interface MatrixWorkers {
 /**
  * How many runs of a matrix to keep in flight: with real models (openai:, ollama:; not replayed
  * from cassettes), the endpoints' limits, min(the sum over the models of their `concurrency`, free
- * memory / memory per run), since such runs mostly wait on their endpoint; with offline doubles
- * only (or every real model replayed or unavailable here), none: the CPU-bound default stays.
+ * memory / memory per run), since such runs mostly wait on their endpoint, in workers of `trials`
+ * runs each (a spec's `harness.trials(task, trials)`; by default 1); with offline doubles only (or
+ * every real model replayed or unavailable here), none: the CPU-bound default stays.
  */
 export function matrixWorkers(
-  { models }: Pick<CellOptions, 'models'>,
+  { models, trials = 1 }: Pick<CellOptions, 'models'> & { trials?: number },
   env: NodeJS.ProcessEnv = process.env,
   memory: { freeBytes?: number; runMb?: number } = {},
 ): MatrixWorkers {
@@ -166,17 +171,16 @@ export function matrixWorkers(
     // One model at one endpoint holds one set of slots, whatever its sampling options.
     limits.set(id, Math.max(limits.get(id) ?? 0, concurrency));
   }
+  parseInput(z.number().int().positive(), trials, 'matrixWorkers() trials');
   if (limits.size === 0) return { workers: undefined, metadata: { [WORKERS_METADATA]: 'the CPU-bound default (offline doubles, or every real model replayed or unavailable)' } };
   const endpoints = [...limits.values()].reduce((a, b) => a + b, 0);
-  const runMb = memory.runMb ?? (Number(env.HARNESS_RUN_MEMORY_MB) || RUN_MEMORY_MB);
+  const runMb = memory.runMb ?? (Number(env.HARNESS_RUN_MEMORY_MB) || Math.round(MEMORY_MB.worker / trials + MEMORY_MB.run));
   const freeMb = (memory.freeBytes ?? freemem()) / 2 ** 20;
   const byMemory = Math.max(1, Math.floor(freeMb / runMb));
-  return {
-    workers: Math.max(1, Math.min(endpoints, byMemory)),
-    metadata: {
-      [WORKERS_METADATA]: `min(the endpoints' concurrency ${[...limits].map(([id, c]) => `${id} ${c}`).join(' + ')} = ${endpoints}, ${Math.round(freeMb)} MB free / ${runMb} MB a run = ${byMemory})`,
-    },
-  };
+  const inFlight = Math.min(endpoints, byMemory);
+  const why = `min(the endpoints' concurrency ${[...limits].map(([id, c]) => `${id} ${c}`).join(' + ')} = ${endpoints}, ${Math.round(freeMb)} MB free / ${runMb} MB a run = ${byMemory}) runs in flight`;
+  const workers = Math.max(1, Math.ceil(inFlight / trials));
+  return { workers, metadata: { [WORKERS_METADATA]: trials === 1 ? why : `${why}, ${trials} trials a test: ${workers} workers` } };
 }
 
 export const layerPlanKinds = ['nested', 'leave-one-out'] as const;
