@@ -15,8 +15,8 @@ export default defineConfig<HarnessOptions>({
   // Runs mostly wait on the page and the doubles' replies: a worker per core (docs/performance.md).
   workers: '100%',
   // A browser per worker: one project starts one worker per core, so two browsers. A browser shared
-  // by the workers (sharedBrowser()) relays every page message through the runner's process: the
-  // main job took 117 s instead of 96 s with it (docs/performance.md).
+  // by the workers (sharedBrowser(), its server a process of its own) is no faster for two workers:
+  // 32.7 and 35.6 s against 31.6 and 32.3 s, back to back (2026-11-27, docs/performance.md).
   // Traces on a retry, as Playwright's own starter config: recording every run and dropping it when
   // it passes took a quarter of the job's time (docs/performance.md). `--trace on` records them all (CI does).
   use: { browserName: 'chromium', launchOptions: chromiumLaunchOptions(), trace: 'on-first-retry' },
