@@ -15,21 +15,34 @@ export interface HostIdentity {
 }
 
 /**
- * Run uids: BASE + worker pid × RUNS + n. Live workers have distinct pids, so concurrent runs never
- * share a uid (a worker has at most RUNS sandboxes at once), and a uid names the worker it belongs to:
- * what a dead worker left can be found and killed (reapOrphans).
+ * Run uids: BASE + worker pid × RUNS + slot. Live workers have distinct pids, and a worker's slots
+ * in use are distinct (trials run sandboxes at once), so runs at once never share a uid; a uid
+ * names the worker it belongs to: what a dead worker left can be found and killed (reapOrphans).
  */
 const BASE = 1_000_000_000;
 const RUNS = 64;
 /** Linux's largest pid_max (2^22): the range's end. */
 const MAX_PID = 4_194_304;
-let runs = 0;
+/** This worker's slots held by a sandbox not yet closed. */
+const held = new Set<number>();
+/** Where the next search for a free slot starts: slots go round, so a slot just given back (its processes still dying) is the last taken again. */
+let next = 0;
 
+/** A host identity for a new sandbox, held until `releaseIdentity`: as root, a uid no other open sandbox of this worker holds. */
 export function runIdentity(): HostIdentity {
   const uid = process.getuid?.() ?? 0;
   if (uid !== 0) return { uid, gid: process.getgid?.() ?? uid, own: false };
-  const own = BASE + process.pid * RUNS + (runs++ % RUNS);
+  const slot = Array.from({ length: RUNS }, (_, i) => (next + i) % RUNS).find((candidate) => !held.has(candidate));
+  if (slot === undefined) throw new Error(`a worker runs at most ${RUNS} sandboxes at once, each as a uid of its own: keep fewer trials in flight in one test`);
+  held.add(slot);
+  next = (slot + 1) % RUNS;
+  const own = BASE + process.pid * RUNS + slot;
   return { uid: own, gid: own, own: true };
+}
+
+/** Gives a closed sandbox's uid back to its worker. */
+export function releaseIdentity(identity: HostIdentity): void {
+  if (identity.own) held.delete((identity.uid - BASE) % RUNS);
 }
 
 /** The program a part of the sandbox is run with: its HARNESS_* override, else the first on PATH. */

@@ -6,7 +6,7 @@ import { constants as osConstants, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { EscapeAttempt, Escapes } from '../core/agent.ts';
-import { asIdentity, identityUnavailable, isExecutable, prlimitPath, reapOrphans, runIdentity, toolPath, type HostIdentity } from './sandbox-identity.ts';
+import { asIdentity, identityUnavailable, isExecutable, prlimitPath, reapOrphans, releaseIdentity, runIdentity, toolPath, type HostIdentity } from './sandbox-identity.ts';
 import { DEFAULT_SANDBOX_LIMITS, folderUsage, rlimits, tasksIn, tmpfsFull, WORK_DIR_ENTRIES, type SandboxLimits } from './sandbox-limits.ts';
 import type { Canaries } from './foreign.ts';
 import { closedFolder, decoyText, mountArgs, secretFiles } from './sandbox-mounts.ts';
@@ -95,6 +95,7 @@ function probe(): string | undefined {
   const argv = [...rlimits(DEFAULT_SANDBOX_LIMITS, identity), ...asIdentity(identity), bwrap, ...isolation(3), ...mountArgs({ shown: [], decoys: [], own: [], tmpBytes: 1024 * 1024, shmBytes: 1024 * 1024 }), '--', socat, '-V'];
   const fd = openSync(filter.path, 'r');
   const run = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe', fd] });
+  releaseIdentity(identity);
   const why = run.error ? `${bwrap}: ${(run.error as NodeJS.ErrnoException).code ?? run.error.message}` : run.status !== 0 ? `${bwrap} failed its probe: ${run.stderr.trim().split('\n').at(-1)}` : undefined;
   return why && `no usable bubblewrap (${why})`;
 }
@@ -346,9 +347,9 @@ function own(path: string, identity: HostIdentity, mode = 0o700): void {
  */
 export function startSandbox(options: SandboxOptions): Sandbox {
   const limits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
-  const identity = runIdentity();
   const filter = seccompFilter();
   if ('error' in filter) throw new Error(filter.error);
+  const identity = runIdentity();
   // Short: a Unix socket's path is limited to 108 bytes. Made at once, with no await: bwrap starts before the worker turns to anything else (the page's opening).
   // Its parent only to pass through; its socket folder the run's own, so another run's agent (another uid) cannot name a socket in it.
   const runDir = mkdtempSync(join(sandboxBase(), 'he-sbx-'));
@@ -562,6 +563,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
       for (const socket of sockets) socket.destroy();
       await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
       await rm(runDir, { recursive: true, force: true });
+      releaseIdentity(identity);
     },
   };
 }
