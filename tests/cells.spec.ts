@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { cells, matrix } from '../src/index.ts';
-import { outsideMatrix } from '../src/playwright/matrix.ts';
+import { outsideMatrix } from '../src/playwright/fixtures.ts';
 import type { Summary } from '../src/report/types.ts';
 import { collect, playwright, readSummary, workspace } from './playwright-child.ts';
 import { expect } from './support.ts';

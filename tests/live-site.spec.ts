@@ -3,7 +3,7 @@ import { expect, test } from '@playwright/test';
 import { http, HttpResponse } from 'msw';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { test as harnessTest } from '../src/playwright/fixtures.ts';
-import { matrix } from '../src/playwright/matrix.ts';
+import { cells } from '../src/playwright/matrix.ts';
 import { assets } from '../src/sites/hn/assets.ts';
 import { createReplica, HN_ORIGIN, replicaHandlers, type HnReplica } from '../src/sites/hn/index.ts';
 import { live } from '../src/sites/hn/live.ts';
@@ -363,13 +363,13 @@ test('the live site\'s condition is its politeness with defaults and the account
   expect(JSON.stringify(condition)).not.toContain(account.password);
 });
 
-test('without HN_USERNAME and HN_PASSWORD the factory says why, also as matrix() names it; bad options fail in one line', async () => {
+test('without HN_USERNAME and HN_PASSWORD the factory says why, also as cells() names it; bad options fail in one line', async () => {
   await withEnv(NO_ENV, () => {
     const factory = live();
     expect(factory.unavailable!()).toBe('hn.live(): HN_USERNAME and HN_PASSWORD are not set');
-    const [project] = matrix({ models: ['scripted:overclaimer'], layers: { bare: [] }, sites: { nightly: factory } });
-    expect(project!.use!.site!.name).toBe('nightly');
-    expect(project!.use!.site!.unavailable!()).toBe('hn.live(): HN_USERNAME and HN_PASSWORD are not set');
+    const [cell] = cells({ models: ['scripted:overclaimer'], layers: { bare: [] }, sites: { nightly: factory } });
+    expect(cell!.use.site!.name).toBe('nightly');
+    expect(cell!.use.site!.unavailable!()).toBe('hn.live(): HN_USERNAME and HN_PASSWORD are not set');
     expect(() => factory.create()).toThrow('hn.live(): HN_USERNAME and HN_PASSWORD are not set');
     expect(live({ account }).unavailable!()).toBeUndefined();
   });

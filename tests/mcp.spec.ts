@@ -329,7 +329,7 @@ test.describe('the surface axis: surfaces in matrix(), the surface option', () =
       ['scripted:diligent · verified · playwright-mcp', 'mcp'],
     ]);
     // Without surfaces, the cells are what they always were.
-    expect(cells({ models: ['scripted:diligent'], layers: { bare: [] } })).toEqual([{ name: 'scripted:diligent · bare', use: { model: 'scripted:diligent', modelName: 'scripted:diligent', layers: [], layerStack: 'bare' } }]);
+    expect(cells({ models: ['scripted:diligent'], layers: { bare: [] } })).toEqual([{ name: 'scripted:diligent · bare', use: { cell: 'scripted:diligent · bare', model: 'scripted:diligent', modelName: 'scripted:diligent', layers: [], layerStack: 'bare' } }]);
   });
 
   test('a surface that is none, or one given twice under one name, is one line naming where', () => {

@@ -26,7 +26,6 @@ import { budgetSpentReason, parseCostOptions, priced, runCost, runLedger } from 
 import { checkedOnce } from './config-errors.ts';
 import { RESUME_ENV, runJournal } from './resume.ts';
 import { withBrowserLoss } from './shared-browser.ts';
-import { outsideMatrix, type MatrixProject } from './matrix.ts';
 import type { PriceTable } from '../report/types.ts';
 import { ABORT_GRACE_MS, evaluate, NOT_APPLICABLE, runSecrets, TaskNotApplicable, type AbortCause } from '../eval/evaluate.ts';
 
@@ -44,6 +43,21 @@ export interface Harness {
    * they wait on their model, a worker keeps them all in flight (docs/nightly.md#sizing-a-nightly-run).
    */
   trials(request: RunRequest, count: number): Promise<RunRecord[]>;
+}
+
+/** Set by `matrix()` on its project: its name and its cells'. */
+export interface MatrixProject {
+  project: string;
+  cells: readonly string[];
+}
+
+/** Why a test runs outside its project's matrix (a spec that declares no cells, or another matrix's), or undefined when it runs in one of its cells. */
+export function outsideMatrix(matrix: MatrixProject | undefined, cell: string | undefined): string | undefined {
+  if (!matrix || (cell !== undefined && matrix.cells.includes(cell))) return undefined;
+  const declare = 'declare the tests in its cells: for (const cell of cells(options)) test.describe(cell.name, () => { test.use(cell.use); test(…) }) (docs/nightly.md)';
+  return cell === undefined
+    ? `matrix(): this test of project "${matrix.project}" runs in none of its cells, so it would measure the default model, not the matrix's: ${declare}`
+    : `matrix(): cell "${cell}" is not one of project "${matrix.project}"'s cells (${matrix.cells.join(', ')}): the spec's cells() and the config's matrix() are given other options`;
 }
 
 export interface HarnessOptions {

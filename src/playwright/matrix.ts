@@ -117,21 +117,6 @@ export function matrix({ project = {}, ...options }: MatrixOptions): Project<Har
   return [{ ...project, name, use: { ...project.use, matrix: { project: name, cells: cells(options).map((cell) => cell.name) } } }];
 }
 
-/** Set by `matrix()` on its project: its name and its cells'. */
-export interface MatrixProject {
-  project: string;
-  cells: readonly string[];
-}
-
-/** Why a test runs outside its project's matrix (a spec that declares no cells, or another matrix's), or undefined when it runs in one of its cells. */
-export function outsideMatrix(matrix: MatrixProject | undefined, cell: string | undefined): string | undefined {
-  if (!matrix || (cell !== undefined && matrix.cells.includes(cell))) return undefined;
-  const declare = 'declare the tests in its cells: for (const cell of cells(options)) test.describe(cell.name, () => { test.use(cell.use); test(…) }) (docs/nightly.md)';
-  return cell === undefined
-    ? `matrix(): this test of project "${matrix.project}" runs in none of its cells, so it would measure the default model, not the matrix's: ${declare}`
-    : `matrix(): cell "${cell}" is not one of project "${matrix.project}"'s cells (${matrix.cells.join(', ')}): the spec's cells() and the config's matrix() are given other options`;
-}
-
 /**
  * What a run in flight is taken to cost in memory, when `HARNESS_RUN_MEMORY_MB` does not say: its
  * share of a worker (a Node process, about 250 MB) and its own browser context and site (about
