@@ -4,6 +4,7 @@ import type { RunView } from '../harness/context.ts';
 import { defineLayer } from '../harness/layer.ts';
 import { defineTool, type Tool, type ToolOutput } from '../tools/registry.ts';
 import { runProgram, type Dsl } from '../tools/sandbox.ts';
+import { inOrder } from '../queue.ts';
 
 const MiB = 1024 * 1024;
 /** Beyond the program's own limit, the time its tool call may take to end it and report the timeout. */
@@ -62,16 +63,14 @@ export const codeMode = defineLayer({
  */
 function api(run: RunView, programCallId: string, deadline: number): Dsl {
   let made = 0;
-  let queue: Promise<unknown> = Promise.resolve();
+  const inTurn = inOrder();
   const call = (name: string, args: Record<string, unknown>): Promise<ToolOutput> => {
     const id = `${programCallId}.${++made}`;
-    const result = queue.then(async () => {
+    return inTurn(async () => {
       const outcome = await run.callTool({ id, name, arguments: JSON.stringify(args) }, { by: 'program', withinMs: deadline - Date.now() });
       if (!outcome.ok) throw new Error(outcome.error);
       return outcome.output;
     });
-    queue = result.catch(() => {});
-    return result;
   };
   const program = run.site?.program;
   const site = program && {

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { redact } from '../harness/trace.ts';
 import { InputError, parseInput, readJsonFile } from '../input.ts';
 import { canonicalJson, parseJsonObject, writeFileAtomic } from '../text.ts';
-import { handlersFetch, type Msw } from './handlers-fetch.ts';
+import { handlersFetch } from './handlers-fetch.ts';
 
 /**
  * Cassettes: a run's real model traffic (openai:, ollama:) recorded once, say nightly, and
@@ -142,26 +142,26 @@ class CassettePlayer implements Cassette {
   constructor(private readonly options: CassetteOptions) {
     // Each API's own error body, so its SDK reports the reason in its words.
     this.fetch = handlersFetch(
-      ({ http, HttpResponse }) => [
-        http.post('*/chat/completions', ({ request }) => this.answer(HttpResponse, request, (message) => ({ error: { message } }))),
-        http.post('*/api/chat', ({ request }) => this.answer(HttpResponse, request, (message) => ({ error: message }))),
+      ({ http }) => [
+        http.post('*/chat/completions', ({ request }) => this.answer(request, (message) => ({ error: { message } }))),
+        http.post('*/api/chat', ({ request }) => this.answer(request, (message) => ({ error: message }))),
       ],
       `recorded ${options.model} endpoint`,
     );
   }
 
-  private async answer(HttpResponse: Msw['HttpResponse'], request: Request, errorBody: (message: string) => object): Promise<Response> {
+  private async answer(request: Request, errorBody: (message: string) => object): Promise<Response> {
     try {
-      return await this.replay(HttpResponse, request);
+      return await this.replay(request);
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
       this.failure ??= error;
       // A 400, which neither SDK retries: the run stops at once, with the reason in its trace.
-      return HttpResponse.json(errorBody(error.message), { status: 400 });
+      return Response.json(errorBody(error.message), { status: 400 });
     }
   }
 
-  private async replay(HttpResponse: Msw['HttpResponse'], request: Request): Promise<Response> {
+  private async replay(request: Request): Promise<Response> {
     const now = await readRequest(request, this.options.secrets ?? []);
     if (this.file === undefined) {
       const file = cassetteFile(this.options, now.key);
@@ -174,7 +174,7 @@ class CassettePlayer implements Cassette {
     }
     this.position += 1;
     const { status, body } = expected.response;
-    return typeof body === 'string' ? new HttpResponse(body, { status }) : HttpResponse.json(body, { status });
+    return typeof body === 'string' ? new Response(body, { status }) : Response.json(body, { status });
   }
 
   private explainMiss(now: Body): string {

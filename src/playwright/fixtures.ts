@@ -26,6 +26,7 @@ import { budgetSpentReason, parseCostOptions, priced, runCost, runLedger } from 
 import { checkedOnce } from './config-errors.ts';
 import { RESUME_ENV, runJournal } from './resume.ts';
 import { withBrowserLoss } from './shared-browser.ts';
+import { inOrder } from '../queue.ts';
 import type { PriceTable } from '../report/types.ts';
 import { ABORT_GRACE_MS, evaluate, NOT_APPLICABLE, runSecrets, TaskNotApplicable, type AbortCause } from '../eval/evaluate.ts';
 
@@ -196,15 +197,20 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
     /** The test's clock stands still while any of its runs waits on its model's endpoint. */
     const testClock = holdTestClock(testInfo);
     /** The attachments the reporter reads in order (a run's start, its stderr and record, a plan) go one at a time: concurrent trials never interleave a pair. */
-    const serial = serialized();
+    const serial = inOrder();
     /** Runs still going: when the test ends under them (a timeout, an exception), they are stopped and recorded here. */
     const inFlight = new Map<AbortController, Promise<unknown>>();
     /** Runs that ended in an error before their agent did anything: the test fails for them, whatever it asserted. */
     const errored: string[] = [];
 
+    /** Not started, not failed: the reporter counts the test as not run, outside every rate. */
+    const skipWhenBudgetSpent = () => {
+      const spent = ledger?.spent() ?? 0;
+      if (maxCost !== undefined && spent >= maxCost) testInfo.skip(true, budgetSpentReason(spent, maxCost));
+    };
+
     /** Run `number` of this test, in `runContext`; `budgeted`: the budget was checked for it already (trials check it once for all). */
-    const runIn = async (runContext: BrowserContext, request: RunRequest, number: number, budgeted = false): Promise<RunRecord> => {
-      const { task, maxIterations } = toTask(request);
+    const runIn = async (runContext: BrowserContext, { task, maxIterations }: ReturnType<typeof toTask>, number: number, budgeted = false): Promise<RunRecord> => {
       const instance = site.create();
       // No secret leaves in a record: a site's options may carry its account, a model's a key.
       const secrets = [instance.account.password, ...modelSecrets()];
@@ -227,9 +233,8 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
         await serial(() => attachRun(testInfo, earlier.attached));
         return earlier.returned;
       }
-      // Not started, not failed: the reporter counts the test as not run, outside every rate. (A run given back costs nothing now.)
-      const spent = ledger?.spent() ?? 0;
-      if (!budgeted && maxCost !== undefined && spent >= maxCost) testInfo.skip(true, budgetSpentReason(spent, maxCost));
+      // After the journal: a run given back costs nothing now.
+      if (!budgeted) skipWhenBudgetSpent();
       const controller = new AbortController();
       let started = false;
       // A command agent's stderr is attached with its run's record, not before: the reporter pairs the two by their order.
@@ -301,17 +306,17 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
     };
 
     const run = async (request: RunRequest): Promise<RunRecord> => {
+      const task = toTask(request);
       // Runs share the test's browser context (its pages, cookies and trace): two at once would act on each other's pages.
       if (inFlight.size > 0) throw new InputError(`harness.run(): run ${runs} of this test is still going: runs share the test's browser context, so await each run before starting the next`);
-      return runIn(context, request, ++runs);
+      return runIn(context, task, ++runs);
     };
 
     const trials = async (request: RunRequest, count: number): Promise<RunRecord[]> => {
       parseInput(z.number().int().positive(), count, 'harness.trials() count');
-      toTask(request);
+      const task = toTask(request);
       if (inFlight.size > 0) throw new InputError(`harness.trials(): run ${runs} of this test is still going: await it before starting trials`);
-      const spent = ledger?.spent() ?? 0;
-      if (maxCost !== undefined && spent >= maxCost) testInfo.skip(true, budgetSpentReason(spent, maxCost));
+      skipWhenBudgetSpent();
       const numbers = Array.from({ length: count }, () => ++runs);
       // Planned before any starts: a trial the test never got to (its worker died) is missing, never dropped.
       await serial(() => testInfo.attach(HARNESS_RUN_PLAN_ATTACHMENT, { body: JSON.stringify({ runs: numbers }), contentType: 'application/json' }));
@@ -320,7 +325,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
           // The test's context options and trace apply to every context made in the test (Playwright's own fixtures see to it).
           const own = await browser.newContext();
           try {
-            return await runIn(own, request, number, true);
+            return await runIn(own, task, number, true);
           } finally {
             await own.close().catch(() => undefined);
           }
@@ -386,15 +391,6 @@ export function holdTestClock(testInfo: TestInfo): (waiting: boolean) => void {
   };
 }
 
-/** Runs each piece of work given to it after the one before has ended. */
-function serialized(): <T>(work: () => Promise<T>) => Promise<T> {
-  let last: Promise<unknown> = Promise.resolve();
-  return (work) => {
-    const next = last.then(work, work);
-    last = next.catch(() => undefined);
-    return next;
-  };
-}
 
 /** The test (its project is the matrix cell) and, past the first, the run's number in it: what tells its cassette from others'. */
 function cassetteRunName(testInfo: TestInfo, run: number): string {

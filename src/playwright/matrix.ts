@@ -44,6 +44,11 @@ export interface Cell {
 /** Selects cells by name, for a run of part of a matrix (`--project` selected a cell when cells were projects): comma-separated, each a cell's whole name. */
 export const CELLS_ENV = 'HARNESS_CELLS';
 
+/** The cells HARNESS_CELLS names; none when it is unset or blank (every cell). */
+export function selectedCells(env: NodeJS.ProcessEnv = process.env): string[] {
+  return env[CELLS_ENV]?.split(',').map((name) => name.trim()).filter(Boolean) ?? [];
+}
+
 const siteSchema = z.object({
   name: z.string().min(1),
   condition: z.record(z.string(), z.unknown()),
@@ -68,8 +73,8 @@ const agentSchema = z.object({
  */
 export function cells(options: CellOptions, env: NodeJS.ProcessEnv = process.env): Cell[] {
   const all = allCells(options);
-  const wanted = env[CELLS_ENV]?.split(',').map((name) => name.trim()).filter(Boolean);
-  if (!wanted?.length) return all;
+  const wanted = selectedCells(env);
+  if (wanted.length === 0) return all;
   const unknown = wanted.filter((name) => !all.some((cell) => cell.name === name));
   if (unknown.length > 0) throw new InputError(`${CELLS_ENV}: no cell named ${unknown.map((name) => `"${name}"`).join(', ')} (the cells: ${all.map((cell) => cell.name).join(', ')})`);
   return all.filter((cell) => wanted.includes(cell.name));

@@ -1,5 +1,5 @@
 import type { FullConfig } from '@playwright/test/reporter';
-import { CELLS_ENV } from './matrix.ts';
+import { selectedCells } from './matrix.ts';
 
 /**
  * The part of the suite a run selected, in words: `shard 1/2`, `grep upvote`, `grep-invert slow`,
@@ -14,7 +14,7 @@ export function selectionOf(config: FullConfig, env: NodeJS.ProcessEnv = process
   // Absent in merge-reports, whose config comes from the shards' blobs.
   const filtered = config.filteredProjects ?? [];
   if (filtered.length > 0 && filtered.length < config.projects.length) reasons.push(`project ${filtered.map((project) => project.name).join(', ')}`);
-  const cells = env[CELLS_ENV]?.split(',').map((name) => name.trim()).filter(Boolean) ?? [];
+  const cells = selectedCells(env);
   if (cells.length > 0) reasons.push(`cells ${cells.join(', ')}`);
   return [...reasons, ...commandLineFilters(config.argv ?? [])];
 }

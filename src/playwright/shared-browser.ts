@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { BrowserContext, FullConfig, PlaywrightWorkerOptions } from '@playwright/test';
 import type { Excluded } from '../core/run.ts';
 import { InputError } from '../input.ts';
+import { parseJsonObject } from '../text.ts';
 import { chromiumLaunchOptions } from './chromium.ts';
 import { openRunLedger } from './cost.ts';
 
@@ -74,9 +75,9 @@ export default async function launchSharedBrowser(_config: FullConfig): Promise<
   });
   const exited = new Promise((resolve) => server.once('exit', resolve));
   const line = await firstLine(server.stdout);
-  const started: { wsEndpoint?: string; error?: string } = line ? JSON.parse(line) : { error: 'its process ended before it said where it listens' };
-  if (!started.wsEndpoint) throw new InputError(`harness-eval: the shared browser did not start: ${started.error}`);
-  process.env[SHARED_BROWSER_ENV] = started.wsEndpoint;
+  const { wsEndpoint, error } = parseJsonObject(line) ?? {};
+  if (typeof wsEndpoint !== 'string') throw new InputError(`harness-eval: the shared browser did not start: ${typeof error === 'string' ? error : `its process ended before it said where it listens${line ? ` (it said ${JSON.stringify(line.slice(0, 200))})` : ''}`}`);
+  process.env[SHARED_BROWSER_ENV] = wsEndpoint;
   // The run's cost ledger too (a `maxCost` budget), for runs whose reporter is not harness-eval's (a shard's blob).
   const closeLedger = openRunLedger();
   return async () => {

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { retryAfterMs } from '../../http.ts';
+import { inOrder } from '../../queue.ts';
 import type { SiteHandler } from '../route.ts';
 
 /** How gently a live site is asked: one request at a time, spaced, and backing off when it says so. */
@@ -37,14 +38,14 @@ export class RateLimitError extends Error {
  * It looks up `globalThis.fetch` at each call, so msw can stand in for the site.
  */
 export function politeFetch(origin: string, { intervalMs, retries, backoffMs, maxBackoffMs }: Politeness): SiteHandler {
-  let queue: Promise<unknown> = Promise.resolve();
+  const inQueue = inOrder();
   let lastAnswered = -Infinity;
   let pausedUntil = 0;
   const nextStart = () => Math.max(lastAnswered + intervalMs, pausedUntil);
 
   /** Sends when this request's turn comes: turns are taken in call order, and held until the answer is known. */
-  const inTurn = <T>(send: () => Promise<T>): Promise<T> => {
-    const mine = queue.then(async () => {
+  const inTurn = <T>(send: () => Promise<T>): Promise<T> =>
+    inQueue(async () => {
       // A rate-limit answer may arrive while this turn waits: look again after every sleep.
       for (let wait = nextStart() - Date.now(); wait > 0; wait = nextStart() - Date.now()) await sleep(wait);
       try {
@@ -53,9 +54,6 @@ export function politeFetch(origin: string, { intervalMs, retries, backoffMs, ma
         lastAnswered = Date.now();
       }
     });
-    queue = mine.catch(() => undefined);
-    return mine;
-  };
 
   return async (request) => {
     const url = new URL(request.url);
