@@ -137,9 +137,12 @@ export interface AgentRun {
  * One thing an agent tried against its containment, seen from outside it: a `limit` it hit (named
  * in `detail`: `processes`, `gateway calls`…), a `canary` (a decoy key or password) that reached the
  * gateway, the site or an artifact, a `control` message it forged or flooded, a `claim` written after
- * its main process ended.
+ * its main process ended or that could not be read, a `browser` navigation, request or download the
+ * run's browser refused (another origin, a `file:` or `view-source:` URL, a loopback or metadata
+ * address: `detail` names the URL), a `copy` of its work folder that could not be made whole (a name
+ * past PATH_MAX, a special file, a folder over its limit).
  */
-export const escapeAttemptSchema = z.object({ kind: z.enum(['limit', 'canary', 'control', 'claim']), detail: z.string() });
+export const escapeAttemptSchema = z.object({ kind: z.enum(['limit', 'canary', 'control', 'claim', 'browser', 'copy']), detail: z.string() });
 export type EscapeAttempt = z.infer<typeof escapeAttemptSchema>;
 
 /** What a command agent's sandbox saw it try: processes it left running when its main process ended, and every other attempt. */
