@@ -189,13 +189,13 @@ test('the run-wide ledger: made once by the runner, shared by every worker, remo
   expect(env[LEDGER_ENV]).toBe(dir);
   // Two workers' views: only the file is shared.
   const [a, b] = [runLedger(env), runLedger({ ...env })];
-  expect(a.spent()).toEqual({ usd: 0, largestHold: 0 });
+  expect(a.spent()).toEqual({ usd: 0, largestHold: 0, refusedHold: 0 });
   const settleFirst = a.budget(1).hold(0.5)!;
   const settleSecond = b.budget(1).hold(0.4)!;
   expect(settleSecond).toBeInstanceOf(Function);
   // What the other worker holds counts: $0.2 more would pass $1.
   expect(b.budget(1).hold(0.2)).toBeUndefined();
-  expect(a.spent()).toEqual({ usd: 0.9, largestHold: 0.5 });
+  expect(a.spent()).toEqual({ usd: 0.9, largestHold: 0.5, refusedHold: 0.2 });
   // Settled below its hold, a call gives the rest back.
   settleFirst(0.1);
   expect(b.budget(1).hold(0.5)).toBeInstanceOf(Function);
@@ -214,9 +214,10 @@ test('the run-wide ledger: made once by the runner, shared by every worker, remo
   expect(env[LEDGER_ENV]).toBeUndefined();
 });
 
-test('a run starts while the budget could hold a call as large as any it held', () => {
-  expect(budgetSpent({ usd: 0, largestHold: 0 }, 1)).toBeUndefined();
-  expect(budgetSpent({ usd: 0.5, largestHold: 0.5 }, 1)).toBeUndefined();
-  expect(budgetSpent({ usd: 0.6, largestHold: 0.5 }, 1)).toBe('budget spent: $0.6000 of maxCost $1.0000: too little for a call as large as one it held ($0.5000)');
-  expect(budgetSpent({ usd: 1, largestHold: 0 }, 1)).toBe('budget spent: $1.0000 of maxCost $1.0000');
+test('a run starts while no call was refused for the budget and it could hold a call as large as any it held', () => {
+  expect(budgetSpent({ usd: 0, largestHold: 0, refusedHold: 0 }, 1)).toBeUndefined();
+  expect(budgetSpent({ usd: 0.5, largestHold: 0.5, refusedHold: 0 }, 1)).toBeUndefined();
+  expect(budgetSpent({ usd: 0.6, largestHold: 0.5, refusedHold: 0 }, 1)).toBe('budget spent: $0.6000 of maxCost $1.0000: too little for a call as large as one it held ($0.5000)');
+  expect(budgetSpent({ usd: 0.1, largestHold: 0.1, refusedHold: 2 }, 1)).toBe("budget spent: $0.1000 of maxCost $1.0000: a call's worst case did not fit ($2.0000)");
+  expect(budgetSpent({ usd: 1, largestHold: 0, refusedHold: 0 }, 1)).toBe('budget spent: $1.0000 of maxCost $1.0000');
 });

@@ -68,10 +68,11 @@ export function openRunLedger(env: NodeJS.ProcessEnv = process.env): () => void 
   };
 }
 
-/** What the ledger says: USD spent by the calls settled and held by those in flight, and the largest hold it granted. */
+/** What the ledger says: USD spent by the calls settled and held by those in flight, the largest hold it granted, and the first it refused (0: none). */
 export interface LedgerState {
   usd: number;
   largestHold: number;
+  refusedHold: number;
 }
 
 /**
@@ -84,13 +85,18 @@ export interface LedgerState {
 class Tally implements LedgerState {
   usd = 0;
   largestHold = 0;
+  refusedHold = 0;
   private readonly holds = new Map<string, { usd: number; settled: boolean }>();
 
   add(line: string): void {
     const [kind, id, amount, cap] = line.split(' ');
     const usd = Number(amount);
     if (!id || !Number.isFinite(usd) || usd < 0) return;
-    if (kind === 'hold' && !this.holds.has(id) && this.usd + usd <= Number(cap)) {
+    if (kind === 'hold' && !this.holds.has(id)) {
+      if (this.usd + usd > Number(cap) || Number.isNaN(Number(cap))) {
+        this.refusedHold ||= usd;
+        return;
+      }
       this.holds.set(id, { usd, settled: false });
       this.usd += usd;
       this.largestHold = Math.max(this.largestHold, usd);
@@ -141,8 +147,8 @@ export function runLedger(env: NodeJS.ProcessEnv = process.env) {
   return {
     /** What the run's calls have spent and hold so far. */
     spent(): LedgerState {
-      const { usd, largestHold } = read();
-      return { usd, largestHold };
+      const { usd, largestHold, refusedHold } = read();
+      return { usd, largestHold, refusedHold };
     },
     /** `maxCost` as a run's calls hold against it. */
     budget(maxCost: number): SharedBudget {
@@ -161,10 +167,13 @@ export function runLedger(env: NodeJS.ProcessEnv = process.env) {
 
 /**
  * Why no further run starts under `maxCost` (`budget spent: $4.9000 of maxCost $5.0000, …`), or
- * undefined: a run starts while the budget could still hold a call as large as any it has held.
+ * undefined. A run starts while no call was refused for the budget and it could still hold a call
+ * as large as any it held: a run started past that would be cut at its first call, and counted.
  */
-export function budgetSpent({ usd, largestHold }: LedgerState, maxCost: number): string | undefined {
-  if (usd < maxCost && usd + largestHold <= maxCost) return undefined;
-  const tooLittle = usd < maxCost ? `: too little for a call as large as one it held ($${largestHold.toFixed(4)})` : '';
-  return `${BUDGET_SPENT}: $${usd.toFixed(4)} of maxCost $${maxCost.toFixed(4)}${tooLittle}`;
+export function budgetSpent({ usd, largestHold, refusedHold }: LedgerState, maxCost: number): string | undefined {
+  const spent = `${BUDGET_SPENT}: $${usd.toFixed(4)} of maxCost $${maxCost.toFixed(4)}`;
+  if (usd >= maxCost) return spent;
+  if (refusedHold > 0) return `${spent}: a call's worst case did not fit ($${refusedHold.toFixed(4)})`;
+  if (usd + largestHold > maxCost) return `${spent}: too little for a call as large as one it held ($${largestHold.toFixed(4)})`;
+  return undefined;
 }
