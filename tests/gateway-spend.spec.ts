@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import OpenAI from 'openai';
+import type { Gateway } from '../src/agents/gateway.ts';
 import type { Usage } from '../src/core/model.ts';
 import { RunSpend, SpendLimitReached, spendCapped } from '../src/models/spend.ts';
 import { openRunLedger, runLedger } from '../src/playwright/cost.ts';
@@ -35,30 +36,29 @@ async function provider(options?: Parameters<typeof billingProvider>[0]) {
   return started;
 }
 
-/** `count` chat completions of `content` at once through the gateway (no retries): each one's status. */
-async function concurrently(baseURL: string, apiKey: string, count: number, content: string, extra: { stream?: boolean } = {}) {
-  const openai = new OpenAI({ baseURL, apiKey, maxRetries: 0 });
-  return Promise.all(
-    Array.from({ length: count }, async (_, call) => {
-      try {
-        const answer = await openai.chat.completions.create({ model: 'x', messages: [{ role: 'user', content: `${call}: ${content}` }], ...extra } as OpenAI.ChatCompletionCreateParamsNonStreaming);
-        // A stream is read to its end.
-        if (Symbol.asyncIterator in answer) for await (const _ of answer as AsyncIterable<unknown>);
-        return 200;
-      } catch (error) {
-        return (error as { status?: number; message?: string }).status ?? String(error);
-      }
-    }),
-  );
+/** `count` chat completions of `content` sent at once through the gateway (no retries), streamed or not: each one's status, as it comes. */
+function calls({ endpoint }: Gateway, count: number, content: string, stream = false): Array<Promise<number | string>> {
+  const openai = new OpenAI({ baseURL: endpoint.baseURL, apiKey: endpoint.apiKey, maxRetries: 0 });
+  return Array.from({ length: count }, async (_, call) => {
+    const messages = [{ role: 'user' as const, content: `${call}: ${content}` }];
+    try {
+      if (stream) for await (const _ of await openai.chat.completions.create({ model: 'x', messages, stream }));
+      else await openai.chat.completions.create({ model: 'x', messages });
+      return 200;
+    } catch (error) {
+      return (error as { status?: number }).status ?? String(error);
+    }
+  });
 }
+
+const concurrently = (...args: Parameters<typeof calls>) => Promise.all(calls(...args));
 
 test.describe('spend caps hold under concurrency', () => {
   test('15 calls of 3.9 MB at once under maxRunCost $0.01, streamed or not: billed within the cap plus one call, the rest refused with a 429 naming it', async () => {
     const upstream = await provider();
     const spend = new RunSpend({ maxUsd: 0.01, costOf });
     const { gateway, limits } = await startGateway(spendCapped(upstream.model, spend), ROOMY);
-    const { baseURL, apiKey } = gateway.endpoint;
-    const statuses = (await Promise.all([concurrently(baseURL, apiKey, 8, LARGE), concurrently(baseURL, apiKey, 7, LARGE, { stream: true })])).flat();
+    const statuses = (await Promise.all([concurrently(gateway, 8, LARGE), concurrently(gateway, 7, LARGE, true)])).flat();
     const oneCall = usd(upstream.bills()[0] ?? { prompt_tokens: 1_000_000, completion_tokens: 100 });
     expect(usd(upstream.billed())).toBeLessThanOrEqual(0.01 + oneCall);
     expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(14);
@@ -71,28 +71,26 @@ test.describe('spend caps hold under concurrency', () => {
     const spend = new RunSpend({ maxUsd: 0.05, costOf });
     const { gateway } = await startGateway(spendCapped(upstream.model, spend), ROOMY);
     const content = LARGE.slice(0, 40_000);
-    const answers = concurrently(gateway.endpoint.baseURL, gateway.endpoint.apiKey, 15, content);
-    // Each holds its 40 KB as 40,000 tokens and the default allowance of 4,096 out: about $0.0085, five of them in $0.05.
-    await expect.poll(upstream.received).toBeGreaterThan(0);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const forwarded = upstream.received();
-    expect(forwarded).toBeGreaterThanOrEqual(4);
-    expect(forwarded).toBeLessThanOrEqual(5);
-    // The provider bills each at the most its hold allowed: one token a byte, the whole allowance.
+    let answered = 0;
+    const sent = calls(gateway, 15, content).map((call) => call.finally(() => (answered += 1)));
+    // Each holds its 40 KB as 40,000 tokens and the default allowance of 4,096 out, about $0.0085: five of them fit in $0.05, and the other ten are refused at once.
+    await expect.poll(() => answered).toBe(10);
+    expect(upstream.received()).toBe(5);
+    // The provider bills each at the most its hold allowed: a token a byte, the whole allowance.
     const worst = { prompt_tokens: Buffer.byteLength(`10: ${content}`), completion_tokens: 4_096 };
-    for (let call = 0; call < forwarded; call++) upstream.answer(call, worst);
-    const statuses = await answers;
-    expect(statuses.filter((status) => status === 200)).toHaveLength(forwarded);
-    expect(statuses.filter((status) => status === 429)).toHaveLength(15 - forwarded);
+    for (let call = 0; call < 5; call++) upstream.answer(call, worst);
+    const statuses = await Promise.all(sent);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(10);
     expect(usd(upstream.billed())).toBeLessThanOrEqual(0.05);
     // The run is over once a call was refused: a smaller one is refused too.
-    expect(await concurrently(gateway.endpoint.baseURL, gateway.endpoint.apiKey, 1, 'hi')).toEqual([429]);
+    expect(await concurrently(gateway, 1, 'hi')).toEqual([429]);
   });
 
   test('maxTokens: 15 calls of 3.9 MB at once under the default 5,000,000 are billed within it plus one call', async () => {
     const upstream = await provider();
     const { gateway, limits } = await startGateway(upstream.model, ROOMY);
-    const statuses = await concurrently(gateway.endpoint.baseURL, gateway.endpoint.apiKey, 15, LARGE);
+    const statuses = await concurrently(gateway, 15, LARGE);
     const billed = upstream.billed();
     const oneCall = Math.max(...upstream.bills().map((bill) => bill.prompt_tokens + bill.completion_tokens));
     expect(billed.prompt_tokens + billed.completion_tokens).toBeLessThanOrEqual(5_000_000 + oneCall);
@@ -111,7 +109,7 @@ test.describe('spend caps hold under concurrency', () => {
         return startGateway(spendCapped(upstream.model, spend), { ...ROOMY, maxTokens: 1e9 });
       }),
     );
-    await Promise.all(runs.map(({ gateway }) => concurrently(gateway.endpoint.baseURL, gateway.endpoint.apiKey, 4, LARGE)));
+    await Promise.all(runs.map(({ gateway }) => concurrently(gateway, 4, LARGE)));
     const oneCall = Math.max(0, ...upstream.bills().map(usd));
     expect(usd(upstream.billed())).toBeLessThanOrEqual(0.7 + oneCall);
     expect(runs.flatMap(({ limits }) => limits)).toContain('budget ($0.7)');

@@ -9,7 +9,7 @@ import { modelRequest, redact } from '../harness/trace.ts';
 import type { TraceEventBody } from '../core/trace.ts';
 import { InputError, parseInput } from '../input.ts';
 import { modelSecrets } from '../models/registry.ts';
-import { cappedOf, outputAllowance, SpendLimitReached, worstCase, type Hold } from '../models/spend.ts';
+import { cappedOf, outputAllowance, SpendLimitReached, worstCase, type Hold, type WorstCase } from '../models/spend.ts';
 import { addUsage, ModelError } from '../models/types.ts';
 import type { ChatMessage, ChatResponse, Model, ModelWaits, ToolSchema, Usage } from '../core/model.ts';
 import { anthropicError, fromMessagesRequest, messagesRequestSchema, toMessage, toMessageEvents, type MessagesRequest } from '../models/wire-anthropic.ts';
@@ -209,7 +209,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   }
 
   /** Holds a call's worst case against the run's spend caps, if its model is capped; a call that would pass one is refused as the gateway's limits are. */
-  function reserve(worst: { input: number; output: number }): Hold | undefined {
+  function reserve(worst: WorstCase): Hold | undefined {
     try {
       return spend?.reserve(worst);
     } catch (error) {
