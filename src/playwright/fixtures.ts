@@ -26,6 +26,7 @@ import { budgetSpent, parseCostOptions, priced, runCost, runLedger } from './cos
 import { checkedOnce } from './config-errors.ts';
 import { RESUME_ENV, runJournal } from './resume.ts';
 import { withBrowserLoss } from './shared-browser.ts';
+import { plainCells } from './plain-cells.ts';
 import { inOrder } from '../queue.ts';
 import type { PriceTable } from '../report/types.ts';
 import { ABORT_GRACE_MS, evaluate, NOT_APPLICABLE, runSecrets, TaskNotApplicable, type AbortCause } from '../eval/evaluate.ts';
@@ -55,7 +56,7 @@ export interface MatrixProject {
 /** Why a test runs outside its project's matrix (a spec that declares no cells, or another matrix's), or undefined when it runs in one of its cells. */
 export function outsideMatrix(matrix: MatrixProject | undefined, cell: string | undefined): string | undefined {
   if (!matrix || (cell !== undefined && matrix.cells.includes(cell))) return undefined;
-  const declare = 'declare the tests in its cells: for (const cell of cells(options)) test.describe(cell.name, () => { test.use(cell.use); test(…) }) (docs/nightly.md)';
+  const declare = "declare its tests with harness-eval's test, which declares them in every cell (docs/nightly.md)";
   return cell === undefined
     ? `matrix(): this test of project "${matrix.project}" runs in none of its cells, so it would measure the default model, not the matrix's: ${declare}`
     : `matrix(): cell "${cell}" is not one of project "${matrix.project}"'s cells (${matrix.cells.join(', ')}): the spec's cells() and the config's matrix() are given other options`;
@@ -144,7 +145,7 @@ export const AGENT_STDERR = 'agent-stderr.txt';
  * or a project's `use`), and `harness.run()` runs the agent in Playwright's own `context`, so
  * `--trace on` records what the agent did. Each iteration is a step; the run is attached.
  */
-export const test = base.extend<HarnessOptions & { harness: Harness }>({
+export const test = plainCells(base.extend<HarnessOptions & { harness: Harness }>({
   agent: [undefined, { option: true }],
   model: ['scripted:diligent', { option: true }],
   modelName: [undefined, { option: true }],
@@ -347,7 +348,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
     // A run that errored before its agent did anything is no outcome of the agent's: never a green test.
     if (errored.length > 0 && testInfo.status === 'passed') throw new RunErrored(errored);
   },
-});
+}));
 
 /**
  * Attaches a run to its test, for the reporter to count: the one way runs are reported, the
