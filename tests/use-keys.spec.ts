@@ -49,6 +49,20 @@ test.describe('a block with its own options', () => {
   });
 });
 
+test('where the fixtures cannot be read, nothing is checked, and the worker says so once', async () => {
+  const said: string[] = [];
+  const write = process.stderr.write;
+  process.stderr.write = ((line: string) => (said.push(line), true)) as typeof write;
+  try {
+    const elsewhere = { ...test.info(), titlePath: ['no', 'such', 'test'] };
+    expect(await testFixtures(elsewhere)).toBeUndefined();
+    expect(await testFixtures(elsewhere)).toBeUndefined();
+  } finally {
+    process.stderr.write = write;
+  }
+  expect(said).toEqual(["harness-eval: this Playwright keeps a test's fixtures where harness-eval cannot read them, so a misspelt key in use is not caught: run tsc --noEmit\n"]);
+});
+
 test.describe('the check', () => {
   const fixtures = (used: TestFixtures['used'] = []): TestFixtures => ({ declared: new Set(['model', 'layers', 'browserName', 'account']), options: ['account', 'model', 'layers', 'browserName'], used });
   const check = (projectUse: Record<string, unknown>, used?: TestFixtures['used']) => () => checkUseKeys(fixtures(used), projectUse, '/project');

@@ -12,7 +12,8 @@ import { closest } from '../text.ts';
  *
  * Playwright offers no API for a test's fixtures: they are read, read-only, from the test as the
  * worker loaded it (its test type's fixture lists, its describe blocks' `test.use`). Where those
- * are not found (another Playwright), nothing is checked; tests/use-keys.spec.ts fails then.
+ * are not found (another Playwright), nothing is checked and the worker says so once;
+ * tests/use-keys.spec.ts fails then.
  */
 
 /** A fixture list as `test.extend` and `test.use` record it. */
@@ -41,8 +42,21 @@ export interface TestFixtures {
   used: FixtureList[];
 }
 
-/** The test's fixtures, or undefined where Playwright keeps them otherwise. */
+/** Said once a worker: where the fixtures cannot be read, a typo goes unchecked, and the user is told. */
+let unreadSaid = false;
+
+/** The test's fixtures, or undefined (said once on stderr) where Playwright keeps them otherwise. */
 export async function testFixtures(testInfo: TestInfo): Promise<TestFixtures | undefined> {
+  const found = await loadedFixtures(testInfo);
+  if (!found && !unreadSaid) {
+    unreadSaid = true;
+    process.stderr.write("harness-eval: this Playwright keeps a test's fixtures where harness-eval cannot read them, so a misspelt key in use is not caught: run tsc --noEmit\n");
+  }
+  return found;
+}
+
+/** Read from the test as the worker loaded it; undefined where any part is not where this reads it. */
+async function loadedFixtures(testInfo: TestInfo): Promise<TestFixtures | undefined> {
   try {
     // The worker's own loader, through the package it ships in: the same module, so its cache.
     const common = createRequire(createRequire(import.meta.url).resolve('@playwright/test'))('playwright/lib/common') as {
