@@ -87,7 +87,7 @@ async function loadedFixtures(testInfo: TestInfo): Promise<TestFixtures | undefi
  * blocks') that no fixture of the test declares. A `test.use` entry that is a function defines a
  * fixture of its own; it is no option to misspell.
  */
-export function checkUseKeys(fixtures: TestFixtures, projectUse: Record<string, unknown>, rootDir: string): void {
+export function checkUseKeys(fixtures: TestFixtures, projectUse: Record<string, unknown>, configDir: string): void {
   const unknown = (key: string) => !fixtures.declared.has(key);
   const fail = (where: string, key: string): never => {
     const meant = closest(key, fixtures.options);
@@ -96,7 +96,7 @@ export function checkUseKeys(fixtures: TestFixtures, projectUse: Record<string, 
   for (const key of Object.keys(projectUse)) if (unknown(key)) fail('use.', key);
   for (const { fixtures: set, location } of fixtures.used) {
     for (const [key, value] of Object.entries(set)) {
-      if (unknown(key) && typeof value !== 'function') fail(`test.use()${location ? ` at ${relative(rootDir, location.file)}:${location.line}` : ''}: `, key);
+      if (unknown(key) && typeof value !== 'function') fail(`test.use()${location ? ` at ${relative(configDir, location.file)}:${location.line}` : ''}: `, key);
     }
   }
 }
