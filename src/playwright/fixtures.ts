@@ -24,6 +24,7 @@ import { agentFor, DEFAULT_SURFACE, surfaceStackName, type Surface } from '../ha
 import { agentCondition, layersCondition, modelCondition, modelNameInUse, NO_LAYERS, portablePaths, stackNameInUse } from './condition.ts';
 import { budgetSpent, parseCostOptions, priced, runCost, runLedger } from './cost.ts';
 import { checkedOnce } from './config-errors.ts';
+import { checkUseKeys, testFixtures } from './use-keys.ts';
 import { RESUME_ENV, runJournal } from './resume.ts';
 import { withBrowserLoss } from './shared-browser.ts';
 import { plainCells } from './plain-cells.ts';
@@ -163,7 +164,10 @@ export const test = plainCells(base.extend<HarnessOptions & { harness: Harness }
   harness: async ({ cell, matrix, agent: agentOption, model, modelName, layers, layerStack, surface, site, harnessScreenshots, modelCache, prices: pricesOption, maxCost: maxCostOption, maxRunCost: maxRunCostOption, context, browser }, use, testInfo) => {
     const configDir = testInfo.config.configFile ? dirname(testInfo.config.configFile) : testInfo.config.rootDir;
     // The options are the same for every test of a cell: what is wrong with them fails one test, in one line (config-errors.ts).
-    const { cache, prices, maxCost, maxRunCost } = await checkedOnce(testInfo, () => {
+    const { cache, prices, maxCost, maxRunCost } = await checkedOnce(testInfo, async () => {
+      // A misspelt option first: what follows would read the default in its place.
+      const fixtures = await testFixtures(testInfo);
+      if (fixtures) checkUseKeys(fixtures, testInfo.project.use, configDir);
       const outside = outsideMatrix(matrix, cell);
       if (outside) throw new InputError(outside);
       if (!Array.isArray(layers)) {
