@@ -1,6 +1,6 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -160,6 +160,40 @@ test.describe('limits', () => {
   });
 });
 
+test.describe('a project below a folder only its owner may enter (mode 0700: /root, a mktemp -d folder)', () => {
+  test.skip(!asRoot, 'such a folder shuts out the run\u2019s uid only as root');
+
+  test('runs contained at its own path, sees nothing else of that folder, and leaves the host\u2019s mounts and modes as they were', async ({ context }, testInfo) => {
+    // mktemp -d's 0700, and another inside it (a home in a home): each passed through on the way to the project.
+    const closed = mkdtempSync('/tmp/he-closed-');
+    const home = join(closed, 'home');
+    mkdirSync(home, { mode: 0o700 });
+    const cwd = join(home, 'project');
+    mkdirSync(cwd, { mode: 0o755 });
+    writeFileSync(join(cwd, 'note.txt'), 'in the project\n', { mode: 0o644 });
+    writeFileSync(join(closed, 'beside.txt'), 'beside the project\n', { mode: 0o644 });
+    const look = [
+      'beside=$(cat "$CLOSED/beside.txt" 2>/dev/null || echo unread)',
+      'listed=$(ls -A "$CLOSED" 2>&1 | tr "\\n" " ")',
+      'printf \'{"pwd": "%s", "note": "%s", "beside": "%s", "listed": "%s"}\' "$(pwd)" "$(cat note.txt)" "$beside" "$listed" > "$HOME/seen.json"',
+      'echo \'{"success": true, "summary": "looked"}\' > "$HARNESS_CLAIM_FILE"',
+    ];
+    writeFileSync(join(cwd, 'agent.sh'), `${look.join('\n')}\n`, { mode: 0o755 });
+    const mounts = readFileSync('/proc/self/mountinfo', 'utf8');
+    try {
+      const { result } = await runAgent(context, testInfo, commandAgent(['/bin/sh', join(cwd, 'agent.sh')], { cwd, sandbox: 'required', env: { CLOSED: closed } }));
+      expect(result).toMatchObject({ contained: true, claimed: true, stopReason: 'finished' });
+      const seen = readJson(testInfo.outputPath('run', 'seen.json'));
+      expect(seen).toMatchObject({ pwd: cwd, note: 'in the project', beside: 'unread' });
+      expect(seen.listed).not.toContain('beside.txt');
+      expect([statSync(closed).mode & 0o777, statSync(home).mode & 0o777]).toEqual([0o700, 0o700]);
+      expect(readFileSync('/proc/self/mountinfo', 'utf8')).toBe(mounts);
+    } finally {
+      rmSync(closed, { recursive: true, force: true });
+    }
+  });
+});
+
 test('whatever the layout, the temporary folder is masked after every bind that could bring it back', () => {
   /** What the sandbox shows at `path` after bwrap's mounts in order: the last mount at or above it decides. */
   const seenAt = (args: string[], path: string) => {
@@ -212,9 +246,9 @@ test('what a killed worker\u2019s runs left is found and killed when the next sa
   await expect.poll(() => spawnSync('kill', ['-0', String(orphan.pid)]).status).not.toBe(0);
 });
 
-test('a project under /tmp: its Chromium launcher there still starts for HARNESS_CDP_URL; one that cannot start says so, in the trace and to the client', async ({ context }, testInfo) => {
+test('a project under /tmp, in a folder only its owner may enter (mktemp -d): its Chromium launcher there still starts for HARNESS_CDP_URL; one that cannot start says so, in the trace and to the client', async ({ context }, testInfo) => {
+  // 0700, as mkdtemp makes it: as root, the run's uid passes through it only as the sandbox opens it.
   const dir = mkdtempSync('/tmp/he-project-');
-  chmodSync(dir, 0o755);
   try {
     const launcher = join(dir, 'chromium-debian.sh');
     copyFileSync(new URL('../bin/chromium-debian.sh', import.meta.url).pathname, launcher);

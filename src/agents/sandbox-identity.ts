@@ -12,6 +12,8 @@ export interface HostIdentity {
   gid: number;
   /** A uid of this run's own (the worker is root), or the worker's. */
   own: boolean;
+  /** The run's cgroup (sandbox-cgroup.ts), where the machine delegates one: every process of the run starts in it. */
+  cgroup?: string;
 }
 
 /**
@@ -71,10 +73,42 @@ export function identityUnavailable(): string | undefined {
   return undefined;
 }
 
-/** What runs bwrap as `identity`: setpriv to its uid and gid, no supplementary group, no capability (nothing as the worker's own uid). */
-export function asIdentity(identity: HostIdentity): string[] {
-  if (!identity.own) return [];
-  return [setprivPath()!, `--reuid=${identity.uid}`, `--regid=${identity.gid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--'];
+/**
+ * What root does before bwrap starts, a POSIX sh reading its arguments (`<mount> <cgroup.procs or ''>
+ * <n> <n closed folders> <command>…`): it moves itself into the run's cgroup, opens each closed
+ * folder (outermost first) to the run's uid, then runs the command in its place. A folder is opened
+ * in the sandbox's own mount namespace (`unshare --mount`, private: the host's mount table is
+ * untouched) by a read-only overlay of itself under an empty layer of mode 0755: the run's uid passes
+ * through it, each entry in it keeps its own mode, no folder's mode changes on disk. The layer is a
+ * small tmpfs laid on the folder, the folder read through a descriptor opened before: nothing is
+ * made on the host.
+ */
+const ROOT_STEP = `
+mount=$1 procs=$2 n=$3
+shift 3
+[ -z "$procs" ] || echo 0 >"$procs" || exit 1
+while [ "$n" -gt 0 ]; do
+  exec 9<"$1"
+  "$mount" -t tmpfs -o mode=0755,size=4k harness-eval "$1" && "$mount" -t overlay -o "lowerdir=$1:/proc/self/fd/9" harness-eval "$1" || exit 1
+  exec 9<&-
+  shift
+  n=$((n - 1))
+done
+exec "$@"`;
+
+export const unsharePath = () => toolPath('unshare', undefined);
+export const mountPath = () => toolPath('mount', undefined);
+
+/**
+ * What runs bwrap as `identity`: as root, first the root step (its cgroup; the `closed` folders on
+ * the way to what it is shown, opened), then setpriv to its uid and gid, no supplementary group, no
+ * capability (nothing as the worker's own uid).
+ */
+export function asIdentity(identity: HostIdentity, closed: readonly string[] = []): string[] {
+  const drop = identity.own ? [setprivPath()!, `--reuid=${identity.uid}`, `--regid=${identity.gid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--'] : [];
+  if (identity.cgroup === undefined && closed.length === 0) return drop;
+  const namespace = closed.length > 0 ? [unsharePath()!, '--mount', '--propagation', 'private'] : [];
+  return [...namespace, '/bin/sh', '-c', ROOT_STEP, 'harness-eval-root', mountPath() ?? 'mount', identity.cgroup ? join(identity.cgroup, 'cgroup.procs') : '', String(closed.length), ...closed, ...drop];
 }
 
 /**

@@ -1,15 +1,15 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, closeSync, lchownSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, lchownSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { copyFile, lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { constants as osConstants, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { EscapeAttempt, Escapes } from '../core/agent.ts';
-import { asIdentity, identityUnavailable, isExecutable, prlimitPath, reapOrphans, releaseIdentity, runIdentity, toolPath, type HostIdentity } from './sandbox-identity.ts';
+import { asIdentity, identityUnavailable, isExecutable, mountPath, prlimitPath, reapOrphans, releaseIdentity, runIdentity, toolPath, unsharePath, type HostIdentity } from './sandbox-identity.ts';
 import { DEFAULT_SANDBOX_LIMITS, folderUsage, rlimits, tasksIn, tmpfsFull, WORK_DIR_ENTRIES, type SandboxLimits } from './sandbox-limits.ts';
 import type { Canaries } from './foreign.ts';
-import { closedFolder, decoyText, mountArgs, secretFiles } from './sandbox-mounts.ts';
+import { closedFolders, decoyText, mountArgs, secretFiles, unopenable } from './sandbox-mounts.ts';
 import { seccompFilter } from './seccomp.ts';
 
 export type { Escapes };
@@ -322,17 +322,36 @@ const statusSchema = z.union([z.object({ 'child-pid': z.number().int().positive(
  * sandbox masks both.
  */
 export function sandboxBase(): string {
-  return closedFolder(tmpdir(), -1) === undefined ? tmpdir() : '/tmp';
+  return closedFolders([tmpdir()]).length === 0 ? tmpdir() : '/tmp';
 }
 
 /**
- * Why a sandbox's uid cannot reach `path`, or undefined. bwrap binds by path, as the run's uid:
- * where a folder above it is closed to other users (mode 0700), nothing below it can be shown.
+ * Why a sandbox's uid cannot reach `path`, or undefined. As root, a folder on the way that only its
+ * owner may enter (mode 0700) is opened to the run's uid as the sandbox starts (asIdentity): only
+ * one that cannot be opened here keeps it out.
  */
 export function unreachable(path: string, what: string): string | undefined {
   if (process.getuid?.() !== 0) return undefined;
-  const folder = closedFolder(path, -1);
-  return folder && `${what} ${path} is in ${folder}, which only its owner may enter (mode ${(statSync(folder).mode & 0o777).toString(8)}): the sandbox's own uid cannot reach it (give the folder o+x, or run the tests as a non-root user)`;
+  const closed = closedFolders([path]);
+  const why = closed.map(unopenable).find(Boolean) ?? (closed.length > 0 ? openingUnavailable() : undefined);
+  return why && `${what} ${path} is in ${closed[0]}, which only its owner may enter (mode ${(statSync(closed[0]!).mode & 0o777).toString(8)}), and the sandbox cannot open it to its own uid: ${why}`;
+}
+
+let opening: { why?: string } | undefined;
+
+/** Why no closed folder can be opened to a run's uid here (no unshare or mount; a kernel that refuses the mount namespace or overlayfs): tried once, on a folder of its own. */
+function openingUnavailable(): string | undefined {
+  if (unsharePath() === undefined || mountPath() === undefined) return 'no unshare or mount on PATH (Debian package util-linux)';
+  if (opening) return opening.why;
+  const folder = mkdtempSync(join(sandboxBase(), 'he-open-'));
+  mkdirSync(join(folder, 'in'), { mode: 0o755 });
+  const identity = runIdentity();
+  const argv = [...asIdentity(identity, [folder]), '/bin/sh', '-c', 'cd "$0"', join(folder, 'in')];
+  const run = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', timeout: 10_000, env: {}, stdio: ['ignore', 'ignore', 'pipe'] });
+  releaseIdentity(identity);
+  rmSync(folder, { recursive: true, force: true });
+  opening = { why: run.status === 0 ? undefined : `opening a folder in a mount namespace of its own failed: ${run.error?.message ?? run.stderr.trim().split('\n').at(-1)}` };
+  return opening.why;
 }
 
 /** Makes `path`, which the worker has just made, the identity's own, readable by it alone. */
@@ -390,12 +409,15 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   let listeners = new Set<number>();
   const stages: Partial<Record<SandboxStage, number>> = {};
   const reach = (stage: SandboxStage) => void (stages[stage] ??= performance.now());
+  // As root, the folders on the way to what it is shown that only their owners may enter: opened to its uid, those it only passes through emptied.
+  const shown = [options.cwd, ...(options.shown ?? [])];
+  const closed = identity.own ? closedFolders(shown) : [];
   const argv = [
     ...rlimits(limits, identity),
-    ...asIdentity(identity),
+    ...asIdentity(identity, closed),
     bwrapPath(),
     ...isolation(5),
-    ...mountArgs({ shown: [options.cwd, ...(options.shown ?? [])], decoys: decoyFiles, workDir, own: [socketDir], tmpBytes: limits.tmpBytes, shmBytes: limits.shmBytes }),
+    ...mountArgs({ shown, passedThrough: closed.filter((folder) => !shown.includes(folder)), decoys: decoyFiles, workDir, own: [socketDir], tmpBytes: limits.tmpBytes, shmBytes: limits.shmBytes }),
     '--chdir', socketDir,
     '--json-status-fd', '4',
     '--', '/bin/sh', '-c', RELAY, 'harness-eval-relay', socatPath()!,
@@ -686,12 +708,13 @@ export async function sandboxedChromium(executable: string, dir: string, profile
   mkdirSync(profile, { recursive: true });
   own(profile, identity);
   const devtoolsSocket = join(dir, 'devtools');
+  const closed = identity.own ? closedFolders([dirname(executable)]) : [];
   const bwrap = [
     ...rlimits(CHROMIUM_LIMITS, identity),
-    ...asIdentity(identity),
+    ...asIdentity(identity, closed),
     bwrapPath(),
     ...isolation(5),
-    ...mountArgs({ shown: [dirname(executable)], decoys: [], workDir: dir, own: [], tmpBytes: CHROMIUM_LIMITS.tmpBytes, shmBytes: CHROMIUM_LIMITS.shmBytes }),
+    ...mountArgs({ shown: [dirname(executable)], passedThrough: closed.filter((folder) => folder !== dirname(executable)), decoys: [], workDir: dir, own: [], tmpBytes: CHROMIUM_LIMITS.tmpBytes, shmBytes: CHROMIUM_LIMITS.shmBytes }),
     // Its profile in memory of a fixed size, not on the host: a download a CDP client asks for fills that, not the host's disk.
     '--perms', '0700', '--size', String(CHROMIUM_LIMITS.workDirBytes), '--tmpfs', profile,
     '--setenv', 'HOME', dir,
