@@ -134,7 +134,8 @@ export function reapOrphans(): number {
   return killed;
 }
 
-function alive(pid: number): boolean {
+/** Whether process `pid` is there (EPERM: another user's, there all the same). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -7,7 +7,8 @@ import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { EscapeAttempt, Escapes } from '../core/agent.ts';
 import { asIdentity, identityUnavailable, isExecutable, mountPath, prlimitPath, reapOrphans, releaseIdentity, runIdentity, toolPath, unsharePath, type HostIdentity } from './sandbox-identity.ts';
-import { DEFAULT_SANDBOX_LIMITS, folderUsage, rlimits, tasksIn, tmpfsFull, WORK_DIR_ENTRIES, type SandboxLimits } from './sandbox-limits.ts';
+import { DEFAULT_SANDBOX_LIMITS, folderUsage, rlimits, tmpfsFull, usageIn, WORK_DIR_ENTRIES, type SandboxLimits } from './sandbox-limits.ts';
+import { cgroupLimitsHit, makeCgroup, reapCgroups, removeCgroup } from './sandbox-cgroup.ts';
 import type { Canaries } from './foreign.ts';
 import { closedFolders, decoyText, mountArgs, secretFiles, unopenable } from './sandbox-mounts.ts';
 import { seccompFilter } from './seccomp.ts';
@@ -368,7 +369,8 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   const limits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
   const filter = seccompFilter();
   if ('error' in filter) throw new Error(filter.error);
-  const identity = runIdentity();
+  // Its cgroup, where the machine delegates one: its Chromium, started as this identity, joins it too.
+  const identity: HostIdentity = { ...runIdentity(), cgroup: makeCgroup(limits) };
   // Short: a Unix socket's path is limited to 108 bytes. Made at once, with no await: bwrap starts before the worker turns to anything else (the page's opening).
   // Its parent only to pass through; its socket folder the run's own, so another run's agent (another uid) cannot name a socket in it.
   const runDir = mkdtempSync(join(sandboxBase(), 'he-sbx-'));
@@ -429,6 +431,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   reach('spawned');
   // After the spawn: bwrap sets up while the machine's /proc is scanned.
   const orphansKilled = reapOrphans();
+  reapCgroups();
   // The sandbox's init (pid 1 inside), as a pid outside: its root's /proc is the sandbox's own. And the main process's exit code, once it ended.
   let initPid: number | undefined;
   let exitCode: number | undefined;
@@ -485,11 +488,23 @@ export function startSandbox(options: SandboxOptions): Sandbox {
     // A write past the file size fails (EFBIG; SIGXFSZ for a program that does not ignore it, as Python does): the file stops at the limit.
     if (usage.largest >= limits.fileBytes) attempt('limit', `file size (${limits.fileBytes} bytes)`);
     if (attempts.some(({ kind, detail }) => kind === 'limit' && detail.startsWith('work folder'))) kill();
+    const memoryInTotal = `memory in total (${limits.totalMemoryBytes} bytes)`;
+    // Its cgroup's word first: past its memory the kernel killed the whole group, and the sandbox's /proc with it.
+    const hit = identity.cgroup === undefined ? undefined : cgroupLimitsHit(identity.cgroup);
+    if (hit?.memory) attempt('limit', memoryInTotal);
+    if (hit?.processes) attempt('limit', `processes (${limits.processes})`);
     const proc = sandboxProc();
     if (proc === undefined) return;
     try {
-      // Counted in the sandbox first (a few entries), and on the whole machine only near the limit, where bwrap and its Chromium count too.
-      if (identity.own && tasksIn(proc) * 2 >= limits.processes && tasksIn('/proc', identity.uid) >= limits.processes) attempt('limit', `processes (${limits.processes})`);
+      // Counted in the sandbox first (a few entries). On the whole machine, where bwrap and its Chromium count too, as root: its memory where no cgroup holds it, its processes near their limit.
+      const inSandbox = usageIn(proc);
+      const measured = identity.cgroup === undefined || inSandbox.tasks * 2 >= limits.processes;
+      const run = identity.own && measured ? usageIn('/proc', identity.uid) : inSandbox;
+      if (identity.own && run.tasks >= limits.processes) attempt('limit', `processes (${limits.processes})`);
+      if (identity.cgroup === undefined && run.residentBytes > limits.totalMemoryBytes) {
+        attempt('limit', memoryInTotal);
+        kill();
+      }
     } catch {
       return; // the sandbox ended meanwhile: what it held went with it
     }
@@ -585,6 +600,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
       for (const socket of sockets) socket.destroy();
       await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
       await rm(runDir, { recursive: true, force: true });
+      if (identity.cgroup) removeCgroup(identity.cgroup);
       releaseIdentity(identity);
     },
   };
