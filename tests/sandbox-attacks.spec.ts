@@ -5,10 +5,10 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { commandAgent, type CommandAgentOptions } from '../src/agents/command.ts';
-import { lineReader, startSandbox } from '../src/agents/sandbox.ts';
-import { reapOrphans } from '../src/agents/sandbox-identity.ts';
+import { lineReader, sandboxBase, startSandbox } from '../src/agents/sandbox.ts';
+import { asIdentity, reapOrphans } from '../src/agents/sandbox-identity.ts';
 import { cgroupParent } from '../src/agents/sandbox-cgroup.ts';
-import { inside, mountArgs } from '../src/agents/sandbox-mounts.ts';
+import { closedFolders, inside, mountArgs } from '../src/agents/sandbox-mounts.ts';
 import { runAgent } from './support.ts';
 
 /**
@@ -85,8 +85,8 @@ test.describe('an agent that attacks its sandbox', () => {
       const { result } = await runAgent(context, testInfo, escape('cross.py', { cwd, env: { PROBE_LIST: `${tmp} ${victim}`, PROBE_PATHS: `${socketPath} ${ledger}` } }));
       expect(result).toMatchObject({ contained: true, claimed: true });
       const reached = readJson(testInfo.outputPath('run', 'cross.json'));
-      // Only its own run's folder, where its sockets are bound.
-      expect(reached[`list:${tmp}`]).toEqual([expect.stringMatching(/^he-sbx-(?!victim)/)]);
+      // Only its own run's folder, where its sockets are bound; nothing where the run's folders go to /tmp instead (the project in a folder only its owner may enter).
+      expect(reached[`list:${tmp}`]).toEqual(sandboxBase() === tmp ? [expect.stringMatching(/^he-sbx-(?!victim)/)] : []);
       expect(reached[`list:${victim}`]).toBe('No such file or directory');
       expect(reached[`read:${socketPath}`] ?? reached[`connect:${socketPath}`]).toBe('No such file or directory');
       expect(reached[`read:${ledger}`]).toBe('No such file or directory');
@@ -293,7 +293,9 @@ test('run by a user who is not root, the sandbox holds that user\u2019s uid, and
   const uid = 4242;
   const tmp = mkdtempSync('/tmp/he-nonroot-');
   execFileSync('chown', [`${uid}:${uid}`, tmp]);
-  const run = spawnSync('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', process.execPath, '--import', 'tsx', 'tests/fixtures/sandbox/non-root.ts'], {
+  // Dropped to it as a run's uid is: a project in a folder only its owner may enter (a clone in mktemp -d) opened to it.
+  const drop = asIdentity({ uid, gid: uid, own: true }, closedFolders([process.cwd()]));
+  const run = spawnSync(drop[0]!, [...drop.slice(1), process.execPath, '--import', 'tsx', 'tests/fixtures/sandbox/non-root.ts'], {
     encoding: 'utf8',
     env: { PATH: process.env.PATH, HOME: tmp, TMPDIR: tmp },
     timeout: 60_000,
