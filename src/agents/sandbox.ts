@@ -17,8 +17,10 @@ export type { Escapes };
 
 /**
  * The sandbox a command agent runs in: bubblewrap (bwrap), on Linux, in layers, outermost first:
- * - a host identity of its own (sandbox-identity.ts): as root, a uid per run set by setpriv;
- * - limits (sandbox-limits.ts): rlimits set by prlimit, tmpfs sizes, its work folder measured;
+ * - a host identity of its own (sandbox-identity.ts): as root, a uid per run set by setpriv, the
+ *   folders on its way that only their owner may enter opened to it;
+ * - limits (sandbox-limits.ts): rlimits set by prlimit, tmpfs sizes, its work folder measured, its
+ *   memory in total and processes held by its cgroup (sandbox-cgroup.ts), else measured;
  * - its own user, PID, mount, IPC, UTS, cgroup and network namespaces, with no new user namespace
  *   inside (--disable-userns): it sees no process outside its run and can signal none;
  * - a filesystem read-only but for its work folder, its temporary folders empty and private
