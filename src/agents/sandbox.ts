@@ -483,6 +483,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   };
   // Node's own kill: it signals nothing once bwrap has ended, when its pid may be another process's.
   const kill = () => void child.kill('SIGKILL');
+  let looks = 0;
   const check = () => {
     const usage = folderUsage(workDir, WORK_DIR_ENTRIES);
     if (usage.entries > WORK_DIR_ENTRIES) attempt('limit', `work folder entries (${WORK_DIR_ENTRIES})`);
@@ -498,10 +499,11 @@ export function startSandbox(options: SandboxOptions): Sandbox {
     const proc = sandboxProc();
     if (proc === undefined) return;
     try {
-      // Counted in the sandbox first (a few entries). On the whole machine, where bwrap and its Chromium count too, as root: its memory where no cgroup holds it, its processes near their limit.
+      // Counted in the sandbox first (a few entries). As root, on the whole machine too, where bwrap and its Chromium count: near a limit, and every
+      // 4th look (2 s) where no cgroup holds its memory (its Chromium's grows outside the sandbox); a look at hundreds of processes is not taken every 500 ms a run.
       const inSandbox = usageIn(proc);
-      const measured = identity.cgroup === undefined || inSandbox.tasks * 2 >= limits.processes;
-      const run = identity.own && measured ? usageIn('/proc', identity.uid) : inSandbox;
+      const near = inSandbox.tasks * 2 >= limits.processes || (identity.cgroup === undefined && (looks++ % 4 === 0 || inSandbox.residentBytes * 2 >= limits.totalMemoryBytes));
+      const run = identity.own && near ? usageIn('/proc', identity.uid) : inSandbox;
       if (identity.own && run.tasks >= limits.processes) attempt('limit', `processes (${limits.processes})`);
       if (identity.cgroup === undefined && run.residentBytes > limits.totalMemoryBytes) {
         attempt('limit', memoryInTotal);
