@@ -177,32 +177,35 @@ test.describe('a project below a folder only its owner may enter (mode 0700: /ro
   test.skip(!asRoot, 'such a folder shuts out the run\u2019s uid only as root');
 
   test('runs contained at its own path, sees nothing else of that folder, and leaves the host\u2019s mounts and modes as they were', async ({ context }, testInfo) => {
-    // mktemp -d's 0700, and another inside it (a home in a home): each passed through on the way to the project.
-    const closed = mkdtempSync('/tmp/he-closed-');
-    const home = join(closed, 'home');
-    mkdirSync(home, { mode: 0o700 });
-    const cwd = join(home, 'project');
-    mkdirSync(cwd, { mode: 0o755 });
-    writeFileSync(join(cwd, 'note.txt'), 'in the project\n', { mode: 0o644 });
-    writeFileSync(join(closed, 'beside.txt'), 'beside the project\n', { mode: 0o644 });
-    const look = [
-      'beside=$(cat "$CLOSED/beside.txt" 2>/dev/null || echo unread)',
-      'listed=$(ls -A "$CLOSED" 2>&1 | tr "\\n" " ")',
-      'printf \'{"pwd": "%s", "note": "%s", "beside": "%s", "listed": "%s"}\' "$(pwd)" "$(cat note.txt)" "$beside" "$listed" > "$HOME/seen.json"',
-      'echo \'{"success": true, "summary": "looked"}\' > "$HARNESS_CLAIM_FILE"',
-    ];
-    writeFileSync(join(cwd, 'agent.sh'), `${look.join('\n')}\n`, { mode: 0o755 });
-    const mounts = readFileSync('/proc/self/mountinfo', 'utf8');
-    try {
-      const { result } = await runAgent(context, testInfo, commandAgent(['/bin/sh', join(cwd, 'agent.sh')], { cwd, sandbox: 'required', env: { CLOSED: closed } }));
-      expect(result).toMatchObject({ contained: true, claimed: true, stopReason: 'finished' });
-      const seen = readJson(testInfo.outputPath('run', 'seen.json'));
-      expect(seen).toMatchObject({ pwd: cwd, note: 'in the project', beside: 'unread' });
-      expect(seen.listed).not.toContain('beside.txt');
-      expect([statSync(closed).mode & 0o777, statSync(home).mode & 0o777]).toEqual([0o700, 0o700]);
-      expect(readFileSync('/proc/self/mountinfo', 'utf8')).toBe(mounts);
-    } finally {
-      rmSync(closed, { recursive: true, force: true });
+    // mktemp -d's 0700 under /tmp (emptied in every sandbox) and beside the project (seen from the host), with another inside it (a home in a home): each passed through on the way to the project.
+    mkdirSync(testInfo.outputPath(), { recursive: true });
+    for (const closed of [mkdtempSync('/tmp/he-closed-'), mkdtempSync(testInfo.outputPath('closed-'))]) {
+      const home = join(closed, 'home');
+      mkdirSync(home, { mode: 0o700 });
+      const cwd = join(home, 'project');
+      mkdirSync(cwd, { mode: 0o755 });
+      writeFileSync(join(cwd, 'note.txt'), 'in the project\n', { mode: 0o644 });
+      writeFileSync(join(closed, 'beside.txt'), 'beside the project\n', { mode: 0o644 });
+      const look = [
+        'beside=$(cat "$CLOSED/beside.txt" 2>/dev/null || echo unread)',
+        'listed=$(ls -A "$CLOSED" 2>&1 | tr "\\n" " ")',
+        'printf \'{"pwd": "%s", "note": "%s", "beside": "%s", "listed": "%s"}\' "$(pwd)" "$(cat note.txt)" "$beside" "$listed" > "$HOME/seen.json"',
+        'echo \'{"success": true, "summary": "looked"}\' > "$HARNESS_CLAIM_FILE"',
+      ];
+      writeFileSync(join(cwd, 'agent.sh'), `${look.join('\n')}\n`, { mode: 0o755 });
+      const mounts = readFileSync('/proc/self/mountinfo', 'utf8');
+      try {
+        const { result } = await runAgent(context, testInfo, commandAgent(['/bin/sh', join(cwd, 'agent.sh')], { cwd, sandbox: 'required', env: { CLOSED: closed } }));
+        expect(result, closed).toMatchObject({ contained: true, claimed: true, stopReason: 'finished' });
+        const seen = readJson(testInfo.outputPath('run', 'seen.json'));
+        expect(seen, closed).toMatchObject({ pwd: cwd, note: 'in the project', beside: 'unread' });
+        // Emptied but for the way to the project.
+        expect(seen.listed, closed).toBe('home ');
+        expect([statSync(closed).mode & 0o777, statSync(home).mode & 0o777]).toEqual([0o700, 0o700]);
+        expect(readFileSync('/proc/self/mountinfo', 'utf8')).toBe(mounts);
+      } finally {
+        rmSync(closed, { recursive: true, force: true });
+      }
     }
   });
 });

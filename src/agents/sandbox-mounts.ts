@@ -95,8 +95,8 @@ export function decoyText(kind: Decoy['kind'], { apiKey, password }: Canaries): 
 export interface MountPlan {
   /** Paths the agent needs to see read-only (its working folder; Chromium's program), even inside a masked folder. */
   shown: readonly string[];
-  /** Folders opened only to pass through to a shown path (`openingArgs`): empty and read-only, but for the paths shown in them. */
-  passedThrough?: readonly string[];
+  /** Folders on the way to a shown path that only their owner may enter, opened to the run's uid (asIdentity): each one not shown itself is passed through only, empty and read-only but for the paths shown in it. */
+  closed?: readonly string[];
   /** Masks over secret files: bind the decoy file at `path`. */
   decoys: ReadonlyArray<{ path: string; file: string }>;
   /** Its only writable folder. */
@@ -116,7 +116,7 @@ export interface MountPlan {
  */
 export function mountArgs(plan: MountPlan): string[] {
   const masked = maskedFolders();
-  const passedThrough = plan.passedThrough ?? [];
+  const passedThrough = (plan.closed ?? []).filter((folder) => !plan.shown.includes(folder));
   const tmpfs = (folder: string) => ['--perms', folder === '/run' ? '0755' : '1777', '--size', String(folder === '/dev/shm' ? plan.shmBytes : plan.tmpBytes), '--tmpfs', folder];
   const shown = plan.shown.filter((path) => path === '/' || [...masked, ...passedThrough].some((folder) => inside(path, folder)));
   const remasked = masked.filter((folder) => shown.some((path) => inside(folder, path) && folder !== path));

@@ -413,7 +413,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   let listeners = new Set<number>();
   const stages: Partial<Record<SandboxStage, number>> = {};
   const reach = (stage: SandboxStage) => void (stages[stage] ??= performance.now());
-  // As root, the folders on the way to what it is shown that only their owners may enter: opened to its uid, those it only passes through emptied.
+  // As root, the folders on the way to what it is shown that only their owners may enter: opened to its uid (those it only passes through emptied).
   const shown = [options.cwd, ...(options.shown ?? [])];
   const closed = identity.own ? closedFolders(shown) : [];
   const argv = [
@@ -421,7 +421,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
     ...asIdentity(identity, closed),
     bwrapPath(),
     ...isolation(5),
-    ...mountArgs({ shown, passedThrough: closed.filter((folder) => !shown.includes(folder)), decoys: decoyFiles, workDir, own: [socketDir], tmpBytes: limits.tmpBytes, shmBytes: limits.shmBytes }),
+    ...mountArgs({ shown, closed, decoys: decoyFiles, workDir, own: [socketDir], tmpBytes: limits.tmpBytes, shmBytes: limits.shmBytes }),
     '--chdir', socketDir,
     '--json-status-fd', '4',
     '--', '/bin/sh', '-c', RELAY, 'harness-eval-relay', socatPath()!,
@@ -734,7 +734,7 @@ export async function sandboxedChromium(executable: string, dir: string, profile
     ...asIdentity(identity, closed),
     bwrapPath(),
     ...isolation(5),
-    ...mountArgs({ shown: [dirname(executable)], passedThrough: closed.filter((folder) => folder !== dirname(executable)), decoys: [], workDir: dir, own: [], tmpBytes: CHROMIUM_LIMITS.tmpBytes, shmBytes: CHROMIUM_LIMITS.shmBytes }),
+    ...mountArgs({ shown: [dirname(executable)], closed, decoys: [], workDir: dir, own: [], tmpBytes: CHROMIUM_LIMITS.tmpBytes, shmBytes: CHROMIUM_LIMITS.shmBytes }),
     // Its profile in memory of a fixed size, not on the host: a download a CDP client asks for fills that, not the host's disk.
     '--perms', '0700', '--size', String(CHROMIUM_LIMITS.workDirBytes), '--tmpfs', profile,
     '--setenv', 'HOME', dir,
