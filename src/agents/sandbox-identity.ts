@@ -1,5 +1,6 @@
 import { accessSync, constants, readdirSync, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { delimiter, join, relative } from 'node:path';
+import { inside } from './sandbox-mounts.ts';
 
 /**
  * The host identity a sandbox holds. As root (as CI runs), each run gets a uid and gid of its own,
@@ -75,25 +76,27 @@ export function identityUnavailable(): string | undefined {
 
 /**
  * What root does before bwrap starts, a POSIX sh reading its arguments (`<mount> <cgroup.procs or ''>
- * <n> <n closed folders> <command>…`): it moves itself into the run's cgroup, opens each closed
- * folder (outermost first) to the run's uid, then runs the command in its place. A folder is opened
- * in the sandbox's own mount namespace (`unshare --mount`, private: the host's mount table is
- * untouched) by a read-only overlay of itself under an empty layer of mode 0755: the run's uid passes
- * through it, each entry in it keeps its own mode, no folder's mode changes on disk. The layer is a
- * small tmpfs laid on the folder, the folder read through a descriptor opened before: nothing is
- * made on the host.
+ * <n> <n pairs: a closed folder, its path from the outermost one it is in or ''> <command>…`): it
+ * moves itself into the run's cgroup, opens each closed folder (outermost first) to the run's uid,
+ * then runs the command in its place. A folder is opened in the sandbox's own mount namespace
+ * (`unshare --mount`, private: the host's mount table is untouched) by a read-only overlay of itself
+ * under an empty layer of mode 0755: the run's uid passes through it, each entry in it keeps its own
+ * mode, no folder's mode changes on disk. The layer is a small tmpfs laid on the folder; the folder
+ * itself is read through a descriptor opened on the outermost one before anything was laid there,
+ * so an overlay inside another never stacks on it (overlayfs stacks two deep at most): nothing is
+ * made on the host, and the descriptor is closed before the command runs.
  */
 const ROOT_STEP = `
 mount=$1 procs=$2 n=$3
 shift 3
 [ -z "$procs" ] || echo 0 >"$procs" || exit 1
 while [ "$n" -gt 0 ]; do
-  exec 9<"$1"
-  "$mount" -t tmpfs -o mode=0755,size=4k harness-eval "$1" && "$mount" -t overlay -o "lowerdir=$1:/proc/self/fd/9" harness-eval "$1" || exit 1
-  exec 9<&-
-  shift
+  [ -n "$2" ] || exec 9<"$1"
+  "$mount" -t tmpfs -o mode=0755,size=4k harness-eval "$1" && "$mount" -t overlay -o "lowerdir=$1:/proc/self/fd/9\${2:+/$2}" harness-eval "$1" || exit 1
+  shift 2
   n=$((n - 1))
 done
+exec 9<&-
 exec "$@"`;
 
 export const unsharePath = () => toolPath('unshare', undefined);
@@ -107,8 +110,11 @@ export const mountPath = () => toolPath('mount', undefined);
 export function asIdentity(identity: HostIdentity, closed: readonly string[] = []): string[] {
   const drop = identity.own ? [setprivPath()!, `--reuid=${identity.uid}`, `--regid=${identity.gid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--'] : [];
   if (identity.cgroup === undefined && closed.length === 0) return drop;
+  // Each outermost folder, then those inside it, outermost first, each with its path from the outermost.
+  const outermost = closed.filter((folder) => !closed.some((other) => other !== folder && inside(folder, other)));
+  const pairs = outermost.flatMap((top) => [top, ...closed.filter((folder) => folder !== top && inside(folder, top)).sort((a, b) => a.length - b.length)].flatMap((folder) => [folder, relative(top, folder)]));
   const namespace = closed.length > 0 ? [unsharePath()!, '--mount', '--propagation', 'private'] : [];
-  return [...namespace, '/bin/sh', '-c', ROOT_STEP, 'harness-eval-root', mountPath() ?? 'mount', identity.cgroup ? join(identity.cgroup, 'cgroup.procs') : '', String(closed.length), ...closed, ...drop];
+  return [...namespace, '/bin/sh', '-c', ROOT_STEP, 'harness-eval-root', mountPath() ?? 'mount', identity.cgroup ? join(identity.cgroup, 'cgroup.procs') : '', String(closed.length), ...pairs, ...drop];
 }
 
 /**
