@@ -177,12 +177,12 @@ test.describe('a project below a folder only its owner may enter (mode 0700: /ro
   test.skip(!asRoot, 'such a folder shuts out the run\u2019s uid only as root');
 
   test('runs contained at its own path, sees nothing else of that folder, and leaves the host\u2019s mounts and modes as they were', async ({ context }, testInfo) => {
-    // mktemp -d's 0700 under /tmp (emptied in every sandbox) and beside the project (seen from the host), with another inside it (a home in a home): each passed through on the way to the project.
+    // mktemp -d's 0700 under /tmp (emptied in every sandbox) and beside the project (seen from the host), with two more inside it (a home in a home): each passed through on the way to the project.
     mkdirSync(testInfo.outputPath(), { recursive: true });
     for (const closed of [mkdtempSync('/tmp/he-closed-'), mkdtempSync(testInfo.outputPath('closed-'))]) {
       const home = join(closed, 'home');
-      mkdirSync(home, { mode: 0o700 });
-      const cwd = join(home, 'project');
+      mkdirSync(join(home, 'work'), { recursive: true, mode: 0o700 });
+      const cwd = join(home, 'work', 'project');
       mkdirSync(cwd, { mode: 0o755 });
       writeFileSync(join(cwd, 'note.txt'), 'in the project\n', { mode: 0o644 });
       writeFileSync(join(closed, 'beside.txt'), 'beside the project\n', { mode: 0o644 });
@@ -201,7 +201,7 @@ test.describe('a project below a folder only its owner may enter (mode 0700: /ro
         expect(seen, closed).toMatchObject({ pwd: cwd, note: 'in the project', beside: 'unread' });
         // Emptied but for the way to the project.
         expect(seen.listed, closed).toBe('home ');
-        expect([statSync(closed).mode & 0o777, statSync(home).mode & 0o777]).toEqual([0o700, 0o700]);
+        expect([closed, home, join(home, 'work')].map((folder) => statSync(folder).mode & 0o777)).toEqual([0o700, 0o700, 0o700]);
         expect(readFileSync('/proc/self/mountinfo', 'utf8')).toBe(mounts);
       } finally {
         rmSync(closed, { recursive: true, force: true });
