@@ -1,23 +1,26 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, closeSync, lchownSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, lchownSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { copyFile, lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { constants as osConstants, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { EscapeAttempt, Escapes } from '../core/agent.ts';
-import { asIdentity, identityUnavailable, isExecutable, prlimitPath, reapOrphans, releaseIdentity, runIdentity, toolPath, type HostIdentity } from './sandbox-identity.ts';
-import { DEFAULT_SANDBOX_LIMITS, folderUsage, rlimits, tasksIn, tmpfsFull, WORK_DIR_ENTRIES, type SandboxLimits } from './sandbox-limits.ts';
+import { asIdentity, identityUnavailable, isExecutable, mountPath, prlimitPath, reapOrphans, releaseIdentity, runIdentity, toolPath, unsharePath, type HostIdentity } from './sandbox-identity.ts';
+import { DEFAULT_SANDBOX_LIMITS, folderUsage, rlimits, tmpfsFull, usageIn, WORK_DIR_ENTRIES, type SandboxLimits } from './sandbox-limits.ts';
+import { cgroupLimitsHit, makeCgroup, reapCgroups, removeCgroup } from './sandbox-cgroup.ts';
 import type { Canaries } from './foreign.ts';
-import { closedFolder, decoyText, mountArgs, secretFiles } from './sandbox-mounts.ts';
+import { closedFolders, decoyText, mountArgs, secretFiles, unopenable } from './sandbox-mounts.ts';
 import { seccompFilter } from './seccomp.ts';
 
 export type { Escapes };
 
 /**
  * The sandbox a command agent runs in: bubblewrap (bwrap), on Linux, in layers, outermost first:
- * - a host identity of its own (sandbox-identity.ts): as root, a uid per run set by setpriv;
- * - limits (sandbox-limits.ts): rlimits set by prlimit, tmpfs sizes, its work folder measured;
+ * - a host identity of its own (sandbox-identity.ts): as root, a uid per run set by setpriv, the
+ *   folders on its way that only their owner may enter opened to it;
+ * - limits (sandbox-limits.ts): rlimits set by prlimit, tmpfs sizes, its work folder measured, its
+ *   memory in total and processes held by its cgroup (sandbox-cgroup.ts), else measured;
  * - its own user, PID, mount, IPC, UTS, cgroup and network namespaces, with no new user namespace
  *   inside (--disable-userns): it sees no process outside its run and can signal none;
  * - a filesystem read-only but for its work folder, its temporary folders empty and private
@@ -322,17 +325,36 @@ const statusSchema = z.union([z.object({ 'child-pid': z.number().int().positive(
  * sandbox masks both.
  */
 export function sandboxBase(): string {
-  return closedFolder(tmpdir(), -1) === undefined ? tmpdir() : '/tmp';
+  return closedFolders([tmpdir()]).length === 0 ? tmpdir() : '/tmp';
 }
 
 /**
- * Why a sandbox's uid cannot reach `path`, or undefined. bwrap binds by path, as the run's uid:
- * where a folder above it is closed to other users (mode 0700), nothing below it can be shown.
+ * Why a sandbox's uid cannot reach `path`, or undefined. As root, a folder on the way that only its
+ * owner may enter (mode 0700) is opened to the run's uid as the sandbox starts (asIdentity): only
+ * one that cannot be opened here keeps it out.
  */
 export function unreachable(path: string, what: string): string | undefined {
   if (process.getuid?.() !== 0) return undefined;
-  const folder = closedFolder(path, -1);
-  return folder && `${what} ${path} is in ${folder}, which only its owner may enter (mode ${(statSync(folder).mode & 0o777).toString(8)}): the sandbox's own uid cannot reach it (give the folder o+x, or run the tests as a non-root user)`;
+  const closed = closedFolders([path]);
+  const why = closed.map(unopenable).find(Boolean) ?? (closed.length > 0 ? openingUnavailable() : undefined);
+  return why && `${what} ${path} is in ${closed[0]}, which only its owner may enter (mode ${(statSync(closed[0]!).mode & 0o777).toString(8)}), and the sandbox cannot open it to its own uid: ${why}`;
+}
+
+let opening: { why?: string } | undefined;
+
+/** Why no closed folder can be opened to a run's uid here (no unshare or mount; a kernel that refuses the mount namespace or overlayfs): tried once, on a folder of its own. */
+function openingUnavailable(): string | undefined {
+  if (unsharePath() === undefined || mountPath() === undefined) return 'no unshare or mount on PATH (Debian package util-linux)';
+  if (opening) return opening.why;
+  const folder = mkdtempSync(join(sandboxBase(), 'he-open-'));
+  mkdirSync(join(folder, 'in'), { mode: 0o755 });
+  const identity = runIdentity();
+  const argv = [...asIdentity(identity, [folder]), '/bin/sh', '-c', 'cd "$0"', join(folder, 'in')];
+  const run = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', timeout: 10_000, env: {}, stdio: ['ignore', 'ignore', 'pipe'] });
+  releaseIdentity(identity);
+  rmSync(folder, { recursive: true, force: true });
+  opening = { why: run.status === 0 ? undefined : `opening a folder in a mount namespace of its own failed: ${run.error?.message ?? run.stderr.trim().split('\n').at(-1)}` };
+  return opening.why;
 }
 
 /** Makes `path`, which the worker has just made, the identity's own, readable by it alone. */
@@ -349,7 +371,8 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   const limits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
   const filter = seccompFilter();
   if ('error' in filter) throw new Error(filter.error);
-  const identity = runIdentity();
+  // Its cgroup, where the machine delegates one: its Chromium, started as this identity, joins it too.
+  const identity: HostIdentity = { ...runIdentity(), cgroup: makeCgroup(limits) };
   // Short: a Unix socket's path is limited to 108 bytes. Made at once, with no await: bwrap starts before the worker turns to anything else (the page's opening).
   // Its parent only to pass through; its socket folder the run's own, so another run's agent (another uid) cannot name a socket in it.
   const runDir = mkdtempSync(join(sandboxBase(), 'he-sbx-'));
@@ -390,12 +413,15 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   let listeners = new Set<number>();
   const stages: Partial<Record<SandboxStage, number>> = {};
   const reach = (stage: SandboxStage) => void (stages[stage] ??= performance.now());
+  // As root, the folders on the way to what it is shown that only their owners may enter: opened to its uid (those it only passes through emptied).
+  const shown = [options.cwd, ...(options.shown ?? [])];
+  const closed = identity.own ? closedFolders(shown) : [];
   const argv = [
     ...rlimits(limits, identity),
-    ...asIdentity(identity),
+    ...asIdentity(identity, closed),
     bwrapPath(),
     ...isolation(5),
-    ...mountArgs({ shown: [options.cwd, ...(options.shown ?? [])], decoys: decoyFiles, workDir, own: [socketDir], tmpBytes: limits.tmpBytes, shmBytes: limits.shmBytes }),
+    ...mountArgs({ shown, closed, decoys: decoyFiles, workDir, own: [socketDir], tmpBytes: limits.tmpBytes, shmBytes: limits.shmBytes }),
     '--chdir', socketDir,
     '--json-status-fd', '4',
     '--', '/bin/sh', '-c', RELAY, 'harness-eval-relay', socatPath()!,
@@ -407,6 +433,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   reach('spawned');
   // After the spawn: bwrap sets up while the machine's /proc is scanned.
   const orphansKilled = reapOrphans();
+  reapCgroups();
   // The sandbox's init (pid 1 inside), as a pid outside: its root's /proc is the sandbox's own. And the main process's exit code, once it ended.
   let initPid: number | undefined;
   let exitCode: number | undefined;
@@ -456,6 +483,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   };
   // Node's own kill: it signals nothing once bwrap has ended, when its pid may be another process's.
   const kill = () => void child.kill('SIGKILL');
+  let looks = 0;
   const check = () => {
     const usage = folderUsage(workDir, WORK_DIR_ENTRIES);
     if (usage.entries > WORK_DIR_ENTRIES) attempt('limit', `work folder entries (${WORK_DIR_ENTRIES})`);
@@ -463,11 +491,24 @@ export function startSandbox(options: SandboxOptions): Sandbox {
     // A write past the file size fails (EFBIG; SIGXFSZ for a program that does not ignore it, as Python does): the file stops at the limit.
     if (usage.largest >= limits.fileBytes) attempt('limit', `file size (${limits.fileBytes} bytes)`);
     if (attempts.some(({ kind, detail }) => kind === 'limit' && detail.startsWith('work folder'))) kill();
+    const memoryInTotal = `memory in total (${limits.totalMemoryBytes} bytes)`;
+    // Its cgroup's word first: past its memory the kernel killed the whole group, and the sandbox's /proc with it.
+    const hit = identity.cgroup === undefined ? undefined : cgroupLimitsHit(identity.cgroup);
+    if (hit?.memory) attempt('limit', memoryInTotal);
+    if (hit?.processes) attempt('limit', `processes (${limits.processes})`);
     const proc = sandboxProc();
     if (proc === undefined) return;
     try {
-      // Counted in the sandbox first (a few entries), and on the whole machine only near the limit, where bwrap and its Chromium count too.
-      if (identity.own && tasksIn(proc) * 2 >= limits.processes && tasksIn('/proc', identity.uid) >= limits.processes) attempt('limit', `processes (${limits.processes})`);
+      // Counted in the sandbox first (a few entries). As root, on the whole machine too, where bwrap and its Chromium count: near a limit, and every
+      // 4th look (2 s) where no cgroup holds its memory (its Chromium's grows outside the sandbox); a look at hundreds of processes is not taken every 500 ms a run.
+      const inSandbox = usageIn(proc);
+      const near = inSandbox.tasks * 2 >= limits.processes || (identity.cgroup === undefined && (looks++ % 4 === 0 || inSandbox.residentBytes * 2 >= limits.totalMemoryBytes));
+      const run = identity.own && near ? usageIn('/proc', identity.uid) : inSandbox;
+      if (identity.own && run.tasks >= limits.processes) attempt('limit', `processes (${limits.processes})`);
+      if (identity.cgroup === undefined && run.residentBytes > limits.totalMemoryBytes) {
+        attempt('limit', memoryInTotal);
+        kill();
+      }
     } catch {
       return; // the sandbox ended meanwhile: what it held went with it
     }
@@ -563,6 +604,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
       for (const socket of sockets) socket.destroy();
       await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
       await rm(runDir, { recursive: true, force: true });
+      if (identity.cgroup) removeCgroup(identity.cgroup);
       releaseIdentity(identity);
     },
   };
@@ -686,12 +728,13 @@ export async function sandboxedChromium(executable: string, dir: string, profile
   mkdirSync(profile, { recursive: true });
   own(profile, identity);
   const devtoolsSocket = join(dir, 'devtools');
+  const closed = identity.own ? closedFolders([dirname(executable)]) : [];
   const bwrap = [
     ...rlimits(CHROMIUM_LIMITS, identity),
-    ...asIdentity(identity),
+    ...asIdentity(identity, closed),
     bwrapPath(),
     ...isolation(5),
-    ...mountArgs({ shown: [dirname(executable)], decoys: [], workDir: dir, own: [], tmpBytes: CHROMIUM_LIMITS.tmpBytes, shmBytes: CHROMIUM_LIMITS.shmBytes }),
+    ...mountArgs({ shown: [dirname(executable)], closed, decoys: [], workDir: dir, own: [], tmpBytes: CHROMIUM_LIMITS.tmpBytes, shmBytes: CHROMIUM_LIMITS.shmBytes }),
     // Its profile in memory of a fixed size, not on the host: a download a CDP client asks for fills that, not the host's disk.
     '--perms', '0700', '--size', String(CHROMIUM_LIMITS.workDirBytes), '--tmpfs', profile,
     '--setenv', 'HOME', dir,
