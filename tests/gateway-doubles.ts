@@ -1,7 +1,7 @@
 import { test } from '@playwright/test';
 import { startGateway, type Gateway, type GatewaySettings } from '../src/agents/gateway.ts';
 import type { TraceEventBody } from '../src/core/trace.ts';
-import type { ChatResponse, Model, Usage } from '../src/models/types.ts';
+import type { ChatRequest, ChatResponse, Model, Usage } from '../src/models/types.ts';
 // `scripted:<name>` resolves to HN's doubles.
 import '../src/playwright/doubles.ts';
 
@@ -66,3 +66,14 @@ export const talker: Model = {
   id: 'test:talker',
   chat: async () => ({ message: { content: 'Opening it.', toolCalls: [{ id: 'call_talk', name: 'navigate', arguments: JSON.stringify(FRONT_PAGE) }] }, usage: { input: 30, output: 9 } }),
 };
+
+/** `model`, keeping each request it is given (the messages, with their images; the tools; the response format and sampling). */
+export function recording(model: Model) {
+  const requests: ChatRequest[] = [];
+  return { model: { id: model.id, chat: (request: ChatRequest) => (requests.push(request), model.chat(request)) } satisfies Model, requests };
+}
+
+/** A model that answers each call with `calls` (a tool call each), as a model that names tools the doubles do not know. */
+export function calling(...calls: Array<{ name: string; arguments: string }>): Model {
+  return { id: 'test:calling', chat: async () => ({ message: { content: null, toolCalls: calls.map((call, index) => ({ id: `call_${index}`, ...call })) }, usage: { input: 20, output: 5 } }) };
+}

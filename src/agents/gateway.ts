@@ -10,8 +10,10 @@ import type { TraceEventBody } from '../core/trace.ts';
 import { InputError, parseInput } from '../input.ts';
 import { modelSecrets } from '../models/registry.ts';
 import { runSpendOf } from '../models/spend.ts';
-import { addUsage, ModelError } from '../models/types.ts';
-import type { ChatMessage, ChatResponse, Model, ModelWaits, ToolSchema, Usage } from '../core/model.ts';
+import { acceptsImages } from '../models/images.ts';
+import { addUsage, ModelError, withoutImages } from '../models/types.ts';
+import type { ChatMessage, ChatResponse, Model, ModelWaits, Usage } from '../core/model.ts';
+import type { Conversation } from '../models/wire.ts';
 import { anthropicError, fromMessagesRequest, messagesRequestSchema, toMessage, toMessageEvents, type MessagesRequest } from '../models/wire-anthropic.ts';
 import { fromGenerateContentRequest, geminiError, generateContentRequestSchema, toGenerateContentChunks, toGenerateContentResponse, type GenerateContentRequest } from '../models/wire-gemini.ts';
 import { chatCompletionRequestSchema, fromOpenAIRequest, openAIError, toCompletion, toCompletionChunks, type ChatCompletionRequest } from '../models/wire-openai.ts';
@@ -72,7 +74,7 @@ export const DEFAULT_GATEWAY_LIMITS: GatewayLimits = {
 export interface GatewayOptions extends GatewaySettings {
   /** The run's model: every call the agent makes is forwarded to it (a `spendCapped` one counts the run's cost). */
   model: Model;
-  /** Receives `model_request`, `model_response` and `model_error` events for the run's trace, as the built-in harness writes them. */
+  /** Receives `model_request`, `model_response` and `model_error` events for the run's trace, as the built-in harness writes them, and `model_request_refused` for a request it could not translate. */
   record(event: TraceEventBody): void;
   /** Aborted at the run's time limit: calls in flight give way. */
   signal: AbortSignal;
@@ -124,7 +126,7 @@ interface ChatApi<R> {
   schema: z.ZodType<R>;
   /** What the request is called in a 400's message. */
   label: string;
-  conversation(request: R): { messages: ChatMessage[]; tools: ToolSchema[] };
+  conversation(request: R): Conversation;
   answer(response: ChatResponse, request: R, url: URL): Answer;
 }
 
@@ -158,6 +160,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     maxBytesInFlight: options.maxBytesInFlight ?? maxBytesInFlight,
   };
   const token = `hev-${randomBytes(24).toString('hex')}`;
+  const seeing = acceptsImages(model.id);
+  /** The built-in tools dropped so far: each is noted once in the trace. */
+  const dropped = new Set<string>();
   const secrets = modelSecrets();
   const spend = runSpendOf(model);
   const closing = new AbortController();
@@ -205,10 +210,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
    * A client that hangs up does not end it: the provider has the prompt, so its answer's usage is
    * counted when it comes; a call cut short is counted as its prompt's tokens.
    */
-  async function forward(messages: ChatMessage[], tools: ToolSchema[]): Promise<Forwarded> {
+  async function forward(conversation: Conversation): Promise<Forwarded> {
     const refused = refusal();
     if (refused) throw refused;
-    const counted = forwardCall(messages, tools);
+    const counted = forwardCall(conversation);
     pending.add(counted);
     try {
       return await counted;
@@ -217,14 +222,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
   }
 
-  async function forwardCall(messages: ChatMessage[], tools: ToolSchema[]): Promise<Forwarded> {
+  async function forwardCall({ messages: given, tools, responseFormat, sampling }: Conversation): Promise<Forwarded> {
     const callSignal = AbortSignal.any([signal, closing.signal]);
     if (callSignal.aborted) return CUT_SHORT;
     calls += 1;
+    // A model that takes no images is given what the text says of them.
+    const messages = seeing ? given : withoutImages(given);
     note(modelRequest(messages, tools, [...secrets, ...runSecrets]));
     const started = performance.now();
     try {
-      const response = (await race(model.chat({ messages, tools, signal: callSignal, waits }), { signal: callSignal })) as ChatResponse;
+      const response = (await race(model.chat({ messages, tools, signal: callSignal, waits, responseFormat, sampling }), { signal: callSignal })) as ChatResponse;
       const { content, toolCalls } = response.message;
       const { input, output } = response.usage;
       note({ type: 'model_response', content, toolCalls, usage: { input, output }, ms: Math.round(performance.now() - started) });
@@ -267,6 +274,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (failure.code === 'cut_short' || failure.code === 'gateway_limit') outgoing.setHeader('x-should-retry', 'false');
     reply(outgoing, failure.status, errorBody(api, failure));
   };
+  /** A request the gateway cannot translate (a shape, a route): the gateway's gap, not the agent's doing, so the run's trace says so (and the run is excluded). */
+  const refuse = (outgoing: ServerResponse, api: Api, failure: Failure) => {
+    note({ type: 'model_request_refused', status: failure.status, message: redactText(failure.message, secrets) });
+    fail(outgoing, api, failure);
+  };
 
   async function read<S extends z.ZodType>(incoming: IncomingMessage, schema: S, label: string): Promise<z.output<S>> {
     const text = await readBody(incoming, label, limits, held);
@@ -281,11 +293,26 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     <R>(wire: ChatApi<R>): Route =>
     async (incoming, outgoing, url) => {
       const request = await read(incoming, wire.schema, wire.label);
-      const { messages, tools } = wire.conversation(request);
-      const forwarded = await forward(messages, tools);
+      const conversation = wire.conversation(request);
+      noteDropped(conversation);
+      const forwarded = await forward(conversation);
       if (!forwarded.ok) return fail(outgoing, wire.api, forwarded);
       respond(outgoing, wire.answer(forwarded.response, request, url));
     };
+
+  function noteDropped({ dropped: tools = [] }: Conversation): void {
+    for (const tool of tools.filter((tool) => !dropped.has(tool))) {
+      dropped.add(tool);
+      note({ type: 'harness_note', layer: 'gateway', message: `the built-in tool ${tool} is not given to the model: the run's model has no built-in tools, and a run reaches nothing outside` });
+    }
+  }
+
+  /** Anthropic's count_tokens: the prompt's tokens as the run's model counts them, an estimate; nothing is forwarded or counted. */
+  const tokenCount: Route = async (incoming, outgoing) => {
+    const conversation = fromMessagesRequest(await read(incoming, messagesRequestSchema, 'count_tokens request'));
+    const offered: ChatMessage[] = conversation.tools.length > 0 ? [{ role: 'system', content: JSON.stringify(conversation.tools) }] : [];
+    reply(outgoing, 200, { input_tokens: await promptEstimate([...offered, ...conversation.messages]) });
+  };
 
   /** Writes an answer as its API sends it, redacted. */
   function respond(outgoing: ServerResponse, answer: Answer): void {
@@ -359,12 +386,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     },
   };
 
+  /** The run's model as OpenAI's model list and Anthropic's both write one: their clients read their own fields. */
+  const listedModel = { id: model.id, object: 'model', created: 0, owned_by: 'harness-eval', type: 'model', display_name: model.id, created_at: new Date(0).toISOString() };
   const routes: Record<string, Route> = {
     'POST /v1/chat/completions': chat(openAIChat),
     'POST /v1/responses': chat(openAIResponses),
-    'GET /v1/models': (_incoming, outgoing) =>
-      reply(outgoing, 200, { object: 'list', data: [{ id: model.id, object: 'model', created: 0, owned_by: 'harness-eval' }] }),
+    'GET /v1/models': (_incoming, outgoing) => reply(outgoing, 200, { object: 'list', data: [listedModel], has_more: false, first_id: model.id, last_id: model.id }),
+    'GET /v1/models/{model}': (_incoming, outgoing) => reply(outgoing, 200, listedModel),
     'POST /v1/messages': chat(anthropicMessages),
+    'POST /v1/messages/count_tokens': tokenCount,
     'POST /v1beta/models/{model}:generateContent': chat(gemini(false)),
     'POST /v1beta/models/{model}:streamGenerateContent': chat(gemini(true)),
     'POST /api/chat': chat(ollamaChat),
@@ -379,7 +409,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     for (let index = 0; index < incoming.rawHeaders.length; index += 2) canariesIn(incoming.rawHeaders[index + 1]!, `${incoming.rawHeaders[index]!.toLowerCase()} header`);
     const address = new URL(url, 'http://gateway');
     const { path, tokenInPath } = routePath(address.pathname, token);
-    const api = apiOf(path);
+    const api = apiOf(path, incoming);
     const handle = async () => {
       if (!tokenInPath && !authorized(keysOf(incoming, address), token)) {
         const message = "the gateway takes only this run's API key (the OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY the agent was given, or the path OLLAMA_HOST names)";
@@ -388,8 +418,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       const route = routes[`${incoming.method} ${routeKey(path)}`];
       if (!route) {
         const served = Object.keys(routes).join(', ');
-        const message = `the model gateway does not serve ${incoming.method} ${path} (it serves ${served})`;
-        return fail(outgoing, api, { status: 404, code: 'not_found', message });
+        return refuse(outgoing, api, { status: 404, code: 'not_found', message: `the model gateway does not serve ${incoming.method} ${path} (it serves ${served})` });
       }
       await route(incoming, outgoing, address);
     };
@@ -406,7 +435,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         const code = error.status === 413 ? 'request_too_large' : 'gateway_limit';
         return fail(outgoing, api, { status: error.status, code, message });
       }
-      fail(outgoing, api, error instanceof InputError ? { status: 400, code: 'invalid_request', message } : { status: 500, code: 'gateway_error', message });
+      if (error instanceof InputError) return refuse(outgoing, api, { status: 400, code: 'invalid_request', message });
+      fail(outgoing, api, { status: 500, code: 'gateway_error', message });
     });
   });
   // One more connection is closed at once (net.Server's own check), never queued.
@@ -441,16 +471,16 @@ function routePath(pathname: string, token: string): { path: string; tokenInPath
   return pathname.startsWith(prefix) ? { path: pathname.slice(prefix.length - 1), tokenInPath: true } : { path: pathname, tokenInPath: false };
 }
 
-/** Which API a path is of: its errors are in that API's shape. */
-function apiOf(path: string): Api {
-  if (path === '/v1/messages' || path.startsWith('/v1/messages/')) return 'anthropic';
+/** Which API a path is of (the model list is OpenAI's and Anthropic's: Anthropic's clients send their version): its errors are in that API's shape. */
+function apiOf(path: string, incoming: IncomingMessage): Api {
+  if (path === '/v1/messages' || path.startsWith('/v1/messages/') || (path.startsWith('/v1/models') && incoming.headers['anthropic-version'] !== undefined)) return 'anthropic';
   if (path.startsWith('/v1beta/')) return 'gemini';
   return path.startsWith('/v1/') ? 'openai' : 'ollama';
 }
 
-/** The route a path is served by: a Gemini path names its model before the method (`/v1beta/models/gemini-2.5-flash:generateContent`). */
+/** The route a path is served by: a Gemini path names its model before the method (`/v1beta/models/gemini-2.5-flash:generateContent`), a model's own path names it last. */
 function routeKey(path: string): string {
-  return path.replace(/^\/v1beta\/models\/.+(:\w+)$/, '/v1beta/models/{model}$1');
+  return path.replace(/^\/v1beta\/models\/.+(:\w+)$/, '/v1beta/models/{model}$1').replace(/^\/v1\/models\/[^/]+$/, '/v1/models/{model}');
 }
 
 /**
