@@ -73,7 +73,7 @@ export function recording(model: Model) {
   return { model: { id: model.id, chat: (request: ChatRequest) => (requests.push(request), model.chat(request)) } satisfies Model, requests };
 }
 
-/** A model that answers each call with `calls` (a tool call each), as a model that names tools the doubles do not know. */
+/** A double that answers each call with `calls` (a tool call each), as a model that names tools the doubles do not know; it takes images, as the scripted doubles do. */
 export function calling(...calls: Array<{ name: string; arguments: string }>): Model {
-  return { id: 'test:calling', chat: async () => ({ message: { content: null, toolCalls: calls.map((call, index) => ({ id: `call_${index}`, ...call })) }, usage: { input: 20, output: 5 } }) };
+  return { id: 'scripted:calling', chat: async () => ({ message: { content: null, toolCalls: calls.map((call, index) => ({ id: `call_${index}`, ...call })) }, usage: { input: 20, output: 5 } }) };
 }

@@ -18,7 +18,7 @@ import { anthropicError, fromMessagesRequest, messagesRequestSchema, toMessage, 
 import { fromGenerateContentRequest, geminiError, generateContentRequestSchema, toGenerateContentChunks, toGenerateContentResponse, type GenerateContentRequest } from '../models/wire-gemini.ts';
 import { chatCompletionRequestSchema, fromOpenAIRequest, openAIError, toCompletion, toCompletionChunks, type ChatCompletionRequest } from '../models/wire-openai.ts';
 import { fromOllamaRequest, ollamaChatRequestSchema, toOllamaResponse, type OllamaChatRequest } from '../models/wire-ollama.ts';
-import { fromResponsesRequest, responsesRequestSchema, toResponse, toResponseEvents, type ResponsesRequest } from '../models/wire-responses.ts';
+import { fromResponsesRequest, offeredTools, responsesRequestSchema, toResponse, toResponseEvents, type ResponsesRequest } from '../models/wire-responses.ts';
 import { canariesReaching, type Canary } from '../serve.ts';
 import { parseJsonObject } from '../text.ts';
 
@@ -347,7 +347,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     label: 'responses request',
     conversation: fromResponsesRequest,
     answer(response, request) {
-      const meta = { id: `resp_gateway${suffix()}`, created_at: now(), model: model.id };
+      const meta = { id: `resp_gateway${suffix()}`, created_at: now(), model: model.id, offered: offeredTools(request).offered };
       return request.stream ? { sse: toResponseEvents(response, meta).map((event) => ({ event: event.type, data: event })) } : { json: toResponse(response, meta) };
     },
   };

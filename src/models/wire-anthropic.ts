@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ChatImage, ChatMessage, ChatResponse, Usage } from '../core/model.ts';
 import { parseJsonObject } from '../text.ts';
-import { assistantTurn, imageAt, imageOf, joinText, NO_PARAMETERS, userTurn, type Conversation } from './wire.ts';
+import { assistantTurn, imageAt, imageOf, joinParts, joinText, NO_PARAMETERS, unserved, userTurn, type Conversation } from './wire.ts';
 
 /**
  * Anthropic's Messages API (`POST /v1/messages`) as the model gateway hears it from an agent (the
@@ -16,12 +16,6 @@ const textBlock = z.object({ type: z.literal('text'), text: z.string() });
 
 /** Text as a string or as text blocks (joined): the run's model is a text model. */
 const textContent = z.union([z.string(), z.array(textBlock)], { error: 'must be a string or an array of text blocks' }).transform((content) => (typeof content === 'string' ? content : joinText(content)));
-
-/** The error of a block of a type not served: the type it has, and those served there. */
-const unserved =
-  (served: string) =>
-  ({ input }: { input: unknown }) =>
-    `${JSON.stringify((input as { type?: unknown } | null)?.type) ?? 'a block without a type'} is not served here (${served} are)`;
 
 /** Content as a string or as blocks, read as blocks: a string is one text block (so a wrong block is named by its index). */
 const blocks = <T extends z.ZodType>(block: T) => z.preprocess((content) => (typeof content === 'string' ? [{ type: 'text', text: content }] : content), z.array(block));
@@ -118,10 +112,7 @@ class TurnReader {
 
   /** The blocks' text: text blocks joined as they are, every other block on its own line. */
   text(blocks: readonly Block[]): string {
-    return blocks.reduce((text, block, index) => {
-      const part = this.part(block);
-      return index === 0 ? part : `${text}${block.type === 'text' && blocks[index - 1]!.type === 'text' ? '' : '\n'}${part}`;
-    }, '');
+    return joinParts(blocks.map((block) => ({ text: this.part(block), note: block.type !== 'text' })));
   }
 
   private part(block: Block): string {

@@ -10,6 +10,12 @@ export interface Conversation extends Pick<ChatRequest, 'responseFormat' | 'samp
   dropped?: string[];
 }
 
+/** The error of an item of a type not served (a zod discriminated union's): the type it has, and those served there. */
+export const unserved =
+  (served: string) =>
+  ({ input }: { input: unknown }) =>
+    `${JSON.stringify((input as { type?: unknown } | null)?.type) ?? 'an item without a type'} is not served here (${served} are)`;
+
 /** The image types a model is given as images; any other is named in text only. */
 const IMAGE_TYPES: ReadonlySet<string> = new Set<ChatImage['mimeType']>(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 
@@ -35,6 +41,11 @@ export const NO_PARAMETERS = { type: 'object', properties: {} };
 /** Text parts as one text, as the chat shape holds it. */
 export function joinText(parts: ReadonlyArray<{ text?: string | null }>): string {
   return parts.map((part) => part.text ?? '').join('');
+}
+
+/** Parts of a message as one text: text parts joined as they are, what the rest are (an image's note) each on its own line. */
+export function joinParts(parts: ReadonlyArray<{ text: string; note?: boolean }>): string {
+  return parts.reduce((joined, part, index) => (index === 0 ? part.text : `${joined}${part.note || parts[index - 1]!.note ? '\n' : ''}${part.text}`), '');
 }
 
 /** An assistant turn: its text (none when empty, as OpenAI writes it) and its calls, when it made any. */
