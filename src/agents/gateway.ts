@@ -15,7 +15,7 @@ import { addUsage, ModelError, withoutImages } from '../models/types.ts';
 import type { ChatMessage, ChatResponse, Model, ModelWaits, Usage } from '../core/model.ts';
 import type { Conversation } from '../models/wire.ts';
 import { anthropicError, fromMessagesRequest, messagesRequestSchema, toMessage, toMessageEvents, type MessagesRequest } from '../models/wire-anthropic.ts';
-import { fromGenerateContentRequest, geminiError, generateContentRequestSchema, toGenerateContentChunks, toGenerateContentResponse, type GenerateContentRequest } from '../models/wire-gemini.ts';
+import { countTokensRequestSchema, fromGenerateContentRequest, geminiError, generateContentRequestSchema, toGenerateContentChunks, toGenerateContentResponse, type GenerateContentRequest } from '../models/wire-gemini.ts';
 import { chatCompletionRequestSchema, fromOpenAIRequest, openAIError, toCompletion, toCompletionChunks, type ChatCompletionRequest } from '../models/wire-openai.ts';
 import { fromOllamaRequest, ollamaChatRequestSchema, toOllamaResponse, type OllamaChatRequest } from '../models/wire-ollama.ts';
 import { fromResponsesRequest, offeredTools, responsesRequestSchema, toResponse, toResponseEvents, type ResponsesRequest } from '../models/wire-responses.ts';
@@ -307,12 +307,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
   }
 
-  /** Anthropic's count_tokens: the prompt's tokens as the run's model counts them, an estimate; nothing is forwarded or counted. */
-  const tokenCount: Route = async (incoming, outgoing) => {
-    const conversation = fromMessagesRequest(await read(incoming, messagesRequestSchema, 'count_tokens request'));
-    const offered: ChatMessage[] = conversation.tools.length > 0 ? [{ role: 'system', content: JSON.stringify(conversation.tools) }] : [];
-    reply(outgoing, 200, { input_tokens: await promptEstimate([...offered, ...conversation.messages]) });
-  };
+  /** A conversation's prompt tokens (its tools' schemas too) as the run's model counts them, an estimate: what count_tokens and countTokens answer, forwarding nothing. */
+  async function tokenEstimate({ messages, tools }: Conversation): Promise<number> {
+    const offered: ChatMessage[] = tools.length > 0 ? [{ role: 'system', content: JSON.stringify(tools) }] : [];
+    return promptEstimate([...offered, ...messages]);
+  }
 
   /** Writes an answer as its API sends it, redacted. */
   function respond(outgoing: ServerResponse, answer: Answer): void {
@@ -394,9 +393,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     'GET /v1/models': (_incoming, outgoing) => reply(outgoing, 200, { object: 'list', data: [listedModel], has_more: false, first_id: model.id, last_id: model.id }),
     'GET /v1/models/{model}': (_incoming, outgoing) => reply(outgoing, 200, listedModel),
     'POST /v1/messages': chat(anthropicMessages),
-    'POST /v1/messages/count_tokens': tokenCount,
+    'POST /v1/messages/count_tokens': async (incoming, outgoing) =>
+      reply(outgoing, 200, { input_tokens: await tokenEstimate(fromMessagesRequest(await read(incoming, messagesRequestSchema, 'count_tokens request'))) }),
     'POST /v1beta/models/{model}:generateContent': chat(gemini(false)),
     'POST /v1beta/models/{model}:streamGenerateContent': chat(gemini(true)),
+    'POST /v1beta/models/{model}:countTokens': async (incoming, outgoing) =>
+      reply(outgoing, 200, { totalTokens: await tokenEstimate(fromGenerateContentRequest(await read(incoming, countTokensRequestSchema, 'countTokens request'))) }),
     'POST /api/chat': chat(ollamaChat),
     'GET /api/tags': (_incoming, outgoing) =>
       reply(outgoing, 200, { models: [{ name: model.id, model: model.id, modified_at: new Date(0).toISOString(), size: 0, digest: '', details: {} }] }),

@@ -1,8 +1,9 @@
 import type { ChatCompletion, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { ResponseFormatJSONObject, ResponseFormatJSONSchema } from 'openai/resources/shared';
 import { z } from 'zod';
 import { ModelError, readUsage } from './types.ts';
-import type { ChatMessage, ChatResponse, ToolSchema, Usage } from '../core/model.ts';
-import { NO_PARAMETERS } from './wire.ts';
+import type { ChatMessage, ChatResponse, ResponseFormat, ToolSchema, Usage } from '../core/model.ts';
+import { NO_PARAMETERS, type Conversation } from './wire.ts';
 
 /**
  * The OpenAI chat-completions wire format, both ways: the `openai:` provider speaks it to a
@@ -43,6 +44,11 @@ export function toOpenAIMessage(message: ChatMessage): ChatCompletionMessagePara
     case 'tool':
       return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
   }
+}
+
+/** A response format as chat completions' `response_format`. */
+export function toOpenAIResponseFormat(format: ResponseFormat): ResponseFormatJSONObject | ResponseFormatJSONSchema {
+  return format.type === 'json' ? { type: 'json_object' } : { type: 'json_schema', json_schema: { name: format.name, schema: format.schema } };
 }
 
 export function toOpenAITool(tool: ToolSchema): ChatCompletionTool {
@@ -103,10 +109,17 @@ export const chatCompletionRequestSchema = z.object({
   tools: z.array(wireToolSchema).nullish(),
   stream: z.boolean().nullish(),
   stream_options: z.object({ include_usage: z.boolean().nullish() }).nullish(),
+  response_format: z
+    .discriminatedUnion('type', [
+      z.object({ type: z.literal('text') }),
+      z.object({ type: z.literal('json_object') }),
+      z.object({ type: z.literal('json_schema'), json_schema: z.object({ name: z.string().nullish(), schema: z.record(z.string(), z.unknown()).nullish() }) }),
+    ])
+    .nullish(),
 });
 export type ChatCompletionRequest = z.output<typeof chatCompletionRequestSchema>;
 
-export function fromOpenAIRequest(request: ChatCompletionRequest): { messages: ChatMessage[]; tools: ToolSchema[] } {
+export function fromOpenAIRequest(request: ChatCompletionRequest): Conversation {
   // A tool message carries only its call's id: the name comes from the assistant turn that made the call.
   const callNames = new Map<string, string>();
   const messages = request.messages.map((message): ChatMessage => {
@@ -125,7 +138,14 @@ export function fromOpenAIRequest(request: ChatCompletionRequest): { messages: C
         return { role: 'tool', toolCallId: message.tool_call_id, name: callNames.get(message.tool_call_id) ?? '', content: message.content };
     }
   });
-  return { messages, tools: fromWireTools(request.tools) };
+  return { messages, tools: fromWireTools(request.tools), ...responseFormatOf(request.response_format) };
+}
+
+/** `response_format` as the response format the run's model is asked for (`text` asks for none). */
+function responseFormatOf(format: ChatCompletionRequest['response_format']): { responseFormat?: ResponseFormat } {
+  if (format?.type === 'json_object' || (format?.type === 'json_schema' && !format.json_schema.schema)) return { responseFormat: { type: 'json' } };
+  if (format?.type === 'json_schema') return { responseFormat: { type: 'schema', name: format.json_schema.name ?? 'response', schema: format.json_schema.schema! } };
+  return {};
 }
 
 export function fromWireTools(tools: readonly z.output<typeof wireToolSchema>[] | null | undefined): ToolSchema[] {
