@@ -98,3 +98,12 @@ test('a command agent in the sandbox reaches the Anthropic and Gemini APIs with 
   expect(result.tokens.input).toBeGreaterThan(0);
   expect(result.trace.filter((event) => event.type === 'model_request')).toHaveLength(2);
 });
+
+test('a command agent whose request the gateway cannot translate: answered 400 naming the field, traced as model_request_refused, and the run excluded as error naming the refusal, not counted as the agent\'s failure', async ({ context }, testInfo) => {
+  const script = new URL('fixtures/agents/refused-call.mjs', import.meta.url).pathname;
+  const { result } = await runAgent(context, testInfo, commandAgent([process.execPath, script]));
+  const message = 'messages request: messages.0.content.0.type: "video" is not served here (text, image, document, search_result and tool_result blocks are)';
+  expect(result.summary).toBe(`answered 200, then 400: ${message}`);
+  expect(result.trace.filter((event) => event.type === 'model_request_refused')).toMatchObject([{ status: 400, message }]);
+  expect(result).toMatchObject({ claimed: false, iterations: 1, excluded: { reason: 'error', detail: `the model gateway refused a request (400): ${message}` } });
+});
