@@ -9,7 +9,8 @@ import type { Gateway } from '../src/agents/gateway.ts';
 import { createModel } from '../src/models/registry.ts';
 import { RunSpend, spendCapped } from '../src/models/spend.ts';
 import { tokensCost } from '../src/report/cost.ts';
-import { caching, FRONT_PAGE, gatewayStarter, task, tools } from './gateway-doubles.ts';
+import { transcript } from '../src/harness/transcript.ts';
+import { caching, FRONT_PAGE, gatewayStarter, recording, task, tools } from './gateway-doubles.ts';
 import { runAgent } from './support.ts';
 
 /** The gateway's APIs side by side: one conversation through each official client counts alike; a command agent gets each API's variables. */
@@ -106,4 +107,20 @@ test('a command agent whose request the gateway cannot translate: answered 400 n
   expect(result.summary).toBe(`answered 200, then 400: ${message}`);
   expect(result.trace.filter((event) => event.type === 'model_request_refused')).toMatchObject([{ status: 400, message }]);
   expect(result).toMatchObject({ claimed: false, iterations: 1, excluded: { reason: 'error', detail: `the model gateway refused a request (400): ${message}` } });
+  expect(transcript(result.trace)).toContain(`the model gateway refused a request (400): ${message}`);
+});
+
+test('a client\'s JSON mode reaches the model: chat completions\' response_format and Responses\' text.format, a schema or none', async () => {
+  const seen = recording({ id: 'test:json', chat: async () => ({ message: { content: '{"url":"/"}', toolCalls: [] }, usage: { input: 9, output: 5 } }) });
+  const { gateway } = await start(seen.model);
+  const openai = new OpenAI({ baseURL: gateway.endpoint.baseURL, apiKey: gateway.endpoint.apiKey, maxRetries: 0 });
+  const schema = tools[0]!.parameters;
+  const messages = [{ role: 'user' as const, content: task }];
+  await openai.chat.completions.create({ model: 'gpt-4o', messages, response_format: { type: 'json_schema', json_schema: { name: 'page', schema } } });
+  await openai.chat.completions.create({ model: 'gpt-4o', messages, response_format: { type: 'json_object' } });
+  await openai.chat.completions.create({ model: 'gpt-4o', messages, response_format: { type: 'text' } });
+  await openai.responses.create({ model: 'gpt-4o', input: task, text: { format: { type: 'json_schema', name: 'page', schema } } });
+  await openai.responses.create({ model: 'gpt-4o', input: task, text: { format: { type: 'json_object' } } });
+  const page = { type: 'schema', name: 'page', schema };
+  expect(seen.requests.map((request) => request.responseFormat)).toEqual([page, { type: 'json' }, undefined, page, { type: 'json' }]);
 });

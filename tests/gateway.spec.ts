@@ -110,10 +110,10 @@ test('GET /v1/models lists the run\'s model', async () => {
   gateway = started.gateway;
   const models = await started.openai.models.list();
   expect(models.data.map((model) => model.id)).toEqual(['scripted:diligent']);
-  // A path it does not serve is a 404 that lists those it does.
+  // A path it does not serve is a 404 that lists those it does, in the trace too.
   const refused = await started.openai.embeddings.create({ model: 'x', input: task }).catch((error: unknown) => error);
   expect(refused).toMatchObject({ status: 404, message: expect.stringContaining('POST /v1/responses') });
-  expect(started.events).toEqual([]);
+  expect(started.events).toEqual([{ type: 'model_request_refused', status: 404, message: expect.stringContaining('POST /v1/embeddings') }]);
 });
 
 test('wire requests read back as the conversation: developer is system, text parts join, a tool result finds its call', () => {
