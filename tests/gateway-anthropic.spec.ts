@@ -268,16 +268,17 @@ test('count_tokens answers an estimate of the prompt, tools included: nothing is
   expect(events).toEqual([]);
 });
 
-test('a server tool (web_search) is not given to the model, and the trace says so once; the custom tools beside it are', async () => {
+test('a server tool (web_search, the MCP connector\'s toolset) is not given to the model, and the trace says so once; the custom tools beside it are', async () => {
   const { gateway, events } = await start(diligent());
   const anthropic = client(gateway);
+  const toolset = { type: 'mcp_toolset', mcp_server_name: 'playwright' } as unknown as Tool;
   for (let call = 0; call < 2; call += 1) {
-    const answer = await anthropic.messages.create({ ...request([{ role: 'user', content: task }]), tools: [navigate!, { type: 'web_search_20250305', name: 'web_search' }] });
+    const answer = await anthropic.messages.create({ ...request([{ role: 'user', content: task }]), tools: [navigate!, { type: 'web_search_20250305', name: 'web_search' }, toolset] });
     expect(answer.content).toMatchObject([{ type: 'tool_use', name: 'navigate' }]);
   }
-  expect(types(events)).toEqual(['harness_note', 'model_request', 'model_response', 'model_request', 'model_response']);
-  expect(events[0]).toEqual({ type: 'harness_note', layer: 'gateway', message: expect.stringContaining('web_search_20250305') });
-  expect(events[1]).toMatchObject({ offered: ['navigate'] });
+  expect(types(events)).toEqual(['harness_note', 'harness_note', 'model_request', 'model_response', 'model_request', 'model_response']);
+  expect(events.slice(0, 2)).toEqual(['web_search_20250305', 'mcp_toolset'].map((tool) => ({ type: 'harness_note', layer: 'gateway', message: expect.stringContaining(`built-in tool ${tool} `) })));
+  expect(events[2]).toMatchObject({ offered: ['navigate'] });
 });
 
 test('the run\'s limits hold in Anthropic\'s shape: past maxCalls a 429 the SDK does not retry, a body past maxBodyBytes a 413; a provider\'s failure is its status', async () => {

@@ -80,18 +80,22 @@ const messageParam = z.discriminatedUnion(
 );
 
 /** A tool: a custom one (no type, or `custom`) is offered; a built-in one (`web_search_20250305`, `bash_20250124`…) is named in `dropped`. */
-const tool = z
-  .object({
-    type: z.string().nullish(),
-    name: z.string().min(1),
-    description: z.string().nullish(),
-    input_schema: z.record(z.string(), z.unknown()).nullish(),
-    /** Offered once a tool_reference names it, as Anthropic's tool search does. */
-    defer_loading: z.boolean().nullish(),
-  })
-  .refine((tool) => !isCustom(tool) || tool.input_schema, { message: 'is required for a custom tool', path: ['input_schema'] });
+const tool = z.preprocess(
+  // A built-in tool may have no name of its own (the MCP connector's `mcp_toolset`): its type names it.
+  (tool) => (typeof tool === 'object' && tool !== null && !isCustom(tool) && !('name' in tool) ? { ...tool, name: String((tool as { type: unknown }).type) } : tool),
+  z
+    .object({
+      type: z.string().nullish(),
+      name: z.string().min(1),
+      description: z.string().nullish(),
+      input_schema: z.record(z.string(), z.unknown()).nullish(),
+      /** Offered once a tool_reference names it, as Anthropic's tool search does. */
+      defer_loading: z.boolean().nullish(),
+    })
+    .refine((tool) => !isCustom(tool) || tool.input_schema, { message: 'is required for a custom tool', path: ['input_schema'] }),
+);
 
-const isCustom = (tool: { type?: string | null }) => (tool.type ?? 'custom') === 'custom';
+const isCustom = (tool: { type?: unknown }) => (tool.type ?? 'custom') === 'custom';
 
 export const messagesRequestSchema = z.object({
   system: textContent.nullish(),
