@@ -102,6 +102,8 @@ export const traceEventSchema = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('model_response'), content: z.string().nullable(), toolCalls: z.array(toolCall), usage, ms: z.number() }),
   z.object({ type: z.literal('model_error'), kind: z.string(), message: z.string() }),
+  /** A request the model gateway could not translate for the run's model (a shape or a route it does not serve): answered with `status`, never forwarded. */
+  z.object({ type: z.literal('model_request_refused'), status: z.number(), message: z.string() }),
   z.object({
     type: z.literal('tool_call'),
     callId: z.string(),
