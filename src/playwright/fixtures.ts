@@ -24,7 +24,7 @@ import { agentFor, DEFAULT_SURFACE, surfaceStackName, type Surface } from '../ha
 import { agentCondition, layersCondition, modelCondition, modelNameInUse, NO_LAYERS, portablePaths, stackNameInUse } from './condition.ts';
 import { budgetSpentReason, parseCostOptions, priced, runCost, runLedger } from './cost.ts';
 import { checkedOnce } from './config-errors.ts';
-import { RESUME_ENV, runJournal } from './resume.ts';
+import { givenBackNote, runJournal } from './resume.ts';
 import { withBrowserLoss } from './shared-browser.ts';
 import { inOrder } from '../queue.ts';
 import type { PriceTable } from '../report/types.ts';
@@ -229,7 +229,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
       // Resumed: a run recorded by an earlier invocation is given back as it was, not run again (resume.ts).
       const earlier = journal?.recorded(planned);
       if (earlier) {
-        testInfo.annotations.push({ type: 'harness-eval', description: `run ${number}: recorded earlier, given back from the run journal (${RESUME_ENV}), not run again` });
+        testInfo.annotations.push(givenBackNote(number));
         await serial(() => attachRun(testInfo, earlier.attached));
         return earlier.returned;
       }
