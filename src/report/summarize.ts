@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { EscapeAttempt } from '../core/agent.ts';
+import { OWN_CODE, type EscapeAttempt } from '../core/agent.ts';
 import { stopReasons } from '../core/trace.ts';
 import { parseInput } from '../input.ts';
 import { canonicalJson, compareStrings } from '../text.ts';
@@ -189,7 +189,7 @@ function summarizeCell(all: readonly AttachedRunRecord[], { task, agent, model, 
   let retried = 0;
   let unsupportedClaims = 0;
   let unverifiedClaims = 0;
-  const containment = { contained: 0, uncontained: 0 };
+  const containment = { contained: 0, uncontained: 0, ownCode: 0 };
   const escapes = { runs: 0, processesLeft: 0 };
   const attempts = new Map<string, { kind: EscapeAttempt['kind']; detail: string; runs: number }>();
   const tokens: Cell['tokens'] = { input: 0, output: 0, unknownRuns: 0 };
@@ -225,6 +225,7 @@ function summarizeCell(all: readonly AttachedRunRecord[], { task, agent, model, 
   }
   for (const run of all) {
     if (run.contained !== undefined) containment[run.contained ? 'contained' : 'uncontained']++;
+    if (run.containment === OWN_CODE.reason) containment.ownCode++;
     if (run.escapes && (run.escapes.processesLeft > 0 || (run.escapes.attempts ?? []).length > 0)) {
       escapes.runs++;
       escapes.processesLeft += run.escapes.processesLeft;
@@ -271,6 +272,7 @@ function summarizeCell(all: readonly AttachedRunRecord[], { task, agent, model, 
     runIds: all.map((run) => run.test.id).sort(compareStrings),
     // Contained only when every run was; unknown (absent) when some run, recorded before runs said, does not say.
     ...(containment.uncontained > 0 ? { contained: false } : containment.contained === all.length && { contained: true }),
+    ...(containment.ownCode === all.length && { ownCode: true }),
     ...(escapes.runs > 0 && { escapes: { ...escapes, ...(attempts.size > 0 && { attempts: [...attempts.values()] }) } }),
   };
 }

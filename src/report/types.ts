@@ -77,6 +77,8 @@ export const cellSchema = cellNamesSchema.extend({
   runIds: z.array(z.string()),
   /** True when every run's agent code ran contained, false when any ran uncontained; absent when some run does not say (recorded before runs did). */
   contained: z.boolean().optional(),
+  /** Every run's agent was harness-eval's own code (the built-in harness, a control: `OWN_CODE`), where no code of the agent under test runs: `contained` then says nothing of a sandbox, and the reports mark none. Absent otherwise. */
+  ownCode: z.literal(true).optional(),
   /** Runs where the sandbox saw the agent try to escape, the processes they left running, and each other attempt with how many runs made it; absent when none tried. */
   escapes: z
     .object({
