@@ -65,7 +65,19 @@ function printed(dir: string, results: ReadonlyArray<{ title: string; result: Pa
   return lines;
 }
 
-const runAttachment = (fields: Parameters<typeof attachedRunRecord>[0] = {}) => ({ name: HARNESS_RUN_ATTACHMENT, contentType: 'application/json', body: Buffer.from(JSON.stringify(attachedRunRecord(fields))) });
+const runAttachment = (fields: Parameters<typeof attachedRunRecord>[0] = {}, trace?: unknown[]) => ({ name: HARNESS_RUN_ATTACHMENT, contentType: 'application/json', body: Buffer.from(JSON.stringify({ ...attachedRunRecord(fields), ...(trace && { trace }) })) });
+
+test('a run whose trace recorded no model call names no model on its line', ({}, testInfo) => {
+  const dir = mkdtempSync(testInfo.outputPath('no-model-'));
+  const start = { seq: 0, attempt: 1, iteration: 0, atMs: 0, type: 'run_start', task: 'Upvote the first post.', model: 'scripted:diligent', layers: [] };
+  const answered = { seq: 1, attempt: 1, iteration: 1, atMs: 5, type: 'model_response', content: 'done', toolCalls: [], usage: { input: 1, output: 1 }, ms: 5 };
+  const lines = printed(dir, [
+    { title: 'nop', result: { attachments: [runAttachment({ agent: 'nop', layers: '-', test: { id: 't0' } }, [start])] } },
+    { title: 'asked', result: { attachments: [runAttachment({ agent: 'py', layers: '-', test: { id: 't1' } }, [start, answered])] } },
+  ]).filter((line) => line.startsWith('['));
+  expect(lines[0]).toContain(' upvote-first-post · nop · - · - · hn-recorded: ');
+  expect(lines[1]).toContain(' upvote-first-post · py · scripted:overclaimer · - · hn-recorded: ');
+});
 
 test('a run given back by a resume says so on its line, not "0.0 s" as if it had run in no time', ({}, testInfo) => {
   const dir = mkdtempSync(testInfo.outputPath('given-back-'));

@@ -461,7 +461,7 @@ export default class HarnessReporter implements Reporter {
       const extra = run.excluded
         ? [run.excluded.detail, 'out of every rate']
         : [...(run.sideEffects.length > 0 ? [counted(run.sideEffects.length, 'side effect')] : []), ...(run.incomplete ? [incompleteNote(run)] : [])];
-      say(`${count} ${cellLabel(run)}: ${endingOf(run)}${extra.map((note) => `, ${note}`).join('')}, ${counted(run.iterations, 'iteration')}, ${run.stopReason}${retry}, ${givenBack.has(run.test.run) ? 'given back (recorded earlier, not run again)' : seconds}`);
+      say(`${count} ${cellLabel({ ...run, model: run.modelCalls === 0 ? null : run.model })}: ${endingOf(run)}${extra.map((note) => `, ${note}`).join('')}, ${counted(run.iterations, 'iteration')}, ${run.stopReason}${retry}, ${givenBack.has(run.test.run) ? 'given back (recorded earlier, not run again)' : seconds}`);
     }
     // Failures keep their whole message: the matchers' lines say what was claimed and found.
     if (result.status === 'failed' || result.status === 'timedOut') say(indent(result.error?.message ?? result.status));
