@@ -18,6 +18,7 @@ import { processExit, sandboxModeSchema, stdioWithoutInherited, sandboxUnavailab
 import { DEFAULT_SANDBOX_LIMITS, sandboxLimitsSchema } from './sandbox-limits.ts';
 import { canariesReaching } from '../serve.ts';
 import type { Escapes } from '../core/agent.ts';
+import type { TraceEventBody } from '../core/trace.ts';
 import type { ModelWaits } from '../core/model.ts';
 
 export const commandAgentOptionsSchema = z
@@ -109,7 +110,7 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
   const base = { agent: 'command', argv: command, ...(cwd && { cwd: resolve(cwd) }), ...(timeoutMs && { timeoutMs }), account, ...(Object.keys(env).length > 0 && { envKeys: Object.keys(env).sort() }) };
   // In its sandbox's work folder, else its run's: the one folder it may write.
   const claimFileOf = (run: AgentRun, box: Sandbox | undefined) => join(box?.workDir ?? run.outputDir, 'agent-claim.json');
-  const setUp = async (run: AgentRun, endpoints: Promise<RunEndpoints>, canaries: Canaries) => {
+  const setUp = async (run: AgentRun, endpoints: Promise<RunEndpoints>, canaries: Canaries, record: (event: TraceEventBody) => void) => {
     const stages: Partial<Record<CommandStage, number>> = { setUp: performance.now() };
     const contained = sandboxed(sandbox, command, cwd);
     // The sandbox first, before anything is awaited: bwrap, its namespaces and its relay start while the rest of the run is set up and the page opens.
@@ -127,7 +128,7 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
       browser = await launchCdpBrowser(run.site, { ...(box && { identity: box.identity }) });
       // The same Chromium over MCP: Playwright MCP drives it from this process, writing only in the run's folder.
       const { context } = browser;
-      mcp = await serveMcp(() => openMcpBrowser({ context, outputDir: join(run.outputDir, 'playwright-mcp'), images: true }));
+      mcp = await serveMcp(() => openMcpBrowser({ context, outputDir: join(run.outputDir, 'playwright-mcp'), images: true }), { record });
       // The sandbox pipes the run's ports as soon as they are known, while the page opens: its socats start off the run's critical path.
       const { site, model } = await endpoints;
       await box?.forward([site, browser.url, mcp.url, model.baseURL]);

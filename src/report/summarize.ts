@@ -110,6 +110,14 @@ function listExcluded(groups: readonly AttachedRunRecord[][], labels: readonly C
   return listed.sort((a, b) => compareStrings(a.cell, b.cell) || compareStrings(a.id, b.id) || a.run - b.run);
 }
 
+/** Each run's cell's names, as a summary of these runs names its cells, in the runs' order. */
+export function cellNamesOf(runs: readonly AttachedRunRecord[]): CellKeys[] {
+  const groups = [...groupByCell(runs).values()];
+  const labels = labelConditions(groups);
+  const byRun = new Map(groups.flatMap((group, index) => group.map((run) => [run, labels[index]!] as const)));
+  return runs.map((run) => byRun.get(run)!);
+}
+
 /** A string that is equal exactly when two cells' labels are; NUL cannot occur in the names. */
 export function cellKey({ task, agent, model, layers, site }: CellKeys): string {
   return `${task}\u0000${agent}\u0000${modelName({ model })}\u0000${layers}\u0000${site}`;
