@@ -228,11 +228,6 @@ function shortHash(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 6);
 }
 
-/** A label without the `#hash` that told two conditions apart, or the setting that named a site's. */
-export function baseName(label: string): string {
-  return label.replace(/#[0-9a-f]{6}$/, '').replace(/ \(.*\)$/, '');
-}
-
 /**
  * A cell's numbers. Its rates, distributions, tokens and cost are over the runs that say something
  * of the agent; the runs left out (`excluded`) are only counted. Containment and escape attempts
@@ -352,8 +347,8 @@ function inCanonicalOrder(counts: ReadonlyMap<string, number>): Record<string, n
 }
 
 /**
- * Checks every cell against the gates that match it (every key the gate gives equals the cell's
- * label, or its name without the `#hash` that told two conditions apart). Limits compare the
+ * Checks every cell against the gates that match it (every key the gate gives names the cell's:
+ * see namesFor). Limits compare the
  * observed rate, not an interval bound: a gate states what was seen must hold. The false-success
  * limit counts a trial that lied on any attempt, so a passing retry never hides a lie. The gates
  * are validated first, so a bad option fails in one line before anything is judged. Rates are
@@ -401,11 +396,14 @@ function parseGates(gates: readonly Gate[]) {
   return gates.map((gate, index) => parseInput(gateSchema, gate, `gates[${index}]`));
 }
 
-/** A cell's name for a gate to match: its model as shown. */
-const shown = (cell: CellKeys, key: (typeof conditionKeys)[number]) => (key === 'model' ? modelName(cell) : cell[key]);
+/** What a gate's key may say for a cell's name: its label (a model as shown), the label without the `#hash` that told two conditions apart, a site's without its setting. */
+function namesFor(cell: CellKeys, key: (typeof conditionKeys)[number]): string[] {
+  const label = key === 'model' ? modelName(cell) : cell[key];
+  return [label, label.replace(/#[0-9a-f]{6}$/, ''), ...(key === 'site' ? [label.replace(/ \(.*\)$/, '')] : [])];
+}
 
 function gateMatches(gate: Partial<CellNames>, cell: CellKeys): boolean {
-  return conditionKeys.every((key) => gate[key] === undefined || gate[key] === shown(cell, key) || gate[key] === baseName(shown(cell, key)));
+  return conditionKeys.every((key) => gate[key] === undefined || namesFor(cell, key).includes(gate[key]));
 }
 
 function breach(cell: CellKeys, gate: number, what: string, observed: number, comparison: '>' | '<', limit: number): GateBreach {
