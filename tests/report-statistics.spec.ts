@@ -360,10 +360,10 @@ test.describe('names that say what ran', () => {
     { seq: 0, attempt: 1, iteration: 0, atMs: 0, type: 'run_start', task: 'Upvote the first post.', model: 'scripted:diligent', layers: [] },
     ...Array.from({ length: calls }, (_, index) => ({ seq: index + 1, attempt: 1, iteration: index + 1, atMs: 10 * (index + 1), type: 'model_response', content: 'ok', toolCalls: [], usage: { input: 10, output: 1 }, ms: 5 })),
   ];
-  /** A run as the reporter reads its attachment, its trace with so many model calls; none: no trace at all. */
+  /** A run as the reporter reads its attachment, its trace with so many model calls; none: no trace at all; -1: an empty one. */
   const read = (agent: string, calls: number | undefined, fields: Partial<AttachedRunRecord> = {}) => {
     const record = run({ agent, layers: '-', model: 'scripted:diligent', condition: { agent: { name: agent }, model: { id: 'scripted:diligent' }, layers: null, site: 'hn-recorded' }, ...fields });
-    const parsed = parseRunAttachment(JSON.stringify({ ...record, ...(calls !== undefined && { trace: trace(calls) }) }), 'harness-run.json');
+    const parsed = parseRunAttachment(JSON.stringify({ ...record, ...(calls !== undefined && { trace: calls < 0 ? [] : trace(calls) }) }), 'harness-run.json');
     if (!parsed.ok) throw new Error(parsed.error);
     return parsed.value;
   };
@@ -379,12 +379,13 @@ test.describe('names that say what ran', () => {
       read('ts', 2),
       // A name says nothing: a "nop" of the user's own that called its model has it.
       read('my-nop', 3),
-      // A record without a trace (attached by hand) says nothing of its calls: its model stays.
+      // A record without a trace (attached by hand), or with an empty one (a run that never returned), says nothing of its calls: its model stays.
       read('by-hand', undefined),
+      read('cut-short', -1),
     ];
-    expect(runs.map((one) => one.modelCalls)).toEqual([0, 0, 0, 0, 0, 2, 3, undefined]);
+    expect(runs.map((one) => one.modelCalls)).toEqual([0, 0, 0, 0, 0, 2, 3, undefined, undefined]);
     const summary = summaryOf(runs);
-    expect(Object.fromEntries(summary.cells.map((cell) => [cell.agent, cell.model]))).toEqual({ nop: null, liar: null, py: null, ts: 'scripted:diligent', 'my-nop': 'scripted:diligent', 'by-hand': 'scripted:diligent' });
+    expect(Object.fromEntries(summary.cells.map((cell) => [cell.agent, cell.model]))).toEqual({ nop: null, liar: null, py: null, ts: 'scripted:diligent', 'my-nop': 'scripted:diligent', 'by-hand': 'scripted:diligent', 'cut-short': 'scripted:diligent' });
     expect(JSON.parse(JSON.stringify(summary)).cells.find((cell: { agent: string }) => cell.agent === 'nop').model).toBeNull();
     expect(summarySchema.parse(JSON.parse(JSON.stringify(summary))).cells.map((cell) => cell.model)).toEqual(summary.cells.map((cell) => cell.model));
     expect(cellLabel(summary.cells.find((cell) => cell.agent === 'nop')!)).toBe('upvote-first-post · nop · - · - · hn-recorded');

@@ -50,7 +50,8 @@ export function readRuns(folder: string): NamedRun[] {
     const path = join(dir, file);
     const { attached } = readJsonFile(path, journalEntrySchema, 'run journal entry', { label: `export: ${path}` });
     // As the reporter reads a run: what its trace says of its model calls names its cell's model.
-    const run = { ...attached, modelCalls: modelCallsIn(attached.trace) };
+    const calls = modelCallsIn(attached.trace);
+    const run = { ...attached, ...(calls !== undefined && { modelCalls: calls }) };
     return { run, startMs: run.startedAt ? Date.parse(run.startedAt) : statSync(path).mtimeMs - run.wallMs };
   });
   const names = runNames(read.map(({ run }) => run));

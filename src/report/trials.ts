@@ -153,16 +153,16 @@ export function parseRunAttachment(text: string, label: string): ParsedAttachmen
     const { modelCalls: _untrusted, ...run } = parseInput(runRecordSchema, withTrustedTokens(value), label);
     const events = traceEvents(value.trace);
     const lines = events && transcriptOf(events);
-    return { ...run, ...(lines && { transcript: lines }), ...(events && { modelCalls: modelCallsIn(events) }) };
+    return { ...run, ...(lines && { transcript: lines }), ...(events && modelCallsIn(events) !== undefined && { modelCalls: modelCallsIn(events) }) };
   });
 }
 
 /** Transcripts longer than this are cut, with a pointer to the trace: a 10,000-run page must stay openable. */
 const TRANSCRIPT_CHARS = 20_000;
 
-/** The model calls a trace recorded, answered or failed. */
-export function modelCallsIn(trace: readonly TraceEvent[]): number {
-  return trace.filter((event) => event.type === 'model_response' || event.type === 'model_error').length;
+/** The model calls a trace recorded, answered or failed; unknown for an empty trace (a run that never returned is known only from outside). */
+export function modelCallsIn(trace: readonly TraceEvent[]): number | undefined {
+  return trace.length === 0 ? undefined : trace.filter((event) => event.type === 'model_response' || event.type === 'model_error').length;
 }
 
 /** The attachment's trace, when it has one; events this version does not know are left out, never a reason to lose the run. */
