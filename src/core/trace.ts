@@ -109,8 +109,8 @@ export const traceEventSchema = z.discriminatedUnion('type', [
     callId: z.string(),
     name: z.string(),
     arguments: z.string(),
-    /** Whose call: the model's, a program's (code mode) or the harness's own (a layer acting); absent in older traces. */
-    by: z.enum(['model', 'program', 'harness']).optional(),
+    /** Whose call: the model's, a program's (code mode), the harness's own (a layer acting), or an agent of its own's (a command agent's, through `HARNESS_MCP_URL`); absent in older traces. */
+    by: z.enum(['model', 'program', 'harness', 'agent']).optional(),
   }),
   z.object({
     type: z.literal('tool_result'),
