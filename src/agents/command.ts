@@ -159,13 +159,13 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
     if (box?.orphansKilled) input.trace.record('sandbox orphans killed', { processes: box.orphansKilled });
     const { stdout, stderr, escapes, claim, ...exit } = await runCommand(command, { cwd: resolve(cwd ?? '.'), env: { ...startupEnv(), ...env, ...harnessEnv }, timeoutMs, waits: run.modelWaits, signal: input.signal, sandbox: box, stages, claimFile });
     input.trace.record('command ended', exit);
-    // What it wrote in its sandbox's work folder outlives the sandbox in its run's folder.
-    await box?.copyOut(run.outputDir);
+    // What it wrote in its sandbox's work folder outlives the sandbox in its run's folder; what could not be copied is named, never thrown.
+    const uncopied = (await box?.copyOut(run.outputDir)) ?? [];
     for (const failure of browser.failures) input.trace.record('browser failed to start', { reason: failure });
     const secrets = [...run.secrets, input.model.apiKey];
     // Looked for before the output is redacted (the canaries are secrets of the run): a decoy it printed was found and read.
     const printed = [stdout, stderr].flatMap((output, i) => canariesReaching(canaryList(canaries), output.head.toString('utf8'), 'an artifact', i === 0 ? 'agent-stdout.txt' : 'agent-stderr.txt'));
-    if (escapes && printed.length > 0) escapes.attempts = [...(escapes.attempts ?? []), ...printed];
+    if (escapes) escapes.attempts = [...(escapes.attempts ?? []), ...printed, ...uncopied];
     await attachOutput(run, 'agent-stdout.txt', stdout, secrets);
     await attachOutput(run, 'agent-stderr.txt', stderr, secrets);
     const outcome = outcomeOf(exit, claim, timeoutMs);

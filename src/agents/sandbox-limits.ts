@@ -1,5 +1,4 @@
 import { lstatSync, readdirSync, readFileSync, statfsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { z } from 'zod';
 import type { HostIdentity } from './sandbox-identity.ts';
 import { prlimitPath } from './sandbox-identity.ts';
@@ -61,31 +60,46 @@ export function rlimits(limits: SandboxLimits, identity: HostIdentity): string[]
   ];
 }
 
-/** The bytes and entries under `dir` (not following links), counting at most `maxEntries`, and its largest file's size. */
-export function folderUsage(dir: string, maxEntries = WORK_DIR_ENTRIES): { bytes: number; entries: number; largest: number } {
+/** The longest path the kernel takes in one call, its NUL included (Linux's PATH_MAX): an agent can nest folders past it, working from inside them. */
+export const PATH_MAX = 4096;
+
+/**
+ * The bytes and entries under `dir` (not following links), counting at most `maxEntries`, and its
+ * largest file's size; `deep` when a name in it is past PATH_MAX, where nothing below can be
+ * measured by its path. Names are taken as bytes: one that is not UTF-8 is measured too.
+ */
+export function folderUsage(dir: string, maxEntries = WORK_DIR_ENTRIES): { bytes: number; entries: number; largest: number; deep: boolean } {
   let bytes = 0;
   let entries = 0;
   let largest = 0;
-  const walk = (path: string) => {
-    let names: string[];
+  let deep = false;
+  const walk = (path: Buffer) => {
+    let names: Buffer[];
     try {
-      names = readdirSync(path);
+      names = readdirSync(path, { encoding: 'buffer' });
     } catch {
       return; // gone, or not a folder any more
     }
     for (const name of names) {
       if (++entries > maxEntries) return;
-      const stat = lstatSync(join(path, name), { throwIfNoEntry: false });
+      const child = Buffer.concat([path, SLASH, name]);
+      if (child.length >= PATH_MAX) {
+        deep = true;
+        continue;
+      }
+      const stat = lstatSync(child, { throwIfNoEntry: false });
       if (!stat) continue;
       // Blocks, not the size: a sparse file claims what it does not hold.
       bytes += stat.blocks * 512;
       if (stat.isFile()) largest = Math.max(largest, stat.size);
-      if (stat.isDirectory()) walk(join(path, name));
+      if (stat.isDirectory()) walk(child);
     }
   };
-  walk(dir);
-  return { bytes, entries, largest };
+  walk(Buffer.from(dir));
+  return { bytes, entries, largest, deep };
 }
+
+const SLASH = Buffer.from('/');
 
 /**
  * Processes and threads under `proc` (a sandbox's own /proc, or the machine's), of `uid` only when

@@ -1,13 +1,13 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, closeSync, lchownSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { copyFile, lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmodSync, closeSync, constants, lchownSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFile, lstat, mkdir, open, readdir, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { constants as osConstants, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { EscapeAttempt, Escapes } from '../core/agent.ts';
 import { asIdentity, identityUnavailable, isExecutable, prlimitPath, reapOrphans, releaseIdentity, runIdentity, toolPath, type HostIdentity } from './sandbox-identity.ts';
-import { DEFAULT_SANDBOX_LIMITS, folderUsage, rlimits, tasksIn, tmpfsFull, WORK_DIR_ENTRIES, type SandboxLimits } from './sandbox-limits.ts';
+import { DEFAULT_SANDBOX_LIMITS, folderUsage, PATH_MAX, rlimits, tasksIn, tmpfsFull, WORK_DIR_ENTRIES, type SandboxLimits } from './sandbox-limits.ts';
 import type { Canaries } from './foreign.ts';
 import { closedFolder, decoyText, mountArgs, secretFiles } from './sandbox-mounts.ts';
 import { seccompFilter } from './seccomp.ts';
@@ -193,8 +193,8 @@ export interface Sandbox {
   identity: HostIdentity;
   /** The one folder the agent may write (its claim goes there); its HOME. Its identity's own, removed by `close()`. */
   workDir: string;
-  /** Once it ended: copies what the agent left in its work folder to `destination` (folders and regular files only, up to its size limit). */
-  copyOut(destination: string): Promise<void>;
+  /** Once it ended: copies what the agent left in its work folder to `destination` (copyFolder); never throws, and answers what it could not copy, as escape attempts. */
+  copyOut(destination: string): Promise<EscapeAttempt[]>;
   /** Processes of runs whose worker died, killed as this sandbox started. */
   orphansKilled: number;
   /** When each stage was reached (performance.now()): what bench:sandbox breaks a run down by. */
@@ -460,6 +460,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
     const usage = folderUsage(workDir, WORK_DIR_ENTRIES);
     if (usage.entries > WORK_DIR_ENTRIES) attempt('limit', `work folder entries (${WORK_DIR_ENTRIES})`);
     if (usage.bytes > limits.workDirBytes) attempt('limit', `work folder size (${limits.workDirBytes} bytes)`);
+    if (usage.deep) attempt('limit', `work folder depth (a name past PATH_MAX, ${PATH_MAX} bytes: what is below it cannot be measured)`);
     // A write past the file size fails (EFBIG; SIGXFSZ for a program that does not ignore it, as Python does): the file stops at the limit.
     if (usage.largest >= limits.fileBytes) attempt('limit', `file size (${limits.fileBytes} bytes)`);
     if (attempts.some(({ kind, detail }) => kind === 'limit' && detail.startsWith('work folder'))) kill();
@@ -595,24 +596,82 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
+/** A chunk of a sparse file as it is copied: one that is all zeros is left a hole. */
+const COPY_CHUNK_BYTES = 1024 * 1024;
+const ZEROS = Buffer.alloc(COPY_CHUNK_BYTES);
+const SLASH = Buffer.from('/');
+
 /**
  * Copies the folders and regular files under `from` to `to`, never following a link (the agent
- * made them: a link could name any file the worker can read), up to `maxBytes` in all.
+ * made them: a link could name any file the worker can read), up to `maxBytes` of their sizes in
+ * all. A sparse file is copied by the bytes it holds: its holes, and its runs of zeros, stay holes.
+ * Names are taken as bytes (one that is not UTF-8 is copied too). It never throws: what it cannot
+ * copy (a name past PATH_MAX, a special file, a link, a file past the limit, one it cannot read)
+ * is skipped, and answered as an escape attempt per reason, naming the first such path.
  */
-async function copyFolder(from: string, to: string, maxBytes: number): Promise<void> {
+export async function copyFolder(from: string, to: string, maxBytes: number): Promise<EscapeAttempt[]> {
   let left = maxBytes;
-  const walk = async (source: string, target: string) => {
-    await mkdir(target, { recursive: true });
-    for (const entry of await readdir(source, { withFileTypes: true }).catch(() => [])) {
-      const [next, into] = [join(source, entry.name), join(target, entry.name)];
-      if (entry.isDirectory()) await walk(next, into);
-      else if (entry.isFile() && (await lstat(next)).size <= left) {
-        left -= (await lstat(next)).size;
-        await copyFile(next, into);
+  const skipped = new Map<string, { first: string; more: number }>();
+  const skip = (reason: string, path: Buffer) => {
+    const seen = skipped.get(reason);
+    if (seen) seen.more++;
+    else skipped.set(reason, { first: path.toString('utf8'), more: 0 });
+  };
+  const walk = async (source: Buffer, target: Buffer, at: Buffer): Promise<void> => {
+    for (const entry of await readdir(source, { withFileTypes: true, encoding: 'buffer' })) {
+      const name = entry.name as unknown as Buffer;
+      const [next, into, path] = [Buffer.concat([source, SLASH, name]), Buffer.concat([target, SLASH, name]), at.length === 0 ? name : Buffer.concat([at, SLASH, name])];
+      try {
+        if (Math.max(next.length, into.length) >= PATH_MAX) skip('a name past PATH_MAX', path);
+        else if (entry.isSymbolicLink()) skip('a symbolic link', path);
+        else if (entry.isDirectory()) {
+          await mkdir(into).catch((error: NodeJS.ErrnoException) => {
+            if (error.code !== 'EEXIST') throw error;
+          });
+          await walk(next, into, path);
+        } else if (!entry.isFile()) skip('a special file (a named pipe, a socket or a device)', path);
+        else {
+          const { size, blocks, mode } = await lstat(next);
+          if (size > left) skip(`past the work folder's limit (${maxBytes} bytes)`, path);
+          else {
+            left -= size;
+            await (blocks * 512 < size ? copySparse(next, into, size, mode) : copyFile(next, into));
+          }
+        }
+      } catch (error) {
+        skip(`a file it could not copy (${(error as NodeJS.ErrnoException).code ?? 'an error'})`, path);
       }
     }
   };
-  await walk(from, to);
+  try {
+    await mkdir(to, { recursive: true });
+    await walk(Buffer.from(from), Buffer.from(to), Buffer.alloc(0));
+  } catch (error) {
+    skip(`its work folder, which could not be read (${(error as NodeJS.ErrnoException).code ?? 'an error'})`, Buffer.from('.'));
+  }
+  return [...skipped].map(([reason, { first, more }]) => ({ kind: 'copy', detail: `${reason}, not copied: ${JSON.stringify(first.length > 100 ? `${first.slice(0, 100)}\u2026` : first)}${more > 0 ? ` and ${more} more` : ''}` }));
+}
+
+/** A sparse file's bytes, chunk by chunk: a chunk of zeros is not written, so the copy holds what the file held. */
+async function copySparse(from: Buffer, to: Buffer, size: number, mode: number): Promise<void> {
+  const source = await open(from, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const target = await open(to, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, mode & 0o777);
+    try {
+      const chunk = Buffer.allocUnsafe(COPY_CHUNK_BYTES);
+      for (let at = 0; at < size; ) {
+        const { bytesRead } = await source.read(chunk, 0, Math.min(COPY_CHUNK_BYTES, size - at), at);
+        if (bytesRead === 0) break;
+        if (!chunk.subarray(0, bytesRead).equals(ZEROS.subarray(0, bytesRead))) await target.write(chunk, 0, bytesRead, at);
+        at += bytesRead;
+      }
+      await target.truncate(size);
+    } finally {
+      await target.close();
+    }
+  } finally {
+    await source.close();
+  }
 }
 
 function signal(pid: number, name: NodeJS.Signals): void {
