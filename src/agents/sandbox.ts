@@ -296,6 +296,8 @@ while IFS= read -r line <&3; do eval "$line"; done
 const CONTROL_LINE_BYTES = 4096;
 /** How often the work folder, the process count and the tmpfs mounts are measured while the agent runs. */
 const WATCH_MS = 500;
+/** How long what the agent left is woken, its claim read, before the sandbox ends: a late write of the claim is seen in it. */
+const LATE_WRITE_MS = 100;
 /** After the relay is told to go, how long bwrap may take to report and end before it is killed. */
 const END_MS = 2_000;
 
@@ -544,6 +546,13 @@ export function startSandbox(options: SandboxOptions): Sandbox {
     async finish() {
       check();
       const left = processesLeft();
+      if (left > 0) {
+        // What it left was stopped at its main process's end, and its claim read since: woken a moment, its network still stopped (the
+        // relay's socats are not woken), so that a process waiting to write the claim again does it, and is seen (command.ts).
+        processes().forEach((pid) => signal(pid, 'SIGCONT'));
+        await sleep(LATE_WRITE_MS);
+        check();
+      }
       // The relay goes, and bwrap's init with it: the PID namespace ends, and everything the agent left in it.
       control.write('end\n');
       const ended = await Promise.race([Promise.all([sandboxExit, statusEnded]).then(() => true), sleep(END_MS).then(() => false)]);
