@@ -1,6 +1,6 @@
 import { taskAt } from './tasks.ts';
 import { tmpdir } from 'node:os';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
 import type { RunHarnessOptions } from '../harness/run.ts';
@@ -58,7 +58,7 @@ export interface EvaluateOptions {
   signal?: AbortSignal;
   /** How long the run gets to return once aborted (default ABORT_GRACE_MS). */
   abortGraceMs?: number;
-  /** The run's folder for its layers' and agent's files (under Playwright, in the test's output folder). */
+  /** The run's folder for its layers' and agent's files (under Playwright, in the test's output folder); by default a temporary one, removed when the run ends. */
   outputDir?: RunHarnessOptions['outputDir'];
   /** Attaches an agent's files (a command's stdout) to the test; by default they are dropped. */
   attach?: (name: string, body: string | Buffer, contentType: string) => Promise<void>;
@@ -96,14 +96,23 @@ export class TaskNotApplicable extends Error {
  * throws TaskNotApplicable before the run begins.
  */
 export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
+  if (options.outputDir !== undefined) return evaluateIn(options, options.outputDir);
+  // A folder of the run's own: a command agent writes in it, and must never share it with another run. No one else has its path: it goes with the run.
+  const outputDir = await mkdtemp(join(tmpdir(), 'harness-eval-'));
+  try {
+    return await evaluateIn(options, outputDir);
+  } finally {
+    await rm(outputDir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+async function evaluateIn(options: EvaluateOptions, outputDir: string): Promise<RunRecord> {
   const { context, site, model, layers = [], maxIterations, onIteration, modelCache, onStart, signal, abortGraceMs = ABORT_GRACE_MS, modelWaits = new WaitClock() } = options;
   const agent = options.agent ?? builtInHarness(layers);
   checkLayersApply(agent, layers);
   await agent.prepare?.();
   // Asked before anything starts: an agent that cannot run here as asked (no sandbox where one is required) records no run.
   const containment = agent.containment?.(site) ?? NOT_SAID;
-  // A folder of the run's own by default: a command agent writes in it, and must never share it with another run.
-  const outputDir = options.outputDir ?? (await mkdtemp(join(tmpdir(), 'harness-eval-')));
   // Opened for any model; only openai: and ollama: models send their traffic through it.
   const secrets = modelSecrets();
   const cassette = modelCache && openCassette({ ...modelCache, model: typeof model === 'string' ? model : model.id, secrets: [...secrets, site.account.password] });
