@@ -1,4 +1,5 @@
 import { accessSync, constants, readdirSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 
 /**
@@ -98,6 +99,33 @@ export function reapOrphans(): number {
     }
   }
   return killed;
+}
+
+/** What a folder a worker makes for its runs is named (`he-sbx-<pid>-…`, then mkdtemp's letters): its pid names the worker, as a run uid does. */
+export function workerFolder(kind: 'sbx' | 'cdp' | 'seccomp'): string {
+  return `he-${kind}-${process.pid}-`;
+}
+
+const WORKER_FOLDER = /^he-(?:sbx|cdp|seccomp)-(\d+)-/;
+
+/**
+ * Removes from each of `dirs` the folders (`workerFolder`) of workers that are gone: a worker killed
+ * with -9 removes none of its runs' folders (their work folders, Chromium profiles, the seccomp
+ * filter), as it kills none of their processes. Never a live worker's (a pid reused since keeps a
+ * dead one's); in the background, and never throwing: a folder it cannot remove stays.
+ */
+export async function reapOrphanFolders(dirs: readonly string[]): Promise<void> {
+  await Promise.all(
+    [...new Set(dirs)].flatMap((dir) => {
+      let names: string[];
+      try {
+        names = readdirSync(dir);
+      } catch {
+        return []; // no such folder: nothing left in it
+      }
+      return names.filter((name) => !alive(Number(WORKER_FOLDER.exec(name)?.[1] ?? process.pid))).map((name) => rm(join(dir, name), { recursive: true, force: true }).catch(() => undefined));
+    }),
+  );
 }
 
 function alive(pid: number): boolean {

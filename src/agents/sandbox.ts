@@ -6,7 +6,7 @@ import { constants as osConstants, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { EscapeAttempt, Escapes } from '../core/agent.ts';
-import { asIdentity, identityUnavailable, isExecutable, prlimitPath, reapOrphans, releaseIdentity, runIdentity, toolPath, type HostIdentity } from './sandbox-identity.ts';
+import { asIdentity, identityUnavailable, isExecutable, prlimitPath, reapOrphanFolders, reapOrphans, releaseIdentity, runIdentity, toolPath, workerFolder, type HostIdentity } from './sandbox-identity.ts';
 import { DEFAULT_SANDBOX_LIMITS, folderUsage, PATH_MAX, rlimits, tasksIn, tmpfsFull, WORK_DIR_ENTRIES, type SandboxLimits } from './sandbox-limits.ts';
 import type { Canaries } from './foreign.ts';
 import { closedFolder, decoyText, mountArgs, secretFiles } from './sandbox-mounts.ts';
@@ -354,7 +354,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   const identity = runIdentity();
   // Short: a Unix socket's path is limited to 108 bytes. Made at once, with no await: bwrap starts before the worker turns to anything else (the page's opening).
   // Its parent only to pass through; its socket folder the run's own, so another run's agent (another uid) cannot name a socket in it.
-  const runDir = mkdtempSync(join(sandboxBase(), 'he-sbx-'));
+  const runDir = mkdtempSync(join(sandboxBase(), workerFolder('sbx')));
   chmodSync(runDir, 0o711);
   const [socketDir, workDir] = [join(runDir, 'net'), join(runDir, 'work')];
   for (const folder of [socketDir, workDir]) {
@@ -407,8 +407,9 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   const child = spawn(argv[0]!, argv.slice(1), { detached: true, env: {}, stdio: stdioWithoutInherited(['ignore', 'pipe', 'pipe', 'pipe', 'pipe', filterFd]) });
   closeSync(filterFd);
   reach('spawned');
-  // After the spawn: bwrap sets up while the machine's /proc is scanned.
+  // After the spawn: bwrap sets up while the machine's /proc is scanned, and the folders dead workers left are removed in the background.
   const orphansKilled = reapOrphans();
+  void reapOrphanFolders([sandboxBase(), tmpdir()]);
   // The sandbox's init (pid 1 inside), as a pid outside: its root's /proc is the sandbox's own. And the main process's exit code, once it ended.
   let initPid: number | undefined;
   let exitCode: number | undefined;
