@@ -39,7 +39,7 @@ test.describe('a lying agent that breaks what is read or copied of it stays a fa
 
   const cases = [
     // Nested past PATH_MAX, what is below cannot be measured: a limit, which ends the run (incomplete), and its claim stands.
-    { how: 'deep', stopReason: 'limit', attempts: [copy(/^a name past PATH_MAX, not copied: "d{100}\u2026"$/), { kind: 'limit', detail: expect.stringMatching(/^work folder depth/) }] },
+    { how: 'deep', stopReason: 'limit', attempts: [copy(/^a name past PATH_MAX, not copied: "d{100}\u2026"$/), { kind: 'limit', detail: expect.stringMatching(/^work folder measure \(a name past PATH_MAX/) }] },
     { how: 'special', attempts: [copy(/^a special file \(a named pipe, a socket or a device\), not copied: "(pipe|socket)" and 1 more$/), copy(/^a symbolic link, not copied: "link"$/)] },
     { how: 'over', options: { limits: { workDirBytes: 8 * MB } }, stopReason: 'limit', attempts: [copy(/^past the work folder's limit \(8388608 bytes\), not copied: "big"$/)] },
     { how: 'claim-pipe', attempts: [claim(/^the claim file is a named pipe: not read, taken as a claimed success$/)] },

@@ -65,30 +65,37 @@ export const PATH_MAX = 4096;
 
 /**
  * The bytes and entries under `dir` (not following links), counting at most `maxEntries`, and its
- * largest file's size; `deep` when a name in it is past PATH_MAX, where nothing below can be
- * measured by its path. Names are taken as bytes: one that is not UTF-8 is measured too.
+ * largest file's size; `unmeasured` when a part of it cannot be measured: a name past PATH_MAX, or
+ * (not as root) a folder its owner closed. Names are taken as bytes: one that is not UTF-8 is measured too.
  */
-export function folderUsage(dir: string, maxEntries = WORK_DIR_ENTRIES): { bytes: number; entries: number; largest: number; deep: boolean } {
+export function folderUsage(dir: string, maxEntries = WORK_DIR_ENTRIES): { bytes: number; entries: number; largest: number; unmeasured: boolean } {
   let bytes = 0;
   let entries = 0;
   let largest = 0;
-  let deep = false;
+  let unmeasured = false;
+  /** Gone meanwhile, or not a folder any more: nothing to measure. Anything else hides what is below. */
+  const hidden = (error: unknown) => void (unmeasured ||= !['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? ''));
   const walk = (path: Buffer) => {
     let names: Buffer[];
     try {
       names = readdirSync(path, { encoding: 'buffer' });
-    } catch {
-      return; // gone, or not a folder any more
+    } catch (error) {
+      return hidden(error);
     }
     for (const name of names) {
       if (++entries > maxEntries) return;
       const child = Buffer.concat([path, SLASH, name]);
       if (child.length >= PATH_MAX) {
-        deep = true;
+        unmeasured = true;
         continue;
       }
-      const stat = lstatSync(child, { throwIfNoEntry: false });
-      if (!stat) continue;
+      let stat;
+      try {
+        stat = lstatSync(child);
+      } catch (error) {
+        hidden(error);
+        continue;
+      }
       // Blocks, not the size: a sparse file claims what it does not hold.
       bytes += stat.blocks * 512;
       if (stat.isFile()) largest = Math.max(largest, stat.size);
@@ -96,7 +103,7 @@ export function folderUsage(dir: string, maxEntries = WORK_DIR_ENTRIES): { bytes
     }
   };
   walk(Buffer.from(dir));
-  return { bytes, entries, largest, deep };
+  return { bytes, entries, largest, unmeasured };
 }
 
 const SLASH = Buffer.from('/');

@@ -463,7 +463,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
     const usage = folderUsage(workDir, WORK_DIR_ENTRIES);
     if (usage.entries > WORK_DIR_ENTRIES) attempt('limit', `work folder entries (${WORK_DIR_ENTRIES})`);
     if (usage.bytes > limits.workDirBytes) attempt('limit', `work folder size (${limits.workDirBytes} bytes)`);
-    if (usage.deep) attempt('limit', `work folder depth (a name past PATH_MAX, ${PATH_MAX} bytes: what is below it cannot be measured)`);
+    if (usage.unmeasured) attempt('limit', `work folder measure (a name past PATH_MAX, ${PATH_MAX} bytes, or a folder closed to the worker: what is below cannot be measured)`);
     // A write past the file size fails (EFBIG; SIGXFSZ for a program that does not ignore it, as Python does): the file stops at the limit.
     if (usage.largest >= limits.fileBytes) attempt('limit', `file size (${limits.fileBytes} bytes)`);
     if (attempts.some(({ kind, detail }) => kind === 'limit' && detail.startsWith('work folder'))) kill();
