@@ -167,13 +167,13 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
     const printed = [stdout, stderr].flatMap((output, i) => canariesReaching(canaryList(canaries), output.head.toString('utf8'), 'an artifact', i === 0 ? 'agent-stdout.txt' : 'agent-stderr.txt'));
     await attachOutput(run, 'agent-stdout.txt', stdout, secrets);
     await attachOutput(run, 'agent-stderr.txt', stderr, secrets);
-    const { escapes: unread, ...outcome } = outcomeOf(exit, claim, late, timeoutMs);
-    const attempts = [...(escapes?.attempts ?? []), ...printed, ...uncopied, ...(unread?.attempts ?? [])];
+    const outcome = outcomeOf(exit, claim, late, timeoutMs);
+    const attempts = [...(escapes?.attempts ?? []), ...printed, ...uncopied, ...(outcome.escapes?.attempts ?? [])];
     const seen = attempts.length > 0 || escapes ? { processesLeft: escapes?.processesLeft ?? 0, attempts } : undefined;
     const hit = attempts.filter((attempt) => attempt.kind === 'limit').map((attempt) => attempt.detail);
     // A limit hit ends the run incomplete, whatever it claimed: the sandbox, not the agent, ended its work.
     if (hit.length > 0) return { ...(outcome.claim ? { claim: outcome.claim } : { reason: `hit its sandbox's limit: ${hit.join(', ')}` }), stopReason: 'limit', escapes: seen };
-    return { ...outcome, ...(seen && { escapes: seen }) } as ForeignOutcome;
+    return { ...outcome, ...(seen && { escapes: seen }) };
   });
   // What runs includes where it runs: a sandbox can change what an agent manages (no network but the run's, no writes outside its folder).
   // Its limits too, sandboxed: what it may use can change what it manages. The gateway's settings, where given.
@@ -290,15 +290,15 @@ const LATE_CLAIM = 'was written after its main process ended';
 function outcomeOf(ended: Exit, claim: ClaimRead, late: boolean, timeoutMs: number | undefined): ForeignOutcome {
   // Not there, or not executable (gone since the check before the run): bad input, never a run.
   if (ended.kind === 'unstarted') throw new InputError(`commandAgent: ${ended.message}`);
-  const killed = ended.kind === 'killed' ? (ended.by === 'timeoutMs' ? `killed at its time limit (${timeoutMs} ms)` : 'killed at the run’s time limit') : undefined;
   const read = claimOf(claim, late);
-  if (read === undefined) {
-    if (killed) return { reason: killed, stopReason: 'timeout' };
-    if (ended.kind === 'exited' && ended.code === 0) return { reason: 'wrote no claim file' };
-    const how = ended.kind === 'exited' && ended.signal ? `was killed by ${ended.signal}` : `exited with code ${ended.kind === 'exited' ? ended.code : null}`;
-    return { reason: `${how} and wrote no claim file`, stopReason: 'error' };
+  if (ended.kind === 'killed') {
+    if (read) return { ...read, stopReason: 'timeout' };
+    return { reason: ended.by === 'timeoutMs' ? `killed at its time limit (${timeoutMs} ms)` : 'killed at the run’s time limit', stopReason: 'timeout' };
   }
-  return { ...read, ...(killed && read.claim && { stopReason: 'timeout' }) };
+  if (read) return read;
+  if (ended.code === 0) return { reason: 'wrote no claim file' };
+  const how = ended.signal ? `was killed by ${ended.signal}` : `exited with code ${ended.code}`;
+  return { reason: `${how} and wrote no claim file`, stopReason: 'error' };
 }
 
 /** The claim in the claim file, why there is none (`reason`), or the worst case with its escape attempt; undefined when there is no claim file. */

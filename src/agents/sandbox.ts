@@ -619,7 +619,7 @@ const SLASH = Buffer.from('/');
  * copy (a name past PATH_MAX, a special file, a link, a file past the limit, one it cannot read)
  * is skipped, and answered as an escape attempt per reason, naming the first such path.
  */
-export async function copyFolder(from: string, to: string, maxBytes: number): Promise<EscapeAttempt[]> {
+async function copyFolder(from: string, to: string, maxBytes: number): Promise<EscapeAttempt[]> {
   let left = maxBytes;
   const skipped = new Map<string, { first: string; more: number }>();
   const skip = (reason: string, path: Buffer) => {
@@ -627,10 +627,10 @@ export async function copyFolder(from: string, to: string, maxBytes: number): Pr
     if (seen) seen.more++;
     else skipped.set(reason, { first: path.toString('utf8'), more: 0 });
   };
-  const walk = async (source: Buffer, target: Buffer, at: Buffer): Promise<void> => {
+  const walk = async (source: Buffer, target: Buffer, relative: Buffer): Promise<void> => {
     for (const entry of await readdir(source, { withFileTypes: true, encoding: 'buffer' })) {
-      const name = entry.name as unknown as Buffer;
-      const [next, into, path] = [Buffer.concat([source, SLASH, name]), Buffer.concat([target, SLASH, name]), at.length === 0 ? name : Buffer.concat([at, SLASH, name])];
+      const { name } = entry;
+      const [next, into, path] = [Buffer.concat([source, SLASH, name]), Buffer.concat([target, SLASH, name]), relative.length === 0 ? name : Buffer.concat([relative, SLASH, name])];
       try {
         if (Math.max(next.length, into.length) >= PATH_MAX) skip('a name past PATH_MAX', path);
         else if (entry.isSymbolicLink()) skip('a symbolic link', path);
