@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { accessSync, constants, readdirSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
@@ -123,9 +124,21 @@ export async function reapOrphanFolders(dirs: readonly string[]): Promise<void> 
       } catch {
         return []; // no such folder: nothing left in it
       }
-      return names.filter((name) => !alive(Number(WORKER_FOLDER.exec(name)?.[1] ?? process.pid))).map((name) => rm(join(dir, name), { recursive: true, force: true }).catch(() => undefined));
+      const gone = names.filter((name) => {
+        const pid = Number(WORKER_FOLDER.exec(name)?.[1] ?? process.pid);
+        return pid !== process.pid && !alive(pid);
+      });
+      return gone.map((name) => removeFolder(join(dir, name)));
     }),
   );
+}
+
+/**
+ * Removes a folder an agent wrote in, never throwing. Node's rm names each file by its path, and an
+ * agent can nest folders past PATH_MAX (ENAMETOOLONG): then GNU rm, which walks by descriptors.
+ */
+export async function removeFolder(path: string): Promise<void> {
+  await rm(path, { recursive: true, force: true }).catch(() => new Promise((resolve) => execFile('rm', ['-rf', '--one-file-system', '--', path], () => resolve(undefined))));
 }
 
 function alive(pid: number): boolean {

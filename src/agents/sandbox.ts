@@ -1,12 +1,12 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, closeSync, constants, lchownSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { copyFile, lstat, mkdir, open, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, open, readdir, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { constants as osConstants, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { EscapeAttempt, Escapes } from '../core/agent.ts';
-import { asIdentity, identityUnavailable, isExecutable, prlimitPath, reapOrphanFolders, reapOrphans, releaseIdentity, runIdentity, toolPath, workerFolder, type HostIdentity } from './sandbox-identity.ts';
+import { asIdentity, identityUnavailable, isExecutable, prlimitPath, reapOrphanFolders, reapOrphans, releaseIdentity, removeFolder, runIdentity, toolPath, workerFolder, type HostIdentity } from './sandbox-identity.ts';
 import { DEFAULT_SANDBOX_LIMITS, folderUsage, PATH_MAX, rlimits, tasksIn, tmpfsFull, WORK_DIR_ENTRIES, type SandboxLimits } from './sandbox-limits.ts';
 import type { Canaries } from './foreign.ts';
 import { closedFolder, decoyText, mountArgs, secretFiles } from './sandbox-mounts.ts';
@@ -573,7 +573,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
       control.destroy();
       for (const socket of sockets) socket.destroy();
       await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-      await rm(runDir, { recursive: true, force: true });
+      await removeFolder(runDir);
       releaseIdentity(identity);
     },
   };
