@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, closeSync, constants, lchownSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { copyFile, lstat, mkdir, open, readdir, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { constants as osConstants, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -614,7 +614,8 @@ const SLASH = Buffer.from('/');
 /**
  * Copies the folders and regular files under `from` to `to`, never following a link (the agent
  * made them: a link could name any file the worker can read), up to `maxBytes` of their sizes in
- * all. A sparse file is copied by the bytes it holds: its holes, and its runs of zeros, stay holes.
+ * all, never their setuid or setgid bits. A sparse file is copied by the bytes it holds: its holes,
+ * and its runs of zeros, stay holes.
  * Names are taken as bytes (one that is not UTF-8 is copied too). It never throws: what it cannot
  * copy (a name past PATH_MAX, a special file, a link, a file past the limit, one it cannot read)
  * is skipped, and answered as an escape attempt per reason, naming the first such path.
@@ -641,11 +642,11 @@ async function copyFolder(from: string, to: string, maxBytes: number): Promise<E
           await walk(next, into, path);
         } else if (!entry.isFile()) skip('a special file (a named pipe, a socket or a device)', path);
         else {
-          const { size, blocks, mode } = await lstat(next);
+          const { size, mode } = await lstat(next);
           if (size > left) skip(`past the work folder's limit (${maxBytes} bytes)`, path);
           else {
             left -= size;
-            await (blocks * 512 < size ? copySparse(next, into, size, mode) : copyFile(next, into));
+            await copyBytes(next, into, size, mode);
           }
         }
       } catch (error) {
@@ -662,11 +663,18 @@ async function copyFolder(from: string, to: string, maxBytes: number): Promise<E
   return [...skipped].map(([reason, { first, more }]) => ({ kind: 'copy', detail: `${reason}, not copied: ${JSON.stringify(first.length > 100 ? `${first.slice(0, 100)}\u2026` : first)}${more > 0 ? ` and ${more} more` : ''}` }));
 }
 
-/** A sparse file's bytes, chunk by chunk: a chunk of zeros is not written, so the copy holds what the file held. */
-async function copySparse(from: Buffer, to: Buffer, size: number, mode: number): Promise<void> {
+/**
+ * A file's bytes, chunk by chunk: a chunk of zeros is not written, so a sparse file's copy holds
+ * what it held. Its permissions, never its setuid, setgid or sticky bits: the copy is the worker's
+ * (root's, in CI), and a setuid shell the agent left would be a root shell on the host (fs.copyFile
+ * keeps every bit).
+ */
+async function copyBytes(from: Buffer, to: Buffer, size: number, mode: number): Promise<void> {
   const source = await open(from, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     const target = await open(to, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, mode & 0o777);
+    // An existing copy (a run before in the same folder) keeps its mode through O_CREAT: set it.
+    await target.chmod(mode & 0o777);
     try {
       const chunk = Buffer.allocUnsafe(COPY_CHUNK_BYTES);
       for (let at = 0; at < size; ) {
