@@ -557,7 +557,11 @@ export function startSandbox(options: SandboxOptions): Sandbox {
       // The relay goes, and bwrap's init with it: the PID namespace ends, and everything the agent left in it.
       control.write('end\n');
       const ended = await Promise.race([Promise.all([sandboxExit, statusEnded]).then(() => true), sleep(END_MS).then(() => false)]);
-      if (!ended) kill();
+      if (!ended) {
+        kill();
+        // Its init dies with bwrap (--die-with-parent), and the namespace with its init, a moment later: the work folder is copied out once nothing of the agent runs to change it under the copy.
+        for (let waited = 0; initPid !== undefined && waited < END_MS && !processEnded(initPid); waited += 10) await sleep(10);
+      }
       const exit: AgentExit =
         exitCode === undefined ? { code: null, signal: 'SIGKILL' } : unstarted !== undefined && unstarted === exitCode ? { error: `spawn ${program} ${unstarted === 127 ? 'ENOENT' : 'EACCES'}` } : shellStatus(exitCode);
       if (exit.error === undefined && exit.signal === 'SIGXFSZ') attempt('limit', `file size (${limits.fileBytes} bytes)`);
@@ -716,6 +720,12 @@ function descendants(proc: string, root: number, pruned: (pid: number) => boolea
   const walk = (pid: number, left: number) => left > 0 && (children.get(pid) ?? []).filter((child) => !pruned(child)).forEach((child) => (found.push(child), walk(child, left - 1)));
   walk(root, depth);
   return found;
+}
+
+/** Whether a process has ended: gone, or a zombie (a PID namespace's init is one only once every process in it has ended). */
+function processEnded(pid: number): boolean {
+  const stat = readProc(`/proc/${pid}/stat`);
+  return stat === undefined || stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
 }
 
 /** A process's pid in its innermost PID namespace (the last of `NSpid`): 1 is the sandbox's init, 2 the relay. */
