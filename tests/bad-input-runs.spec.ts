@@ -64,11 +64,11 @@ test.describe('claims are read leniently, and capped', () => {
     expect(boolean.result).toMatchObject({ answer: 'true', actual: false });
   });
 
-  test('a claim file past the cap is read up to it only; a flood of summary is cut, saying so', async ({ context }, testInfo) => {
+  test('a claim file past the cap is not read: the worst case, a claimed success; a flood of summary is cut, saying so', async ({ context }, testInfo) => {
     const flood = script(`require('fs').writeFileSync(process.env.HARNESS_CLAIM_FILE, JSON.stringify({ success: true, summary: 'x'.repeat(${CLAIM_FILE_CAP_BYTES} * 2) }))`);
     const big = await runAgent(context, testInfo, flood);
-    expect(big.result).toMatchObject({ claimed: false, stopReason: 'finished' });
-    expect(big.result.summary).toMatch(/^claimed nothing: the claim file is \d+ bytes, past the cap of 1048576: only its first 1048576 were read, and they are no claim$/);
+    expect(big.result).toMatchObject({ claimed: true, stopReason: 'finished' });
+    expect(big.result.summary).toMatch(/^the claim file is \d+ bytes, past the cap of 1048576: not read, taken as a claimed success$/);
     const chatty = script(`require('fs').writeFileSync(process.env.HARNESS_CLAIM_FILE, JSON.stringify({ success: false, summary: 's'.repeat(50000), answer: 'a'.repeat(30000) }))`);
     const { result } = await runAgent(context, testInfo, chatty);
     expect(result.summary).toBe(`${'s'.repeat(TEXT_CHARS)}…[harness-eval: cut; 50,000 characters in all]`);

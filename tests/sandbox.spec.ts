@@ -117,14 +117,16 @@ test.describe('a sandboxed command agent', () => {
     expect(readFileSync(testInfo.outputPath('run', 'wrote.txt'), 'utf8')).toBe(`refused ${project}\nwrote ${tmp}\nrefused ${testFolder}\n`);
   });
 
-  test('a claim file that is a link (to the reader\u2019s own environ) or a pipe is refused, never followed or waited on', async ({ context }, testInfo) => {
+  test('a claim file that is a link (to the reader\u2019s own environ) or a pipe is refused, never followed or waited on: the worst case, a claimed success, named', async ({ context }, testInfo) => {
     const secret = `sk-marker-${randomBytes(8).toString('hex')}`;
     const before = process.env.OPENAI_API_KEY;
     process.env.OPENAI_API_KEY = secret;
     try {
       for (const how of ['link', 'pipe']) {
         const { result } = await runAgent(context, testInfo, escape('claim-link.sh', { env: { CLAIM_AS: how } }));
-        expect(result, how).toMatchObject({ contained: true, claimed: false, summary: 'claimed nothing: the claim file is not a regular file (a link or a pipe): not read' });
+        const detail = `the claim file is ${how === 'link' ? 'a symbolic link' : 'a named pipe'}: not read, taken as a claimed success`;
+        expect(result, how).toMatchObject({ contained: true, claimed: true, summary: detail });
+        expect(result.escapes?.attempts).toContainEqual({ kind: 'claim', detail });
         expect(JSON.stringify(result)).not.toContain(secret);
       }
     } finally {

@@ -8,7 +8,7 @@ import { chromium, type BrowserContext } from '@playwright/test';
 import { chromiumLaunchOptions } from '../playwright/chromium.ts';
 import type { Site } from '../core/site.ts';
 import { SANDBOXED_DEVTOOLS_PORT, sandboxBase, sandboxedChromium, startupEnv } from './sandbox.ts';
-import type { HostIdentity } from './sandbox-identity.ts';
+import { workerFolder, type HostIdentity } from './sandbox-identity.ts';
 
 export interface CdpBrowser {
   /** `http://127.0.0.1:PORT`: what `chromium.connectOverCDP()` and other CDP clients take. */
@@ -32,7 +32,7 @@ export interface CdpBrowser {
  */
 export async function launchCdpBrowser(site: Pick<Site, 'attach'>, { identity }: { identity?: HostIdentity } = {}): Promise<CdpBrowser> {
   // Short: Chromium cannot start when its user-data-dir's socket path is too long (a long TMPDIR).
-  const dir = await mkdtemp(join(identity ? sandboxBase() : tmpdir(), 'he-cdp-'));
+  const dir = await mkdtemp(join(identity ? sandboxBase() : tmpdir(), workerFolder('cdp')));
   const userDataDir = join(dir, 'profile');
   let started: Promise<{ context: BrowserContext; devtools: () => Socket }> | undefined;
   const start = () => (started ??= startChromium(dir, userDataDir, site, identity));

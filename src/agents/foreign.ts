@@ -13,8 +13,8 @@ import { startGateway, type GatewaySettings } from './gateway.ts';
 export type ForeignOutcome = (
   | {
       claim: AgentClaim & { answer?: string };
-      /** `limit` when its containment ended its work (a limit hit): incomplete, whatever it claimed. */
-      stopReason?: Extract<StopReason, 'limit'>;
+      /** `limit` when its containment ended its work (a limit hit), `timeout` when its time limit did: incomplete, whatever it claimed. */
+      stopReason?: Extract<StopReason, 'limit' | 'timeout'>;
     }
   | {
       claim?: undefined;

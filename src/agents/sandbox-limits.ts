@@ -1,5 +1,4 @@
 import { lstatSync, readdirSync, readFileSync, statfsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { z } from 'zod';
 import type { HostIdentity } from './sandbox-identity.ts';
 import { prlimitPath } from './sandbox-identity.ts';
@@ -64,31 +63,53 @@ export function rlimits(limits: SandboxLimits, identity: HostIdentity): string[]
   ];
 }
 
-/** The bytes and entries under `dir` (not following links), counting at most `maxEntries`, and its largest file's size. */
-export function folderUsage(dir: string, maxEntries = WORK_DIR_ENTRIES): { bytes: number; entries: number; largest: number } {
+/** The longest path the kernel takes in one call, its NUL included (Linux's PATH_MAX): an agent can nest folders past it, working from inside them. */
+export const PATH_MAX = 4096;
+
+/**
+ * The bytes and entries under `dir` (not following links), counting at most `maxEntries`, and its
+ * largest file's size; `unmeasured` when a part of it cannot be measured: a name past PATH_MAX, or
+ * (not as root) a folder its owner closed. Names are taken as bytes: one that is not UTF-8 is measured too.
+ */
+export function folderUsage(dir: string, maxEntries = WORK_DIR_ENTRIES): { bytes: number; entries: number; largest: number; unmeasured: boolean } {
   let bytes = 0;
   let entries = 0;
   let largest = 0;
-  const walk = (path: string) => {
-    let names: string[];
+  let unmeasured = false;
+  /** Gone meanwhile, or not a folder any more: nothing to measure. Anything else hides what is below. */
+  const hidden = (error: unknown) => void (unmeasured ||= !['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? ''));
+  const walk = (path: Buffer) => {
+    let names: Buffer[];
     try {
-      names = readdirSync(path);
-    } catch {
-      return; // gone, or not a folder any more
+      names = readdirSync(path, { encoding: 'buffer' });
+    } catch (error) {
+      return hidden(error);
     }
     for (const name of names) {
       if (++entries > maxEntries) return;
-      const stat = lstatSync(join(path, name), { throwIfNoEntry: false });
-      if (!stat) continue;
+      const child = Buffer.concat([path, SLASH, name]);
+      if (child.length >= PATH_MAX) {
+        unmeasured = true;
+        continue;
+      }
+      let stat;
+      try {
+        stat = lstatSync(child);
+      } catch (error) {
+        hidden(error);
+        continue;
+      }
       // Blocks, not the size: a sparse file claims what it does not hold.
       bytes += stat.blocks * 512;
       if (stat.isFile()) largest = Math.max(largest, stat.size);
-      if (stat.isDirectory()) walk(join(path, name));
+      if (stat.isDirectory()) walk(child);
     }
   };
-  walk(dir);
-  return { bytes, entries, largest };
+  walk(Buffer.from(dir));
+  return { bytes, entries, largest, unmeasured };
 }
+
+const SLASH = Buffer.from('/');
 
 /**
  * Processes and threads under `proc` (a sandbox's own /proc, or the machine's), and their resident

@@ -65,7 +65,16 @@ export function secretFiles(cwd: string, expose: readonly string[] = []): Decoy[
     }
     if (folder === dirname(folder)) break;
   }
-  return found.filter(({ path }) => !exposed.has(path) && lstatSync(path, { throwIfNoEntry: false })?.isFile());
+  return found.filter(({ path }) => !exposed.has(path) && regularFile(path));
+}
+
+/** Whether `path` is a regular file: a `.git` that is a file (a git worktree's) has no `config` below it (ENOTDIR). */
+function regularFile(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false;
+  }
 }
 
 function kindOf(name: string): Decoy['kind'] {

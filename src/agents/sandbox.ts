@@ -1,13 +1,13 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, closeSync, lchownSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { copyFile, lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmodSync, closeSync, constants, lchownSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstat, mkdir, open, readdir, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { constants as osConstants, tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { EscapeAttempt, Escapes } from '../core/agent.ts';
-import { asIdentity, identityUnavailable, isExecutable, mountPath, prlimitPath, reapOrphans, releaseIdentity, runIdentity, toolPath, unsharePath, type HostIdentity } from './sandbox-identity.ts';
-import { DEFAULT_SANDBOX_LIMITS, folderUsage, rlimits, tmpfsFull, usageIn, WORK_DIR_ENTRIES, type SandboxLimits } from './sandbox-limits.ts';
+import { asIdentity, identityUnavailable, isExecutable, mountPath, prlimitPath, reapOrphanFolders, reapOrphans, releaseIdentity, removeFolder, runIdentity, toolPath, unsharePath, workerFolder, type HostIdentity } from './sandbox-identity.ts';
+import { DEFAULT_SANDBOX_LIMITS, folderUsage, PATH_MAX, rlimits, tmpfsFull, usageIn, WORK_DIR_ENTRIES, type SandboxLimits } from './sandbox-limits.ts';
 import { cgroupLimitsHit, makeCgroup, reapCgroups, removeCgroup } from './sandbox-cgroup.ts';
 import type { Canaries } from './foreign.ts';
 import { closedFolders, decoyText, mountArgs, secretFiles, unopenable } from './sandbox-mounts.ts';
@@ -196,8 +196,8 @@ export interface Sandbox {
   identity: HostIdentity;
   /** The one folder the agent may write (its claim goes there); its HOME. Its identity's own, removed by `close()`. */
   workDir: string;
-  /** Once it ended: copies what the agent left in its work folder to `destination` (folders and regular files only, up to its size limit). */
-  copyOut(destination: string): Promise<void>;
+  /** Once it ended: copies what the agent left in its work folder to `destination` (copyFolder); never throws, and answers what it could not copy, as escape attempts. */
+  copyOut(destination: string): Promise<EscapeAttempt[]>;
   /** Processes of runs whose worker died, killed as this sandbox started. */
   orphansKilled: number;
   /** When each stage was reached (performance.now()): what bench:sandbox breaks a run down by. */
@@ -299,6 +299,8 @@ while IFS= read -r line <&3; do eval "$line"; done
 const CONTROL_LINE_BYTES = 4096;
 /** How often the work folder, the process count and the tmpfs mounts are measured while the agent runs. */
 const WATCH_MS = 500;
+/** How long what the agent left is woken, its claim read, before the sandbox ends: a late write of the claim is seen in it. */
+const LATE_WRITE_MS = 100;
 /** After the relay is told to go, how long bwrap may take to report and end before it is killed. */
 const END_MS = 2_000;
 
@@ -375,7 +377,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   const identity: HostIdentity = { ...runIdentity(), cgroup: makeCgroup(limits) };
   // Short: a Unix socket's path is limited to 108 bytes. Made at once, with no await: bwrap starts before the worker turns to anything else (the page's opening).
   // Its parent only to pass through; its socket folder the run's own, so another run's agent (another uid) cannot name a socket in it.
-  const runDir = mkdtempSync(join(sandboxBase(), 'he-sbx-'));
+  const runDir = mkdtempSync(join(sandboxBase(), workerFolder('sbx')));
   chmodSync(runDir, 0o711);
   const [socketDir, workDir] = [join(runDir, 'net'), join(runDir, 'work')];
   for (const folder of [socketDir, workDir]) {
@@ -431,9 +433,10 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   const child = spawn(argv[0]!, argv.slice(1), { detached: true, env: {}, stdio: stdioWithoutInherited(['ignore', 'pipe', 'pipe', 'pipe', 'pipe', filterFd]) });
   closeSync(filterFd);
   reach('spawned');
-  // After the spawn: bwrap sets up while the machine's /proc is scanned.
+  // After the spawn: bwrap sets up while the machine's /proc is scanned, and the folders dead workers left are removed in the background.
   const orphansKilled = reapOrphans();
   reapCgroups();
+  void reapOrphanFolders([sandboxBase(), tmpdir()]);
   // The sandbox's init (pid 1 inside), as a pid outside: its root's /proc is the sandbox's own. And the main process's exit code, once it ended.
   let initPid: number | undefined;
   let exitCode: number | undefined;
@@ -488,6 +491,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
     const usage = folderUsage(workDir, WORK_DIR_ENTRIES);
     if (usage.entries > WORK_DIR_ENTRIES) attempt('limit', `work folder entries (${WORK_DIR_ENTRIES})`);
     if (usage.bytes > limits.workDirBytes) attempt('limit', `work folder size (${limits.workDirBytes} bytes)`);
+    if (usage.unmeasured) attempt('limit', `work folder measure (a name past PATH_MAX, ${PATH_MAX} bytes, or a folder closed to the worker: what is below cannot be measured)`);
     // A write past the file size fails (EFBIG; SIGXFSZ for a program that does not ignore it, as Python does): the file stops at the limit.
     if (usage.largest >= limits.fileBytes) attempt('limit', `file size (${limits.fileBytes} bytes)`);
     if (attempts.some(({ kind, detail }) => kind === 'limit' && detail.startsWith('work folder'))) kill();
@@ -584,10 +588,21 @@ export function startSandbox(options: SandboxOptions): Sandbox {
     async finish() {
       check();
       const left = processesLeft();
+      if (left > 0) {
+        // What it left was stopped at its main process's end, and its claim read since: woken a moment, its network still stopped (the
+        // relay's socats are not woken), so that a process waiting to write the claim again does it, and is seen (command.ts).
+        processes().forEach((pid) => signal(pid, 'SIGCONT'));
+        await sleep(LATE_WRITE_MS);
+        check();
+      }
       // The relay goes, and bwrap's init with it: the PID namespace ends, and everything the agent left in it.
       control.write('end\n');
       const ended = await Promise.race([Promise.all([sandboxExit, statusEnded]).then(() => true), sleep(END_MS).then(() => false)]);
-      if (!ended) kill();
+      if (!ended) {
+        kill();
+        // Its init dies with bwrap (--die-with-parent), and the namespace with its init, a moment later: the work folder is copied out once nothing of the agent runs to change it under the copy.
+        for (let waited = 0; initPid !== undefined && waited < END_MS && !processEnded(initPid); waited += 10) await sleep(10);
+      }
       const exit: AgentExit =
         exitCode === undefined ? { code: null, signal: 'SIGKILL' } : unstarted !== undefined && unstarted === exitCode ? { error: `spawn ${program} ${unstarted === 127 ? 'ENOENT' : 'EACCES'}` } : shellStatus(exitCode);
       if (exit.error === undefined && exit.signal === 'SIGXFSZ') attempt('limit', `file size (${limits.fileBytes} bytes)`);
@@ -603,7 +618,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
       control.destroy();
       for (const socket of sockets) socket.destroy();
       await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-      await rm(runDir, { recursive: true, force: true });
+      await removeFolder(runDir);
       if (identity.cgroup) removeCgroup(identity.cgroup);
       releaseIdentity(identity);
     },
@@ -637,24 +652,90 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
+/** A chunk of a sparse file as it is copied: one that is all zeros is left a hole. */
+const COPY_CHUNK_BYTES = 1024 * 1024;
+const ZEROS = Buffer.alloc(COPY_CHUNK_BYTES);
+const SLASH = Buffer.from('/');
+
 /**
  * Copies the folders and regular files under `from` to `to`, never following a link (the agent
- * made them: a link could name any file the worker can read), up to `maxBytes` in all.
+ * made them: a link could name any file the worker can read), up to `maxBytes` of their sizes in
+ * all, never their setuid or setgid bits. A sparse file is copied by the bytes it holds: its holes,
+ * and its runs of zeros, stay holes.
+ * Names are taken as bytes (one that is not UTF-8 is copied too). It never throws: what it cannot
+ * copy (a name past PATH_MAX, a special file, a link, a file past the limit, one it cannot read)
+ * is skipped, and answered as an escape attempt per reason, naming the first such path.
  */
-async function copyFolder(from: string, to: string, maxBytes: number): Promise<void> {
+async function copyFolder(from: string, to: string, maxBytes: number): Promise<EscapeAttempt[]> {
   let left = maxBytes;
-  const walk = async (source: string, target: string) => {
-    await mkdir(target, { recursive: true });
-    for (const entry of await readdir(source, { withFileTypes: true }).catch(() => [])) {
-      const [next, into] = [join(source, entry.name), join(target, entry.name)];
-      if (entry.isDirectory()) await walk(next, into);
-      else if (entry.isFile() && (await lstat(next)).size <= left) {
-        left -= (await lstat(next)).size;
-        await copyFile(next, into);
+  const skipped = new Map<string, { first: string; more: number }>();
+  const skip = (reason: string, path: Buffer) => {
+    const seen = skipped.get(reason);
+    if (seen) seen.more++;
+    else skipped.set(reason, { first: path.toString('utf8'), more: 0 });
+  };
+  const walk = async (source: Buffer, target: Buffer, relative: Buffer): Promise<void> => {
+    for (const entry of await readdir(source, { withFileTypes: true, encoding: 'buffer' })) {
+      const { name } = entry;
+      const [next, into, path] = [Buffer.concat([source, SLASH, name]), Buffer.concat([target, SLASH, name]), relative.length === 0 ? name : Buffer.concat([relative, SLASH, name])];
+      try {
+        if (Math.max(next.length, into.length) >= PATH_MAX) skip('a name past PATH_MAX', path);
+        else if (entry.isSymbolicLink()) skip('a symbolic link', path);
+        else if (entry.isDirectory()) {
+          await mkdir(into).catch((error: NodeJS.ErrnoException) => {
+            if (error.code !== 'EEXIST') throw error;
+          });
+          await walk(next, into, path);
+        } else if (!entry.isFile()) skip('a special file (a named pipe, a socket or a device)', path);
+        else {
+          const { size, mode } = await lstat(next);
+          if (size > left) skip(`past the work folder's limit (${maxBytes} bytes)`, path);
+          else {
+            left -= size;
+            await copyBytes(next, into, size, mode);
+          }
+        }
+      } catch (error) {
+        skip(`a file it could not copy (${(error as NodeJS.ErrnoException).code ?? 'an error'})`, path);
       }
     }
   };
-  await walk(from, to);
+  try {
+    await mkdir(to, { recursive: true });
+    await walk(Buffer.from(from), Buffer.from(to), Buffer.alloc(0));
+  } catch (error) {
+    skip(`its work folder, which could not be read (${(error as NodeJS.ErrnoException).code ?? 'an error'})`, Buffer.from('.'));
+  }
+  return [...skipped].map(([reason, { first, more }]) => ({ kind: 'copy', detail: `${reason}, not copied: ${JSON.stringify(first.length > 100 ? `${first.slice(0, 100)}\u2026` : first)}${more > 0 ? ` and ${more} more` : ''}` }));
+}
+
+/**
+ * A file's bytes, chunk by chunk: a chunk of zeros is not written, so a sparse file's copy holds
+ * what it held. Its permissions, never its setuid, setgid or sticky bits: the copy is the worker's
+ * (root's, in CI), and a setuid shell the agent left would be a root shell on the host (fs.copyFile
+ * keeps every bit).
+ */
+async function copyBytes(from: Buffer, to: Buffer, size: number, mode: number): Promise<void> {
+  const source = await open(from, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const target = await open(to, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, mode & 0o777);
+    // An existing copy (a run before in the same folder) keeps its mode through O_CREAT: set it.
+    await target.chmod(mode & 0o777);
+    try {
+      const chunk = Buffer.allocUnsafe(COPY_CHUNK_BYTES);
+      for (let at = 0; at < size; ) {
+        const { bytesRead } = await source.read(chunk, 0, Math.min(COPY_CHUNK_BYTES, size - at), at);
+        if (bytesRead === 0) break;
+        if (!chunk.subarray(0, bytesRead).equals(ZEROS.subarray(0, bytesRead))) await target.write(chunk, 0, bytesRead, at);
+        at += bytesRead;
+      }
+      await target.truncate(size);
+    } finally {
+      await target.close();
+    }
+  } finally {
+    await source.close();
+  }
 }
 
 function signal(pid: number, name: NodeJS.Signals): void {
@@ -681,6 +762,12 @@ function descendants(proc: string, root: number, pruned: (pid: number) => boolea
   const walk = (pid: number, left: number) => left > 0 && (children.get(pid) ?? []).filter((child) => !pruned(child)).forEach((child) => (found.push(child), walk(child, left - 1)));
   walk(root, depth);
   return found;
+}
+
+/** Whether a process has ended: gone, or a zombie (a PID namespace's init is one only once every process in it has ended). */
+function processEnded(pid: number): boolean {
+  const stat = readProc(`/proc/${pid}/stat`);
+  return stat === undefined || stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
 }
 
 /** A process's pid in its innermost PID namespace (the last of `NSpid`): 1 is the sandbox's init, 2 the relay. */
