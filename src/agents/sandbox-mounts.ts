@@ -64,7 +64,16 @@ export function secretFiles(cwd: string, expose: readonly string[] = []): Decoy[
     }
     if (folder === dirname(folder)) break;
   }
-  return found.filter(({ path }) => !exposed.has(path) && lstatSync(path, { throwIfNoEntry: false })?.isFile());
+  return found.filter(({ path }) => !exposed.has(path) && isFile(path));
+}
+
+/** Whether `path` is a regular file: a `.git` that is itself a file (a worktree's) has no `.git/config` (ENOTDIR), and that is no error. */
+function isFile(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
+  } catch {
+    return false;
+  }
 }
 
 function kindOf(name: string): Decoy['kind'] {
