@@ -82,7 +82,7 @@ export async function openMcpBrowser({ context, page, outputDir, outputMaxBytes 
     const tools = gated((await client.listTools()).tools);
     const call = async (name: string, args: Record<string, unknown>, signal?: AbortSignal) => {
       const url = Object.hasOwn(URL_ARGUMENTS, name) ? args[URL_ARGUMENTS[name]!] : undefined;
-      const refused = refusal(name, args) ?? (typeof url === 'string' ? reachRefusal(url, await context()) : undefined);
+      const refused = refusal(name, args) ?? (typeof url === 'string' ? await reachRefusal(url, context).catch((error: Error) => error.message) : undefined);
       if (refused) return { content: [{ type: 'text', text: `### Error\n${refused}` }], isError: true } satisfies CallToolResult;
       return (await client.callTool({ name, arguments: args }, undefined, { signal })) as CallToolResult;
     };
@@ -156,9 +156,9 @@ function refusal(name: string, args: Record<string, unknown>): string | undefine
   return undefined;
 }
 
-/** Why the browser may not open `url`, as the built-in `navigate` says it (reach.ts). */
-function reachRefusal(url: string, context: BrowserContext): string | undefined {
-  const refused = refusedIn(context, url);
+/** Why the browser may not open `url`, as the built-in `navigate` says it (reach.ts); a context that cannot start throws, answered as the server would answer it. */
+async function reachRefusal(url: string, context: () => Promise<BrowserContext>): Promise<string | undefined> {
+  const refused = refusedIn(await context(), url);
   return refused && `${url} refused: ${refused}`;
 }
 
