@@ -1,4 +1,4 @@
-import { readFileSync, mkdirSync, writeFileSync, statSync } from 'node:fs';
+import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -265,11 +265,16 @@ test.describe('the browser itself has no route out', () => {
     }
   });
 
-  test('as root, the test’s browser runs as a uid of its own in a sandbox: it says so, reads no private file, and finds the project’s secret files empty', async ({ context }, testInfo) => {
+  test('as root, the test’s browser runs as a uid of its own in a sandbox: it says so, reads no private file, nothing of the project, and decoys above it', async ({ context }, testInfo) => {
     test.skip(!asRoot, 'as root, as CI runs the tests');
     expect(await browserContainment(context.browser())).toEqual({ contained: true, reason: expect.stringMatching(/^its browser runs sandboxed as a uid of its own, with no network/) });
-    const env = projectEnv(testInfo);
-    const launcher = sandboxedBrowser({ command: [chromiumAsFound().executablePath!], shown: [] }, env.dir);
+    // A project, its secret file, its plain files, and a secret file in the folder above it.
+    const outer = testInfo.outputPath('outer');
+    const project = join(outer, 'project');
+    mkdirSync(project, { recursive: true });
+    const secret = `sk-project-${Math.random().toString(36).slice(2)}`;
+    for (const [path, text] of [[join(project, '.env'), `OPENAI_API_KEY=${secret}\n`], [join(project, 'notes.txt'), 'plain notes'], [join(outer, '.env'), `HN_PASSWORD=${secret}\n`]]) writeFileSync(path!, text!);
+    const launcher = sandboxedBrowser({ command: [chromiumAsFound().executablePath!], shown: [] }, project);
     if (!('path' in launcher)) throw new Error(launcher.containment.reason);
     const server = await chromium.launchServer({ executablePath: launcher.path, args: CHROMIUM_ARGS });
     try {
@@ -278,13 +283,11 @@ test.describe('the browser itself has no route out', () => {
       const browser = await chromium.connect(server.wsEndpoint());
       const page = await browser.newPage();
       const read = async (url: string) => (await page.goto(url).then(async () => page.locator('body').innerText(), (error: Error) => error.message.split('\n')[0]!));
-      // The project's other files are there to read (a test's own output is shown); its secret file is a decoy.
-      writeFileSync(join(env.dir, 'notes.txt'), 'plain notes');
-      expect(await read(`file://${join(env.dir, 'notes.txt')}`)).toBe('plain notes');
-      expect(await read(`file://${env.path}`)).not.toContain(env.secret);
+      expect((await read('file:///etc/hostname')).trim()).toBe(readFileSync('/etc/hostname', 'utf8').trim());
+      for (const url of [`file://${join(project, '.env')}`, `file://${join(project, 'notes.txt')}`]) expect(await read(url)).toMatch(/ERR_FILE_NOT_FOUND/);
+      expect(await read(`file://${join(outer, '.env')}`)).not.toContain(secret);
       expect(await read('file:///etc/shadow')).toMatch(/ERR_ACCESS_DENIED|ERR_FILE_NOT_FOUND/);
       expect(await read('file:///proc/1/environ')).not.toMatch(/OPENAI|PATH=/);
-      expect(statSync(env.path).size).toBeGreaterThan(0);
     } finally {
       await server.close();
     }

@@ -6,7 +6,7 @@ import { containmentSwitch } from '../reach.ts';
 import { bwrapPath, isolation, sandboxUnavailable, shellQuote, unreachable } from './sandbox.ts';
 import { asIdentity, runIdentity } from './sandbox-identity.ts';
 import { DEFAULT_SANDBOX_LIMITS, rlimits, type SandboxLimits } from './sandbox-limits.ts';
-import { mountArgs, secretFiles } from './sandbox-mounts.ts';
+import { inside, mountArgs, secretFiles } from './sandbox-mounts.ts';
 import { seccompFilter } from './seccomp.ts';
 
 /**
@@ -32,8 +32,8 @@ const launchers = new Map<string, { path: string; containment: Containment } | {
  * of a command agent's sandbox: as root, a uid of its own for this process (runIdentity); limits;
  * its own namespaces, the network's included (the site reaches it through Playwright's routing,
  * over the pipe Playwright launched it with: fds 3 and 4); the host read-only, its temporary
- * folders empty (Playwright's `--user-data-dir` is made afresh in them), the project's secret
- * files (`project` and every folder above it) masked by empty ones; the seccomp filter;
+ * folders empty (Playwright's `--user-data-dir` is made afresh in them), the project (`project`)
+ * an empty folder, the secret files of every folder above it masked; the seccomp filter;
  * `--die-with-parent`. Where no sandbox runs here (no bwrap; the program out of the uid's reach),
  * nothing to launch, and the containment says why. Written once per process and program.
  */
@@ -60,16 +60,19 @@ function launcher({ command, shown }: BrowserProgram, project: string): { path: 
   const identity = runIdentity();
   const containment: Containment = {
     contained: true,
-    reason: `its browser runs sandboxed as ${identity.own ? 'a uid of its own' : "the test's user"}, with no network but the site's routing, the project's secret files masked`,
+    reason: `its browser runs sandboxed as ${identity.own ? 'a uid of its own' : "the test's user"}, with no network but the site's routing, and nothing of the project's`,
   };
-  const decoys = secretFiles(project).filter(({ path }) => !unreachable(path, 'a decoy'));
+  // Nothing of the project: the browser needs none of it (Playwright's screenshots, traces and videos are written outside). Where the uid cannot reach it, it sees none of it already.
+  const hidden = project !== '/' && !unreachable(project, 'the project');
+  const decoys = secretFiles(project).filter(({ path }) => !(hidden && inside(path, project)) && !unreachable(path, 'a decoy'));
   const argv = [
     ...rlimits(BROWSER_LIMITS, identity),
     ...asIdentity(identity),
     bwrapPath(),
     ...isolation(5),
-    // The project shown as a command agent sees it (a test's file:// page of its own output), where the uid can reach it.
-    ...mountArgs({ shown: [...(unreachable(project, 'the project') ? [] : [project]), ...shown], decoys: decoys.map(({ path }) => ({ path, file: '/dev/null' })), own: [], tmpBytes: BROWSER_LIMITS.tmpBytes, shmBytes: BROWSER_LIMITS.shmBytes }),
+    ...mountArgs({ shown, decoys: decoys.map(({ path }) => ({ path, file: '/dev/null' })), own: [], tmpBytes: BROWSER_LIMITS.tmpBytes, shmBytes: BROWSER_LIMITS.shmBytes }),
+    // Playwright's profile is made in it when the temporary folder is inside the project (CI's layout): it has the temporary folder's room.
+    ...(hidden ? ['--size', String(BROWSER_LIMITS.tmpBytes), '--tmpfs', project, ...shown.filter((path) => inside(path, project)).flatMap((path) => ['--ro-bind', path, path])] : []),
     '--setenv', 'HOME', '/tmp',
     '--setenv', 'PATH', process.env.PATH ?? '/usr/bin:/bin',
     '--',
