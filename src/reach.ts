@@ -84,8 +84,8 @@ const URL_CHARS = 300;
 
 /** Chromium's own words for a page's navigation it blocked before any request (`location = 'file:///…'`, a top-level `data:` URL). */
 const BLOCKED_BY_CHROMIUM = /^Not allowed to (?:load local resource|navigate top frame to data URL): (.+)$/;
-/** Chromium's words for a request it blocked as mixed content (`http:` from an https page). */
-const MIXED_CONTENT = /requested an insecure (?:resource|[\w ]+ endpoint) '([^']+)'/;
+/** Chromium's words for a request it blocked as mixed content (`http:` from an https page: a resource, an XMLHttpRequest, a form's target). */
+const MIXED_CONTENT = /^Mixed Content: .*? insecure [\w ]+ '([^']+)'/;
 
 /** Where a main frame may be that is not the site: a blank page, and the error page of a request refused. */
 const NOWHERE = new Set(['about:blank', 'chrome-error://chromewebdata/']);
@@ -107,10 +107,13 @@ export class BrowserReach {
 
   constructor(readonly origin: string) {}
 
-  /** Why `url` is refused, recorded as an attempt when it is; undefined when the browser may go there. `as`: the URL it is judged as (a socket's, as http). */
+  /**
+   * Why `url` is refused, recorded as an attempt when it is (a string that is no URL is a mistake,
+   * not an attempt); undefined when the browser may go there. `as`: the URL it is judged as (a socket's, as http).
+   */
   check(url: string, as = url): string | undefined {
     const refused = refusedUrl(as, this.origin);
-    if (refused) this.record(url);
+    if (refused && URL.canParse(as)) this.record(url);
     return refused;
   }
 
@@ -149,7 +152,7 @@ export class BrowserReach {
     context.on('page', watch);
     this.released.push(async () => {
       guarding = false;
-      reaches.delete(context);
+      if (reaches.get(context) === this) reaches.delete(context);
       context.off('page', watch);
       context.off('console', onConsole);
       for (const unwatch of watched.values()) unwatch();

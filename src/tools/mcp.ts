@@ -156,10 +156,15 @@ function refusal(name: string, args: Record<string, unknown>): string | undefine
   return undefined;
 }
 
-/** Why the browser may not open `url`, as the built-in `navigate` says it (reach.ts); a context that cannot start throws, answered as the server would answer it. */
+/**
+ * Why the browser may not open `url`, as the built-in `navigate` says it (reach.ts): the URL the
+ * server would open, which takes a string that is no URL for a host (`https://`, `http://` for
+ * localhost). A context that cannot start throws, answered as the server would answer it.
+ */
 async function reachRefusal(url: string, context: () => Promise<BrowserContext>): Promise<string | undefined> {
-  const refused = refusedIn(await context(), url);
-  return refused && `${url} refused: ${refused}`;
+  const opened = URL.canParse(url) ? url : `${url.startsWith('localhost') ? 'http' : 'https'}://${url}`;
+  const refused = refusedIn(await context(), opened);
+  return refused && `${opened} refused: ${refused}`;
 }
 
 /** What an MCP answer says, as text: its text parts, one after another. */
