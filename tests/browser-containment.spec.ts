@@ -175,6 +175,20 @@ test.describe('a hostile model on each surface reads no host file and no loopbac
     }
   });
 
+  test('a later attempt, in a fresh context of its own, is guarded as the first: its tries are the run’s attempts too', async ({ context }) => {
+    const service = await loopbackService();
+    const give = (url: string) => [call('navigate', { url }), call('finish', { success: false, summary: 'could not' })];
+    const { model } = turnsDouble([...give(METADATA), ...give(service.url)]);
+    try {
+      const record = await evaluate({ context, site: recordedHn(), agent: builtInHarnessOn('cdp', [['retry', { attempts: 2 }]]), model, task: upvoteFirstPost });
+      expect(record.attempts).toBe(2);
+      expect(record.escapes?.attempts).toEqual(refusedAttempts([METADATA, service.url]));
+      expect(service.hits).toEqual([]);
+    } finally {
+      await service.close();
+    }
+  });
+
   test('a site’s redirect to another origin is refused where the site is served (serveRoute), not handed to the browser, and recorded', async ({ context }) => {
     const hits = await elsewhere(context);
     const base = recordedHn();
