@@ -8,13 +8,13 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from '@playwright/test';
-import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
+import { chromiumAsFound } from '../src/playwright/chromium.ts';
 
 const reportDir = resolve(process.argv[2] ?? 'reports');
 const outDir = resolve(process.argv[3] ?? join(reportDir, 'shots'));
 mkdirSync(outDir, { recursive: true });
 
-const browser = await chromium.launch(chromiumLaunchOptions());
+const browser = await chromium.launch(chromiumAsFound());
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await page.goto(pathToFileURL(join(reportDir, 'index.html')).href);

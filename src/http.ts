@@ -1,5 +1,6 @@
 /** Small pieces of HTTP that the site adapters, the live site, the site kit's sign-in, the harness's request check and the model providers share. */
 import type { Request as PlaywrightRequest, Route } from '@playwright/test';
+import { recordRefused } from './reach.ts';
 
 /**
  * Hop-by-hop and transport headers: they describe the client's connection, not the request, and
@@ -99,8 +100,9 @@ const MAX_REDIRECTS = 5;
  * request that a fulfilled redirect leads to: the browser sends it to the network
  * (microsoft/playwright#23301). So this follows the site's redirects on its origin itself, as the
  * browser would (a GET, with the cookies just set), serves the final page, and for a page load puts
- * the final URL in the address bar with `history.replaceState`. A handler that throws is answered
- * 502, as a gateway's error page: nothing is left hanging.
+ * the final URL in the address bar with `history.replaceState`; a redirect to another origin is
+ * refused (and, on a run's guarded context, recorded as its escape attempt). A handler that throws
+ * is answered 502, as a gateway's error page: nothing is left hanging.
  */
 export async function serveRoute(route: Route, handler: SiteHandler, origin: string, { crashes = () => false, check = async () => undefined }: ServeOptions = {}): Promise<void> {
   const request = route.request();
@@ -125,10 +127,13 @@ export async function serveRoute(route: Route, handler: SiteHandler, origin: str
         void response.body?.cancel();
         return await refuse();
       }
-      // A redirect off the site is the browser's to follow.
-      if (new URL(next).origin !== origin) break;
       cookies.push(...response.headers.getSetCookie());
       void response.body?.cancel();
+      // A redirect off the site is refused, never handed to the browser, which would follow it unrouted: the run's browser reaches its site only.
+      if (new URL(next).origin !== origin) {
+        recordRefused(request, next);
+        return await refuse();
+      }
       url = next;
       response = await handler(new Request(url, { headers: { ...headers, cookie: withSetCookies(headers.cookie, cookies) }, redirect: 'manual' }));
     }

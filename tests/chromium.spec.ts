@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { chromium, expect, test } from '@playwright/test';
-import { chromiumLaunchOptions, findChromium } from '../src/playwright/chromium.ts';
+import { chromiumAsFound, chromiumLaunchOptions, findChromium } from '../src/playwright/chromium.ts';
 
 const found = findChromium();
 /** Debian's full browser and headless shell, when this machine has both. */
@@ -46,7 +46,7 @@ test("our --disable-features, the one Chromium reads (the last), keeps every fea
 
 test("with Debian's headless shell beside its Chromium, a headless launch runs the shell and a headed one the full browser", () => {
   test.skip(!pair, 'no Debian Chromium with its headless shell here');
-  expect(chromiumLaunchOptions().executablePath).toBe(found!.path);
+  expect(chromiumAsFound().executablePath).toBe(found!.path);
   // Debian's full browser says where it was built; the shell does not.
   expect(execFileSync(found!.path, ['--headless', '--version'], { encoding: 'utf8' })).not.toContain('built on');
   expect(execFileSync(found!.path, ['--version'], { encoding: 'utf8' })).toContain('built on Debian');

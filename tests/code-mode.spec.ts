@@ -11,7 +11,7 @@ import type { RunRecord } from '../src/core/run.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { hnDiff } from '../src/sites/hn/snapshot.ts';
 import { runProgram, type Dsl } from '../src/tools/sandbox.ts';
-import { silentServer } from './silent-server.ts';
+import { hungPage } from './hung-page.ts';
 import { expect, test, turnsDouble } from './support.ts';
 
 const limits = { timeoutMs: 1000, memoryBytes: 8 * 1024 * 1024 };
@@ -209,18 +209,14 @@ test.describe('code mode', () => {
 
   test('a program\'s navigation to a server that never answers ends by the program\'s deadline', async ({ context }) => {
     test.setTimeout(60_000);
-    const silent = await silentServer();
-    try {
-      const { model } = turnsDouble([program(`await browser.navigate(${JSON.stringify(silent.url)});`), program('await finish(false, "the page never loaded")')]);
-      // The deadline ends the first program; it must leave the second (a finish) time to start on a loaded machine.
-      const result = await evaluateLoop(context, model, [codeMode({ timeoutMs: 5000 })]);
-      expect(silent.accepted()).toBeGreaterThan(0);
-      expect(events(result, 'tool_result').find((event) => event.name === 'navigate')).toMatchObject({ ok: false, kind: 'timeout' });
-      expect(events(result, 'tool_result').find((event) => event.name === 'run_program')).toMatchObject({ ok: true, output: { ok: false } });
-      expect(result).toMatchObject({ stopReason: 'finished', claimed: false });
-    } finally {
-      await silent.close();
-    }
+    const hung = hungPage(recordedHn({ startLoggedIn: true }));
+    const { model } = turnsDouble([program(`await browser.navigate(${JSON.stringify(hung.url)});`), program('await finish(false, "the page never loaded")')]);
+    // The deadline ends the first program; it must leave the second (a finish) time to start on a loaded machine.
+    const result = await evaluate({ context, site: hung.site, model, layers: [codeMode({ timeoutMs: 5000 })], task: loopTask });
+    expect(hung.accepted()).toBeGreaterThan(0);
+    expect(events(result, 'tool_result').find((event) => event.name === 'navigate')).toMatchObject({ ok: false, kind: 'timeout' });
+    expect(events(result, 'tool_result').find((event) => event.name === 'run_program')).toMatchObject({ ok: true, output: { ok: false } });
+    expect(result).toMatchObject({ stopReason: 'finished', claimed: false });
   });
 
   test('the doubles, offered run_program alone, write a program for each move and read its value back', async ({ context }) => {

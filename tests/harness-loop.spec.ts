@@ -3,6 +3,7 @@ import type { ModelSpec } from '../src/models/registry.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
+import type { Site } from '../src/core/site.ts';
 import { ModelError, type Model } from '../src/models/types.ts';
 import { HARD_MAX_ITERATIONS } from '../src/harness/loop.ts';
 import { SENT_CHARS, stampedEventSchema } from '../src/harness/trace.ts';
@@ -13,11 +14,11 @@ import { MAX_OUTPUT_CHARS } from '../src/harness/limits.ts';
 import { DEFAULT_SYSTEM_PROMPT, runHarness, type RunHarnessOptions } from '../src/harness/run.ts';
 import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
 import { defineTool } from '../src/tools/registry.ts';
-import { silentServer } from './silent-server.ts';
+import { hungPage } from './hung-page.ts';
 import { expect, test, turnsDouble } from './support.ts';
 
-const run = (context: BrowserContext, model: ModelSpec | Model, layers: Parameters<typeof evaluate>[0]['layers'] = []) =>
-  evaluate({ context, site: recordedHn(), model, layers, task: upvoteFirstPost });
+const run = (context: BrowserContext, model: ModelSpec | Model, layers: Parameters<typeof evaluate>[0]['layers'] = [], site: Site = recordedHn()) =>
+  evaluate({ context, site, model, layers, task: upvoteFirstPost });
 
 test('malformed tool calls become error observations and trace events, never a crash', async ({ context }) => {
   const { model, requests } = turnsDouble([
@@ -88,8 +89,7 @@ test('the trace is typed, JSON-serialisable data with iteration and time on ever
 });
 
 /** A run driven by runHarness itself, in the test's context on the recorded site: for what evaluate does not pass. */
-async function runOn(context: BrowserContext, model: Model, extra: Partial<RunHarnessOptions> = {}) {
-  const site = recordedHn();
+async function runOn(context: BrowserContext, model: Model, extra: Partial<RunHarnessOptions> = {}, site: Site = recordedHn()) {
   await site.attach(context);
   return runHarness({
     task: upvoteFirstPost.prompt,
@@ -126,22 +126,18 @@ test.describe('a run cut short', () => {
   });
 
   test('abort during a tool call: the call is abandoned and no further tool runs', async ({ context }) => {
-    const silent = await silentServer();
+    const hung = hungPage(recordedHn());
     const controller = new AbortController();
-    try {
-      const { model } = turnsDouble([[call('navigate', { url: silent.url }), call('current_url')]]);
-      const aborting = (async () => {
-        await expect.poll(() => silent.accepted(), { timeout: 20_000 }).toBeGreaterThan(0);
-        controller.abort();
-      })();
-      const result = await runOn(context, model, { signal: controller.signal });
-      await aborting;
-      expect(result).toMatchObject({ stopReason: 'timeout', claimed: false });
-      expect(result.trace.filter((event) => event.type === 'tool_call').map((event) => event.type === 'tool_call' && event.name)).toEqual(['navigate']);
-      expect(result.trace.some((event) => event.type === 'tool_result')).toBe(false);
-    } finally {
-      await silent.close();
-    }
+    const { model } = turnsDouble([[call('navigate', { url: hung.url }), call('current_url')]]);
+    const aborting = (async () => {
+      await expect.poll(() => hung.accepted(), { timeout: 20_000 }).toBeGreaterThan(0);
+      controller.abort();
+    })();
+    const result = await runOn(context, model, { signal: controller.signal }, hung.site);
+    await aborting;
+    expect(result).toMatchObject({ stopReason: 'timeout', claimed: false });
+    expect(result.trace.filter((event) => event.type === 'tool_call').map((event) => event.type === 'tool_call' && event.name)).toEqual(['navigate']);
+    expect(result.trace.some((event) => event.type === 'tool_result')).toBe(false);
   });
 });
 
@@ -180,30 +176,24 @@ test('a browser that dies mid-run ends the run with error, saying the browser cl
 test.describe('every tool call has a time limit', () => {
   test('a navigation to a server that never answers ends at guardrails\' toolTimeoutMs, and at maxWallMs', async ({ context }) => {
     test.setTimeout(90_000);
-    const silent = await silentServer();
-    try {
-      const limited = await run(context, turnsDouble([[call('navigate', { url: silent.url })]]).model, [['guardrails', { toolTimeoutMs: 1000 }]]);
-      const navigated = limited.trace.find((event) => event.type === 'tool_result' && event.name === 'navigate');
-      expect(navigated).toMatchObject({ ok: false, kind: 'timeout', error: 'navigate did not finish within its time limit of 1000 ms, and was abandoned' });
-      expect(limited).toMatchObject({ stopReason: 'finished', claimed: false });
+    const hung = () => hungPage(recordedHn());
+    const first = hung();
+    const limited = await run(context, turnsDouble([[call('navigate', { url: first.url })]]).model, [['guardrails', { toolTimeoutMs: 1000 }]], first.site);
+    const navigated = limited.trace.find((event) => event.type === 'tool_result' && event.name === 'navigate');
+    expect(navigated).toMatchObject({ ok: false, kind: 'timeout', error: 'navigate did not finish within its time limit of 1000 ms, and was abandoned' });
+    expect(limited).toMatchObject({ stopReason: 'finished', claimed: false });
 
-      const walled = await run(context, turnsDouble([[call('navigate', { url: silent.url })]]).model, [['guardrails', { maxWallMs: 2000 }]]);
-      expect(walled.trace.find((event) => event.type === 'tool_result' && event.name === 'navigate')).toMatchObject({ ok: false, kind: 'timeout' });
-      expect(walled.stopReason).toBe('budget');
-    } finally {
-      await silent.close();
-    }
+    const second = hung();
+    const walled = await run(context, turnsDouble([[call('navigate', { url: second.url })]]).model, [['guardrails', { maxWallMs: 2000 }]], second.site);
+    expect(walled.trace.find((event) => event.type === 'tool_result' && event.name === 'navigate')).toMatchObject({ ok: false, kind: 'timeout' });
+    expect(walled.stopReason).toBe('budget');
   });
 
   test('the harness default applies with no layers (toolTimeoutMs)', async ({ context }) => {
-    const silent = await silentServer();
-    try {
-      const result = await runOn(context, turnsDouble([[call('navigate', { url: silent.url })]]).model, { toolTimeoutMs: 800 });
-      expect(result.trace.find((event) => event.type === 'tool_result' && event.name === 'navigate')).toMatchObject({ ok: false, kind: 'timeout' });
-      expect(result.stopReason).toBe('finished');
-    } finally {
-      await silent.close();
-    }
+    const hung = hungPage(recordedHn());
+    const result = await runOn(context, turnsDouble([[call('navigate', { url: hung.url })]]).model, { toolTimeoutMs: 800 }, hung.site);
+    expect(result.trace.find((event) => event.type === 'tool_result' && event.name === 'navigate')).toMatchObject({ ok: false, kind: 'timeout' });
+    expect(result.stopReason).toBe('finished');
   });
 });
 

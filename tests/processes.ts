@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
 /**
- * Chromium's browser processes (not its helpers: those carry `--type=`) whose profile is under
- * `dir`: a child run given its own TMPDIR puts every browser it launches there.
+ * Chromium's browser processes (not its helpers: those carry `--type=`; not the bubblewrap that
+ * runs a sandboxed one, whose command line ends with Chromium's) whose profile is under `dir`: a
+ * child run given its own TMPDIR puts every browser it launches there.
  */
 export function browsersUnder(dir: string): number[] {
   return readdirSync('/proc')
@@ -14,7 +15,7 @@ export function browsersUnder(dir: string): number[] {
       } catch {
         return false; // it ended while we looked
       }
-      return args.some((arg) => arg.startsWith(`--user-data-dir=${dir}/`)) && !args.some((arg) => arg.startsWith('--type='));
+      return args.some((arg) => arg.startsWith(`--user-data-dir=${dir}/`)) && !args.some((arg) => arg.startsWith('--type=')) && !args[0]!.endsWith('bwrap');
     })
     .map(Number);
 }

@@ -76,7 +76,8 @@ test('get_text truncates with a notice; navigate takes only http(s); finish reco
   if (!text.ok) throw new Error(text.error);
   expect((text.output.text as string).length).toBe(TEXT_LIMIT);
   expect(text.output.truncated).toMatch(new RegExp(`^showing ${TEXT_LIMIT} of \\d+ characters$`));
-  expect(await call('navigate', { url: 'file:///etc/passwd' })).toMatchObject({ ok: false, kind: 'invalid_arguments' });
+  expect(await call('navigate', { url: 'file:///etc/passwd' })).toEqual({ ok: false, kind: 'tool_error', error: "file:///etc/passwd refused: file: URLs are refused: the browser opens the site's http(s) pages only" });
+  expect(await call('navigate', { url: 'http://127.0.0.1:9/' })).toMatchObject({ ok: false, kind: 'tool_error', error: 'http://127.0.0.1:9/ refused: 127.0.0.1 is a loopback address: the browser never reaches one' });
   expect(await call('current_url')).toEqual({ ok: true, output: { url: `${HN}/news` } });
   expect(state.claim).toBeUndefined();
   await call('finish', { success: true, summary: 'done' });

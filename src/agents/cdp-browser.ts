@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium, type BrowserContext } from '@playwright/test';
-import { chromiumLaunchOptions } from '../playwright/chromium.ts';
+import { chromiumAsFound } from '../playwright/chromium.ts';
 import type { Site } from '../core/site.ts';
 import { SANDBOXED_DEVTOOLS_PORT, sandboxBase, sandboxedChromium, startupEnv } from './sandbox.ts';
 import { workerFolder, type HostIdentity } from './sandbox-identity.ts';
@@ -95,7 +95,7 @@ export async function launchCdpBrowser(site: Pick<Site, 'attach'>, { identity }:
  * bubblewrap (sandbox.ts) and its DevTools port is reached through a Unix socket.
  */
 async function startChromium(dir: string, userDataDir: string, site: Pick<Site, 'attach'>, identity: HostIdentity | undefined): Promise<{ context: BrowserContext; devtools: () => Socket }> {
-  const launch = chromiumLaunchOptions();
+  const launch = chromiumAsFound();
   const wrapper = identity ? await sandboxedChromium(launch.executablePath ?? chromium.executablePath(), dir, userDataDir, identity) : undefined;
   const context = await chromium.launchPersistentContext(userDataDir, {
     ...launch,

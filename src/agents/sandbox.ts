@@ -38,7 +38,7 @@ export const sandboxModeSchema = z.enum(['auto', 'required', 'none']);
 export type SandboxMode = z.infer<typeof sandboxModeSchema>;
 
 /** The bwrap to run: HARNESS_BWRAP (tests point it at a missing path), else bwrap on PATH. */
-const bwrapPath = () => process.env.HARNESS_BWRAP || 'bwrap';
+export const bwrapPath = () => process.env.HARNESS_BWRAP || 'bwrap';
 
 /** The socat the relays pipe ports with: HARNESS_SOCAT (tests point it at a missing path), else the first on PATH. */
 const socatPath = () => toolPath('socat', process.env.HARNESS_SOCAT);
@@ -50,7 +50,7 @@ const NOBODY = '65534';
  * Namespaces and isolation every sandbox gets; the probe runs with the same, so a kernel that
  * refuses one is found before a run. The filter is read from descriptor `seccompFd`.
  */
-const isolation = (seccompFd: number) => [
+export const isolation = (seccompFd: number) => [
   '--unshare-all',
   '--unshare-user',
   '--disable-userns',
@@ -836,6 +836,6 @@ export async function sandboxedChromium(executable: string, dir: string, profile
   return { path, devtoolsSocket };
 }
 
-function shellQuote(word: string): string {
+export function shellQuote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }

@@ -180,7 +180,10 @@ export interface Agent {
   readonly layers?: readonly string[];
   /** Checks the agent can run here (a command's program exists), before the run starts: an InputError fails the test, and no run is counted. */
   prepare?(): void | Promise<void>;
-  /** How its runs on `site` are contained, asked before a run starts; an InputError when it cannot run here as asked. Without it, a run is not contained. */
-  containment?(site: Site): Containment;
+  /**
+   * How its runs on `site` are contained, asked before a run starts; an InputError when it cannot run here as asked. Without it, a run is not contained.
+   * `browser`: how the test's own browser is contained (what the built-in harness's model drives).
+   */
+  containment?(site: Site, browser: Containment): Containment;
   run(run: AgentRun): Promise<AgentResult>;
 }

@@ -19,6 +19,7 @@ import { AgentActivity } from './activity.ts';
 import { checkLayersApply } from './agent.ts';
 import { judge, unjudgeable, type Judgement } from './oracle.ts';
 import type { Task } from '../core/task.ts';
+import { BrowserReach, browserContainment } from '../reach.ts';
 
 /** Why a run was cut short from outside: the test's time ran out, or the test failed while its agent worked. */
 export type CutShort = Extract<StopReason, 'timeout' | 'error'>;
@@ -112,15 +113,18 @@ async function evaluateIn(options: EvaluateOptions, outputDir: string): Promise<
   checkLayersApply(agent, layers);
   await agent.prepare?.();
   // Asked before anything starts: an agent that cannot run here as asked (no sandbox where one is required) records no run.
-  const containment = agent.containment?.(site) ?? NOT_SAID;
+  const containment = agent.containment?.(site, await browserContainment(context.browser())) ?? NOT_SAID;
   // Opened for any model; only openai: and ollama: models send their traffic through it.
   const secrets = modelSecrets();
   const cassette = modelCache && openCassette({ ...modelCache, model: typeof model === 'string' ? model : model.id, secrets: [...secrets, site.account.password] });
   const resolvedModel = typeof model === 'object' && 'chat' in model ? model : createModel(model, process.env, cassette);
   const activity = new AgentActivity();
-  await site.attach(context);
-  // The site is put back (the live site unvotes what the run voted) however the run ends.
+  // Every context the run uses reaches the site and nothing else; guarded before the site is attached, so the site's route is asked first.
+  const reach = new BrowserReach(site.origin);
+  await reach.guard(context);
+  // The site is put back (the live site unvotes what the run voted), and the guard taken off, however the run ends.
   try {
+    await site.attach(context);
     // A resumed run (durable) is judged from the site as it was when the run first began.
     let start = await site.snapshot();
     const notApplicable = options.task.whyNotApplicable?.(start);
@@ -145,7 +149,8 @@ async function evaluateIn(options: EvaluateOptions, outputDir: string): Promise<
         return { page, close: async () => {} };
       }
       // Later attempts, and a session reopened after a crash, start clean: a fresh context with no cookies, on the same site state.
-      const fresh = await context.browser()!.newContext();
+      const fresh = await context.browser()!.newContext({ acceptDownloads: false, serviceWorkers: 'block' });
+      await reach.guard(fresh);
       await site.attach(fresh);
       activity.pages(fresh);
       return { page: await fresh.newPage(), close: () => fresh.close() };
@@ -225,6 +230,8 @@ async function evaluateIn(options: EvaluateOptions, outputDir: string): Promise<
       unjudged = `the site could not be judged after the run: ${error instanceof Error ? error.message : String(error)}`;
     }
     const excluded = exclusion(stoppedBy, result, activity, unjudged);
+    // What the agent tried against its containment, and what its browser was refused.
+    const escapes = reach.escapes(result.escapes);
     return {
       ...result,
       schemaVersion: RUN_RECORD_VERSION,
@@ -243,10 +250,12 @@ async function evaluateIn(options: EvaluateOptions, outputDir: string): Promise<
       siteIdle,
       contained: containment.contained,
       containment: containment.reason,
+      ...(escapes && { escapes }),
       modelWaitMs: modelWaits.waitedMs(),
       ...(excluded && { excluded }),
     };
   } finally {
+    await reach.release();
     await site.dispose?.();
   }
 }

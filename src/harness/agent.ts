@@ -13,8 +13,8 @@ export function builtInHarness(layers: readonly LayerSpec[]): Agent {
     name: BUILT_IN_AGENT,
     condition: {},
     layers: resolved.map((layer) => layer.name),
-    // No code of the agent under test runs: the model acts only through harness-eval's tools.
-    containment: () => OWN_CODE,
+    // No code of the agent under test runs: the model acts only through harness-eval's tools, on the test's browser.
+    containment: (_site, browser) => (browser.contained ? { contained: true, reason: `${OWN_CODE.reason}; ${browser.reason}` } : { contained: false, reason: `not contained: ${OWN_CODE.reason}, but ${browser.reason}` }),
     run: (run) =>
       runHarness({
         task: run.task.prompt,

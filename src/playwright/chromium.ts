@@ -1,7 +1,10 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type LaunchOptions } from '@playwright/test';
+import { sandboxedBrowser } from '../agents/browser-sandbox.ts';
 import { InputError } from '../input.ts';
+import { containmentSwitch } from '../reach.ts';
 
 /**
  * What Playwright (1.65) disables with its own `--disable-features`. Chromium reads only the last
@@ -46,6 +49,14 @@ export const CHROMIUM_ARGS = [
   `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...HIDDEN_UI_FEATURES].join(',')}`,
 ];
 
+/**
+ * No network for the test's browser: the site reaches it through Playwright's routing, which
+ * answers a request before any network does; a request nothing routes (a redirect's next hop, a
+ * worker's socket) goes to a proxy that is not there, loopback too (`<-loopback>`), no host name
+ * resolves, and WebRTC sends nothing past the proxy.
+ */
+export const NO_NETWORK_ARGS = ['--proxy-server=http://127.0.0.1:9', '--proxy-bypass-list=<-loopback>', '--host-resolver-rules=MAP * ~NOTFOUND', '--force-webrtc-ip-handling-policy=disable_non_proxied_udp'];
+
 const SYSTEM_CHROMIUMS = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
 
 /**
@@ -77,9 +88,30 @@ export const MISSING_CHROMIUM =
   'No Chromium found. Run `npx playwright install chromium`, or on Debian as root `apt-get install -y chromium`, ' +
   'or set CHROMIUM_PATH to a Chromium executable.';
 
-/** Launch options for Playwright's `use.launchOptions`: Playwright's browser as is, any other by path. */
+function found(env: NodeJS.ProcessEnv, systemChromiums: readonly string[] | undefined): ChromiumSource {
+  const source = findChromium(env, systemChromiums);
+  if (!source) throw new InputError(MISSING_CHROMIUM);
+  return source;
+}
+
+/** Chromium as found, with CHROMIUM_ARGS and the network: for a browser sandboxed otherwise (a command agent's), or one that must reach a site (`record hn`). */
+export function chromiumAsFound(env: NodeJS.ProcessEnv = process.env, systemChromiums?: readonly string[]): LaunchOptions {
+  const source = found(env, systemChromiums);
+  return { args: CHROMIUM_ARGS, ...(source.kind === 'playwright' ? {} : { executablePath: source.path }) };
+}
+
+/**
+ * Launch options for Playwright's `use.launchOptions`, the test's browser: no network
+ * (NO_NETWORK_ARGS) and, where the machine has the sandbox's parts, started by a launcher that
+ * runs it in a sandbox of its own (src/agents/browser-sandbox.ts). Its command line says how it
+ * is contained, which each run reads back (`containment`). Debian's pair runs through
+ * bin/chromium-debian.sh's own text, so the project's folder need not be reachable.
+ */
 export function chromiumLaunchOptions(env: NodeJS.ProcessEnv = process.env, systemChromiums?: readonly string[]): LaunchOptions {
-  const found = findChromium(env, systemChromiums);
-  if (!found) throw new InputError(MISSING_CHROMIUM);
-  return { args: CHROMIUM_ARGS, ...(found.kind === 'playwright' ? {} : { executablePath: found.path }) };
+  const source = found(env, systemChromiums);
+  const program = source.kind === 'system' && source.pair ? { command: ['/bin/sh', '-c', readFileSync(source.path, 'utf8'), source.path], shown: [] } : { command: [source.path], shown: [dirname(source.path)] };
+  const sandboxed = sandboxedBrowser(program);
+  const args = [...CHROMIUM_ARGS, ...NO_NETWORK_ARGS];
+  if ('path' in sandboxed) return { args, executablePath: sandboxed.path };
+  return { args: [...args, containmentSwitch(sandboxed.containment)], ...(source.kind === 'playwright' ? {} : { executablePath: source.path }) };
 }

@@ -161,6 +161,10 @@ export const test = plainCells(base.extend<HarnessOptions & { harness: Harness }
   maxRunCost: [undefined, { option: true }],
   cell: [undefined, { option: true }],
   matrix: [undefined, { option: true }],
+  // The test's context is a run's browser: it downloads nothing (a download a page starts is refused, reach.ts) and runs no service worker, whose requests no route would see.
+  // Still options (a value overrides Playwright's own default and keeps it one): `test.use()` sets them.
+  acceptDownloads: false,
+  serviceWorkers: 'block',
   harness: async ({ cell, matrix, agent: agentOption, model, modelName, layers, layerStack, surface, site, harnessScreenshots, modelCache, prices: pricesOption, maxCost: maxCostOption, maxRunCost: maxRunCostOption, context, browser }, use, testInfo) => {
     const configDir = testInfo.config.configFile ? dirname(testInfo.config.configFile) : testInfo.config.rootDir;
     // The options are the same for every test of a cell: what is wrong with them fails one test, in one line (config-errors.ts).

@@ -2,6 +2,7 @@ import type { Page } from '@playwright/test';
 import { z } from 'zod';
 import { defineTool, ToolError, type Tool } from './registry.ts';
 import { readFirstElement } from './first-element.ts';
+import { refusedIn } from '../reach.ts';
 
 /** The claim a model makes through `finish`: what the harness will report unless a layer objects. */
 export interface Claim {
@@ -76,11 +77,14 @@ export function browserTools(page: Page, state: ToolState, { textLimit = TEXT_LI
     defineTool({
       name: 'navigate',
       effect: 'act',
-      description: 'Open a URL in the browser.',
-      parameters: z.object({ url: z.url({ protocol: /^https?$/ }) }),
+      description: "Open a URL of the site in the browser (http or https, on the site's origin).",
+      parameters: z.object({ url: z.string().min(1) }),
       output: landedSchema.extend({ status: z.number().nullable() }),
       pageText: /^title$/,
       async execute({ url }) {
+        // Checked here, not by the schema: a URL refused is the run's escape attempt, and the model is told why.
+        const refused = refusedIn(page.context(), url);
+        if (refused) throw new ToolError(`${url} refused: ${refused}`);
         const response = await page.goto(url, { waitUntil: 'load' });
         return { url: page.url(), status: response?.status() ?? null, title: await titleOf(page) };
       },

@@ -3,18 +3,39 @@ import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/
 import { z } from 'zod';
 import { browserTools } from './browser.ts';
 import { defineTool, ToolError, type Tool } from './registry.ts';
+import { refusedIn } from '../reach.ts';
 
 export type { McpTool };
 
 /**
- * Playwright MCP's tools that reach past the browser into the process serving them (the worker,
- * outside any sandbox): withheld from every client, with why.
+ * The tools of Playwright MCP a client is offered: those that browse the run's page. Every other
+ * name is refused, whatever the installed server has: a tool that reaches past the browser into
+ * the process serving it (the worker, outside any sandbox: `browser_run_code_unsafe`,
+ * `browser_file_upload`, `browser_drop`'s files), closes the run's browser (`browser_close`), reads
+ * the run's traffic whole (`browser_network_requests`), or that a newer server adds, is never offered.
  */
-export const WITHHELD_TOOLS: Readonly<Record<string, string>> = {
-  browser_run_code_unsafe: "it runs code in the server's own process",
-  browser_file_upload: "it reads files of the server's machine",
-  browser_close: "it closes the run's browser, which the run owns",
-};
+export const OFFERED_TOOLS: readonly string[] = [
+  'browser_navigate',
+  'browser_navigate_back',
+  'browser_tabs',
+  'browser_snapshot',
+  'browser_find',
+  'browser_take_screenshot',
+  'browser_click',
+  'browser_hover',
+  'browser_drag',
+  'browser_type',
+  'browser_press_key',
+  'browser_fill_form',
+  'browser_select_option',
+  'browser_handle_dialog',
+  'browser_wait_for',
+  'browser_evaluate',
+  'browser_console_messages',
+];
+
+/** The tools that open a URL, and the argument that names it: checked as every tool's URL is (reach.ts). */
+const URL_ARGUMENTS: Readonly<Record<string, string>> = { browser_navigate: 'url', browser_tabs: 'url' };
 
 /** What Playwright MCP may keep in the run's folder: the worker's disk is outside any sandbox's limits, so a client looping on screenshots cannot fill it. */
 export const MCP_OUTPUT_MAX_BYTES = 32 * 1024 * 1024;
@@ -24,7 +45,7 @@ export const FILE_ARGUMENTS: readonly string[] = ['filename', 'paths'];
 
 /** Playwright MCP's browser, gated: the tools it offers and one way to call them. */
 export interface McpBrowser {
-  /** The tools as MCP lists them, without the withheld ones and the file arguments. */
+  /** The tools as MCP lists them: the offered ones, without the file arguments. */
   readonly tools: readonly McpTool[];
   /** A call as MCP answers it: a tool refused here is an error result in Playwright MCP's own words, never a thrown error. */
   call(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult>;
@@ -48,7 +69,9 @@ export interface McpBrowserOptions {
  * Microsoft's Playwright MCP server (`@playwright/mcp`'s `createConnection`), in this process,
  * attached to a context of the run's: what it drives is what the oracle judges, and a route on
  * that context (the site, the harness's request checks) sees every request it makes. It is gated:
- * the withheld tools and the file arguments are out of reach, and what it writes unasked goes to
+ * only the offered tools, no file argument, and a URL a tool would open is checked as the
+ * built-in tools' are (refused on a guarded context, and recorded), before the server sees it.
+ * What it writes unasked goes to
  * `outputDir`, up to `outputMaxBytes`. Snapshots come only from `browser_snapshot`: after an action
  * the server would write one to a file, which a sandboxed client could not read.
  */
@@ -58,7 +81,8 @@ export async function openMcpBrowser({ context, page, outputDir, outputMaxBytes 
   try {
     const tools = gated((await client.listTools()).tools);
     const call = async (name: string, args: Record<string, unknown>, signal?: AbortSignal) => {
-      const refused = refusal(name, args);
+      const url = Object.hasOwn(URL_ARGUMENTS, name) ? args[URL_ARGUMENTS[name]!] : undefined;
+      const refused = refusal(name, args) ?? (typeof url === 'string' ? await reachRefusal(url, context).catch((error: Error) => error.message) : undefined);
       if (refused) return { content: [{ type: 'text', text: `### Error\n${refused}` }], isError: true } satisfies CallToolResult;
       return (await client.callTool({ name, arguments: args }, undefined, { signal })) as CallToolResult;
     };
@@ -113,10 +137,10 @@ async function connectPlaywrightMcp(config: PlaywrightMcpConfig, context: () => 
   return client;
 }
 
-/** The tools without the withheld ones, and each schema without the file arguments. */
+/** The offered tools, each schema without the file arguments. */
 function gated(tools: readonly McpTool[]): McpTool[] {
   return tools
-    .filter((tool) => !Object.hasOwn(WITHHELD_TOOLS, tool.name))
+    .filter((tool) => OFFERED_TOOLS.includes(tool.name))
     .map((tool) => {
       const { properties = {}, required = [] } = tool.inputSchema;
       const kept = Object.fromEntries(Object.entries(properties).filter(([name]) => !FILE_ARGUMENTS.includes(name)));
@@ -124,12 +148,23 @@ function gated(tools: readonly McpTool[]): McpTool[] {
     });
 }
 
-/** Why a call is refused here, if it is: a withheld tool, or a file argument (the server answers the rest, an unknown tool too). */
+/** Why a call is refused here, if it is: a tool not offered, or a file argument. */
 function refusal(name: string, args: Record<string, unknown>): string | undefined {
-  if (Object.hasOwn(WITHHELD_TOOLS, name)) return `${name} is not offered here: ${WITHHELD_TOOLS[name]}`;
+  if (!OFFERED_TOOLS.includes(name)) return `${name} is not offered here: harness-eval offers ${OFFERED_TOOLS.join(', ')}`;
   const files = FILE_ARGUMENTS.filter((argument) => Object.hasOwn(args, argument));
   if (files.length > 0) return `${name}: ${files.join(', ')} not accepted here: the server's files are out of the client's reach`;
   return undefined;
+}
+
+/**
+ * Why the browser may not open `url`, as the built-in `navigate` says it (reach.ts): the URL the
+ * server would open, which takes a string that is no URL for a host (`https://`, `http://` for
+ * localhost). A context that cannot start throws, answered as the server would answer it.
+ */
+async function reachRefusal(url: string, context: () => Promise<BrowserContext>): Promise<string | undefined> {
+  const opened = URL.canParse(url) ? url : `${url.startsWith('localhost') ? 'http' : 'https'}://${url}`;
+  const refused = refusedIn(await context(), opened);
+  return refused && `${opened} refused: ${refused}`;
 }
 
 /** What an MCP answer says, as text: its text parts, one after another. */

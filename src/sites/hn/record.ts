@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import * as cheerio from 'cheerio';
-import { chromiumLaunchOptions } from '../../playwright/chromium.ts';
+import { chromiumAsFound } from '../../playwright/chromium.ts';
 import { HN_ORIGIN, type Account } from './options.ts';
 import { sanitizeCapture } from './sanitize.ts';
 
@@ -20,7 +20,7 @@ export interface RecordOptions {
  * login page) with a real browser, as the server sent them, minus tokens, user names and cookies.
  */
 export async function recordHn({ out, origin = HN_ORIGIN, account, delayMs = 1000 }: RecordOptions): Promise<string[]> {
-  const browser = await chromium.launch(chromiumLaunchOptions());
+  const browser = await chromium.launch(chromiumAsFound());
   const context = await browser.newContext();
   const page = await context.newPage();
   const saved: string[] = [];
