@@ -106,11 +106,11 @@ export function tasksIn(proc: string, uid?: number): number {
   return count;
 }
 
-/** Whether the tmpfs at `path` is full (less than a page free), or undefined when it cannot be read (the sandbox ended). */
-export function tmpfsFull(path: string): boolean | undefined {
+/** Whether the tmpfs at `path` is full (less than `slackBytes` free: a page), or undefined when it cannot be read (the sandbox ended). */
+export function tmpfsFull(path: string, slackBytes = 4096): boolean | undefined {
   try {
     const stat = statfsSync(path);
-    return stat.bavail * stat.bsize < 4096;
+    return stat.bavail * stat.bsize < slackBytes;
   } catch {
     return undefined;
   }
