@@ -83,7 +83,7 @@ export async function launchCdpBrowser(site: Pick<Site, 'attach'>, { sandbox, do
   const failures: string[] = [];
   // Kept for the run's trace, once per client that asked (a CDP connection, an MCP session's first call).
   const failed = (error: Error) => failures.push(error.message.split('\n')[0]!);
-  const relay = await serveCdp({ connect: () => start().then(({ devtools }) => devtools()), rewrite: (command) => withDownloadPolicy(command, downloads && downloadsDir), failed });
+  const relay = await serveCdp({ connect: () => start().then(({ devtools }) => devtools()), rewrite: downloadPolicy(downloads && downloadsDir), failed });
   return {
     url: relay.url,
     userDataDir,
@@ -173,15 +173,17 @@ function childPid(info: string): number | undefined {
 }
 
 /**
- * A client's command with the run's download policy: every `setDownloadBehavior` (Browser's, for
- * any context; Page's, deprecated) refuses downloads, or, when `downloadsDir` is given, sends
- * them there whatever folder the client named.
+ * The run's download policy, as the relay applies it to each command a client sends: every
+ * `setDownloadBehavior` (Browser's, for any context; Page's, deprecated) refuses downloads, or,
+ * when `downloadsDir` is given, sends them there whatever folder the client named.
  */
-function withDownloadPolicy(command: CdpCommand, downloadsDir: string | undefined): CdpCommand {
-  if (command.method !== 'Browser.setDownloadBehavior' && command.method !== 'Page.setDownloadBehavior') return command;
-  const { downloadPath: _named, behavior, ...params } = command.params ?? {};
-  if (downloadsDir === undefined || behavior === 'deny') return { ...command, params: { ...params, behavior: 'deny' } };
-  return { ...command, params: { ...params, behavior: behavior === 'allowAndName' ? 'allowAndName' : 'allow', downloadPath: downloadsDir } };
+export function downloadPolicy(downloadsDir: string | undefined): (command: CdpCommand) => CdpCommand {
+  return (command) => {
+    if (command.method !== 'Browser.setDownloadBehavior' && command.method !== 'Page.setDownloadBehavior') return command;
+    const { downloadPath: _named, behavior, ...params } = command.params ?? {};
+    if (downloadsDir === undefined || behavior === 'deny') return { ...command, params: { ...params, behavior: 'deny' } };
+    return { ...command, params: { ...params, behavior: behavior === 'allowAndName' ? 'allowAndName' : 'allow', downloadPath: downloadsDir } };
+  };
 }
 
 /**

@@ -62,7 +62,8 @@ export async function serveCdp({ connect, rewrite, failed }: CdpRelayOptions): P
         response.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(response);
       });
-      forwarded.on('error', () => response.destroy());
+      // Chromium gone meanwhile (a client crashed or closed it): said, not hung up on.
+      forwarded.on('error', (error) => (response.headersSent ? response.destroy() : response.writeHead(502, { 'content-type': 'text/plain', connection: 'close' }).end(`harness-eval: the run's Chromium did not answer: ${error.message}\n`)));
       request.pipe(forwarded);
     });
   });
@@ -86,13 +87,11 @@ export async function serveCdp({ connect, rewrite, failed }: CdpRelayOptions): P
       };
       const read = frameReader(
         (opcode, payload) => {
-          if (opcode === TEXT) {
-            const command = parseCommand(payload);
-            if (command === undefined) return closeWith(client, socket, 1007, 'harness-eval: a message that is not a JSON object');
-            return send(frame(TEXT, Buffer.from(JSON.stringify(rewrite(command)))));
-          }
           if (opcode === BINARY) return closeWith(client, socket, 1003, 'harness-eval: binary messages (CBOR) are not passed on');
-          send(frame(opcode, payload));
+          if (opcode !== TEXT) return send(frame(opcode, payload));
+          const text = rewritten(payload, rewrite);
+          if (text === undefined) return closeWith(client, socket, 1007, 'harness-eval: a message that is not a JSON object (or nested past what JSON.stringify takes)');
+          send(frame(TEXT, Buffer.from(text)));
         },
         (code, why) => closeWith(client, socket, code, why),
       );
@@ -125,10 +124,28 @@ function upgradeRequest(request: IncomingMessage): string {
   return `${lines.join('\r\n')}\r\n\r\n`;
 }
 
-/** The message as a command, or undefined when it is not a JSON object. */
-function parseCommand(payload: Buffer): CdpCommand | undefined {
+/**
+ * The message as Chromium is to get it: parsed, rewritten, and written again, with each message
+ * it carries for another session (`Target.sendMessageToTarget`, the protocol's older way) treated
+ * the same; undefined when it is not a JSON object, or cannot be written again (nested too deep).
+ */
+function rewritten(payload: Buffer, rewrite: (command: CdpCommand) => CdpCommand): string | undefined {
+  const command = parseCommand(payload.toString('utf8'));
+  if (command === undefined) return undefined;
+  const inner = command.method === 'Target.sendMessageToTarget' ? command.params?.message : undefined;
+  const carried = typeof inner === 'string' ? rewritten(Buffer.from(inner), rewrite) : undefined;
+  if (typeof inner === 'string' && carried === undefined) return undefined;
   try {
-    const value: unknown = JSON.parse(payload.toString('utf8'));
+    return JSON.stringify(rewrite(carried === undefined ? command : { ...command, params: { ...command.params, message: carried } }));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The text as a command, or undefined when it is not a JSON object. */
+function parseCommand(text: string): CdpCommand | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as CdpCommand) : undefined;
   } catch {
     return undefined;
