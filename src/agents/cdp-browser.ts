@@ -212,9 +212,9 @@ function watch(session: CDPSession, downloads: Downloads | undefined, { attempt,
     begun += 1;
     // Off, the relay and the default context refuse it already; cancelling holds for a context a client left as Chromium's default. The first is named.
     if (!downloads) refuse(guid, begun === 1 ? `a download refused (downloads are off): ${url.slice(0, 200)}` : undefined);
-    else if (begun > downloads.maxFiles) refuse(guid, `a download refused: past the cap of ${downloads.maxFiles} files (downloads.maxFiles)`);
+    else if (begun > downloads.maxFiles) refuse(guid, `a download refused: past its cap (downloads.maxFiles: ${downloads.maxFiles})`);
   });
-  const pastBytes = `a download cut short: past the cap of ${downloads?.maxBytes} bytes (downloads.maxBytes)`;
+  const pastBytes = `a download cut short: past its cap (downloads.maxBytes: ${downloads?.maxBytes})`;
   session.on('Browser.downloadProgress', ({ guid, state, receivedBytes, totalBytes }) => {
     if (!downloads || cancelled.has(guid)) return;
     received.set(guid, Math.max(receivedBytes, state === 'inProgress' ? totalBytes : 0));
