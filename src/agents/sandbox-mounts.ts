@@ -45,7 +45,7 @@ const FIXED_NAMES = ['.env', '.npmrc', '.netrc', '.git-credentials', '.pypirc', 
  * the project's (the worker's) are listed whole (`.env.local`…); a folder above them is asked for
  * the fixed names only: listing `/tmp` or `/` at every run's start costs more than it finds.
  */
-export function secretFiles(cwd: string, expose: readonly string[] = []): Decoy[] {
+function secretFiles(cwd: string, expose: readonly string[] = []): Decoy[] {
   const exposed = new Set(expose.map((path) => resolve(cwd, path)));
   const listed = new Set([resolve(cwd), process.cwd()]);
   const found: Decoy[] = [];
@@ -107,7 +107,7 @@ function kindOf(name: string): Decoy['kind'] {
 }
 
 /** A decoy's text: what such a file holds, with the canaries where its secrets would be, each key in its own provider's shape. */
-export function decoyText(kind: Decoy['kind'], canaries: Canaries): string {
+function decoyText(kind: Decoy['kind'], canaries: Canaries): string {
   switch (kind) {
     case 'env':
       return `OPENAI_API_KEY=${canaries.openai}\nANTHROPIC_API_KEY=${canaries.anthropic}\nGEMINI_API_KEY=${canaries.gemini}\nSITE_PASSWORD=${canaries.password}\n`;
