@@ -64,3 +64,29 @@ export function canonicalJson(value: unknown): string {
       : inner,
   );
 }
+
+/**
+ * The candidate a misspelt `word` most likely meant: the fewest edits (a letter added, dropped,
+ * changed, or two swapped; case ignored), at most a third of the word's length (at least 2); undefined when none is that close.
+ */
+export function closest(word: string, candidates: Iterable<string>): string | undefined {
+  let best: { candidate: string; edits: number } | undefined;
+  for (const candidate of candidates) {
+    const edits = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    if (edits <= Math.max(2, Math.floor(word.length / 3)) && (!best || edits < best.edits)) best = { candidate, edits };
+  }
+  return best?.candidate;
+}
+
+/** Optimal string alignment distance: insertions, deletions, substitutions and swaps of two neighbours. */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      rows[i]![j] = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) rows[i]![j] = Math.min(rows[i]![j]!, rows[i - 2]![j - 2]! + 1);
+    }
+  }
+  return rows[a.length]![b.length]!;
+}

@@ -9,6 +9,7 @@ import { resolveLayers } from '../src/layers/index.ts';
 import { readCassette, resolveModelCache } from '../src/models/cassette.ts';
 import { createModel } from '../src/models/registry.ts';
 import { chromiumLaunchOptions } from '../src/playwright/chromium.ts';
+import { checkUseKeys } from '../src/playwright/use-keys.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import HarnessReporter from '../src/playwright/reporter.ts';
 import { readSummary } from '../src/report/compare.ts';
@@ -58,6 +59,7 @@ const table: Array<[string, () => unknown, RegExp]> = [
   ['a corrupt approval request in the store', () => (file('store-x.request.json', '{"version": 1, "id'), new ApprovalStore(test.info().outputDir).requests()), /store-x\.request\.json: not a JSON object \(a corrupt approval request: delete it, and the run asks again\)$/],
   ['a baseline that is a partial run', () => new HarnessReporter({ baseline: file('interrupted.json', JSON.stringify(summarize([attachedRunRecord()], { complete: false, planned: 2, stopped: 'interrupted' }))) }), /^harness-eval reporter baseline \S+interrupted\.json: a partial summary \(interrupted; 1 of 2 planned runs not recorded\) is no baseline; compare with a whole run$/],
   ['hn.live() with no account', () => live().create(), /^hn\.live\(\): HN_USERNAME and HN_PASSWORD are not set$/],
+  ['a misspelt option in use', () => checkUseKeys({ declared: new Set(['model']), options: ['model'], used: [] }, { modle: 'openai:gpt-4o-mini' }, '/'), /^use\.modle: not an option of Playwright, harness-eval or the test's fixtures; did you mean model\?$/],
 ];
 
 for (const [what, attempt, message] of table) {

@@ -39,7 +39,7 @@ test('outsideMatrix: a test of a matrix project runs in one of its cells, or say
   expect(outsideMatrix(undefined, undefined)).toBeUndefined();
   expect(outsideMatrix(undefined, 'x · bare')).toBeUndefined();
   expect(outsideMatrix(project, 'a · verified')).toBeUndefined();
-  expect(outsideMatrix(project, undefined)).toMatch(/^matrix\(\): this test of project "nightly" runs in none of its cells, so it would measure the default model, not the matrix's: declare the tests in its cells: /);
+  expect(outsideMatrix(project, undefined)).toMatch(/^matrix\(\): this test of project "nightly" runs in none of its cells, so it would measure the default model, not the matrix's: declare its tests with harness-eval's test/);
   expect(outsideMatrix(project, 'b · bare')).toBe(`matrix(): cell "b · bare" is not one of project "nightly"'s cells (a · bare, a · verified): the spec's cells() and the config's matrix() are given other options`);
 });
 
@@ -83,13 +83,24 @@ test("a matrix as projects and as matrix()'s cells: the same trials, outcomes, g
   ]);
 });
 
-test("a spec that declares no cells, in matrix()'s project, fails one line and runs nothing", async () => {
+test("a spec written once, with no cells() loop, runs in every cell of matrix()'s project, its worker started once; another project taking it too fails one line", async () => {
   const plain = workspace('harness-eval-cells-plain-');
   const child = await playwright(['test', '-c', config], { ...plain.env, LAYOUT: 'plain' });
-  expect(child.code).toBe(1);
-  expect(child.stdout).toContain('matrix(): this test of project "matrix" runs in none of its cells, so it would measure the default model');
-  expect(child.stdout).not.toMatch(/^\s+at /m);
-  expect(readSummary(plain.env.REPORT_DIR)).toMatchObject({ recorded: 0 });
+  const summary = readSummary(plain.env.REPORT_DIR);
+  expect(summary.cells.map(({ model, layers, runs }) => `${model} · ${layers}: ${runs}`), child.stdout).toEqual(['scripted:diligent · bare: 1', 'scripted:overclaimer · bare: 1']);
+  expect(summary.planned).toBe(2);
+  expect(workersOf(plain.env.JSON_OUT)).toBe(1);
+  // Located where the spec declares it, as Playwright locates any test.
+  const specs = (suite: any): any[] => [...(suite.specs ?? []), ...(suite.suites ?? []).flatMap(specs)];
+  const report = JSON.parse(readFileSync(plain.env.JSON_OUT, 'utf8'));
+  expect(new Set(report.suites.flatMap(specs).map(({ file, line, column }: any) => `${file}:${line}:${column}`))).toEqual(new Set(['upvote.ts:5:3']));
+
+  const both = workspace('harness-eval-cells-both-');
+  const ambiguous = await playwright(['test', '-c', config], { ...both.env, LAYOUT: 'both' });
+  expect(ambiguous.code).toBe(1);
+  expect(ambiguous.stdout).toContain('matrix(): this spec runs in project "matrix"\'s cells and in project "other" too');
+  expect(ambiguous.stdout).not.toMatch(/^\s+at /m);
+  expect(readSummary(both.env.REPORT_DIR).cells.map(({ runs }) => runs)).toEqual([1, 1]);
 });
 
 test('HARNESS_CELLS runs the cells it names, and the summary says it is that part of the matrix, never a baseline for the whole', async () => {

@@ -290,3 +290,19 @@ test('approvals: an empty or absent store lists nothing, and says where it looke
   expect(result.status).toBe(0);
   expect(result.stdout.trim()).toBe(`harness-eval: no approval requests in ${dir}`);
 });
+
+test('plan: trials per cell to tell 80% from 95%, with the runs, cost and time; bad flags are one line naming the flag', async () => {
+  const { plan } = await import('../src/cli/plan.ts');
+  const { trialsToDetect } = await import('../src/report/statistics.ts');
+  const lines = plan(['--from', '80%', '--to', '0.95', '--cells', '4', '--seconds-per-run', '30', '--cost-per-run', '0.02', '--workers', '4']);
+  const trials = trialsToDetect(0.8, 0.95)!;
+  expect(trials).toBeGreaterThan(30);
+  expect(lines[0]).toBe(`harness-eval: to tell a success rate of 80% from 95% (two-sided, 95% confidence, power 80%): ${trials} trials per cell`);
+  expect(lines[1]).toBe(`  4 cells: ${trials * 4} runs · about $${(trials * 4 * 0.02).toFixed(2)} at $0.0200 a run · about ${Math.round((trials * 4 * 30) / 4 / 60)} min at 30 s a run over 4 workers`);
+  // Three trials a cell almost never tell them apart: the report's gates at n = 3 say so too.
+  expect(lines[2]).toMatch(/^  with 3, 10 and 30 trials per cell: told apart 0\.\d+%, /);
+  expect(() => plan(['--from', '0.8'])).toThrow('--to: required (a success rate, 0.8 or 80%)');
+  expect(() => plan(['--from', '0.8', '--to', '1.2'])).toThrow('--to: expected a rate between 0 and 1 (or 0% and 100%), got "1.2"');
+  expect(() => plan(['--from', '0.8', '--to', '0.9', '--cells', '2.5'])).toThrow('--cells: expected a positive whole number, got "2.5"');
+  expect(() => plan(['--from', '0.9', '--to', '90%'])).toThrow('--from and --to: the same rate (90%)');
+});

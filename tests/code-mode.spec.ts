@@ -1,6 +1,6 @@
 import type { BrowserContext } from '@playwright/test';
 import { upvotedAllMatching } from '../src/sites/hn/postconditions.ts';
-import { upvoteAllMatching } from '../src/sites/hn/suite.ts';
+import { upvoteAllMatching, upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { defineLayer } from '../src/harness/layer.ts';
 import type { TraceEventOf } from '../src/harness/trace.ts';
 import { codeMode } from '../src/layers/code-mode.ts';
@@ -220,6 +220,22 @@ test.describe('code mode', () => {
       expect(result).toMatchObject({ stopReason: 'finished', claimed: false });
     } finally {
       await silent.close();
+    }
+  });
+
+  test('the doubles, offered run_program alone, write a program for each move and read its value back', async ({ context }) => {
+    const classic = (model: string, layers: LayerSpec[]) => evaluate({ context, site: recordedHn(), model, layers: [codeMode(), ...layers], task: upvoteFirstPost });
+    // Signed out, diligent reads the login wall from what its click's program answered, and says so.
+    const walled = await classic('scripted:diligent', []);
+    expect(walled).toMatchObject({ stopReason: 'finished', claimed: false, actual: false, summary: 'The site asked me to log in, so the vote did not happen.' });
+    // The overclaimer, signed in by login between two programs, votes again and succeeds.
+    const signedIn = await classic('scripted:overclaimer', ['login']);
+    expect(signedIn).toMatchObject({ stopReason: 'finished', claimed: true, actual: true });
+    for (const result of [walled, signedIn]) {
+      // Every call the model made is a program of one move, and each move a call of the program's.
+      const calls = events(result, 'tool_call');
+      expect(calls.filter((event) => event.by === 'model').map((event) => event.name)).toEqual(Array(result.iterations).fill('run_program'));
+      expect(calls.filter((event) => event.by === 'program').map((event) => event.name)).toContain('click');
     }
   });
 

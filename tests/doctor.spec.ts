@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import { onPath } from '../src/cli/system.ts';
+import { cgroupParent } from '../src/agents/sandbox-cgroup.ts';
 
 /**
  * `harness-eval doctor`: a line for each part of the machine and for what a command agent gets,
@@ -13,7 +14,7 @@ import { onPath } from '../src/cli/system.ts';
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const root = process.getuid?.() === 0;
 const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(HARNESS_|CHROMIUM_PATH$)/.test(name))) as Record<string, string>;
-const KEYS = ['chromium', 'headless shell', 'bubblewrap', 'socat', 'seccomp', 'identity', 'limits', 'command agents'];
+const KEYS = ['chromium', 'headless shell', 'bubblewrap', 'socat', 'seccomp', 'identity', 'limits', 'memory in total', 'command agents'];
 
 /** Runs doctor: its exit code, and its lines by key ("bubblewrap" → what follows "bubblewrap:"), the verdict last. */
 function doctor(env: Record<string, string> = {}): Promise<{ code: number; lines: string[]; line: Record<string, string>; output: string }> {
@@ -54,6 +55,13 @@ test('on this machine: a line a part, in order, every one there, command agents 
   // `ulimit -u` and `ulimit -n` as doctor's process has them (it inherits this one's).
   expect(line.limits).toContain(`nproc ${limit('Max processes')}`);
   expect(line.limits).toContain(`nofile ${limit('Max open files')}`);
+  // Which holds a run's memory in total: the kernel where this machine delegates cgroup v2 (GitHub's runners), else the sandbox's watcher (this machine's cgroup v1).
+  const cgroup = cgroupParent();
+  expect(line['memory in total']).toBe(
+    'parent' in cgroup
+      ? `cgroup v2: each run's memory.max and pids.max, in ${cgroup.parent}`
+      : `measured: the sandbox's watcher sums the run's resident memory every 500 ms and ends it past its limit (no cgroup v2 for runs here: ${cgroup.why})`,
+  );
   expect(line['command agents']).toBe('contained');
   expect(lines.at(-1)).toBe("sandbox: 'required' works here");
   expect(code).toBe(0);

@@ -8,8 +8,9 @@ import { expect } from './support.ts';
  * One config error, one line (tests/fixtures/config-errors/): it fails one test of those it
  * concerns, in one line, and the others are listed, skipped, pointing at that test, across two
  * workers. A file that names a command agent whose program is not there keeps its tests. Before,
- * `maxCost` over an offline double failed every test (a double needs no price), and
- * `commandAgent(['python4', …])` threw when the file was collected: "No tests found".
+ * `maxCost` over an offline double failed every test (a double needs no price),
+ * `commandAgent(['python4', …])` threw when the file was collected ("No tests found"), and a
+ * misspelt option (`use: { modle }`) was ignored: the runs measured the default model.
  */
 test.describe.configure({ timeout: 300_000 });
 
@@ -29,9 +30,15 @@ test('a config error fails one test in one line, the others skipped and listed; 
   // An offline double costs nothing: a budget over it needs no price, and its runs go on.
   expect(of('double-budget').map((result) => result.status), child.stdout).toEqual(['passed', 'passed', 'passed']);
 
+  // The user's own option, set in use, is theirs: no typo.
+  expect(of('own-option').map((result) => result.status), child.stdout).toEqual(['passed']);
+
   for (const [project, line] of [
     ['unpriced-budget', "maxCost: openai:gpt-4o-mini has no price in prices (a budget counts every run's cost)"],
     ['missing-program', 'commandAgent: python4: command not found'],
+    // A misspelt option, in the config's use or a file's test.use(): Playwright alone ignores it.
+    ['misspelt-option', "use.modle: not an option of Playwright, harness-eval or the test's fixtures; did you mean model?"],
+    ['misspelt-in-file', "test.use() at misspelt.run.ts:5: layerz: not an option of Playwright, harness-eval or the test's fixtures; did you mean layers?"],
   ] as const) {
     const tests = of(project);
     // Every test of the file is there: one failed with the line, the rest skipped, pointing at it.

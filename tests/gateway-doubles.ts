@@ -1,6 +1,10 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test } from '@playwright/test';
 import { startGateway, type Gateway, type GatewaySettings } from '../src/agents/gateway.ts';
 import type { TraceEventBody } from '../src/core/trace.ts';
+import { textCounter } from '../src/harness/tokens.ts';
+import { createModel } from '../src/models/registry.ts';
 import type { ChatResponse, Model, Usage } from '../src/models/types.ts';
 // `scripted:<name>` resolves to HN's doubles.
 import '../src/playwright/doubles.ts';
@@ -66,3 +70,52 @@ export const talker: Model = {
   id: 'test:talker',
   chat: async () => ({ message: { content: 'Opening it.', toolCalls: [{ id: 'call_talk', name: 'navigate', arguments: JSON.stringify(FRONT_PAGE) }] }, usage: { input: 30, output: 9 } }),
 };
+
+/** What a provider answers as a call's usage, in OpenAI's words. */
+export interface WireUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+/**
+ * An OpenAI-compatible provider on 127.0.0.1, as `openai:gpt-4o-mini` (its calls at once not limited
+ * by a slot), billing as OpenAI does: a call's input is its messages' tokens (gpt-tokenizer's
+ * o200k_base, the provider's own), its output `output` tokens. With `held`, each call waits until
+ * the test answers it (with that bill, or the usage it gives). `bills()` is what it answered, `billed()` their sum.
+ */
+export async function billingProvider({ output = 100, held = false }: { output?: number; held?: boolean } = {}) {
+  const count = await textCounter('gpt-4o-mini');
+  const waiting: Array<(usage?: WireUsage) => void> = [];
+  const bills: WireUsage[] = [];
+  let calls = 0;
+  const server = createServer((incoming, outgoing) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk)).once('end', () => {
+      calls += 1;
+      const { messages } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { messages: Array<{ content?: string | null }> };
+      const bill: WireUsage = { prompt_tokens: 3 + messages.reduce((sum, message) => sum + 4 + count(message.content ?? ''), 0), completion_tokens: output };
+      const answer = (usage = bill) => {
+        bills.push(usage);
+        const choice = { index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'done' } };
+        const completion = { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [choice], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } };
+        outgoing.writeHead(200, { 'content-type': 'application/json' });
+        outgoing.end(JSON.stringify(completion));
+      };
+      if (held) waiting.push(answer);
+      else answer();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  const model = createModel({ id: 'openai:gpt-4o-mini', maxRetries: 0, concurrency: 64 }, { OPENAI_API_KEY: 'sk-provider-key', OPENAI_BASE_URL: baseURL });
+  return {
+    model,
+    /** Calls it has been sent. */
+    received: () => calls,
+    answer: (index: number, usage?: WireUsage) => waiting[index]!(usage),
+    /** Each call's usage as it was billed. */
+    bills: () => [...bills],
+    billed: (): WireUsage => ({ prompt_tokens: bills.reduce((sum, bill) => sum + bill.prompt_tokens, 0), completion_tokens: bills.reduce((sum, bill) => sum + bill.completion_tokens, 0) }),
+    close: () => (server.closeAllConnections(), server.close()),
+  };
+}

@@ -1,5 +1,5 @@
-import { createServer, request as httpRequest, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { request as httpRequest, type ClientRequest } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { expect, test } from '@playwright/test';
 import OpenAI from 'openai';
 import { Ollama } from 'ollama';
@@ -10,11 +10,12 @@ import type { TraceEventBody } from '../src/core/trace.ts';
 import { builtInHarness } from '../src/harness/agent.ts';
 import { messageCounter, promptTokens } from '../src/harness/tokens.ts';
 import { createModel } from '../src/models/registry.ts';
-import { RunSpend, spendCapped, withRunCost, type SpendCap } from '../src/models/spend.ts';
+import { RunSpend, spendCapped, withSpendCap, type SpendCap } from '../src/models/spend.ts';
 import type { Model } from '../src/models/types.ts';
 import { parseCostOptions } from '../src/playwright/cost.ts';
 import { test as harnessTest } from '../src/playwright/fixtures.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
+import { billingProvider } from './gateway-doubles.ts';
 import { account, runAgent } from './support.ts';
 
 const task = 'Upvote the first story on the front page.';
@@ -41,6 +42,12 @@ async function started(model: Model, settings: GatewaySettings = {}) {
   return { gateway, events, limits, openai, ask, sent: () => sent };
 }
 
+/**
+ * Output alone priced, $1 a token: a call holds the default allowance, $4,096, so the first goes out,
+ * and once its answer's output is spent the next no longer fits in $4,100.
+ */
+const perOutputToken: SpendCap = { maxUsd: 4_100, costOf: (tokens) => tokens.output ?? 0 };
+
 test.describe('the gateway\'s limits of one run', () => {
   test('past maxCalls a call is refused with a 429 naming the limit, never forwarded nor retried, on both APIs; the limit is the run\'s escape attempt', async () => {
     const { gateway, events, limits, ask, sent } = await started(createModel('scripted:diligent'), { maxCalls: 2 });
@@ -57,13 +64,14 @@ test.describe('the gateway\'s limits of one run', () => {
     expect(limits).toEqual(['gateway calls (2)']);
   });
 
-  test('past maxTokens (in and out) the next call is refused', async () => {
-    const { gateway, events, ask } = await started(createModel('scripted:diligent'), { maxTokens: 10 });
+  test('past maxTokens (in and out) a call is refused: its worst case (its prompt at a token a byte, 4,096 out) would pass it', async () => {
+    // The first call's worst case fits (its prompt's 41 bytes, 7 tokens of overheads, 4,096 out: 4,144); once its usage is counted, the next one's does not.
+    const { gateway, events, ask } = await started(createModel('scripted:diligent'), { maxTokens: 4_180 });
     const first = await ask();
-    expect(first.usage!.total_tokens).toBeGreaterThan(10);
-    expect(await ask().catch((error: unknown) => error)).toMatchObject({ status: 429, error: { message: expect.stringContaining('gateway tokens (10) (maxTokens)') } });
+    expect(first.usage!.total_tokens).toBeGreaterThan(4_180 - 4_144);
+    expect(await ask().catch((error: unknown) => error)).toMatchObject({ status: 429, error: { message: expect.stringContaining('gateway tokens (4180) (maxTokens)') } });
     expect(requestsOf(events)).toBe(1);
-    expect(gateway.limitHit()).toBe('gateway tokens (10)');
+    expect(gateway.limitHit()).toBe('gateway tokens (4180)');
   });
 
   test('a connection past maxConnections is closed at once, not queued, and named; once others close, calls are served again', async () => {
@@ -128,22 +136,11 @@ test.describe('the gateway\'s limits of one run', () => {
   });
 });
 
-/** An OpenAI-compatible provider on 127.0.0.1: each chat completion waits until `answer` is called (with the usage to report), or for ever. */
+/** A provider whose calls wait for the test's answer, closed after the test. */
 async function heldProvider() {
-  const waiting: Array<(usage: object) => void> = [];
-  const server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
-    incoming.resume().once('end', () =>
-      waiting.push((usage) => {
-        outgoing.writeHead(200, { 'content-type': 'application/json' });
-        outgoing.end(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'late' } }], usage }));
-      }),
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => (server.closeAllConnections(), server.close()));
-  const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  const model = createModel({ id: 'openai:gpt-4o-mini', maxRetries: 0, concurrency: 8 }, { OPENAI_API_KEY: 'sk-provider-key', OPENAI_BASE_URL: baseURL });
-  return { model, received: () => waiting.length, answer: (index: number, usage: object) => waiting[index]!(usage) };
+  const provider = await billingProvider({ held: true });
+  closers.push(provider.close);
+  return provider;
 }
 
 /** Posts a chat completion to the gateway and hangs up once the provider has it. */
@@ -182,7 +179,7 @@ test.describe('spend integrity', () => {
     const provider = await heldProvider();
     const { gateway, events } = await started(provider.model);
     await abandon(gateway, 'Hello', provider.received);
-    provider.answer(0, { prompt_tokens: 123_456, completion_tokens: 7, total_tokens: 123_463 });
+    provider.answer(0, { prompt_tokens: 123_456, completion_tokens: 7 });
     await expect.poll(() => gateway.tokens()).toEqual({ input: 123_456, output: 7 });
     expect(types(events)).toEqual(['model_request', 'model_response']);
   });
@@ -196,13 +193,14 @@ test.describe('spend integrity', () => {
     expect(gateway.limitHit()).toBe('gateway connections (2)');
   });
 
-  test('maxRunCost: once the run has spent its cap, the gateway refuses the next call naming it', async () => {
-    const spend = new RunSpend({ maxUsd: 0.001, costOf: (tokens) => ((tokens.input ?? 0) + (tokens.output ?? 0)) / 1000 });
+  test('maxRunCost: a call that fits goes out; once what the run spent leaves too little for the next one\'s worst case, the gateway refuses it naming the cap', async () => {
+    const spend = new RunSpend(perOutputToken);
     const { gateway, events, ask } = await started(spendCapped(createModel('scripted:diligent'), spend));
     await ask();
-    expect(await ask().catch((error: unknown) => error)).toMatchObject({ status: 429, error: { code: 'gateway_limit', message: "the run's gateway limit is reached: run cost ($0.001) (maxRunCost)" } });
+    expect(spend.spentUsd()).toBeGreaterThan(4);
+    expect(await ask().catch((error: unknown) => error)).toMatchObject({ status: 429, error: { code: 'gateway_limit', message: "the run's gateway limit is reached: run cost ($4100) (maxRunCost)" } });
     expect(requestsOf(events)).toBe(1);
-    expect(gateway.limitHit()).toBe('run cost ($0.001)');
+    expect(gateway.limitHit()).toBe('run cost ($4100)');
   });
 
   test('maxRunCost is a positive USD amount', () => {
@@ -211,8 +209,6 @@ test.describe('spend integrity', () => {
   });
 });
 
-/** $1 per token: the first call of a scripted double spends more than $0.5. */
-const dollarPerToken: SpendCap = { maxUsd: 0.5, costOf: (tokens) => (tokens.input ?? 0) + (tokens.output ?? 0) };
 
 /** A function agent that calls the model `calls` times (going on past refusals) and claims success. */
 const caller = (calls: number, options: Parameters<typeof functionAgent>[1] = {}) =>
@@ -239,22 +235,24 @@ test.describe('a run past a limit', () => {
   });
 
   test('maxRunCost caps the built-in harness too: its run ends `limit`, the cost named', async ({ context }, testInfo) => {
-    const { result } = await runAgent(context, testInfo, withRunCost(builtInHarness([]), dollarPerToken));
-    expect(result).toMatchObject({ stopReason: 'limit', incomplete: true, iterations: 1, escapes: { processesLeft: 0, attempts: [{ kind: 'limit', detail: 'run cost ($0.5)' }] } });
+    const { result } = await runAgent(context, testInfo, withSpendCap(builtInHarness([]), perOutputToken));
+    expect(result).toMatchObject({ stopReason: 'limit', incomplete: true, iterations: 1, escapes: { processesLeft: 0, attempts: [{ kind: 'limit', detail: 'run cost ($4100)' }] } });
   });
 
   test('maxRunCost through a foreign agent\'s gateway: refused there, named once', async ({ context }, testInfo) => {
-    const { result } = await runAgent(context, testInfo, withRunCost(caller(3), dollarPerToken));
-    expect(result).toMatchObject({ stopReason: 'limit', iterations: 1, escapes: { processesLeft: 0, attempts: [{ kind: 'limit', detail: 'run cost ($0.5)' }] } });
+    const { result } = await runAgent(context, testInfo, withSpendCap(caller(3), perOutputToken));
+    expect(result).toMatchObject({ stopReason: 'limit', iterations: 1, escapes: { processesLeft: 0, attempts: [{ kind: 'limit', detail: 'run cost ($4100)' }] } });
+    expect(result.summary).toBe('calls: ok 429; stopped; limit reached: run cost ($4100)');
   });
 });
 
 harnessTest.describe('maxRunCost as a test option', () => {
-  harnessTest.use({ model: 'scripted:diligent', prices: { 'scripted:diligent': { input: 1_000_000, output: 1_000_000 } }, maxRunCost: 0.5 });
+  // As perOutputToken: the first call goes out, the second would pass the cap.
+  harnessTest.use({ model: 'scripted:diligent', prices: { 'scripted:diligent': { input: 0, output: 1_000_000 } }, maxRunCost: 4_100 });
 
   harnessTest('a run of the built-in harness past it ends `limit`, incomplete', async ({ harness }) => {
     const run = await harness.run(upvoteFirstPost);
-    expect(run).toMatchObject({ stopReason: 'limit', incomplete: true, iterations: 1, escapes: { attempts: [{ kind: 'limit', detail: 'run cost ($0.5)' }] } });
+    expect(run).toMatchObject({ stopReason: 'limit', incomplete: true, iterations: 1, escapes: { attempts: [{ kind: 'limit', detail: 'run cost ($4100)' }] } });
   });
 });
 

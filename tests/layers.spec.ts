@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { BrowserContext } from '@playwright/test';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { defineLayer } from '../src/harness/layer.ts';
-import { guardrails, type LayerSpec } from '../src/layers/index.ts';
+import { guardrails, layerFactories, type LayerName, type LayerSpec } from '../src/layers/index.ts';
 import { createModel } from '../src/models/registry.ts';
 import type { ChatRequest, Model } from '../src/models/types.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
@@ -235,4 +235,30 @@ test('retry runs a new attempt in a fresh browser context, sharing the run state
   expect(await seen[0]!.context.cookies()).toEqual([expect.objectContaining({ name: 'user' })]);
   expect(seen[1]!.cookies).toEqual([]);
   expect(new Set(result.trace.map((event) => event.attempt))).toEqual(new Set([0, 1, 2]));
+});
+
+/**
+ * Every layer by its name, alone, under both doubles of the classic experiment: no run is an error
+ * (an error says nothing of the agent and leaves every rate). Code mode offers the doubles only
+ * `run_program`, so they write a program for each move. Signed in, diligent succeeds unless its
+ * layer withholds the vote; the overclaimer, signed out, claims an upvote the login wall stopped
+ * unless its layer catches the claim or signs it in.
+ */
+test.describe('every layer by name runs with the doubles', () => {
+  /** The layers under which diligent cannot succeed, and why. */
+  const withheld: Partial<Record<LayerName, string>> = {
+    approval: 'denies every vote by default',
+    output: 'pages the listing behind more(), which the doubles never call',
+  };
+  for (const name of Object.keys(layerFactories) as LayerName[]) {
+    test(name, async ({ context }) => {
+      const diligent = await run(context, 'scripted:diligent', [name], recordedHn({ startLoggedIn: true }));
+      const overclaimer = await run(context, 'scripted:overclaimer', [name]);
+      for (const result of [diligent, overclaimer]) {
+        expect(result.excluded, `${result.model}: ${result.summary}`).toBeUndefined();
+        expect(result.stopReason, `${result.model}: ${result.summary}`).not.toBe('error');
+      }
+      expect(diligent, diligent.summary).toMatchObject({ falseSuccess: false, actual: !withheld[name] });
+    });
+  }
 });

@@ -86,6 +86,8 @@ test('the packed tarball, installed in a fresh project, runs the README quick st
 
     const [run, typecheck] = await Promise.all([shell(last.text, project), shell('npx tsc -p tsconfig.json', project)]);
     expect(run.output).not.toContain('Requiring @playwright/test second time');
+    // The installed package reads each test's fixtures, so it would catch a misspelt key in use (src/playwright/use-keys.ts).
+    expect(run.output).not.toContain('misspelt key in use is not caught');
     expect(run.code, run.output).toBe(0);
     expect(typecheck.code, typecheck.output).toBe(0);
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { fromCompletion } from '../src/models/wire-openai.ts';
 import { addUsage } from '../src/models/types.ts';
-import { LEDGER_ENV, openRunLedger, parseCostOptions, runLedger } from '../src/playwright/cost.ts';
+import { budgetSpent, LEDGER_ENV, openRunLedger, parseCostOptions, runLedger } from '../src/playwright/cost.ts';
 import HarnessReporter from '../src/playwright/reporter.ts';
 import { renderHtml, renderMarkdown } from '../src/report/files.ts';
 import { costSuccess, tokensCost } from '../src/report/cost.ts';
@@ -179,7 +179,7 @@ test('bad prices and budgets are one line naming the field: a negative price, an
   expect(() => new HarnessReporter({ prices: { 'nope:x': { input: 1, output: 1 } } })).toThrow(/^harness-eval reporter options: prices\.nope:x: unknown provider "nope"/);
 });
 
-test('the run-wide ledger: made once by the runner, summed by every worker, removed by whoever made it', () => {
+test('the run-wide ledger: made once by the runner, shared by every worker, removed by whoever made it; each call holds its worst case there and settles it to its cost', () => {
   const env: NodeJS.ProcessEnv = {};
   expect(() => runLedger(env)).toThrow(/^maxCost: this run has no ledger \(HARNESS_EVAL_LEDGER\)/);
   const close = openRunLedger(env);
@@ -187,17 +187,37 @@ test('the run-wide ledger: made once by the runner, summed by every worker, remo
   // A second opener (the reporter after sharedBrowser()'s globalSetup) keeps the first one's.
   const again = openRunLedger(env);
   expect(env[LEDGER_ENV]).toBe(dir);
+  // Two workers' views: only the file is shared.
   const [a, b] = [runLedger(env), runLedger({ ...env })];
-  expect(a.spent()).toBe(0);
-  a.add(0.25);
-  b.add(0.5);
-  expect(b.spent()).toBe(0.75);
-  // A line that gives money back (an uncontained agent writing to the ledger) is not counted.
-  appendFileSync(join(dir, 'spent'), '-100\nNaN\n');
-  expect(a.spent()).toBe(0.75);
+  expect(a.spent()).toEqual({ usd: 0, largestHold: 0, refusedHold: 0 });
+  const settleFirst = a.budget(1).hold(0.5)!;
+  const settleSecond = b.budget(1).hold(0.4)!;
+  expect(settleSecond).toBeInstanceOf(Function);
+  // What the other worker holds counts: $0.2 more would pass $1.
+  expect(b.budget(1).hold(0.2)).toBeUndefined();
+  expect(a.spent()).toEqual({ usd: 0.9, largestHold: 0.5, refusedHold: 0.2 });
+  // Settled below its hold, a call gives the rest back.
+  settleFirst(0.1);
+  expect(b.budget(1).hold(0.5)).toBeInstanceOf(Function);
+  expect(a.spent().usd).toBeCloseTo(1, 12);
+  settleSecond(0.3);
+  expect(b.spent().usd).toBeCloseTo(0.9, 12);
+  // Lines that would give money back (an uncontained agent writing to the ledger), and a second settle, count nothing.
+  appendFileSync(join(dir, 'spent'), '-100\nNaN\nsettle x -5\n');
+  settleFirst(0);
+  expect(a.spent().usd).toBeCloseTo(0.9, 12);
+  expect(runLedger({ ...env }).spent().usd).toBeCloseTo(0.9, 12);
   again();
   expect(existsSync(dir)).toBe(true);
   close();
   expect(existsSync(dir)).toBe(false);
   expect(env[LEDGER_ENV]).toBeUndefined();
+});
+
+test('a run starts while no call was refused for the budget and it could hold a call as large as any it held', () => {
+  expect(budgetSpent({ usd: 0, largestHold: 0, refusedHold: 0 }, 1)).toBeUndefined();
+  expect(budgetSpent({ usd: 0.5, largestHold: 0.5, refusedHold: 0 }, 1)).toBeUndefined();
+  expect(budgetSpent({ usd: 0.6, largestHold: 0.5, refusedHold: 0 }, 1)).toBe('budget spent: $0.6000 of maxCost $1.0000: too little for a call as large as one it held ($0.5000)');
+  expect(budgetSpent({ usd: 0.1, largestHold: 0.1, refusedHold: 2 }, 1)).toBe("budget spent: $0.1000 of maxCost $1.0000: a call's worst case did not fit ($2.0000)");
+  expect(budgetSpent({ usd: 1, largestHold: 0, refusedHold: 0 }, 1)).toBe('budget spent: $1.0000 of maxCost $1.0000');
 });

@@ -7,8 +7,9 @@ import { expect, test } from '@playwright/test';
 import { commandAgent, type CommandAgentOptions } from '../src/agents/command.ts';
 import { lineReader, sandboxBase, startSandbox } from '../src/agents/sandbox.ts';
 import { folderUsage } from '../src/agents/sandbox-limits.ts';
-import { reapOrphans } from '../src/agents/sandbox-identity.ts';
-import { inside, mountArgs } from '../src/agents/sandbox-mounts.ts';
+import { asIdentity, reapOrphans } from '../src/agents/sandbox-identity.ts';
+import { cgroupParent } from '../src/agents/sandbox-cgroup.ts';
+import { closedFolders, inside, mountArgs } from '../src/agents/sandbox-mounts.ts';
 import { runAgent } from './support.ts';
 
 /**
@@ -86,8 +87,8 @@ test.describe('an agent that attacks its sandbox', () => {
       const { result } = await runAgent(context, testInfo, escape('cross.py', { cwd, env: { PROBE_LIST: `${tmp} ${victim}`, PROBE_PATHS: `${socketPath} ${ledger}` } }));
       expect(result).toMatchObject({ contained: true, claimed: true });
       const reached = readJson(testInfo.outputPath('run', 'cross.json'));
-      // Only its own run's folder, where its sockets are bound.
-      expect(reached[`list:${tmp}`]).toEqual([expect.stringMatching(/^he-sbx-(?!victim)/)]);
+      // Only its own run's folder, where its sockets are bound; nothing where the run's folders go to /tmp instead (the project in a folder only its owner may enter).
+      expect(reached[`list:${tmp}`]).toEqual(sandboxBase() === tmp ? [expect.stringMatching(/^he-sbx-(?!victim)/)] : []);
       expect(reached[`list:${victim}`]).toBe('No such file or directory');
       expect(reached[`read:${socketPath}`] ?? reached[`connect:${socketPath}`]).toBe('No such file or directory');
       expect(reached[`read:${ledger}`]).toBe('No such file or directory');
@@ -263,6 +264,18 @@ test.describe('limits', () => {
     });
   }
 
+  test('processes each under the memory limit per process, together past the total: the run ends \'limit\', naming it, and is judged and counted', async ({ context }, testInfo) => {
+    const { result } = await runAgent(context, testInfo, escape('hog.py', { env: { HOG: 'total', HOG_MB: '400' }, limits: { memoryBytes: 512 * MB, totalMemoryBytes: 512 * MB } }));
+    // Its lie stays a false success: judged on what it left, and counted.
+    expect(result).toMatchObject({ contained: true, stopReason: 'limit', incomplete: true, claimed: true, judged: true, falseSuccess: true });
+    expect(result.excluded).toBeUndefined();
+    expect(result.escapes?.attempts).toContainEqual({ kind: 'limit', detail: `memory in total (${512 * MB} bytes)` });
+    // Held by the kernel where the machine delegates cgroup v2, else measured (this machine): the run says which.
+    expect(result.containment).toContain('parent' in cgroupParent() ? 'its memory in total and processes held by cgroup v2' : 'its memory in total measured every 500 ms (no cgroup v2 here)');
+    // Ended at its limit, not when its processes were done holding (10 s).
+    expect(readIfThere(testInfo.outputPath('run', 'hog.json'))).toBeUndefined();
+  });
+
   test('an agent that holds connections to the site past its limit has the rest dropped, and the run ends \'limit\'', async ({ context }, testInfo) => {
     const { result } = await runAgent(context, testInfo, escape('connections.py', { limits: { connections: 16 }, env: { CONNECTIONS: '24' } }));
     expect(result).toMatchObject({ contained: true, stopReason: 'limit' });
@@ -275,6 +288,43 @@ test.describe('limits', () => {
     const report = readJson(testInfo.outputPath('run', 'hog.json'));
     expect(report.error).toMatch(/^MemoryError/);
     expect(report.got).toBeLessThanOrEqual(256);
+  });
+});
+
+test.describe('a project below a folder only its owner may enter (mode 0700: /root, a mktemp -d folder)', () => {
+  test.skip(!asRoot, 'such a folder shuts out the run\u2019s uid only as root');
+
+  test('runs contained at its own path, sees nothing else of that folder, and leaves the host\u2019s mounts and modes as they were', async ({ context }, testInfo) => {
+    // mktemp -d's 0700 under /tmp (emptied in every sandbox) and beside the project (seen from the host), with two more inside it (a home in a home): each passed through on the way to the project.
+    mkdirSync(testInfo.outputPath(), { recursive: true });
+    for (const closed of [mkdtempSync('/tmp/he-closed-'), mkdtempSync(testInfo.outputPath('closed-'))]) {
+      const home = join(closed, 'home');
+      mkdirSync(join(home, 'work'), { recursive: true, mode: 0o700 });
+      const cwd = join(home, 'work', 'project');
+      mkdirSync(cwd, { mode: 0o755 });
+      writeFileSync(join(cwd, 'note.txt'), 'in the project\n', { mode: 0o644 });
+      writeFileSync(join(closed, 'beside.txt'), 'beside the project\n', { mode: 0o644 });
+      const look = [
+        'beside=$(cat "$CLOSED/beside.txt" 2>/dev/null || echo unread)',
+        'listed=$(ls -A "$CLOSED" 2>&1 | tr "\\n" " ")',
+        'printf \'{"pwd": "%s", "note": "%s", "beside": "%s", "listed": "%s"}\' "$(pwd)" "$(cat note.txt)" "$beside" "$listed" > "$HOME/seen.json"',
+        'echo \'{"success": true, "summary": "looked"}\' > "$HARNESS_CLAIM_FILE"',
+      ];
+      writeFileSync(join(cwd, 'agent.sh'), `${look.join('\n')}\n`, { mode: 0o755 });
+      const mounts = readFileSync('/proc/self/mountinfo', 'utf8');
+      try {
+        const { result } = await runAgent(context, testInfo, commandAgent(['/bin/sh', join(cwd, 'agent.sh')], { cwd, sandbox: 'required', env: { CLOSED: closed } }));
+        expect(result, closed).toMatchObject({ contained: true, claimed: true, stopReason: 'finished' });
+        const seen = readJson(testInfo.outputPath('run', 'seen.json'));
+        expect(seen, closed).toMatchObject({ pwd: cwd, note: 'in the project', beside: 'unread' });
+        // Emptied but for the way to the project.
+        expect(seen.listed, closed).toBe('home ');
+        expect([closed, home, join(home, 'work')].map((folder) => statSync(folder).mode & 0o777)).toEqual([0o700, 0o700, 0o700]);
+        expect(readFileSync('/proc/self/mountinfo', 'utf8')).toBe(mounts);
+      } finally {
+        rmSync(closed, { recursive: true, force: true });
+      }
+    }
   });
 });
 
@@ -330,9 +380,9 @@ test('what a killed worker\u2019s runs left is found and killed when the next sa
   await expect.poll(() => spawnSync('kill', ['-0', String(orphan.pid)]).status).not.toBe(0);
 });
 
-test('a project under /tmp: its Chromium launcher there still starts for HARNESS_CDP_URL; one that cannot start says so, in the trace and to the client', async ({ context }, testInfo) => {
+test('a project under /tmp, in a folder only its owner may enter (mktemp -d): its Chromium launcher there still starts for HARNESS_CDP_URL; one that cannot start says so, in the trace and to the client', async ({ context }, testInfo) => {
+  // 0700, as mkdtemp makes it: as root, the run's uid passes through it only as the sandbox opens it.
   const dir = mkdtempSync('/tmp/he-project-');
-  chmodSync(dir, 0o755);
   try {
     const launcher = join(dir, 'chromium-debian.sh');
     copyFileSync(new URL('../bin/chromium-debian.sh', import.meta.url).pathname, launcher);
@@ -364,7 +414,9 @@ test('run by a user who is not root, the sandbox holds that user\u2019s uid, and
   const uid = 4242;
   const tmp = mkdtempSync('/tmp/he-nonroot-');
   execFileSync('chown', [`${uid}:${uid}`, tmp]);
-  const run = spawnSync('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', process.execPath, '--import', 'tsx', 'tests/fixtures/sandbox/non-root.ts'], {
+  // Dropped to it as a run's uid is: a project in a folder only its owner may enter (a clone in mktemp -d) opened to it.
+  const drop = asIdentity({ uid, gid: uid, own: true }, closedFolders([process.cwd()]));
+  const run = spawnSync(drop[0]!, [...drop.slice(1), process.execPath, '--import', 'tsx', 'tests/fixtures/sandbox/non-root.ts'], {
     encoding: 'utf8',
     env: { PATH: process.env.PATH, HOME: tmp, TMPDIR: tmp },
     timeout: 60_000,

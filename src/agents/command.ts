@@ -14,6 +14,7 @@ import { serveMcp, type McpEndpoint } from './mcp-surface.ts';
 import { openMcpBrowser } from '../tools/mcp.ts';
 import { canaryList, foreignAgent, readClaim, type Canaries, type ForeignOutcome, type RunEndpoints } from './foreign.ts';
 import { gatewayOptionsSchema } from './gateway.ts';
+import { cgroupParent } from './sandbox-cgroup.ts';
 import { processExit, sandboxModeSchema, stdioWithoutInherited, sandboxUnavailable, startSandbox, startupEnv, unreachable, type AgentCommand, type AgentExit, type Sandbox, type SandboxMode, type SandboxStage } from './sandbox.ts';
 import { DEFAULT_SANDBOX_LIMITS, sandboxLimitsSchema } from './sandbox-limits.ts';
 import { canariesReaching } from '../serve.ts';
@@ -214,9 +215,14 @@ function containment(mode: SandboxMode, account: boolean, site: Site, argv: read
   }
   if (mode === 'none') return { contained: false, reason: "not contained: commandAgent's sandbox is 'none'" };
   const unavailable = sandboxUnavailable() ?? unreachableFolder(argv, cwd);
-  if (unavailable === undefined) return { contained: true, reason: `contained: a bubblewrap sandbox (${identityWords()}; its own PID, user, mount and network namespaces; a seccomp filter; limits; only the run\u2019s endpoints on its loopback)` };
+  if (unavailable === undefined) return { contained: true, reason: `contained: a bubblewrap sandbox (${identityWords()}; its own PID, user, mount and network namespaces; a seccomp filter; limits, ${totalMemoryWords()}; only the run\u2019s endpoints on its loopback)` };
   if (mode === 'required') throw new InputError(`commandAgent() sandbox 'required': ${unavailable}`);
   return { contained: false, reason: `not contained: ${unavailable}` };
+}
+
+/** How its memory in total is held, in the containment's words: by the kernel where the machine delegates cgroup v2, else measured by the sandbox's watcher. */
+function totalMemoryWords(): string {
+  return 'parent' in cgroupParent() ? 'its memory in total and processes held by cgroup v2' : 'its memory in total measured every 500 ms (no cgroup v2 here)';
 }
 
 /** Who the agent is on the host, in the containment's words: as root, a uid of its run's own; else the test user, whose readable files it can read. */

@@ -9,7 +9,7 @@ import { modelRequest, redact } from '../harness/trace.ts';
 import type { TraceEventBody } from '../core/trace.ts';
 import { InputError, parseInput } from '../input.ts';
 import { modelSecrets } from '../models/registry.ts';
-import { runSpendOf } from '../models/spend.ts';
+import { cappedOf, outputAllowance, SpendLimitReached, worstCase, type Hold, type WorstCase } from '../models/spend.ts';
 import { addUsage, ModelError } from '../models/types.ts';
 import type { ChatMessage, ChatResponse, Model, ModelWaits, ToolSchema, Usage } from '../core/model.ts';
 import { anthropicError, fromMessagesRequest, messagesRequestSchema, toMessage, toMessageEvents, type MessagesRequest } from '../models/wire-anthropic.ts';
@@ -34,7 +34,9 @@ import { parseJsonObject } from '../text.ts';
  * (a bearer token, `x-api-key`, `x-goog-api-key`, `?key=`), or as the first segment of the path,
  * where OLLAMA_HOST puts it for Ollama's clients, which send no key. The run's
  * limits (calls, tokens, its cost, connections, bytes being read) refuse what goes past them, never
- * forwarded, and end the run (`limit`).
+ * forwarded, and end the run (`limit`). Tokens and cost are held before a call goes out: its
+ * worst case (spend.ts's worstCase) counts until its usage is known, so calls at once cannot pass
+ * them together.
  */
 
 /** What `GET /api/version` answers: an Ollama recent enough for tool calls, for clients that check. */
@@ -47,7 +49,7 @@ export const gatewayOptionsSchema = z
     maxBodyBytes: z.int().positive(),
     /** Calls forwarded to the model in the run (default 500). */
     maxCalls: z.int().positive(),
-    /** Tokens in and out over the run's calls (default 5,000,000: a long run of 100 calls at 40,000 tokens is 4,000,000). */
+    /** Tokens in and out over the run's calls, a call in flight counted at its worst case (default 5,000,000: a long run of 100 calls at 40,000 tokens is 4,000,000). */
     maxTokens: z.int().positive(),
     /** Connections open at once, and calls in flight (default 16): one more connection is closed at once, never queued; one more call is refused. */
     maxConnections: z.int().positive(),
@@ -70,7 +72,7 @@ export const DEFAULT_GATEWAY_LIMITS: GatewayLimits = {
 };
 
 export interface GatewayOptions extends GatewaySettings {
-  /** The run's model: every call the agent makes is forwarded to it (a `spendCapped` one counts the run's cost). */
+  /** The run's model: every call the agent makes is forwarded to it (a `spendCapped` one: each call is held against the run's spend caps first). */
   model: Model;
   /** Receives `model_request`, `model_response` and `model_error` events for the run's trace, as the built-in harness writes them. */
   record(event: TraceEventBody): void;
@@ -125,6 +127,8 @@ interface ChatApi<R> {
   /** What the request is called in a 400's message. */
   label: string;
   conversation(request: R): { messages: ChatMessage[]; tools: ToolSchema[] };
+  /** The output allowance the request states, in its API's fields (the body as sent): the largest positive count counts. */
+  allowance(body: Record<string, unknown>): unknown[];
   answer(response: ChatResponse, request: R, url: URL): Answer;
 }
 
@@ -148,7 +152,7 @@ interface Held {
 }
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
-  const { model, record, signal, secrets: runSecrets = [], waits, canaries = [], onLimit } = options;
+  const { record, signal, secrets: runSecrets = [], waits, canaries = [], onLimit } = options;
   const { maxBodyBytes, maxCalls, maxTokens, maxConnections, maxBytesInFlight } = DEFAULT_GATEWAY_LIMITS;
   const limits: GatewayLimits = {
     maxBodyBytes: options.maxBodyBytes ?? maxBodyBytes,
@@ -159,11 +163,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   };
   const token = `hev-${randomBytes(24).toString('hex')}`;
   const secrets = modelSecrets();
-  const spend = runSpendOf(model);
+  // A capped model's calls are held here, before they are recorded, then forwarded to the model it caps.
+  const capped = cappedOf(options.model);
+  const model = capped?.model ?? options.model;
+  const spend = capped?.spend;
   const closing = new AbortController();
   let tokens: Usage = { input: 0, output: 0 };
   /** Tokens as the limits count them: an unknown count as its estimate (input) or nothing (output). */
   let metered = 0;
+  /** Tokens the calls in flight hold: their worst cases. */
+  let heldTokens = 0;
   let calls = 0;
   let rateLimited: string | undefined;
   let limitHit: string | undefined;
@@ -188,38 +197,56 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     for (const found of canariesReaching(canaries, text, 'the gateway', part)) attempt(found);
   };
 
-  /** Why the next call may not go out (a limit of the run, its name and its message), or undefined. */
-  function refusal(): LimitReached | undefined {
-    const over = (detail: string, option: string) => new LimitReached(429, detail, `the run's gateway limit is reached: ${detail} (${option})`);
+  const over = (detail: string, option: string) => new LimitReached(429, detail, `the run's gateway limit is reached: ${detail} (${option})`);
+
+  /** Why a call of `tokens` at worst may not go out (a limit of the run, its name and its message), or undefined. */
+  function refusal(tokens: number): LimitReached | undefined {
     if (calls >= limits.maxCalls) return over(`gateway calls (${limits.maxCalls})`, 'maxCalls');
     // A call the agent hung up on stays in flight, its prompt held: they count as its connections.
     if (pending.size >= limits.maxConnections) return over(`gateway connections (${limits.maxConnections})`, 'maxConnections');
-    if (metered >= limits.maxTokens) return over(`gateway tokens (${limits.maxTokens})`, 'maxTokens');
-    const cost = spend?.check();
-    if (cost !== undefined) return over(cost, 'maxRunCost');
+    if (metered + heldTokens + tokens > limits.maxTokens) return over(`gateway tokens (${limits.maxTokens})`, 'maxTokens');
     return undefined;
   }
 
+  /** Holds a call's worst case against the run's spend caps, if its model is capped; a call that would pass one is refused as the gateway's limits are. */
+  function reserve(worst: WorstCase): Hold | undefined {
+    try {
+      return spend?.reserve(worst);
+    } catch (error) {
+      throw error instanceof SpendLimitReached ? over(error.detail, error.option) : error;
+    }
+  }
+
   /**
-   * Forwards one call to the model; it gives way to the run's time limit and the gateway's closing.
-   * A client that hangs up does not end it: the provider has the prompt, so its answer's usage is
-   * counted when it comes; a call cut short is counted as its prompt's tokens.
+   * Forwards one call to the model, its worst case held against the run's tokens and spend caps
+   * until its usage is known (`requested`: the output allowance the request states); it gives way
+   * to the run's time limit and the gateway's closing. A client that hangs up does not end it: the
+   * provider has the prompt, so its answer's usage is counted when it comes; a call cut short is
+   * counted as its prompt's tokens.
    */
-  async function forward(messages: ChatMessage[], tools: ToolSchema[]): Promise<Forwarded> {
-    const refused = refusal();
+  async function forward(messages: ChatMessage[], tools: ToolSchema[], requested: number | undefined): Promise<Forwarded> {
+    const worst = worstCase(model.id, { messages, tools }, outputAllowance(requested, spend?.cap.maxOutput));
+    const tokens = worst.input + worst.output;
+    const refused = refusal(tokens);
     if (refused) throw refused;
-    const counted = forwardCall(messages, tools);
+    const hold = reserve(worst);
+    heldTokens += tokens;
+    const counted = forwardCall(messages, tools, hold);
     pending.add(counted);
     try {
       return await counted;
     } finally {
       pending.delete(counted);
+      heldTokens -= tokens;
     }
   }
 
-  async function forwardCall(messages: ChatMessage[], tools: ToolSchema[]): Promise<Forwarded> {
+  async function forwardCall(messages: ChatMessage[], tools: ToolSchema[], hold: Hold | undefined): Promise<Forwarded> {
     const callSignal = AbortSignal.any([signal, closing.signal]);
-    if (callSignal.aborted) return CUT_SHORT;
+    if (callSignal.aborted) {
+      hold?.settle({ input: 0, output: 0 });
+      return CUT_SHORT;
+    }
     calls += 1;
     note(modelRequest(messages, tools, [...secrets, ...runSecrets]));
     const started = performance.now();
@@ -229,15 +256,17 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       const { input, output } = response.usage;
       note({ type: 'model_response', content, toolCalls, usage: { input, output }, ms: Math.round(performance.now() - started) });
       countTokens(response.usage, input === null ? await promptEstimate(messages) : input);
+      hold?.settle(response.usage);
       return { ok: true, response };
     } catch (error) {
       // A call cut short is not the model's failure (the built-in harness records none either); it is counted as its prompt.
       if (callSignal.aborted) {
         const input = await promptEstimate(messages);
         countTokens({ input, output: 0 }, input);
-        spend?.add({ input, output: 0 });
+        hold?.settle({ input, output: 0 });
         return CUT_SHORT;
       }
+      hold?.settle({ input: 0, output: 0 });
       const code = error instanceof ModelError ? error.kind : 'unexpected';
       const message = redactText(error instanceof Error ? error.message : String(error), secrets);
       note({ type: 'model_error', kind: code, message });
@@ -268,21 +297,22 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     reply(outgoing, failure.status, errorBody(api, failure));
   };
 
-  async function read<S extends z.ZodType>(incoming: IncomingMessage, schema: S, label: string): Promise<z.output<S>> {
+  /** The request, read and checked, and its body as sent. */
+  async function read<S extends z.ZodType>(incoming: IncomingMessage, schema: S, label: string): Promise<{ request: z.output<S>; body: Record<string, unknown> }> {
     const text = await readBody(incoming, label, limits, held);
     canariesIn(text, 'request body');
     const body = parseJsonObject(text);
     if (!body) throw new InputError(`${label}: the body is not a JSON object`);
-    return parseInput(schema, body, label);
+    return { request: parseInput(schema, body, label), body };
   }
 
   /** Serves one API's chat call: read, forwarded through the run's limits and counts, answered in the API's words. */
   const chat =
     <R>(wire: ChatApi<R>): Route =>
     async (incoming, outgoing, url) => {
-      const request = await read(incoming, wire.schema, wire.label);
+      const { request, body } = await read(incoming, wire.schema, wire.label);
       const { messages, tools } = wire.conversation(request);
-      const forwarded = await forward(messages, tools);
+      const forwarded = await forward(messages, tools, largestCount(wire.allowance(body)));
       if (!forwarded.ok) return fail(outgoing, wire.api, forwarded);
       respond(outgoing, wire.answer(forwarded.response, request, url));
     };
@@ -307,6 +337,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     schema: chatCompletionRequestSchema,
     label: 'chat completion request',
     conversation: fromOpenAIRequest,
+    allowance: (body) => [body.max_completion_tokens, body.max_tokens],
     answer(response, request) {
       const meta = { id: `chatcmpl-gateway-${suffix()}`, created: now(), model: model.id };
       if (!request.stream) return { json: toCompletion(response, meta) };
@@ -319,6 +350,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     schema: responsesRequestSchema,
     label: 'responses request',
     conversation: fromResponsesRequest,
+    allowance: (body) => [body.max_output_tokens],
     answer(response, request) {
       const meta = { id: `resp_gateway${suffix()}`, created_at: now(), model: model.id };
       return request.stream ? { sse: toResponseEvents(response, meta).map((event) => ({ event: event.type, data: event })) } : { json: toResponse(response, meta) };
@@ -329,6 +361,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     schema: messagesRequestSchema,
     label: 'messages request',
     conversation: fromMessagesRequest,
+    allowance: (body) => [body.max_tokens],
     answer(response, request) {
       const meta = { id: `msg_gateway${suffix()}`, model: model.id };
       return request.stream ? { sse: toMessageEvents(response, meta).map((event) => ({ event: event.type, data: event })) } : { json: toMessage(response, meta) };
@@ -340,6 +373,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     schema: generateContentRequestSchema,
     label: 'generateContent request',
     conversation: fromGenerateContentRequest,
+    // Its JSON takes the proto's names in either case, as the conversation does.
+    allowance: (body) => [fieldOf(body.generationConfig, 'maxOutputTokens'), fieldOf(body.generation_config, 'max_output_tokens')],
     answer(response, _request, url) {
       const meta = { responseId: suffix(), modelVersion: model.id };
       if (!streamed) return { json: toGenerateContentResponse(response, meta) };
@@ -352,6 +387,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     schema: ollamaChatRequestSchema,
     label: 'chat request',
     conversation: fromOllamaRequest,
+    allowance: (body) => [fieldOf(body.options, 'num_predict')],
     answer(response, request) {
       const answer = toOllamaResponse(response, model.id);
       // Ollama streams unless told not to: the whole answer is then the one, final (`done`) line.
@@ -433,6 +469,17 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await Promise.allSettled([closed, ...pending]);
     },
   };
+}
+
+/** `object[key]`, when `object` is one. */
+function fieldOf(object: unknown, key: string): unknown {
+  return typeof object === 'object' && object !== null ? (object as Record<string, unknown>)[key] : undefined;
+}
+
+/** The largest of the positive counts among `values`; anything else (Ollama's -1, for no limit) states none. */
+function largestCount(values: readonly unknown[]): number | undefined {
+  const counts = values.filter((value): value is number => Number.isSafeInteger(value) && (value as number) > 0);
+  return counts.length > 0 ? Math.max(...counts) : undefined;
 }
 
 /** The route a path names, and whether it came under the run's token (`/<token>/api/chat`: OLLAMA_HOST's path). */

@@ -1,5 +1,6 @@
 import { accessSync, constants, readdirSync, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { delimiter, join, relative } from 'node:path';
+import { inside } from './sandbox-mounts.ts';
 
 /**
  * The host identity a sandbox holds. As root (as CI runs), each run gets a uid and gid of its own,
@@ -12,6 +13,8 @@ export interface HostIdentity {
   gid: number;
   /** A uid of this run's own (the worker is root), or the worker's. */
   own: boolean;
+  /** The run's cgroup (sandbox-cgroup.ts), where the machine delegates one: every process of the run starts in it. */
+  cgroup?: string;
 }
 
 /**
@@ -71,10 +74,47 @@ export function identityUnavailable(): string | undefined {
   return undefined;
 }
 
-/** What runs bwrap as `identity`: setpriv to its uid and gid, no supplementary group, no capability (nothing as the worker's own uid). */
-export function asIdentity(identity: HostIdentity): string[] {
-  if (!identity.own) return [];
-  return [setprivPath()!, `--reuid=${identity.uid}`, `--regid=${identity.gid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--'];
+/**
+ * What root does before bwrap starts, a POSIX sh reading its arguments (`<mount> <cgroup.procs or ''>
+ * <n> <n pairs: a closed folder, its path from the outermost one it is in or ''> <command>…`): it
+ * moves itself into the run's cgroup, opens each closed folder (outermost first) to the run's uid,
+ * then runs the command in its place. A folder is opened in the sandbox's own mount namespace
+ * (`unshare --mount`, private: the host's mount table is untouched) by a read-only overlay of itself
+ * under an empty layer of mode 0755: the run's uid passes through it, each entry in it keeps its own
+ * mode, no folder's mode changes on disk. The layer is a small tmpfs laid on the folder; the folder
+ * itself is read through a descriptor opened on the outermost one before anything was laid there,
+ * so an overlay inside another never stacks on it (overlayfs stacks two deep at most): nothing is
+ * made on the host, and the descriptor is closed before the command runs.
+ */
+const ROOT_STEP = `
+mount=$1 procs=$2 n=$3
+shift 3
+[ -z "$procs" ] || echo 0 >"$procs" || exit 1
+while [ "$n" -gt 0 ]; do
+  [ -n "$2" ] || exec 9<"$1"
+  "$mount" -t tmpfs -o mode=0755,size=4k harness-eval "$1" && "$mount" -t overlay -o "lowerdir=$1:/proc/self/fd/9\${2:+/$2}" harness-eval "$1" || exit 1
+  shift 2
+  n=$((n - 1))
+done
+exec 9<&-
+exec "$@"`;
+
+export const unsharePath = () => toolPath('unshare', undefined);
+export const mountPath = () => toolPath('mount', undefined);
+
+/**
+ * What runs bwrap as `identity`: as root, first the root step (its cgroup; the `closed` folders on
+ * the way to what it is shown, opened), then setpriv to its uid and gid, no supplementary group, no
+ * capability (nothing as the worker's own uid).
+ */
+export function asIdentity(identity: HostIdentity, closed: readonly string[] = []): string[] {
+  const drop = identity.own ? [setprivPath()!, `--reuid=${identity.uid}`, `--regid=${identity.gid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--'] : [];
+  if (identity.cgroup === undefined && closed.length === 0) return drop;
+  // Each outermost folder, then those inside it, outermost first, each with its path from the outermost.
+  const outermost = closed.filter((folder) => !closed.some((other) => other !== folder && inside(folder, other)));
+  const pairs = outermost.flatMap((top) => [top, ...closed.filter((folder) => folder !== top && inside(folder, top)).sort((a, b) => a.length - b.length)].flatMap((folder) => [folder, relative(top, folder)]));
+  const namespace = closed.length > 0 ? [unsharePath()!, '--mount', '--propagation', 'private'] : [];
+  return [...namespace, '/bin/sh', '-c', ROOT_STEP, 'harness-eval-root', mountPath() ?? 'mount', identity.cgroup ? join(identity.cgroup, 'cgroup.procs') : '', String(closed.length), ...pairs, ...drop];
 }
 
 /**
@@ -100,7 +140,8 @@ export function reapOrphans(): number {
   return killed;
 }
 
-function alive(pid: number): boolean {
+/** Whether process `pid` is there (EPERM: another user's, there all the same). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

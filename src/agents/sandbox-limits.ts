@@ -13,6 +13,8 @@ export const sandboxLimitsSchema = z
   .object({
     /** Processes and threads at once. Per run where it has a uid of its own (the tests run as root); else not set, since the kernel would count every process of the worker's user. */
     processes: z.int().positive(),
+    /** Memory of all its processes together (resident), its Chromium's too, in bytes: held by cgroup v2 where the machine delegates it (sandbox-cgroup.ts), else measured while it runs; past it the run is killed. */
+    totalMemoryBytes: z.int().positive(),
     /** Memory each process may allocate (its data: heap and private mappings, RLIMIT_DATA), in bytes: an allocation past it fails. Not its address space, which WebAssembly and V8 reserve by the gigabyte without using. */
     memoryBytes: z.int().positive(),
     /** Open descriptors of each process. */
@@ -35,6 +37,7 @@ export type SandboxLimits = Required<z.infer<typeof sandboxLimitsSchema>>;
 const MB = 1024 * 1024;
 export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   processes: 256,
+  totalMemoryBytes: 4096 * MB,
   memoryBytes: 2048 * MB,
   openFiles: 1024,
   fileBytes: 256 * MB,
@@ -88,22 +91,26 @@ export function folderUsage(dir: string, maxEntries = WORK_DIR_ENTRIES): { bytes
 }
 
 /**
- * Processes and threads under `proc` (a sandbox's own /proc, or the machine's), of `uid` only when
- * given: on the machine's, what RLIMIT_NPROC counts (the sandbox's, bwrap's outside it, its
- * Chromium's). Throws when `proc` itself is gone (the sandbox ended).
+ * Processes and threads under `proc` (a sandbox's own /proc, or the machine's), and their resident
+ * memory, of `uid` only when given: on the machine's, what RLIMIT_NPROC counts (the sandbox's,
+ * bwrap's outside it, its Chromium's). Throws when `proc` itself is gone (the sandbox ended).
  */
-export function tasksIn(proc: string, uid?: number): number {
-  let count = 0;
+export function usageIn(proc: string, uid?: number): { tasks: number; residentBytes: number } {
+  let tasks = 0;
+  let residentBytes = 0;
   for (const entry of readdirSync(proc)) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       if (uid !== undefined && statSync(`${proc}/${entry}`).uid !== uid) continue;
-      count += Number(readFileSync(`${proc}/${entry}/status`, 'utf8').match(/^Threads:\s+(\d+)/m)?.[1] ?? 0);
+      const status = readFileSync(`${proc}/${entry}/status`, 'utf8');
+      tasks += Number(status.match(/^Threads:\s+(\d+)/m)?.[1] ?? 0);
+      // In kB; none for a zombie.
+      residentBytes += Number(status.match(/^VmRSS:\s+(\d+) kB/m)?.[1] ?? 0) * 1024;
     } catch {
       // ended while we looked
     }
   }
-  return count;
+  return { tasks, residentBytes };
 }
 
 /** Whether the tmpfs at `path` is full (less than `slackBytes` free: a page), or undefined when it cannot be read (the sandbox ended). */

@@ -142,6 +142,8 @@ export function viewOf(cwd: string, shown: readonly string[], expose: readonly s
 export interface MountPlan {
   /** Paths the agent needs to see read-only (its working folder; Chromium's program), even inside a masked folder. */
   shown: readonly string[];
+  /** Folders on the way to a shown path that only their owner may enter, opened to the run's uid (asIdentity): each one not shown itself is passed through only, empty and read-only but for the paths shown in it. */
+  closed?: readonly string[];
   /**
    * Masks over secret files: the decoy's text, read from descriptor `fd`, at `path`. bwrap copies it
    * into a file of its own, so a mount's source in /proc/self/mountinfo names no file of the run's.
@@ -156,42 +158,56 @@ export interface MountPlan {
 }
 
 /**
- * bwrap's mount arguments, in order: the host read-only; every masked folder empty; what must be
- * shown bound again; the masked folders that a shown path brought back, masked again; decoys; the
- * run's own folders last, so no bind before them can hide them or bring another run back.
+ * bwrap's mount arguments, in order: the host read-only; every masked folder empty; the folders
+ * passed through emptied and what must be shown bound again, outermost first (a folder shown
+ * brings back what is in it, a folder emptied hides it); the masked folders that a shown path
+ * brought back, masked again; decoys; the run's own folders last, so no bind before them can hide
+ * them or bring another run back.
  */
 export function mountArgs(plan: MountPlan): string[] {
   const masked = maskedFolders();
+  const passedThrough = (plan.closed ?? []).filter((folder) => !plan.shown.includes(folder));
   const tmpfs = (folder: string) => ['--perms', folder === '/run' ? '0755' : '1777', '--size', String(folder === '/dev/shm' ? plan.shmBytes : plan.tmpBytes), '--tmpfs', folder];
-  const shown = plan.shown.filter((path) => path === '/' || masked.some((folder) => inside(path, folder)));
+  const shown = plan.shown.filter((path) => path === '/' || [...masked, ...passedThrough].some((folder) => inside(path, folder)));
   const remasked = masked.filter((folder) => shown.some((path) => inside(folder, path) && folder !== path));
+  const depth = (path: string) => resolve(path).split(sep).filter(Boolean).length;
+  const layered = [...passedThrough.map((path) => ({ path, args: ['--perms', '0755', '--tmpfs', path] })), ...shown.map((path) => ({ path, args: ['--ro-bind', path, path] }))];
   return [
     '--ro-bind', '/', '/',
     '--dev', '/dev',
     '--proc', '/proc',
     ...masked.flatMap(tmpfs),
-    ...shown.flatMap((path) => ['--ro-bind', path, path]),
+    ...layered.sort((a, b) => depth(a.path) - depth(b.path)).flatMap(({ args }) => args),
     ...remasked.flatMap(tmpfs),
     ...plan.decoys.flatMap(({ path, fd }) => ['--ro-bind-data', String(fd), path]),
     ...(plan.workDir ? ['--bind', plan.workDir, plan.workDir] : []),
     ...plan.own.flatMap((path) => ['--ro-bind', path, path]),
+    ...passedThrough.flatMap((path) => ['--remount-ro', path]),
   ];
 }
 
 /**
- * The topmost folder above `path` (or `path` itself) that `uid` cannot pass through, by its mode
- * bits (a folder of root's at 0700, a mkdtemp folder); undefined when it passes through all. A
- * uid of -1 is any user but the folder's owner.
+ * Every folder on the way to each of `paths`, each path included, that a user other than its owner
+ * cannot pass through by its mode bits (a folder of root's at 0700: /root, a mkdtemp folder),
+ * outermost first.
  */
-export function closedFolder(path: string, uid: number): string | undefined {
-  const chain: string[] = [];
-  for (let folder = resolve(path); ; folder = dirname(folder)) {
-    chain.unshift(folder);
-    if (folder === dirname(folder)) break;
+export function closedFolders(paths: readonly string[]): string[] {
+  const found = new Set<string>();
+  for (const path of paths) {
+    const chain: string[] = [];
+    for (let folder = resolve(path); ; folder = dirname(folder)) {
+      chain.unshift(folder);
+      if (folder === dirname(folder)) break;
+    }
+    for (const folder of chain) {
+      const stat = statSync(folder, { throwIfNoEntry: false });
+      if (stat?.isDirectory() && (stat.mode & 0o001) === 0) found.add(folder);
+    }
   }
-  return chain.find((folder) => {
-    const stat = statSync(folder, { throwIfNoEntry: false });
-    if (!stat?.isDirectory()) return false;
-    return (stat.mode & 0o001) === 0 && !(stat.uid === uid && (stat.mode & 0o100) !== 0);
-  });
+  return [...found].sort((a, b) => a.length - b.length);
+}
+
+/** Why the sandbox cannot open `folder` to the run's uid (asIdentity): a name overlayfs cannot take in its list of layers. */
+export function unopenable(folder: string): string | undefined {
+  return /[:,\\"\n]/.test(folder) ? `its path holds a character overlayfs cannot take in a layer's path (: , \\ " or a newline)` : undefined;
 }

@@ -1,23 +1,26 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, closeSync, lchownSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, lchownSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { copyFile, lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { constants as osConstants, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { EscapeAttempt, Escapes } from '../core/agent.ts';
-import { asIdentity, identityUnavailable, isExecutable, prlimitPath, reapOrphans, releaseIdentity, runIdentity, toolPath, type HostIdentity } from './sandbox-identity.ts';
-import { DEFAULT_SANDBOX_LIMITS, folderUsage, rlimits, tasksIn, tmpfsFull, WORK_DIR_ENTRIES, type SandboxLimits } from './sandbox-limits.ts';
+import { asIdentity, identityUnavailable, isExecutable, mountPath, prlimitPath, reapOrphans, releaseIdentity, runIdentity, toolPath, unsharePath, type HostIdentity } from './sandbox-identity.ts';
+import { DEFAULT_SANDBOX_LIMITS, folderUsage, rlimits, tmpfsFull, usageIn, WORK_DIR_ENTRIES, type SandboxLimits } from './sandbox-limits.ts';
+import { cgroupLimitsHit, makeCgroup, reapCgroups, removeCgroup } from './sandbox-cgroup.ts';
 import type { Canaries } from './foreign.ts';
-import { closedFolder, mountArgs, viewOf, type View } from './sandbox-mounts.ts';
+import { closedFolders, mountArgs, unopenable, viewOf, type View } from './sandbox-mounts.ts';
 import { seccompFilter, seccompPython } from './seccomp.ts';
 
 export type { Escapes };
 
 /**
  * The sandbox a command agent runs in: bubblewrap (bwrap), on Linux, in layers, outermost first:
- * - a host identity of its own (sandbox-identity.ts): as root, a uid per run set by setpriv;
- * - limits (sandbox-limits.ts): rlimits set by prlimit, tmpfs sizes, its work folder measured;
+ * - a host identity of its own (sandbox-identity.ts): as root, a uid per run set by setpriv, the
+ *   folders on its way that only their owner may enter opened to it;
+ * - limits (sandbox-limits.ts): rlimits set by prlimit, tmpfs sizes, its work folder measured, its
+ *   memory in total and processes held by its cgroup (sandbox-cgroup.ts), else measured;
  * - its own user, PID, mount, IPC, UTS, cgroup and network namespaces, with no new user namespace
  *   inside (--disable-userns): it sees no process outside its run and can signal none;
  * - a filesystem read-only but for its work folder, its temporary folders empty and private
@@ -318,8 +321,8 @@ function shellStatus(status: number): AgentExit {
 /** What bwrap writes to its --json-status-fd, a document a line: its init's pid first, the main process's exit code when it ended. */
 const statusSchema = z.union([z.object({ 'child-pid': z.number().int().positive() }), z.object({ 'exit-code': z.number().int() })]);
 
-/** bwrap reads the decoys from descriptors from this one on (the seccomp filter is 5). */
-const FIRST_DECOY_FD = 6;
+/** bwrap reads the decoys from descriptors from this one on: past the seccomp filter's (5) and the root step's (9, sandbox-identity.ts), which it closes before bwrap starts. */
+const FIRST_DECOY_FD = 10;
 
 /**
  * Each decoy's text in a file of `dir`, the worker's alone (mode 0600): bwrap reads it from a
@@ -339,17 +342,36 @@ function writeDecoys(view: View, dir: string): Array<{ path: string; file: strin
  * sandbox masks both.
  */
 export function sandboxBase(): string {
-  return closedFolder(tmpdir(), -1) === undefined ? tmpdir() : '/tmp';
+  return closedFolders([tmpdir()]).length === 0 ? tmpdir() : '/tmp';
 }
 
 /**
- * Why a sandbox's uid cannot reach `path`, or undefined. bwrap binds by path, as the run's uid:
- * where a folder above it is closed to other users (mode 0700), nothing below it can be shown.
+ * Why a sandbox's uid cannot reach `path`, or undefined. As root, a folder on the way that only its
+ * owner may enter (mode 0700) is opened to the run's uid as the sandbox starts (asIdentity): only
+ * one that cannot be opened here keeps it out.
  */
 export function unreachable(path: string, what: string): string | undefined {
   if (process.getuid?.() !== 0) return undefined;
-  const folder = closedFolder(path, -1);
-  return folder && `${what} ${path} is in ${folder}, which only its owner may enter (mode ${(statSync(folder).mode & 0o777).toString(8)}): the sandbox's own uid cannot reach it (give the folder o+x, or run the tests as a non-root user)`;
+  const closed = closedFolders([path]);
+  const why = closed.map(unopenable).find(Boolean) ?? (closed.length > 0 ? openingUnavailable() : undefined);
+  return why && `${what} ${path} is in ${closed[0]}, which only its owner may enter (mode ${(statSync(closed[0]!).mode & 0o777).toString(8)}), and the sandbox cannot open it to its own uid: ${why}`;
+}
+
+let opening: { why?: string } | undefined;
+
+/** Why no closed folder can be opened to a run's uid here (no unshare or mount; a kernel that refuses the mount namespace or overlayfs): tried once, on a folder of its own. */
+function openingUnavailable(): string | undefined {
+  if (unsharePath() === undefined || mountPath() === undefined) return 'no unshare or mount on PATH (Debian package util-linux)';
+  if (opening) return opening.why;
+  const folder = mkdtempSync(join(sandboxBase(), 'he-open-'));
+  mkdirSync(join(folder, 'in'), { mode: 0o755 });
+  const identity = runIdentity();
+  const argv = [...asIdentity(identity, [folder]), '/bin/sh', '-c', 'cd "$0"', join(folder, 'in')];
+  const run = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', timeout: 10_000, env: {}, stdio: ['ignore', 'ignore', 'pipe'] });
+  releaseIdentity(identity);
+  rmSync(folder, { recursive: true, force: true });
+  opening = { why: run.status === 0 ? undefined : `opening a folder in a mount namespace of its own failed: ${run.error?.message ?? run.stderr.trim().split('\n').at(-1)}` };
+  return opening.why;
 }
 
 /** Makes `path`, which the worker has just made, the identity's own, readable by it alone. */
@@ -366,7 +388,8 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   const limits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
   const filter = seccompFilter();
   if ('error' in filter) throw new Error(filter.error);
-  const identity = runIdentity();
+  // Its cgroup, where the machine delegates one: its Chromium, started as this identity, joins it too.
+  const identity: HostIdentity = { ...runIdentity(), cgroup: makeCgroup(limits) };
   // Short: a Unix socket's path is limited to 108 bytes. Made at once, with no await: bwrap starts before the worker turns to anything else (the page's opening).
   // Its parent only to pass through; its socket folder the run's own, so another run's agent (another uid) cannot name a socket in it.
   const runDir = mkdtempSync(join(sandboxBase(), 'he-sbx-'));
@@ -403,12 +426,14 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   let listeners = new Set<number>();
   const stages: Partial<Record<SandboxStage, number>> = {};
   const reach = (stage: SandboxStage) => void (stages[stage] ??= performance.now());
+  // As root, the folders on the way to what it is shown that only their owners may enter: opened to its uid (those it only passes through emptied).
+  const closed = identity.own ? closedFolders(view.shown) : [];
   const argv = [
     ...rlimits(limits, identity),
-    ...asIdentity(identity),
+    ...asIdentity(identity, closed),
     bwrapPath(),
     ...isolation(5),
-    ...mountArgs({ shown: view.shown, decoys: decoyFiles.map(({ path }, i) => ({ path, fd: FIRST_DECOY_FD + i })), workDir, own: [socketDir], tmpBytes: limits.tmpBytes, shmBytes: limits.shmBytes }),
+    ...mountArgs({ shown: view.shown, closed, decoys: decoyFiles.map(({ path }, i) => ({ path, fd: FIRST_DECOY_FD + i })), workDir, own: [socketDir], tmpBytes: limits.tmpBytes, shmBytes: limits.shmBytes }),
     '--chdir', socketDir,
     '--json-status-fd', '4',
     '--', '/bin/sh', '-c', RELAY, 'harness-eval-relay', socatPath()!,
@@ -416,11 +441,12 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   const filterFd = openSync(filter.path, 'r');
   const decoyFds = decoyFiles.map(({ file }) => openSync(file, 'r'));
   // Its own environment is empty: bwrap's init stays in the sandbox as pid 1, and /proc/1/environ would show the worker's keys.
-  const child = spawn(argv[0]!, argv.slice(1), { detached: true, env: {}, stdio: stdioWithoutInherited(['ignore', 'pipe', 'pipe', 'pipe', 'pipe', filterFd, ...decoyFds]) });
+  const child = spawn(argv[0]!, argv.slice(1), { detached: true, env: {}, stdio: stdioWithoutInherited(['ignore', 'pipe', 'pipe', 'pipe', 'pipe', filterFd, ...Array<Stdio>(FIRST_DECOY_FD - 6).fill('ignore'), ...decoyFds]) });
   for (const fd of [filterFd, ...decoyFds]) closeSync(fd);
   reach('spawned');
   // After the spawn: bwrap sets up while the machine's /proc is scanned.
   const orphansKilled = reapOrphans();
+  reapCgroups();
   // The sandbox's init (pid 1 inside), as a pid outside: its root's /proc is the sandbox's own. And the main process's exit code, once it ended.
   let initPid: number | undefined;
   let exitCode: number | undefined;
@@ -470,6 +496,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   };
   // Node's own kill: it signals nothing once bwrap has ended, when its pid may be another process's.
   const kill = () => void child.kill('SIGKILL');
+  let looks = 0;
   const check = () => {
     const usage = folderUsage(workDir, WORK_DIR_ENTRIES);
     if (usage.entries > WORK_DIR_ENTRIES) attempt('limit', `work folder entries (${WORK_DIR_ENTRIES})`);
@@ -477,11 +504,24 @@ export function startSandbox(options: SandboxOptions): Sandbox {
     // A write past the file size fails (EFBIG; SIGXFSZ for a program that does not ignore it, as Python does): the file stops at the limit.
     if (usage.largest >= limits.fileBytes) attempt('limit', `file size (${limits.fileBytes} bytes)`);
     if (attempts.some(({ kind, detail }) => kind === 'limit' && detail.startsWith('work folder'))) kill();
+    const memoryInTotal = `memory in total (${limits.totalMemoryBytes} bytes)`;
+    // Its cgroup's word first: past its memory the kernel killed the whole group, and the sandbox's /proc with it.
+    const hit = identity.cgroup === undefined ? undefined : cgroupLimitsHit(identity.cgroup);
+    if (hit?.memory) attempt('limit', memoryInTotal);
+    if (hit?.processes) attempt('limit', `processes (${limits.processes})`);
     const proc = sandboxProc();
     if (proc === undefined) return;
     try {
-      // Counted in the sandbox first (a few entries), and on the whole machine only near the limit, where bwrap and its Chromium count too.
-      if (identity.own && tasksIn(proc) * 2 >= limits.processes && tasksIn('/proc', identity.uid) >= limits.processes) attempt('limit', `processes (${limits.processes})`);
+      // Counted in the sandbox first (a few entries). As root, on the whole machine too, where bwrap and its Chromium count: near a limit, and every
+      // 4th look (2 s) where no cgroup holds its memory (its Chromium's grows outside the sandbox); a look at hundreds of processes is not taken every 500 ms a run.
+      const inSandbox = usageIn(proc);
+      const near = inSandbox.tasks * 2 >= limits.processes || (identity.cgroup === undefined && (looks++ % 4 === 0 || inSandbox.residentBytes * 2 >= limits.totalMemoryBytes));
+      const run = identity.own && near ? usageIn('/proc', identity.uid) : inSandbox;
+      if (identity.own && run.tasks >= limits.processes) attempt('limit', `processes (${limits.processes})`);
+      if (identity.cgroup === undefined && run.residentBytes > limits.totalMemoryBytes) {
+        attempt('limit', memoryInTotal);
+        kill();
+      }
     } catch {
       return; // the sandbox ended meanwhile: what it held went with it
     }
@@ -578,6 +618,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
       for (const socket of sockets) socket.destroy();
       await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
       await rm(runDir, { recursive: true, force: true });
+      if (identity.cgroup) removeCgroup(identity.cgroup);
       releaseIdentity(identity);
     },
   };
@@ -722,15 +763,17 @@ export async function sandboxedChromium(executable: string, dir: string, profile
   own(dir, identity);
   mkdirSync(profile, { recursive: true });
   const decoys = writeDecoys(view, dir);
-  // Descriptors 3 and 4 are Playwright's pipe to Chromium; the filter, bwrap's info and the decoys go above them.
-  const [filterFd, infoFd, firstDecoyFd] = [5, 6, 7];
+  // Descriptors 3 and 4 are Playwright's pipe to Chromium; the filter and bwrap's info go above them, the decoys where an agent's go.
+  const [filterFd, infoFd] = [5, 6];
   const tmpfs = (path: string, bytes: number) => ['--perms', '0700', '--size', String(bytes), '--tmpfs', path];
+  const shown = [...view.shown, dirname(executable)];
+  const closed = identity.own ? closedFolders(shown) : [];
   const bwrap = [
     ...rlimits(CHROMIUM_LIMITS, identity),
-    ...asIdentity(identity),
+    ...asIdentity(identity, closed),
     bwrapPath(),
     ...isolation(filterFd),
-    ...mountArgs({ shown: [...view.shown, dirname(executable)], decoys: decoys.map(({ path }, i) => ({ path, fd: firstDecoyFd + i })), own: [], tmpBytes: CHROMIUM_LIMITS.tmpBytes, shmBytes: CHROMIUM_LIMITS.shmBytes }),
+    ...mountArgs({ shown, closed, decoys: decoys.map(({ path }, i) => ({ path, fd: FIRST_DECOY_FD + i })), own: [], tmpBytes: CHROMIUM_LIMITS.tmpBytes, shmBytes: CHROMIUM_LIMITS.shmBytes }),
     ...tmpfs(profile, CHROMIUM_LIMITS.workDirBytes),
     ...(downloads ? tmpfs(downloads.dir, downloads.maxBytes) : []),
     '--setenv', 'HOME', dir,
@@ -741,7 +784,7 @@ export async function sandboxedChromium(executable: string, dir: string, profile
   const relay = `("$0" UNIX-LISTEN:${SANDBOXED_DEVTOOLS_SOCKET},fork TCP:127.0.0.1:${SANDBOXED_DEVTOOLS_PORT},nodelay </dev/null 3>&- 4>&-) & exec "$@"`;
   const inner = ['/bin/sh', '-c', relay, socatPath()!, executable];
   const [path, info] = [join(dir, 'chromium'), join(dir, 'info')];
-  const opened = [[filterFd, '<', filter.path], [infoFd, '>', info], ...decoys.map(({ file }, i) => [firstDecoyFd + i, '<', file])].flat().map(String);
+  const opened = [[filterFd, '<', filter.path], [infoFd, '>', info], ...decoys.map(({ file }, i) => [FIRST_DECOY_FD + i, '<', file])].flat().map(String);
   const opener = [seccompPython(), '-I', '-S', '-c', OPENER, String(opened.length / 3), ...opened];
   await writeFile(path, `#!/bin/sh\nexec ${[...opener, ...bwrap, '--', ...inner].map(shellQuote).join(' ')} "$@"\n`, { mode: 0o700 });
   return { path, info };

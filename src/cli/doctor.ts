@@ -1,10 +1,11 @@
 /**
  * `harness-eval doctor`: what this machine offers, one line each: Chromium and its headless shell,
  * bubblewrap and whether it makes a sandbox here, socat, the seccomp filter's builder, the agent's
- * identity, the limits, and what a command agent gets. Exits 0 only when `sandbox: 'required'`
+ * identity, the limits, how a run's memory in total is held, and what a command agent gets. Exits 0 only when `sandbox: 'required'`
  * would work: every required part there, and the sandbox's own probe passes.
  */
 import { sandboxUnavailable } from '../agents/sandbox.ts';
+import { cgroupParent } from '../agents/sandbox-cgroup.ts';
 import { currentLimits, fixPhrase, systemParts, thisMachine, type Machine, type Part, type PartName } from './system.ts';
 
 /** What a missing part's line ends with: why, and the command. */
@@ -36,6 +37,11 @@ export function doctorReport(machine: Machine = thisMachine()): { lines: string[
         ? `an unprivileged uid for the agent (root, with setpriv ${setpriv.path})`
         : `${missing(setpriv)} (as root the agent must not keep uid 0)`
       : `the worker's own uid (${process.getuid?.()}): not root, so setpriv is not used`;
+  const cgroup = cgroupParent();
+  const total =
+    'parent' in cgroup
+      ? `cgroup v2: each run's memory.max and pids.max, in ${cgroup.parent}`
+      : `measured: the sandbox's watcher sums the run's resident memory every 500 ms and ends it past its limit (no cgroup v2 for runs here: ${cgroup.why})`;
   const rows: Array<[string, string]> = [
     ['chromium', described(part('chromium'))],
     ['headless shell', described(part('headless shell'))],
@@ -44,6 +50,7 @@ export function doctorReport(machine: Machine = thisMachine()): { lines: string[
     ['seccomp', described(part('seccomp'))],
     ['identity', identity],
     ['limits', `${prlimit.status === 'found' ? `prlimit ${prlimit.path}` : `prlimit ${described(prlimit)}`}${limits ? `; now ${limits}` : ''}`],
+    ['memory in total', total],
     ['command agents', unavailable ? `not contained: ${unavailable} (sandbox: 'auto' runs them uncontained, 'required' refuses to run them)` : 'contained'],
   ];
   const width = Math.max(...rows.map(([name]) => name.length)) + 2;

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { approvals, APPROVALS_USAGE } from './approvals.ts';
+import { plan, PLAN_USAGE } from './plan.ts';
 import { InputError, readJsonFile } from '../input.ts';
 import { baselineMismatch, compareSummaries, partialReasons, readSummary, renderComparison, shortfallOf } from '../report/compare.ts';
 import { counted } from '../report/format.ts';
@@ -19,6 +20,7 @@ const usage = `Usage:
   ${APPROVALS_USAGE}
   harness-eval doctor                                 what this machine offers: Chromium, the sandbox's parts, the limits;
                                                       exits 0 when command agents can run with sandbox: 'required'
+  ${PLAN_USAGE}
   harness-eval export --format atif|otel REPORT_DIR [--out DIR] [--prices FILE]
                                                       each run of a report folder as an ATIF trajectory, or as OTLP
                                                       JSON spans (sent to OTEL_EXPORTER_OTLP_ENDPOINT when it is set)
@@ -209,6 +211,7 @@ export async function main(argv: string[]): Promise<number> {
     else if (first === 'approvals') approvals(argv.slice(1));
     else if (first === 'doctor') return await doctor(argv.slice(1));
     else if (first === 'export') await exportRuns(argv.slice(1));
+    else if (first === 'plan') console.log(plan(argv.slice(1)).join('\n'));
     else if (first === '--help' || first === '-h') console.log(usage);
     // No command is a usage error, as an unknown one is: a script that forgot its arguments must not pass.
     else if (first === undefined) throw new InputError(`no command given\n${usage}`);

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../core/model.ts';
+import type { ChatMessage, ToolSchema } from '../core/model.ts';
 import type { TraceEvent } from '../core/trace.ts';
 
 /** Counts one message's prompt tokens for a given model. */
@@ -58,6 +58,17 @@ export async function messageCounter(modelId: string): Promise<MessageCounter> {
 /** The tokens of a whole prompt: its messages and the reply's priming. */
 export function promptTokens(messages: readonly ChatMessage[], count: MessageCounter): number {
   return messages.reduce((total, message) => total + count(message), REPLY_PRIMING);
+}
+
+/**
+ * The most tokens a prompt can be, counted at no cost: a token a byte of its text and of its tools'
+ * schemas (no tokenizer makes a token of less than a byte, and counting bytes takes no time, where a
+ * tokenizer takes seconds on hostile text), `perImage` an image, and the overheads.
+ */
+export function promptBound(messages: readonly ChatMessage[], tools: readonly ToolSchema[], perImage: number): number {
+  const images = (message: ChatMessage) => (message.role === 'user' ? (message.images?.length ?? 0) : 0);
+  const text = messages.reduce((total, message) => total + MESSAGE_OVERHEAD + Buffer.byteLength(messageText(message)) + images(message) * perImage, REPLY_PRIMING);
+  return tools.reduce((total, tool) => total + Buffer.byteLength(JSON.stringify(tool)), text);
 }
 
 /** Counts a text's tokens with an OpenAI model's encoding (`gpt-4o`: o200k_base); special tokens' text counts as text. */

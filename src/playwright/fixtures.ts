@@ -9,7 +9,7 @@ import { isLayerValue } from '../harness/layer.ts';
 import type { LayerSpec } from '../layers/index.ts';
 import { resolveModelCache, type ModelCacheOptions } from '../models/cassette.ts';
 import { modelId, modelSecrets, modelUnavailable, type ModelSpec } from '../models/registry.ts';
-import { withRunCost } from '../models/spend.ts';
+import { withSpendCap } from '../models/spend.ts';
 import { WaitClock } from '../models/waits.ts';
 import { capRunText } from '../report/caps.ts';
 import { runRecordSchema, type PlannedRun, type AttachedRunRecord, type AttachedRunRecordInput, type RunRecord } from '../core/run.ts';
@@ -22,10 +22,12 @@ import { recordInAllure } from './allure.ts';
 import './doubles.ts';
 import { agentFor, DEFAULT_SURFACE, surfaceStackName, type Surface } from '../harness/surface.ts';
 import { agentCondition, layersCondition, modelCondition, modelNameInUse, NO_LAYERS, portablePaths, stackNameInUse } from './condition.ts';
-import { budgetSpentReason, parseCostOptions, priced, runCost, runLedger } from './cost.ts';
+import { budgetSpent, parseCostOptions, priced, runCost, runLedger } from './cost.ts';
 import { checkedOnce } from './config-errors.ts';
+import { checkUseKeys, testFixtures } from './use-keys.ts';
 import { RESUME_ENV, runJournal } from './resume.ts';
 import { withBrowserLoss } from './shared-browser.ts';
+import { plainCells } from './plain-cells.ts';
 import { inOrder } from '../queue.ts';
 import type { PriceTable } from '../report/types.ts';
 import { ABORT_GRACE_MS, evaluate, NOT_APPLICABLE, runSecrets, TaskNotApplicable, type AbortCause } from '../eval/evaluate.ts';
@@ -55,7 +57,7 @@ export interface MatrixProject {
 /** Why a test runs outside its project's matrix (a spec that declares no cells, or another matrix's), or undefined when it runs in one of its cells. */
 export function outsideMatrix(matrix: MatrixProject | undefined, cell: string | undefined): string | undefined {
   if (!matrix || (cell !== undefined && matrix.cells.includes(cell))) return undefined;
-  const declare = 'declare the tests in its cells: for (const cell of cells(options)) test.describe(cell.name, () => { test.use(cell.use); test(…) }) (docs/nightly.md)';
+  const declare = "declare its tests with harness-eval's test, which declares them in every cell (docs/nightly.md)";
   return cell === undefined
     ? `matrix(): this test of project "${matrix.project}" runs in none of its cells, so it would measure the default model, not the matrix's: ${declare}`
     : `matrix(): cell "${cell}" is not one of project "${matrix.project}"'s cells (${matrix.cells.join(', ')}): the spec's cells() and the config's matrix() are given other options`;
@@ -92,15 +94,16 @@ export interface HarnessOptions {
    */
   prices: PriceTable | undefined;
   /**
-   * A budget in USD for the whole run of Playwright, across its workers: once the runs so far have
-   * spent it, no further run starts; each such test is skipped as not run, "budget spent". Needs
-   * `prices` for every model that runs.
+   * A budget in USD for the whole run of Playwright, across its workers. Every model call holds its
+   * worst case against it before it goes out: a call that would pass it is refused, and its run ends
+   * `limit` (incomplete). Once it could not hold a call as large as one it held, no further run
+   * starts; each such test is skipped as not run, "budget spent". Needs `prices` for every model that runs.
    */
   maxCost: number | undefined;
   /**
-   * A cap in USD on each run, checked before every model call (the gateway's and the built-in
-   * harness's): a call past it is refused, and the run ends `limit` (incomplete). A call the agent
-   * abandons still counts. Needs `prices` for the model.
+   * A cap in USD on each run, held before every model call (the gateway's and the built-in
+   * harness's): a call whose worst case (its prompt, its output allowance) would pass it is refused,
+   * and the run ends `limit` (incomplete). A call the agent abandons still counts. Needs `prices` for the model.
    */
   maxRunCost: number | undefined;
   /** The matrix cell the test runs in: set by a `cells()` cell's `use`. */
@@ -143,7 +146,7 @@ export const AGENT_STDERR = 'agent-stderr.txt';
  * or a project's `use`), and `harness.run()` runs the agent in Playwright's own `context`, so
  * `--trace on` records what the agent did. Each iteration is a step; the run is attached.
  */
-export const test = base.extend<HarnessOptions & { harness: Harness }>({
+export const test = plainCells(base.extend<HarnessOptions & { harness: Harness }>({
   agent: [undefined, { option: true }],
   model: ['scripted:diligent', { option: true }],
   modelName: [undefined, { option: true }],
@@ -161,7 +164,10 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
   harness: async ({ cell, matrix, agent: agentOption, model, modelName, layers, layerStack, surface, site, harnessScreenshots, modelCache, prices: pricesOption, maxCost: maxCostOption, maxRunCost: maxRunCostOption, context, browser }, use, testInfo) => {
     const configDir = testInfo.config.configFile ? dirname(testInfo.config.configFile) : testInfo.config.rootDir;
     // The options are the same for every test of a cell: what is wrong with them fails one test, in one line (config-errors.ts).
-    const { cache, prices, maxCost, maxRunCost } = await checkedOnce(testInfo, () => {
+    const { cache, prices, maxCost, maxRunCost } = await checkedOnce(testInfo, async () => {
+      // A misspelt option first: what follows would read the default in its place.
+      const fixtures = await testFixtures(testInfo);
+      if (fixtures) checkUseKeys(fixtures, testInfo.project.use, configDir);
       const outside = outsideMatrix(matrix, cell);
       if (outside) throw new InputError(outside);
       if (!Array.isArray(layers)) {
@@ -181,11 +187,14 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
       if (maxCost !== undefined && !priced(prices, modelId(model))) throw new InputError(`maxCost: ${modelId(model)} has no price in prices (a budget counts every run's cost)`);
       if (maxRunCost !== undefined && !priced(prices, modelId(model))) throw new InputError(`maxRunCost: ${modelId(model)} has no price in prices (the cap counts each call's cost)`);
       const chosen = agentFor({ agent: agentOption, surface, layers });
-      const agent = maxRunCost === undefined ? chosen : withRunCost(chosen, { maxUsd: maxRunCost, costOf });
+      const ledger = maxCost === undefined ? undefined : runLedger();
+      // Each call of a run is held against its caps before it goes out; the spec's maxTokens bounds what a call can output.
+      const cap = { maxUsd: maxRunCost, budget: ledger?.budget(maxCost!), maxOutput: typeof model === 'string' ? undefined : model.maxTokens, costOf };
+      const agent = maxRunCost === undefined && ledger === undefined ? chosen : withSpendCap(chosen, cap);
       checkLayersApply(agent, layers);
       // A program that is not there: named once here, not in every test that uses the agent.
       await agent.prepare?.();
-      return { agent, ledger: maxCost === undefined ? undefined : runLedger(), journal: runJournal() };
+      return { agent, ledger, journal: runJournal() };
     });
     const stackLayers = agent.layers ? layersCondition(layers) : undefined;
     // Paths relative to the config's folder: runs made in another clone pool into the same cells.
@@ -205,8 +214,8 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
 
     /** Not started, not failed: the reporter counts the test as not run, outside every rate. */
     const skipWhenBudgetSpent = () => {
-      const spent = ledger?.spent() ?? 0;
-      if (maxCost !== undefined && spent >= maxCost) testInfo.skip(true, budgetSpentReason(spent, maxCost));
+      const spent = ledger && budgetSpent(ledger.spent(), maxCost!);
+      if (spent) testInfo.skip(true, spent);
     };
 
     /** Run `number` of this test, in `runContext`; `budgeted`: the budget was checked for it already (trials check it once for all). */
@@ -266,8 +275,8 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
       }).then(async (evaluated) => {
         // A browser that died under the run (a crash of the shared one) says nothing of the agent.
         const record = await withBrowserLoss(evaluated, runContext);
+        // The ledger has the run's cost already: each call settled its hold there.
         const cost = runCost(prices, modelId(model), record.tokens);
-        if (cost !== undefined) ledger?.add(cost);
         const reported: AttachedRunRecord & Omit<RunRecord, keyof AttachedRunRecord> & { prompt: string; layerNames: string[] } = redact(
           {
             ...record,
@@ -343,7 +352,7 @@ export const test = base.extend<HarnessOptions & { harness: Harness }>({
     // A run that errored before its agent did anything is no outcome of the agent's: never a green test.
     if (errored.length > 0 && testInfo.status === 'passed') throw new RunErrored(errored);
   },
-});
+}));
 
 /**
  * Attaches a run to its test, for the reporter to count: the one way runs are reported, the

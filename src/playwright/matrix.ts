@@ -11,6 +11,7 @@ import type { SiteFactory } from '../sites/hn/site.ts';
 import { layersCondition, modelCondition, stackName } from './condition.ts';
 import './doubles.ts';
 import type { HarnessOptions } from './fixtures.ts';
+import { callerLocation, declareMatrix } from './plain-cells.ts';
 
 /** The dimensions of a matrix: every model × (every layer stack on every surface, and every agent) × every site. */
 export interface CellOptions {
@@ -119,7 +120,10 @@ function allCells({ models, layers, surfaces, agents, sites }: CellOptions): Cel
  */
 export function matrix({ project = {}, ...options }: MatrixOptions): Project<HarnessOptions>[] {
   const name = project.name ?? 'matrix';
-  return [{ ...project, name, use: { ...project.use, matrix: { project: name, cells: cells(options).map((cell) => cell.name) } } }];
+  const selected = cells(options);
+  // Its plain specs' tests are declared in each cell (plain-cells.ts).
+  declareMatrix({ ...project, name }, selected, callerLocation()?.file);
+  return [{ ...project, name, use: { ...project.use, matrix: { project: name, cells: selected.map((cell) => cell.name) } } }];
 }
 
 /**

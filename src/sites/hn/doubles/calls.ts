@@ -1,6 +1,6 @@
 import type { History } from './history.ts';
 import { storiesIn, urlIn } from './page.ts';
-import { rebase, SITE, type Action, type Move } from './toolbox.ts';
+import { programFor, rebase, SITE, type Action, type Move } from './toolbox.ts';
 
 /**
  * A double's move as a call of a tool the agent offers (see toolbox.ts): the doubles think on the
@@ -21,8 +21,24 @@ function voteLinkFor(selector: unknown, history: History): string | undefined {
   return undefined;
 }
 
-/** The tool call that makes a double's move with the tools the agent offers; an Error when none can. */
+/** The tool call that makes a double's move with the tools the agent offers (a tool of its own, else a program); an Error when none can. */
 export function callFor(action: Action, history: History): Action {
+  const call = direct(action, history) ?? programmed(action, history);
+  if (!call) throw new Error(`no offered tool can ${action.name} ${JSON.stringify(action.args)} (offered: ${history.tools.describe()})`);
+  return call;
+}
+
+/** The move as a program for the tool that runs one, its address on the agent's origin. */
+function programmed(action: Action, history: History): Action | undefined {
+  const tool = history.tools.programTool(action.name as Move);
+  if (!tool) return undefined;
+  const args = action.name === 'navigate' ? { url: rebase(String(action.args.url), SITE, history.origin) } : action.args;
+  const source = programFor(action, args, tool.api);
+  return source === undefined ? undefined : { name: tool.name, args: { [tool.param]: source } };
+}
+
+/** The call of the agent's own tool for the move, if it has one. */
+function direct(action: Action, history: History): Action | undefined {
   const tools = history.tools;
   const open = (url: string): Action | undefined => {
     const tool = tools.toolFor('navigate');
@@ -36,36 +52,32 @@ export function callFor(action: Action, history: History): Action {
     const tool = tools.toolFor(move);
     return tool && { name: tool.name, args };
   };
-  const call = (() => {
-    switch (action.name) {
-      case 'navigate':
-        return open(String(action.args.url));
-      case 'click': {
-        const link = tools.offers('click') ? undefined : voteLinkFor(action.args.selector, history);
-        return as('click') ?? (link === undefined ? undefined : open(link));
-      }
-      case 'fill': {
-        // A filling tool takes the text as `value` or `text`, whichever it has.
-        const tool = tools.toolFor('fill');
-        const param = tool && !tool.params.includes('value') && tool.params.includes('text') ? 'text' : 'value';
-        return as('fill', { selector: action.args.selector, [param]: action.args.value });
-      }
-      case 'get_stories':
-        return as('get_stories') ?? as('get_text') ?? reread();
-      case 'get_text':
-        return as('get_text') ?? as('get_stories') ?? reread();
-      case 'finish': {
-        const tool = tools.toolFor('finish');
-        if (!tool) return undefined;
-        const { success, summary, evidence, answer } = action.args;
-        const text = SUMMARY_PARAMS.find((name) => tool.params.includes(name)) ?? tool.params.find((name) => name !== 'success' && name !== 'answer') ?? 'summary';
-        const takes = (name: string) => tool.params.includes(name) || tool.params.length === 0;
-        return { name: tool.name, args: { success, [text]: summary, ...(evidence !== undefined && takes('evidence') && { evidence }), ...(answer !== undefined && takes('answer') && { answer }) } };
-      }
-      default:
-        return as(action.name as Move);
+  switch (action.name) {
+    case 'navigate':
+      return open(String(action.args.url));
+    case 'click': {
+      const link = tools.toolFor('click') ? undefined : voteLinkFor(action.args.selector, history);
+      return as('click') ?? (link === undefined ? undefined : open(link));
     }
-  })();
-  if (!call) throw new Error(`no offered tool can ${action.name} ${JSON.stringify(action.args)} (offered: ${tools.describe()})`);
-  return call;
+    case 'fill': {
+      // A filling tool takes the text as `value` or `text`, whichever it has.
+      const tool = tools.toolFor('fill');
+      const param = tool && !tool.params.includes('value') && tool.params.includes('text') ? 'text' : 'value';
+      return as('fill', { selector: action.args.selector, [param]: action.args.value });
+    }
+    case 'get_stories':
+      return as('get_stories') ?? as('get_text') ?? reread();
+    case 'get_text':
+      return as('get_text') ?? as('get_stories') ?? reread();
+    case 'finish': {
+      const tool = tools.toolFor('finish');
+      if (!tool) return undefined;
+      const { success, summary, evidence, answer } = action.args;
+      const text = SUMMARY_PARAMS.find((name) => tool.params.includes(name)) ?? tool.params.find((name) => name !== 'success' && name !== 'answer') ?? 'summary';
+      const takes = (name: string) => tool.params.includes(name) || tool.params.length === 0;
+      return { name: tool.name, args: { success, [text]: summary, ...(evidence !== undefined && takes('evidence') && { evidence }), ...(answer !== undefined && takes('answer') && { answer }) } };
+    }
+    default:
+      return as(action.name as Move);
+  }
 }

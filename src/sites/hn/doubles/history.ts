@@ -1,7 +1,7 @@
 import { parseJsonObject } from '../../../text.ts';
 import { saysSignedIn, stringsIn, urlIn } from './page.ts';
 import type { OfferedTool, WireMessage } from '../../../models/scripted/endpoint.ts';
-import { ownMove, SITE, Toolbox, type Action, type Move } from './toolbox.ts';
+import { ownMove, programmedMove, SITE, Toolbox, type Action, type Move } from './toolbox.ts';
 
 export interface Step {
   /** The tool call's id, which a claim cites as evidence. */
@@ -80,11 +80,16 @@ export function readHistory(messages: readonly WireMessage[], offered?: readonly
       else notes.push({ text, afterStep: calls.length });
     }
   }
+  // A program the double wrote for one move is that move, its value the move's result.
+  const read = calls.map((call) => {
+    const programmed = tools.moveOf(call.name) === 'run_program' ? programmedMove(call.args.source ?? call.args.program, call.result) : undefined;
+    return { ...call, result: programmed?.result ?? call.result, programmed: programmed?.action };
+  });
   const origin = siteOrigin(
-    calls.map((call) => call.result),
+    read.map((call) => call.result),
     words,
   );
-  const steps = calls.map(({ id, name, args, result }) => ({ id, ...ownMove(name, args, tools, origin), result }));
+  const steps = read.map(({ id, name, args, result, programmed }) => ({ id, ...(programmed ? { name: programmed.name as Move, args: programmed.args } : ownMove(name, args, tools, origin)), result }));
   return { task: task ?? '', steps, notes, turns, tools, origin };
 }
 

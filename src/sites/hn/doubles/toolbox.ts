@@ -1,4 +1,5 @@
 import type { OfferedTool } from '../../../models/scripted/endpoint.ts';
+import { parseJsonObject } from '../../../text.ts';
 
 /**
  * The tools an agent offers, read by what they can do, so that a double drives any agent: its own
@@ -15,6 +16,8 @@ interface Capable {
   move: Move;
   /** Its parameters' names. */
   params: string[];
+  /** What it says of itself: a program tool's API. */
+  description: string;
 }
 
 /** The parameter a page-opening tool takes, and whether it wants a path (`/news`) rather than a URL. */
@@ -56,7 +59,7 @@ export class Toolbox {
   constructor(offered: readonly OfferedTool[] | undefined) {
     this.tools = (offered ?? []).flatMap(({ function: tool }) => {
       const move = moveOf(tool);
-      return move ? [{ name: tool.name, move, params: Object.keys(tool.parameters?.properties ?? {}) }] : [];
+      return move ? [{ name: tool.name, move, params: Object.keys(tool.parameters?.properties ?? {}), description: tool.description ?? '' }] : [];
     });
     this.named = offered === undefined || offered.length === 0;
   }
@@ -67,9 +70,15 @@ export class Toolbox {
     return this.tools.find((tool) => tool.name === name)?.move;
   }
 
-  /** Whether some offered tool makes this move. */
+  /** Whether some offered tool makes this move, or a program that a tool runs can. */
   offers(move: Move): boolean {
-    return this.named || this.tools.some((tool) => tool.move === move);
+    return this.named || this.tools.some((tool) => tool.move === move) || this.programTool(move) !== undefined;
+  }
+
+  /** The program tool whose API can make this move (code mode's `run_program`), the parameter it takes the source in, and its API's description. */
+  programTool(move: Move): { name: string; param: string; api: string } | undefined {
+    const tool = this.tools.find((one) => one.move === 'run_program' && programOf(move, one.description) !== undefined);
+    return tool && { name: tool.name, param: tool.params.includes('source') ? 'source' : 'program', api: tool.description };
   }
 
   /** The offered tool for a move, and its parameters. */
@@ -122,4 +131,60 @@ export function ownMove(name: string, args: Record<string, unknown>, tools: Tool
   }
   if (move === 'fill') return { name: move, args: { selector: args.selector, value: args.value ?? args.text } };
   return { name: move, args };
+}
+
+/**
+ * A move as a program, for an agent whose only tool for it runs one (code mode's `run_program`):
+ * the program makes the move with the functions the tool's description lists and answers what the
+ * move's own tool would. Its first line names the move, so the double reads the call back as that
+ * move, and the program's value as the move's result.
+ */
+
+const js = (value: unknown) => JSON.stringify(value) ?? 'undefined';
+
+/** A move's program: the functions it calls (as the API's description writes them) and its body. */
+interface Program {
+  calls: string[];
+  body: (args: Record<string, unknown>) => string;
+}
+
+/** Each move's programs, the first whose functions the description lists wins (the stories as text where the kit's function is not there). */
+const PROGRAMS: Partial<Record<Move, Program[]>> = {
+  navigate: [{ calls: ['browser.navigate('], body: ({ url }) => `return await browser.navigate(${js(url)});` }],
+  click: [{ calls: ['browser.click('], body: ({ selector }) => `return await browser.click(${js(selector)});` }],
+  fill: [{ calls: ['browser.fill('], body: ({ selector, value }) => `return await browser.fill(${js(selector)}, ${js(value)});` }],
+  get_stories: [
+    { calls: ['browser.url(', 'hn.stories('], body: () => 'return { url: await browser.url(), stories: await hn.stories() };' },
+    { calls: ['browser.url(', 'browser.text('], body: () => 'return { url: await browser.url(), text: await browser.text() };' },
+  ],
+  get_text: [{ calls: ['browser.url(', 'browser.text('], body: () => 'return { url: await browser.url(), text: await browser.text() };' }],
+  current_url: [{ calls: ['browser.url('], body: () => 'return { url: await browser.url() };' }],
+  has_class: [{ calls: ['browser.hasClass('], body: ({ selector, className }) => `return { present: await browser.hasClass(${js(selector)}, ${js(className)}) };` }],
+  // The API's finish takes no evidence: a program's calls are not the model's to cite.
+  finish: [{ calls: ['finish('], body: ({ success, summary, answer }) => `await finish(${[success, summary, ...(answer === undefined ? [] : [answer])].map(js).join(', ')});` }],
+};
+
+const MARK = '// move: ';
+
+const programOf = (move: Move, api: string) => PROGRAMS[move]?.find((program) => program.calls.every((call) => api.includes(call)));
+
+/**
+ * The program that makes the double's move `action` with the API `api` describes, given the
+ * arguments as the agent's tools take them (an address on the agent's origin); undefined when it cannot.
+ */
+export function programFor(action: Action, args: Record<string, unknown>, api: string): string | undefined {
+  const program = programOf(action.name as Move, api);
+  return program && `${MARK}${JSON.stringify(action)}\n${program.body(args)}`;
+}
+
+/** A program a double wrote for one move, read back as that move with the result its own tool would have answered; undefined for any other program. */
+export function programmedMove(source: unknown, result: Record<string, unknown>): { action: Action; result: Record<string, unknown> } | undefined {
+  if (typeof source !== 'string' || !source.startsWith(MARK)) return undefined;
+  const written = parseJsonObject(source.slice(MARK.length, source.indexOf('\n')));
+  if (typeof written?.name !== 'string' || typeof written.args !== 'object' || written.args === null) return undefined;
+  const action = { name: written.name, args: written.args as Record<string, unknown> };
+  // A call refused before its program ran answers no value: as it came.
+  if (!('ok' in result)) return { action, result };
+  const { ok, value, error } = result;
+  return { action, result: ok === false ? { error } : typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { value } };
 }
