@@ -134,6 +134,8 @@ test.describe('its own Chromium (HARNESS_CDP_URL, HARNESS_MCP_URL), which it dri
   test('shows the project\u2019s secret files as the agent sees them, over CDP and over MCP: the same decoys; a canary read there and sent on is an escape attempt', async ({ context }, testInfo) => {
     const secret = `sk-real-${randomBytes(12).toString('hex')}`;
     const cwd = project(testInfo, secret);
+    // Behind a folder only its owner may enter: opened to the run's uid by the root step, the decoys (four) passed past it.
+    chmodSync(testInfo.outputPath(), 0o700);
     const reads = ['.env', '.git/config'].map((name) => join(cwd, name));
     const { result, attachments } = await runAgent(context, testInfo, escape('browser-read.mjs', { cwd, env: { PROBE_READ: reads.join(' ') } }));
     expect(result).toMatchObject({ contained: true, claimed: true, judged: true, falseSuccess: true });
