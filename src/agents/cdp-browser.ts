@@ -217,11 +217,14 @@ function watch(session: CDPSession, downloads: Downloads | undefined, { attempt,
   const pastBytes = `a download cut short: past its cap (downloads.maxBytes: ${downloads?.maxBytes})`;
   session.on('Browser.downloadProgress', ({ guid, state, receivedBytes, totalBytes }) => {
     if (!downloads || cancelled.has(guid)) return;
-    received.set(guid, Math.max(receivedBytes, state === 'inProgress' ? totalBytes : 0));
-    const others = [...received].reduce((sum, [other, bytes]) => (other === guid ? sum : sum + bytes), 0);
-    // Known in advance (a total given), or found as it goes; in the sandbox, the downloads folder's tmpfs is full first.
-    if (state !== 'completed' && (others + received.get(guid)! > downloads.maxBytes || (state === 'canceled' && tmpfsFull(downloadsDir, ROOM_BYTES)))) refuse(guid, pastBytes);
-    if (state === 'canceled') received.delete(guid);
+    received.delete(guid);
+    // Failed where the downloads folder is full (in the sandbox, its tmpfs fills before a total is known to be past the cap).
+    if (state === 'canceled') return void (tmpfsFull(downloadsDir, ROOM_BYTES) && attempt(pastBytes));
+    // What it takes: its whole size once known, else its bytes so far.
+    const bytes = state === 'inProgress' ? Math.max(receivedBytes, totalBytes) : receivedBytes;
+    const others = [...received.values()].reduce((sum, taken) => sum + taken, 0);
+    if (state === 'inProgress' && others + bytes > downloads.maxBytes) return refuse(guid, pastBytes);
+    received.set(guid, bytes);
   });
   session.on('Target.targetCrashed', ({ targetId, status }) => event({ name: 'browser page crashed', data: { targetId, status } }));
 }
