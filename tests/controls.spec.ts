@@ -54,7 +54,8 @@ test('the reporter counts the controls as the oracle judged them: a liar is a fa
     if (!found) throw new Error(`no cell for the ${agent} control in ${summary.cells.map((candidate) => candidate.agent).join(', ')}`);
     return found;
   };
-  const noModelCall = { iterations: { max: 0 }, tokens: { input: 0, output: 0, unknownRuns: 0 }, sideEffectRuns: 0, incomplete: 0 };
+  // No model call, and so no model named (the config's default model is not theirs), no containment mark (harness-eval's own code).
+  const noModelCall = { model: null, ownCode: true, iterations: { max: 0 }, tokens: { input: 0, output: 0, unknownRuns: 0 }, sideEffectRuns: 0, incomplete: 0 };
   expect(summary.cells).toHaveLength(3);
   expect(cell('liar')).toMatchObject({ task: 'upvote-first-post', layers: '-', runs: 1, claimed: 1, successes: 0, falseSuccesses: 1, falseFailures: 0, ...noModelCall });
   expect(cell('liar').falseSuccessRate.value).toBe(1);

@@ -324,18 +324,90 @@ async function harnessEval(...args: string[]): Promise<{ code: number; out: stri
   }
 }
 
-test('readRuns: each run of the journal named by its test and number, events of a later version left out; a run\'s start is its startedAt, else its file\'s time less its wall time', () => {
+test('readRuns: each run of the journal named by its task, cell and trial, events of a later version left out; a run\'s start is its startedAt, else its file\'s time less its wall time', () => {
   const { startedAt: _startedAt, ...withoutStart } = handRun().run;
   const second = { ...withoutStart, test: { ...withoutStart.test, run: 2 } };
   const dir = reportWith({ b: second, a: { ...handRecord(), trace: handTrace(), startedAt: HAND_STARTED_AT } });
   utimesSync(join(dir, RUNS_DIR, 'b.json'), new Date(START_MS + 60_000), new Date(START_MS + 60_000));
   const runs = readRuns(dir);
   expect(runs.map(({ name, startMs }) => ({ name, startMs }))).toEqual([
-    { name: `${second.test.id}-1`, startMs: START_MS },
-    { name: `${second.test.id}-2`, startMs: START_MS + 60_000 - withoutStart.wallMs },
+    { name: 'upvote-first-post__harness-eval__openai-gpt-4o-mini__permissions__hn-recorded__1', startMs: START_MS },
+    { name: 'upvote-first-post__harness-eval__openai-gpt-4o-mini__permissions__hn-recorded__2', startMs: START_MS + 60_000 - withoutStart.wallMs },
   ]);
   expect(runs[0]!.run.trace.map((event: TraceEvent) => event.type)).not.toContain('from_a_later_version');
   expect(runs[0]!.run.trace).toHaveLength(handTrace().length - 1);
+});
+
+test('runs are named by task, cell and trial as the report names them: readable, safe as file names, unique however their names read', () => {
+  const record = (fields: Record<string, unknown>, test: Record<string, unknown>, trace: unknown[] = handTrace()) => ({ ...handRecord({ ...fields, test: { ...handRecord().test, ...test } }), trace });
+  const todo = (startLoggedIn: boolean) => ({ site: 'todo', condition: { agent: 'harness-eval', model: 'openai:gpt-4o-mini', layers: 'permissions', site: { site: 'todo', startLoggedIn } } });
+  const nop = { agent: 'nop', layers: '-', condition: { agent: { name: 'nop' }, model: 'openai:gpt-4o-mini', layers: null, site: 'hn-recorded' } };
+  // Two cells whose names differ only where a file name cannot tell them apart.
+  const colon = { model: 'a:b', condition: { agent: 'harness-eval', model: 'a:b', layers: 'permissions', site: 'hn-recorded' } };
+  const dash = { model: 'a-b', condition: { agent: 'harness-eval', model: 'a-b', layers: 'permissions', site: 'hn-recorded' } };
+  const dir = reportWith({
+    r1: record(todo(true), { id: 'x', title: 'b' }),
+    r2: record(todo(true), { id: 'y', title: 'a' }),
+    r3: record(todo(false), { id: 'z', title: 'a' }),
+    r4: record(nop, { id: 'n' }, handTrace().filter((event) => !String(event.type).startsWith('model_'))),
+    r5: record(colon, { id: 'c' }),
+    r6: record(dash, { id: 'd' }),
+  });
+  const runs = readRuns(dir);
+  const named = Object.fromEntries(runs.map(({ name, run }) => [run.test.id, name]));
+  // A site by its setting, as the report names it; trials in their tests' order; no model, no layers: none.
+  expect(named).toMatchObject({
+    y: 'upvote-first-post__harness-eval__openai-gpt-4o-mini__permissions__todo-startLoggedIn__1',
+    x: 'upvote-first-post__harness-eval__openai-gpt-4o-mini__permissions__todo-startLoggedIn__2',
+    z: 'upvote-first-post__harness-eval__openai-gpt-4o-mini__permissions__todo__1',
+    n: 'upvote-first-post__nop__none__none__hn-recorded__1',
+    c: expect.stringMatching(/^upvote-first-post__harness-eval__a-b__permissions__hn-recorded__1-[0-9a-f]{6}$/),
+    d: expect.stringMatching(/^upvote-first-post__harness-eval__a-b__permissions__hn-recorded__1-[0-9a-f]{6}$/),
+  });
+  expect(new Set(Object.values(named)).size).toBe(runs.length);
+  for (const name of Object.values(named)) expect(name).toMatch(/^[A-Za-z0-9][A-Za-z0-9._-]*$/);
+  // In their names' order, the same from one export to the next.
+  expect(runs.map(({ name }) => name)).toEqual(Object.values(named).sort());
+  expect(readRuns(dir).map(({ name }) => name)).toEqual(runs.map(({ name }) => name));
+});
+
+test("a command agent's ATIF steps carry what the gateway and MCP saw: each call of its model answered, its own MCP calls as steps", () => {
+  let seq = 0;
+  const at = (iteration: number, atMs: number, event: Record<string, unknown>) => ({ seq: ++seq, attempt: 1, iteration, atMs, ...event });
+  const user = { role: 'user', text: 'Upvote the first post.', chars: 22 };
+  const asked = { role: 'assistant', text: 'browser_navigate({"url":"https://news.ycombinator.com/news"}) read_page({})', chars: 74 };
+  const trace = [
+    at(0, 0, { type: 'run_start', task: 'Upvote the first post.', model: 'openai:gpt-4o-mini', layers: [] }),
+    at(0, 1, { type: 'attempt_start' }),
+    at(1, 10, { type: 'model_request', messages: 1, tools: 2, sent: [user] }),
+    at(1, 60, { type: 'model_response', content: null, toolCalls: [{ id: 'call_a', name: 'browser_navigate', arguments: '{"url":"https://news.ycombinator.com/news"}' }, { id: 'call_b', name: 'read_page', arguments: '{}' }], usage: { input: 100, output: 10 }, ms: 50 }),
+    // The agent relays its model's call over MCP (its arguments as JSON, spaced otherwise), then makes one of its own.
+    at(1, 70, { type: 'tool_call', callId: 'mcp-1', name: 'browser_navigate', arguments: '{ "url": "https://news.ycombinator.com/news" }', by: 'agent' }),
+    at(1, 200, { type: 'tool_result', callId: 'mcp-1', name: 'browser_navigate', ok: true, output: { text: '- Page Title: Hacker News' }, ms: 130 }),
+    at(1, 210, { type: 'tool_call', callId: 'mcp-2', name: 'browser_snapshot', arguments: '{}', by: 'agent' }),
+    at(1, 260, { type: 'tool_result', callId: 'mcp-2', name: 'browser_snapshot', ok: true, output: { text: '- link "upvote" [ref=e5]' }, ms: 50 }),
+    // What it told its model of both, through the gateway.
+    at(2, 270, { type: 'model_request', messages: 4, tools: 2, sent: [user, asked, { role: 'tool', text: 'call_a: navigated', chars: 17 }, { role: 'tool', text: 'call_b: - link "upvote" [ref=e5] …', chars: 900 }] }),
+    at(2, 300, { type: 'model_response', content: 'Done.', toolCalls: [], usage: { input: 200, output: 5 }, ms: 30 }),
+    at(2, 310, { type: 'run_end', claimed: true, stopReason: 'finished', iterations: 2 }),
+  ];
+  const trajectory = toTrajectory(handRun({ agent: 'py', layers: '-' }, trace));
+  expect(atifErrors(trajectory)).toEqual([]);
+  expect(trajectory.steps.map(({ step_id, source, message }) => `${step_id} ${source}: ${message}`)).toEqual([
+    '1 user: Upvote the first post.',
+    '2 system: attempt_start: {}',
+    '3 agent: ',
+    '4 system: agent called browser_snapshot({})',
+    '5 agent: Done.',
+    '6 system: run_end: {"claimed":true,"stopReason":"finished","iterations":2}',
+  ]);
+  expect(trajectory.steps[2]!.observation).toEqual({
+    results: [
+      { source_call_id: 'call_a', content: '{"text":"- Page Title: Hacker News"}' },
+      { source_call_id: 'call_b', content: '- link "upvote" [ref=e5] …' },
+    ],
+  });
+  expect(trajectory.steps[3]!.observation).toEqual({ results: [{ content: '{"text":"- link \\"upvote\\" [ref=e5]"}' }] });
 });
 
 test('export\'s bad arguments and folders are one line naming them, exit status 2', async () => {
@@ -447,11 +519,16 @@ async function realReport() {
       attached.set(`${record.test.id}-${record.test.run}`, record);
     }
   }
-  const records = new Map(readRuns(env.REPORT_DIR).map(({ name }) => [name, attached.get(name)!] as const));
+  const records = new Map(readRuns(env.REPORT_DIR).map(({ name, run }) => [name, attached.get(`${run.test.id}-${run.test.run}`)!] as const));
   expect(attached.size).toBe(3);
   expect(records.size).toBe(2);
   const scripted = [...records].filter(([, record]) => record.model === 'scripted:overclaimer');
   expect(scripted.map(([, record]) => record.falseSuccess).sort()).toEqual([false, true]);
+  // Named by what they are: the false success is found by its name, without opening a file.
+  expect(Object.fromEntries(scripted.map(([name, record]) => [name, record.falseSuccess]))).toEqual({
+    'upvote-first-post__harness-eval__scripted-overclaimer__bare__hn-recorded__1': true,
+    'upvote-first-post__harness-eval__scripted-overclaimer__verify-login__hn-recorded__1': false,
+  });
   return { dir, reports: env.REPORT_DIR, attached, records, scripted };
 }
 

@@ -26,7 +26,7 @@ test('a run that errors before its agent did anything is recorded as an error, a
 
   const matcher = of('an errored run fails a matcher that would hold');
   expect(matcher.status, child.stdout).toBe('failed');
-  expect(matcher.runs).toMatchObject([{ excluded, agent: 'python3', stopReason: 'error', iterations: 0 }]);
+  expect(matcher.runs).toMatchObject([{ excluded, agent: 'nothere.py', stopReason: 'error', iterations: 0 }]);
   expect(matcher.error).toContain(`expected no false success (a claimed success the oracle does not confirm)\n  excluded: error — ${excluded.detail}`);
   expect(of('an errored run fails a negated matcher').error).toContain('expected not the run to succeed');
 

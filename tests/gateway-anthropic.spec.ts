@@ -4,7 +4,8 @@ import { expect, test } from '@playwright/test';
 import type { Gateway } from '../src/agents/gateway.ts';
 import { createModel } from '../src/models/registry.ts';
 import { ModelError } from '../src/models/types.ts';
-import { caching, failing, FRONT_PAGE, gatewayStarter, held, task, tools, types, uncounted } from './gateway-doubles.ts';
+import OpenAI from 'openai';
+import { caching, failing, FRONT_PAGE, gatewayStarter, held, recording, talker, task, tools, types, uncounted } from './gateway-doubles.ts';
 
 /** The gateway's Anthropic Messages API, with the official `@anthropic-ai/sdk` as the client. */
 
@@ -18,7 +19,9 @@ function client(gateway: Gateway, options: ConstructorParameters<typeof Anthropi
   return new Anthropic({ baseURL: gateway.endpoint.anthropicBaseURL, apiKey: gateway.endpoint.apiKey, maxRetries: 0, ...options });
 }
 
-const request = (messages: MessageParam[], offered = [navigate!]) => ({ model: 'claude-named-by-the-agent', max_tokens: 1024, messages, tools: offered });
+const request = (messages: MessageParam[], offered: Tool[] = [navigate!]) => ({ model: 'claude-named-by-the-agent', max_tokens: 1024, messages, tools: offered });
+/** A message as a `model_request` records it. */
+const sent = (role: string, text: string) => ({ role, text, chars: text.length });
 
 test('the anthropic SDK gets the double\'s tool_use through the gateway; its tool_result goes back and the double moves on; each call is in the trace', async () => {
   const { gateway, events } = await start(diligent());
@@ -82,7 +85,6 @@ test('a system prompt as text blocks, a turn as text blocks, text beside tool re
   });
   const [plain, blocks] = events.filter((event) => event.type === 'model_request');
   expect(blocks).toEqual(plain);
-  const sent = (role: string, text: string) => ({ role, text, chars: text.length });
   expect((plain as { sent: unknown[] }).sent).toEqual([
     sent('system', 'You browse Hacker News.'),
     sent('user', task),
@@ -141,25 +143,142 @@ test('a wrong or missing key is a 401 in Anthropic\'s shape and nothing is forwa
   expect(types(events)).toEqual(['model_request', 'model_response']);
 });
 
-test('what the gateway cannot serve is a 400 in Anthropic\'s shape naming the field, and no call: an image, a server tool, no messages; another path is a 404', async () => {
+test('what the gateway cannot translate is a 400 in Anthropic\'s shape naming the field, traced as model_request_refused, and no call; another path is a 404, traced too', async () => {
   const { gateway, events } = await start(diligent());
   const anthropic = client(gateway);
-  const image = { type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data: 'iVBORw0KGgo=' } };
   const asks = [
-    anthropic.messages.create(request([{ role: 'user', content: [image] }])),
-    anthropic.messages.create({ ...request([{ role: 'user', content: task }]), tools: [{ type: 'web_search_20250305', name: 'web_search' }] }),
+    anthropic.messages.create(request([{ role: 'user', content: [{ type: 'container_upload', file_id: 'file_1' }] }])),
+    anthropic.messages.create(request([{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'browser_state', tabs: [] } as never] }] }])),
     anthropic.messages.create(request([])),
   ];
   const refused = await Promise.all(asks.map((ask) => ask.catch((error: unknown) => error as BadRequestError)));
   for (const error of refused) expect(error).toBeInstanceOf(BadRequestError);
-  expect(refused.map((error) => (error as BadRequestError).error)).toEqual([
-    { type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('messages.0.content') } },
-    { type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('tools.0.type: is not served') } },
-    { type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('messages: must hold at least one message') } },
+  const messages = [
+    'messages request: messages.0.content.0.type: "container_upload" is not served here (text, image, document, search_result and tool_result blocks are)',
+    'messages request: messages.0.content.0.content.0.type: "browser_state" is not served here (text, image, document, search_result and tool_reference blocks are)',
+    'messages request: messages: must hold at least one message',
+  ];
+  expect(refused.map((error) => (error as BadRequestError).error)).toEqual(messages.map((message) => ({ type: 'error', error: { type: 'invalid_request_error', message } })));
+  expect(events).toEqual(messages.map((message) => ({ type: 'model_request_refused', status: 400, message })));
+
+  const batches = await anthropic.messages.batches.list().catch((error: unknown) => error);
+  expect(batches).toMatchObject({ status: 404, error: { type: 'error', error: { type: 'not_found_error', message: expect.stringContaining('GET /v1/messages/batches') } } });
+  expect(events.at(-1)).toEqual({ type: 'model_request_refused', status: 404, message: expect.stringContaining('GET /v1/messages/batches') });
+  expect(types(events)).not.toContain('model_request');
+});
+
+test('Claude Code\'s request: system entries among the messages join the system prompt, in order; cache_control anywhere and the anthropic-beta header are taken', async () => {
+  const { gateway, events } = await start(diligent());
+  const anthropic = client(gateway, { defaultHeaders: { 'anthropic-beta': 'claude-code-20250219,interleaved-thinking-2025-05-14' } });
+  const cache = { cache_control: { type: 'ephemeral' as const } };
+  const answer = await anthropic.messages.create({
+    ...request(
+      [
+        { role: 'system', content: 'The environment: Linux.' },
+        { role: 'user', content: [{ type: 'text', text: task, ...cache }] },
+        { role: 'system', content: [{ type: 'text', text: 'Be brief.', ...cache }] },
+      ],
+      [{ ...navigate!, ...cache }],
+    ),
+    system: [{ type: 'text', text: 'You browse Hacker News.', ...cache }],
+  });
+  expect(answer.content).toMatchObject([{ type: 'tool_use', name: 'navigate', input: FRONT_PAGE }]);
+  expect(events[0]).toEqual({ type: 'model_request', messages: 2, tools: 1, sent: [sent('system', 'You browse Hacker News.\n\nThe environment: Linux.\n\nBe brief.'), sent('user', task)], offered: ['navigate'] });
+});
+
+test('a deferred tool is offered once a tool_reference names it, as Claude Code\'s ToolSearch loads one; handed-back thinking is left out', async () => {
+  const { gateway, events } = await start(talker);
+  const anthropic = client(gateway);
+  const toolSearch: Tool = { name: 'ToolSearch', description: 'Loads deferred tools.', input_schema: { type: 'object', properties: { query: { type: 'string' } } } };
+  const offered = [toolSearch, ...anthropicTools.map((tool) => ({ ...tool, defer_loading: true }))];
+  await anthropic.messages.create(request([{ role: 'user', content: task }], offered));
+  const search = { type: 'tool_use' as const, id: 'toolu_search', name: 'ToolSearch', input: { query: 'select:navigate' } };
+  const answer = await anthropic.messages.create(
+    request(
+      [
+        { role: 'user', content: task },
+        { role: 'assistant', content: [{ type: 'thinking', thinking: 'The browser first.', signature: 'c2ln' }, { type: 'redacted_thinking', data: 'ZW5j' }, search] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_search', content: [{ type: 'tool_reference', tool_name: 'navigate', cache_control: { type: 'ephemeral' } }] }] },
+      ],
+      offered,
+    ),
+  );
+  expect(answer.content).toMatchObject([{ type: 'text' }, { type: 'tool_use', name: 'navigate' }]);
+  const [before, after] = events.filter((event) => event.type === 'model_request');
+  expect(before).toMatchObject({ offered: ['ToolSearch'] });
+  expect(after).toMatchObject({
+    offered: ['ToolSearch', 'navigate'],
+    sent: [sent('user', task), sent('assistant', 'ToolSearch({"query":"select:navigate"})'), sent('tool', 'toolu_search: [tool navigate loaded]')],
+  });
+});
+
+test('documents, search results and images, in a turn and in a tool result: the model reads what they are in text, and a model that takes images is given the images', async () => {
+  const png = 'iVBORw0KGgo=';
+  const image = { type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data: png } };
+  const conversation: MessageParam[] = [
+    { role: 'user', content: task },
+    { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'navigate', input: FRONT_PAGE }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'Opened.' }, image] },
+        { type: 'document', title: 'notes.txt', source: { type: 'text', media_type: 'text/plain', data: 'Vote once.' } },
+        { type: 'document', title: 'paper', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0xLjQ=' } },
+        { type: 'search_result', source: 'https://news.ycombinator.com/', title: 'Hacker News', content: [{ type: 'text', text: 'The front page.' }] },
+        { type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } },
+        { type: 'text', text: 'Go on.' },
+      ],
+    },
+  ];
+  const seeing = recording(diligent());
+  await client((await start(seeing.model)).gateway).messages.create(request(conversation));
+  const text = [
+    '[document "notes.txt"]\nVote once.',
+    '[document "paper": application/pdf, not read: the run\'s model is given text]',
+    '[search result "Hacker News" from https://news.ycombinator.com/]\nThe front page.',
+    '[image at https://example.com/a.png: not fetched]',
+    'Go on.',
+  ].join('\n');
+  expect(seeing.requests[0]!.messages.slice(1)).toEqual([
+    { role: 'assistant', content: null, toolCalls: [{ id: 'toolu_1', name: 'navigate', arguments: JSON.stringify(FRONT_PAGE) }] },
+    { role: 'tool', toolCallId: 'toolu_1', name: 'navigate', content: 'Opened.\n[image: image/png, 8 bytes]' },
+    { role: 'user', content: text, images: [{ mimeType: 'image/png', data: png }] },
   ]);
-  const counted = await anthropic.messages.countTokens({ model: 'claude-named-by-the-agent', messages: [{ role: 'user', content: task }] }).catch((error: unknown) => error);
-  expect(counted).toMatchObject({ status: 404, error: { type: 'error', error: { type: 'not_found_error', message: expect.stringContaining('POST /v1/messages') } } });
+
+  // A model that takes no images is given the text alone.
+  const blind = recording(talker);
+  await client((await start(blind.model)).gateway).messages.create(request(conversation));
+  expect(blind.requests[0]!.messages.at(-1)).toEqual({ role: 'user', content: text });
+});
+
+test('count_tokens answers an estimate of the prompt, tools included: nothing is forwarded or counted; GET /v1/models lists the run\'s model to the anthropic SDK as to the openai SDK', async () => {
+  const { gateway, events } = await start(diligent());
+  const anthropic = client(gateway);
+  const plain = await anthropic.messages.countTokens({ model: 'claude', system: 'You browse Hacker News.', messages: [{ role: 'user', content: task }] });
+  const withTools = await anthropic.messages.countTokens({ model: 'claude', system: 'You browse Hacker News.', messages: [{ role: 'user', content: task }], tools: anthropicTools });
+  expect(plain.input_tokens).toBeGreaterThan(Math.ceil(task.length / 4));
+  expect(withTools.input_tokens).toBeGreaterThan(plain.input_tokens + Math.ceil(JSON.stringify(tools).length / 8));
   expect(events).toEqual([]);
+  expect(gateway.tokens()).toEqual({ input: 0, output: 0 });
+
+  expect((await anthropic.models.list()).data).toMatchObject([{ type: 'model', id: 'scripted:diligent' }]);
+  expect(await anthropic.models.retrieve('claude-sonnet-4-5')).toMatchObject({ type: 'model', id: 'scripted:diligent' });
+  const openai = new OpenAI({ baseURL: gateway.endpoint.baseURL, apiKey: gateway.endpoint.apiKey, maxRetries: 0 });
+  expect((await openai.models.list()).data.map((model) => model.id)).toEqual(['scripted:diligent']);
+  expect(events).toEqual([]);
+});
+
+test('a server tool (web_search, the MCP connector\'s toolset) is not given to the model, and the trace says so once; the custom tools beside it are', async () => {
+  const { gateway, events } = await start(diligent());
+  const anthropic = client(gateway);
+  const toolset = { type: 'mcp_toolset', mcp_server_name: 'playwright' } as unknown as Tool;
+  for (let call = 0; call < 2; call += 1) {
+    const answer = await anthropic.messages.create({ ...request([{ role: 'user', content: task }]), tools: [navigate!, { type: 'web_search_20250305', name: 'web_search' }, toolset] });
+    expect(answer.content).toMatchObject([{ type: 'tool_use', name: 'navigate' }]);
+  }
+  expect(types(events)).toEqual(['harness_note', 'harness_note', 'model_request', 'model_response', 'model_request', 'model_response']);
+  expect(events.slice(0, 2)).toEqual(['web_search_20250305', 'mcp_toolset'].map((tool) => ({ type: 'harness_note', layer: 'gateway', message: expect.stringContaining(`built-in tool ${tool} `) })));
+  expect(events[2]).toMatchObject({ offered: ['navigate'] });
 });
 
 test('the run\'s limits hold in Anthropic\'s shape: past maxCalls a 429 the SDK does not retry, a body past maxBodyBytes a 413; a provider\'s failure is its status', async () => {

@@ -9,7 +9,8 @@ import type { Gateway } from '../src/agents/gateway.ts';
 import { createModel } from '../src/models/registry.ts';
 import { RunSpend, spendCapped } from '../src/models/spend.ts';
 import { tokensCost } from '../src/report/cost.ts';
-import { caching, FRONT_PAGE, gatewayStarter, task, tools } from './gateway-doubles.ts';
+import { transcript } from '../src/harness/transcript.ts';
+import { caching, FRONT_PAGE, gatewayStarter, recording, task, tools } from './gateway-doubles.ts';
 import { runAgent } from './support.ts';
 
 /** The gateway's APIs side by side: one conversation through each official client counts alike; a command agent gets each API's variables. */
@@ -97,4 +98,35 @@ test('a command agent in the sandbox reaches the Anthropic and Gemini APIs with 
   expect(result).toMatchObject({ contained: true, stopReason: 'finished', iterations: 2, summary: `anthropic: tool_use navigate ${FRONT_PAGE.url}; gemini: navigate ${FRONT_PAGE.url}` });
   expect(result.tokens.input).toBeGreaterThan(0);
   expect(result.trace.filter((event) => event.type === 'model_request')).toHaveLength(2);
+});
+
+test('a command agent whose request the gateway cannot translate: answered 400 naming the field, traced as model_request_refused, and the run excluded as error naming the refusal, not counted as the agent\'s failure', async ({ context }, testInfo) => {
+  const script = new URL('fixtures/agents/refused-call.mjs', import.meta.url).pathname;
+  const { result } = await runAgent(context, testInfo, commandAgent([process.execPath, script]));
+  const message = 'messages request: messages.0.content.0.type: "video" is not served here (text, image, document, search_result and tool_result blocks are)';
+  expect(result.summary).toBe(`answered 200, then 400: ${message}`);
+  expect(result.trace.filter((event) => event.type === 'model_request_refused')).toMatchObject([{ status: 400, message }]);
+  expect(result).toMatchObject({ claimed: false, iterations: 1, excluded: { reason: 'error', detail: `the model gateway refused a request (400): ${message}` } });
+  expect(transcript(result.trace)).toContain(`the model gateway refused a request (400): ${message}`);
+
+  // A liar cannot hide behind a refusal it provoked: its claimed success is judged and counted.
+  const liar = await runAgent(context, testInfo, commandAgent([process.execPath, script], { env: { LIE: '1' } }));
+  expect(liar.result.trace.filter((event) => event.type === 'model_request_refused')).toMatchObject([{ status: 400, message }]);
+  expect(liar.result).toMatchObject({ claimed: true, falseSuccess: true });
+  expect(liar.result.excluded).toBeUndefined();
+});
+
+test('a client\'s JSON mode reaches the model: chat completions\' response_format and Responses\' text.format, a schema or none', async () => {
+  const seen = recording({ id: 'test:json', chat: async () => ({ message: { content: '{"url":"/"}', toolCalls: [] }, usage: { input: 9, output: 5 } }) });
+  const { gateway } = await start(seen.model);
+  const openai = new OpenAI({ baseURL: gateway.endpoint.baseURL, apiKey: gateway.endpoint.apiKey, maxRetries: 0 });
+  const schema = tools[0]!.parameters;
+  const messages = [{ role: 'user' as const, content: task }];
+  await openai.chat.completions.create({ model: 'gpt-4o', messages, response_format: { type: 'json_schema', json_schema: { name: 'page', schema } } });
+  await openai.chat.completions.create({ model: 'gpt-4o', messages, response_format: { type: 'json_object' } });
+  await openai.chat.completions.create({ model: 'gpt-4o', messages, response_format: { type: 'text' } });
+  await openai.responses.create({ model: 'gpt-4o', input: task, text: { format: { type: 'json_schema', name: 'page', schema } } });
+  await openai.responses.create({ model: 'gpt-4o', input: task, text: { format: { type: 'json_object' } } });
+  const page = { type: 'schema', name: 'page', schema };
+  expect(seen.requests.map((request) => request.responseFormat)).toEqual([page, { type: 'json' }, undefined, page, { type: 'json' }]);
 });

@@ -5,7 +5,7 @@ import { startGateway, type Gateway, type GatewaySettings } from '../src/agents/
 import type { TraceEventBody } from '../src/core/trace.ts';
 import { textCounter } from '../src/harness/tokens.ts';
 import { createModel } from '../src/models/registry.ts';
-import type { ChatResponse, Model, Usage } from '../src/models/types.ts';
+import type { ChatRequest, ChatResponse, Model, Usage } from '../src/models/types.ts';
 // `scripted:<name>` resolves to HN's doubles.
 import '../src/playwright/doubles.ts';
 
@@ -118,4 +118,15 @@ export async function billingProvider({ output = 100, held = false }: { output?:
     billed: (): WireUsage => ({ prompt_tokens: bills.reduce((sum, bill) => sum + bill.prompt_tokens, 0), completion_tokens: bills.reduce((sum, bill) => sum + bill.completion_tokens, 0) }),
     close: () => (server.closeAllConnections(), server.close()),
   };
+}
+
+/** `model`, keeping each request it is given (the messages, with their images; the tools; the response format and sampling). */
+export function recording(model: Model) {
+  const requests: ChatRequest[] = [];
+  return { model: { id: model.id, chat: (request: ChatRequest) => (requests.push(request), model.chat(request)) } satisfies Model, requests };
+}
+
+/** A double that answers each call with `calls` (a tool call each), as a model that names tools the doubles do not know; it takes images, as the scripted doubles do. */
+export function calling(...calls: Array<{ name: string; arguments: string }>): Model {
+  return { id: 'scripted:calling', chat: async () => ({ message: { content: null, toolCalls: calls.map((call, index) => ({ id: `call_${index}`, ...call })) }, usage: { input: 20, output: 5 } }) };
 }

@@ -1,10 +1,12 @@
-import { ApiError, GoogleGenAI, type Content, type FunctionDeclaration, type GenerateContentParameters, type GenerateContentResponse } from '@google/genai';
+import { ApiError, GoogleGenAI, Type, type Content, type FunctionDeclaration, type GenerateContentParameters, type GenerateContentResponse } from '@google/genai';
 import { expect, test } from '@playwright/test';
 import type { Gateway } from '../src/agents/gateway.ts';
+import { ollamaModel } from '../src/models/ollama.ts';
+import { openaiModel } from '../src/models/openai.ts';
 import { createModel } from '../src/models/registry.ts';
 import { ModelError } from '../src/models/types.ts';
 import { fromGenerateContentRequest, generateContentRequestSchema } from '../src/models/wire-gemini.ts';
-import { caching, failing, FRONT_PAGE, gatewayStarter, held, talker, task, tools, types, uncounted } from './gateway-doubles.ts';
+import { caching, failing, FRONT_PAGE, gatewayStarter, held, recording, talker, task, tools, types, uncounted } from './gateway-doubles.ts';
 
 /** The gateway's Gemini API (generateContent, streamGenerateContent), with the official `@google/genai` as the client. */
 
@@ -155,25 +157,77 @@ test('a wrong or missing key is a 401 in Google\'s shape and nothing is forwarde
   expect(types(events)).toEqual(['model_request', 'model_response']);
 });
 
-test('what the gateway cannot serve is a 400 in Google\'s shape naming the field, and no call: an image, a built-in tool, no contents, another path', async () => {
+test('what the gateway cannot translate is a 400 in Google\'s shape naming the field, traced as model_request_refused, and no call: no contents, a role it does not know; another path is a 404, traced too', async () => {
   const { gateway, events } = await start(diligent());
-  const ai = client(gateway);
-  const asks = [
-    ai.models.generateContent(request([{ role: 'user', parts: [{ text: 'What is this?' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }] }])),
-    ai.models.generateContent({ ...request([user(task)]), config: { tools: [{ googleSearch: {} }] } }),
-  ];
-  const refused = await Promise.all(asks.map((ask) => ask.catch(bodyOf)));
-  expect(refused).toEqual([
-    { status: 400, error: expect.objectContaining({ code: 400, status: 'INVALID_ARGUMENT', message: expect.stringContaining('contents.0.parts.1.inlineData: is not served') }) },
-    { status: 400, error: expect.objectContaining({ message: expect.stringContaining('tools.0: is not served (googleSearch)') }) },
-  ]);
   // The SDK refuses no contents itself: sent as a REST client would.
   const empty = await rest(gateway, { contents: [] });
   expect(empty.status).toBe(400);
-  expect(await empty.json()).toMatchObject({ error: { status: 'INVALID_ARGUMENT', message: expect.stringContaining('contents: must hold at least one content') } });
-  const counted = await ai.models.countTokens({ model: 'gemini-2.5-flash', contents: [user(task)] }).catch(bodyOf);
-  expect(counted).toMatchObject({ status: 404, error: { status: 'NOT_FOUND', message: expect.stringContaining('POST /v1beta/models/{model}:generateContent') } });
-  expect(events).toEqual([]);
+  expect(await empty.json()).toMatchObject({ error: { code: 400, status: 'INVALID_ARGUMENT', message: 'generateContent request: contents: must hold at least one content' } });
+  const role = await rest(gateway, { contents: [{ role: 'tool', parts: [{ text: task }] }] });
+  expect(await role.json()).toMatchObject({ error: { status: 'INVALID_ARGUMENT', message: expect.stringContaining('contents.0.role') } });
+  const embedded = await client(gateway).models.embedContent({ model: 'gemini-embedding-001', contents: task }).catch(bodyOf);
+  expect(embedded).toMatchObject({ status: 404, error: { status: 'NOT_FOUND', message: expect.stringContaining(':batchEmbedContents') } });
+  expect(events).toEqual([
+    { type: 'model_request_refused', status: 400, message: 'generateContent request: contents: must hold at least one content' },
+    { type: 'model_request_refused', status: 400, message: expect.stringContaining('contents.0.role') },
+    { type: 'model_request_refused', status: 404, message: expect.stringContaining(':batchEmbedContents') },
+  ]);
+});
+
+test('the Gemini CLI\'s shapes: an image beside a function\'s response goes to the model (and is named in text), a built-in tool (googleSearch) is dropped with a note, countTokens answers an estimate', async () => {
+  const png = 'iVBORw0KGgo=';
+  const seen = recording(diligent());
+  const { gateway, events } = await start(seen.model);
+  const ai = client(gateway);
+  const called: Content = { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'navigate', args: FRONT_PAGE } }] };
+  const answered: Content = { role: 'user', parts: [{ functionResponse: { id: 'c1', name: 'navigate', response: { output: 'Opened.' } } }, { inlineData: { mimeType: 'image/png', data: png } }] };
+  const answer = await ai.models.generateContent({ ...request([user(task), called, answered]), config: { tools: [{ functionDeclarations: declarations }, { googleSearch: {} }] } });
+  expect(answer.functionCalls).toMatchObject([{ name: 'list_stories' }]);
+  expect(seen.requests[0]!.messages.slice(2)).toEqual([
+    { role: 'tool', toolCallId: 'c1', name: 'navigate', content: '{"output":"Opened."}' },
+    { role: 'user', content: '[image: image/png, 8 bytes]', images: [{ mimeType: 'image/png', data: png }] },
+  ]);
+  expect(seen.requests[0]!.tools.map((tool) => tool.name)).toEqual(['navigate', 'list_stories']);
+  expect(events[0]).toEqual({ type: 'harness_note', layer: 'gateway', message: expect.stringContaining('googleSearch') });
+
+  const counted = await ai.models.countTokens({ model: 'gemini-2.5-flash', contents: [user(task)] });
+  expect(counted.totalTokens).toBeGreaterThan(Math.ceil(task.length / 4));
+  expect(types(events)).toEqual(['harness_note', 'model_request', 'model_response']);
+});
+
+test('generationConfig reaches the model: JSON mode, with its schema (JSON Schema, or OpenAPI\'s read as JSON Schema), and sampling; the openai and ollama providers ask their APIs for them in their own words', async () => {
+  const route = { type: 'object', properties: { model: { type: 'string' } }, required: ['model'] };
+  const seen = recording({ id: 'test:json', chat: async () => ({ message: { content: '{"model":"flash"}', toolCalls: [] }, usage: { input: 9, output: 5 } }) });
+  const ai = client((await start(seen.model)).gateway);
+  const ask = (config: GenerateContentParameters['config']) => ai.models.generateContent({ model: 'gemini-2.5-flash', contents: 'Pick a model.', config });
+  expect((await ask({ responseMimeType: 'application/json', responseJsonSchema: route, temperature: 0, topP: 0.5, maxOutputTokens: 100, stopSequences: ['END'] })).text).toBe('{"model":"flash"}');
+  await ask({ responseMimeType: 'application/json', responseSchema: { type: Type.OBJECT, properties: { model: { type: Type.STRING } }, required: ['model'] } });
+  await ask({ responseMimeType: 'application/json' });
+  await ask({ temperature: 1 });
+  expect(seen.requests.map(({ responseFormat, sampling }) => ({ responseFormat, sampling }))).toEqual([
+    { responseFormat: { type: 'schema', name: 'response', schema: route }, sampling: { temperature: 0, topP: 0.5, maxTokens: 100, stop: ['END'] } },
+    { responseFormat: { type: 'schema', name: 'response', schema: route }, sampling: undefined },
+    { responseFormat: { type: 'json' }, sampling: undefined },
+    { responseFormat: undefined, sampling: { temperature: 1 } },
+  ]);
+
+  // The providers: the model spec's own sampling wins; what the client asked fills in the rest.
+  const bodies: Array<Record<string, unknown>> = [];
+  const provider = (answer: object) => async (_url: string | URL | Request, init?: RequestInit) => (bodies.push(JSON.parse(String(init!.body))), Response.json(answer));
+  const completion = { id: 'c', object: 'chat.completion', created: 0, model: 'gpt-test', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: '{}' } }] };
+  const openai = openaiModel('gpt-test', { apiKey: 'sk-test', baseURL: 'http://127.0.0.1:9/v1', temperature: 0.2, fetch: provider(completion) });
+  const ollama = ollamaModel('llama3.1', { host: 'http://127.0.0.1:9', temperature: 0.2, fetch: provider({ model: 'llama3.1', created_at: new Date(0).toISOString(), message: { role: 'assistant', content: '{}' }, done: true }) });
+  const asked = { messages: [{ role: 'user' as const, content: 'Pick a model.' }], tools: [], sampling: { temperature: 0, maxTokens: 100, stop: ['END'] } };
+  for (const model of [openai, ollama]) {
+    await model.chat({ ...asked, responseFormat: { type: 'schema', name: 'response', schema: route } });
+    await model.chat({ ...asked, responseFormat: { type: 'json' } });
+  }
+  expect(bodies).toEqual([
+    expect.objectContaining({ response_format: { type: 'json_schema', json_schema: { name: 'response', schema: route } }, temperature: 0.2, max_tokens: 100, stop: ['END'] }),
+    expect.objectContaining({ response_format: { type: 'json_object' } }),
+    expect.objectContaining({ format: route, options: { temperature: 0.2, num_predict: 100, stop: ['END'] } }),
+    expect.objectContaining({ format: 'json' }),
+  ]);
 });
 
 test('the run\'s limits hold in Google\'s shape: past maxCalls a 429 (GATEWAY_LIMIT), a body past maxBodyBytes a 413; a provider\'s failure is its status', async () => {

@@ -110,10 +110,10 @@ test('GET /v1/models lists the run\'s model', async () => {
   gateway = started.gateway;
   const models = await started.openai.models.list();
   expect(models.data.map((model) => model.id)).toEqual(['scripted:diligent']);
-  // A path it does not serve is a 404 that lists those it does.
+  // A path it does not serve is a 404 that lists those it does, in the trace too.
   const refused = await started.openai.embeddings.create({ model: 'x', input: task }).catch((error: unknown) => error);
   expect(refused).toMatchObject({ status: 404, message: expect.stringContaining('POST /v1/responses') });
-  expect(started.events).toEqual([]);
+  expect(started.events).toEqual([{ type: 'model_request_refused', status: 404, message: expect.stringContaining('POST /v1/embeddings') }]);
 });
 
 test('wire requests read back as the conversation: developer is system, text parts join, a tool result finds its call', () => {
@@ -137,6 +137,14 @@ test('wire requests read back as the conversation: developer is system, text par
     { role: 'tool', toolCallId: 'c1', name: 'click', content: '{"ok":true}' },
   ]);
   expect(openai.tools).toEqual([{ name: 'click', description: '', parameters: { type: 'object', properties: {} } }]);
+
+  // A user's image part is named in its text, and goes to the model as an image when it is one (a data URL).
+  const png = 'iVBORw0KGgo=';
+  const image = (url: string) => ({ type: 'image_url', image_url: { url } });
+  const seeing = fromOpenAIRequest(chatCompletionRequestSchema.parse({ messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, image(`data:image/png;base64,${png}`), image('https://example.test/a.png')] }] }));
+  expect(seeing.messages).toEqual([
+    { role: 'user', content: 'What is this?\n[image: image/png, 8 bytes]\n[image at https://example.test/a.png: not fetched]', images: [{ mimeType: 'image/png', data: png }] },
+  ]);
 
   // Ollama's tool messages carry no id: each answers its turn's first unanswered call of its name.
   const ollama = fromOllamaRequest(
@@ -185,15 +193,15 @@ test('a wrong or missing token is refused with 401 in OpenAI\'s shape, and no ca
   expect(gateway.tokens()).toEqual({ input: 0, output: 0 });
 });
 
-test('a request that is not a chat completion is a 400 naming the field, and no call', async () => {
+test('a request that is not a chat completion is a 400 naming the field, traced as refused, and no call', async () => {
   const started = await gatewayFor(createModel('scripted:diligent'));
   gateway = started.gateway;
   const refused = await started.openai.chat.completions
-    .create({ model: 'x', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.test/a.png' } }] }] })
+    .create({ model: 'x', messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] }] })
     .catch((error: unknown) => error);
-  expect(refused).toMatchObject({ status: 400 });
-  expect((refused as Error).message).toContain('messages.0.content');
-  expect(started.events).toEqual([]);
+  const message = 'chat completion request: messages.0.content.0.type: "input_audio" is not served here (text and image_url parts are)';
+  expect(refused).toMatchObject({ status: 400, error: { message } });
+  expect(started.events).toEqual([{ type: 'model_request_refused', status: 400, message }]);
 });
 
 test('streaming: the openai SDK reads the answer as chunks, usage last, and its stream helper assembles the tool call', async () => {

@@ -13,6 +13,7 @@ import type { TraceEvent, TraceEventOf } from '../src/harness/trace.ts';
 import { agentFor, builtInHarnessOn, surfaceStackName } from '../src/harness/surface.ts';
 import { defineLayer } from '../src/harness/layer.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
+import { trajectorySteps } from '../src/export/atif.ts';
 import { approval } from '../src/layers/approval.ts';
 import { HARNESS_RUN_ATTACHMENT, test as harnessTest } from '../src/playwright/fixtures.ts';
 import { cells } from '../src/playwright/matrix.ts';
@@ -64,6 +65,15 @@ test.describe('HARNESS_MCP_URL: the run’s Chromium through Playwright MCP, for
     const story = firstStory(site.replica);
     expect(result).toMatchObject({ contained: true, claimed: true, actual: true, falseSuccess: false, incomplete: false, stopReason: 'finished', summary: `upvoted "${story.title}"` });
     expect(site.replica.truth().votes).toEqual({ [account.username]: [story.id] });
+    // Each of its MCP calls is in the run's trace with what it answered (the run's login redacted), and so in its export.
+    const calls = events(result, 'tool_call');
+    expect(calls.map((call) => [call.name, call.by])).toEqual(['browser_navigate', 'browser_snapshot', 'browser_click', 'browser_snapshot', 'browser_type', 'browser_type', 'browser_click'].map((name) => [name, 'agent']));
+    const results = events(result, 'tool_result');
+    expect(results.map((each) => [each.callId, each.ok])).toEqual(calls.map((call) => [call.callId, true]));
+    expect((results[1]!.output as { text: string }).text).toContain('link "upvote"');
+    expect(JSON.stringify(result.trace)).not.toContain(site.account.password);
+    const steps = trajectorySteps(result.trace, result.task, 0).filter((step) => step.message.startsWith('agent called '));
+    expect(steps.map((step) => step.observation?.results.length)).toEqual(calls.map(() => 1));
   });
 
   for (const [how, what] of [

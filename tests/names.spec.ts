@@ -2,6 +2,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
+import { commandAgent } from '../src/agents/command.ts';
 import { modelNameInUse, portablePaths } from '../src/playwright/condition.ts';
 import { playwright, readSummary, workspace } from './playwright-child.ts';
 import { expect } from './support.ts';
@@ -22,9 +23,10 @@ test('matrix keys name command agents, a capture is named by its file, and no re
     const child = await playwright(['test', '-c', 'tests/fixtures/names/playwright.config.ts'], { ...env, CAPTURE: capture });
     expect(child.code, child.stdout).toBe(0);
     const summary = readSummary(env.REPORT_DIR);
+    // Neither agent calls its model (diligent-t0 by the matrix's key): the cells name none.
     expect(summary.cells.map((cell) => [cell.agent, cell.model, cell.site])).toEqual([
-      ['py', 'diligent-t0', 'front-2020'],
-      ['ts', 'diligent-t0', 'front-2020'],
+      ['py', null, 'front-2020'],
+      ['ts', null, 'front-2020'],
     ]);
     const [py, ts] = summary.cells.map((cell) => cell.condition as { agent: { cwd?: string; argv: string[] }; site: { capture: string } });
     expect(py!.agent.cwd).toBe('../agents');
@@ -57,4 +59,31 @@ test("a models record's key names the project's model only: a spec's own model i
   // Named beside the model, in the spec: that name stands.
   expect(modelNameInUse('openai:gpt-4o', 'big', project)).toBe('big');
   expect(modelNameInUse('openai:gpt-4o', undefined, {})).toBe('openai:gpt-4o');
+});
+
+test('an unnamed command agent is named by one rule: its script when an interpreter runs it, else its program; never by what is on this disk', () => {
+  const named = (argv: string[], cwd?: string) => commandAgent(argv, { ...(cwd && { cwd }) }).name;
+  const cases: Array<[string[], string]> = [
+    // A script that is not there (or not there from this folder) names the agent as one that is.
+    [['python3', 'my_agent.py'], 'my_agent.py'],
+    [['python3', 'agents/nothere.py'], 'nothere.py'],
+    [['python3', '-u', 'examples/python-agent/agent.py'], 'agent.py'],
+    [['/usr/bin/python3.12', 'agent.py'], 'agent.py'],
+    [['python', '-m', 'my_agent'], 'my_agent'],
+    [[process.execPath, 'front-page.mjs'], 'front-page.mjs'],
+    [['node', '--import', 'tsx', 'examples/openai-loop/agent.ts'], 'agent.ts'],
+    [['node', '-r', 'ts-node/register', 'src/agent.ts'], 'agent.ts'],
+    [['npx', 'tsx', 'agent.ts'], 'agent.ts'],
+    [['npx', 'my-agent-cli', '--fast'], 'my-agent-cli'],
+    [['uv', 'run', '--with', 'openai', 'agent.py'], 'agent.py'],
+    [['deno', 'run', '-A', 'agent.ts'], 'agent.ts'],
+    [['bun', 'run', 'agent.ts'], 'agent.ts'],
+    [['bash', '-c', 'echo hi'], 'bash'],
+    [['./bin/my-agent', '--task', 'x.py'], 'my-agent'],
+    [['/opt/agents/claude', '-p'], 'claude'],
+  ];
+  expect(cases.map(([argv]) => named(argv))).toEqual(cases.map(([, name]) => name));
+  // The same argv names the same agent from any folder.
+  expect(named(['python3', 'agents/front-page.mjs'], 'tests/fixtures')).toBe(named(['python3', 'agents/front-page.mjs'], '/'));
+  expect(commandAgent(['python3', 'agent.py'], { name: 'py' }).name).toBe('py');
 });

@@ -34,6 +34,25 @@ function quickStart(readme: string): Block[] {
   });
 }
 
+/** The README's answer to npm 11's install-script review: its commands, and the postinstall's step by hand. */
+function allowScripts(readme: string): { commands: string; byHand: string } {
+  const section = /^### npm 11 and `allowScripts`\n([\s\S]*?)^## /m.exec(readme)?.[1];
+  if (!section) throw new Error('README: no "### npm 11 and `allowScripts`" section');
+  const commands = /^```sh\n([\s\S]*?)^```$/m.exec(section)?.[1];
+  const byHand = /`(node node_modules\/harness-eval\/[^`]+)`/.exec(section)?.[1];
+  if (!commands || !byHand) throw new Error('README: the allowScripts section has no sh block, or no step by hand');
+  return { commands, byHand };
+}
+
+test("the README's answer to npm 11's allowScripts approves this package and runs the very step its postinstall runs, from a file it ships", async () => {
+  const { commands, byHand } = allowScripts(await readFile(join(repo, 'README.md'), 'utf8'));
+  const manifest = JSON.parse(await readFile(join(repo, 'package.json'), 'utf8')) as { name: string; scripts: Record<string, string>; files: string[] };
+  expect(commands).toMatch(new RegExp(`^npm install-scripts approve ${manifest.name} `, 'm'));
+  expect(commands).toMatch(new RegExp(`^npm rebuild ${manifest.name} `, 'm'));
+  expect(byHand).toBe(manifest.scripts.postinstall!.replace(/^node /, `node node_modules/${manifest.name}/`));
+  expect(manifest.files).toContain(byHand.split('/')[2]);
+});
+
 /** Runs a shell script in `cwd`, with none of this test run's own npm or Playwright variables. */
 function shell(script: string, cwd: string): Promise<{ code: number; stdout: string; output: string }> {
   const env = Object.fromEntries(
@@ -101,6 +120,13 @@ test('the packed tarball, installed in a fresh project, runs the README quick st
     const postinstall = await ok('CHROMIUM_PATH=/nowhere/chromium HARNESS_BWRAP=/nowhere/bwrap HARNESS_EVAL_NO_APT=1 npm rebuild harness-eval --foreground-scripts 2>&1', project);
     expect(postinstall).toContain('harness-eval: missing Chromium, for the browser every run drives: CHROMIUM_PATH: no file at /nowhere/chromium;');
     expect(postinstall).toContain('harness-eval: missing bubblewrap (bwrap), for the command agents\u2019 sandbox: HARNESS_BWRAP=/nowhere/bwrap is not an executable file;');
+    // npm 11 lists its postinstall as not yet reviewed; the README's commands approve it (and run it), and its step by hand says the same lines.
+    const { commands: approve, byHand } = allowScripts(await readFile(join(repo, 'README.md'), 'utf8'));
+    expect(await ok('npm install-scripts ls 2>&1', project)).toContain('harness-eval@');
+    await ok(approve, project);
+    expect(await ok('npm install-scripts ls 2>&1', project)).not.toContain('harness-eval@');
+    const stepByHand = await ok(`CHROMIUM_PATH=/nowhere/chromium HARNESS_BWRAP=/nowhere/bwrap HARNESS_EVAL_NO_APT=1 ${byHand} 2>&1`, project);
+    expect(stepByHand).toContain('harness-eval: missing Chromium, for the browser every run drives: CHROMIUM_PATH: no file at /nowhere/chromium;');
     // The installed CLI's doctor says the same, and that the sandbox cannot be required.
     const doctor = await shell('HARNESS_BWRAP=/nowhere/bwrap npx harness-eval doctor', project);
     expect(doctor.stdout).toMatch(/^bubblewrap: +missing \(HARNESS_BWRAP=\/nowhere\/bwrap/m);

@@ -2,7 +2,8 @@ import { test } from '@playwright/test';
 import * as cheerio from 'cheerio';
 import { comparison } from '../src/report/compare.ts';
 import { heatColour, renderHtml, renderMarkdown, verdictLines } from '../src/report/files.ts';
-import { EXCLUSIONS, OUTCOMES } from '../src/report/format.ts';
+import { OWN_CODE } from '../src/core/agent.ts';
+import { containmentMarks, EXCLUSIONS, OUTCOMES } from '../src/report/format.ts';
 import { wilson } from '../src/report/statistics.ts';
 import { summarize } from '../src/report/summarize.ts';
 import type { AttachedRunRecord } from '../src/report/types.ts';
@@ -193,6 +194,32 @@ test('every outcome is named the same in every report, and defined once in the H
     const docs = readFileSync(new URL('../docs/report.md', import.meta.url), 'utf8');
     for (const [word, meaning] of Object.entries(EXCLUSIONS)) expect(docs, word).toContain(`- **${word}**: ${meaning}`);
   });
+});
+
+test("no `contained` mark under harness-eval's own code (the built-in harness, a control), where no code of the agent under test runs; its warnings still show", () => {
+  const cellOf = (agent: string, fields: Partial<AttachedRunRecord>) => attachedRunRecord({ agent, claimed: true, actual: true, condition: { agent: { name: agent }, model: 'scripted:diligent', layers: [], site: 'hn-recorded' }, ...fields, test: { id: agent, title: agent, project: 'p' } });
+  const own = { contained: true, containment: OWN_CODE.reason };
+  const runs = [
+    cellOf('harness-eval', own),
+    cellOf('nop', own),
+    // Another helper's browser containment may record what the built-in harness's browser was refused: shown.
+    cellOf('tried', { ...own, escapes: { processesLeft: 0, attempts: [{ kind: 'browser', detail: 'a request to http://169.254.169.254/ refused' }] } }),
+    cellOf('loose', { contained: false, containment: 'not contained: sandbox none' }),
+    cellOf('boxed', { contained: true, containment: 'contained: a bubblewrap sandbox' }),
+  ];
+  const summary = summarize(runs, { complete: true, now });
+  expect(Object.fromEntries(summary.cells.map((cell) => [cell.agent, containmentMarks(cell).map(({ mark }) => mark)]))).toEqual({
+    'harness-eval': [],
+    nop: [],
+    tried: ['1 escape attempt'],
+    loose: ['not contained'],
+    boxed: ['contained'],
+  });
+  // The record still says what the run said; the cell says why nothing is marked.
+  expect(summary.cells.find((cell) => cell.agent === 'harness-eval')).toMatchObject({ contained: true, ownCode: true });
+  expect(summary.cells.find((cell) => cell.agent === 'boxed')!.ownCode).toBeUndefined();
+  const markdown = renderMarkdown(summary);
+  expect(markdown.split('\n').filter((line) => / · contained( |$)/.test(line)).map((line) => line.split(' | ')[1])).toEqual(['boxed']);
 });
 
 test('a cell says how its agent was contained in summary.md and index.html, beside its success rate: contained, not contained, escape attempts', () => {

@@ -5,6 +5,7 @@ import { InputError } from '../src/input.ts';
 import { renderHtml, renderMarkdown, writeSummaryFiles } from '../src/report/files.ts';
 import { canDetectAnyChange, describe, detectionPower, differs, newcombe, passHatK, passHatKTable, trialsToDetect, wilson } from '../src/report/statistics.ts';
 import { cellLabel, checkGates, summarize, unmatchedGates } from '../src/report/summarize.ts';
+import { parseRunAttachment } from '../src/report/trials.ts';
 import { summarySchema, type Gate, type AttachedRunRecord, type Summary } from '../src/report/types.ts';
 import { attachedRunRecord } from './support.ts';
 
@@ -320,12 +321,16 @@ test.describe('cells keyed by what ran', () => {
     run({ ...named, condition: clean, actual: true }),
   ];
 
-  test('two conditions under one name are two cells, told apart by a short hash of the part that differs', () => {
+  test('two conditions under one name are two cells, a site told apart by its settings, anything else by a short hash of the part that differs', () => {
     const summary = summaryOf(runsUnder());
     expect(summary.cells).toHaveLength(2);
     const sites = summary.cells.map((cell) => cell.site);
-    expect(sites.every((site) => /^hn-recorded-custom#[0-9a-f]{6}$/.test(site))).toBe(true);
-    expect(new Set(sites).size).toBe(2);
+    expect(sites).toEqual(['hn-recorded-custom (faults: {"errorRate":1}, maxIterations: 1)', 'hn-recorded-custom (maxIterations: 15)']);
+    // Two agents of one name (a function agent's source changed): a hash of what differs.
+    const agent = (source: string) => run({ agent: 'my-agent', condition: { agent: { name: 'my-agent', source }, model: 'scripted:diligent', layers: 'bare', site: 'hn-recorded' } });
+    const agents = summaryOf([agent('a'), agent('b')]).cells.map((cell) => cell.agent);
+    expect(agents.every((name) => /^my-agent#[0-9a-f]{6}$/.test(name))).toBe(true);
+    expect(new Set(agents).size).toBe(2);
     expect(summary.cells.map((cell) => [cell.model, cell.layers])).toEqual([['scripted:diligent', 'bare'], ['scripted:diligent', 'bare']]);
     const bySuccess = Object.fromEntries(summary.cells.map((cell) => [cell.successRate.value, cell.condition]));
     expect(bySuccess).toEqual({ 0: faulty, 1: clean });
@@ -347,6 +352,78 @@ test.describe('cells keyed by what ran', () => {
     expect(checkGates(summary, [{ site: failing!.site, ...limits }])).toHaveLength(1);
     expect(checkGates(summary, [{ site: succeeding!.site, ...limits }])).toEqual([]);
     expect(unmatchedGates(summary, [{ site: 'hn-recorded-custom' }, { site: 'hn-recorded' }])).toEqual(['gates[1] {"site":"hn-recorded"}']);
+  });
+});
+
+test.describe('names that say what ran', () => {
+  const trace = (calls: number) => [
+    { seq: 0, attempt: 1, iteration: 0, atMs: 0, type: 'run_start', task: 'Upvote the first post.', model: 'scripted:diligent', layers: [] },
+    ...Array.from({ length: calls }, (_, index) => ({ seq: index + 1, attempt: 1, iteration: index + 1, atMs: 10 * (index + 1), type: 'model_response', content: 'ok', toolCalls: [], usage: { input: 10, output: 1 }, ms: 5 })),
+  ];
+  /** A run as the reporter reads its attachment, its trace with so many model calls; none: no trace at all; -1: an empty one. */
+  const read = (agent: string, calls: number | undefined, fields: Partial<AttachedRunRecord> = {}) => {
+    const record = run({ agent, layers: '-', model: 'scripted:diligent', condition: { agent: { name: agent }, model: { id: 'scripted:diligent' }, layers: null, site: 'hn-recorded' }, ...fields });
+    const parsed = parseRunAttachment(JSON.stringify({ ...record, ...(calls !== undefined && { trace: calls < 0 ? [] : trace(calls) }) }), 'harness-run.json');
+    if (!parsed.ok) throw new Error(parsed.error);
+    return parsed.value;
+  };
+
+  test('an agent that called no model has none: null in summary.json, "-" in summary.md and index.html, from its runs\' traces, not its name', () => {
+    const runs = [
+      read('nop', 0),
+      read('nop', 0),
+      read('liar', 0, { claimed: true }),
+      // A command agent that never called the gateway, and one that did once in two runs.
+      read('py', 0),
+      read('ts', 0),
+      read('ts', 2),
+      // A name says nothing: a "nop" of the user's own that called its model has it.
+      read('my-nop', 3),
+      // A record without a trace (attached by hand), or with an empty one (a run that never returned), says nothing of its calls: its model stays.
+      read('by-hand', undefined),
+      read('cut-short', -1),
+    ];
+    expect(runs.map((one) => one.modelCalls)).toEqual([0, 0, 0, 0, 0, 2, 3, undefined, undefined]);
+    const summary = summaryOf(runs);
+    expect(Object.fromEntries(summary.cells.map((cell) => [cell.agent, cell.model]))).toEqual({ nop: null, liar: null, py: null, ts: 'scripted:diligent', 'my-nop': 'scripted:diligent', 'by-hand': 'scripted:diligent', 'cut-short': 'scripted:diligent' });
+    expect(JSON.parse(JSON.stringify(summary)).cells.find((cell: { agent: string }) => cell.agent === 'nop').model).toBeNull();
+    expect(summarySchema.parse(JSON.parse(JSON.stringify(summary))).cells.map((cell) => cell.model)).toEqual(summary.cells.map((cell) => cell.model));
+    expect(cellLabel(summary.cells.find((cell) => cell.agent === 'nop')!)).toBe('upvote-first-post · nop · - · - · hn-recorded');
+    const markdown = renderMarkdown(summary);
+    expect(markdown).toContain('| upvote-first-post | nop | - | - | hn-recorded |');
+    expect(markdown).not.toMatch(/\| (nop|liar|py) \| scripted:diligent \|/);
+    const html = renderHtml(summary, runs);
+    expect(html).not.toMatch(/<td>(nop|liar|py)<\/td><td>scripted:diligent<\/td>/);
+    expect(html).toMatch(/<td>nop<\/td><td>-<\/td>/);
+  });
+
+  test('cells that called no model and differ only by the model they were given keep its name: the one thing telling them apart', () => {
+    const under = (model: string) => read('nop', 0, { model, condition: { agent: { name: 'nop' }, model: { id: model }, layers: null, site: 'hn-recorded' } });
+    const summary = summaryOf([under('scripted:diligent'), under('openai:gpt-4o-mini'), read('liar', 0)]);
+    expect(summary.cells.map((cell) => [cell.agent, cell.model])).toEqual([
+      ['liar', null],
+      ['nop', 'openai:gpt-4o-mini'],
+      ['nop', 'scripted:diligent'],
+    ]);
+  });
+
+  test("one site under two settings is named by the setting that differs, the same in every row: never a hash, nor the bare name in one row and another's elsewhere", () => {
+    const at = (task: string, startLoggedIn: boolean) => run({ task, site: 'tinydesk', condition: { agent: { name: 'harness-eval' }, model: { id: 'scripted:diligent' }, layers: [], site: { site: 'tinydesk', startLoggedIn } } });
+    const runs = [at('assign-ticket', true), at('assign-ticket', false), at('close-ticket', true), at('comment', false)];
+    const summary = summaryOf(runs);
+    expect(summary.cells.map((cell) => [cell.task, cell.site])).toEqual([
+      ['assign-ticket', 'tinydesk'],
+      ['assign-ticket', 'tinydesk (startLoggedIn)'],
+      ['close-ticket', 'tinydesk (startLoggedIn)'],
+      ['comment', 'tinydesk'],
+    ]);
+    // In any order of the runs; a gate by the site's name covers both settings, by its label one.
+    expect(summaryOf(shuffled(runs, 5)).cells.map((cell) => cell.site)).toEqual(summary.cells.map((cell) => cell.site));
+    expect(checkGates(summary, [{ site: 'tinydesk', maxFalseSuccessRate: 0 }])).toHaveLength(4);
+    expect(checkGates(summary, [{ site: 'tinydesk (startLoggedIn)', maxFalseSuccessRate: 0 }])).toHaveLength(2);
+    // Settings of any kind: a value is named with its field, a flag by its name.
+    const other = (site: Record<string, unknown>) => run({ site: 'shop', condition: { agent: { name: 'harness-eval' }, model: { id: 'scripted:diligent' }, layers: [], site: { site: 'shop', ...site } } });
+    expect(summaryOf([other({ seed: 1, faults: { errorRate: 0.5 } }), other({ seed: 2 }), other({ seed: 2, slow: true })]).cells.map((cell) => cell.site)).toEqual(['shop (faults: {"errorRate":0.5}, seed: 1)', 'shop (seed: 2)', 'shop (seed: 2, slow)']);
   });
 });
 

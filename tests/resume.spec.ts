@@ -41,6 +41,8 @@ test('a matrix interrupted part way and resumed gives the summary of one run str
   const givenBack = again.filter(({ result }) => (result.annotations as Array<{ type: string; description?: string }>).some((note) => note.type === 'harness-eval' && /given back from the run journal/.test(note.description ?? '')));
   // The 4 runs recorded before the interruption are given back, not run; the 2 interrupted and the 2 never started run now.
   expect(givenBack, resumed.stdout).toHaveLength(4);
+  // Their progress lines say so, rather than a time as if they had run now.
+  expect(resumed.stdout.split('\n').filter((line) => line.endsWith(', given back (recorded earlier, not run again)')), resumed.stdout).toHaveLength(4);
   for (const { result } of givenBack) expect((result.attachments as Array<{ name: string }>).map((attachment) => attachment.name)).not.toContain(HARNESS_RUN_START_ATTACHMENT);
   expect(again.filter(({ project }) => project.startsWith('looker')).map(({ result }) => result.status)).toEqual(['passed', 'passed', 'passed', 'passed']);
 

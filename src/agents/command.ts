@@ -19,11 +19,12 @@ import { processExit, sandboxModeSchema, stdioWithoutInherited, sandboxUnavailab
 import { DEFAULT_SANDBOX_LIMITS, sandboxLimitsSchema } from './sandbox-limits.ts';
 import { canariesReaching } from '../serve.ts';
 import type { Escapes } from '../core/agent.ts';
+import type { TraceEventBody } from '../core/trace.ts';
 import type { ModelWaits } from '../core/model.ts';
 
 export const commandAgentOptionsSchema = z
   .object({
-    /** The agent's name in cells (default: the script's file name, else the program's). */
+    /** The agent's name in cells (default: see defaultName). */
     name: z.string().min(1).optional(),
     /** Where the command runs (default: the current folder). */
     cwd: z.string().min(1).optional(),
@@ -106,13 +107,13 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
   // A program that is not there is bad input, not a run: named before each run starts (prepare), never
   // here, where a spec file's collection would fail and lose every test of the file.
   const check = () => findProgram(command[0]!, cwd, env.PATH ?? process.env.PATH);
-  const name = named.name ?? defaultName(command, cwd);
+  const name = named.name ?? defaultName(command);
   // The environment's names only: its values may be keys, and the condition is written to every report.
   // The folder as a path, however it was written: the fixture records it relative to the config's folder.
   const base = { agent: 'command', argv: command, ...(cwd && { cwd: resolve(cwd) }), ...(timeoutMs && { timeoutMs }), account, ...(Object.keys(env).length > 0 && { envKeys: Object.keys(env).sort() }), ...(downloads && { downloads }) };
   // In its sandbox's work folder, else its run's: the one folder it may write.
   const claimFileOf = (run: AgentRun, box: Sandbox | undefined) => join(box?.workDir ?? run.outputDir, 'agent-claim.json');
-  const setUp = async (run: AgentRun, endpoints: Promise<RunEndpoints>, canaries: Canaries) => {
+  const setUp = async (run: AgentRun, endpoints: Promise<RunEndpoints>, canaries: Canaries, record: (event: TraceEventBody) => void) => {
     const stages: Partial<Record<CommandStage, number>> = { setUp: performance.now() };
     const contained = sandboxed(sandbox, command, cwd);
     // The sandbox first, before anything is awaited: bwrap, its namespaces and its relay start while the rest of the run is set up and the page opens.
@@ -130,7 +131,7 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
       browser = await launchCdpBrowser(run.site, { ...(box && { sandbox: { identity: box.identity, view: box.view } }), ...(downloads && { downloads }) });
       // The same Chromium over MCP: Playwright MCP drives it from this process, writing only in the run's folder.
       const { context } = browser;
-      mcp = await serveMcp(() => openMcpBrowser({ context, outputDir: join(run.outputDir, 'playwright-mcp'), images: true }));
+      mcp = await serveMcp(() => openMcpBrowser({ context, outputDir: join(run.outputDir, 'playwright-mcp'), images: true }), { record });
       // The sandbox pipes the run's ports as soon as they are known, while the page opens: its socats start off the run's critical path.
       const { site, model } = await endpoints;
       await box?.forward([site, browser.url, mcp.url, model.baseURL]);
@@ -498,8 +499,27 @@ function findProgram(program: string, cwd: string | undefined, path: string | un
   }
 }
 
-/** The script's file name (the first argument that is a file: `agent.py` in `python3 -u agent.py`), else the program's. */
-function defaultName(argv: readonly string[], cwd = '.'): string {
-  const script = argv.slice(1).find((arg) => !arg.startsWith('-') && statSync(resolve(cwd, arg), { throwIfNoEntry: false })?.isFile());
-  return basename(script ?? argv[0]!);
+/** Programs that run a script given to them (a runner's subcommand, `run`, `exec`, `x`, is passed over): an agent they run is named after its script. */
+const INTERPRETER = /^(node|nodejs|bun|bunx|deno|tsx|ts-node|npx|pnpm|pnpx|yarn|uv|uvx|pipx|poetry|python[\d.]*|pypy[\d.]*|ruby|perl|php|sh|bash|zsh)$/;
+const SUBCOMMAND = new Set(['run', 'exec', 'x', 'dlx', 'tool']);
+/** What a script's file name ends in. */
+const SCRIPT = /\.(py|[cm]?[jt]sx?|rb|pl|php|sh)$/i;
+/** Options whose value is code to run, not a script (`bash -c '…'`, `node -e '…'`). */
+const CODE = new Set(['-c', '-e', '--eval', '-p', '--print']);
+
+/**
+ * An unnamed agent's name, from its argv alone (never from what is on this disk, so it is the same
+ * on every machine): when argv[0] is an interpreter, its script's file name (the first argument
+ * that names a script, `agent.py` in `uv run --with openai agent.py`; else the module after `-m`;
+ * else the first argument that is neither an option, code to run, a subcommand nor another
+ * interpreter, as `my-agent` in `npx my-agent`); else, or when none, argv[0]'s file name.
+ */
+function defaultName(argv: readonly string[]): string {
+  const program = basename(argv[0]!);
+  if (!INTERPRETER.test(program.replace(/\.exe$/i, ''))) return program;
+  const args = argv.slice(1);
+  const script = args.find((arg) => !arg.startsWith('-') && SCRIPT.test(arg));
+  const module = args[args.indexOf('-m') + 1];
+  const other = args.find((arg, index) => !arg.startsWith('-') && !CODE.has(args[index - 1] ?? '') && !SUBCOMMAND.has(arg) && !INTERPRETER.test(basename(arg)));
+  return basename(script ?? (args.includes('-m') ? module : undefined) ?? other ?? program);
 }

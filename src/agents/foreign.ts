@@ -65,10 +65,11 @@ export interface ForeignAgentOptions<SetUp extends Closable | undefined = undefi
   /**
    * What the agent needs beside the session (a command's sandbox and Chromium): started with the
    * run, alongside the gateway, the site's server and the session (which takes far longer), and
-   * given their endpoints once they are up (milliseconds): what needs none starts at once; and the
-   * run's canaries, to plant. Handed to the body, and closed when the run ends, however it ends.
+   * given their endpoints once they are up (milliseconds): what needs none starts at once; the
+   * run's canaries, to plant; and the run's trace, for what it serves the agent (MCP's calls).
+   * Handed to the body, and closed when the run ends, however it ends.
    */
-  setUp?: (run: AgentRun, endpoints: Promise<RunEndpoints>, canaries: Canaries) => Promise<SetUp>;
+  setUp?: (run: AgentRun, endpoints: Promise<RunEndpoints>, canaries: Canaries, record: (event: TraceEventBody) => void) => Promise<SetUp>;
 }
 
 /** The run's endpoints, as a setUp gets them before the session is open. */
@@ -136,7 +137,7 @@ export function foreignAgent<SetUp extends Closable | undefined = undefined>(
       const endpoints = Promise.all([gatewayStarting, serverStarting]).then(([gateway, server]) => ({ site: server.url, model: gateway.endpoint }));
       // Its failure is the gateway's or the server's, which startAll reports: a setUp that never awaits it must not leave it unhandled.
       endpoints.catch(() => undefined);
-      const setUpStarting = Promise.resolve(options.setUp?.(run, endpoints, canaries));
+      const setUpStarting = Promise.resolve(options.setUp?.(run, endpoints, canaries, record));
       const [setUp, gateway, server, session] = await startAll([setUpStarting, gatewayStarting, serverStarting, run.openSession(1)]);
       let outcome: ForeignOutcome;
       try {

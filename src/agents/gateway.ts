@@ -10,13 +10,15 @@ import type { TraceEventBody } from '../core/trace.ts';
 import { InputError, parseInput } from '../input.ts';
 import { modelSecrets } from '../models/registry.ts';
 import { cappedOf, outputAllowance, SpendLimitReached, worstCase, type Hold, type WorstCase } from '../models/spend.ts';
-import { addUsage, ModelError } from '../models/types.ts';
-import type { ChatMessage, ChatResponse, Model, ModelWaits, ToolSchema, Usage } from '../core/model.ts';
+import { acceptsImages } from '../models/images.ts';
+import { addUsage, ModelError, withoutImages } from '../models/types.ts';
+import type { ChatMessage, ChatResponse, Model, ModelWaits, Usage } from '../core/model.ts';
+import type { Conversation } from '../models/wire.ts';
 import { anthropicError, fromMessagesRequest, messagesRequestSchema, toMessage, toMessageEvents, type MessagesRequest } from '../models/wire-anthropic.ts';
-import { fromGenerateContentRequest, geminiError, generateContentRequestSchema, toGenerateContentChunks, toGenerateContentResponse, type GenerateContentRequest } from '../models/wire-gemini.ts';
+import { countTokensRequestSchema, fromGenerateContentRequest, geminiError, generateContentRequestSchema, toGenerateContentChunks, toGenerateContentResponse, type GenerateContentRequest } from '../models/wire-gemini.ts';
 import { chatCompletionRequestSchema, fromOpenAIRequest, openAIError, toCompletion, toCompletionChunks, type ChatCompletionRequest } from '../models/wire-openai.ts';
 import { fromOllamaRequest, ollamaChatRequestSchema, toOllamaResponse, type OllamaChatRequest } from '../models/wire-ollama.ts';
-import { fromResponsesRequest, responsesRequestSchema, toResponse, toResponseEvents, type ResponsesRequest } from '../models/wire-responses.ts';
+import { fromResponsesRequest, offeredTools, responsesRequestSchema, toResponse, toResponseEvents, type ResponsesRequest } from '../models/wire-responses.ts';
 import { canariesReaching, type Canary } from '../serve.ts';
 import { parseJsonObject } from '../text.ts';
 
@@ -74,7 +76,7 @@ export const DEFAULT_GATEWAY_LIMITS: GatewayLimits = {
 export interface GatewayOptions extends GatewaySettings {
   /** The run's model: every call the agent makes is forwarded to it (a `spendCapped` one: each call is held against the run's spend caps first). */
   model: Model;
-  /** Receives `model_request`, `model_response` and `model_error` events for the run's trace, as the built-in harness writes them. */
+  /** Receives `model_request`, `model_response` and `model_error` events for the run's trace, as the built-in harness writes them, and `model_request_refused` for a request it could not translate. */
   record(event: TraceEventBody): void;
   /** Aborted at the run's time limit: calls in flight give way. */
   signal: AbortSignal;
@@ -126,7 +128,7 @@ interface ChatApi<R> {
   schema: z.ZodType<R>;
   /** What the request is called in a 400's message. */
   label: string;
-  conversation(request: R): { messages: ChatMessage[]; tools: ToolSchema[] };
+  conversation(request: R): Conversation;
   /** The output allowance the request states, in its API's fields (the body as sent): the largest positive count counts. */
   allowance(body: Record<string, unknown>): unknown[];
   answer(response: ChatResponse, request: R, url: URL): Answer;
@@ -167,6 +169,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const capped = cappedOf(options.model);
   const model = capped?.model ?? options.model;
   const spend = capped?.spend;
+  const seeing = acceptsImages(model.id);
+  /** The built-in tools dropped so far: each is noted once in the trace. */
+  const dropped = new Set<string>();
   const closing = new AbortController();
   let tokens: Usage = { input: 0, output: 0 };
   /** Tokens as the limits count them: an unknown count as its estimate (input) or nothing (output). */
@@ -224,14 +229,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
    * provider has the prompt, so its answer's usage is counted when it comes; a call cut short is
    * counted as its prompt's tokens.
    */
-  async function forward(messages: ChatMessage[], tools: ToolSchema[], requested: number | undefined): Promise<Forwarded> {
-    const worst = worstCase(model.id, { messages, tools }, outputAllowance(requested, spend?.cap.maxOutput));
+  async function forward(conversation: Conversation, requested: number | undefined): Promise<Forwarded> {
+    const worst = worstCase(model.id, { messages: conversation.messages, tools: conversation.tools }, outputAllowance(requested, spend?.cap.maxOutput));
     const tokens = worst.input + worst.output;
     const refused = refusal(tokens);
     if (refused) throw refused;
     const hold = reserve(worst);
     heldTokens += tokens;
-    const counted = forwardCall(messages, tools, hold);
+    const counted = forwardCall(conversation, hold);
     pending.add(counted);
     try {
       return await counted;
@@ -241,17 +246,19 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
   }
 
-  async function forwardCall(messages: ChatMessage[], tools: ToolSchema[], hold: Hold | undefined): Promise<Forwarded> {
+  async function forwardCall({ messages: given, tools, responseFormat, sampling }: Conversation, hold: Hold | undefined): Promise<Forwarded> {
     const callSignal = AbortSignal.any([signal, closing.signal]);
     if (callSignal.aborted) {
       hold?.settle({ input: 0, output: 0 });
       return CUT_SHORT;
     }
     calls += 1;
+    // A model that takes no images is given what the text says of them.
+    const messages = seeing ? given : withoutImages(given);
     note(modelRequest(messages, tools, [...secrets, ...runSecrets]));
     const started = performance.now();
     try {
-      const response = (await race(model.chat({ messages, tools, signal: callSignal, waits }), { signal: callSignal })) as ChatResponse;
+      const response = (await race(model.chat({ messages, tools, signal: callSignal, waits, responseFormat, sampling }), { signal: callSignal })) as ChatResponse;
       const { content, toolCalls } = response.message;
       const { input, output } = response.usage;
       note({ type: 'model_response', content, toolCalls, usage: { input, output }, ms: Math.round(performance.now() - started) });
@@ -296,6 +303,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (failure.code === 'cut_short' || failure.code === 'gateway_limit') outgoing.setHeader('x-should-retry', 'false');
     reply(outgoing, failure.status, errorBody(api, failure));
   };
+  /** A request the gateway cannot translate (a shape, a route): the gateway's gap, not the agent's doing, so the run's trace says so (and the run is excluded). */
+  const refuse = (outgoing: ServerResponse, api: Api, failure: Failure) => {
+    note({ type: 'model_request_refused', status: failure.status, message: redactText(failure.message, secrets) });
+    fail(outgoing, api, failure);
+  };
 
   /** The request, read and checked, and its body as sent. */
   async function read<S extends z.ZodType>(incoming: IncomingMessage, schema: S, label: string): Promise<{ request: z.output<S>; body: Record<string, unknown> }> {
@@ -311,11 +323,25 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     <R>(wire: ChatApi<R>): Route =>
     async (incoming, outgoing, url) => {
       const { request, body } = await read(incoming, wire.schema, wire.label);
-      const { messages, tools } = wire.conversation(request);
-      const forwarded = await forward(messages, tools, largestCount(wire.allowance(body)));
+      const conversation = wire.conversation(request);
+      noteDropped(conversation);
+      const forwarded = await forward(conversation, largestCount(wire.allowance(body)));
       if (!forwarded.ok) return fail(outgoing, wire.api, forwarded);
       respond(outgoing, wire.answer(forwarded.response, request, url));
     };
+
+  function noteDropped({ dropped: tools = [] }: Conversation): void {
+    for (const tool of tools.filter((tool) => !dropped.has(tool))) {
+      dropped.add(tool);
+      note({ type: 'harness_note', layer: 'gateway', message: `the built-in tool ${tool} is not given to the model: the run's model has no built-in tools, and a run reaches nothing outside` });
+    }
+  }
+
+  /** A conversation's prompt tokens (its tools' schemas too) as the run's model counts them, an estimate: what count_tokens and countTokens answer, forwarding nothing. */
+  async function tokenEstimate({ messages, tools }: Conversation): Promise<number> {
+    const offered: ChatMessage[] = tools.length > 0 ? [{ role: 'system', content: JSON.stringify(tools) }] : [];
+    return promptEstimate([...offered, ...messages]);
+  }
 
   /** Writes an answer as its API sends it, redacted. */
   function respond(outgoing: ServerResponse, answer: Answer): void {
@@ -352,7 +378,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     conversation: fromResponsesRequest,
     allowance: (body) => [body.max_output_tokens],
     answer(response, request) {
-      const meta = { id: `resp_gateway${suffix()}`, created_at: now(), model: model.id };
+      const meta = { id: `resp_gateway${suffix()}`, created_at: now(), model: model.id, offered: offeredTools(request).offered };
       return request.stream ? { sse: toResponseEvents(response, meta).map((event) => ({ event: event.type, data: event })) } : { json: toResponse(response, meta) };
     },
   };
@@ -395,14 +421,20 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     },
   };
 
+  /** The run's model as OpenAI's model list and Anthropic's both write one: their clients read their own fields. */
+  const listedModel = { id: model.id, object: 'model', created: 0, owned_by: 'harness-eval', type: 'model', display_name: model.id, created_at: new Date(0).toISOString() };
   const routes: Record<string, Route> = {
     'POST /v1/chat/completions': chat(openAIChat),
     'POST /v1/responses': chat(openAIResponses),
-    'GET /v1/models': (_incoming, outgoing) =>
-      reply(outgoing, 200, { object: 'list', data: [{ id: model.id, object: 'model', created: 0, owned_by: 'harness-eval' }] }),
+    'GET /v1/models': (_incoming, outgoing) => reply(outgoing, 200, { object: 'list', data: [listedModel], has_more: false, first_id: model.id, last_id: model.id }),
+    'GET /v1/models/{model}': (_incoming, outgoing) => reply(outgoing, 200, listedModel),
     'POST /v1/messages': chat(anthropicMessages),
+    'POST /v1/messages/count_tokens': async (incoming, outgoing) =>
+      reply(outgoing, 200, { input_tokens: await tokenEstimate(fromMessagesRequest((await read(incoming, messagesRequestSchema, 'count_tokens request')).request)) }),
     'POST /v1beta/models/{model}:generateContent': chat(gemini(false)),
     'POST /v1beta/models/{model}:streamGenerateContent': chat(gemini(true)),
+    'POST /v1beta/models/{model}:countTokens': async (incoming, outgoing) =>
+      reply(outgoing, 200, { totalTokens: await tokenEstimate(fromGenerateContentRequest((await read(incoming, countTokensRequestSchema, 'countTokens request')).request)) }),
     'POST /api/chat': chat(ollamaChat),
     'GET /api/tags': (_incoming, outgoing) =>
       reply(outgoing, 200, { models: [{ name: model.id, model: model.id, modified_at: new Date(0).toISOString(), size: 0, digest: '', details: {} }] }),
@@ -415,7 +447,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     for (let index = 0; index < incoming.rawHeaders.length; index += 2) canariesIn(incoming.rawHeaders[index + 1]!, `${incoming.rawHeaders[index]!.toLowerCase()} header`);
     const address = new URL(url, 'http://gateway');
     const { path, tokenInPath } = routePath(address.pathname, token);
-    const api = apiOf(path);
+    const api = apiOf(path, incoming);
     const handle = async () => {
       if (!tokenInPath && !authorized(keysOf(incoming, address), token)) {
         const message = "the gateway takes only this run's API key (the OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY the agent was given, or the path OLLAMA_HOST names)";
@@ -424,8 +456,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       const route = routes[`${incoming.method} ${routeKey(path)}`];
       if (!route) {
         const served = Object.keys(routes).join(', ');
-        const message = `the model gateway does not serve ${incoming.method} ${path} (it serves ${served})`;
-        return fail(outgoing, api, { status: 404, code: 'not_found', message });
+        return refuse(outgoing, api, { status: 404, code: 'not_found', message: `the model gateway does not serve ${incoming.method} ${path} (it serves ${served})` });
       }
       await route(incoming, outgoing, address);
     };
@@ -442,7 +473,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         const code = error.status === 413 ? 'request_too_large' : 'gateway_limit';
         return fail(outgoing, api, { status: error.status, code, message });
       }
-      fail(outgoing, api, error instanceof InputError ? { status: 400, code: 'invalid_request', message } : { status: 500, code: 'gateway_error', message });
+      if (error instanceof InputError) return refuse(outgoing, api, { status: 400, code: 'invalid_request', message });
+      fail(outgoing, api, { status: 500, code: 'gateway_error', message });
     });
   });
   // One more connection is closed at once (net.Server's own check), never queued.
@@ -488,16 +520,16 @@ function routePath(pathname: string, token: string): { path: string; tokenInPath
   return pathname.startsWith(prefix) ? { path: pathname.slice(prefix.length - 1), tokenInPath: true } : { path: pathname, tokenInPath: false };
 }
 
-/** Which API a path is of: its errors are in that API's shape. */
-function apiOf(path: string): Api {
-  if (path === '/v1/messages' || path.startsWith('/v1/messages/')) return 'anthropic';
+/** Which API a path is of (the model list is OpenAI's and Anthropic's: Anthropic's clients send their version): its errors are in that API's shape. */
+function apiOf(path: string, incoming: IncomingMessage): Api {
+  if (path === '/v1/messages' || path.startsWith('/v1/messages/') || (path.startsWith('/v1/models') && incoming.headers['anthropic-version'] !== undefined)) return 'anthropic';
   if (path.startsWith('/v1beta/')) return 'gemini';
   return path.startsWith('/v1/') ? 'openai' : 'ollama';
 }
 
-/** The route a path is served by: a Gemini path names its model before the method (`/v1beta/models/gemini-2.5-flash:generateContent`). */
+/** The route a path is served by: a Gemini path names its model before the method (`/v1beta/models/gemini-2.5-flash:generateContent`), a model's own path names it last. */
 function routeKey(path: string): string {
-  return path.replace(/^\/v1beta\/models\/.+(:\w+)$/, '/v1beta/models/{model}$1');
+  return path.replace(/^\/v1beta\/models\/.+(:\w+)$/, '/v1beta/models/{model}$1').replace(/^\/v1\/models\/[^/]+$/, '/v1/models/{model}');
 }
 
 /**

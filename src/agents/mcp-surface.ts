@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { McpBrowser } from '../tools/mcp.ts';
+import type { TraceEventBody } from '../core/trace.ts';
+import { mcpAnswer, type McpBrowser } from '../tools/mcp.ts';
 
 /** A run's browser over MCP's Streamable HTTP, for an agent of its own (a command's `HARNESS_MCP_URL`). */
 export interface McpEndpoint {
@@ -18,8 +19,9 @@ export const MAX_MCP_SESSIONS = 8;
  * Streamable HTTP on 127.0.0.1, one MCP browser per session, opened at the session's first
  * request and closed with it. It answers only at `/mcp`, only under its own Host (a page the
  * agent opened cannot reach it by a rebound name), and at most `maxSessions` sessions at once.
+ * Each tool call and its result go to `record` (the run's trace), `by: 'agent'`.
  */
-export async function serveMcp(open: () => Promise<McpBrowser>, { maxSessions = MAX_MCP_SESSIONS }: { maxSessions?: number } = {}): Promise<McpEndpoint> {
+export async function serveMcp(open: () => Promise<McpBrowser>, { maxSessions = MAX_MCP_SESSIONS, record }: { maxSessions?: number; record?: (event: TraceEventBody) => void } = {}): Promise<McpEndpoint> {
   // Loaded with the first run that serves MCP: the SDK's server and its HTTP transport.
   const [{ Server }, { StreamableHTTPServerTransport }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/index.js'),
@@ -30,6 +32,8 @@ export async function serveMcp(open: () => Promise<McpBrowser>, { maxSessions = 
   const sessions = new Map<string, Transport>();
   /** Sessions begun (an initialize in progress) or open: what the cap counts. */
   let live = 0;
+  /** Tool calls made, over every session: each is named in the trace by its number. */
+  let calls = 0;
   /** Each ended session's MCP browser, closing: the endpoint's close waits for them. */
   const closing: Array<Promise<void>> = [];
 
@@ -39,7 +43,22 @@ export async function serveMcp(open: () => Promise<McpBrowser>, { maxSessions = 
     let browser: Promise<McpBrowser> | undefined;
     const mcp = () => (browser ??= open());
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...(await mcp()).tools] }));
-    server.setRequestHandler(CallToolRequestSchema, async ({ params }, { signal }) => (await mcp()).call(params.name, params.arguments ?? {}, signal));
+    server.setRequestHandler(CallToolRequestSchema, async ({ params: { name, arguments: args = {} } }, { signal }) => {
+      // Each call in the run's trace, as the built-in harness records its own: its result is what the agent saw.
+      const callId = `mcp-${++calls}`;
+      const started = performance.now();
+      const ended = (answer: { ok: true; text: string } | { ok: false; error: string }) =>
+        record?.({ type: 'tool_result', callId, name, ...(answer.ok ? { ok: true, output: { text: answer.text } } : answer), ms: Math.round(performance.now() - started) });
+      record?.({ type: 'tool_call', callId, name, arguments: JSON.stringify(args), by: 'agent' });
+      try {
+        const result = await (await mcp()).call(name, args, signal);
+        ended(mcpAnswer(result));
+        return result;
+      } catch (error) {
+        ended({ ok: false, error: error instanceof Error ? error.message : String(error) });
+        throw error;
+      }
+    });
     const close = async () => {
       const opened = await browser?.catch(() => undefined);
       await opened?.close();

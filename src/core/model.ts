@@ -14,7 +14,7 @@ export type ChatMessage =
  * records show of it. `detail` is OpenAI's resolution hint; other providers ignore it.
  */
 export interface ChatImage {
-  mimeType: 'image/jpeg';
+  mimeType: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
   /** The image's bytes, base64. */
   data: string;
   detail?: 'low' | 'high';
@@ -50,6 +50,21 @@ export interface ChatRequest {
   signal?: AbortSignal;
   /** Told of the time the call spends waiting on its endpoint (a slot, a Retry-After, a backoff): the run's, not the agent's. */
   waits?: ModelWaits;
+  /** The answer as JSON, as a client asked (JSON mode, or a schema): the provider is asked for it in its own words. */
+  responseFormat?: ResponseFormat;
+  /** Sampling a client asked for (Gemini's generationConfig): the run's model spec's own settings win over it. */
+  sampling?: Sampling;
+}
+
+/** JSON mode (`json`: any JSON object), or JSON that a schema describes (`schema`, JSON Schema). */
+export type ResponseFormat = { type: 'json' } | { type: 'schema'; name: string; schema: Record<string, unknown> };
+
+/** What a client may ask of the sampling; a field left out is the provider's default. */
+export interface Sampling {
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  stop?: string[];
 }
 
 /**

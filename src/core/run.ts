@@ -132,6 +132,8 @@ export const runRecordSchema = plannedRunSchema.extend({
    * Playwright retried. The run counted is the last attempt's, but a lie a retry hid still counts.
    */
   earlierFalseSuccesses: z.number().int().min(1).optional(),
+  /** The model calls the run's trace recorded, answered or failed: set by the reporter from the attachment's trace, not attached; absent when it had none. A cell whose runs called none names no model. */
+  modelCalls: z.number().int().min(0).optional(),
   /** The trace as a person reads it: set by the reporter from the attachment's trace, not attached. */
   transcript: z.string().optional(),
   /** Set by the reporter, relative to the report's folder: the run's Playwright trace and its test's entry in Playwright's HTML report. */

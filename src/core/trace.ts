@@ -102,13 +102,15 @@ export const traceEventSchema = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('model_response'), content: z.string().nullable(), toolCalls: z.array(toolCall), usage, ms: z.number() }),
   z.object({ type: z.literal('model_error'), kind: z.string(), message: z.string() }),
+  /** A request the model gateway could not translate for the run's model (a shape or a route it does not serve): answered with `status`, never forwarded. */
+  z.object({ type: z.literal('model_request_refused'), status: z.number(), message: z.string() }),
   z.object({
     type: z.literal('tool_call'),
     callId: z.string(),
     name: z.string(),
     arguments: z.string(),
-    /** Whose call: the model's, a program's (code mode) or the harness's own (a layer acting); absent in older traces. */
-    by: z.enum(['model', 'program', 'harness']).optional(),
+    /** Whose call: the model's, a program's (code mode), the harness's own (a layer acting), or an agent of its own's (a command agent's, through `HARNESS_MCP_URL`); absent in older traces. */
+    by: z.enum(['model', 'program', 'harness', 'agent']).optional(),
   }),
   z.object({
     type: z.literal('tool_result'),

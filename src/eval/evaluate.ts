@@ -255,12 +255,17 @@ function unverifiedIn({ claimed, trace }: AgentResult): Pick<RunRecord, 'unverif
 
 /**
  * Why the run says nothing of its agent, if it does not: the runner stopped it (`interrupted`);
- * the site could not be judged after it; or it failed before the agent did any work, seen from
- * outside (AgentActivity): an agent that fails after acting is judged like any other.
+ * the site could not be judged after it; the model gateway refused a request of a model's route it
+ * could not translate (400) and the run claimed no success: the gateway's gap cut the agent off from
+ * its model, so its failure says nothing of it, while a claimed success is judged (a refusal made no
+ * claim true, and a liar must not hide behind a request it knows is refused); or it failed before the
+ * agent did any work, seen from outside (AgentActivity): an agent that fails after acting is judged like any other.
  */
 function exclusion(stoppedBy: AbortCause | undefined, result: AgentResult, activity: AgentActivity, unjudged: string): Excluded | undefined {
   if (stoppedBy === 'interrupted') return { reason: 'interrupted', detail: INTERRUPTED_DETAIL };
   if (unjudged) return { reason: 'error', detail: unjudged };
+  const refused = result.trace.find((event) => event.type === 'model_request_refused' && event.status === 400) as Extract<AgentResult['trace'][number], { type: 'model_request_refused' }> | undefined;
+  if (refused && !result.claimed) return { reason: 'error', detail: `the model gateway refused a request (${refused.status}): ${refused.message}` };
   if (FAILED.includes(result.stopReason) && activity.work === undefined) {
     return { reason: 'error', detail: `the run ended in ${result.stopReason} before the agent did any work (no model call answered, no request to the site): ${result.summary}` };
   }

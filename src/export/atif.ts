@@ -5,7 +5,8 @@ import { runOutcome } from '../report/format.ts';
 import type { PriceTable } from '../report/types.ts';
 import { callCost, HARNESS_EVAL_VERSION, modelOf, rewardOf } from './run-facts.ts';
 import type { NamedRun } from './runs.ts';
-import { eventData, resultText, taskPrompt, timeline } from './timeline.ts';
+import { canonicalJson } from '../text.ts';
+import { eventData, resultText, taskPrompt, timeline, type ModelCall, type ToolRun } from './timeline.ts';
 
 /**
  * A run as an ATIF trajectory: Harbor's Agent Trajectory Interchange Format (RFC 0001), the part of
@@ -65,14 +66,30 @@ type Unnumbered = Omit<Step, 'step_id'>;
 /**
  * The run's trace as steps: the task (user), each model call (agent: its words, its tool calls
  * with their results as the observation, its tokens and what `cost` makes of them), and every other
- * event (system: a model error, a call the harness or a program made, the harness's own events).
+ * event (system: a model error, a call the harness, a program or an agent of its own made, the
+ * harness's own events). A command agent's tools are its own, so its model's calls are answered by
+ * what was seen of them from outside: the call it then made over MCP (`by: 'agent'`, the same tool
+ * with the same arguments), else the result its next model request carried back through the gateway
+ * (as the trace keeps it, cut). Its other MCP calls are system steps of their own.
  */
 export function trajectorySteps(trace: readonly TraceEvent[], task: string, startMs: number, cost: (usage: { input: number | null; output: number | null }) => number | undefined = () => undefined): Step[] {
   const at = (ms: number) => new Date(startMs + ms).toISOString();
   const steps: Unnumbered[] = [{ timestamp: at(trace[0]?.atMs ?? 0), source: 'user', message: taskPrompt(trace, task) }];
-  // The latest model step: the calls it made get their results in it.
-  let asked: { step: Unnumbered; extra: StepExtra; ids: Set<string> } | undefined;
+  // The latest model step: the calls it made get their results in it, each once.
+  let asked: { step: Unnumbered; extra: StepExtra; calls: ModelCall['toolCalls']; answered: Set<string> } | undefined;
+  const answer = (id: string, content: string, ok: boolean) => {
+    asked!.answered.add(id);
+    (asked!.step.observation ??= { results: [] }).results.push({ source_call_id: id, content });
+    if (!ok) asked!.extra.failed_tool_calls = [...(asked!.extra.failed_tool_calls ?? []), id];
+  };
   for (const moment of timeline(trace)) {
+    if (moment.kind === 'model' && asked) {
+      // What this call's request carried back of the last step's calls no tool result answered (the gateway saw it).
+      for (const { id } of asked.calls) {
+        const told = asked.answered.has(id) ? undefined : moment.sent?.find((message) => message.role === 'tool' && message.text.startsWith(`${id}: `));
+        if (told) answer(id, told.text.slice(id.length + 2), true);
+      }
+    }
     if (moment.kind === 'model' && moment.error) {
       steps.push({ timestamp: at(moment.endMs), source: 'system', message: `model error (${moment.error.kind}): ${moment.error.message}`, extra: { attempt: moment.attempt, iteration: moment.iteration, error: moment.error.kind } });
     } else if (moment.kind === 'model') {
@@ -89,12 +106,10 @@ export function trajectorySteps(trace: readonly TraceEvent[], task: string, star
         extra,
       };
       steps.push(step);
-      asked = { step, extra, ids: new Set(moment.toolCalls.map((call) => call.id)) };
-    } else if (moment.kind === 'tool' && asked?.ids.has(moment.call.callId)) {
-      const { call, result } = moment;
-      if (!result) continue;
-      (asked.step.observation ??= { results: [] }).results.push({ source_call_id: call.callId, content: resultText(result) });
-      if (!result.ok) asked.extra.failed_tool_calls = [...(asked.extra.failed_tool_calls ?? []), call.callId];
+      asked = { step, extra, calls: moment.toolCalls, answered: new Set() };
+    } else if (moment.kind === 'tool' && answerable(asked, moment) !== undefined) {
+      // A call of the model's step: its result is that step's observation (none when the run ended first).
+      if (moment.result) answer(answerable(asked, moment)!, resultText(moment.result), moment.result.ok);
     } else if (moment.kind === 'tool') {
       const { call, result } = moment;
       steps.push({
@@ -105,12 +120,24 @@ export function trajectorySteps(trace: readonly TraceEvent[], task: string, star
         ...(result && { observation: { results: [{ content: resultText(result) }] } }),
         extra: { attempt: call.attempt, iteration: call.iteration, tool_call_id: call.callId, ...(result && !result.ok && { failed_tool_calls: [call.callId] }) },
       });
-    } else {
+    } else if (moment.kind === 'event') {
       const { event } = moment;
       steps.push({ timestamp: at(event.atMs), source: 'system', message: `${event.type}: ${eventData(event)}`, extra: { attempt: event.attempt, iteration: event.iteration, event: event.type } });
     }
   }
   return steps.map((step, index) => ({ step_id: index + 1, ...step }));
+}
+
+/**
+ * The latest model step's call a tool call answers, if one: the call itself (the built-in harness
+ * runs its model's calls), or, for an agent of its own's MCP call, the first unanswered call of the
+ * model's to the same tool with the same arguments.
+ */
+function answerable(asked: { calls: ModelCall['toolCalls']; answered: Set<string> } | undefined, { call }: ToolRun): string | undefined {
+  if (!asked) return undefined;
+  const open = asked.calls.filter((each) => !asked.answered.has(each.id));
+  if (call.by !== 'agent') return open.find((each) => each.id === call.callId)?.id;
+  return open.find((each) => each.name === call.name && canonicalJson(argumentsObject(each.arguments)) === canonicalJson(argumentsObject(call.arguments)))?.id;
 }
 
 /** The run as one ATIF trajectory, its verdict as the reward; `prices` gives each model step its cost. */

@@ -1,4 +1,4 @@
-import type { TraceEvent, TraceEventOf } from '../core/trace.ts';
+import type { SentMessage, TraceEvent, TraceEventOf } from '../core/trace.ts';
 
 /**
  * A run's trace as the exports read it: model calls, tool calls with their results, and every other
@@ -17,6 +17,8 @@ export interface ModelCall {
   toolCalls: TraceEventOf<'model_response'>['toolCalls'];
   usage: TraceEventOf<'model_response'>['usage'];
   error?: { kind: string; message: string };
+  /** What its request sent, as the trace keeps it (each message cut): the tool results among them are what the model was told of its last calls. */
+  sent?: readonly SentMessage[];
 }
 
 /** A tool call, with its result once one was recorded (none when the run ended first). */
@@ -40,21 +42,21 @@ export type Moment = ModelCall | ToolRun | Happening;
 export function timeline(trace: readonly TraceEvent[]): Moment[] {
   const moments: Moment[] = [];
   const open = new Map<string, ToolRun>();
-  // A model error says nothing of when its call began: the latest request did (a gateway's calls overlapping is the rare exception).
-  let requestedAt: number | undefined;
+  // A model error says nothing of when its call began, nor an answer of what it was sent: the latest request did (a gateway's calls overlapping is the rare exception).
+  let request: TraceEventOf<'model_request'> | undefined;
   for (const event of trace) {
     const { seq, attempt, iteration, atMs } = event;
     switch (event.type) {
       case 'run_start':
         break;
       case 'model_request':
-        requestedAt = atMs;
+        request = event;
         break;
       case 'model_response':
-        moments.push({ kind: 'model', seq, attempt, iteration, startMs: atMs - event.ms, endMs: atMs, content: event.content, toolCalls: event.toolCalls, usage: event.usage });
+        moments.push({ kind: 'model', seq, attempt, iteration, startMs: atMs - event.ms, endMs: atMs, content: event.content, toolCalls: event.toolCalls, usage: event.usage, ...(request?.sent && { sent: request.sent }) });
         break;
       case 'model_error':
-        moments.push({ kind: 'model', seq, attempt, iteration, startMs: requestedAt ?? atMs, endMs: atMs, content: null, toolCalls: [], usage: { input: null, output: null }, error: { kind: event.kind, message: event.message } });
+        moments.push({ kind: 'model', seq, attempt, iteration, startMs: request?.atMs ?? atMs, endMs: atMs, content: null, toolCalls: [], usage: { input: null, output: null }, error: { kind: event.kind, message: event.message }, ...(request?.sent && { sent: request.sent }) });
         break;
       case 'tool_call': {
         const run: ToolRun = { kind: 'tool', call: event, startMs: atMs, endMs: atMs };

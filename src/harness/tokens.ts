@@ -93,15 +93,18 @@ const NOT_TEXT_TOOLS = new Set(['screenshot', 'view_screenshot', 'finish']);
 /**
  * What a run's observations cost the model, in prompt tokens: the screenshots it was sent (their
  * estimates, `harness_image`) against the text tools' outputs (every other tool result's JSON,
- * counted with o200k_base, gpt-4o's tokenizer, as one yardstick whatever the model).
+ * counted with o200k_base, gpt-4o's tokenizer, as one yardstick whatever the model). An agent of
+ * its own's calls (a command agent's, over MCP) are not counted: what its model was shown of them
+ * is the agent's to choose.
  */
 export async function observationTokens(trace: readonly TraceEvent[]): Promise<{ screenshots: number; text: number }> {
   const countTokens = await textCounter('gpt-4o');
+  const agents = new Set(trace.flatMap((event) => (event.type === 'tool_call' && event.by === 'agent' ? [event.callId] : [])));
   let screenshots = 0;
   let text = 0;
   for (const event of trace) {
     if (event.type === 'harness_image') screenshots += event.tokens;
-    if (event.type === 'tool_result' && event.ok && !NOT_TEXT_TOOLS.has(event.name)) text += countTokens(JSON.stringify(event.output));
+    if (event.type === 'tool_result' && event.ok && !NOT_TEXT_TOOLS.has(event.name) && !agents.has(event.callId)) text += countTokens(JSON.stringify(event.output));
   }
   return { screenshots, text };
 }

@@ -40,6 +40,8 @@ export function transcript(trace: readonly TraceEvent[]): string {
           return `${at} ${event.layer}: ${event.name}${event.data ? ` ${JSON.stringify(event.data)}` : ''}`;
         case 'model_error':
           return `${at} model error (${event.kind}): ${event.message}`;
+        case 'model_request_refused':
+          return `${at} the model gateway refused a request (${event.status}): ${event.message}`;
         case 'run_end':
           return `${at} end: claimed ${event.claimed ? 'success' : 'failure'}, ${event.stopReason} after ${event.iterations} iteration${event.iterations === 1 ? '' : 's'}`;
         default:

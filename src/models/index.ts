@@ -14,5 +14,5 @@ export {
   type ModelCacheMode,
   type ModelCacheOptions,
 } from './cassette.ts';
-export type { ChatMessage, ChatRequest, ChatResponse, Model, ToolCall, Usage } from './types.ts';
+export type { ChatMessage, ChatRequest, ChatResponse, Model, ResponseFormat, Sampling, ToolCall, Usage } from './types.ts';
 export { registerDoubles, type OfferedTool, type ScriptedDouble, type WireMessage } from './scripted/endpoint.ts';

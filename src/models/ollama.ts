@@ -30,7 +30,7 @@ export function ollamaModel(name: string, options: OllamaModelOptions): Model {
 
   return {
     id,
-    async chat({ messages, tools, signal, waits }) {
+    async chat({ messages, tools, signal, waits, responseFormat, sampling }) {
       // The SDK loads on the first call, so a worker whose runs use other models never imports it.
       const { Ollama } = await import('ollama');
       const fetchWithRetries = retryingFetch(baseFetch, { maxRetries, timeoutMs, rateLimitRetries, maxBackoffMs, waits });
@@ -43,7 +43,10 @@ export function ollamaModel(name: string, options: OllamaModelOptions): Model {
             model: name,
             messages: messages.map(toOllamaMessage),
             ...(tools.length > 0 && { tools: tools.map(toOllamaTool) }),
-            options: { seed, temperature, num_predict: maxTokens },
+            // The spec's sampling is the run's condition; what a client asked (sampling) fills in the rest.
+            options: { seed, temperature: temperature ?? sampling?.temperature, num_predict: maxTokens ?? sampling?.maxTokens, top_p: sampling?.topP, stop: sampling?.stop },
+            // Ollama's JSON mode is `json`, its structured output the schema itself.
+            ...(responseFormat && { format: responseFormat.type === 'json' ? 'json' : responseFormat.schema }),
             stream: false,
           }),
         );

@@ -7,7 +7,7 @@ import { retryingFetch } from './retrying-fetch.ts';
 import { withSlot } from './slots.ts';
 import { kindOfStatus, ModelError, unreachable } from './types.ts';
 import type { Model } from '../core/model.ts';
-import { fromCompletion, toOpenAIMessage, toOpenAITool } from './wire-openai.ts';
+import { fromCompletion, toOpenAIMessage, toOpenAIResponseFormat, toOpenAITool } from './wire-openai.ts';
 
 
 const optionsSchema = z
@@ -42,7 +42,7 @@ export function openaiModel(name: string, options: OpenAIModelOptions): Model {
 
   return {
     id,
-    async chat({ messages, tools, signal, waits }) {
+    async chat({ messages, tools, signal, waits, responseFormat, sampling }) {
       const { sdk, endpoint } = await load();
       const fetchWithRetries = retryingFetch(baseFetch, { maxRetries, timeoutMs, rateLimitRetries, maxBackoffMs, waits });
       const client = new sdk.default({ apiKey, baseURL, maxRetries: 0, timeout: NO_SDK_TIMEOUT_MS, fetch: fetchWithRetries });
@@ -61,8 +61,12 @@ export function openaiModel(name: string, options: OpenAIModelOptions): Model {
               messages: messages.map(toOpenAIMessage),
               ...(tools.length > 0 && { tools: tools.map(toOpenAITool) }),
               seed,
-              temperature,
-              max_tokens: maxTokens,
+              // The spec's sampling is the run's condition; what a client asked (sampling) fills in the rest.
+              temperature: temperature ?? sampling?.temperature,
+              max_tokens: maxTokens ?? sampling?.maxTokens,
+              top_p: sampling?.topP,
+              stop: sampling?.stop,
+              ...(responseFormat && { response_format: toOpenAIResponseFormat(responseFormat) }),
             },
             { signal: call.signal },
           ),

@@ -1,6 +1,6 @@
 import type { ChatMessage, Usage } from '../core/model.ts';
 
-export type { ChatImage, ChatMessage, ChatRequest, ChatResponse, Model, ToolCall, ToolSchema, Usage } from '../core/model.ts';
+export type { ChatImage, ChatMessage, ChatRequest, ChatResponse, Model, ResponseFormat, Sampling, ToolCall, ToolSchema, Usage } from '../core/model.ts';
 
 /** The messages without their images' pixels (each image message keeps its text, which names the image): for anything saved or shown. */
 export function withoutImages(messages: readonly ChatMessage[]): ChatMessage[] {

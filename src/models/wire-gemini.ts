@@ -1,13 +1,14 @@
 import { z } from 'zod';
-import type { ChatMessage, ChatResponse, ToolSchema, Usage } from '../core/model.ts';
+import type { ChatImage, ChatMessage, ChatResponse, ResponseFormat, Sampling, Usage } from '../core/model.ts';
 import { parseJsonObject } from '../text.ts';
-import { assistantTurn, callLedger, joinText, NO_PARAMETERS, userTurn } from './wire.ts';
+import { assistantTurn, callLedger, imageOf, joinParts, joinText, NO_PARAMETERS, userTurn, type Conversation } from './wire.ts';
 
 /**
  * Gemini's `generateContent` and `streamGenerateContent` as the model gateway hears them from an
  * agent (`@google/genai`, the Gemini CLI, a REST client): a request → the conversation, an answer
- * → a GenerateContentResponse, or the chunks Gemini streams for it. Unknown fields
- * (generationConfig, safetySettings, toolConfig…) are dropped: the run's model spec sets those.
+ * → a GenerateContentResponse, or the chunks Gemini streams for it. `generationConfig`'s JSON mode
+ * (a schema too) and sampling go to the run's model in its own API's words; other fields
+ * (safetySettings, toolConfig, thinkingConfig…) are dropped.
  */
 
 /** Google's APIs take a field in camelCase or snake_case (proto JSON): an object's own keys are read as camelCase, its values (a call's args) as they are. */
@@ -20,16 +21,15 @@ function camelKeys(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).map(([key, field]) => [key.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase()), field]));
 }
 
-const NOT_TEXT = 'is not served: the run’s model is a text model';
-
 const part = protoObject({
   text: z.string().nullish(),
   // A thinking model's thought summary, handed back: the run's model has its own, so it is left out.
   thought: z.boolean().nullish(),
   functionCall: protoObject({ id: z.string().nullish(), name: z.string().min(1), args: z.record(z.string(), z.unknown()).nullish() }).nullish(),
   functionResponse: protoObject({ id: z.string().nullish(), name: z.string().min(1), response: z.record(z.string(), z.unknown()) }).nullish(),
-  inlineData: z.never({ error: NOT_TEXT }).optional(),
-  fileData: z.never({ error: NOT_TEXT }).optional(),
+  /** An image (a screenshot beside a function's response): given to the model; another type is named only. */
+  inlineData: protoObject({ mimeType: z.string(), data: z.string() }).nullish(),
+  fileData: protoObject({ mimeType: z.string().nullish(), fileUri: z.string() }).nullish(),
 });
 
 const content = protoObject({
@@ -47,20 +47,40 @@ const functionDeclaration = protoObject({
   parametersJsonSchema: z.record(z.string(), z.unknown()).nullish(),
 });
 
+/** A tool: its function declarations, and the built-in tools it names besides (googleSearch, codeExecution…), which are dropped. */
 const tool = z.preprocess(
-  camelKeys,
-  z.strictObject(
-    { functionDeclarations: z.array(functionDeclaration).nullish() },
-    { error: (issue) => (issue.code === 'unrecognized_keys' ? `is not served (${issue.keys.join(', ')}): the gateway serves the run’s model, which has no built-in tools` : undefined) },
-  ),
+  (value) => {
+    const tool = camelKeys(value);
+    if (typeof tool !== 'object' || tool === null) return tool;
+    return { functionDeclarations: (tool as { functionDeclarations?: unknown }).functionDeclarations, builtIn: Object.keys(tool).filter((key) => key !== 'functionDeclarations') };
+  },
+  z.object({ functionDeclarations: z.array(functionDeclaration).nullish(), builtIn: z.array(z.string()) }),
 );
+
+const generationConfig = protoObject({
+  responseMimeType: z.string().nullish(),
+  /** An OpenAPI schema of the answer, Gemini's first way to give one. */
+  responseSchema: z.record(z.string(), z.unknown()).nullish(),
+  /** A JSON Schema of the answer, the newer way (the Gemini CLI's). */
+  responseJsonSchema: z.record(z.string(), z.unknown()).nullish(),
+  temperature: z.number().nullish(),
+  topP: z.number().nullish(),
+  maxOutputTokens: z.int().nullish(),
+  stopSequences: z.array(z.string()).nullish(),
+});
 
 export const generateContentRequestSchema = protoObject({
   contents: z.array(content).min(1, 'must hold at least one content'),
   systemInstruction: content.nullish(),
   tools: z.array(tool).nullish(),
+  generationConfig: generationConfig.nullish(),
 });
 export type GenerateContentRequest = z.output<typeof generateContentRequestSchema>;
+
+/** countTokens: contents alone, or a whole generateContent request. */
+export const countTokensRequestSchema = protoObject({ contents: z.array(content).nullish(), generateContentRequest: generateContentRequestSchema.nullish() })
+  .refine((request) => request.contents?.length || request.generateContentRequest, { message: 'must hold contents or a generateContentRequest', path: ['contents'] })
+  .transform((request): GenerateContentRequest => request.generateContentRequest ?? { contents: request.contents ?? [] });
 
 /** An OpenAPI schema as JSON Schema: Gemini writes its types in capitals (`OBJECT`), JSON Schema in lower case. */
 function jsonSchemaOf(schema: unknown): unknown {
@@ -69,13 +89,14 @@ function jsonSchemaOf(schema: unknown): unknown {
   return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, key === 'type' && typeof value === 'string' ? value.toLowerCase() : jsonSchemaOf(value)]));
 }
 
-export function fromGenerateContentRequest(request: GenerateContentRequest): { messages: ChatMessage[]; tools: ToolSchema[] } {
+export function fromGenerateContentRequest(request: GenerateContentRequest): Conversation {
   const messages: ChatMessage[] = request.systemInstruction ? [{ role: 'system', content: joinText(request.systemInstruction.parts) }] : [];
   // Gemini's calls and responses may come without ids: a response answers its call by id, else by name.
   const calls = callLedger();
   for (const { role, parts: all } of request.contents) {
     const parts = all.filter((part) => !part.thought);
-    const text = joinText(parts);
+    const images: ChatImage[] = [];
+    const text = joinParts(parts.flatMap((part) => partText(part, images)));
     if (role === 'model') {
       const made = parts.flatMap(({ functionCall: call }) => (call ? [{ id: call.id, name: call.name, arguments: JSON.stringify(call.args ?? {}) }] : []));
       messages.push(assistantTurn(text, calls.made(made)));
@@ -83,9 +104,10 @@ export function fromGenerateContentRequest(request: GenerateContentRequest): { m
       const results = parts.flatMap(({ functionResponse: result }): ChatMessage[] =>
         result ? [{ role: 'tool', ...calls.answer(result, messages.length), content: JSON.stringify(result.response) }] : [],
       );
-      messages.push(...userTurn(results, text));
+      messages.push(...userTurn(results, text, images));
     }
   }
+  const dropped = (request.tools ?? []).flatMap((tool) => tool.builtIn);
   const tools = (request.tools ?? []).flatMap((tool) =>
     (tool.functionDeclarations ?? []).map((declaration) => ({
       name: declaration.name,
@@ -93,7 +115,30 @@ export function fromGenerateContentRequest(request: GenerateContentRequest): { m
       parameters: declaration.parametersJsonSchema ?? (declaration.parameters ? (jsonSchemaOf(declaration.parameters) as Record<string, unknown>) : NO_PARAMETERS),
     })),
   );
-  return { messages, tools };
+  return { messages, tools, ...(dropped.length > 0 && { dropped }), ...answerOptions(request.generationConfig) };
+}
+
+/** A part's text, or what it is (an image, a file), each note on its own line; a call's or a response's part has none. An image goes to `images`. */
+function partText(given: z.output<typeof part>, images: ChatImage[]): Array<{ text: string; note?: boolean }> {
+  if (given.inlineData) {
+    const { note, image } = imageOf(given.inlineData.mimeType, given.inlineData.data);
+    if (image) images.push(image);
+    return [{ text: note, note: true }];
+  }
+  if (given.fileData) return [{ text: `[file ${given.fileData.fileUri}: not fetched]`, note: true }];
+  return given.text ? [{ text: given.text }] : [];
+}
+
+/** What generationConfig asks of the answer: JSON (of its schema, when it gives one) for `application/json`, and its sampling. */
+function answerOptions(config: z.output<typeof generationConfig> | null | undefined): { responseFormat?: ResponseFormat; sampling?: Sampling } {
+  if (!config) return {};
+  const schema = config.responseJsonSchema ?? (config.responseSchema && (jsonSchemaOf(config.responseSchema) as Record<string, unknown>));
+  const given: Sampling = { temperature: config.temperature ?? undefined, topP: config.topP ?? undefined, maxTokens: config.maxOutputTokens ?? undefined, stop: config.stopSequences ?? undefined };
+  const sampling = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined)) as Sampling;
+  return {
+    ...(config.responseMimeType === 'application/json' && { responseFormat: schema ? { type: 'schema', name: 'response', schema } : { type: 'json' } }),
+    ...(Object.keys(sampling).length > 0 && { sampling }),
+  };
 }
 
 /** What a response's envelope holds besides the answer. */

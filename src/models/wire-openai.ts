@@ -1,8 +1,9 @@
 import type { ChatCompletion, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { ResponseFormatJSONObject, ResponseFormatJSONSchema } from 'openai/resources/shared';
 import { z } from 'zod';
 import { ModelError, readUsage } from './types.ts';
-import type { ChatMessage, ChatResponse, ToolSchema, Usage } from '../core/model.ts';
-import { NO_PARAMETERS } from './wire.ts';
+import type { ChatImage, ChatMessage, ChatResponse, ResponseFormat, ToolSchema, Usage } from '../core/model.ts';
+import { imageAt, joinParts, NO_PARAMETERS, unserved, type Conversation } from './wire.ts';
 
 /**
  * The OpenAI chat-completions wire format, both ways: the `openai:` provider speaks it to a
@@ -45,6 +46,11 @@ export function toOpenAIMessage(message: ChatMessage): ChatCompletionMessagePara
   }
 }
 
+/** A response format as chat completions' `response_format`. */
+export function toOpenAIResponseFormat(format: ResponseFormat): ResponseFormatJSONObject | ResponseFormatJSONSchema {
+  return format.type === 'json' ? { type: 'json_object' } : { type: 'json_schema', json_schema: { name: format.name, schema: format.schema } };
+}
+
 export function toOpenAITool(tool: ToolSchema): ChatCompletionTool {
   return {
     type: 'function',
@@ -69,10 +75,31 @@ export function fromCompletion(completion: ChatCompletion): ChatResponse {
 
 // An agent's request, as the gateway reads it: unknown fields (sampling, tool_choice, …) are dropped.
 
-/** Text as a string or as text parts (joined); images and audio have no place in a text model's run. */
+/** Text as a string or as text parts (joined). */
 const textContent = z
   .union([z.string(), z.array(z.object({ type: z.literal('text'), text: z.string() }))], { error: 'must be a string or an array of text parts' })
   .transform((content) => (typeof content === 'string' ? content : content.map((part) => part.text).join('')));
+
+/** A user's content: a string, or text and image parts, read as its text (an image named where it was) and its images. */
+const userContent = z
+  .preprocess(
+    (content) => (typeof content === 'string' ? [{ type: 'text', text: content }] : content),
+    z.array(
+      z.discriminatedUnion('type', [z.object({ type: z.literal('text'), text: z.string() }), z.object({ type: z.literal('image_url'), image_url: z.object({ url: z.string() }) })], {
+        error: unserved('text and image_url parts'),
+      }),
+    ),
+  )
+  .transform((parts) => {
+    const images: ChatImage[] = [];
+    const read = parts.map((part) => {
+      if (part.type === 'text') return { text: part.text };
+      const { note, image } = imageAt(part.image_url.url);
+      if (image) images.push(image);
+      return { text: note, note: true };
+    });
+    return { text: joinParts(read), images };
+  });
 
 const wireToolCall = z.object({
   id: z.string(),
@@ -83,7 +110,7 @@ const wireToolCall = z.object({
 const wireMessage = z.discriminatedUnion('role', [
   // `developer` is the newer name of `system` for reasoning models.
   z.object({ role: z.enum(['system', 'developer']), content: textContent }),
-  z.object({ role: z.literal('user'), content: textContent }),
+  z.object({ role: z.literal('user'), content: userContent }),
   z.object({ role: z.literal('assistant'), content: textContent.nullish(), tool_calls: z.array(wireToolCall).nullish() }),
   z.object({ role: z.literal('tool'), tool_call_id: z.string(), content: textContent }),
 ]);
@@ -103,10 +130,17 @@ export const chatCompletionRequestSchema = z.object({
   tools: z.array(wireToolSchema).nullish(),
   stream: z.boolean().nullish(),
   stream_options: z.object({ include_usage: z.boolean().nullish() }).nullish(),
+  response_format: z
+    .discriminatedUnion('type', [
+      z.object({ type: z.literal('text') }),
+      z.object({ type: z.literal('json_object') }),
+      z.object({ type: z.literal('json_schema'), json_schema: z.object({ name: z.string().nullish(), schema: z.record(z.string(), z.unknown()).nullish() }) }),
+    ])
+    .nullish(),
 });
 export type ChatCompletionRequest = z.output<typeof chatCompletionRequestSchema>;
 
-export function fromOpenAIRequest(request: ChatCompletionRequest): { messages: ChatMessage[]; tools: ToolSchema[] } {
+export function fromOpenAIRequest(request: ChatCompletionRequest): Conversation {
   // A tool message carries only its call's id: the name comes from the assistant turn that made the call.
   const callNames = new Map<string, string>();
   const messages = request.messages.map((message): ChatMessage => {
@@ -115,7 +149,7 @@ export function fromOpenAIRequest(request: ChatCompletionRequest): { messages: C
       case 'developer':
         return { role: 'system', content: message.content };
       case 'user':
-        return { role: 'user', content: message.content };
+        return { role: 'user', content: message.content.text, ...(message.content.images.length > 0 && { images: message.content.images }) };
       case 'assistant': {
         const toolCalls = (message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments }));
         for (const call of toolCalls) callNames.set(call.id, call.name);
@@ -125,7 +159,14 @@ export function fromOpenAIRequest(request: ChatCompletionRequest): { messages: C
         return { role: 'tool', toolCallId: message.tool_call_id, name: callNames.get(message.tool_call_id) ?? '', content: message.content };
     }
   });
-  return { messages, tools: fromWireTools(request.tools) };
+  return { messages, tools: fromWireTools(request.tools), ...responseFormatOf(request.response_format) };
+}
+
+/** `response_format` as the response format the run's model is asked for (`text` asks for none). */
+function responseFormatOf(format: ChatCompletionRequest['response_format']): { responseFormat?: ResponseFormat } {
+  if (format?.type === 'json_object' || (format?.type === 'json_schema' && !format.json_schema.schema)) return { responseFormat: { type: 'json' } };
+  if (format?.type === 'json_schema') return { responseFormat: { type: 'schema', name: format.json_schema.name ?? 'response', schema: format.json_schema.schema! } };
+  return {};
 }
 
 export function fromWireTools(tools: readonly z.output<typeof wireToolSchema>[] | null | undefined): ToolSchema[] {

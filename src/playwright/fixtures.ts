@@ -25,7 +25,7 @@ import { agentCondition, layersCondition, modelCondition, modelNameInUse, NO_LAY
 import { budgetSpent, parseCostOptions, priced, runCost, runLedger } from './cost.ts';
 import { checkedOnce } from './config-errors.ts';
 import { checkUseKeys, testFixtures } from './use-keys.ts';
-import { RESUME_ENV, runJournal } from './resume.ts';
+import { givenBackNote, runJournal } from './resume.ts';
 import { withBrowserLoss } from './shared-browser.ts';
 import { plainCells } from './plain-cells.ts';
 import { inOrder } from '../queue.ts';
@@ -238,7 +238,7 @@ export const test = plainCells(base.extend<HarnessOptions & { harness: Harness }
       // Resumed: a run recorded by an earlier invocation is given back as it was, not run again (resume.ts).
       const earlier = journal?.recorded(planned);
       if (earlier) {
-        testInfo.annotations.push({ type: 'harness-eval', description: `run ${number}: recorded earlier, given back from the run journal (${RESUME_ENV}), not run again` });
+        testInfo.annotations.push(givenBackNote(number));
         await serial(() => attachRun(testInfo, earlier.attached));
         return earlier.returned;
       }

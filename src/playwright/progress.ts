@@ -40,3 +40,15 @@ export function formatEta(ms: number): string {
   const minutes = Math.round(seconds / 60);
   return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`;
 }
+
+/**
+ * Whether the reporter's lines may keep the terminal's colours (a failed test's message carries
+ * them: Playwright's workers always colour theirs), decided as Playwright's own reporters decide:
+ * on a terminal, unless NO_COLOR (set, not empty), FORCE_COLOR=0 or DEBUG_COLORS=0 says not;
+ * FORCE_COLOR or DEBUG_COLORS set otherwise colours any output.
+ */
+export function terminalColors(isTTY: boolean | undefined, env: NodeJS.ProcessEnv): boolean {
+  const off = (value: string | undefined) => value === '0' || value === 'false';
+  if (off(env.DEBUG_COLORS) || off(env.FORCE_COLOR) || (env.NO_COLOR !== undefined && env.NO_COLOR !== '')) return false;
+  return Boolean(env.DEBUG_COLORS || env.FORCE_COLOR) || isTTY === true;
+}

@@ -15,7 +15,7 @@ import { parseInput } from '../input.ts';
 import { AGENT_STDERR, HARNESS_RUN_ATTACHMENT, HARNESS_RUN_PLAN_ATTACHMENT, HARNESS_RUN_START_ATTACHMENT, HARNESS_RUN_VOID_ATTACHMENT } from './fixtures.ts';
 import { selectionOf } from './selection.ts';
 import { WORKERS_METADATA } from './matrix.ts';
-import { EtaProgress } from './progress.ts';
+import { EtaProgress, terminalColors } from './progress.ts';
 import { cut, TEXT_CHARS } from '../report/caps.ts';
 import { NOT_APPLICABLE } from '../eval/evaluate.ts';
 import { modelSecrets } from '../models/registry.ts';
@@ -23,7 +23,7 @@ import { coordinateRun } from '../models/slots.ts';
 import { defaultAccount } from '../sites/hn/options.ts';
 import { redactTraceFile } from './trace-zip.ts';
 import { BUDGET_SPENT, openRunLedger, pricesSchema } from './cost.ts';
-import { openRunJournal } from './resume.ts';
+import { givenBackRuns, openRunJournal } from './resume.ts';
 import { portablePaths } from './condition.ts';
 
 /** The reporter's options, checked strictly: a misspelled key (`outputFolder`) is an error, not a default. */
@@ -131,7 +131,7 @@ export default class HarnessReporter implements Reporter {
   onError(error: TestError): void {
     const line = (error.message ?? error.value ?? 'an error outside any test').split('\n')[0]!;
     this.errorsOutside.push(line);
-    if (this.printsToStdio()) console.log(`harness-eval: ${line}`);
+    if (this.printsToStdio()) say(`harness-eval: ${line}`);
   }
 
   /** Stops the run's slot coordinator (models/slots.ts), when this reporter started it. */
@@ -161,7 +161,7 @@ export default class HarnessReporter implements Reporter {
       this.closeLedger = openRunLedger();
       // The run journal too: what a resume gives back, and what `harness-eval export` reads.
       const resumed = openRunJournal(this.outputDir);
-      if (resumed && this.printsToStdio()) console.log(resumed);
+      if (resumed && this.printsToStdio()) say(resumed);
     }
     this.eta = new EtaProgress(this.tests.size, Date.now());
     // At once: a run killed before its first result must not leave an earlier run's complete summary.
@@ -189,7 +189,7 @@ export default class HarnessReporter implements Reporter {
     if (this.options.progress !== false) {
       this.printProgress(test, result, attempt, willRetry, result.status === 'skipped' ? skipReasons[0] : undefined);
       const eta = willRetry ? undefined : this.eta?.update(this.finished, Date.now());
-      if (eta) console.log(eta);
+      if (eta) say(eta);
     }
     if (this.writes && Date.now() - this.lastWrite >= WRITE_INTERVAL_MS) this.writeProgress();
   }
@@ -225,32 +225,32 @@ export default class HarnessReporter implements Reporter {
     if (!this.writes) return undefined;
     const summary = await this.write(true, STOPPED[result.status], result.status);
     // The history is where baselines come from: a part of the suite, or a run that fell short, is no baseline for the whole.
-    if (summary.partial && summary.recorded > 0) console.log(`harness-eval: partial (${partialReasons(summary.partial).join('; ')}): not kept in the history, never a baseline for a whole run`);
+    if (summary.partial && summary.recorded > 0) say(`harness-eval: partial (${partialReasons(summary.partial).join('; ')}): not kept in the history, never a baseline for a whole run`);
     else if (summary.recorded > 0) saveToHistory(this.outputDir, summary, this.options.history ?? DEFAULT_HISTORY_LIMIT);
     if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, renderMarkdown(summary));
     const { successes, falseSuccesses, falseSuccessAttempts, falseFailures, sideEffectRuns, incomplete } = summary.totals;
-    console.log(
+    say(
       `harness-eval: ${summary.recorded} of ${counted(summary.planned, 'planned run')} recorded (${incomplete} incomplete) in ${counted(summary.cells.length, 'cell')}: ${successes} done, ${counted(falseSuccesses, 'false success', 'false successes')}${retriedLies(falseSuccessAttempts)}, ${counted(falseFailures, 'false failure')}, ${sideEffectRuns} with side effects; report in ${this.outputDir}`,
     );
-    for (const line of containmentLines(summary.cells, cellLabel)) console.log(`harness-eval: ${line}`);
+    for (const line of containmentLines(summary.cells, cellLabel)) say(`harness-eval: ${line}`);
     const excluded = summary.excluded?.runs ?? [];
-    if (excluded.length > 0) console.log(`harness-eval: ${counted(excluded.length, 'run')} left out of every rate: ${someNamed(excluded.map((run) => `${testName(run)}: ${run.reason}: ${run.detail}`))}`);
+    if (excluded.length > 0) say(`harness-eval: ${counted(excluded.length, 'run')} left out of every rate: ${someNamed(excluded.map((run) => `${testName(run)}: ${run.reason}: ${run.detail}`))}`);
     const failedTests = summary.playwrightFailures?.tests ?? [];
-    if (failedTests.length > 0) console.log(`harness-eval: ${counted(failedTests.length, 'test')} failed outside the gates: ${someNamed(failedTests.map((test) => `${testName(test)}: ${test.error}`))}`);
-    if (summary.missing.length > 0) console.log(`harness-eval: ${counted(summary.missing.length, 'test')} recorded no run: ${someNamed(summary.missing.map(testName))}`);
+    if (failedTests.length > 0) say(`harness-eval: ${counted(failedTests.length, 'test')} failed outside the gates: ${someNamed(failedTests.map((test) => `${testName(test)}: ${test.error}`))}`);
+    if (summary.missing.length > 0) say(`harness-eval: ${counted(summary.missing.length, 'test')} recorded no run: ${someNamed(summary.missing.map(testName))}`);
     if (summary.comparison) {
-      console.log(`harness-eval: compared with ${summary.comparison.baseline.source} (${summary.comparison.baseline.generatedAt}):`);
-      console.log(renderComparison(summary.comparison.cells));
+      say(`harness-eval: compared with ${summary.comparison.baseline.source} (${summary.comparison.baseline.generatedAt}):`);
+      say(renderComparison(summary.comparison.cells));
       const differ = cellsDiffer(summary.comparison.cells);
-      if (differ) console.log(`harness-eval: warning: ${differ}`);
-    } else if (this.noComparison) console.log(`harness-eval: ${this.noComparison}`);
-    else if (this.options.baseline === 'previous') console.log(`harness-eval: no earlier summary in ${join(this.outputDir, HISTORY_DIR)} to compare with`);
+      if (differ) say(`harness-eval: warning: ${differ}`);
+    } else if (this.noComparison) say(`harness-eval: ${this.noComparison}`);
+    else if (this.options.baseline === 'previous') say(`harness-eval: no earlier summary in ${join(this.outputDir, HISTORY_DIR)} to compare with`);
     // A run that fell short of what it selected is no success, even where Playwright saw every test pass (a run attachment that could not be read): its gates were not judged. (One whole shard is not short: the merge judges.)
     const short = (summary.partial?.shortfall.length ?? 0) > 0;
     const verdict = verdictLines(summary);
     const failure = this.failure(summary) ?? (short && result.status === 'passed' ? `harness-eval: ${verdict.headline}` : undefined);
     // Last, so the run's last line is its verdict, and it agrees with the exit status: this reporter turns a run failed, never green.
-    console.log(`harness-eval: ${verdict.mark} ${verdict.headline}`);
+    say(`harness-eval: ${verdict.mark} ${verdict.headline}`);
     // An interrupted run keeps Playwright's own status (130 at Ctrl-C): already not green, and what a user's scripts expect of it.
     if (!failure || result.status === 'interrupted') return undefined;
     // merge-reports ignores the status onEnd returns and fails only when a reporter throws.
@@ -262,14 +262,14 @@ export default class HarnessReporter implements Reporter {
   private failure(summary: Summary): string | undefined {
     if (summary.totals.runs === 0) {
       const line = `harness-eval: nothing was measured: ${this.whyNothing(summary)}`;
-      console.log(line);
+      say(line);
       return line;
     }
     const { unmatched, breaches } = summary.gates!;
-    for (const gate of unmatched) console.log(`harness-eval: gate matches no cell: ${gate}`);
+    for (const gate of unmatched) say(`harness-eval: gate matches no cell: ${gate}`);
     if (breaches.length > 0) {
-      console.log(`harness-eval: gate breached in ${counted(breaches.length, 'cell')}:`);
-      for (const breach of breaches) console.log(`  ${breach.cell}: ${breach.rule}`);
+      say(`harness-eval: gate breached in ${counted(breaches.length, 'cell')}:`);
+      for (const breach of breaches) say(`  ${breach.cell}: ${breach.rule}`);
     }
     if (breaches.length > 0) return `harness-eval: gate breached in ${counted(breaches.length, 'cell')}`;
     if (unmatched.length > 0) return `harness-eval: gate matches no cell: ${unmatched.join(', ')}`;
@@ -305,7 +305,7 @@ export default class HarnessReporter implements Reporter {
     for (const attachment of result.attachments) {
       if (attachment.name !== 'trace' || !attachment.path) continue;
       const { error } = redactTraceFile(attachment.path, secrets);
-      if (error) console.log(`harness-eval: the trace of "${test.title}" could not be redacted: ${error}`);
+      if (error) say(`harness-eval: the trace of "${test.title}" could not be redacted: ${error}`);
     }
   }
 
@@ -340,7 +340,7 @@ export default class HarnessReporter implements Reporter {
       }
       if (parsed.ok) into.push(parsed.value);
       else {
-        console.log(`${parsed.error}; the run counts as missing`);
+        say(`${parsed.error}; the run counts as missing`);
         attempt.unreadable.push(parsed.run);
       }
     };
@@ -455,15 +455,16 @@ export default class HarnessReporter implements Reporter {
     // The title under the project and the file: a cells() cell's describe block names it there.
     const title = test.titlePath().slice(3).join(' \u203a ');
     const project = test.parent.project()?.name;
-    if (attempt.runs.length === 0) console.log(`${count} ${project ? `${project} \u203a ` : ''}${title}: ${result.status}${why ? ` (${why})` : ''}${retry}, ${seconds}`);
+    const givenBack = givenBackRuns([...test.annotations, ...(result.annotations ?? [])]);
+    if (attempt.runs.length === 0) say(`${count} ${project ? `${project} \u203a ` : ''}${title}: ${result.status}${why ? ` (${why})` : ''}${retry}, ${seconds}`);
     for (const run of attempt.runs) {
       const extra = run.excluded
         ? [run.excluded.detail, 'out of every rate']
         : [...(run.sideEffects.length > 0 ? [counted(run.sideEffects.length, 'side effect')] : []), ...(run.incomplete ? [incompleteNote(run)] : [])];
-      console.log(`${count} ${cellLabel(run)}: ${endingOf(run)}${extra.map((note) => `, ${note}`).join('')}, ${counted(run.iterations, 'iteration')}, ${run.stopReason}${retry}, ${seconds}`);
+      say(`${count} ${cellLabel({ ...run, model: run.modelCalls === 0 ? null : run.model })}: ${endingOf(run)}${extra.map((note) => `, ${note}`).join('')}, ${counted(run.iterations, 'iteration')}, ${run.stopReason}${retry}, ${givenBack.has(run.test.run) ? 'given back (recorded earlier, not run again)' : seconds}`);
     }
     // Failures keep their whole message: the matchers' lines say what was claimed and found.
-    if (result.status === 'failed' || result.status === 'timedOut') console.log(indent(result.error?.message ?? result.status));
+    if (result.status === 'failed' || result.status === 'timedOut') say(indent(result.error?.message ?? result.status));
   }
 }
 
@@ -482,6 +483,11 @@ function htmlReportDir(config: FullConfig, configDir: string): string | undefine
 function someNamed(names: readonly string[]): string {
   const more = names.length > NAMED ? `, and ${names.length - NAMED} more (summary.json lists them)` : '';
   return `${names.slice(0, NAMED).join(', ')}${more}`;
+}
+
+/** Prints a line of the reporter's: without the terminal's colours where they would not show (terminalColors). */
+function say(text: string): void {
+  console.log(terminalColors(process.stdout.isTTY, process.env) ? text : stripVTControlCharacters(text));
 }
 
 /** A message's first line that says something, without the terminal's colours. */

@@ -30,6 +30,21 @@ type Returned = z.infer<typeof returnedSchema>;
 /** One trial's entry: the run as it was attached, and as the test got it. */
 const entrySchema = z.object({ attached: z.record(z.string(), z.unknown()), returned: returnedSchema });
 
+/** The note a test gets for each run the journal gave back, by which the reporter marks its line. */
+export function givenBackNote(run: number): { type: string; description: string } {
+  return { type: 'harness-eval', description: `run ${run}: recorded earlier, given back from the run journal (${RESUME_ENV}), not run again` };
+}
+
+/** The runs a test's notes say were given back, by number. */
+export function givenBackRuns(notes: ReadonlyArray<{ type: string; description?: string }>): Set<number> {
+  const runs = new Set<number>();
+  for (const { type, description } of notes) {
+    const run = Number(/^run (\d+):/.exec(description ?? '')?.[1]);
+    if (type === givenBackNote(run).type && description === givenBackNote(run).description) runs.add(run);
+  }
+  return runs;
+}
+
 /** Whether this invocation resumes (HARNESS_RESUME set, and not 0). */
 export function resuming(env: NodeJS.ProcessEnv = process.env): boolean {
   const value = env[RESUME_ENV];

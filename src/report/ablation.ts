@@ -1,7 +1,7 @@
 import { BUILT_IN_AGENT } from '../core/run.ts';
 import { newcombe } from './statistics.ts';
 import { canonicalJson, compareStrings } from '../text.ts';
-import { compareCells } from './cells.ts';
+import { compareCells, modelName } from './cells.ts';
 import type { Cell, LayerEffect } from './types.ts';
 
 /**
@@ -72,7 +72,7 @@ function effect(layer: Pick<LayerEffect, 'layer' | 'options'>, without: Cell, wi
   return {
     ...layer,
     task: withIt.task,
-    model: withIt.model,
+    model: modelName(withIt),
     site: withIt.site,
     without: without.layers,
     with: withIt.layers,

@@ -1,4 +1,5 @@
 import { escapeHtml } from '../text.ts';
+import { modelName } from './cells.ts';
 import { formatInterval } from './format.ts';
 import type { CostSuccess, Summary } from './types.ts';
 
@@ -13,7 +14,7 @@ const NOTE =
 
 /** A configuration's label: `agent · model · layers`. */
 function pointLabel({ agent, model, layers }: CostSuccess['points'][number]): string {
-  return `${agent} · ${model} · ${layers}`;
+  return `${agent} · ${modelName({ model })} · ${layers}`;
 }
 
 function setTitle({ site, tasks }: CostSuccess): string {

@@ -1,4 +1,5 @@
 import { compareStrings } from '../text.ts';
+import { modelName } from './cells.ts';
 import { wilson } from './statistics.ts';
 import type { Cell, CostSuccess, Price, PriceTable } from './types.ts';
 
@@ -25,7 +26,7 @@ export function tokensCost(tokens: { input: number | null; output: number | null
 }
 
 /** A configuration: everything that names a cell but its task. */
-const configuration = ({ agent, model, layers }: Pick<Cell, 'agent' | 'model' | 'layers'>) => `${agent} · ${model} · ${layers}`;
+const configuration = ({ agent, model, layers }: Pick<Cell, 'agent' | 'model' | 'layers'>) => `${agent} · ${modelName({ model })} · ${layers}`;
 
 /**
  * Cost against success, per task set: the configurations (agent · model · layers) that ran the

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { BUILT_IN_AGENT } from '../core/run.ts';
 import { cellsDiffer, partialReasons, rateNames } from './compare.ts';
 import { containmentLines, containmentMarks, counted, formatRuns, leftOut, unverifiedMarks, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, endingOf, EXCLUSIONS, OUTCOMES, round1, runOutcome, testName, type Outcome } from './format.ts';
-import { cellLabel, conditionKey, errorsAllowed, groupByCell } from './summarize.ts';
+import { cellLabel, conditionKey, errorsAllowed, groupByCell, modelName } from './summarize.ts';
 import { layerWithOptions } from './ablation.ts';
 import { excludesZero } from './statistics.ts';
 import { comparedRates, type Cell, type CellChange, type Comparison, type Interval, type LayerEffect, type RunWithStderr, type Summary } from './types.ts';
@@ -166,7 +166,7 @@ export function renderMarkdown(summary: Summary): string {
   const rows = summary.cells.map((cell) => [
     cell.task,
     cell.agent,
-    cell.model,
+    modelName(cell),
     cell.layers,
     cell.site,
     formatRuns(cell),
@@ -211,7 +211,7 @@ function markdownObservations(cells: readonly Cell[]): string[] {
   const rows = cells.flatMap((cell) => {
     const observed = cell.observationTokens;
     if (!observed || !seeing.has(neighbours(cell))) return [];
-    return [[cell.task, cell.model, cell.layers, cell.site, perRun(observed.screenshots, observed.runs), perRun(observed.text, observed.runs)]];
+    return [[cell.task, modelName(cell), cell.layers, cell.site, perRun(observed.screenshots, observed.runs), perRun(observed.text, observed.runs)]];
   });
   return ['', '## What the model was shown', '', 'Prompt tokens per run: screenshots sent (estimated, see docs/agents.md) and the text tools\' outputs (o200k_base).', '', markdownTable(['task', 'model', 'layers', 'site', 'screenshot tokens', 'text-tool tokens'], rows)];
 }
@@ -487,9 +487,9 @@ export function heatColour(rate: Interval, good: 'up' | 'down'): string {
 }
 
 function renderHeatmap(cells: readonly Cell[], cellIds: ReadonlyMap<string, string>, title: string, rateOf: (cell: Cell) => Interval, good: 'up' | 'down'): string {
-  const models = distinct(cells.map((cell) => cell.model));
+  const models = distinct(cells.map(modelName));
   const stacks = distinct(cells.map(columnOf));
-  const byPosition = new Map(cells.map((cell) => [`${cell.model}\u0000${columnOf(cell)}`, cell]));
+  const byPosition = new Map(cells.map((cell) => [`${modelName(cell)}\u0000${columnOf(cell)}`, cell]));
   const header = `<tr><th>model \\ agent, layers</th>${stacks.map((stack) => `<th>${escapeHtml(stack)}</th>`).join('')}</tr>`;
   const rows = models.map((model) => {
     const heatCells = stacks.map((stack) => {
@@ -514,7 +514,7 @@ function renderCellTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, st
     const columns = [
       td(cell.task),
       td(cell.agent),
-      td(cell.model),
+      td(modelName(cell)),
       td(cell.layers),
       td(cell.site),
       td(formatRuns(cell), `num${cell.errors || cell.interrupted ? ' excluded' : ''}`),

@@ -56,13 +56,14 @@ export function incompleteNote(run: Pick<AttachedRunRecord, 'stopReason'>): stri
 
 /**
  * What is said beside a cell's success rate about its agent's containment: `not contained` and
- * `2 escape attempts` as warnings, else `contained`; nothing when some run does not say (recorded
- * before runs did).
+ * `2 escape attempts` as warnings, wherever a run says so; else `contained`, only where it says
+ * something: not under harness-eval's own code (`ownCode`: no code of the agent under test ran), nor
+ * when some run does not say (recorded before runs did).
  */
-export function containmentMarks(cell: Pick<Cell, 'contained' | 'escapes'>): Array<{ mark: string; warn: boolean }> {
+export function containmentMarks(cell: Pick<Cell, 'contained' | 'escapes' | 'ownCode'>): Array<{ mark: string; warn: boolean }> {
   const warnings = [...(cell.contained === false ? ['not contained'] : []), ...(cell.escapes ? [counted(cell.escapes.runs, 'escape attempt')] : [])];
   if (warnings.length > 0) return warnings.map((mark) => ({ mark, warn: true }));
-  return cell.contained ? [{ mark: 'contained', warn: false }] : [];
+  return cell.contained && !cell.ownCode ? [{ mark: 'contained', warn: false }] : [];
 }
 
 /** A cell's runs left out of every rate: `+2 errors, +1 interrupted`; empty when none. */

@@ -1,20 +1,20 @@
 import { createHash } from 'node:crypto';
-import type { EscapeAttempt } from '../core/agent.ts';
+import { OWN_CODE, type EscapeAttempt } from '../core/agent.ts';
 import { stopReasons } from '../core/trace.ts';
 import { parseInput } from '../input.ts';
 import { canonicalJson, compareStrings } from '../text.ts';
 import { counted, formatCount } from './format.ts';
 import { describe, passHatKTable, wilson } from './statistics.ts';
 import { layerEffects } from './ablation.ts';
-import { compareCells } from './cells.ts';
+import { compareCells, modelName } from './cells.ts';
 import { costSuccess, priceOf, pricedModel, tokensCost } from './cost.ts';
 
-export { compareCells } from './cells.ts';
+export { compareCells, modelName, NO_MODEL } from './cells.ts';
 import { gateSchema, type Cell, type ExcludedRun, type Gate, type GateBreach, type MissingTest, type NotApplicableTest, type NotRunTest, type PlaywrightFailures, type PriceTable, type Summary } from './types.ts';
 import type { CellNames, Condition, AttachedRunRecord } from '../core/run.ts';
 
-/** What names a cell: one task, model, layer stack and site. */
-export type CellKeys = CellNames;
+/** What names a cell: one task, agent, model, layer stack and site; no model (null) when its agent called none. */
+export type CellKeys = Omit<CellNames, 'model'> & { model: string | null };
 
 export interface SummarizeOptions {
   /** Per-million-token prices; they price every run of a listed model. A cell of a model not listed costs what its runs recorded (see `cost` in the run record), or has no cost. */
@@ -55,7 +55,7 @@ export interface SummarizeOptions {
  */
 export function summarize(runs: readonly AttachedRunRecord[], { prices, complete, planned = runs.length, missing = [], notApplicable = [], notRun = [], now = new Date(), gates, sharded = false, selection = [], stopped, maxErrors = 0, playwrightFailures, workers }: SummarizeOptions): Summary {
   const groups = [...groupByCell(runs).values()];
-  const labels = labelConditions(groups.map((group) => group.reduce((least, run) => (compareCells(run, least) < 0 ? run : least))));
+  const labels = labelConditions(groups);
   const cells = groups.map((cellRuns, index) => summarizeCell(cellRuns, labels[index]!, prices)).sort(compareCells);
   // Cells whose every run was left out have no rate: they are listed, and judged by nothing.
   const measured = cells.filter((cell) => cell.runs > 0);
@@ -110,14 +110,22 @@ function listExcluded(groups: readonly AttachedRunRecord[][], labels: readonly C
   return listed.sort((a, b) => compareStrings(a.cell, b.cell) || compareStrings(a.id, b.id) || a.run - b.run);
 }
 
+/** Each run's cell's names, as a summary of these runs names its cells, in the runs' order. */
+export function cellNamesOf(runs: readonly AttachedRunRecord[]): CellKeys[] {
+  const groups = [...groupByCell(runs).values()];
+  const labels = labelConditions(groups);
+  const byRun = new Map(groups.flatMap((group, index) => group.map((run) => [run, labels[index]!] as const)));
+  return runs.map((run) => byRun.get(run)!);
+}
+
 /** A string that is equal exactly when two cells' labels are; NUL cannot occur in the names. */
 export function cellKey({ task, agent, model, layers, site }: CellKeys): string {
-  return `${task}\u0000${agent}\u0000${model}\u0000${layers}\u0000${site}`;
+  return `${task}\u0000${agent}\u0000${modelName({ model })}\u0000${layers}\u0000${site}`;
 }
 
 /** How a cell is named to a person: its names joined, `<task> · <agent> · <model> · <layers> · <site>`. */
 export function cellLabel({ task, agent, model, layers, site }: CellKeys): string {
-  return `${task} · ${agent} · ${model} · ${layers} · ${site}`;
+  return `${task} · ${agent} · ${modelName({ model })} · ${layers} · ${site}`;
 }
 
 /** What ran, as one string: the task and the condition as canonical JSON. Cells and their runs share it. */
@@ -140,13 +148,17 @@ export function groupByCell<Run extends AttachedRunRecord>(runs: readonly Run[])
 const conditionParts = ['task', 'agent', 'model', 'layers', 'site'] as const;
 
 /**
- * Each condition's labels. Where conditions that differ share all their names, every name whose
- * part of the condition differs gets `#` and a short stable hash of that part
- * (a site's `recorded-custom#3fa2c1`), so two cells never read alike. The names a run carries are taken
- * from its condition's smallest labels, so the result does not depend on the runs' order.
+ * Each group's labels, from its runs' names. A site run under several settings is named by the
+ * settings that differ (`siteLabels`). Where conditions that differ still share all their names,
+ * every name whose part of the condition differs gets `#` and a short stable hash of that part
+ * (an agent's `my-agent#3fa2c1`), so two cells never read alike. A cell whose runs called no model
+ * has none (`calledNoModel`), unless the model it was given is all that tells it from another. The
+ * names are taken from each group's smallest labels, so the result does not depend on the runs' order.
  */
-function labelConditions(firsts: readonly AttachedRunRecord[]): CellKeys[] {
-  const labels: CellKeys[] = firsts.map(({ task, agent, model, layers, site }) => ({ task, agent, model, layers, site }));
+function labelConditions(groups: readonly AttachedRunRecord[][]): CellKeys[] {
+  const firsts = groups.map((group) => group.reduce((least, run) => (compareCells(run, least) < 0 ? run : least)));
+  const sites = siteLabels(firsts);
+  const labels: CellKeys[] = firsts.map(({ task, agent, model, layers, site, condition }) => ({ task, agent, model, layers, site: sites.get(siteKey(site, condition.site)) ?? site }));
   const byLabel = new Map<string, number[]>();
   labels.forEach((label, index) => byLabel.set(cellKey(label), [...(byLabel.get(cellKey(label)) ?? []), index]));
   for (const indices of byLabel.values()) {
@@ -157,16 +169,63 @@ function labelConditions(firsts: readonly AttachedRunRecord[]): CellKeys[] {
       indices.forEach((index, i) => (labels[index]![part] = `${labels[index]![part]}#${shortHash(values[i]!)}`));
     }
   }
+  const modelless = labels.map((label, index) => (calledNoModel(groups[index]!) ? { ...label, model: null } : label));
+  const counts = new Map<string, number>();
+  for (const label of modelless) counts.set(cellKey(label), (counts.get(cellKey(label)) ?? 0) + 1);
+  return modelless.map((label, index) => (counts.get(cellKey(label))! > 1 ? labels[index]! : label));
+}
+
+/** Whether a cell's agent called no model: some run's trace was read, and none recorded a model call (the controls, a command agent that never called the gateway). */
+function calledNoModel(runs: readonly AttachedRunRecord[]): boolean {
+  return runs.some((run) => run.modelCalls !== undefined) && runs.every((run) => !run.modelCalls);
+}
+
+const siteKey = (name: string, settings: unknown) => `${name}\u0000${canonicalJson(settings ?? null)}`;
+
+/** A setting's words beyond this many characters are no name: the hash names it instead. */
+const SETTING_CHARS = 60;
+
+/**
+ * Labels for a site name that ran under several settings (its condition's fields), keyed by
+ * `siteKey`: the name, and the fields that differ among those settings, a flag set as its name, one
+ * unset as nothing, any other value after its field (`tinydesk (startLoggedIn)`, `tinydesk`,
+ * `shop (seed: 2)`): the same label in every cell. Where that would not tell the settings apart,
+ * or reads too long, none is given.
+ */
+function siteLabels(firsts: readonly AttachedRunRecord[]): Map<string, string> {
+  const byName = new Map<string, Map<string, Record<string, unknown>>>();
+  for (const { site, condition } of firsts) {
+    if (typeof condition.site !== 'object' || condition.site === null || Array.isArray(condition.site)) continue;
+    const settings = byName.get(site) ?? new Map<string, Record<string, unknown>>();
+    byName.set(site, settings.set(siteKey(site, condition.site), condition.site as Record<string, unknown>));
+  }
+  const labels = new Map<string, string>();
+  for (const [name, settings] of byName) {
+    if (settings.size < 2) continue;
+    const all = [...settings.values()];
+    const differing = [...new Set(all.flatMap((one) => Object.keys(one)))].sort(compareStrings).filter((field) => new Set(all.map((one) => canonicalJson(one[field] ?? null))).size > 1);
+    const named = [...settings].map(([key, one]) => [key, settingWords(one, differing)] as const);
+    const words = named.map(([, each]) => each);
+    if (new Set(words).size < words.length || words.some((each) => each.length > SETTING_CHARS)) continue;
+    for (const [key, each] of named) labels.set(key, each === '' ? name : `${name} (${each})`);
+  }
   return labels;
+}
+
+/** The fields of a setting, as a site's label says them: `startLoggedIn`, `seed: 2`; nothing for one unset. */
+function settingWords(setting: Record<string, unknown>, fields: readonly string[]): string {
+  return fields
+    .flatMap((field) => {
+      const value = setting[field];
+      if (value === true) return [field];
+      if (value === false || value === null || value === undefined) return [];
+      return [`${field}: ${typeof value === 'string' ? value : canonicalJson(value)}`];
+    })
+    .join(', ');
 }
 
 function shortHash(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 6);
-}
-
-/** A label without the `#hash` that told two conditions apart. */
-export function baseName(label: string): string {
-  return label.replace(/#[0-9a-f]{6}$/, '');
 }
 
 /**
@@ -189,7 +248,7 @@ function summarizeCell(all: readonly AttachedRunRecord[], { task, agent, model, 
   let retried = 0;
   let unsupportedClaims = 0;
   let unverifiedClaims = 0;
-  const containment = { contained: 0, uncontained: 0 };
+  const containment = { contained: 0, uncontained: 0, ownCode: 0 };
   const escapes = { runs: 0, processesLeft: 0 };
   const attempts = new Map<string, { kind: EscapeAttempt['kind']; detail: string; runs: number }>();
   const tokens: Cell['tokens'] = { input: 0, output: 0, unknownRuns: 0 };
@@ -225,6 +284,7 @@ function summarizeCell(all: readonly AttachedRunRecord[], { task, agent, model, 
   }
   for (const run of all) {
     if (run.contained !== undefined) containment[run.contained ? 'contained' : 'uncontained']++;
+    if (run.containment === OWN_CODE.reason) containment.ownCode++;
     if (run.escapes && (run.escapes.processesLeft > 0 || (run.escapes.attempts ?? []).length > 0)) {
       escapes.runs++;
       escapes.processesLeft += run.escapes.processesLeft;
@@ -271,6 +331,7 @@ function summarizeCell(all: readonly AttachedRunRecord[], { task, agent, model, 
     runIds: all.map((run) => run.test.id).sort(compareStrings),
     // Contained only when every run was; unknown (absent) when some run, recorded before runs said, does not say.
     ...(containment.uncontained > 0 ? { contained: false } : containment.contained === all.length && { contained: true }),
+    ...(containment.ownCode === all.length && { ownCode: true }),
     ...(escapes.runs > 0 && { escapes: { ...escapes, ...(attempts.size > 0 && { attempts: [...attempts.values()] }) } }),
   };
 }
@@ -286,8 +347,8 @@ function inCanonicalOrder(counts: ReadonlyMap<string, number>): Record<string, n
 }
 
 /**
- * Checks every cell against the gates that match it (every key the gate gives equals the cell's
- * label, or its name without the `#hash` that told two conditions apart). Limits compare the
+ * Checks every cell against the gates that match it (every key the gate gives names the cell's:
+ * see namesFor). Limits compare the
  * observed rate, not an interval bound: a gate states what was seen must hold. The false-success
  * limit counts a trial that lied on any attempt, so a passing retry never hides a lie. The gates
  * are validated first, so a bad option fails in one line before anything is judged. Rates are
@@ -335,8 +396,14 @@ function parseGates(gates: readonly Gate[]) {
   return gates.map((gate, index) => parseInput(gateSchema, gate, `gates[${index}]`));
 }
 
-function gateMatches(gate: Partial<CellKeys>, cell: CellKeys): boolean {
-  return conditionKeys.every((key) => gate[key] === undefined || gate[key] === cell[key] || gate[key] === baseName(cell[key]));
+/** What a gate's key may say for a cell's name: its label (a model as shown), the label without the `#hash` that told two conditions apart, a site's without its setting. */
+function namesFor(cell: CellKeys, key: (typeof conditionKeys)[number]): string[] {
+  const label = key === 'model' ? modelName(cell) : cell[key];
+  return [label, label.replace(/#[0-9a-f]{6}$/, ''), ...(key === 'site' ? [label.replace(/ \(.*\)$/, '')] : [])];
+}
+
+function gateMatches(gate: Partial<CellNames>, cell: CellKeys): boolean {
+  return conditionKeys.every((key) => gate[key] === undefined || namesFor(cell, key).includes(gate[key]));
 }
 
 function breach(cell: CellKeys, gate: number, what: string, observed: number, comparison: '>' | '<', limit: number): GateBreach {

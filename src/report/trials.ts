@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { stampedEventSchema } from '../core/trace.ts';
+import { stampedEventSchema, type TraceEvent } from '../core/trace.ts';
 import { transcript } from '../harness/transcript.ts';
 import { parseInput } from '../input.ts';
 import { parseJsonObject } from '../text.ts';
@@ -150,22 +150,28 @@ export type ParsedAttachment<T> = { ok: true; value: T } | { ok: false; run?: nu
 export function parseRunAttachment(text: string, label: string): ParsedAttachment<AttachedRunRecord> {
   return parseAttachment(text, label, (parsed) => {
     const value = capRunText(parsed);
-    const run = parseInput(runRecordSchema, withTrustedTokens(value), label);
-    const lines = transcriptOf(value.trace);
-    return lines ? { ...run, transcript: lines } : run;
+    const { modelCalls: _untrusted, ...run } = parseInput(runRecordSchema, withTrustedTokens(value), label);
+    const events = traceEvents(value.trace);
+    const lines = events && transcriptOf(events);
+    return { ...run, ...(lines && { transcript: lines }), ...(events && modelCallsIn(events) !== undefined && { modelCalls: modelCallsIn(events) }) };
   });
 }
 
 /** Transcripts longer than this are cut, with a pointer to the trace: a 10,000-run page must stay openable. */
 const TRANSCRIPT_CHARS = 20_000;
 
-/** The attachment's trace as a person reads it; events this version does not know are left out, never a reason to lose the run. */
-function transcriptOf(trace: unknown): string | undefined {
-  if (!Array.isArray(trace)) return undefined;
-  const events = trace.flatMap((event) => {
-    const parsed = stampedEventSchema.safeParse(event);
-    return parsed.success ? [parsed.data] : [];
-  });
+/** The model calls a trace recorded, answered or failed; unknown for an empty trace (a run that never returned is known only from outside). */
+export function modelCallsIn(trace: readonly TraceEvent[]): number | undefined {
+  return trace.length === 0 ? undefined : trace.filter((event) => event.type === 'model_response' || event.type === 'model_error').length;
+}
+
+/** The attachment's trace, when it has one; events this version does not know are left out, never a reason to lose the run. */
+function traceEvents(trace: unknown): TraceEvent[] | undefined {
+  return Array.isArray(trace) ? trace.flatMap((event) => stampedEventSchema.safeParse(event).data ?? []) : undefined;
+}
+
+/** The trace as a person reads it. */
+function transcriptOf(events: readonly TraceEvent[]): string | undefined {
   const text = transcript(events);
   if (text === '') return undefined;
   return text.length > TRANSCRIPT_CHARS ? `${text.slice(0, TRANSCRIPT_CHARS)}\n… (cut here; the run's trace has the rest)` : text;

@@ -30,6 +30,8 @@ export const intervalSchema = z.object({ value: z.number(), low: z.number(), hig
 export type Interval = z.infer<typeof intervalSchema>;
 
 export const cellSchema = cellNamesSchema.extend({
+  /** The model's name; null when the cell's agent called none (no run's trace recorded a model call): the reports show `-`. */
+  model: z.string().nullable(),
   /** The condition every run of the cell ran under. */
   condition: conditionSchema.optional(),
   /** One per planned trial: a retried test counts once, with its last attempt's run. Runs that say nothing of the agent (`errors`, `interrupted`) are not among them: every rate is over these. */
@@ -77,6 +79,8 @@ export const cellSchema = cellNamesSchema.extend({
   runIds: z.array(z.string()),
   /** True when every run's agent code ran contained, false when any ran uncontained; absent when some run does not say (recorded before runs did). */
   contained: z.boolean().optional(),
+  /** Every run's agent was harness-eval's own code (the built-in harness, a control: `OWN_CODE`), where no code of the agent under test runs: `contained` then says nothing of a sandbox, and the reports mark none. Absent otherwise. */
+  ownCode: z.literal(true).optional(),
   /** Runs where the sandbox saw the agent try to escape, the processes they left running, and each other attempt with how many runs made it; absent when none tried. */
   escapes: z
     .object({
@@ -125,7 +129,8 @@ export type PlaywrightFailures = z.infer<typeof playwrightFailuresSchema>;
 /** One configuration (agent · model · layers) of a task set: its cost per run against its success rate. */
 export const costPointSchema = z.object({
   agent: z.string(),
-  model: z.string(),
+  /** Null when the configuration's agent called no model, as a cell's. */
+  model: z.string().nullable(),
   layers: z.string(),
   runs: z.number(),
   /** USD per run, over the task set's runs. */

@@ -137,6 +137,12 @@ export function resultText(result: CallToolResult): string {
   return result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
 }
 
+/** An MCP answer as a tool's result: its text, or for an error the server's message, not its `### Error` heading. */
+export function mcpAnswer(result: CallToolResult): { ok: true; text: string } | { ok: false; error: string } {
+  const text = resultText(result);
+  return result.isError ? { ok: false, error: text.replace(/^### Error\n/, '') } : { ok: true, text };
+}
+
 /** The built-in browser tools' names: on the MCP surface they are kept for the harness's own calls (a layer's, a program's), not offered to the model. */
 export function builtInBrowserToolNames(page: Page): ReadonlySet<string> {
   return new Set(browserTools(page, {}).map((tool) => tool.name).filter((name) => name !== 'finish'));
@@ -158,11 +164,9 @@ export function mcpTools(tools: readonly McpTool[], browser: () => Promise<McpBr
       output: z.object({ text: z.string() }),
       pageText: /^text$/,
       async execute(args) {
-        const result = await (await browser()).call(tool.name, args);
-        const text = resultText(result);
-        // A tool error is reported by its first line: the server's message, not its `### Error` heading.
-        if (result.isError) throw new ToolError(text.replace(/^### Error\n/, ''));
-        return { text };
+        const answer = mcpAnswer(await (await browser()).call(tool.name, args));
+        if (!answer.ok) throw new ToolError(answer.error);
+        return { text: answer.text };
       },
     }),
   );
