@@ -70,7 +70,9 @@ function launcher({ command, shown }: BrowserProgram, project: string): { path: 
     ...asIdentity(identity),
     bwrapPath(),
     ...isolation(5),
-    ...mountArgs({ shown, decoys: decoys.map(({ path }) => ({ path, file: '/dev/null' })), own: [], tmpBytes: BROWSER_LIMITS.tmpBytes, shmBytes: BROWSER_LIMITS.shmBytes }),
+    ...mountArgs({ shown, decoys: [], own: [], tmpBytes: BROWSER_LIMITS.tmpBytes, shmBytes: BROWSER_LIMITS.shmBytes }),
+    // The secret files above the project, empty: no canary is needed, as no code of the agent runs here.
+    ...decoys.flatMap(({ path }) => ['--ro-bind', '/dev/null', path]),
     // Playwright's profile is made in it when the temporary folder is inside the project (CI's layout): it has the temporary folder's room.
     ...(hidden ? ['--size', String(BROWSER_LIMITS.tmpBytes), '--tmpfs', project, ...shown.filter((path) => inside(path, project)).flatMap((path) => ['--ro-bind', path, path])] : []),
     '--setenv', 'HOME', '/tmp',

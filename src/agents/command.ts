@@ -50,6 +50,8 @@ export const commandAgentOptionsSchema = z
     limits: sandboxLimitsSchema.optional(),
     /** Secret-looking files in its working folder or above (`.env`, `.npmrc`, `.netrc`…) to leave in its view; every other is masked with a decoy. Paths relative to `cwd`. */
     expose: z.array(z.string().min(1)).default([]),
+    /** Let its Chromium download, into the run's folder (`downloads/`), at most `maxFiles` files and `maxBytes` bytes in all; without it, every download is refused. */
+    downloads: z.object({ maxBytes: z.int().positive(), maxFiles: z.int().positive() }).strict().optional(),
   })
   .strict();
 export type CommandAgentOptions = z.input<typeof commandAgentOptionsSchema>;
@@ -100,7 +102,7 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
   // A NUL byte cannot reach a program (node throws a stack at spawn): named here, in one line.
   const nul = command.findIndex((arg) => arg.includes('\0'));
   if (nul !== -1) throw new InputError(`commandAgent() argv[${nul}]: contains a NUL byte`);
-  const { cwd, env, timeoutMs, account, sandbox, gateway, limits: givenLimits, expose, ...named } = parseInput(commandAgentOptionsSchema, options, 'commandAgent() options');
+  const { cwd, env, timeoutMs, account, sandbox, gateway, limits: givenLimits, expose, downloads, ...named } = parseInput(commandAgentOptionsSchema, options, 'commandAgent() options');
   const limits = { ...DEFAULT_SANDBOX_LIMITS, ...givenLimits };
   // A program that is not there is bad input, not a run: named before each run starts (prepare), never
   // here, where a spec file's collection would fail and lose every test of the file.
@@ -108,7 +110,7 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
   const name = named.name ?? defaultName(command);
   // The environment's names only: its values may be keys, and the condition is written to every report.
   // The folder as a path, however it was written: the fixture records it relative to the config's folder.
-  const base = { agent: 'command', argv: command, ...(cwd && { cwd: resolve(cwd) }), ...(timeoutMs && { timeoutMs }), account, ...(Object.keys(env).length > 0 && { envKeys: Object.keys(env).sort() }) };
+  const base = { agent: 'command', argv: command, ...(cwd && { cwd: resolve(cwd) }), ...(timeoutMs && { timeoutMs }), account, ...(Object.keys(env).length > 0 && { envKeys: Object.keys(env).sort() }), ...(downloads && { downloads }) };
   // In its sandbox's work folder, else its run's: the one folder it may write.
   const claimFileOf = (run: AgentRun, box: Sandbox | undefined) => join(box?.workDir ?? run.outputDir, 'agent-claim.json');
   const setUp = async (run: AgentRun, endpoints: Promise<RunEndpoints>, canaries: Canaries, record: (event: TraceEventBody) => void) => {
@@ -126,7 +128,7 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
     };
     try {
       await rm(claimFileOf(run, box), { force: true });
-      browser = await launchCdpBrowser(run.site, { ...(box && { identity: box.identity }) });
+      browser = await launchCdpBrowser(run.site, { ...(box && { sandbox: { identity: box.identity, view: box.view } }), ...(downloads && { downloads }) });
       // The same Chromium over MCP: Playwright MCP drives it from this process, writing only in the run's folder.
       const { context } = browser;
       mcp = await serveMcp(() => openMcpBrowser({ context, outputDir: join(run.outputDir, 'playwright-mcp'), images: true }), { record });
@@ -161,16 +163,18 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
     if (box?.orphansKilled) input.trace.record('sandbox orphans killed', { processes: box.orphansKilled });
     const { stdout, stderr, escapes, claim, late, ...exit } = await runCommand(command, { cwd: resolve(cwd ?? '.'), env: { ...startupEnv(), ...env, ...harnessEnv }, timeoutMs, waits: run.modelWaits, signal: input.signal, sandbox: box, stages, claimFile });
     input.trace.record('command ended', exit);
-    // What it wrote in its sandbox's work folder outlives the sandbox in its run's folder; what could not be copied is named, never thrown.
+    // What it wrote in its sandbox's work folder outlives the sandbox in its run's folder (what could not be copied is named, never thrown); so do its browser's downloads, where allowed.
     const uncopied = (await box?.copyOut(run.outputDir)) ?? [];
+    await browser.keepDownloads(join(run.outputDir, 'downloads'));
     for (const failure of browser.failures) input.trace.record('browser failed to start', { reason: failure });
+    for (const { name, data } of browser.events) input.trace.record(name, data);
     const secrets = [...run.secrets, input.model.apiKey];
     // Looked for before the output is redacted (the canaries are secrets of the run): a decoy it printed was found and read.
     const printed = [stdout, stderr].flatMap((output, i) => canariesReaching(canaryList(canaries), output.head.toString('utf8'), 'an artifact', i === 0 ? 'agent-stdout.txt' : 'agent-stderr.txt'));
     await attachOutput(run, 'agent-stdout.txt', stdout, secrets);
     await attachOutput(run, 'agent-stderr.txt', stderr, secrets);
     const outcome = outcomeOf(exit, claim, late, timeoutMs);
-    const attempts = [...(escapes?.attempts ?? []), ...printed, ...uncopied, ...(outcome.escapes?.attempts ?? [])];
+    const attempts = [...(escapes?.attempts ?? []), ...printed, ...browser.attempts, ...uncopied, ...(outcome.escapes?.attempts ?? [])];
     const seen = attempts.length > 0 || escapes ? { processesLeft: escapes?.processesLeft ?? 0, attempts } : undefined;
     const hit = attempts.filter((attempt) => attempt.kind === 'limit').map((attempt) => attempt.detail);
     // A limit hit ends the run incomplete, whatever it claimed: the sandbox, not the agent, ended its work.

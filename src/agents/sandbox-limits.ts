@@ -134,11 +134,11 @@ export function usageIn(proc: string, uid?: number): { tasks: number; residentBy
   return { tasks, residentBytes };
 }
 
-/** Whether the tmpfs at `path` is full (less than a page free), or undefined when it cannot be read (the sandbox ended). */
-export function tmpfsFull(path: string): boolean | undefined {
+/** Whether the tmpfs at `path` is full (less than `slackBytes` free: a page), or undefined when it cannot be read (the sandbox ended). */
+export function tmpfsFull(path: string, slackBytes = 4096): boolean | undefined {
   try {
     const stat = statfsSync(path);
-    return stat.bavail * stat.bsize < 4096;
+    return stat.bavail * stat.bsize < slackBytes;
   } catch {
     return undefined;
   }

@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Canaries } from './foreign.ts';
@@ -33,7 +33,7 @@ export interface Decoy {
   /** The real file's path, as the sandbox names it. */
   path: string;
   /** Which convention: what the decoy's text looks like. */
-  kind: 'env' | 'npmrc' | 'netrc' | 'git' | 'other';
+  kind: 'env' | 'npmrc' | 'netrc' | 'git' | 'git-credentials' | 'other';
 }
 
 /** The names looked for in a folder that is not listed whole: those with no variants. */
@@ -60,16 +60,29 @@ export function secretFiles(cwd: string, expose: readonly string[] = []): Decoy[
     }
     for (const name of names) {
       if (SECRET_FILES.test(name)) found.push({ path: join(folder, name), kind: kindOf(name) });
-      // A folder of its own in a clone; a file naming one elsewhere in a worktree or a submodule.
-      if (name === '.git' && statSync(join(folder, name), { throwIfNoEntry: false })?.isDirectory()) found.push({ path: join(folder, '.git', 'config'), kind: 'git' });
+      if (name === '.git') found.push(...gitConfigs(join(folder, name)).map((path) => ({ path, kind: 'git' as const })));
     }
     if (folder === dirname(folder)) break;
   }
-  return found.filter(({ path }) => !exposed.has(path) && regularFile(path));
+  return found.filter(({ path }) => !exposed.has(path) && isFile(path));
 }
 
-/** Whether `path` is a regular file: a `.git` that is a file (a git worktree's) has no `config` below it (ENOTDIR). */
-function regularFile(path: string): boolean {
+/**
+ * The config files git reads for the repository at `dotGit`: `.git/config` in a clone; in a
+ * worktree or a submodule, whose `.git` is a file (`gitdir: …`), the config of the folder it
+ * names and of that folder's common folder (a worktree's is its main clone's).
+ */
+function gitConfigs(dotGit: string): string[] {
+  if (!isFile(dotGit)) return [join(dotGit, 'config')];
+  const gitDir = readText(dotGit)?.match(/^gitdir: (.+)$/m)?.[1];
+  if (gitDir === undefined) return [];
+  const own = resolve(dirname(dotGit), gitDir.trim());
+  const common = readText(join(own, 'commondir'))?.trim();
+  return [join(own, 'config'), ...(common ? [join(resolve(own, common), 'config')] : [])];
+}
+
+/** Whether `path` is a regular file (not a link): false where it cannot be looked at (a part of it is a file, or closed to us). */
+function isFile(path: string): boolean {
   try {
     return lstatSync(path, { throwIfNoEntry: false })?.isFile() === true;
   } catch {
@@ -77,28 +90,53 @@ function regularFile(path: string): boolean {
   }
 }
 
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 function kindOf(name: string): Decoy['kind'] {
   if (name.startsWith('.env')) return 'env';
   if (name === '.npmrc') return 'npmrc';
   if (name === '.netrc') return 'netrc';
-  if (name === '.git-credentials') return 'git';
+  if (name === '.git-credentials') return 'git-credentials';
   return 'other';
 }
 
-/** A decoy's text: what such a file holds, with the canaries where its secrets would be. */
-export function decoyText(kind: Decoy['kind'], { apiKey, password }: Canaries): string {
+/** A decoy's text: what such a file holds, with the canaries where its secrets would be, each key in its own provider's shape. */
+function decoyText(kind: Decoy['kind'], canaries: Canaries): string {
   switch (kind) {
     case 'env':
-      return `OPENAI_API_KEY=${apiKey}\nANTHROPIC_API_KEY=${apiKey}\nSITE_PASSWORD=${password}\n`;
+      return `OPENAI_API_KEY=${canaries.openai}\nANTHROPIC_API_KEY=${canaries.anthropic}\nGEMINI_API_KEY=${canaries.gemini}\nSITE_PASSWORD=${canaries.password}\n`;
     case 'npmrc':
-      return `//registry.npmjs.org/:_authToken=${apiKey}\n`;
+      return `//registry.npmjs.org/:_authToken=${canaries.npm}\n`;
     case 'netrc':
-      return `default login agent password ${password}\n`;
+      return `machine github.com login agent password ${canaries.github}\ndefault login agent password ${canaries.password}\n`;
     case 'git':
-      return `[credential]\n\thelper = store\n[remote "origin"]\n\turl = https://agent:${password}@git.invalid/repo.git\n`;
+      return `[credential]\n\thelper = store\n[remote "origin"]\n\turl = https://agent:${canaries.github}@github.com/agent/repo.git\n`;
+    case 'git-credentials':
+      return `https://agent:${canaries.github}@github.com\n`;
     case 'other':
-      return `password=${password}\ntoken=${apiKey}\n`;
+      return `password=${canaries.password}\n`;
   }
+}
+
+/**
+ * What a sandbox of the run shows beyond the host read-only: paths shown even inside a masked
+ * folder, and a decoy over each secret file. The agent's sandbox and its Chromium's show the same:
+ * what a page of its browser reads at file:// is what the agent reads itself.
+ */
+export interface View {
+  shown: readonly string[];
+  decoys: ReadonlyArray<{ path: string; text: string }>;
+}
+
+/** The view of a run whose agent works in `cwd`: `shown`, and a decoy holding `canaries` over each secret file but those listed in `expose`. */
+export function viewOf(cwd: string, shown: readonly string[], expose: readonly string[], canaries: Canaries | undefined): View {
+  return { shown, decoys: canaries ? secretFiles(cwd, expose).map(({ path, kind }) => ({ path, text: decoyText(kind, canaries) })) : [] };
 }
 
 export interface MountPlan {
@@ -106,8 +144,11 @@ export interface MountPlan {
   shown: readonly string[];
   /** Folders on the way to a shown path that only their owner may enter, opened to the run's uid (asIdentity): each one not shown itself is passed through only, empty and read-only but for the paths shown in it. */
   closed?: readonly string[];
-  /** Masks over secret files: bind the decoy file at `path`. */
-  decoys: ReadonlyArray<{ path: string; file: string }>;
+  /**
+   * Masks over secret files: the decoy's text, read from descriptor `fd`, at `path`. bwrap copies it
+   * into a file of its own, so a mount's source in /proc/self/mountinfo names no file of the run's.
+   */
+  decoys: ReadonlyArray<{ path: string; fd: number }>;
   /** Its only writable folder. */
   workDir?: string;
   /** Read-only folders of its run's own (its sockets), bound last. */
@@ -138,7 +179,7 @@ export function mountArgs(plan: MountPlan): string[] {
     ...masked.flatMap(tmpfs),
     ...layered.sort((a, b) => depth(a.path) - depth(b.path)).flatMap(({ args }) => args),
     ...remasked.flatMap(tmpfs),
-    ...plan.decoys.flatMap(({ path, file }) => ['--ro-bind', file, path]),
+    ...plan.decoys.flatMap(({ path, fd }) => ['--ro-bind-data', String(fd), path]),
     ...(plan.workDir ? ['--bind', plan.workDir, plan.workDir] : []),
     ...plan.own.flatMap((path) => ['--ro-bind', path, path]),
     ...passedThrough.flatMap((path) => ['--remount-ro', path]),

@@ -10,8 +10,8 @@ import { asIdentity, identityUnavailable, isExecutable, mountPath, prlimitPath, 
 import { DEFAULT_SANDBOX_LIMITS, folderUsage, PATH_MAX, rlimits, tmpfsFull, usageIn, WORK_DIR_ENTRIES, type SandboxLimits } from './sandbox-limits.ts';
 import { cgroupLimitsHit, makeCgroup, reapCgroups, removeCgroup } from './sandbox-cgroup.ts';
 import type { Canaries } from './foreign.ts';
-import { closedFolders, decoyText, mountArgs, secretFiles, unopenable } from './sandbox-mounts.ts';
-import { seccompFilter } from './seccomp.ts';
+import { closedFolders, mountArgs, unopenable, viewOf, type View } from './sandbox-mounts.ts';
+import { seccompFilter, seccompPython } from './seccomp.ts';
 
 export type { Escapes };
 
@@ -194,6 +194,8 @@ export interface Sandbox {
   child: ChildProcess;
   /** The host uid and gid its processes hold. */
   identity: HostIdentity;
+  /** What it shows beyond the host read-only: its Chromium's sandbox shows the same. */
+  view: View;
   /** The one folder the agent may write (its claim goes there); its HOME. Its identity's own, removed by `close()`. */
   workDir: string;
   /** Once it ended: copies what the agent left in its work folder to `destination` (copyFolder); never throws, and answers what it could not copy, as escape attempts. */
@@ -321,6 +323,21 @@ function shellStatus(status: number): AgentExit {
 /** What bwrap writes to its --json-status-fd, a document a line: its init's pid first, the main process's exit code when it ended. */
 const statusSchema = z.union([z.object({ 'child-pid': z.number().int().positive() }), z.object({ 'exit-code': z.number().int() })]);
 
+/** bwrap reads the decoys from descriptors from this one on: past the seccomp filter's (5) and the root step's (9, sandbox-identity.ts), which it closes before bwrap starts. */
+const FIRST_DECOY_FD = 10;
+
+/**
+ * Each decoy's text in a file of `dir`, the worker's alone (mode 0600): bwrap reads it from a
+ * descriptor the worker opened, so neither the run's uid nor a mount's source names it.
+ */
+function writeDecoys(view: View, dir: string): Array<{ path: string; file: string }> {
+  return view.decoys.map(({ path, text }, i) => {
+    const file = join(dir, `d${i}`);
+    writeFileSync(file, text, { mode: 0o600 });
+    return { path, file };
+  });
+}
+
 /**
  * Where a run's own folders go (its sockets, its work folder, its Chromium's profile): the
  * temporary folder, unless a run's uid cannot pass through it (a root's home), then /tmp. Each
@@ -384,12 +401,8 @@ export function startSandbox(options: SandboxOptions): Sandbox {
     mkdirSync(folder);
     own(folder, identity);
   }
-  const decoys = options.canaries ? secretFiles(options.cwd, options.expose) : [];
-  const decoyFiles = decoys.map((decoy, i) => {
-    const file = join(runDir, `decoy-${i}`);
-    writeFileSync(file, decoyText(decoy.kind, options.canaries!), { mode: 0o644 });
-    return { path: decoy.path, file };
-  });
+  const view = viewOf(options.cwd, [options.cwd, ...(options.shown ?? [])], options.expose ?? [], options.canaries);
+  const decoyFiles = writeDecoys(view, runDir);
   const sockets = new Set<Socket>();
   const track = (socket: Socket) => {
     sockets.add(socket);
@@ -416,22 +429,22 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   const stages: Partial<Record<SandboxStage, number>> = {};
   const reach = (stage: SandboxStage) => void (stages[stage] ??= performance.now());
   // As root, the folders on the way to what it is shown that only their owners may enter: opened to its uid (those it only passes through emptied).
-  const shown = [options.cwd, ...(options.shown ?? [])];
-  const closed = identity.own ? closedFolders(shown) : [];
+  const closed = identity.own ? closedFolders(view.shown) : [];
   const argv = [
     ...rlimits(limits, identity),
     ...asIdentity(identity, closed),
     bwrapPath(),
     ...isolation(5),
-    ...mountArgs({ shown, closed, decoys: decoyFiles, workDir, own: [socketDir], tmpBytes: limits.tmpBytes, shmBytes: limits.shmBytes }),
+    ...mountArgs({ shown: view.shown, closed, decoys: decoyFiles.map(({ path }, i) => ({ path, fd: FIRST_DECOY_FD + i })), workDir, own: [socketDir], tmpBytes: limits.tmpBytes, shmBytes: limits.shmBytes }),
     '--chdir', socketDir,
     '--json-status-fd', '4',
     '--', '/bin/sh', '-c', RELAY, 'harness-eval-relay', socatPath()!,
   ];
   const filterFd = openSync(filter.path, 'r');
+  const decoyFds = decoyFiles.map(({ file }) => openSync(file, 'r'));
   // Its own environment is empty: bwrap's init stays in the sandbox as pid 1, and /proc/1/environ would show the worker's keys.
-  const child = spawn(argv[0]!, argv.slice(1), { detached: true, env: {}, stdio: stdioWithoutInherited(['ignore', 'pipe', 'pipe', 'pipe', 'pipe', filterFd]) });
-  closeSync(filterFd);
+  const child = spawn(argv[0]!, argv.slice(1), { detached: true, env: {}, stdio: stdioWithoutInherited(['ignore', 'pipe', 'pipe', 'pipe', 'pipe', filterFd, ...Array<Stdio>(FIRST_DECOY_FD - 6).fill('ignore'), ...decoyFds]) });
+  for (const fd of [filterFd, ...decoyFds]) closeSync(fd);
   reach('spawned');
   // After the spawn: bwrap sets up while the machine's /proc is scanned, and the folders dead workers left are removed in the background.
   const orphansKilled = reapOrphans();
@@ -559,6 +572,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   return {
     child,
     identity,
+    view,
     workDir,
     orphansKilled,
     stages,
@@ -795,46 +809,92 @@ function readProc(path: string): string | undefined {
 /** Chromium's DevTools port inside its sandbox: the network namespace is its own, so a fixed port is free. */
 export const SANDBOXED_DEVTOOLS_PORT = 9222;
 
+/** Where a sandboxed Chromium's DevTools port is reached, in its sandbox: a Unix socket in its /run, a tmpfs of its own, reached from outside through /proc/<pid>/root. */
+export const SANDBOXED_DEVTOOLS_SOCKET = '/run/devtools';
+
 /** A sandboxed Chromium's limits: an agent's, but for its memory per process (a renderer's heap may be large), and a larger /dev/shm, where it keeps its frames. */
 const CHROMIUM_LIMITS: SandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, memoryBytes: Infinity, fileBytes: 64 * 1024 * 1024, shmBytes: 256 * 1024 * 1024 };
 
+export interface ChromiumSandbox {
+  /** The run's identity: Chromium runs as its agent does. */
+  identity: HostIdentity;
+  /** What its agent's sandbox shows (Sandbox.view): its Chromium's shows the same, the same decoys over the same files. */
+  view: View;
+  /** Where downloads go, in the sandbox, and the most they may hold: a tmpfs of that size. None: no such folder. */
+  downloads?: { dir: string; maxBytes: number };
+}
+
+export interface SandboxedChromium {
+  /** A shell script for Playwright's `executablePath`. */
+  path: string;
+  /** Where bwrap writes, as JSON, the pid (`child-pid`) of the sandbox's first process once it is set up: its `/proc/<pid>/root` is the sandbox's filesystem. */
+  info: string;
+}
+
 /**
  * A shell script for Playwright's `executablePath` that runs Chromium in a sandbox of its own:
- * the same layers as an agent's, as the run's identity (`identity`), so file:///proc/... shows no
- * key and file:// no private file; `dir` (its profile) writable, and no network at all: the site
- * reaches it through Playwright's routing, over the pipe Playwright launched it with. Its DevTools
- * port is reached through the Unix socket `<dir>/devtools`, which socat pipes to it. Written into
- * `dir`, its profile `profile` made in it; answers the script's path.
+ * the same layers as an agent's, as the run's identity, with its agent's view (so file:// shows
+ * what the agent itself reads: nothing root keeps private, the decoys over its secret files), and
+ * no network at all: the site reaches it through Playwright's routing, over the pipe Playwright
+ * launched it with. Nothing it writes reaches the host's disk: every folder it may write is a
+ * tmpfs of a fixed size (its temporary folders, its profile `profile`, the downloads folder), so a
+ * CDP client cannot fill the disk through it. Its DevTools port is piped by socat to the Unix socket
+ * SANDBOXED_DEVTOOLS_SOCKET. Written into `dir`, the worker's, which the sandbox does not show.
  */
-export async function sandboxedChromium(executable: string, dir: string, profile: string, identity: HostIdentity): Promise<{ path: string; devtoolsSocket: string }> {
+export async function sandboxedChromium(executable: string, dir: string, profile: string, { identity, view, downloads }: ChromiumSandbox): Promise<SandboxedChromium> {
   const filter = seccompFilter();
   if ('error' in filter) throw new Error(filter.error);
   const problem = unreachable(executable, 'Chromium');
   if (problem) throw new Error(problem);
+  // Its identity's, as the agent's folders are: the uid names the worker whose run made it.
   own(dir, identity);
   mkdirSync(profile, { recursive: true });
-  own(profile, identity);
-  const devtoolsSocket = join(dir, 'devtools');
-  const closed = identity.own ? closedFolders([dirname(executable)]) : [];
+  const decoys = writeDecoys(view, dir);
+  // Descriptors 3 and 4 are Playwright's pipe to Chromium; the filter and bwrap's info go above them, the decoys where an agent's go.
+  const [filterFd, infoFd] = [5, 6];
+  const tmpfs = (path: string, bytes: number) => ['--perms', '0700', '--size', String(bytes), '--tmpfs', path];
+  const shown = [...view.shown, dirname(executable)];
+  const closed = identity.own ? closedFolders(shown) : [];
   const bwrap = [
     ...rlimits(CHROMIUM_LIMITS, identity),
     ...asIdentity(identity, closed),
     bwrapPath(),
-    ...isolation(5),
-    ...mountArgs({ shown: [dirname(executable)], closed, decoys: [], workDir: dir, own: [], tmpBytes: CHROMIUM_LIMITS.tmpBytes, shmBytes: CHROMIUM_LIMITS.shmBytes }),
-    // Its profile in memory of a fixed size, not on the host: a download a CDP client asks for fills that, not the host's disk.
-    '--perms', '0700', '--size', String(CHROMIUM_LIMITS.workDirBytes), '--tmpfs', profile,
+    ...isolation(filterFd),
+    ...mountArgs({ shown, closed, decoys: decoys.map(({ path }, i) => ({ path, fd: FIRST_DECOY_FD + i })), own: [], tmpBytes: CHROMIUM_LIMITS.tmpBytes, shmBytes: CHROMIUM_LIMITS.shmBytes }),
+    ...tmpfs(profile, CHROMIUM_LIMITS.workDirBytes),
+    ...(downloads ? tmpfs(downloads.dir, downloads.maxBytes) : []),
     '--setenv', 'HOME', dir,
     '--setenv', 'PATH', process.env.PATH ?? '/usr/bin:/bin',
+    '--info-fd', String(infoFd),
   ];
-  // socat in the background (in `dir`: a relative path needs no quoting in its address), then Chromium in its place with Playwright's arguments (and its pipe, fds 3 and 4).
-  const relay = `(cd "$1" && exec "$0" UNIX-LISTEN:devtools,fork TCP:127.0.0.1:${SANDBOXED_DEVTOOLS_PORT},nodelay </dev/null 3>&- 4>&-) & shift; exec "$@"`;
-  const inner = ['/bin/sh', '-c', relay, socatPath()!, dir, executable];
-  const path = join(dir, 'chromium');
-  // Descriptors 3 and 4 are Playwright's pipe to Chromium: the filter goes above them.
-  await writeFile(path, `#!/bin/sh\nexec ${[...bwrap, '--', ...inner].map(shellQuote).join(' ')} "$@" 5<${shellQuote(filter.path)}\n`, { mode: 0o755 });
-  return { path, devtoolsSocket };
+  // socat in the background, then Chromium in its place with Playwright's arguments (and its pipe, fds 3 and 4).
+  const relay = `("$0" UNIX-LISTEN:${SANDBOXED_DEVTOOLS_SOCKET},fork TCP:127.0.0.1:${SANDBOXED_DEVTOOLS_PORT},nodelay </dev/null 3>&- 4>&-) & exec "$@"`;
+  const inner = ['/bin/sh', '-c', relay, socatPath()!, executable];
+  const [path, info] = [join(dir, 'chromium'), join(dir, 'info')];
+  const opened = [[filterFd, '<', filter.path], [infoFd, '>', info], ...decoys.map(({ file }, i) => [FIRST_DECOY_FD + i, '<', file])].flat().map(String);
+  const opener = [seccompPython(), '-I', '-S', '-c', OPENER, String(opened.length / 3), ...opened];
+  await writeFile(path, `#!/bin/sh\nexec ${[...opener, ...bwrap, '--', ...inner].map(shellQuote).join(' ')} "$@"\n`, { mode: 0o700 });
+  return { path, info };
 }
+
+/**
+ * Opens files at the descriptors a command is to find them at, then runs the command in its
+ * place: argv is a count, that many (descriptor, `<` or `>`, path), then the command. A sandboxed
+ * Chromium's bwrap reads its filter, its info and one decoy a descriptor, more than sh's nine; the
+ * Python that builds the seccomp filter is there wherever a sandbox is.
+ */
+const OPENER = `import os, sys
+count = int(sys.argv[1])
+for i in range(count):
+    fd, way, path = int(sys.argv[2 + 3 * i]), sys.argv[3 + 3 * i], sys.argv[4 + 3 * i]
+    opened = os.open(path, os.O_RDONLY if way == '<' else os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    if opened != fd:
+        os.dup2(opened, fd)
+        os.close(opened)
+    os.set_inheritable(fd, True)
+command = sys.argv[2 + 3 * count:]
+os.execv(command[0], command)
+`;
 
 export function shellQuote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
