@@ -10,3 +10,5 @@ export type { Evidence, Postcondition, SessionView, Verdict } from '../core/task
 export { idleBoundMs, requestsInFlight, sessionCookies } from './site.ts';
 export { routeSite, type CrashesPage, type SiteHandler } from './route.ts';
 export { serveSite, serveHttp, type HttpServer, type SiteServer } from '../serve.ts';
+export { boundAtStart, notFound, type NotFound } from '../eval/postconditions.ts';
+export { fieldChanged, nothingElseTouched, recordAdded, recordRemoved, type RecordPick, type Records } from '../eval/records.ts';
