@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { defineTask, judge, type Postcondition } from 'harness-eval';
+import { boundAtStart, defineTask, judge, notFound as notFoundOfMain, type Postcondition } from 'harness-eval';
 import { fieldChanged, nothingElseTouched, notFound, recordAdded, recordRemoved, type Records } from 'harness-eval/sites';
 import { resolveAll } from '../src/eval/postconditions.ts';
 import { startingLists, type TodoItem, type TodoSnapshot } from '../examples/todo-kit/app.ts';
@@ -177,5 +177,13 @@ test.describe('a pick that finds nothing', () => {
     const gone = recordRemoved(items, { what: 'the Cheese item', pick: () => notFound('no Cheese on any list') });
     expect(await gone.judge(run())).toEqual({ holds: false, detail: 'no Cheese on any list' });
     expect(() => gone.resolve!(fresh())).toThrow('the Cheese item is removed: no Cheese on any list');
+  });
+
+  test('boundAtStart, from the main entry, takes the same answer for a postcondition of one\'s own', async () => {
+    const own = boundAtStart<TodoSnapshot, TodoChange, TodoItem>('the Cheese item is done', () => notFoundOfMain('no Cheese at the start'), () => milkDone);
+    expect(await own.judge(run())).toEqual({ holds: false, detail: 'no Cheese at the start' });
+    expect(own.expects({ kind: 'done', id: '1', list: '1', text: 'Milk', detail: '' }, run())).toBe(false);
+    expect(() => own.resolve!(fresh())).toThrow('the Cheese item is done: no Cheese at the start');
+    expect((await own.resolve!(fresh(), { infeasible: 'no Cheese' }).judge(run())).holds).toBe(false);
   });
 });
