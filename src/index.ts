@@ -27,7 +27,7 @@ export { liarAgent, nopAgent, referenceAgent } from './agents/controls.ts';
 
 // Tasks and their postconditions; the pipeline and the oracle.
 export { defineTask, taskTags, type Reference, type ReferenceOutcome, type SessionView, type Task, type TaskInput, type TaskInstance, type TaskTag } from './eval/tasks.ts';
-export { boundAtStart, type Evidence, type Postcondition, type Verdict } from './eval/postconditions.ts';
+export { boundAtStart, notFound, type Evidence, type NotFound, type Postcondition, type Verdict } from './eval/postconditions.ts';
 export { evaluate, TaskNotApplicable, type EvaluateOptions } from './eval/evaluate.ts';
 export { RUN_RECORD_VERSION, type RunRecord } from './core/run.ts';
 export { judge } from './eval/oracle.ts';

@@ -1,7 +1,8 @@
 /**
  * `harness-eval/sites`: what a site kit's author needs (docs/sites.md, "Writing a site kit"): the
  * contract's types, and the helpers every kit uses to serve its site in a browser context or over
- * plain HTTP, to wait for it to settle and to keep its session tokens secret.
+ * plain HTTP, to wait for it to settle and to keep its session tokens secret; and the
+ * postconditions over a kit's records its tasks are written with (docs/tasks.md).
  */
 export type { HopCheck, LoginWall, SignedIn, Site, SiteAccount, SiteAction, SiteFactory, SiteIdle, SiteProgramApi, SiteProgramFunction, SiteRequest } from '../core/site.ts';
 export type { Tool, ToolOutput } from '../core/tool.ts';
@@ -10,3 +11,5 @@ export type { Evidence, Postcondition, SessionView, Verdict } from '../core/task
 export { idleBoundMs, requestsInFlight, sessionCookies } from './site.ts';
 export { routeSite, type CrashesPage, type SiteHandler } from './route.ts';
 export { serveSite, serveHttp, type HttpServer, type SiteServer } from '../serve.ts';
+export { boundAtStart, notFound, type NotFound } from '../eval/postconditions.ts';
+export { fieldChanged, nothingElseTouched, recordAdded, recordRemoved, type RecordPick, type Records } from '../eval/records.ts';
