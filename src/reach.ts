@@ -105,7 +105,11 @@ export class BrowserReach {
   readonly attempts: EscapeAttempt[] = [];
   private readonly released: Array<() => Promise<void>> = [];
 
-  constructor(readonly origin: string) {}
+  /** `refuseDownloads`: false where the browser's owner keeps its own download policy (a command agent's Chromium, cdp-browser.ts). */
+  constructor(
+    readonly origin: string,
+    private readonly refuseDownloads = true,
+  ) {}
 
   /**
    * Why `url` is refused, recorded as an attempt when it is (a string that is no URL is a mistake,
@@ -183,7 +187,7 @@ export class BrowserReach {
       void download.cancel().catch(() => {});
     };
     page.on('framenavigated', onFrame);
-    page.on('download', onDownload);
+    if (this.refuseDownloads) page.on('download', onDownload);
     return () => {
       page.off('framenavigated', onFrame);
       page.off('download', onDownload);

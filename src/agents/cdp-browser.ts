@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium, type BrowserContext, type CDPSession } from '@playwright/test';
 import { chromiumAsFound } from '../playwright/chromium.ts';
 import type { EscapeAttempt } from '../core/agent.ts';
+import { BrowserReach } from '../reach.ts';
 import type { Site } from '../core/site.ts';
 import { serveCdp, type CdpCommand } from './cdp-relay.ts';
 import { SANDBOXED_DEVTOOLS_PORT, SANDBOXED_DEVTOOLS_SOCKET, sandboxBase, sandboxedChromium, startupEnv } from './sandbox.ts';
@@ -62,7 +63,7 @@ export interface CdpBrowserOptions {
  * downloads folder. A session of its own watches every download (refused, past the cap: an
  * escape attempt each) and every crash.
  */
-export async function launchCdpBrowser(site: Pick<Site, 'attach'>, { sandbox, downloads }: CdpBrowserOptions = {}): Promise<CdpBrowser> {
+export async function launchCdpBrowser(site: Pick<Site, 'attach' | 'origin'>, { sandbox, downloads }: CdpBrowserOptions = {}): Promise<CdpBrowser> {
   // Short: Chromium cannot start when its user-data-dir's socket path is too long (a long TMPDIR).
   const dir = await mkdtemp(join(sandbox ? sandboxBase() : tmpdir(), workerFolder('cdp')));
   const userDataDir = join(dir, 'profile');
@@ -71,10 +72,12 @@ export async function launchCdpBrowser(site: Pick<Site, 'attach'>, { sandbox, do
   let started: Promise<Started> | undefined;
   let closing = false;
   const events: BrowserEvent[] = [];
-  const attempts: EscapeAttempt[] = [];
+  // What its guard refused (another origin, a refused scheme, a loopback or metadata host), with its own downloads' refusals: the downloads are its own policy's.
+  const reach = new BrowserReach(site.origin, false);
+  const attempts = reach.attempts;
   const attempt = (detail: string) => void (attempts.some((seen) => seen.detail === detail) || attempts.push({ kind: 'browser', detail }));
   const start = () =>
-    (started ??= startChromium({ dir, userDataDir, site, sandbox, downloads: downloads && { ...downloads, dir: downloadsDir } }).then((running) => {
+    (started ??= startChromium({ dir, userDataDir, site, reach, sandbox, downloads: downloads && { ...downloads, dir: downloadsDir } }).then((running) => {
       // Crashed or closed by a client (Browser.crash, Browser.close): the agent's doing, noted; the run goes on and is judged.
       running.context.on('close', () => closing || events.push({ name: 'browser ended' }));
       watch(running.session, downloads, { attempt, event: (event) => events.push(event), downloadsDir: running.root + downloadsDir });
@@ -130,7 +133,7 @@ interface Started {
  * all, keys included, and a page can read file:///proc/self/environ. Sandboxed, it runs in
  * bubblewrap (sandbox.ts) and its DevTools port is reached through a Unix socket in its sandbox.
  */
-async function startChromium({ dir, userDataDir, site, sandbox, downloads }: { dir: string; userDataDir: string; site: Pick<Site, 'attach'>; sandbox: CdpBrowserOptions['sandbox']; downloads: (Downloads & { dir: string }) | undefined }): Promise<Started> {
+async function startChromium({ dir, userDataDir, site, reach, sandbox, downloads }: { dir: string; userDataDir: string; site: Pick<Site, 'attach' | 'origin'>; reach: BrowserReach; sandbox: CdpBrowserOptions['sandbox']; downloads: (Downloads & { dir: string }) | undefined }): Promise<Started> {
   const launch = chromiumAsFound();
   const wrapper = sandbox ? await sandboxedChromium(launch.executablePath ?? chromium.executablePath(), dir, userDataDir, { ...sandbox, ...(downloads && { downloads }) }) : undefined;
   const context = await chromium.launchPersistentContext(userDataDir, {
@@ -142,6 +145,8 @@ async function startChromium({ dir, userDataDir, site, sandbox, downloads }: { d
     args: [...(launch.args ?? []), `--remote-debugging-port=${wrapper ? SANDBOXED_DEVTOOLS_PORT : 0}`],
   });
   try {
+    // Guarded as the test's browser is (reach.ts), before the site, so the site's route is asked first: what its agent sends elsewhere is refused and named.
+    await reach.guard(context);
     await site.attach(context);
     const session = await context.browser()!.newBrowserCDPSession();
     await session.send('Browser.setDownloadBehavior', downloads ? { behavior: 'allow', downloadPath: downloads.dir, eventsEnabled: true } : { behavior: 'deny', eventsEnabled: true });
