@@ -104,12 +104,12 @@ test('a run given no outputDir leaves no folder of its own in the temporary fold
   }
 });
 
-test('the folders a SIGKILLed worker left (he-sbx-…, he-cdp-…, he-seccomp-…) are removed when the next sandbox starts; a live worker\u2019s stay', async () => {
+test('the folders a SIGKILLed worker left (he-sbx-…, he-cdp-…, he-seccomp-…, he-browser-…) are removed when the next sandbox starts; a live worker\u2019s stay', async () => {
   // A worker of its own: it starts a sandbox and its run's Chromium folder, says where they are, and is killed with -9.
   const worker = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/sandbox/orphan-folders.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const [line] = await createInterface({ input: worker.stdout! })[Symbol.asyncIterator]().next().then(({ value }) => [value as string]);
   const left = JSON.parse(line!) as string[];
-  expect(left.map((folder) => folder.replace(/.*\/he-(\w+)-\d+-.*/, '$1')).sort()).toEqual(['cdp', 'sbx', 'seccomp']);
+  expect(left.map((folder) => folder.replace(/.*\/he-(\w+)-\d+-.*/, '$1')).sort()).toEqual(['browser', 'cdp', 'sbx', 'seccomp']);
   worker.kill('SIGKILL');
   await new Promise((resolve) => worker.once('exit', resolve));
   for (const folder of left) expect(existsSync(folder), folder).toBe(true);

@@ -143,11 +143,11 @@ export function reapOrphans(): number {
 }
 
 /** What a folder a worker makes for its runs is named (`he-sbx-<pid>-…`, then mkdtemp's letters): its pid names the worker, as a run uid does. */
-export function workerFolder(kind: 'sbx' | 'cdp' | 'seccomp'): string {
+export function workerFolder(kind: 'sbx' | 'cdp' | 'seccomp' | 'browser'): string {
   return `he-${kind}-${process.pid}-`;
 }
 
-const WORKER_FOLDER = /^he-(?:sbx|cdp|seccomp)-(\d+)-/;
+const WORKER_FOLDER = /^he-(?:sbx|cdp|seccomp|browser)-(\d+)-/;
 
 /**
  * Removes from each of `dirs` the folders (`workerFolder`) of workers that are gone: a worker killed
