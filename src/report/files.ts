@@ -445,6 +445,7 @@ tr.detail .oracle{display:flex}
 /* A phone: no table wider than the screen; a row of the cells, runs and ablation tables becomes a card, each value after its column's name. */
 @media (max-width:600px){
 body{margin:.75rem}
+svg.cost-chart{width:100%;height:auto}
 .pair{display:block}.pair figure{margin:0 0 .75rem}
 .heat{table-layout:fixed;width:100%}.heat td{min-width:0;white-space:normal}.heat th{overflow-wrap:break-word}
 .scroll>table,.scroll>table tbody,.scroll>table tr,.scroll>table td{display:block;width:auto}
