@@ -349,9 +349,10 @@ function changeVerdict(change: CellChange): string {
 
 /**
  * The report as one self-contained page: inline CSS and SVG, no scripts, no external resources, so
- * it can be opened from a CI artifact with no network. It opens with the verdict, then the
- * baseline comparison, what each layer buys, heatmaps per task × site (rows = model, columns =
- * layer stack) that link to the cells' rows, which link to their runs.
+ * it can be opened from a CI artifact with no network. It opens with which configuration to ship
+ * and every false success, then the verdict, the baseline comparison, heatmaps per task × site
+ * (rows = model, columns = layer stack) that link to the cells' rows, which link to their runs,
+ * and what each layer buys.
  */
 export function renderHtml(summary: Summary, runs: readonly RunWithStderr[]): string {
   const runsByCell = groupByCell(runs);
