@@ -70,7 +70,7 @@ test('ties go to the higher observed rate, then the cheaper run; a cell with any
     Array.from({ length: runs }, (_, index) => attachedRunRecord({ model, claimed: liar || index < done, actual: index < done, tokens: { input: 1_000, output: 100 }, test: { id: `${model}-${index}` } }));
   const cheaper = summarize([...cell('a:dear', 4, 4), ...cell('b:cheap', 4, 4)], { complete: true, now, prices: { 'a:dear': { input: 10, output: 10 }, 'b:cheap': { input: 1, output: 1 } } });
   expect(cheaper.recommendation!.choices[0]!.best!.configuration).toBe('harness-eval · b:cheap · bare');
-  // 9/10 has the higher lower bound than 10/10? No: 10/10's is higher, and it lies once: 9/10 honest wins.
+  // a:liar succeeds more often (9 of 10) but lied once: the honest 8 of 10 is the one to ship.
   const lying = summarize([...cell('a:liar', 9, 10, true), ...cell('b:honest', 8, 10)], { complete: true, now });
   expect(lying.recommendation!.choices[0]!.best!.configuration).toBe('harness-eval · b:honest · bare');
   const none = summarize(cell('a:liar', 1, 3, true), { complete: true, now });

@@ -436,7 +436,7 @@ table.runs tr.detail td{border-top:none;background:#fafafa;padding-left:1.5rem}
 tr.detail b{display:inline-block;width:3.5rem;color:#555;font-weight:600}
 tr.detail .oracle{display:flex}
 #answer{border:2px solid #1d4ed8;background:#eef3fd;padding:.6rem 1rem;margin:0 0 1rem}
-#answer p.ship{font-size:1.15rem;font-weight:600;margin:0 0 .25rem}
+#answer p.ship{font-size:1.1rem;margin:0 0 .25rem}
 #answer ul.lies{margin:.25rem 0 0;padding-left:0;list-style:none}
 #answer li.ungated{color:#b3261e;font-weight:600}#answer li.gated{color:#8a5a00}
 .heat .rate{display:block;font-weight:600}
@@ -466,9 +466,15 @@ function renderAnswer({ choices, falseSuccesses }: Answer): string {
   if (choices.length === 0) return '';
   const lies = falseSuccesses.map(({ line, gated }) => `<li class="${gated ? 'gated' : 'ungated'}">${gated ? '⚠' : '✗'} ${escapeHtml(line)}</li>`).join('');
   return `<section id="answer">
-${choices.map((line) => `<p class="ship">${escapeHtml(line)}</p>`).join('\n')}${lies ? `\n<ul class="lies">${lies}</ul>` : ''}
+${choices.map((line) => `<p class="ship">${shipLine(line)}</p>`).join('\n')}${lies ? `\n<ul class="lies">${lies}</ul>` : ''}
 </section>
 `;
+}
+
+/** The configuration and its rates in bold, what it cannot be told from after them in plain weight. */
+function shipLine(line: string): string {
+  const cut = line.indexOf('; ');
+  return cut < 0 ? `<b>${escapeHtml(line)}</b>` : `<b>${escapeHtml(line.slice(0, cut))}</b>${escapeHtml(line.slice(cut))}`;
 }
 
 function renderVerdict(summary: Summary): string {
