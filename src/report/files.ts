@@ -5,7 +5,7 @@ import { cellsDiffer, partialReasons, rateNames } from './compare.ts';
 import { containmentLines, containmentMarks, counted, formatRuns, leftOut, unverifiedMarks, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, endingOf, EXCLUSIONS, OUTCOMES, round1, runOutcome, testName, type Outcome } from './format.ts';
 import { cellLabel, conditionKey, errorsAllowed, groupByCell, modelName } from './summarize.ts';
 import { layerWithOptions, optionWords } from './ablation.ts';
-import { excludesZero } from './statistics.ts';
+import { excludesZero, TRIALS_SEARCHED } from './statistics.ts';
 import { comparedRates, type Cell, type CellChange, type Comparison, type GateDecision, type Interval, type LayerEffect, type RunWithStderr, type Summary } from './types.ts';
 import { escapeHtml, writeFileAtomic } from '../text.ts';
 import { formatCost, markdownCostSuccess, renderCostSuccess } from './cost-chart.ts';
@@ -184,7 +184,7 @@ export function gateDecisionLines(gates: Summary['gates']): string[] {
     const most = needed.every((trials) => trials !== undefined) && needed.length > 0 ? Math.max(...(needed as number[])) : undefined;
     const target = undecided[0]?.target;
     const zero = target !== undefined && decisions[0]!.rule.endsWith(' 0%');
-    const would = undecided.length === 0 ? '' : most !== undefined ? `; ${counted(most, 'trial')} per cell would decide it at the rates seen (the interval ${zero ? `under ${formatPercent(target!)}, for a limit of 0` : `clear of ${formatPercent(target!)}`})` : '; no count of trials would decide it at the rates seen (a rate at the limit)';
+    const would = undecided.length === 0 ? '' : most !== undefined ? `; ${counted(most, 'trial')} per cell would decide it at the rates seen (the interval ${zero ? `under ${formatPercent(target!)}, for a limit of 0` : `clear of ${formatPercent(target!)}`})` : `; no count of trials up to ${formatCount(TRIALS_SEARCHED)} would decide it at the rates seen (a rate at or near the limit)`;
     return `${key}, ${counted(decisions.length, 'cell')}: ${parts.join(', ')}${would}`;
   });
 }
