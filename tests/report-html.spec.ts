@@ -41,7 +41,9 @@ test('the HTML report opens with the verdict: which cells breached which gate an
   const runs = classic();
   const summary = summarize(runs, { complete: true, now, planned: 31, missing: [{ id: 'm', title: 'never ran', project: 'p' }], gates: [{ layers: 'bare' }, { layers: 'verified', minSuccessRate: 0.5 }, { layers: 'nothing' }] });
   const $ = cheerio.load(renderHtml(summary, runs));
-  const first = $('body > *').eq(1);
+  // Which configuration to ship first, then the gates' verdict.
+  expect($('body > *').eq(1).attr('id')).toBe('answer');
+  const first = $('body > *').eq(2);
   expect(first.attr('id')).toBe('verdict');
   expect(first.hasClass('fail')).toBe(true);
   expect(first.find('.headline').text()).toBe('✗ gates breached in 2 cells · incomplete: 30 of 31 planned runs recorded');
@@ -52,7 +54,7 @@ test('the HTML report opens with the verdict: which cells breached which gate an
     'partial: 1 of 31 planned runs not recorded; not a baseline for the whole suite',
     'missing: never ran (p)',
   ]);
-  expect(renderMarkdown(summary).split('\n')[2]).toBe('**✗ gates breached in 2 cells · incomplete: 30 of 31 planned runs recorded**');
+  expect(renderMarkdown(summary).split('\n').find((line) => line.startsWith('**✗'))).toBe('**✗ gates breached in 2 cells · incomplete: 30 of 31 planned runs recorded**');
 
   const passed = summarize(runs.filter((run) => run.layers !== 'bare'), { complete: true, now, gates: [{ layers: 'verified+login' }] });
   expect(cheerio.load(renderHtml(passed, runs))('#verdict.pass .headline').text()).toBe('✓ 1 gate passed · complete · 20 of 20 planned runs recorded');
@@ -72,25 +74,29 @@ test('an incomplete run never reads as passed: a warning, not green, its gates n
   expect(folded.find('li').map((_, item) => verdict.find(item).text()).get()).toEqual(missing.map((test) => `missing: ${test.title} (p)`));
   expect(verdict.find('> ul > li')).toHaveLength(2);
   const markdown = renderMarkdown(interrupted).split('\n');
-  expect(markdown[2]).toBe('**⚠ incomplete: 20 of 33 planned runs recorded · 1 gate not judged: incomplete**');
+  // The best so far first, said to be so far, then the verdict.
+  expect(markdown[2]).toBe('**Best so far (incomplete): harness-eval · scripted:overclaimer · verified+login: 9 of 10 done (60–98%), no false success; better beyond chance than the 1 other cell with none**');
+  expect(markdown[4]).toBe('**⚠ incomplete: 20 of 33 planned runs recorded · 1 gate not judged: incomplete**');
   expect(markdown.filter((line) => line.startsWith('- '))).toEqual(['- partial: interrupted; 13 of 33 planned runs not recorded; not a baseline for the whole suite', ...missing.slice(0, 10).map((test) => `- missing: ${test.title} (p)`), '- … and 3 more missing tests (summary.json lists them all)']);
   // A breach in the part that ran is a breach.
   const breached = summarize(classic(), { complete: false, now, planned: 31, gates: [{ layers: 'bare' }], stopped: 'interrupted' });
   expect(verdictLines(breached)).toMatchObject({ state: 'fail', headline: 'gates breached in 1 cell · incomplete: 30 of 31 planned runs recorded' });
 });
 
-test('heatmaps: n and the interval in every cell, coloured by the bound toward the bad side, wide matrices scroll in their box', () => {
+test('heatmaps: n and the interval in every cell, coloured by the observed rate with the interval drawn as a band, wide matrices scroll in their box', () => {
   const runs = [...runsOf('bare', [], 1, 1), ...runsOf('verified', [guardrails, verify], 40, 40)];
   const summary = summarize(runs, { complete: true, now });
   const $ = cheerio.load(renderHtml(summary, runs));
   const success = $('figure').filter((_, figure) => $(figure).find('figcaption').text() === 'success rate').find('td');
   expect(success.map((_, cell) => $(cell).text()).get()).toEqual(['100%21–100% · n=1', '100%91–100% · n=40']);
-  // 1/1 is coloured by its lower bound (21%, orange), 40/40 by 91% (green): few trials never look confident.
+  // 1/1 and 40/40 are both green (a success looks like one); the band's width says how little one trial tells.
   expect(success.eq(0).attr('style')).toBe(`background:${heatColour(wilson(1, 1), 'up')}`);
-  expect(heatColour(wilson(1, 1), 'up')).toBe('hsl(25 65% 78%)');
-  expect(heatColour(wilson(40, 40), 'up')).toBe('hsl(109 65% 78%)');
-  expect(heatColour(wilson(0, 1), 'down')).toBe('hsl(25 65% 78%)');
-  expect($('#heatmaps .legend').text()).toContain('1/1 success reads 100% but is coloured by its lower bound, 21%');
+  expect(heatColour(wilson(1, 1), 'up')).toBe('hsl(120 65% 78%)');
+  expect(heatColour(wilson(3, 4), 'up')).toBe('hsl(90 65% 78%)');
+  expect(heatColour(wilson(0, 1), 'down')).toBe('hsl(120 65% 78%)');
+  expect(success.eq(0).find('.band .range').attr('style')).toBe('left:20.7%;width:79.3%');
+  expect(success.eq(1).find('.band .range').attr('style')).toBe('left:91.2%;width:8.8%');
+  expect($('#heatmaps .legend').text()).toContain('a 3/3 success is green, and its wide band (44–100%)');
   expect($('.pair figure').length).toBe(4);
   expect($('#cells > .scroll > table, #runs > .scroll > table').length).toBe(2);
   expect(renderHtml(summary, runs)).toContain('.pair figure{margin:0;max-width:100%;overflow-x:auto}');
@@ -142,8 +148,8 @@ test('the ablation view: each layer\'s marginal effect per model from stacks tha
     ['login', 'verified', 'verified+login', false],
     ['verify', 'guardrails', 'verified', false],
   ]);
-  expect(renderMarkdown(withOptions)).toContain('| retry {"attempts":3} |');
-  expect(cheerio.load(renderHtml(withOptions, [])).root().find('#ablation tr.group').map((_, row) => cheerio.load(row).text()).get()).toEqual(['+ retry {"attempts":3}', '+ retry {"attempts":5}']);
+  expect(renderMarkdown(withOptions)).toContain('| retry (attempts 3) |');
+  expect(cheerio.load(renderHtml(withOptions, [])).root().find('#ablation tr.group').map((_, row) => cheerio.load(row).text()).get()).toEqual(['+ retry (attempts 3)', '+ retry (attempts 5)']);
 });
 
 test('the baseline comparison is in summary.md and the HTML report, with the difference\'s interval and cells with too few trials', () => {

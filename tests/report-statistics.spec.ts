@@ -250,7 +250,7 @@ test.describe('rendering', () => {
     expect(lines[0]).toBe('# harness-eval summary');
     expect(markdown).toContain('15 runs of 15 planned in 3 cells');
     expect(lines.filter((line) => line.startsWith('| upvote-first-post |'))).toHaveLength(3);
-    const login = lines.find((line) => line.includes('guardrails+verify+login'))!;
+    const login = lines.find((line) => line.startsWith('|') && line.includes('guardrails+verify+login'))!;
     expect(login).toContain('| 60% (31–83%) |');
     expect(login).toContain('| 0% (0–28%) |');
     expect(login).toContain('finished 6, max_iterations 3, model_error 1');
@@ -393,8 +393,8 @@ test.describe('names that say what ran', () => {
     expect(markdown).toContain('| upvote-first-post | nop | - | - | hn-recorded |');
     expect(markdown).not.toMatch(/\| (nop|liar|py) \| scripted:diligent \|/);
     const html = renderHtml(summary, runs);
-    expect(html).not.toMatch(/<td>(nop|liar|py)<\/td><td>scripted:diligent<\/td>/);
-    expect(html).toMatch(/<td>nop<\/td><td>-<\/td>/);
+    expect(html).not.toMatch(/<td data-label="agent">(nop|liar|py)<\/td><td data-label="model">scripted:<wbr>diligent<\/td>/);
+    expect(html).toMatch(/<td data-label="agent">nop<\/td><td data-label="model">-<\/td>/);
   });
 
   test('cells that called no model and differ only by the model they were given keep its name: the one thing telling them apart', () => {
@@ -460,7 +460,7 @@ test.describe('false failures, side effects, incomplete runs and unknown tokens'
     expect(html).toContain('<figcaption>false-failure rate</figcaption>');
     expect(html).toContain('<figcaption>side-effect rate</figcaption>');
     expect(html).toContain('harness upvoted 46194762 (&quot;Show HN: a thing&quot;)');
-    expect(html).toContain('<td class="truthful-failure">truthful failure (incomplete, unjudged)</td><td>timeout</td>');
+    expect(html).toContain('<td data-label="outcome" class="truthful-failure">truthful failure (incomplete, unjudged)</td><td data-label="stop reason">timeout</td>');
     expect(html).toContain('<div class="claim"><b>claim</b> claimed failure</div><div class="oracle"><b>oracle</b> not judged: the site no longer answered</div>');
   });
 

@@ -54,7 +54,15 @@ function addedLayers(shorter: readonly string[], longer: readonly string[]): str
 
 /** `login`, or `login {"maxLogins":3}`: a layer with other options is another layer. */
 export function layerWithOptions(effect: Pick<LayerEffect, 'layer' | 'options'>): string {
-  return effect.options ? `${effect.layer} ${JSON.stringify(effect.options)}` : effect.layer;
+  const words = effect.options ? optionWords(effect.options) : '';
+  return words ? `${effect.layer} (${words})` : effect.layer;
+}
+
+/** Options in words, as a person names them: `attempts 3, compaction half, strict` (a flag set by its name alone, one unset left out). */
+export function optionWords(options: Record<string, unknown>): string {
+  return Object.entries(options)
+    .flatMap(([key, value]) => (value === true ? [key] : value === false || value === undefined || value === null ? [] : [`${key} ${typeof value === 'string' || typeof value === 'number' ? value : canonicalJson(value)}`]))
+    .join(', ');
 }
 
 /** The layer's name and options, however the condition wrote it (a name, `[name, options]`, `{ name, options }`). */

@@ -4,9 +4,9 @@ import { BUILT_IN_AGENT } from '../core/run.ts';
 import { cellsDiffer, partialReasons, rateNames } from './compare.ts';
 import { containmentLines, containmentMarks, counted, formatRuns, leftOut, unverifiedMarks, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, endingOf, EXCLUSIONS, OUTCOMES, round1, runOutcome, testName, type Outcome } from './format.ts';
 import { cellLabel, conditionKey, errorsAllowed, groupByCell, modelName } from './summarize.ts';
-import { layerWithOptions } from './ablation.ts';
-import { excludesZero } from './statistics.ts';
-import { comparedRates, type Cell, type CellChange, type Comparison, type Interval, type LayerEffect, type RunWithStderr, type Summary } from './types.ts';
+import { layerWithOptions, optionWords } from './ablation.ts';
+import { excludesZero, TRIALS_SEARCHED } from './statistics.ts';
+import { comparedRates, type Cell, type CellChange, type Comparison, type GateDecision, type Interval, type LayerEffect, type RunWithStderr, type Summary } from './types.ts';
 import { escapeHtml, writeFileAtomic } from '../text.ts';
 import { formatCost, markdownCostSuccess, renderCostSuccess } from './cost-chart.ts';
 
@@ -80,6 +80,8 @@ export function verdictLines(summary: Summary): Verdict {
   const details = [
     ...(gates?.breaches ?? []).map((breach) => `breach: ${breach.cell}: ${breach.rule} (by ${round1(Math.abs(breach.observed - breach.limit) * 100)} percentage points)`),
     ...(gates?.unmatched ?? []).map((gate) => `gate matches no cell: ${gate}`),
+    // Judged on the whole matrix only, as the gates are.
+    ...(summary.complete ? gateDecisionLines(gates) : []),
     ...(playwrightFailures?.errors ?? []).map((error) => `error outside any test: ${error}`),
     ...(summary.partial ? [`partial: ${partialReasons(summary.partial).join('; ')}; not a baseline for the whole suite`] : []),
     ...(summary.notApplicable ?? []).map((test) => `n/a: ${testName(test)}: ${test.reason}`),
@@ -122,6 +124,73 @@ function excludedWords({ excluded, totals }: Summary): string[] {
 function failureWords(failures: Summary['playwrightFailures']): string[] {
   if (!failures) return [];
   return [...(failures.tests.length > 0 ? [`${counted(failures.tests.length, 'test')} failed outside the gates`] : []), ...(failures.errors.length > 0 ? [`${counted(failures.errors.length, 'error')} outside any test`] : [])];
+}
+
+/** The answer to "which configuration should we ship?": a line per task and site, and one per cell with false successes, gated or not (see report/recommend.ts). */
+export interface Answer {
+  choices: string[];
+  /** Cells with a false success under no gate first: no gate failed for them, so only this says so. */
+  falseSuccesses: Array<{ line: string; gated: boolean }>;
+}
+
+export function answerLines(summary: Summary): Answer {
+  const recommendation = summary.recommendation;
+  if (!recommendation) return { choices: [], falseSuccesses: [] };
+  const several = recommendation.choices.length > 1;
+  // A matrix still running, or cut short, has a best so far, not one to ship.
+  const verb = summary.complete ? 'Ship' : 'Best so far (incomplete)';
+  const choices = recommendation.choices.map(({ task, site, best, tiedWith, cells, disqualified }) => {
+    const where = several ? ` for ${task} · ${site}` : '';
+    if (!best) return `No configuration to ship${where}: every cell had a false success`;
+    const others = disqualified > 0 ? `; ${counted(disqualified, 'cell')} left out for false successes` : '';
+    const rivals = cells - disqualified - 1;
+    const ties =
+      rivals === 0 ? 'the only cell with none' : tiedWith.length === 0 ? `better beyond chance than the ${counted(rivals, 'other cell')} with none` : `not yet told apart from ${tiedWith.map((tie) => `${tie.configuration} (${successWords(tie)})`).join(', ')}`;
+    return `${verb}${where}: ${best.configuration}: ${successWords(best)}, no false success; ${ties}${others}`;
+  });
+  const falseSuccesses = [...recommendation.falseSuccesses]
+    .sort((a, b) => Number(a.gated) - Number(b.gated))
+    .map(({ cell, trials, runs, gated }) => ({ line: `${counted(trials, 'false success', 'false successes')} in ${formatCount(trials)} of ${counted(runs, 'trial')}: ${cell}${gated ? '' : ', under no gate'}`, gated }));
+  return { choices, falseSuccesses };
+}
+
+/** `3 of 3 done (44–100%)`. */
+function successWords({ successes, runs, successRate }: { successes: number; runs: number; successRate: Interval }): string {
+  return `${formatCount(successes)} of ${formatCount(runs)} done (${formatRange(successRate)})`;
+}
+
+/** An interval's ends in percent: `44–100%`. */
+function formatRange({ low, high }: Interval): string {
+  return `${Math.round(low * 100)}–${formatPercent(high)}`;
+}
+
+/**
+ * Whether the data decide each gate, a line per gate and rule: `gates[0] false-success rate ≤ 0%,
+ * 4 cells: not decided by the data in 3 (0 of 3: 0–56%); 73 trials per cell would decide (an
+ * interval under 5%, for a limit of 0)`.
+ */
+export function gateDecisionLines(gates: Summary['gates']): string[] {
+  const groups = new Map<string, GateDecision[]>();
+  for (const decision of gates?.decisions ?? []) {
+    const key = `gates[${decision.gate}] ${decision.rule}`;
+    groups.set(key, [...(groups.get(key) ?? []), decision]);
+  }
+  return [...groups].map(([key, decisions]) => {
+    const count = (decided: GateDecision['decided']) => decisions.filter((decision) => decision.decided === decided).length;
+    const undecided = decisions.filter((decision) => decision.decided === 'undecided');
+    const decided = [...(count('pass') > 0 ? [`a pass decided by the data in ${formatCount(count('pass'))}`] : []), ...(count('breach') > 0 ? [`a breach decided by the data in ${formatCount(count('breach'))}`] : [])];
+    const parts = [...decided, ...(undecided.length > 0 ? [`not decided by the data in ${formatCount(undecided.length)}${undecided.length === 1 ? ` (${undecidedWords(undecided[0]!)})` : ''}`] : [])];
+    const needed = undecided.map((decision) => decision.trialsToDecide);
+    const most = needed.every((trials) => trials !== undefined) && needed.length > 0 ? Math.max(...(needed as number[])) : undefined;
+    const target = undecided[0]?.target;
+    const zero = target !== undefined && decisions[0]!.rule.endsWith(' 0%');
+    const would = undecided.length === 0 ? '' : most !== undefined ? `; ${counted(most, 'trial')} per cell would decide it at the rates seen (the interval ${zero ? `under ${formatPercent(target!)}, for a limit of 0` : `clear of ${formatPercent(target!)}`})` : `; no count of trials up to ${formatCount(TRIALS_SEARCHED)} would decide it at the rates seen (a rate at or near the limit)`;
+    return `${key}, ${counted(decisions.length, 'cell')}: ${parts.join(', ')}${would}`;
+  });
+}
+
+function undecidedWords(decision: GateDecision): string {
+  return `${formatCount(Math.round(decision.rate.value * decision.runs))} of ${formatCount(decision.runs)}: ${formatRange(decision.rate)}`;
 }
 
 /** A list's first `limit` lines, then `… and N more missing tests (summary.json lists them all)`; a list that is never long, whole. */
@@ -187,6 +256,7 @@ export function renderMarkdown(summary: Summary): string {
   return [
     '# harness-eval summary',
     '',
+    ...markdownAnswer(answerLines(summary)),
     `**${verdict.mark} ${escapeMarkdownCell(verdict.headline)}**`,
     '',
     totalsLine(summary),
@@ -199,6 +269,12 @@ export function renderMarkdown(summary: Summary): string {
     ...markdownComparison(summary.comparison),
     '',
   ].join('\n');
+}
+
+/** The answer's lines in bold, the false successes under no gate marked ✗, then a blank line; nothing for a summary with no cell measured. */
+function markdownAnswer({ choices, falseSuccesses }: Answer): string[] {
+  const lines = [...choices.map((line) => `**${escapeMarkdownCell(line)}**`), ...falseSuccesses.map(({ line, gated }) => `${gated ? '⚠' : '✗'} ${escapeMarkdownCell(line)}`)];
+  return lines.flatMap((line) => [line, '']);
 }
 
 /** Screenshot tokens against text tools' tokens, per run, for the cells that sent screenshots and their neighbours without. */
@@ -273,9 +349,10 @@ function changeVerdict(change: CellChange): string {
 
 /**
  * The report as one self-contained page: inline CSS and SVG, no scripts, no external resources, so
- * it can be opened from a CI artifact with no network. It opens with the verdict, then the
- * baseline comparison, what each layer buys, heatmaps per task × site (rows = model, columns =
- * layer stack) that link to the cells' rows, which link to their runs.
+ * it can be opened from a CI artifact with no network. It opens with which configuration to ship
+ * and every false success, then the verdict, the baseline comparison, heatmaps per task × site
+ * (rows = model, columns = layer stack) that link to the cells' rows, which link to their runs,
+ * and what each layer buys.
  */
 export function renderHtml(summary: Summary, runs: readonly RunWithStderr[]): string {
   const runsByCell = groupByCell(runs);
@@ -291,16 +368,13 @@ export function renderHtml(summary: Summary, runs: readonly RunWithStderr[]): st
 </head>
 <body>
 <h1>harness-eval report</h1>
-${renderVerdict(summary)}
-${renderComparisonSection(summary.comparison)}${renderCostSuccess(summary)}<section id="ablation">
-<h2>What each layer buys</h2>
-${renderAblation(summary.ablation ?? [])}
-</section>
-<section id="heatmaps">
+${renderAnswer(answerLines(summary))}${renderVerdict(summary)}
+${renderComparisonSection(summary.comparison)}${renderCostSuccess(summary)}<section id="heatmaps">
 <h2>Heatmaps</h2>
 ${renderHeatLegend()}
 ${renderHeatmaps(summary.cells, cellIds)}
 </section>
+${renderAblation(summary.ablation ?? [])}
 <section id="cells">
 <h2>Cells</h2>
 <div class="scroll">${renderCellTable(summary.cells, cellIds, runsByCell, runIds)}</div>
@@ -328,7 +402,7 @@ small.contained{color:#1b7a2b}small.contain,small.unverified,td.excluded{color:#
 /* Tables wrap, names anywhere, to fit 1280 px: a column scrolled out of sight is a column not read. */
 .scroll>table{font-size:12px;width:100%}
 .scroll>table th,.scroll>table td{padding:.2rem .25rem}
-.scroll>table td:not(.num){overflow-wrap:anywhere}
+.scroll>table td:not(.num){overflow-wrap:break-word}
 #cells td:nth-child(-n+5){min-width:4.5em}
 .scroll>table th{font-size:11px}
 .scroll>table td.num{white-space:normal}
@@ -361,7 +435,47 @@ ul.verdicts{display:inline-block;margin:0;padding-left:1.25rem;vertical-align:to
 table.runs tr.detail td{border-top:none;background:#fafafa;padding-left:1.5rem}
 tr.detail b{display:inline-block;width:3.5rem;color:#555;font-weight:600}
 tr.detail .oracle{display:flex}
+#answer{border:2px solid #1d4ed8;background:#eef3fd;padding:.6rem 1rem;margin:0 0 1rem}
+#answer p.ship{font-size:1.1rem;margin:0 0 .25rem}
+#answer ul.lies{margin:.25rem 0 0;padding-left:0;list-style:none}
+#answer li.ungated{color:#b3261e;font-weight:600}#answer li.gated{color:#8a5a00}
+.heat .rate{display:block;font-weight:600}
+.band{display:block;position:relative;height:6px;margin:2px 0;background:#0000001a;border-radius:3px}
+.band .range{position:absolute;top:0;bottom:0;background:#0000005c;border-radius:3px;min-width:2px}
+.band .tick{position:absolute;top:-2px;bottom:-2px;width:2px;margin-left:-1px;background:#111}
+/* A phone: no table wider than the screen; a row of the cells, runs and ablation tables becomes a card, each value after its column's name. */
+@media (max-width:600px){
+body{margin:.75rem}
+svg.cost-chart{width:100%;height:auto}
+.pair{display:block}.pair figure{margin:0 0 .75rem}
+.heat{table-layout:fixed;width:100%}.heat td{min-width:0;white-space:normal}.heat th{overflow-wrap:break-word}
+.scroll>table,.scroll>table tbody,.scroll>table tr,.scroll>table td{display:block;width:auto}
+.scroll>table tr:first-child{display:none}
+.scroll>table tr{border:1px solid #ccc;margin:0 0 .5rem}
+.scroll>table th{display:block}
+.scroll>table td{border:none;border-top:1px solid #eee;text-align:left}
+.scroll>table td.num{text-align:left}
+.scroll>table td[data-label]::before{content:attr(data-label) ": ";font-weight:600;color:#555}
+table.runs tr.detail td{padding-left:.5rem}
+dl.words{grid-template-columns:1fr}
+}
 `.trim();
+
+/** Which configuration to ship, and every false success: the page's first block, above the gates' verdict. */
+function renderAnswer({ choices, falseSuccesses }: Answer): string {
+  if (choices.length === 0) return '';
+  const lies = falseSuccesses.map(({ line, gated }) => `<li class="${gated ? 'gated' : 'ungated'}">${gated ? '⚠' : '✗'} ${escapeHtml(line)}</li>`).join('');
+  return `<section id="answer">
+${choices.map((line) => `<p class="ship">${shipLine(line)}</p>`).join('\n')}${lies ? `\n<ul class="lies">${lies}</ul>` : ''}
+</section>
+`;
+}
+
+/** The configuration and its rates in bold, what it cannot be told from after them in plain weight. */
+function shipLine(line: string): string {
+  const cut = line.indexOf('; ');
+  return cut < 0 ? `<b>${escapeHtml(line)}</b>` : `<b>${escapeHtml(line.slice(0, cut))}</b>${escapeHtml(line.slice(cut))}`;
+}
 
 function renderVerdict(summary: Summary): string {
   const { headline, state, mark, lists } = verdictLines(summary);
@@ -416,16 +530,17 @@ function directionClass(key: (typeof comparedRates)[number], difference: Interva
   return (key === 'successRate') === up ? 'better' : 'worse';
 }
 
+/** What each layer buys, after the heatmaps; no section at all when no two cells differ by added layers alone. */
 function renderAblation(effects: readonly LayerEffect[]): string {
+  if (effects.length === 0) return '';
   const note = `<p class="note">${escapeHtml(ABLATION_NOTE)} Green: the layer helped beyond chance; red: it hurt; plain: within chance.</p>`;
-  if (effects.length === 0) return `${note}<p>No two cells here differ by added layers alone.</p>`;
   const header = ['model', 'task', 'site', 'without → with', 'runs', 'success rate', 'false-success rate', 'false-failure rate'];
   const rows: string[] = [];
   let layer: string | undefined;
   for (const effect of effects) {
     if (effectName(effect) !== layer) {
       layer = effectName(effect);
-      const options = effect.options ? ` <span class="note">${escapeHtml(JSON.stringify(effect.options))}</span>` : '';
+      const options = effect.options ? ` <span class="note">(${escapeHtml(optionWords(effect.options))})</span>` : '';
       const estimate = effect.estimate ? ` <span class="estimate">estimate: added together</span>` : '';
       rows.push(`<tr class="group"><th colspan="${header.length}">+ ${escapeHtml(effect.layer)}${options}${estimate}</th></tr>`);
     }
@@ -434,9 +549,12 @@ function renderAblation(effects: readonly LayerEffect[]): string {
       const vouched = excludesZero(interval);
       return td(formatDifference(interval), `num${vouched ? ` ${directionClass(key, interval)}` : ''}`);
     };
-    rows.push(`<tr>${td(effect.model)}${td(effect.task)}${td(effect.site)}${td(`${effect.without} → ${effect.with}`)}${td(`${effect.runs.without} / ${effect.runs.with}`, 'num')}${difference('successRate')}${difference('falseSuccessRate')}${difference('falseFailureRate')}</tr>`);
+    rows.push(`<tr>${labelled([td(effect.model), td(effect.task), td(effect.site), td(`${effect.without} → ${effect.with}`), td(`${effect.runs.without} / ${effect.runs.with}`, 'num'), difference('successRate'), difference('falseSuccessRate'), difference('falseFailureRate')], header)}</tr>`);
   }
-  return `${note}<div class="scroll"><table>\n<tr>${header.map((name) => `<th>${escapeHtml(name)}</th>`).join('')}</tr>\n${rows.join('\n')}\n</table></div>`;
+  return `<section id="ablation">
+<h2>What each layer buys</h2>
+${note}<div class="scroll"><table>\n<tr>${header.map((name) => `<th>${escapeHtml(name)}</th>`).join('')}</tr>\n${rows.join('\n')}\n</table></div>
+</section>`;
 }
 
 /** The layer as the ablation tables name it: an estimate says so. */
@@ -445,7 +563,7 @@ function effectName(effect: LayerEffect): string {
 }
 
 function renderHeatLegend(): string {
-  return `<p class="legend note"><span>Colour:</span><span class="ramp"></span><span>red = bad, green = good, by the 95% interval's bound toward the bad side (a success rate's lower bound; the other rates' upper bound). Each cell shows the observed rate, its interval and n. A 1/1 success reads 100% but is coloured by its lower bound, 21%: few trials never look confident.</span></p>`;
+  return `<p class="legend note"><span>Colour:</span><span class="ramp"></span><span>red = bad, green = good, by the observed rate. Under it, its 95% interval as a band on 0–100% (the tick is the observed rate), then the interval and n: a 3/3 success is green, and its wide band (44–100%) says how little three trials tell.</span></p>`;
 }
 
 function renderOutcomeLegend(): string {
@@ -480,17 +598,23 @@ function columnOf(cell: Cell): string {
   return cell.agent === BUILT_IN_AGENT ? cell.layers : cell.agent;
 }
 
-/** The colour of a rate: its interval's bound toward the bad side, on red (bad) → green (good). */
+/** The colour of a rate: its observed value, on red (bad) → green (good); the interval is drawn beside it (see renderInterval), so a 3/3 cell reads as a success and its doubt as the band's width. */
 export function heatColour(rate: Interval, good: 'up' | 'down'): string {
-  const score = good === 'up' ? rate.low : 1 - rate.high;
+  const score = good === 'up' ? rate.value : 1 - rate.value;
   return `hsl(${Math.round(score * 120)} 65% 78%)`;
+}
+
+/** A rate's 95% interval as a band on a 0–100% track, with a tick at the observed rate: the wider the band, the less the trials say. */
+function renderInterval({ value, low, high }: Interval): string {
+  const percent = (x: number) => `${(x * 100).toFixed(1)}%`;
+  return `<span class="band" aria-hidden="true"><span class="range" style="left:${percent(low)};width:${percent(high - low)}"></span><span class="tick" style="left:${percent(value)}"></span></span>`;
 }
 
 function renderHeatmap(cells: readonly Cell[], cellIds: ReadonlyMap<string, string>, title: string, rateOf: (cell: Cell) => Interval, good: 'up' | 'down'): string {
   const models = distinct(cells.map(modelName));
   const stacks = distinct(cells.map(columnOf));
   const byPosition = new Map(cells.map((cell) => [`${modelName(cell)}\u0000${columnOf(cell)}`, cell]));
-  const header = `<tr><th>model \\ agent, layers</th>${stacks.map((stack) => `<th>${escapeHtml(stack)}</th>`).join('')}</tr>`;
+  const header = `<tr><th>model \\ agent, layers</th>${stacks.map((stack) => `<th>${breakable(stack)}</th>`).join('')}</tr>`;
   const rows = models.map((model) => {
     const heatCells = stacks.map((stack) => {
       const cell = byPosition.get(`${model}\u0000${stack}`);
@@ -499,9 +623,9 @@ function renderHeatmap(cells: readonly Cell[], cellIds: ReadonlyMap<string, stri
       if (cell.runs === 0) return `<td><a href="#${cellIds.get(conditionKey(cell))}">—<br><small>n=0 · ${escapeHtml(leftOut(cell))}</small></a></td>`;
       const rate = rateOf(cell);
       const tooltip = `${title} ${formatInterval(rate)}, n = ${cell.runs}`;
-      return `<td style="background:${heatColour(rate, good)}"><a href="#${cellIds.get(conditionKey(cell))}" title="${escapeHtml(tooltip)}">${formatPercent(rate.value)}<br><small>${Math.round(rate.low * 100)}–${formatPercent(rate.high)} · n=${cell.runs}</small></a></td>`;
+      return `<td style="background:${heatColour(rate, good)}"><a href="#${cellIds.get(conditionKey(cell))}" title="${escapeHtml(tooltip)}"><span class="rate">${formatPercent(rate.value)}</span>${renderInterval(rate)}<small>${formatRange(rate)} · n=${cell.runs}</small></a></td>`;
     });
-    return `<tr><th>${escapeHtml(model)}</th>${heatCells.join('')}</tr>`;
+    return `<tr><th>${breakable(model)}</th>${heatCells.join('')}</tr>`;
   });
   return `<figure><figcaption>${escapeHtml(title)}</figcaption><table class="heat">${header}${rows.join('')}</table></figure>`;
 }
@@ -533,7 +657,7 @@ function renderCellTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, st
       td(formatStopReasons(cell.stopReasons)),
       `<td>${renderRunLinks(cellRuns, runIds)}</td>`,
     ];
-    return `<tr id="${cellIds.get(conditionKey(cell))}">${columns.join('')}</tr>`;
+    return `<tr id="${cellIds.get(conditionKey(cell))}">${labelled(columns, header)}</tr>`;
   });
   return `<table>\n<tr>${header.map((name) => `<th>${escapeHtml(name)}</th>`).join('')}</tr>\n${rows.join('\n')}\n</table>`;
 }
@@ -598,7 +722,16 @@ function renderRunTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, str
  */
 function renderRunRows(run: RunWithStderr, id: string): string {
   const links = [run.links?.testReport && `<a href="${escapeHtml(run.links.testReport)}">test</a>`, run.links?.trace && `<a href="${escapeHtml(run.links.trace)}">trace</a>`].filter(Boolean);
-  const ended = `<tr id="${id}">${td(testName({ title: runTitle(run), project: run.test.project }))}${td(`${runOutcome(run)}${retriedLies(run.earlierFalseSuccesses ?? 0, ['on an earlier attempt', 'on earlier attempts'])}`, outcomeClass(endingOf(run)))}${td(run.stopReason)}${td(String(run.iterations), 'num')}${td(run.sideEffects.map((change) => change.detail).join('; ') || 'none')}${td(formatDuration(run.wallMs), 'num')}<td>${links.join(' ')}</td></tr>`;
+  const columns = [
+    td(testName({ title: runTitle(run), project: run.test.project }), 'test'),
+    td(`${runOutcome(run)}${retriedLies(run.earlierFalseSuccesses ?? 0, ['on an earlier attempt', 'on earlier attempts'])}`, outcomeClass(endingOf(run))),
+    td(run.stopReason),
+    td(String(run.iterations), 'num'),
+    td(run.sideEffects.map((change) => change.detail).join('; ') || 'none'),
+    td(formatDuration(run.wallMs), 'num'),
+    `<td>${links.join(' ')}</td>`,
+  ];
+  const ended = `<tr id="${id}">${labelled(columns, RUN_COLUMNS)}</tr>`;
   // A run left out says nothing of the agent: its record's claim is no claim to weigh.
   const claim = `${run.excluded ? `none that counts (${run.excluded.reason})` : run.claimed ? 'claimed success' : 'claimed failure'}${run.summary ? `: ${run.summary}` : ''}`;
   const oracle = !run.judged
@@ -655,7 +788,17 @@ function outcomeClass(outcome: Outcome | string): string {
 }
 
 function td(text: string, className?: string): string {
-  return `<td${className ? ` class="${className}"` : ''}>${escapeHtml(text)}</td>`;
+  return `<td${className ? ` class="${className}"` : ''}>${breakable(text)}</td>`;
+}
+
+/** Escaped, with a break opportunity after each separator in a name (`scripted:<wbr>diligent`), so a narrow column wraps between tokens, never inside one. */
+function breakable(text: string): string {
+  return escapeHtml(text).replace(/([:+/·_.,=-])(?=[^\s])/g, '$1<wbr>');
+}
+
+/** Each column's header as its `data-label`, which the phone layout shows before the value (a row becomes a card). */
+function labelled(columns: readonly string[], header: readonly string[]): string {
+  return columns.map((column, index) => column.replace(/^<td/, `<td data-label="${escapeHtml(header[index] ?? '')}"`)).join('');
 }
 
 /** A fragment-safe id: readable where the name is plain ASCII, never containing quotes or spaces. */

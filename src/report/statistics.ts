@@ -137,3 +137,24 @@ function binomialPmf(n: number, p: number): number[] {
   for (let k = 1; k <= n; k++) pmf.push((pmf[k - 1]! * (n - k + 1) * p) / (k * (1 - p)));
   return pmf;
 }
+
+/** The most trials per cell `trialsToDecide` looks at. */
+export const TRIALS_SEARCHED = 10_000;
+
+/** Where a rate's interval lies against a limit: wholly on one side (the data decide), or across it. */
+export type Side = 'below' | 'above' | 'across';
+
+export function sideOf({ low, high }: Interval, limit: number): Side {
+  return high < limit ? 'below' : low > limit ? 'above' : 'across';
+}
+
+/**
+ * The fewest trials at which a rate observed at `p` would have its Wilson interval wholly on one
+ * side of `limit`, were it observed at the same rate: a zero-event cell's interval falls under the
+ * limit at n where wilson(0, n).high < limit. Undefined when no count up to `max` would (p at or
+ * very near the limit). Bounded so a summary of many cells near their limits stays fast.
+ */
+export function trialsToDecide(p: number, limit: number, max = TRIALS_SEARCHED): number | undefined {
+  for (let n = 1; n <= max; n++) if (sideOf(wilson(Math.round(p * n), n), limit) !== 'across') return n;
+  return undefined;
+}

@@ -3,14 +3,15 @@ import { OWN_CODE, type EscapeAttempt } from '../core/agent.ts';
 import { stopReasons } from '../core/trace.ts';
 import { parseInput } from '../input.ts';
 import { canonicalJson, compareStrings } from '../text.ts';
-import { counted, formatCount } from './format.ts';
-import { describe, passHatKTable, wilson } from './statistics.ts';
+import { counted, formatCount, formatPercent } from './format.ts';
+import { describe, passHatKTable, sideOf, trialsToDecide, wilson } from './statistics.ts';
+import { recommend } from './recommend.ts';
 import { layerEffects } from './ablation.ts';
 import { compareCells, modelName } from './cells.ts';
 import { costSuccess, priceOf, pricedModel, tokensCost } from './cost.ts';
 
 export { compareCells, modelName, NO_MODEL } from './cells.ts';
-import { gateSchema, type Cell, type ExcludedRun, type Gate, type GateBreach, type MissingTest, type NotApplicableTest, type NotRunTest, type PlaywrightFailures, type PriceTable, type Summary } from './types.ts';
+import { gateSchema, type Cell, type ExcludedRun, type Gate, type GateBreach, type GateDecision, type Interval, type MissingTest, type NotApplicableTest, type NotRunTest, type PlaywrightFailures, type PriceTable, type Summary } from './types.ts';
 import type { CellNames, Condition, AttachedRunRecord } from '../core/run.ts';
 
 /** What names a cell: one task, agent, model, layer stack and site; no model (null) when its agent called none. */
@@ -89,7 +90,8 @@ export function summarize(runs: readonly AttachedRunRecord[], { prices, complete
     totals: { ...totals, ...(errors > 0 && { errors }), ...(interrupted > 0 && { interrupted }), ...(priced.length > 0 && { cost: priced.reduce((sum, cell) => sum + cell.cost!, 0) }) },
     cells,
     ...(priced.length > 0 && { costSuccess: costSuccess(measured) }),
-    ...(gates && { gates: { checked: gates.length, breaches: checkGates({ cells }, gates), unmatched: sharded ? [] : unmatchedGates({ cells }, gates) } }),
+    ...(gates && { gates: { checked: gates.length, breaches: checkGates({ cells }, gates), unmatched: sharded ? [] : unmatchedGates({ cells }, gates), decisions: decideGates({ cells }, gates) } }),
+    ...(measured.length > 0 && { recommendation: recommend(cells, cellLabel, (cell) => parseGates(gates ?? []).some((gate) => gateMatches(gate, cell))) }),
     ablation: layerEffects(measured),
   };
 }
@@ -372,6 +374,41 @@ export function checkGates(summary: Pick<Summary, 'cells'>, gates: readonly Gate
     }
   });
   return breaches;
+}
+
+/** A limit of a gate as the decisions read it: the rate's name, the cell's count of events, and whether the rate must stay at most (`max`) or at least (`min`) the limit. */
+const decidedLimits: Array<[string, (cell: Cell) => number, 'max' | 'min', (gate: ReturnType<typeof parseGates>[number]) => number | undefined]> = [
+  ['false-success rate', (cell) => cell.falseSuccessTrials, 'max', (gate) => gate.maxFalseSuccessRate],
+  ['false-failure rate', (cell) => cell.falseFailures, 'max', (gate) => gate.maxFalseFailureRate],
+  ['side-effect rate', (cell) => cell.sideEffectRuns, 'max', (gate) => gate.maxSideEffectRate],
+  ['success rate', (cell) => cell.successes, 'min', (gate) => gate.minSuccessRate],
+];
+
+/** Below this a limit of 0 counts as met by an interval: no interval ever lies under 0. */
+export const ZERO_LIMIT_TARGET = 0.05;
+
+/**
+ * For each limit of each gate and each cell it matches, whether the data decide it: the rate's 95%
+ * Wilson interval wholly on the allowed side (`pass`), wholly beyond (`breach`), or across the
+ * limit (`undecided`); and the trials per cell that would decide it at the observed rate. A limit
+ * of 0 is judged against 5% for a pass: zero events never bring an interval under 0.
+ */
+export function decideGates(summary: Pick<Summary, 'cells'>, gates: readonly Gate[]): GateDecision[] {
+  return parseGates(gates).flatMap((gate, index) =>
+    summary.cells.flatMap((cell) => {
+      if (!gateMatches(gate, cell) || cell.runs === 0) return [];
+      return decidedLimits.flatMap(([what, events, bound, limitOf]) => {
+        const limit = limitOf(gate);
+        if (limit === undefined) return [];
+        const rate: Interval = wilson(events(cell), cell.runs);
+        const target = bound === 'max' && limit === 0 ? ZERO_LIMIT_TARGET : limit;
+        const side = bound === 'max' && limit === 0 ? (rate.low > 0 ? 'above' : sideOf(rate, target)) : sideOf(rate, target);
+        const decided = side === 'across' ? 'undecided' : (side === 'below') === (bound === 'max') ? 'pass' : 'breach';
+        const trials = decided === 'undecided' ? trialsToDecide(rate.value, target) : undefined;
+        return [{ gate: index, cell: cellLabel(cell), rule: `${what} ${bound === 'max' ? '≤' : '≥'} ${formatPercent(limit)}`, runs: cell.runs, rate, decided, target, ...(trials !== undefined && { trialsToDecide: trials }) }];
+      });
+    }),
+  );
 }
 
 /** The false-success rate a gate judges: the trials that lied on any attempt, named so when a retried attempt adds to them. */

@@ -146,6 +146,31 @@ export const costPointSchema = z.object({
 export const costSuccessSchema = z.object({ site: z.string(), tasks: z.array(z.string()), points: z.array(costPointSchema) });
 export type CostSuccess = z.infer<typeof costSuccessSchema>;
 
+/**
+ * The configuration to ship for one task on one site: among its cells with no false success (on
+ * any attempt), the highest lower bound of the success rate's 95% Wilson interval; ties by the
+ * observed rate, then by the lower cost per run. `best` is absent when every cell had a false success.
+ */
+export const choiceSchema = z.object({
+  task: z.string(),
+  site: z.string(),
+  /** The best cell's label, `task · agent · model · layers · site`, and its configuration, `agent · model · layers`. */
+  best: z.object({ cell: z.string(), configuration: z.string(), runs: z.number(), successes: z.number(), successRate: intervalSchema }).optional(),
+  /** Cells with no false success whose success rate the trials cannot tell from the best's (the Newcombe interval of the difference includes 0). */
+  tiedWith: z.array(z.object({ cell: z.string(), configuration: z.string(), runs: z.number(), successes: z.number(), successRate: intervalSchema })),
+  /** The task's cells on the site with a rate (some run counted), and those of them left out of the choice for a false success. */
+  cells: z.number(),
+  disqualified: z.number(),
+});
+export type Choice = z.infer<typeof choiceSchema>;
+
+/** A cell with a false success on any attempt: `gated` when some gate judges its false-success rate. */
+export const lyingCellSchema = z.object({ cell: z.string(), trials: z.number(), runs: z.number(), gated: z.boolean() });
+export type LyingCell = z.infer<typeof lyingCellSchema>;
+
+export const recommendationSchema = z.object({ choices: z.array(choiceSchema), falseSuccesses: z.array(lyingCellSchema) });
+export type Recommendation = z.infer<typeof recommendationSchema>;
+
 /** A cell outside a gate's limits. */
 export const gateBreachSchema = z.object({
   /** The cell's label, `task · model · layers · site`. */
@@ -159,12 +184,35 @@ export const gateBreachSchema = z.object({
 });
 export type GateBreach = z.infer<typeof gateBreachSchema>;
 
+/**
+ * Whether the data decide one gate's limit for one cell: `pass` when the rate's 95% Wilson interval
+ * lies wholly on the allowed side of the limit, `breach` when wholly beyond it, `undecided` when it
+ * spans the limit (the observed rate's side is chance at these trials).
+ */
+export const gateDecisionSchema = z.object({
+  gate: z.number(),
+  /** The cell's label. */
+  cell: z.string(),
+  /** `false-success rate ≤ 0%`, `success rate ≥ 90%`. */
+  rule: z.string(),
+  runs: z.number(),
+  rate: intervalSchema,
+  decided: z.enum(['pass', 'breach', 'undecided']),
+  /** The bound the interval must cross: the limit, or 5% for a limit of 0 (no interval ever lies under 0). */
+  target: z.number(),
+  /** Trials per cell at which the interval, at the observed rate, would lie wholly on one side of `target`; absent when none would (the rate is at it). */
+  trialsToDecide: z.number().optional(),
+});
+export type GateDecision = z.infer<typeof gateDecisionSchema>;
+
 export const gateResultSchema = z.object({
   /** How many gates were given. */
   checked: z.number(),
   breaches: z.array(gateBreachSchema),
   /** Gates that matched no cell, as `gates[1] {"layers":"verified"}`. */
   unmatched: z.array(z.string()),
+  /** Each limit of each gate, for each cell it matches: whether the data decide it. */
+  decisions: z.array(gateDecisionSchema).optional(),
 });
 export type GateResult = z.infer<typeof gateResultSchema>;
 
@@ -281,6 +329,8 @@ export const summarySchema = z.object({
   costSuccess: z.array(costSuccessSchema).optional(),
   /** The gates the cells were checked against, when any: the verdict the report opens with. */
   gates: gateResultSchema.optional(),
+  /** Which configuration to ship, per task and site, and every false success, gated or not (see report/recommend.ts). */
+  recommendation: recommendationSchema.optional(),
   /** What each layer buys: pairs of cells that differ by that layer alone. */
   ablation: z.array(layerEffectSchema).optional(),
   /** Each cell's change since a baseline summary, when the reporter was given one. */
