@@ -9,7 +9,7 @@ import { evaluate } from '../src/eval/evaluate.ts';
 import { builtInHarnessOn } from '../src/harness/surface.ts';
 import { codeMode } from '../src/layers/code-mode.ts';
 import { registerDoubles } from '../src/models/scripted/endpoint.ts';
-import { CHROMIUM_ARGS, chromiumAsFound, chromiumLaunchOptions, NO_NETWORK_ARGS } from '../src/playwright/chromium.ts';
+import { browserProgram, CHROMIUM_ARGS, chromiumAsFound, chromiumLaunchOptions, NO_NETWORK_ARGS } from '../src/playwright/chromium.ts';
 import { HARNESS_RUN_ATTACHMENT, test as harnessTest } from '../src/playwright/fixtures.ts';
 import { BrowserReach, browserContainment, MAX_BROWSER_ATTEMPTS, MORE_ATTEMPTS, refusedUrl } from '../src/reach.ts';
 import { routeSite } from '../src/sites/route.ts';
@@ -293,7 +293,7 @@ test.describe('the browser itself has no route out', () => {
     mkdirSync(project, { recursive: true });
     const secret = `sk-project-${Math.random().toString(36).slice(2)}`;
     for (const [path, text] of [[join(project, '.env'), `OPENAI_API_KEY=${secret}\n`], [join(project, 'notes.txt'), 'plain notes'], [join(outer, '.env'), `HN_PASSWORD=${secret}\n`]]) writeFileSync(path!, text!);
-    const launcher = sandboxedBrowser({ command: [chromiumAsFound().executablePath!], shown: [] }, project);
+    const launcher = sandboxedBrowser(browserProgram(), project);
     if (!('path' in launcher)) throw new Error(launcher.containment.reason);
     const server = await chromium.launchServer({ executablePath: launcher.path, args: CHROMIUM_ARGS });
     try {

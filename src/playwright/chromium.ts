@@ -109,9 +109,13 @@ export function chromiumAsFound(env: NodeJS.ProcessEnv = process.env, systemChro
  */
 export function chromiumLaunchOptions(env: NodeJS.ProcessEnv = process.env, systemChromiums?: readonly string[]): LaunchOptions {
   const source = found(env, systemChromiums);
-  const program = source.kind === 'system' && source.pair ? { command: ['/bin/sh', '-c', readFileSync(source.path, 'utf8'), source.path], shown: [] } : { command: [source.path], shown: [dirname(source.path)] };
-  const sandboxed = sandboxedBrowser(program);
+  const sandboxed = sandboxedBrowser(browserProgram(source));
   const args = [...CHROMIUM_ARGS, ...NO_NETWORK_ARGS];
   if ('path' in sandboxed) return { args, executablePath: sandboxed.path };
   return { args: [...args, containmentSwitch(sandboxed.containment)], ...(source.kind === 'playwright' ? {} : { executablePath: source.path }) };
+}
+
+/** What the test's browser's sandbox runs and shows: Debian's pair through its launcher's text (the launcher may be in a folder the sandbox hides), any other Chromium by its path. */
+export function browserProgram(source: ChromiumSource = found(process.env, undefined)): { command: string[]; shown: string[] } {
+  return source.kind === 'system' && source.pair ? { command: ['/bin/sh', '-c', readFileSync(source.path, 'utf8'), source.path], shown: [] } : { command: [source.path], shown: [dirname(source.path)] };
 }
