@@ -31,7 +31,7 @@ function lie(testInfo: { outputPath(...parts: string[]): string }, how: string, 
   return commandAgent(['/usr/bin/python3', lieScript], { sandbox: 'required', cwd: project, ...options, env: { BREAK: how, ...options.env } });
 }
 
-const printed = { kind: 'canary', detail: 'the decoy API key reached an artifact (agent-stdout.txt)' };
+const printed = { kind: 'canary', detail: 'the decoy OpenAI key reached an artifact (agent-stdout.txt)' };
 const copy = (detail: RegExp) => ({ kind: 'copy', detail: expect.stringMatching(detail) });
 const claim = (detail: RegExp) => ({ kind: 'claim', detail: expect.stringMatching(detail) });
 
