@@ -3,11 +3,20 @@ import { releaseIdentity, runIdentity } from '../src/agents/sandbox-identity.ts'
 
 test('sandboxes open at once in one worker (trials) never share a uid; a closed one gives its uid back, taken last', () => {
   test.skip((process.getuid?.() ?? 0) !== 0, 'run uids are given as root only');
-  const open = Array.from({ length: 64 }, () => runIdentity());
-  expect(new Set(open.map((identity) => identity.uid)).size).toBe(64);
+  // 64 a worker, one of them its test browser's while that runs (browser-sandbox.ts holds one for the worker's life).
+  const open: ReturnType<typeof runIdentity>[] = [];
+  for (let error: unknown; error === undefined && open.length <= 64; ) {
+    try {
+      open.push(runIdentity());
+    } catch (refused) {
+      error = refused;
+      // One more at once would share a uid with an open one: refused, in one line.
+      expect((refused as Error).message).toBe('a worker runs at most 64 sandboxes at once, each as a uid of its own: keep fewer trials in flight in one test');
+    }
+  }
+  expect(open.length === 63 || open.length === 64).toBe(true);
+  expect(new Set(open.map((identity) => identity.uid)).size).toBe(open.length);
   expect(open.every((identity) => identity.own && identity.gid === identity.uid)).toBe(true);
-  // A 65th at once would share a uid with an open one: refused, in one line.
-  expect(() => runIdentity()).toThrow('a worker runs at most 64 sandboxes at once, each as a uid of its own: keep fewer trials in flight in one test');
   releaseIdentity(open[10]!);
   expect(runIdentity().uid).toBe(open[10]!.uid);
   for (const identity of open) releaseIdentity(identity);
