@@ -19,6 +19,7 @@ import { recordedHn } from '../src/sites/hn/site.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { playwright, workspace } from './playwright-child.ts';
 import { runAgent } from './support.ts';
+import { CONTAINMENT_SWITCH } from '../src/reach.ts';
 
 /**
  * The command agent's sandbox against agents that try to get out, each in bash or Python
@@ -41,12 +42,22 @@ const withMarker = (marker: string): number[] => {
 };
 const marker = () => `he-escape-${randomBytes(6).toString('hex')}`;
 /** This worker's bwraps: the sandboxes of its runs. */
+/** This worker's run sandboxes: its bwrap children, but for its test browser's (which says how it is contained on its command line). */
 const sandboxes = (): number[] => {
+  let pids: number[];
   try {
-    return execFileSync('pgrep', ['-P', String(process.pid), '-x', 'bwrap'], { encoding: 'utf8' }).trim().split('\n').map(Number);
+    pids = execFileSync('pgrep', ['-P', String(process.pid), '-x', 'bwrap'], { encoding: 'utf8' }).trim().split('\n').map(Number);
   } catch {
     return [];
   }
+  const commandLine = (pid: number) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      return undefined; // ended since pgrep saw it
+    }
+  };
+  return pids.filter((pid) => commandLine(pid)?.includes(CONTAINMENT_SWITCH) === false);
 };
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Record<string, any>;
 
