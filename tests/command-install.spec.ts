@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { commandAgent } from '../src/agents/command.ts';
@@ -43,16 +43,21 @@ function installCli(prefix: string, binDir: string): string {
 test.describe('a CLI installed outside the project, run by its link', () => {
   test.skip(!asRoot, 'these layouts are CI\u2019s: the tests run as root');
 
-  test('a global install under a 0700 folder in /tmp, its link on PATH: runs contained and loads its own dependency', async ({ context }, testInfo) => {
+  test('a global install under a 0700 folder in /tmp, its link on PATH, its node in another (as nvm\u2019s): runs contained and loads its own dependency', async ({ context }, testInfo) => {
     const prefix = mkdtempSync('/tmp/he-prefix-');
+    const nodeHome = mkdtempSync('/tmp/he-node-');
     try {
       installCli(prefix, join(prefix, 'bin'));
-      const agent = commandAgent(['fake-cli'], { sandbox: 'required', env: { PATH: `${join(prefix, 'bin')}:/usr/local/bin:/usr/bin:/bin` } });
+      // Its `#!/usr/bin/env node` finds node on PATH only here.
+      mkdirSync(join(nodeHome, 'bin'));
+      symlinkSync(process.execPath, join(nodeHome, 'bin', 'node'));
+      const agent = commandAgent(['fake-cli'], { sandbox: 'required', env: { PATH: `${join(prefix, 'bin')}:${join(nodeHome, 'bin')}` } });
       const { result } = await runAgent(context, testInfo, agent);
       expect(result).toMatchObject({ contained: true, claimed: true, stopReason: 'finished' });
       expect(readJson(testInfo.outputPath('run', 'seen.json'))).toEqual({ said: 'from its dependency', data: 'unset' });
     } finally {
       rmSync(prefix, { recursive: true, force: true });
+      rmSync(nodeHome, { recursive: true, force: true });
     }
   });
 

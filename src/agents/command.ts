@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { channel } from 'node:diagnostics_channel';
-import { accessSync, constants, existsSync, mkdirSync, realpathSync, statSync, type BigIntStats } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readSync, realpathSync, statSync, type BigIntStats } from 'node:fs';
 import { lstat, open, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { basename, delimiter, dirname, join, resolve, sep } from 'node:path';
@@ -217,8 +217,9 @@ function sandboxed(mode: SandboxMode, program: Program): boolean {
  * file, the folder it is named in and the installed package its link leads to; and `show`.
  */
 function shownFolders({ argv, cwd, path, show }: Program): string[] {
-  const named = [programPath(argv[0]!, cwd, path), ...argv.slice(1).map((arg) => resolve(cwd ?? '.', arg))];
-  const files = named.filter((file): file is string => file !== undefined && statSync(file, { throwIfNoEntry: false })?.isFile() === true);
+  const isFile = (file: string | undefined): file is string => file !== undefined && statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+  const named = [programPath(argv[0]!, cwd, path), ...argv.slice(1).map((arg) => resolve(cwd ?? '.', arg))].filter(isFile);
+  const files = [...named, ...named.map((file) => interpreterOf(file, cwd, path)).filter(isFile)];
   return [...new Set([process.cwd(), ...files.flatMap((file) => [dirname(file), installOf(realpathSync(file))]), ...show])];
 }
 
@@ -226,6 +227,26 @@ function shownFolders({ argv, cwd, path, show }: Program): string[] {
 function programPath(program: string, cwd: string | undefined, path: string | undefined): string | undefined {
   if (program.includes('/')) return resolve(cwd ?? '.', program);
   return (path ?? '').split(delimiter).filter(Boolean).map((dir) => resolve(cwd ?? '.', dir, program)).find((file) => statSync(file, { throwIfNoEntry: false })?.isFile());
+}
+
+/** The program a script's `#!` line names (`#!/usr/bin/env node`: node, looked up on PATH), if it has one. */
+function interpreterOf(file: string, cwd: string | undefined, path: string | undefined): string | undefined {
+  let head = '';
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      const bytes = Buffer.alloc(256);
+      head = bytes.toString('utf8', 0, readSync(fd, bytes));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined; // unreadable here: nothing more to show for it
+  }
+  const words = head.match(/^#!(.*)/)?.[1]!.trim().split(/\s+/) ?? [];
+  if (basename(words[0] ?? '') !== 'env') return words[0];
+  const name = words.slice(1).find((word) => !word.startsWith('-') && !word.includes('='));
+  return name && programPath(name, cwd, path);
 }
 
 /**
@@ -248,7 +269,7 @@ function installOf(file: string): string {
 /** Why the sandbox's uid cannot reach the command's working folder, program or script, or undefined. */
 function unreachableFolder(program: Program): string | undefined {
   const working = unreachable(resolve(program.cwd ?? '.'), 'its working folder');
-  return working ?? shownFolders(program).map((folder) => unreachable(folder, 'its program\u2019s folder')).find(Boolean);
+  return working ?? shownFolders(program).map((folder) => unreachable(folder, program.show.includes(folder) ? 'a path in show' : 'its program\u2019s folder')).find(Boolean);
 }
 
 /** How a run of the command is contained on `site`, checked before it starts: an InputError when it cannot run as asked. */
