@@ -81,6 +81,22 @@ test.describe('a CLI installed outside the project, run by its link', () => {
       rmSync(data, { recursive: true, force: true });
     }
   });
+
+  test('a package.json in a folder only its owner may enter does not show that folder: only the program\u2019s own', async ({ context }, testInfo) => {
+    const closed = mkdtempSync('/tmp/he-owner-');
+    try {
+      writeFileSync(join(closed, 'package.json'), '{"name": "owner"}\n');
+      writeFileSync(join(closed, 'private.txt'), 'the owner\u2019s\n', { mode: 0o644 });
+      mkdirSync(join(closed, 'tools'));
+      const look = ['const fs = require("node:fs");', 'let read; try { read = fs.readFileSync(process.env.PRIVATE, "utf8"); } catch (error) { read = error.code; }', 'fs.writeFileSync(process.env.HOME + "/seen.json", JSON.stringify({ read }));', 'fs.writeFileSync(process.env.HARNESS_CLAIM_FILE, JSON.stringify({ success: true, summary: "looked" }));'];
+      writeFileSync(join(closed, 'tools', 'cli.js'), `${look.join('\n')}\n`);
+      const { result } = await runAgent(context, testInfo, commandAgent(['node', join(closed, 'tools', 'cli.js')], { sandbox: 'required', env: { PRIVATE: join(closed, 'private.txt') } }));
+      expect(result).toMatchObject({ contained: true, claimed: true, stopReason: 'finished' });
+      expect(readJson(testInfo.outputPath('run', 'seen.json'))).toEqual({ read: 'ENOENT' });
+    } finally {
+      rmSync(closed, { recursive: true, force: true });
+    }
+  });
 });
 
 test('show: each path must exist, absolute or relative to cwd; one line naming show[i] otherwise', () => {

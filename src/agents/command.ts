@@ -253,7 +253,7 @@ function interpreterOf(file: string, cwd: string | undefined, path: string | und
  * The installed package that holds `file` (a link's target): the nearest folder above it with a
  * package.json, widened to the outermost node_modules folder it lies in, where its dependencies
  * may be hoisted (a local install's platform package beside it; pnpm's store); the file's own
- * folder where none is found, or where that folder is one the sandbox empties (/tmp).
+ * folder where none is found, or where that folder is one the sandbox hides whole.
  */
 function installOf(file: string): string {
   let root: string | undefined;
@@ -261,9 +261,11 @@ function installOf(file: string): string {
     if (existsSync(join(folder, 'package.json'))) root = folder;
     else if (folder === dirname(folder)) break;
   }
-  if (root === undefined || maskedFolders().includes(root)) return dirname(file);
+  if (root === undefined) return dirname(file);
   const modules = root.split(sep).indexOf('node_modules');
-  return modules === -1 ? root : root.split(sep).slice(0, modules + 1).join(sep);
+  const install = modules === -1 ? root : root.split(sep).slice(0, modules + 1).join(sep);
+  // Never a folder the sandbox hides whole: a temporary folder, or one only its owner may enter (/root holding a package.json).
+  return maskedFolders().includes(install) || (statSync(install).mode & 0o001) === 0 ? dirname(file) : install;
 }
 
 /** Why the sandbox's uid cannot reach the command's working folder, program or script, or undefined. */
