@@ -13,12 +13,14 @@ const asRoot = process.getuid?.() === 0;
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
 
 /**
- * A package as npm installs one under `prefix`: lib/node_modules/fake-cli, its dependency in its own
- * node_modules, and a link to its program in `binDir`. Its program reads $DATA (if set), and claims.
+ * A package as npm installs one under `prefix`, and a link to its program in `binDir`: `global`,
+ * lib/node_modules/fake-cli with its dependency in its own node_modules; `local`,
+ * node_modules/fake-cli with its dependency hoisted beside it (as Codex's platform package is).
+ * Its program reads $DATA (if set), and claims.
  */
-function installCli(prefix: string, binDir: string): string {
-  const root = join(prefix, 'lib', 'node_modules', 'fake-cli');
-  const dep = join(root, 'node_modules', 'fake-dep');
+function installCli(prefix: string, binDir: string, layout: 'global' | 'local'): string {
+  const root = join(prefix, ...(layout === 'global' ? ['lib', 'node_modules', 'fake-cli'] : ['node_modules', 'fake-cli']));
+  const dep = join(layout === 'global' ? join(root, 'node_modules') : dirname(root), 'fake-dep');
   mkdirSync(join(root, 'bin'), { recursive: true });
   mkdirSync(dep, { recursive: true });
   writeFileSync(join(root, 'package.json'), '{"name": "fake-cli", "bin": {"fake-cli": "bin/cli.js"}}\n');
@@ -47,7 +49,7 @@ test.describe('a CLI installed outside the project, run by its link', () => {
     const prefix = mkdtempSync('/tmp/he-prefix-');
     const nodeHome = mkdtempSync('/tmp/he-node-');
     try {
-      installCli(prefix, join(prefix, 'bin'));
+      installCli(prefix, join(prefix, 'bin'), 'global');
       // Its `#!/usr/bin/env node` finds node on PATH only here.
       mkdirSync(join(nodeHome, 'bin'));
       symlinkSync(process.execPath, join(nodeHome, 'bin', 'node'));
@@ -61,11 +63,11 @@ test.describe('a CLI installed outside the project, run by its link', () => {
     }
   });
 
-  test('installed elsewhere, its link in another folder given to node as the script: runs contained; `show` makes a data folder readable', async ({ context }, testInfo) => {
+  test('a local install elsewhere, its dependency hoisted beside it, its link in another folder given to node as the script: runs contained; `show` makes a data folder readable', async ({ context }, testInfo) => {
     const prefix = mkdtempSync('/tmp/he-install-');
     const data = mkdtempSync('/tmp/he-data-');
     try {
-      const link = installCli(prefix, testInfo.outputPath('bin'));
+      const link = installCli(prefix, testInfo.outputPath('bin'), 'local');
       writeFileSync(join(data, 'data.txt'), 'shown\n', { mode: 0o644 });
       const env = { DATA: join(data, 'data.txt') };
       const hidden = await runAgent(context, testInfo, commandAgent(['node', link], { sandbox: 'required', env }));
