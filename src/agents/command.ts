@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { channel } from 'node:diagnostics_channel';
-import { accessSync, constants, mkdirSync, statSync, type BigIntStats } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readSync, realpathSync, statSync, type BigIntStats } from 'node:fs';
 import { lstat, open, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { basename, delimiter, dirname, join, resolve } from 'node:path';
+import { basename, delimiter, dirname, join, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { redact } from '../harness/trace.ts';
 import { InputError, parseInput } from '../input.ts';
@@ -17,6 +17,7 @@ import { gatewayOptionsSchema } from './gateway.ts';
 import { cgroupParent } from './sandbox-cgroup.ts';
 import { processExit, sandboxModeSchema, stdioWithoutInherited, sandboxUnavailable, startSandbox, startupEnv, unreachable, type AgentCommand, type AgentExit, type Sandbox, type SandboxMode, type SandboxStage } from './sandbox.ts';
 import { DEFAULT_SANDBOX_LIMITS, sandboxLimitsSchema } from './sandbox-limits.ts';
+import { maskedFolders } from './sandbox-mounts.ts';
 import { canariesReaching } from '../serve.ts';
 import type { Escapes } from '../core/agent.ts';
 import type { TraceEventBody } from '../core/trace.ts';
@@ -50,6 +51,8 @@ export const commandAgentOptionsSchema = z
     limits: sandboxLimitsSchema.optional(),
     /** Secret-looking files in its working folder or above (`.env`, `.npmrc`, `.netrc`…) to leave in its view; every other is masked with a decoy. Paths relative to `cwd`. */
     expose: z.array(z.string().min(1)).default([]),
+    /** More files or folders its sandbox shows read-only (data it reads, a program its own resolution does not find): absolute or relative to `cwd`, each must exist. */
+    show: z.array(z.string().min(1)).default([]),
     /** Let its Chromium download, into the run's folder (`downloads/`), at most `maxFiles` files and `maxBytes` bytes in all; without it, every download is refused. */
     downloads: z.object({ maxBytes: z.int().positive(), maxFiles: z.int().positive() }).strict().optional(),
   })
@@ -102,11 +105,18 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
   // A NUL byte cannot reach a program (node throws a stack at spawn): named here, in one line.
   const nul = command.findIndex((arg) => arg.includes('\0'));
   if (nul !== -1) throw new InputError(`commandAgent() argv[${nul}]: contains a NUL byte`);
-  const { cwd, env, timeoutMs, account, sandbox, gateway, limits: givenLimits, expose, downloads, ...named } = parseInput(commandAgentOptionsSchema, options, 'commandAgent() options');
+  const { cwd, env, timeoutMs, account, sandbox, gateway, limits: givenLimits, expose, show, downloads, ...named } = parseInput(commandAgentOptionsSchema, options, 'commandAgent() options');
   const limits = { ...DEFAULT_SANDBOX_LIMITS, ...givenLimits };
   // A program that is not there is bad input, not a run: named before each run starts (prepare), never
   // here, where a spec file's collection would fail and lose every test of the file.
-  const check = () => findProgram(command[0]!, cwd, env.PATH ?? process.env.PATH);
+  const path = env.PATH ?? process.env.PATH;
+  const shownPaths = show.map((given) => resolve(cwd ?? '.', given));
+  const check = () => {
+    findProgram(command[0]!, cwd, path);
+    const missing = shownPaths.findIndex((shown) => !existsSync(shown));
+    if (missing !== -1) throw new InputError(`commandAgent() options: show[${missing}]: nothing at ${shownPaths[missing]}`);
+  };
+  const program = { argv: command, cwd, path, show: shownPaths };
   const name = named.name ?? defaultName(command);
   // The environment's names only: its values may be keys, and the condition is written to every report.
   // The folder as a path, however it was written: the fixture records it relative to the config's folder.
@@ -115,10 +125,10 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
   const claimFileOf = (run: AgentRun, box: Sandbox | undefined) => join(box?.workDir ?? run.outputDir, 'agent-claim.json');
   const setUp = async (run: AgentRun, endpoints: Promise<RunEndpoints>, canaries: Canaries, record: (event: TraceEventBody) => void) => {
     const stages: Partial<Record<CommandStage, number>> = { setUp: performance.now() };
-    const contained = sandboxed(sandbox, command, cwd);
+    const contained = sandboxed(sandbox, program);
     // The sandbox first, before anything is awaited: bwrap, its namespaces and its relay start while the rest of the run is set up and the page opens.
     mkdirSync(run.outputDir, { recursive: true });
-    const box = contained ? startSandbox({ cwd: resolve(cwd ?? '.'), shown: shownFolders(command, cwd), limits, expose, canaries }) : undefined;
+    const box = contained ? startSandbox({ cwd: resolve(cwd ?? '.'), shown: shownFolders(program), limits, expose, canaries }) : undefined;
     let browser: CdpBrowser | undefined;
     let mcp: McpEndpoint | undefined;
     const close = async () => {
@@ -141,7 +151,7 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
     }
     return { box, browser, mcp, close, stages, canaries };
   };
-  const agent = foreignAgent({ name, condition: base, account, gateway, issueCredential: true, prepare: check, containment: (site) => containment(sandbox, account, site, command, cwd), setUp }, async (input, run, prepared) => {
+  const agent = foreignAgent({ name, condition: base, account, gateway, issueCredential: true, prepare: check, containment: (site) => containment(sandbox, account, site, program), setUp }, async (input, run, prepared) => {
     const { box, browser, mcp, stages, canaries } = prepared!;
     const claimFile = claimFileOf(run, box);
     const harnessEnv: Record<string, string> = {
@@ -182,39 +192,95 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
     return { ...outcome, ...(seen && { escapes: seen }) };
   });
   // What runs includes where it runs: a sandbox can change what an agent manages (no network but the run's, no writes outside its folder).
-  // Its limits too, sandboxed: what it may use can change what it manages. The gateway's settings, where given.
-  const condition = () => ({ ...base, ...(gateway && { gateway }), ...(sandboxed(sandbox, command, cwd) ? { sandbox: 'bwrap', limits } : { sandbox: 'none' }) });
+  // Its limits and what it is shown too, sandboxed: what it may use or read can change what it manages. The gateway's settings, where given.
+  const condition = () => ({ ...base, ...(gateway && { gateway }), ...(sandboxed(sandbox, program) ? { sandbox: 'bwrap', limits, ...(shownPaths.length > 0 && { show: shownPaths }) } : { sandbox: 'none' }) });
   return Object.defineProperty(agent, 'condition', { get: condition });
 }
 
+/** What a command's sandbox must show of its own: its argv, where it runs, the PATH it is looked up on, and the paths given in `show`. */
+interface Program {
+  argv: readonly string[];
+  cwd: string | undefined;
+  path: string | undefined;
+  show: readonly string[];
+}
+
 /** Whether this process runs the command sandboxed: never with `none`, else where bwrap works and the sandbox's uid reaches its folders. */
-function sandboxed(mode: SandboxMode, argv: readonly string[], cwd: string | undefined): boolean {
-  return mode !== 'none' && sandboxUnavailable() === undefined && unreachableFolder(argv, cwd) === undefined;
+function sandboxed(mode: SandboxMode, program: Program): boolean {
+  return mode !== 'none' && sandboxUnavailable() === undefined && unreachableFolder(program) === undefined;
 }
 
 /**
- * The folders a sandboxed command needs to see beside its working folder: the project's (the
- * worker's), its program's and its script's (each argument that is a file), wherever they are: a
- * project under /tmp, a script in the test's output folder.
+ * The folders a sandboxed command needs to see beside its working folder, wherever they are (a
+ * project under /tmp, a script in the test's output folder, a CLI installed under a 0700 folder):
+ * the project's (the worker's); for its program (looked up on PATH) and each argument that is a
+ * file, the folder it is named in and the installed package its link leads to; and `show`.
  */
-function shownFolders(argv: readonly string[], cwd: string | undefined): string[] {
-  const files = argv.map((arg) => resolve(cwd ?? '.', arg)).filter((path) => statSync(path, { throwIfNoEntry: false })?.isFile());
-  return [...new Set([process.cwd(), ...files.map((file) => dirname(file))])];
+function shownFolders({ argv, cwd, path, show }: Program): string[] {
+  const isFile = (file: string | undefined): file is string => file !== undefined && statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+  const named = [programPath(argv[0]!, cwd, path), ...argv.slice(1).map((arg) => resolve(cwd ?? '.', arg))].filter(isFile);
+  const files = [...named, ...named.map((file) => interpreterOf(file, cwd, path)).filter(isFile)];
+  return [...new Set([process.cwd(), ...files.flatMap((file) => [dirname(file), installOf(realpathSync(file))]), ...show])];
+}
+
+/** Where `program` is found, as the shell finds it: a path as it is (relative to `cwd`), a name on PATH. */
+function programPath(program: string, cwd: string | undefined, path: string | undefined): string | undefined {
+  if (program.includes('/')) return resolve(cwd ?? '.', program);
+  return (path ?? '').split(delimiter).filter(Boolean).map((dir) => resolve(cwd ?? '.', dir, program)).find((file) => statSync(file, { throwIfNoEntry: false })?.isFile());
+}
+
+/** The program a script's `#!` line names (`#!/usr/bin/env node`: node, looked up on PATH), if it has one. */
+function interpreterOf(file: string, cwd: string | undefined, path: string | undefined): string | undefined {
+  let head = '';
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      const bytes = Buffer.alloc(256);
+      head = bytes.toString('utf8', 0, readSync(fd, bytes));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined; // unreadable here: nothing more to show for it
+  }
+  const words = head.match(/^#!(.*)/)?.[1]!.trim().split(/\s+/) ?? [];
+  if (basename(words[0] ?? '') !== 'env') return words[0];
+  const name = words.slice(1).find((word) => !word.startsWith('-') && !word.includes('='));
+  return name && programPath(name, cwd, path);
+}
+
+/**
+ * The installed package that holds `file` (a link's target): the nearest folder above it with a
+ * package.json, widened to the outermost node_modules folder it lies in, where its dependencies
+ * may be hoisted (a local install's platform package beside it; pnpm's store); the file's own
+ * folder where none is found, or where that folder is one the sandbox hides whole.
+ */
+function installOf(file: string): string {
+  let root: string | undefined;
+  for (let folder = dirname(file); root === undefined; folder = dirname(folder)) {
+    if (existsSync(join(folder, 'package.json'))) root = folder;
+    else if (folder === dirname(folder)) break;
+  }
+  if (root === undefined) return dirname(file);
+  const modules = root.split(sep).indexOf('node_modules');
+  const install = modules === -1 ? root : root.split(sep).slice(0, modules + 1).join(sep);
+  // Never a folder the sandbox hides whole: a temporary folder, or one only its owner may enter (/root holding a package.json).
+  return maskedFolders().includes(install) || (statSync(install).mode & 0o001) === 0 ? dirname(file) : install;
 }
 
 /** Why the sandbox's uid cannot reach the command's working folder, program or script, or undefined. */
-function unreachableFolder(argv: readonly string[], cwd: string | undefined): string | undefined {
-  const working = unreachable(resolve(cwd ?? '.'), 'its working folder');
-  return working ?? shownFolders(argv, cwd).map((folder) => unreachable(folder, 'its program\u2019s folder')).find(Boolean);
+function unreachableFolder(program: Program): string | undefined {
+  const working = unreachable(resolve(program.cwd ?? '.'), 'its working folder');
+  return working ?? shownFolders(program).map((folder) => unreachable(folder, program.show.includes(folder) ? 'a path in show' : 'its program\u2019s folder')).find(Boolean);
 }
 
 /** How a run of the command is contained on `site`, checked before it starts: an InputError when it cannot run as asked. */
-function containment(mode: SandboxMode, account: boolean, site: Site, argv: readonly string[], cwd: string | undefined): Containment {
+function containment(mode: SandboxMode, account: boolean, site: Site, program: Program): Containment {
   if (account && !site.issueCredential) {
     throw new InputError(`commandAgent() account: ${site.name} cannot make a login for one run, and a command agent is never given the site's own password (use a function agent for trusted code)`);
   }
   if (mode === 'none') return { contained: false, reason: "not contained: commandAgent's sandbox is 'none'" };
-  const unavailable = sandboxUnavailable() ?? unreachableFolder(argv, cwd);
+  const unavailable = sandboxUnavailable() ?? unreachableFolder(program);
   if (unavailable === undefined) return { contained: true, reason: `contained: a bubblewrap sandbox (${identityWords()}; its own PID, user, mount and network namespaces; a seccomp filter; limits, ${totalMemoryWords()}; only the run\u2019s endpoints on its loopback)` };
   if (mode === 'required') throw new InputError(`commandAgent() sandbox 'required': ${unavailable}`);
   return { contained: false, reason: `not contained: ${unavailable}` };
