@@ -17,7 +17,7 @@ import { gatewayOptionsSchema } from './gateway.ts';
 import { cgroupParent } from './sandbox-cgroup.ts';
 import { processExit, sandboxModeSchema, stdioWithoutInherited, sandboxUnavailable, startSandbox, startupEnv, unreachable, type AgentCommand, type AgentExit, type Sandbox, type SandboxMode, type SandboxStage } from './sandbox.ts';
 import { DEFAULT_SANDBOX_LIMITS, sandboxLimitsSchema } from './sandbox-limits.ts';
-import { maskedFolders } from './sandbox-mounts.ts';
+import { closedFolders, inside, maskedFolders } from './sandbox-mounts.ts';
 import { canariesReaching } from '../serve.ts';
 import type { Escapes } from '../core/agent.ts';
 import type { TraceEventBody } from '../core/trace.ts';
@@ -223,10 +223,17 @@ function shownFolders({ argv, cwd, path, show }: Program): string[] {
   return [...new Set([process.cwd(), ...files.flatMap((file) => [dirname(file), installOf(realpathSync(file))]), ...show])];
 }
 
-/** Where `program` is found, as the shell finds it: a path as it is (relative to `cwd`), a name on PATH. */
+/**
+ * Where `program` is found, as the shell in the sandbox finds it: a path as it is (relative to
+ * `cwd`); a name on PATH, in the first folder the sandbox shows anyway (a hidden one earlier on
+ * PATH, such as pyenv's shims under /root, is passed over there, and showing it would change
+ * which program runs), else the first it is in at all.
+ */
 function programPath(program: string, cwd: string | undefined, path: string | undefined): string | undefined {
   if (program.includes('/')) return resolve(cwd ?? '.', program);
-  return (path ?? '').split(delimiter).filter(Boolean).map((dir) => resolve(cwd ?? '.', dir, program)).find((file) => statSync(file, { throwIfNoEntry: false })?.isFile());
+  const found = (path ?? '').split(delimiter).filter(Boolean).map((dir) => resolve(cwd ?? '.', dir, program)).filter((file) => statSync(file, { throwIfNoEntry: false })?.isFile());
+  const seen = (file: string) => !maskedFolders().some((folder) => inside(file, folder)) && closedFolders([dirname(file)]).length === 0;
+  return found.find(seen) ?? found[0];
 }
 
 /** The program a script's `#!` line names (`#!/usr/bin/env node`: node, looked up on PATH), if it has one. */
