@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { cells, matrix } from '../src/index.ts';
 import { outsideMatrix } from '../src/playwright/fixtures.ts';
+import { takenBy } from '../src/playwright/plain-cells.ts';
 import type { Summary } from '../src/report/types.ts';
 import { collect, playwright, readSummary, workspace } from './playwright-child.ts';
 import { expect } from './support.ts';
@@ -22,6 +23,11 @@ test('matrix: one project, its cells named and checked by cells(), each cell a d
   expect(cells(options)[1]).toEqual({ name: 'scripted:overclaimer · verified', use: { cell: 'scripted:overclaimer · verified', model: 'scripted:overclaimer', modelName: 'scripted:overclaimer', layers: ['guardrails', 'verify'], layerStack: 'verified' } });
   expect(() => cells({ models: ['scripted:genius'], layers: { bare: [] } })).toThrow(/^matrix\(\): models\[0\]: model scripted:genius: unknown scripted double/);
   expect(() => matrix({ models: ['scripted:genius'], layers: { bare: [] } })).toThrow(/^matrix\(\): models\[0\]: model scripted:genius: unknown scripted double/);
+});
+
+test('matrix() called in a test (to read its cells) declares no matrix: the files a worker loads after it declare their tests as written', () => {
+  matrix({ models: ['scripted:diligent'], layers: { bare: [] } });
+  expect(takenBy(join(process.cwd(), 'tests', 'sandbox.spec.ts'))).toBeUndefined();
 });
 
 test('HARNESS_CELLS: keeps the cells it names, and a name of no cell is one line listing them', () => {

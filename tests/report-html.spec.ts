@@ -74,9 +74,9 @@ test('an incomplete run never reads as passed: a warning, not green, its gates n
   expect(folded.find('li').map((_, item) => verdict.find(item).text()).get()).toEqual(missing.map((test) => `missing: ${test.title} (p)`));
   expect(verdict.find('> ul > li')).toHaveLength(2);
   const markdown = renderMarkdown(interrupted).split('\n');
-  // The best so far first, said to be so far, then the verdict.
-  expect(markdown[2]).toBe('**Best so far (incomplete): harness-eval · scripted:overclaimer · verified+login: 9 of 10 done (60–98%), no false success; better beyond chance than the 1 other cell with none**');
-  expect(markdown[4]).toBe('**⚠ incomplete: 20 of 33 planned runs recorded · 1 gate not judged: incomplete**');
+  // The verdict first, then the best so far, said to be so far.
+  expect(markdown[4]).toBe('**Best so far (incomplete): harness-eval · scripted:overclaimer · verified+login: 9 of 10 done (60–98%), no false success; better beyond chance than the 1 other cell with none**');
+  expect(markdown[2]).toBe('**⚠ incomplete: 20 of 33 planned runs recorded · 1 gate not judged: incomplete**');
   expect(markdown.filter((line) => line.startsWith('- '))).toEqual(['- partial: interrupted; 13 of 33 planned runs not recorded; not a baseline for the whole suite', ...missing.slice(0, 10).map((test) => `- missing: ${test.title} (p)`), '- … and 3 more missing tests (summary.json lists them all)']);
   // A breach in the part that ran is a breach.
   const breached = summarize(classic(), { complete: false, now, planned: 31, gates: [{ layers: 'bare' }], stopped: 'interrupted' });

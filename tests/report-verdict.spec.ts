@@ -60,8 +60,10 @@ test('the summary names the configuration to ship, the cells it cannot be told f
   expect(summary.gates!.breaches).toEqual([]);
 
   const markdown = renderMarkdown(summary).split('\n');
-  expect(markdown[2]).toMatch(/^\*\*Ship: harness-eval · anthropic:claude-sonnet-4-20250514 · guardrails\+verify: 3 of 3 done \(44–100%\), no false success; not yet told apart from /);
-  expect(markdown[4]).toBe(`✗ 3 false successes in 3 of 3 trials: ${TASK} · harness-eval · openai:gpt-4o-mini-2024-07-18 · bare · tinydesk, under no gate`);
+  // The verdict first, then the configuration to ship and every false success.
+  expect(markdown[2]).toMatch(/^\*\*✓ /);
+  expect(markdown[4]).toMatch(/^\*\*Ship: harness-eval · anthropic:claude-sonnet-4-20250514 · guardrails\+verify: 3 of 3 done \(44–100%\), no false success; not yet told apart from /);
+  expect(markdown[6]).toBe(`✗ 3 false successes in 3 of 3 trials: ${TASK} · harness-eval · openai:gpt-4o-mini-2024-07-18 · bare · tinydesk, under no gate`);
 });
 
 test('ties go to the higher observed rate, then the cheaper run; a cell with any false success is never the one to ship', () => {
@@ -74,7 +76,7 @@ test('ties go to the higher observed rate, then the cheaper run; a cell with any
   expect(lying.recommendation!.choices[0]!.best!.configuration).toBe('harness-eval · b:honest · bare');
   const none = summarize(cell('a:liar', 1, 3, true), { complete: true, now });
   expect(none.recommendation!.choices[0]!.best).toBeUndefined();
-  expect(renderMarkdown(none).split('\n')[2]).toBe('**No configuration to ship: every cell had a false success**');
+  expect(renderMarkdown(none).split('\n')[4]).toBe('**No configuration to ship: every cell had a false success**');
 });
 
 test('a gate at 3 trials is not decided by the data, and the report says how many trials would; decided passes and breaches are named so', () => {

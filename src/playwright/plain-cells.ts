@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Project, TestType } from '@playwright/test';
+import { test as playwrightTest, type Project, type TestType } from '@playwright/test';
 import { InputError } from '../input.ts';
 import { checkedOnce } from './config-errors.ts';
 
@@ -44,6 +44,9 @@ const declared: DeclaredMatrix[] = ((globalThis as { [key: symbol]: DeclaredMatr
  * and its testIgnore does not. A config loaded again (a worker's) declares it again: the latest stands.
  */
 export function declareMatrix(project: Project, cells: readonly DeclaredCell[], calledFrom: string | undefined): void {
+  // Only a config's matrix() declares one: one a spec or a test calls (to read its cells) must not
+  // change how the files loaded after it in that worker declare their tests.
+  if (!loadingConfig()) return;
   const testDir = project.testDir === undefined ? undefined : isAbsolute(project.testDir) || !calledFrom ? resolve(project.testDir) : resolve(dirname(calledFrom), project.testDir);
   const matches = project.testMatch === undefined ? () => true : createFileMatcher(project.testMatch);
   const ignored = project.testIgnore === undefined ? () => false : createFileMatcher(project.testIgnore);
@@ -51,6 +54,29 @@ export function declareMatrix(project: Project, cells: readonly DeclaredCell[], 
   const name = project.name!;
   const at = declared.findIndex((matrix) => matrix.project === name);
   declared.splice(at === -1 ? declared.length : at, at === -1 ? 0 : 1, { project: name, cells, takes });
+}
+
+/** Whether neither a test runs nor a test file loads here: a config is loading (Playwright's internals, as below). */
+function loadingConfig(): boolean {
+  try {
+    playwrightTest.info();
+    return false;
+  } catch {
+    // No test runs: is a test file loading?
+  }
+  const impl = implOf(playwrightTest);
+  try {
+    return impl?._currentSuite(undefined, 'matrix()') === undefined;
+  } catch {
+    return true;
+  }
+}
+
+/** A test type's implementation (Playwright 1.65's internals), or undefined where it is not found. */
+function implOf(test: TestType<any, any>): TestTypeImpl | undefined {
+  const symbol = Object.getOwnPropertySymbols(test).find((key) => key.description === 'testType');
+  const impl = symbol && ((test as unknown as Record<symbol, TestTypeImpl>)[symbol] as TestTypeImpl | undefined);
+  return impl && typeof impl._createTest === 'function' && typeof impl._describe === 'function' ? impl : undefined;
 }
 
 /**
@@ -91,10 +117,9 @@ function inCell(suite: LoadingSuite | undefined): boolean {
  * takes (outside any `cells()` cell), and whose `extend()` gives such a test again.
  */
 export function plainCells<T extends TestType<any, any>>(test: T): T {
-  const symbol = Object.getOwnPropertySymbols(test).find((key) => key.description === 'testType');
-  const impl = symbol && ((test as unknown as Record<symbol, TestTypeImpl>)[symbol] as TestTypeImpl | undefined);
+  const impl = implOf(test);
   // Another Playwright than this was written for: specs declare cells with cells(), as before.
-  if (!impl || typeof impl._createTest !== 'function' || typeof impl._describe !== 'function') return test;
+  if (!impl) return test;
   const declare = (type: string, location: ReturnType<typeof callerLocation>, title: string, detailsOrBody: unknown, body?: unknown) => {
     const suite = impl._currentSuite(location, 'test()');
     const matrix = suite && !inCell(suite) ? takenBy(suite._requireFile) : undefined;
@@ -126,7 +151,7 @@ export function plainCells<T extends TestType<any, any>>(test: T): T {
 }
 
 /** The matrix that takes `file`; two that both do are an error naming them. */
-function takenBy(file: string): DeclaredMatrix | undefined {
+export function takenBy(file: string): DeclaredMatrix | undefined {
   const taking = declared.filter((matrix) => matrix.takes(file));
   if (taking.length > 1) throw new InputError(`matrix(): projects ${taking.map((matrix) => `"${matrix.project}"`).join(' and ')} both take ${file}: give each matrix a testDir or testMatch of its own`);
   return taking[0];

@@ -80,12 +80,12 @@ export function verdictLines(summary: Summary): Verdict {
   const details = [
     ...(gates?.breaches ?? []).map((breach) => `breach: ${breach.cell}: ${breach.rule} (by ${round1(Math.abs(breach.observed - breach.limit) * 100)} percentage points)`),
     ...(gates?.unmatched ?? []).map((gate) => `gate matches no cell: ${gate}`),
-    // Judged on the whole matrix only, as the gates are.
-    ...(summary.complete ? gateDecisionLines(gates) : []),
     ...(playwrightFailures?.errors ?? []).map((error) => `error outside any test: ${error}`),
     ...(summary.partial ? [`partial: ${partialReasons(summary.partial).join('; ')}; not a baseline for the whole suite`] : []),
     ...(summary.notApplicable ?? []).map((test) => `n/a: ${testName(test)}: ${test.reason}`),
     ...containmentLines(summary.cells, cellLabel),
+    // After what failed: whether the data decide each gate. Judged on the whole matrix only, as the gates are.
+    ...(summary.complete ? gateDecisionLines(gates) : []),
   ];
   const left = excluded?.runs ?? [];
   const failedTests = playwrightFailures?.tests ?? [];
@@ -256,9 +256,10 @@ export function renderMarkdown(summary: Summary): string {
   return [
     '# harness-eval summary',
     '',
-    ...markdownAnswer(answerLines(summary)),
+    // The verdict first, never greener than the run; then which configuration to ship.
     `**${verdict.mark} ${escapeMarkdownCell(verdict.headline)}**`,
     '',
+    ...markdownAnswer(answerLines(summary)),
     totalsLine(summary),
     ...verdict.lists.flatMap((list) => cutList(list, LISTED)).map((line) => `- ${escapeMarkdownCell(line)}`),
     '',
