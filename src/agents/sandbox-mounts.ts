@@ -90,7 +90,8 @@ function isFile(path: string): boolean {
   }
 }
 
-function readText(path: string): string | undefined {
+/** A file's text, or undefined where it cannot be read (gone, closed to us, a process that ended). */
+export function readText(path: string): string | undefined {
   try {
     return readFileSync(path, 'utf8');
   } catch {

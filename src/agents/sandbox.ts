@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, closeSync, constants, lchownSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, constants, lchownSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { lstat, mkdir, open, readdir, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { constants as osConstants, tmpdir } from 'node:os';
@@ -10,7 +10,7 @@ import { asIdentity, identityUnavailable, isExecutable, mountPath, prlimitPath, 
 import { DEFAULT_SANDBOX_LIMITS, folderUsage, PATH_MAX, rlimits, tmpfsFull, usageIn, WORK_DIR_ENTRIES, type SandboxLimits } from './sandbox-limits.ts';
 import { cgroupLimitsHit, makeCgroup, reapCgroups, removeCgroup } from './sandbox-cgroup.ts';
 import type { Canaries } from './foreign.ts';
-import { closedFolders, mountArgs, unopenable, viewOf, type View } from './sandbox-mounts.ts';
+import { closedFolders, mountArgs, readText, unopenable, viewOf, type View } from './sandbox-mounts.ts';
 import { seccompFilter, seccompPython } from './seccomp.ts';
 
 export type { Escapes };
@@ -140,7 +140,7 @@ function inheritedDescriptors(): number[] {
 }
 
 function closesOnExec(fd: number): boolean {
-  const flags = readProc(`/proc/self/fdinfo/${fd}`)?.match(/^flags:\s*([0-7]+)/m)?.[1];
+  const flags = readText(`/proc/self/fdinfo/${fd}`)?.match(/^flags:\s*([0-7]+)/m)?.[1];
   // Gone meanwhile (the listing's own descriptor): nothing a child could inherit.
   return flags === undefined || (parseInt(flags, 8) & O_CLOEXEC) !== 0;
 }
@@ -765,7 +765,7 @@ function descendants(proc: string, root: number, pruned: (pid: number) => boolea
   const children = new Map<number, number[]>();
   for (const entry of readdirSync(proc)) {
     if (!/^\d+$/.test(entry)) continue;
-    const stat = readProc(`${proc}/${entry}/stat`);
+    const stat = readText(`${proc}/${entry}/stat`);
     // The command name may hold spaces and parentheses: the fields after its last `)` are fixed.
     const [state, ppid] = stat?.slice(stat.lastIndexOf(')') + 2).split(' ') ?? [];
     if (state === undefined || state === 'Z') continue;
@@ -780,13 +780,13 @@ function descendants(proc: string, root: number, pruned: (pid: number) => boolea
 
 /** Whether a process has ended: gone, or a zombie (a PID namespace's init is one only once every process in it has ended). */
 function processEnded(pid: number): boolean {
-  const stat = readProc(`/proc/${pid}/stat`);
+  const stat = readText(`/proc/${pid}/stat`);
   return stat === undefined || stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
 }
 
 /** A process's pid in its innermost PID namespace (the last of `NSpid`): 1 is the sandbox's init, 2 the relay. */
 function namespacePid(pid: number): number {
-  const line = readProc(`/proc/${pid}/status`)?.match(/^NSpid:\s+(.*)$/m)?.[1];
+  const line = readText(`/proc/${pid}/status`)?.match(/^NSpid:\s+(.*)$/m)?.[1];
   return Number(line?.trim().split(/\s+/).at(-1) ?? 0);
 }
 
@@ -798,13 +798,6 @@ function safeJson(text: string): unknown {
   }
 }
 
-function readProc(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined; // it ended while we looked
-  }
-}
 
 /** Chromium's DevTools port inside its sandbox: the network namespace is its own, so a fixed port is free. */
 export const SANDBOXED_DEVTOOLS_PORT = 9222;

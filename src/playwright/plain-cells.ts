@@ -113,7 +113,7 @@ function inCell(suite: LoadingSuite | undefined): boolean {
 }
 
 /**
- * `test` whose `test()` and `test.only()` declare a test once per cell in a file a `matrix()`
+ * `test` whose `test()` (and its `only` form) declares a test once per cell in a file a `matrix()`
  * takes (outside any `cells()` cell), and whose `extend()` gives such a test again.
  */
 export function plainCells<T extends TestType<any, any>>(test: T): T {
