@@ -31,8 +31,9 @@ test('a maxCost budget stops the matrix cleanly: the rest is not run, "budget sp
   expect(results.filter(({ result }) => result.status === 'passed')).toHaveLength(summary.recorded);
   expect(skipped).toHaveLength(8 - summary.recorded);
   expect(results.some(({ result }) => result.status === 'failed')).toBe(false);
-  // Held, the budget is never passed; a run it cut ends `limit`, named.
-  expect(summary.totals.cost).toBeGreaterThan(0.01);
+  // Held, the budget is never passed; a run it cut ends `limit`, named. The run left alone once one is cut always completes,
+  // so at least one whole run's cost is spent (how many more depends on how the 2 workers' calls interleave).
+  expect(summary.totals.cost).toBeGreaterThan(0.006);
   expect(summary.totals.cost).toBeLessThanOrEqual(0.03);
   // Never counted in a rate: the cell has the runs that ran.
   expect(summary.cells.map((cell) => cell.runs)).toEqual([summary.recorded]);
