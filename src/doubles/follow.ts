@@ -37,6 +37,13 @@ const MAX_LOGINS = 2;
 const isLoginStep = (step: Step) => Object.values(LOGIN).includes(String(step.args.selector));
 const submitted = (step: Step) => step.name === 'click' && step.args.selector === LOGIN.submit;
 
+/** Whether a result shows a login page: HN's signs (a login address, a password field), or a page titled or addressed as one (`Sign in`, `/signin`). */
+function atLoginPage(result: Record<string, unknown>): boolean {
+  const url = urlIn(result);
+  const path = url !== undefined && URL.canParse(url, 'https://site.invalid/') ? new URL(url, 'https://site.invalid/').pathname : '';
+  return showsLoginWall(result) || /\/(?:log|sign)[-_]?in\b/i.test(path) || (typeof result.title === 'string' && /^\s*(?:log|sign)\s?in\b/i.test(result.title));
+}
+
 /** One move, said for a person. */
 function said(move: PlannedMove): string {
   const args = move.args as Record<string, string>;
@@ -56,13 +63,13 @@ export const diligent: Follower = (plan, history) => {
     const login = loginIn([{ role: 'user', content: history.task }])!;
     if (latest.args.selector === LOGIN.username) return act('fill', { selector: LOGIN.password, value: login.password });
     if (latest.args.selector === LOGIN.password) return act('click', { selector: LOGIN.submit });
-    if (showsLoginWall(latest.result)) return finish(false, 'Signing in with the login the task gives did not get past the login page: the task is not done.');
+    if (atLoginPage(latest.result)) return finish(false, 'Signing in with the login the task gives did not get past the login page: the task is not done.');
   }
   // The plan starts again after each sign-in: its own, or one a harness's note says it made (a page that says "signed in as" is no note).
   const told = history.notes.filter((note) => saysSignedIn(note.text));
   const since = steps.slice(Math.max(steps.findLastIndex(submitted) + 1, told.at(-1)?.afterStep ?? 0));
   const logins = steps.filter(submitted).length + told.length;
-  if (latest && since.includes(latest) && showsLoginWall(latest.result)) {
+  if (latest && since.includes(latest) && atLoginPage(latest.result)) {
     if (logins >= MAX_LOGINS) return finish(false, 'Signing in did not get me past the login page: the task is not done.');
     const login = loginIn([{ role: 'user', content: history.task }]);
     if (!login) return finish(false, 'The site asked me to log in, and I have no login for it: the task is not done.');

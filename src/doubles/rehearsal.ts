@@ -37,8 +37,9 @@ async function lines(page: Page): Promise<string[]> {
   return text.split('\n').map((line) => line.replace(/\s+/g, ' ').trim()).filter((line) => line !== '' && line.length <= 200);
 }
 
-/** Whether `value` is one of Playwright's client objects of `kind` (its bundle names the class `_Locator`). */
-const isA = (value: unknown, kind: string) => typeof value === 'object' && value !== null && value.constructor?.name.replace(/^_/, '') === kind;
+/** The class of one of Playwright's client objects, as its bundle names it otherwise (`_Locator`, `Keyboard2`). */
+const classOf = (value: object) => value.constructor?.name.replace(/^_|\d+$/g, '') ?? '';
+const isA = (value: unknown, kind: string) => typeof value === 'object' && value !== null && classOf(value) === kind;
 
 /**
  * `page` as the reference sees it: every page and locator method passes through, and the moves are
@@ -78,7 +79,7 @@ function recordingPage(page: Page, actions: () => number) {
             return result instanceof Promise ? result.then(wrap) : wrap(result);
           };
           if (kind === 'device') {
-            unfollowable(`${object.constructor.name.replace(/^_/, '').toLowerCase()}.${property}()`);
+            unfollowable(`${classOf(object).toLowerCase()}.${property}()`);
             return call();
           }
           if (UNFOLLOWABLE.has(property)) {
