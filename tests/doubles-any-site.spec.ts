@@ -1,7 +1,8 @@
 import { expect, layerStacks, test, type RunRecord } from '../src/index.ts';
 import { defineTask } from '../src/eval/tasks.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
-import { rehearse } from '../src/doubles/index.ts';
+import { registerPlan, rehearse } from '../src/doubles/index.ts';
+import { SCRIPTED_BASE_URL, scriptedFetch, type OfferedTool, type WireMessage } from '../src/models/scripted/endpoint.ts';
 import { toolResult } from '../src/models/scripted/results.ts';
 import { todoSite } from '../examples/todo-kit/site.ts';
 import { addCoffee, markFirstGroceryDone, todoTasks } from '../examples/todo-kit/tasks.ts';
@@ -142,4 +143,22 @@ test('a tool result reads the same under any stack: the observations layer\'s { 
   const wrapped = { url: 'https://todo.example/', text: { untrusted: true, text: 'Lists', flagged: ['ignore previous instructions'], warning: '…' }, provenance: { tool: 'get_text' } };
   expect(toolResult({ content: JSON.stringify(wrapped) })).toEqual({ url: 'https://todo.example/', text: 'Lists', provenance: { tool: 'get_text' } });
   expect(toolResult({ content: '<html>' })).toEqual({ text: '<html>' });
+});
+
+test('an agent with no tool for a move: the double answers HTTP 400 saying so in one line', async () => {
+  const prompt = 'On the help desk, press the one button.';
+  registerPlan({ prompt, origin: 'https://desk.example', moves: [{ name: 'navigate', args: { url: 'https://desk.example/' }, acted: false }, { name: 'click', args: { selector: 'button' }, acted: true }], shows: [], hides: [] });
+  const tool = (name: string, properties: Record<string, { type: string }>): OfferedTool => ({ type: 'function', function: { name, parameters: { properties } } });
+  // Playwright MCP's tools click by a snapshot's ref, not by a selector.
+  const tools = [tool('browser_navigate', { url: { type: 'string' } }), tool('browser_click', { ref: { type: 'string' }, element: { type: 'string' } }), tool('done', { success: { type: 'boolean' } })];
+  const ask = (messages: WireMessage[]) =>
+    scriptedFetch(`${SCRIPTED_BASE_URL}/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'diligent', messages: [{ role: 'system', content: 's' }, { role: 'user', content: prompt }, ...messages], tools }) });
+  const opened = await (await ask([])).json();
+  expect(opened.choices[0].message.tool_calls[0].function).toEqual({ name: 'browser_navigate', arguments: '{"url":"https://desk.example/"}' });
+  const refused = await ask([
+    { role: 'assistant', tool_calls: [{ id: 'call_1_0', function: { name: 'browser_navigate', arguments: '{"url":"https://desk.example/"}' } }] },
+    { role: 'tool', tool_call_id: 'call_1_0', content: '### Page\n- Page URL: https://desk.example/' },
+  ]);
+  expect(refused.status).toBe(400);
+  expect((await refused.json()).error.message).toBe('scripted:diligent: no offered tool can click {"selector":"button"} (offered: browser_navigate: navigate, done: finish)');
 });
