@@ -54,6 +54,15 @@ test.describe('a held-out kit: signed out, the login in the prompt', () => {
   }
 });
 
+test.describe('the held-out kit under the full stack', () => {
+  test.use({ site: deskSite(), model: 'scripted:diligent', layers: [...layerStacks.full], layerStack: 'full' });
+  test("scripted:diligent reads the page through the observations layer's wrapping, and succeeds", async ({ harness }) => {
+    const run = await harness.run(deskTasks[1]!);
+    expect(run, told(run)).toMatchObject({ claimed: true, actual: true, sideEffects: [] });
+    expect(run.trace.some((event) => event.type === 'harness_observation')).toBe(true);
+  });
+});
+
 test.describe("signed out, the prompt giving no login", () => {
   test.use({ model: 'scripted:diligent' });
 
