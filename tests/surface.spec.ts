@@ -28,7 +28,7 @@ test('the reporter prints a line per run and writes the summary of its cells', a
   const bare = summary.cells.find((cell) => cell.layers === 'bare')!;
   expect(bare).toMatchObject({ runs: 4, successes: 1, claimed: 3, falseSuccesses: 2, iterations: { max: 6 } });
   expect(existsSync(join(env.REPORT_DIR, 'index.html'))).toBe(true);
-  expect(readFileSync(join(env.REPORT_DIR, 'summary.md'), 'utf8')).toContain('| synthetic-task | harness-eval | double:a | bare |');
+  expect(readFileSync(join(env.REPORT_DIR, 'summary.md'), 'utf8')).toContain('| harness-eval · double:a · bare | ');
 });
 
 test('with a baseline summary, the reporter prints how each cell changed', async () => {

@@ -1,8 +1,8 @@
 import { BUILT_IN_AGENT } from '../core/run.ts';
-import { newcombe } from './statistics.ts';
+import { excludesZero, newcombe, trialsToDetect } from './statistics.ts';
 import { canonicalJson, compareStrings } from '../text.ts';
 import { compareCells, modelName } from './cells.ts';
-import type { Cell, LayerEffect } from './types.ts';
+import type { Cell, Interval, LayerEffect } from './types.ts';
 
 /**
  * What each layer buys: for every two cells of one task, agent, model and site (equal as data, not only by
@@ -75,8 +75,22 @@ function layerOf(layer: unknown): Pick<LayerEffect, 'layer' | 'options'> {
   return given ? { layer: name, options: options as Record<string, unknown> } : { layer: name };
 }
 
+/** The events each compared rate counts. */
+const COUNTS = { successRate: (cell: Cell) => cell.successes, falseSuccessRate: (cell: Cell) => cell.falseSuccesses, falseFailureRate: (cell: Cell) => cell.falseFailures };
+
+/** The rates an effect compares, in the tables' order. */
+export const ablatedRates = Object.keys(COUNTS) as Array<keyof typeof COUNTS>;
+
 function effect(layer: Pick<LayerEffect, 'layer' | 'options'>, without: Cell, withIt: Cell): LayerEffect {
-  const difference = (count: (cell: Cell) => number) => newcombe(count(withIt), withIt.runs, count(without), without.runs);
+  const differences = Object.fromEntries(ablatedRates.map((rate) => [rate, newcombe(COUNTS[rate](withIt), withIt.runs, COUNTS[rate](without), without.runs)])) as Record<keyof typeof COUNTS, Interval>;
+  // What the trials leave undecided, and how many per cell would decide it at the rates seen.
+  const trialsToTell = Object.fromEntries(
+    ablatedRates.flatMap((rate) => {
+      if (excludesZero(differences[rate])) return [];
+      const trials = trialsToDetect(COUNTS[rate](without) / without.runs, COUNTS[rate](withIt) / withIt.runs);
+      return trials === undefined ? [] : [[rate, trials]];
+    }),
+  );
   return {
     ...layer,
     task: withIt.task,
@@ -85,9 +99,7 @@ function effect(layer: Pick<LayerEffect, 'layer' | 'options'>, without: Cell, wi
     without: without.layers,
     with: withIt.layers,
     runs: { without: without.runs, with: withIt.runs },
-    successRate: difference((cell) => cell.successes),
-    falseSuccessRate: difference((cell) => cell.falseSuccesses),
-    falseFailureRate: difference((cell) => cell.falseFailures),
+    ...differences,
+    ...(Object.keys(trialsToTell).length > 0 && { trialsToTell }),
   };
 }
-

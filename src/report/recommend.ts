@@ -1,6 +1,6 @@
 import { compareStrings } from '../text.ts';
 import { modelName } from './cells.ts';
-import { differs } from './statistics.ts';
+import { differs, trialsToDetect } from './statistics.ts';
 import type { Cell, Choice, LyingCell, Recommendation } from './types.ts';
 
 /**
@@ -22,7 +22,12 @@ function choose(cells: readonly Cell[], label: (cell: Cell) => string): Choice {
   const honest = cells.filter((cell) => cell.falseSuccessTrials === 0).sort(better);
   const named = (cell: Cell) => ({ cell: label(cell), configuration: configurationOf(cell), runs: cell.runs, successes: cell.successes, successRate: cell.successRate });
   const [best, ...rest] = honest;
-  const tiedWith = best ? rest.filter((cell) => !differs(best.successes, best.runs, cell.successes, cell.runs)).map(named) : [];
+  const tiedWith = best
+    ? rest.filter((cell) => !differs(best.successes, best.runs, cell.successes, cell.runs)).map((cell) => {
+        const trials = trialsToDetect(best.successRate.value, cell.successRate.value);
+        return { ...named(cell), ...(trials !== undefined && { trialsToTell: trials }) };
+      })
+    : [];
   return { task, site, ...(best && { best: named(best) }), tiedWith, cells: cells.length, disqualified: cells.length - honest.length };
 }
 

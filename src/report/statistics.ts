@@ -100,42 +100,79 @@ export function canDetectAnyChange(n1: number, n2: number): boolean {
 }
 
 /**
- * The chance that `differs` tells p1 from p2 with n trials on each side, computed exactly by summing
- * the two binomial distributions over every pair of outcomes (no normal approximation).
+ * The chance that `differs` tells p1 from p2 with n trials on each side, computed exactly over the
+ * two binomial distributions (no normal approximation). For each first outcome x1, the second
+ * outcomes `differs` does not tell from it are a run around x1 (a difference of 0 is never told),
+ * so the sum over every pair is the first's probability times the second's outside that run; the
+ * run's ends move little from one x1 to the next, so finding them costs little. Outcomes less
+ * likely than 1e-16 are passed over: together they weigh less than the rounding of the sum.
  */
 export function detectionPower(p1: number, p2: number, n: number): number {
   const first = binomialPmf(n, p1);
-  const second = binomialPmf(n, p2);
+  // below[k] = P(X2 < k).
+  const below = [0];
+  for (const probability of binomialPmf(n, p2)) below.push(below.at(-1)! + probability);
   let power = 0;
+  let low = -1;
+  let high = -1;
   for (let x1 = 0; x1 <= n; x1++) {
-    if (first[x1]! === 0) continue;
-    for (let x2 = 0; x2 <= n; x2++) if (second[x2]! > 0 && differs(x1, n, x2, n)) power += first[x1]! * second[x2]!;
+    if (first[x1]! < NEGLIGIBLE) continue;
+    if (low < 0) [low, high] = [x1, x1];
+    low = Math.min(low, x1);
+    high = Math.max(high, x1);
+    while (differs(x1, n, low, n)) low++;
+    while (low > 0 && !differs(x1, n, low - 1, n)) low--;
+    while (differs(x1, n, high, n)) high--;
+    while (high < n && !differs(x1, n, high + 1, n)) high++;
+    power += first[x1]! * (1 - (below[high + 1]! - below[low]!));
   }
-  return power;
+  return Math.min(1, Math.max(0, power));
 }
+
+const NEGLIGIBLE = 1e-16;
+
+/** The most trials per cell `trialsToDetect` looks at: beyond, a difference is too small to plan for. */
+export const DETECT_LIMIT = 1000;
 
 /**
  * The fewest trials per side at which `differs` detects p1 → p2 with at least the given power, and
- * keeps it for the next few counts too (exact power zigzags with n), up to `limit`; undefined beyond.
+ * keeps it for the next few counts too (exact power zigzags with n), up to `limit`; undefined beyond,
+ * and for equal rates (no difference to detect).
  */
-export function trialsToDetect(p1: number, p2: number, power = 0.8, limit = 1000): number | undefined {
+export function trialsToDetect(p1: number, p2: number, power = 0.8, limit = DETECT_LIMIT): number | undefined {
+  if (p1 === p2) return undefined;
+  const key = `${p1} ${p2} ${power} ${limit}`;
+  if (detected.has(key)) return detected.get(key);
+  // A report written every second while its matrix runs asks again for the same few rates: each answer is kept.
+  if (detected.size >= 10_000) detected.clear();
   const steady = 5;
-  for (let n = 1; n <= limit; n++) {
+  let found: number | undefined;
+  for (let n = 1; n <= limit && found === undefined; n++) {
     if (detectionPower(p1, p2, n) < power) continue;
     let holds = true;
     for (let m = n + 1; m <= Math.min(limit, n + steady) && holds; m++) holds = detectionPower(p1, p2, m) >= power;
-    if (holds) return n;
+    if (holds) found = n;
   }
-  return undefined;
+  detected.set(key, found);
+  return found;
 }
 
-/** P(X = k) for k = 0 … n, X ~ Binomial(n, p), by the recurrence on k (no factorials). */
+const detected = new Map<string, number | undefined>();
+
+/**
+ * P(X = k) for k = 0 … n, X ~ Binomial(n, p), by the recurrence on k outwards from the mode, then
+ * normalised: starting from P(X = 0) = (1 − p)^n would underflow to 0 (0.05^400) and zero every term.
+ */
 function binomialPmf(n: number, p: number): number[] {
   if (p <= 0) return Array.from({ length: n + 1 }, (_, k) => (k === 0 ? 1 : 0));
   if (p >= 1) return Array.from({ length: n + 1 }, (_, k) => (k === n ? 1 : 0));
-  const pmf = [Math.pow(1 - p, n)];
-  for (let k = 1; k <= n; k++) pmf.push((pmf[k - 1]! * (n - k + 1) * p) / (k * (1 - p)));
-  return pmf;
+  const mode = Math.min(n, Math.floor((n + 1) * p));
+  const pmf = new Array<number>(n + 1).fill(0);
+  pmf[mode] = 1;
+  for (let k = mode + 1; k <= n; k++) pmf[k] = (pmf[k - 1]! * (n - k + 1) * p) / (k * (1 - p));
+  for (let k = mode - 1; k >= 0; k--) pmf[k] = (pmf[k + 1]! * (k + 1) * (1 - p)) / ((n - k) * p);
+  const total = pmf.reduce((sum, each) => sum + each, 0);
+  return pmf.map((each) => each / total);
 }
 
 /** The most trials per cell `trialsToDecide` looks at. */
