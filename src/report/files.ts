@@ -86,7 +86,7 @@ export function verdictLines(summary: Summary): Verdict {
     ...(summary.notApplicable ?? []).map((test) => `n/a: ${testName(test)}: ${test.reason}`),
     ...containmentLines(summary.cells, cellLabel),
     // After what failed: whether the data decide each gate. Judged on the whole matrix only, as the gates are.
-    ...(summary.complete ? [...gateDecisionLines(gates), ...[ablationDecisionLine(summary.ablation ?? [])].filter((line) => line !== undefined)] : []),
+    ...decidedLines(summary),
   ];
   const left = excluded?.runs ?? [];
   const failedTests = playwrightFailures?.tests ?? [];
@@ -173,6 +173,16 @@ function successWords({ successes, runs, successRate }: { successes: number; run
 /** An interval's ends in percent: `44–100%`. */
 function formatRange({ low, high }: Interval): string {
   return `${Math.round(low * 100)}–${formatPercent(high)}`;
+}
+
+/**
+ * Whether the data decide what the report judges: each gate's limits, then what each layer buys.
+ * Judged on the whole matrix only, as the gates are: while it runs, or cut short, nothing.
+ */
+export function decidedLines(summary: Summary): string[] {
+  if (!summary.complete) return [];
+  const ablation = ablationDecisionLine(summary.ablation ?? []);
+  return [...gateDecisionLines(summary.gates), ...(ablation ? [ablation] : [])];
 }
 
 /**

@@ -101,33 +101,46 @@ export function canDetectAnyChange(n1: number, n2: number): boolean {
 
 /**
  * The chance that `differs` tells p1 from p2 with n trials on each side, computed exactly over the
- * two binomial distributions (no normal approximation). For each first outcome x1, the second
- * outcomes `differs` does not tell from it are a run around x1 (a difference of 0 is never told),
- * so the sum over every pair is the first's probability times the second's outside that run; the
- * run's ends move little from one x1 to the next, so finding them costs little. Outcomes less
- * likely than 1e-16 are passed over: together they weigh less than the rounding of the sum.
+ * two binomial distributions (no normal approximation): for each first outcome x1, its probability
+ * times the second's outside the run of outcomes `differs` does not tell from x1 (undecidedRuns).
+ * Outcomes less likely than 1e-16 are passed over: together they weigh less than the sum's rounding.
  */
 export function detectionPower(p1: number, p2: number, n: number): number {
   const first = binomialPmf(n, p1);
   // below[k] = P(X2 < k).
   const below = [0];
   for (const probability of binomialPmf(n, p2)) below.push(below.at(-1)! + probability);
+  const { low, high } = undecidedRuns(n);
   let power = 0;
-  let low = -1;
-  let high = -1;
-  for (let x1 = 0; x1 <= n; x1++) {
-    if (first[x1]! < NEGLIGIBLE) continue;
-    if (low < 0) [low, high] = [x1, x1];
-    low = Math.min(low, x1);
-    high = Math.max(high, x1);
-    while (differs(x1, n, low, n)) low++;
-    while (low > 0 && !differs(x1, n, low - 1, n)) low--;
-    while (differs(x1, n, high, n)) high--;
-    while (high < n && !differs(x1, n, high + 1, n)) high++;
-    power += first[x1]! * (1 - (below[high + 1]! - below[low]!));
-  }
+  for (let x1 = 0; x1 <= n; x1++) if (first[x1]! >= NEGLIGIBLE) power += first[x1]! * (1 - (below[high[x1]! + 1]! - below[low[x1]!]!));
   return Math.min(1, Math.max(0, power));
 }
+
+/**
+ * For n trials a side, each x1's run [low, high] of the x2 that `differs` does not tell from it: a
+ * run around x1, since a difference of 0 is never told. They depend on the counts alone, not on any
+ * rate, so each n's are found once (its ends move little from one x1 to the next) and kept.
+ */
+function undecidedRuns(n: number): { low: Int32Array; high: Int32Array } {
+  const kept = runsByTrials.get(n);
+  if (kept) return kept;
+  const low = new Int32Array(n + 1);
+  const high = new Int32Array(n + 1);
+  let [lo, hi] = [0, 0];
+  for (let x1 = 0; x1 <= n; x1++) {
+    [lo, hi] = [Math.min(lo, x1), Math.max(hi, x1)];
+    while (differs(x1, n, lo, n)) lo++;
+    while (lo > 0 && !differs(x1, n, lo - 1, n)) lo--;
+    while (differs(x1, n, hi, n)) hi--;
+    while (hi < n && !differs(x1, n, hi + 1, n)) hi++;
+    [low[x1], high[x1]] = [lo, hi];
+  }
+  const runs = { low, high };
+  if (n <= DETECT_LIMIT) runsByTrials.set(n, runs);
+  return runs;
+}
+
+const runsByTrials = new Map<number, { low: Int32Array; high: Int32Array }>();
 
 const NEGLIGIBLE = 1e-16;
 
@@ -141,7 +154,8 @@ export const DETECT_LIMIT = 1000;
  */
 export function trialsToDetect(p1: number, p2: number, power = 0.8, limit = DETECT_LIMIT): number | undefined {
   if (p1 === p2) return undefined;
-  const key = `${p1} ${p2} ${power} ${limit}`;
+  // Told apart as often either way round (differs is symmetric): one answer for both orders.
+  const key = `${Math.min(p1, p2)} ${Math.max(p1, p2)} ${power} ${limit}`;
   if (detected.has(key)) return detected.get(key);
   // A report written every second while its matrix runs asks again for the same few rates: each answer is kept.
   if (detected.size >= 10_000) detected.clear();
