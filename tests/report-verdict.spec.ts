@@ -123,6 +123,13 @@ test('each pair the report compares says whether the data decide it, and how man
   expect(html('#verdict li').last().text()).toBe(`What each layer buys: 0 of 1 change seen decided by the data; ${trials} trials per cell would decide it at the rates seen`);
   expect(html('#ablation td[data-label="success rate"] small.undecided').text()).toBe(`${trials} trials per cell would decide`);
 
+  // While the matrix runs (a progress write every second), or once cut short, nothing is planned from part of it.
+  const partial = summarize([...cell('verified', 19), ...cell('bare', 16)], { complete: false, now });
+  expect(partial.recommendation!.choices[0]!.tiedWith[0]!.trialsToTell).toBeUndefined();
+  expect(partial.ablation![0]!.trialsToTell).toBeUndefined();
+  expect(renderMarkdown(partial)).toContain('not yet told apart from harness-eval · scripted:diligent · bare (16 of 20 done (58–92%))');
+  expect(renderMarkdown(partial)).not.toMatch(/would (tell|decide)/);
+
   // Decided pairs say so; the same rate seen, or rates too close for 1,000 trials, say that instead of a number.
   const decided = summarize([...cell('verified', 20), ...cell('bare', 5)], { complete: true, now });
   expect(renderMarkdown(decided)).toContain('better beyond chance than the 1 other cell with none');

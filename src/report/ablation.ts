@@ -11,9 +11,10 @@ import type { Cell, Interval, LayerEffect } from './types.ts';
  * the nearest stacks differ by several layers (natural stacks: bare → verified → verified+login),
  * the change from each stack to the next that adds to it is an `estimate`: the added layers'
  * effect together, in that order, not each one's. Cells without a layer list in their condition
- * (a version 1 summary) take no part.
+ * (a version 1 summary) take no part. `trials`: whether to find, for each rate the trials leave
+ * undecided, how many per cell would decide it.
  */
-export function layerEffects(cells: readonly Cell[]): LayerEffect[] {
+export function layerEffects(cells: readonly Cell[], trials: boolean): LayerEffect[] {
   const groups = new Map<string, Array<{ cell: Cell; layers: string[] }>>();
   for (const cell of cells) {
     const layers = cell.condition?.layers;
@@ -29,10 +30,10 @@ export function layerEffects(cells: readonly Cell[]): LayerEffect[] {
         const added = addedLayers(without.layers, withIt.layers);
         if (added === undefined || added.length === 0) continue;
         const layers = added.map((layer) => layerOf(JSON.parse(layer) as unknown));
-        if (layers.length === 1) effects.push(effect(layers[0]!, without.cell, withIt.cell));
+        if (layers.length === 1) effects.push(effect(layers[0]!, without.cell, withIt.cell, trials));
         // Only to the next stack: an estimate across one in between would count that one's layers twice.
         else if (!group.some((between) => between !== without && between !== withIt && addedLayers(without.layers, between.layers)?.length && addedLayers(between.layers, withIt.layers)?.length)) {
-          effects.push({ ...effect({ layer: layers.map(layerWithOptions).join(' + ') }, without.cell, withIt.cell), estimate: true });
+          effects.push({ ...effect({ layer: layers.map(layerWithOptions).join(' + ') }, without.cell, withIt.cell, trials), estimate: true });
         }
       }
     }
@@ -81,14 +82,14 @@ const COUNTS = { successRate: (cell: Cell) => cell.successes, falseSuccessRate: 
 /** The rates an effect compares, in the tables' order. */
 export const ablatedRates = Object.keys(COUNTS) as Array<keyof typeof COUNTS>;
 
-function effect(layer: Pick<LayerEffect, 'layer' | 'options'>, without: Cell, withIt: Cell): LayerEffect {
+function effect(layer: Pick<LayerEffect, 'layer' | 'options'>, without: Cell, withIt: Cell, trials: boolean): LayerEffect {
   const differences = Object.fromEntries(ablatedRates.map((rate) => [rate, newcombe(COUNTS[rate](withIt), withIt.runs, COUNTS[rate](without), without.runs)])) as Record<keyof typeof COUNTS, Interval>;
   // What the trials leave undecided, and how many per cell would decide it at the rates seen.
   const trialsToTell = Object.fromEntries(
     ablatedRates.flatMap((rate) => {
-      if (excludesZero(differences[rate])) return [];
-      const trials = trialsToDetect(COUNTS[rate](without) / without.runs, COUNTS[rate](withIt) / withIt.runs);
-      return trials === undefined ? [] : [[rate, trials]];
+      if (!trials || excludesZero(differences[rate])) return [];
+      const needed = trialsToDetect(COUNTS[rate](without) / without.runs, COUNTS[rate](withIt) / withIt.runs);
+      return needed === undefined ? [] : [[rate, needed]];
     }),
   );
   return {

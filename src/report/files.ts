@@ -148,7 +148,7 @@ export function answerLines(summary: Summary): Answer {
     const beaten = rivals - tiedWith.length;
     const ties = [
       ...(rivals === 0 ? ['the only cell with none'] : []),
-      ...(tiedWith.length > 0 ? [`not yet told apart from ${tiedWith.map((tie) => `${tie.configuration} (${successWords(tie)}; ${tieTrials(best, tie)})`).join(', ')}`] : []),
+      ...(tiedWith.length > 0 ? [`not yet told apart from ${tiedWith.map((tie) => `${tie.configuration} (${[successWords(tie), ...(summary.complete ? [tieTrials(best, tie)] : [])].join('; ')})`).join(', ')}`] : []),
       ...(beaten > 0 ? [`better beyond chance than ${tiedWith.length > 0 ? '' : 'the '}${counted(beaten, 'other cell')} with none`] : []),
     ];
     return `${verb}${where}: ${best.configuration}: ${successWords(best)}, no false success; ${ties.join('; ')}${others}`;
@@ -159,7 +159,7 @@ export function answerLines(summary: Summary): Answer {
   return { choices, falseSuccesses };
 }
 
-/** How many trials per cell would tell a tie from the best (`16 trials per cell would tell them apart`), or why none would. */
+/** How many trials per cell would tell a tie from the best (`16 trials per cell would tell them apart`), or why none would; a whole matrix's only (see summarize). */
 function tieTrials(best: { successRate: Interval }, tie: Choice['tiedWith'][number]): string {
   if (tie.trialsToTell !== undefined) return `${counted(tie.trialsToTell, 'trial')} per cell would tell them apart`;
   return tie.successRate.value === best.successRate.value ? 'the same rate seen' : `more than ${formatCount(DETECT_LIMIT)} trials per cell would tell them apart`;
@@ -233,9 +233,9 @@ export function ablationDecisionLine(effects: readonly LayerEffect[]): string | 
   return `What each layer buys: ${formatCount(decided)} of ${counted(changes.length, 'change')} seen decided by the data${rest.length > 0 ? `; ${rest.join('; ')}` : ''}`;
 }
 
-/** Under a difference the trials leave undecided: the trials per cell that would decide it at the rates seen; nothing for one decided, or no change seen. */
-function trialsToTellWords(effect: LayerEffect, rate: (typeof ablatedRates)[number]): string | undefined {
-  if (excludesZero(effect[rate]) || effect[rate].value === 0) return undefined;
+/** Under a difference the trials leave undecided: the trials per cell that would decide it at the rates seen; nothing for one decided, no change seen, or a matrix not whole (see summarize). */
+function trialsToTellWords(effect: LayerEffect, rate: (typeof ablatedRates)[number], complete: boolean): string | undefined {
+  if (!complete || excludesZero(effect[rate]) || effect[rate].value === 0) return undefined;
   const trials = effect.trialsToTell?.[rate];
   return trials === undefined ? `more than ${formatCount(DETECT_LIMIT)} trials per cell would decide` : `${counted(trials, 'trial')} per cell would decide`;
 }
@@ -293,7 +293,7 @@ export function renderMarkdown(summary: Summary): string {
     ...markdownCells(summary.cells),
     ...markdownObservations(summary.cells),
     ...markdownCostSuccess(summary),
-    ...markdownAblation(summary.ablation ?? []),
+    ...markdownAblation(summary.ablation ?? [], summary.complete),
     ...markdownComparison(summary.comparison),
     '',
   ].join('\n');
@@ -359,10 +359,10 @@ function markdownObservations(cells: readonly Cell[]): string[] {
   return ['', '## What the model was shown', '', 'Prompt tokens per run: screenshots sent (estimated, see docs/agents.md) and the text tools\' outputs (o200k_base).', '', markdownTable(['task', 'model', 'layers', 'site', 'screenshot tokens', 'text-tool tokens'], rows)];
 }
 
-function markdownAblation(effects: readonly LayerEffect[]): string[] {
+function markdownAblation(effects: readonly LayerEffect[], complete: boolean): string[] {
   if (effects.length === 0) return [];
   const header = ['layer', 'model', 'task', 'site', 'without → with', 'runs', 'success rate', 'false-success rate', 'false-failure rate'];
-  const difference = (effect: LayerEffect, rate: (typeof ablatedRates)[number]) => [formatDifference(effect[rate]), trialsToTellWords(effect, rate)].filter(Boolean).join('; ');
+  const difference = (effect: LayerEffect, rate: (typeof ablatedRates)[number]) => [formatDifference(effect[rate]), trialsToTellWords(effect, rate, complete)].filter(Boolean).join('; ');
   const rows = effects.map((effect) => [effectName(effect), effect.model, effect.task, effect.site, `${effect.without} → ${effect.with}`, `${effect.runs.without} / ${effect.runs.with}`, ...ablatedRates.map((rate) => difference(effect, rate))]);
   return ['', '## What each layer buys', '', ABLATION_NOTE, '', markdownTable(header, rows)];
 }
@@ -442,7 +442,7 @@ ${renderComparisonSection(summary.comparison)}${renderCostSuccess(summary)}<sect
 ${renderHeatLegend()}
 ${renderHeatmaps(summary.cells, cellIds)}
 </section>
-${renderAblation(summary.ablation ?? [])}
+${renderAblation(summary.ablation ?? [], summary.complete)}
 <section id="cells">
 <h2>Cells</h2>
 <div class="scroll">${renderCellTable(summary.cells, cellIds, runsByCell, runIds)}</div>
@@ -599,7 +599,7 @@ function directionClass(key: (typeof comparedRates)[number], difference: Interva
 }
 
 /** What each layer buys, after the heatmaps; no section at all when no two cells differ by added layers alone. */
-function renderAblation(effects: readonly LayerEffect[]): string {
+function renderAblation(effects: readonly LayerEffect[], complete: boolean): string {
   if (effects.length === 0) return '';
   const note = `<p class="note">${escapeHtml(ABLATION_NOTE)} Green: the layer helped beyond chance; red: it hurt; plain: within chance.</p>`;
   const header = ['model', 'task', 'site', 'without → with', 'runs', 'success rate', 'false-success rate', 'false-failure rate'];
@@ -615,7 +615,7 @@ function renderAblation(effects: readonly LayerEffect[]): string {
     const difference = (key: (typeof ablatedRates)[number]) => {
       const interval = effect[key];
       const vouched = excludesZero(interval);
-      const trials = trialsToTellWords(effect, key);
+      const trials = trialsToTellWords(effect, key, complete);
       return `<td class="num${vouched ? ` ${directionClass(key, interval)}` : ''}">${breakable(formatDifference(interval))}${trials ? `<br><small class="undecided">${escapeHtml(trials)}</small>` : ''}</td>`;
     };
     rows.push(`<tr>${labelled([td(effect.model), td(effect.task), td(effect.site), td(`${effect.without} → ${effect.with}`), td(`${effect.runs.without} / ${effect.runs.with}`, 'num'), ...ablatedRates.map(difference)], header)}</tr>`);

@@ -107,9 +107,10 @@ export function canDetectAnyChange(n1: number, n2: number): boolean {
  */
 export function detectionPower(p1: number, p2: number, n: number): number {
   const first = binomialPmf(n, p1);
+  const second = binomialPmf(n, p2);
   // below[k] = P(X2 < k).
-  const below = [0];
-  for (const probability of binomialPmf(n, p2)) below.push(below.at(-1)! + probability);
+  const below = new Float64Array(n + 2);
+  for (let k = 0; k <= n; k++) below[k + 1] = below[k]! + second[k]!;
   const { low, high } = undecidedRuns(n);
   let power = 0;
   for (let x1 = 0; x1 <= n; x1++) if (first[x1]! >= NEGLIGIBLE) power += first[x1]! * (1 - (below[high[x1]! + 1]! - below[low[x1]!]!));
@@ -177,16 +178,19 @@ const detected = new Map<string, number | undefined>();
  * P(X = k) for k = 0 … n, X ~ Binomial(n, p), by the recurrence on k outwards from the mode, then
  * normalised: starting from P(X = 0) = (1 − p)^n would underflow to 0 (0.05^400) and zero every term.
  */
-function binomialPmf(n: number, p: number): number[] {
-  if (p <= 0) return Array.from({ length: n + 1 }, (_, k) => (k === 0 ? 1 : 0));
-  if (p >= 1) return Array.from({ length: n + 1 }, (_, k) => (k === n ? 1 : 0));
+function binomialPmf(n: number, p: number): Float64Array {
+  const pmf = new Float64Array(n + 1);
+  if (p <= 0 || p >= 1) {
+    pmf[p <= 0 ? 0 : n] = 1;
+    return pmf;
+  }
   const mode = Math.min(n, Math.floor((n + 1) * p));
-  const pmf = new Array<number>(n + 1).fill(0);
   pmf[mode] = 1;
-  for (let k = mode + 1; k <= n; k++) pmf[k] = (pmf[k - 1]! * (n - k + 1) * p) / (k * (1 - p));
-  for (let k = mode - 1; k >= 0; k--) pmf[k] = (pmf[k + 1]! * (k + 1) * (1 - p)) / ((n - k) * p);
-  const total = pmf.reduce((sum, each) => sum + each, 0);
-  return pmf.map((each) => each / total);
+  let total = 1;
+  for (let k = mode + 1; k <= n; k++) total += pmf[k] = (pmf[k - 1]! * (n - k + 1) * p) / (k * (1 - p));
+  for (let k = mode - 1; k >= 0; k--) total += pmf[k] = (pmf[k + 1]! * (k + 1) * (1 - p)) / ((n - k) * p);
+  for (let k = 0; k <= n; k++) pmf[k]! /= total;
+  return pmf;
 }
 
 /** The most trials per cell `trialsToDecide` looks at. */
