@@ -161,13 +161,14 @@ test('the baseline comparison is in summary.md and the HTML report, with the dif
   expect(markdown).toContain('| upvote-first-post · harness-eval · scripted:overclaimer · bare · hn-recorded | 10 → 10 | 0% → 100% +100 pts (+61 to +100) | 100% → 0% −100 pts (−100 to −61) |');
   expect(markdown).toContain('| ⚑ success rate, false-success rate changed |');
   expect(markdown).toContain('| upvote-first-post · harness-eval · scripted:overclaimer · verified · hn-recorded | 1 → 1 |');
-  expect(markdown).toContain('| too few trials to detect any change |');
+  // 1 of 1 against 0 of 1 cannot be told apart; 2 trials a cell could, were those the rates.
+  expect(markdown).toContain('| too few trials to detect any change; trials per cell that would decide it: success rate 2 |');
   const $ = cheerio.load(renderHtml(after, runs));
   expect($('#comparison td.flagged.better').first().text()).toBe('0% → 100%+100 pts (+61 to +100)');
   expect($('#comparison td.flagged.worse').length).toBe(0);
   // What did not change is folded, and says why it may not have.
   expect($('#comparison details summary').text()).toBe('1 cell with no change detected, 1 of them with too few trials to detect any');
-  expect($('#comparison details tr').last().find('td').last().text()).toBe('too few trials to detect any change');
+  expect($('#comparison details tr').last().find('td').last().text()).toBe('too few trials to detect any change; trials per cell that would decide it: success rate 2');
   expect($('#comparison .cells-differ').length).toBe(0);
 
   // A matrix that changed shape says so, above the table: its added and removed cells have nothing to compare.

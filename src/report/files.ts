@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BUILT_IN_AGENT } from '../core/run.ts';
-import { cellsDiffer, partialReasons, rateNames } from './compare.ts';
+import { cellsDiffer, partialReasons, rateNames, undecidedChanges } from './compare.ts';
 import { containmentLines, containmentMarks, counted, formatRuns, leftOut, unverifiedMarks, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, endingOf, EXCLUSIONS, OUTCOMES, round1, runOutcome, testName, type Outcome } from './format.ts';
 import { cellLabel, conditionKey, errorsAllowed, groupByCell, modelName } from './summarize.ts';
 import { configurationOf } from './recommend.ts';
@@ -409,8 +409,9 @@ function rateChangeText(change: CellChange, key: (typeof comparedRates)[number])
 
 function changeVerdict(change: CellChange): string {
   if (change.status !== 'changed') return change.status;
-  if (change.flagged.length > 0) return `⚑ ${change.flagged.join(', ')} changed`;
-  return change.tooFewTrials ? 'too few trials to detect any change' : 'no change detected';
+  const undecided = undecidedChanges(change);
+  const verdict = change.flagged.length > 0 ? `⚑ ${change.flagged.join(', ')} changed` : change.tooFewTrials ? 'too few trials to detect any change' : 'no change detected';
+  return undecided ? `${verdict}; ${undecided}` : verdict;
 }
 
 // ── HTML ─────────────────────────────────────────────────────────────────────────────────────────

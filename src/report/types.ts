@@ -252,7 +252,8 @@ export const layerEffectSchema = z.object({
 export type LayerEffect = z.infer<typeof layerEffectSchema>;
 
 /** A rate before and after, and the difference after − before with its 95% Newcombe interval when both are known. */
-const rateChangeSchema = z.object({ before: intervalSchema.optional(), after: intervalSchema.optional(), difference: intervalSchema.optional() });
+/** A rate before and after, and their difference; `trialsToTell`, for a change the trials leave undecided, the trials per cell that would decide it 4 times in 5 at the rates seen (trialsToDetect; a whole run's comparison only). */
+const rateChangeSchema = z.object({ before: intervalSchema.optional(), after: intervalSchema.optional(), difference: intervalSchema.optional(), trialsToTell: z.number().optional() });
 
 /** The rates a comparison reads. */
 export const comparedRates = ['successRate', 'falseSuccessRate', 'falseFailureRate', 'sideEffectRate'] as const;
