@@ -525,6 +525,15 @@ test.describe('newcombe: the difference of two proportions', () => {
     for (const [p1, p2, n] of [[0.8, 0.95, 3], [0.8, 0.95, 71], [1, 2 / 3, 16], [0.5, 0.3, 40], [0.1, 0, 30], [0.95, 0.9, 400], [0.5, 0.5, 25]] as const) {
       expect(detectionPower(p1, p2, n), `${p1} → ${p2}, n = ${n}`).toBeCloseTo(bySum(p1, p2, n), 9);
     }
+    // What the sum by runs rests on: for each x1, the x2 that differs() does not tell from it are one run (checked here to n = 50; offline to 400).
+    const broken: string[] = [];
+    for (let n = 1; n <= 50; n++) {
+      for (let x1 = 0; x1 <= n; x1++) {
+        const undecided = Array.from({ length: n + 1 }, (_, x2) => !differs(x1, n, x2, n));
+        if (!undecided.slice(undecided.indexOf(true), undecided.lastIndexOf(true) + 1).every(Boolean)) broken.push(`n = ${n}, x1 = ${x1}`);
+      }
+    }
+    expect(broken).toEqual([]);
     // 0.05^400 is below the smallest double: the old recurrence from P(X = 0) made every term 0, so no power at all.
     expect(detectionPower(0.95, 0.9, 400)).toBeGreaterThan(0.5);
     expect(trialsToDetect(0.9, 0.85)).toBeGreaterThan(600);
