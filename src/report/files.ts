@@ -278,7 +278,7 @@ export function retriedLies(count: number, [one, many] = ['on a retried attempt'
 
 // ── Markdown ─────────────────────────────────────────────────────────────────────────────────────
 
-/** The summary as Markdown: the verdict, a row per cell, the ablation and the baseline comparison. For a CI step summary or a pull request. */
+/** The summary as Markdown: the verdict, the answer, the cells (a narrow table and a line each), the ablation and the baseline comparison. For a CI step summary or a pull request. */
 export function renderMarkdown(summary: Summary): string {
   const verdict = verdictLines(summary);
   return [
