@@ -215,13 +215,18 @@ export function attachedRunRecord(fields: Partial<Omit<AttachedRunRecord, 'test'
 }
 
 /** One run of an agent through the evaluation, as the fixture runs it: the replica, the scripted model, the oracle; its attachments kept. */
-export async function runAgent(context: BrowserContext, testInfo: TestInfo, agent: Agent, { signal, site = recordedHn(), task = upvoteFirstPost, onStart }: { signal?: AbortSignal; site?: ReturnType<typeof recordedHn>; task?: Task; onStart?: () => Promise<void> } = {}) {
+export async function runAgent(
+  context: BrowserContext,
+  testInfo: TestInfo,
+  agent: Agent,
+  { signal, site = recordedHn(), task = upvoteFirstPost, model = 'scripted:diligent', onStart }: { signal?: AbortSignal; site?: ReturnType<typeof recordedHn>; task?: Task; model?: string; onStart?: () => Promise<void> } = {},
+) {
   const attachments = new Map<string, string>();
   const result = await evaluate({
     context,
     site,
     agent,
-    model: 'scripted:diligent',
+    model,
     task,
     signal,
     onStart,
