@@ -16,6 +16,7 @@ import { setupServer } from 'msw/node';
 import * as cheerio from 'cheerio';
 import { strFromU8, unzipSync } from 'fflate';
 import type { AttachedRunRecord } from '../src/report/types.ts';
+import type { RunRecord } from '../src/core/run.ts';
 import { SCRIPTED_BASE_URL, scriptedFetch } from '../src/models/scripted/endpoint.ts';
 // `scripted:<name>` models, as the shell registers them for specs.
 import '../src/playwright/doubles.ts';
@@ -237,6 +238,15 @@ export async function runAgent(
     },
   });
   return { result, site, attachments };
+}
+
+/** The gateway counted every model call of a foreign agent's run, with its tokens, and refused none. */
+export function expectCounted(run: RunRecord) {
+  base.expect(run.trace.filter((event) => event.type === 'model_request')).toHaveLength(run.iterations);
+  base.expect(run.trace.filter((event) => event.type === 'model_response')).toHaveLength(run.iterations);
+  base.expect(run.trace.filter((event) => event.type === 'model_request_refused' || event.type === 'model_error')).toEqual([]);
+  base.expect(run.tokens.input).toBeGreaterThan(0);
+  base.expect(run.tokens.output).toBeGreaterThan(0);
 }
 
 /** The task's postconditions as `verify` checks them: bound to `start`, each that checks itself run on `session`, all to hold. */

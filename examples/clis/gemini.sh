@@ -4,6 +4,8 @@
 # Its settings go in $HOME/.gemini (the run's own work folder, sandboxed): API-key auth, folder
 # trust off, no telemetry or updates, and the run's browser (HARNESS_MCP_URL) and the claim tool as
 # trusted MCP servers. It reads GOOGLE_GEMINI_BASE_URL / GEMINI_API_KEY (the run's gateway and token) itself.
+# A model is named (the gateway answers with the run's model whatever the name): without one, each
+# turn begins with a routing call, a JSON-mode classifier choosing between Google's models.
 set -eu
 . "$(dirname "$0")/common.sh"
 mkdir -p "$HOME/.gemini"
@@ -19,4 +21,4 @@ cat > "$HOME/.gemini/settings.json" <<JSON
   }
 }
 JSON
-exec "$1" -p "$PROMPT" --yolo --output-format json
+exec "$1" -p "$PROMPT" -m gemini-2.5-flash --yolo --output-format json
