@@ -3,9 +3,9 @@
 // of its dependencies: HARNESS_CLI_DIR (default ~/.cache/harness-eval/clis)/<package>@<version>.
 // An install already there is kept. `npm run clis` installs all three; `npm run clis codex` one.
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Each CLI by the name of its program: its package, pinned. */
@@ -37,15 +37,30 @@ export function installedCli(name: CliName): string | undefined {
 
 /**
  * Installs `name` from the registry unless it is there, and answers its link. Its install scripts
- * run (Claude Code's puts its native program in place); `--no-save` keeps the prefix's own
- * package.json as npm makes it, the package pinned exactly.
+ * run (Claude Code's puts its native program in place), the package pinned exactly. It is
+ * installed in a folder of its own, then renamed into place: installs at once (two test workers)
+ * never write the same folder, and a half-done one is never taken for an install.
  */
 export function installCli(name: CliName, { quiet = false } = {}): string {
   const { pkg, version, prefix, link } = cliInstall(name);
   if (existsSync(link)) return link;
   const started = Date.now();
-  execFileSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--save-exact', `${pkg}@${version}`], { stdio: quiet ? 'ignore' : ['ignore', 'inherit', 'inherit'] });
-  if (!existsSync(link)) throw new Error(`install-clis: ${pkg}@${version} installed, but no program at ${link}`);
+  mkdirSync(dirname(prefix), { recursive: true });
+  const staging = mkdtempSync(`${prefix}.installing-`);
+  try {
+    // mkdtemp's folder is its owner's alone; an install is read by every user (a sandbox's uid among them).
+    chmodSync(staging, 0o755);
+    execFileSync('npm', ['install', '--prefix', staging, '--no-audit', '--no-fund', '--save-exact', `${pkg}@${version}`], { stdio: quiet ? 'ignore' : ['ignore', 'inherit', 'inherit'] });
+    if (!existsSync(join(staging, relative(prefix, link)))) throw new Error(`install-clis: ${pkg}@${version} installed, but no program at ${link}`);
+    try {
+      renameSync(staging, prefix);
+    } catch (error) {
+      // Another install got there first: its folder stands.
+      if (!existsSync(link)) throw error;
+    }
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
   if (!quiet) console.log(`${pkg}@${version}: installed in ${prefix} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   return link;
 }

@@ -31,6 +31,8 @@ for (const name of Object.keys(CLIS) as CliName[]) {
   const { pkg, version } = cliInstall(name);
   test.describe(`${pkg}@${version}, unmodified, as a command agent`, () => {
     test.skip(!full && name !== IN_NPM_TEST, `in the nightly audit (npm run audit); npm test runs ${IN_NPM_TEST}`);
+    // Both runs in one worker, after one install: two workers would download the same CLI at once.
+    test.describe.configure({ mode: 'default' });
     let link: string | undefined;
     test.beforeAll(() => {
       test.setTimeout(180_000);
