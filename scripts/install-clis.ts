@@ -50,7 +50,14 @@ export function installCli(name: CliName, { quiet = false } = {}): string {
   try {
     // mkdtemp's folder is its owner's alone; an install is read by every user (a sandbox's uid among them).
     chmodSync(staging, 0o755);
-    execFileSync('npm', ['install', '--prefix', staging, '--no-audit', '--no-fund', '--save-exact', `${pkg}@${version}`], { stdio: quiet ? 'ignore' : ['ignore', 'inherit', 'inherit'] });
+    try {
+      execFileSync('npm', ['install', '--prefix', staging, '--no-audit', '--no-fund', '--save-exact', `${pkg}@${version}`], { stdio: ['ignore', quiet ? 'ignore' : 'inherit', quiet ? 'pipe' : 'inherit'] });
+    } catch (error) {
+      // One line: npm's first error lines (its code, then why), where they were kept.
+      const lines = String((error as { stderr?: Buffer }).stderr ?? '').split('\n');
+      const said = lines.filter((line) => line.startsWith('npm error') && !line.includes('complete log')).slice(0, 2).join('; ');
+      throw new Error(`install-clis: npm install ${pkg}@${version} failed${said ? `: ${said}` : ''}`);
+    }
     if (!existsSync(join(staging, relative(prefix, link)))) throw new Error(`install-clis: ${pkg}@${version} installed, but no program at ${link}`);
     try {
       renameSync(staging, prefix);

@@ -1,4 +1,6 @@
-import { relative } from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
 import { commandAgent } from '../src/agents/command.ts';
 import { CLIS, cliInstall, installCli, installedCli, type CliName } from '../scripts/install-clis.ts';
 import { expect, expectCounted, firstStory, runAgent, test } from './support.ts';
@@ -65,3 +67,24 @@ for (const name of Object.keys(CLIS) as CliName[]) {
     });
   });
 }
+
+test('install-clis: each CLI in HARNESS_CLI_DIR/<package>@<version>, its link npm\u2019s; one there is kept, never installed again; an unknown name is named', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'he-clis-'));
+  const before = process.env.HARNESS_CLI_DIR;
+  process.env.HARNESS_CLI_DIR = dir;
+  try {
+    const { prefix, link } = cliInstall('codex');
+    expect(prefix).toBe(join(dir, '@openai', 'codex@0.171.0'));
+    expect(link).toBe(join(prefix, 'node_modules', '.bin', 'codex'));
+    expect(installedCli('codex')).toBeUndefined();
+    mkdirSync(dirname(link), { recursive: true });
+    writeFileSync(link, '');
+    // There already: npm is not run.
+    expect(installCli('codex', { quiet: true })).toBe(link);
+    expect(() => cliInstall('cursor')).toThrow('install-clis: unknown CLI "cursor" (accepted: claude, codex, gemini)');
+  } finally {
+    if (before === undefined) delete process.env.HARNESS_CLI_DIR;
+    else process.env.HARNESS_CLI_DIR = before;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
