@@ -17,7 +17,6 @@ cat > "$HOME/mcp.json" <<JSON
 JSON
 # No update checks, telemetry or other traffic: the run has no network but its own.
 export DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1
-# MCP tools offered as they are (not deferred behind its ToolSearch tool), and a page's snapshot
-# handed back whole (not saved to a file with a preview) up to 100,000 tokens.
-export ENABLE_TOOL_SEARCH=false MAX_MCP_OUTPUT_TOKENS=100000
+# MCP tools offered as they are, not deferred behind its ToolSearch tool (its first calls would offer no browser).
+export ENABLE_TOOL_SEARCH=false
 exec "$1" -p "$PROMPT" --mcp-config "$HOME/mcp.json" --strict-mcp-config --permission-mode bypassPermissions --output-format json
