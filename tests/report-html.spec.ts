@@ -5,7 +5,7 @@ import { heatColour, renderHtml, renderMarkdown, verdictLines } from '../src/rep
 import { OWN_CODE } from '../src/core/agent.ts';
 import { containmentMarks, EXCLUSIONS, OUTCOMES } from '../src/report/format.ts';
 import { wilson } from '../src/report/statistics.ts';
-import { summarize } from '../src/report/summarize.ts';
+import { summarize, unmatchedGates } from '../src/report/summarize.ts';
 import { transcript } from '../src/harness/transcript.ts';
 import type { TraceEvent } from '../src/core/trace.ts';
 import type { AttachedRunRecord } from '../src/report/types.ts';
@@ -267,6 +267,8 @@ test("a CLI's cell names it with its installed version, and its transcript shows
   const runs = [attachedRunRecord({ agent: 'claude', model: 'scripted:snapshot-overclaimer', condition: { agent, model: { id: 'scripted:snapshot-overclaimer' }, layers: [], site: { name: 'hn-recorded' } }, transcript: lines })];
   const summary = summarize(runs, { complete: true, now });
   expect(summary.cells.map((cell) => cell.agent)).toEqual(['claude (@anthropic-ai/claude-code@2.1.332)']);
+  // A gate names the agent as its spec does, with or without its version.
+  expect(unmatchedGates(summary, [{ agent: 'claude' }, { agent: 'claude (@anthropic-ai/claude-code@2.1.332)' }])).toEqual([]);
   const $ = cheerio.load(renderHtml(summary, runs));
   expect($('table.runs tr.group').text()).toBe('upvote-first-post · claude (@anthropic-ai/claude-code@2.1.332) · scripted:snapshot-overclaimer · bare · hn-recorded');
   expect($('table.runs tr.detail pre').last().text()).toContain('agent called browser_click({"ref":"e36"})');

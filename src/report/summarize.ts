@@ -439,10 +439,11 @@ function parseGates(gates: readonly Gate[]) {
   return gates.map((gate, index) => parseInput(gateSchema, gate, `gates[${index}]`));
 }
 
-/** What a gate's key may say for a cell's name: its label (a model as shown), the label without the `#hash` that told two conditions apart, a site's without its setting. */
+/** What a gate's key may say for a cell's name: its label (a model as shown), the label without the `#hash` that told two conditions apart, a site's without its setting, an agent's without its packages. */
 function namesFor(cell: CellKeys, key: (typeof conditionKeys)[number]): string[] {
   const label = key === 'model' ? modelName(cell) : cell[key];
-  return [label, label.replace(/#[0-9a-f]{6}$/, ''), ...(key === 'site' ? [label.replace(/ \(.*\)$/, '')] : [])];
+  const unhashed = label.replace(/#[0-9a-f]{6}$/, '');
+  return [label, unhashed, ...(key === 'site' || key === 'agent' ? [unhashed.replace(/ \(.*\)$/, '')] : [])];
 }
 
 function gateMatches(gate: Partial<CellNames>, cell: CellKeys): boolean {
