@@ -78,7 +78,7 @@ const scriptedHandlers = ({ http, HttpResponse }: Msw): RequestHandler[] => [
       return HttpResponse.json({ error: { message, type: 'invalid_request_error', code: 'unusable_tools' } }, { status: 400 });
     }
     const toolCalls = 'text' in action ? undefined : [{ id: `call_${turn}_0`, type: 'function', function: { name: action.name, arguments: JSON.stringify(action.args) } }];
-    const message = toolCalls ? { role: 'assistant', content: null, tool_calls: toolCalls } : { role: 'assistant', content: (action as { text: string }).text };
+    const message = 'text' in action ? { role: 'assistant', content: action.text } : { role: 'assistant', content: null, tool_calls: toolCalls };
     const completion = tokens(toolCalls ?? message.content);
     return HttpResponse.json({
       id: `chatcmpl-scripted-${turn}`,

@@ -52,11 +52,16 @@ function callsIn(messages: readonly WireMessage[]): Call[] {
   );
 }
 
-/** The finishing tool the agent offers: one with a boolean `success`. */
+/** The finishing tool the agent offers, if it does: one with a boolean `success`. */
+function offeredFinish(tools: readonly OfferedTool[] | undefined): string | undefined {
+  return tools?.find((offered) => offered.function.parameters?.properties?.success?.type === 'boolean')?.function.name;
+}
+
+/** The finishing tool the agent offers; a throw says it offers none. */
 function finishTool(tools: readonly OfferedTool[] | undefined): string {
-  const found = tools?.find((offered) => offered.function.parameters?.properties?.success?.type === 'boolean');
+  const found = offeredFinish(tools);
   if (!found) throw new Error('no tool with a boolean `success` to finish with');
-  return found.function.name;
+  return found;
 }
 
 /** The name the agent offers Playwright MCP's `tool` under, if it does. */
@@ -86,7 +91,7 @@ const LOGIN_BUTTON = /button "login" \[ref=(\w+)\]/;
 /** After its finishing tool was called (an agent whose loop it does not end: a CLI's MCP tool), the turn's end: the claim's summary as text. */
 function afterFinish(calls: readonly Call[], tools: readonly OfferedTool[] | undefined): { text: string } | undefined {
   const last = calls.at(-1);
-  return last && last.name === finishTool(tools) ? { text: String(last.args.summary ?? '') } : undefined;
+  return last && last.name === offeredFinish(tools) ? { text: String(last.args.summary ?? '') } : undefined;
 }
 
 function lastSnapshot(calls: readonly Call[]): string | undefined {
