@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { channel } from 'node:diagnostics_channel';
-import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readSync, realpathSync, statSync, type BigIntStats } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, statSync, type BigIntStats } from 'node:fs';
 import { lstat, open, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { basename, delimiter, dirname, join, resolve, sep } from 'node:path';
@@ -193,7 +193,11 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
   });
   // What runs includes where it runs: a sandbox can change what an agent manages (no network but the run's, no writes outside its folder).
   // Its limits and what it is shown too, sandboxed: what it may use or read can change what it manages. The gateway's settings, where given.
-  const condition = () => ({ ...base, ...(gateway && { gateway }), ...(sandboxed(sandbox, program) ? { sandbox: 'bwrap', limits, ...(shownPaths.length > 0 && { show: shownPaths }) } : { sandbox: 'none' }) });
+  // The installed packages it runs, by name and version: the agent's own version is part of what ran.
+  const condition = () => {
+    const packages = installedPackages(program);
+    return { ...base, ...(packages.length > 0 && { packages }), ...(gateway && { gateway }), ...(sandboxed(sandbox, program) ? { sandbox: 'bwrap', limits, ...(shownPaths.length > 0 && { show: shownPaths }) } : { sandbox: 'none' }) };
+  };
   return Object.defineProperty(agent, 'condition', { get: condition });
 }
 
@@ -217,10 +221,45 @@ function sandboxed(mode: SandboxMode, program: Program): boolean {
  * file, the folder it is named in and the installed package its link leads to; and `show`.
  */
 function shownFolders({ argv, cwd, path, show }: Program): string[] {
-  const isFile = (file: string | undefined): file is string => file !== undefined && statSync(file, { throwIfNoEntry: false })?.isFile() === true;
-  const named = [programPath(argv[0]!, cwd, path), ...argv.slice(1).map((arg) => resolve(cwd ?? '.', arg))].filter(isFile);
+  const named = namedFiles({ argv, cwd, path });
   const files = [...named, ...named.map((file) => interpreterOf(file, cwd, path)).filter(isFile)];
   return [...new Set([process.cwd(), ...files.flatMap((file) => [dirname(file), installOf(realpathSync(file))]), ...show])];
+}
+
+const isFile = (file: string | undefined): file is string => file !== undefined && statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+
+/** The files a command names: its program (looked up on PATH) and each argument that is a file. */
+function namedFiles({ argv, cwd, path }: Pick<Program, 'argv' | 'cwd' | 'path'>): string[] {
+  return [programPath(argv[0]!, cwd, path), ...argv.slice(1).map((arg) => resolve(cwd ?? '.', arg))].filter(isFile);
+}
+
+/**
+ * The installed packages the command's files lead to (a link into a node_modules folder: an npm
+ * CLI's), each as `name@version` from its package.json: the agent's own version, read from its
+ * install, never by running it outside its sandbox. Part of the condition: another version is
+ * another cell.
+ */
+function installedPackages(program: Program): string[] {
+  const found = namedFiles(program).flatMap((file) => {
+    const real = realpathSync(file);
+    if (!real.split(sep).includes('node_modules')) return [];
+    for (let folder = dirname(real); folder !== dirname(folder); folder = dirname(folder)) {
+      const manifest = readManifest(join(folder, 'package.json'));
+      if (manifest) return [`${manifest.name}@${manifest.version}`];
+    }
+    return [];
+  });
+  return [...new Set(found)];
+}
+
+/** A package.json's name and version, if it is there and names both. */
+function readManifest(file: string): { name: string; version: string } | undefined {
+  try {
+    const { name, version } = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
+    return typeof name === 'string' && typeof version === 'string' ? { name, version } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

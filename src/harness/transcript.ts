@@ -18,6 +18,9 @@ export function transcript(trace: readonly TraceEvent[]): string {
         }
         case 'model_response':
           return `${at} model: ${event.content ?? ''}${event.toolCalls.map((call) => ` ${call.name}(${call.arguments})`).join('')}`;
+        // What an agent of its own did (a command or ACP agent's MCP calls, as the run's MCP surface saw them): the model's calls are in its responses above.
+        case 'tool_call':
+          return event.by === 'agent' ? `${at} agent called ${event.name}(${event.arguments})` : undefined;
         case 'tool_result':
           return `${at} ${event.name} → ${event.ok ? JSON.stringify(event.output) : `error: ${event.error}`}`;
         case 'harness_auto_login':
