@@ -174,11 +174,11 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
     const { stdout, stderr, escapes, claim, late, ...exit } = await runCommand(command, { cwd: resolve(cwd ?? '.'), env: { ...startupEnv(), ...env, ...harnessEnv }, timeoutMs, waits: run.modelWaits, signal: input.signal, sandbox: box, stages, claimFile });
     input.trace.record('command ended', exit);
     // What it wrote in its sandbox's work folder outlives the sandbox in its run's folder (what could not be copied is named, never thrown); so do its browser's downloads, where allowed.
-    const uncopied = (await box?.copyOut(run.outputDir)) ?? [];
+    const secrets = [...run.secrets, input.model.apiKey];
+    const uncopied = (await box?.copyOut(run.outputDir, secrets)) ?? [];
     await browser.keepDownloads(join(run.outputDir, 'downloads'));
     for (const failure of browser.failures) input.trace.record('browser failed to start', { reason: failure });
     for (const { name, data } of browser.events) input.trace.record(name, data);
-    const secrets = [...run.secrets, input.model.apiKey];
     // Looked for before the output is redacted (the canaries are secrets of the run): a decoy it printed was found and read.
     const printed = [stdout, stderr].flatMap((output, i) => canariesReaching(canaryList(canaries), output.head.toString('utf8'), 'an artifact', i === 0 ? 'agent-stdout.txt' : 'agent-stderr.txt'));
     await attachOutput(run, 'agent-stdout.txt', stdout, secrets);

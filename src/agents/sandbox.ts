@@ -11,6 +11,7 @@ import { DEFAULT_SANDBOX_LIMITS, folderUsage, PATH_MAX, rlimits, tmpfsFull, usag
 import { cgroupLimitsHit, makeCgroup, reapCgroups, removeCgroup } from './sandbox-cgroup.ts';
 import type { Canaries } from './foreign.ts';
 import { closedFolders, mountArgs, readText, unopenable, viewOf, type View } from './sandbox-mounts.ts';
+import { redactFiles } from './redact-files.ts';
 import { seccompFilter, seccompPython } from './seccomp.ts';
 
 export type { Escapes };
@@ -198,8 +199,11 @@ export interface Sandbox {
   view: View;
   /** The one folder the agent may write (its claim goes there); its HOME. Its identity's own, removed by `close()`. */
   workDir: string;
-  /** Once it ended: copies what the agent left in its work folder to `destination` (copyFolder); never throws, and answers what it could not copy, as escape attempts. */
-  copyOut(destination: string): Promise<EscapeAttempt[]>;
+  /**
+   * Once it ended: copies what the agent left in its work folder to `destination` (copyFolder), every form of `secrets` cut
+   * out of the copies (redact-files.ts); never throws, and answers what it could not copy, as escape attempts.
+   */
+  copyOut(destination: string, secrets: readonly string[]): Promise<EscapeAttempt[]>;
   /** Processes of runs whose worker died, killed as this sandbox started. */
   orphansKilled: number;
   /** When each stage was reached (performance.now()): what bench:sandbox breaks a run down by. */
@@ -630,7 +634,12 @@ export function startSandbox(options: SandboxOptions): Sandbox {
       return { exit, escapes: { processesLeft: left, attempts: [...attempts] } };
     },
     sandboxExit,
-    copyOut: (destination) => copyFolder(workDir, destination, limits.workDirBytes),
+    async copyOut(destination, secrets) {
+      const attempts = await copyFolder(workDir, destination, limits.workDirBytes);
+      // The whole folder it was copied into (the rest of it the harness wrote, redacted already).
+      await redactFiles([destination], secrets).catch(() => 0);
+      return attempts;
+    },
     terminate: () => processes().forEach((pid) => signal(pid, 'SIGTERM')),
     kill,
     async close() {
