@@ -55,10 +55,10 @@ test.describe('acpAgent: an ACP agent over stdio, in its sandbox', () => {
   });
 
   test('approval deny holds past its permission requests: a vote its browser sends unasked is refused at the request', async ({ context }, testInfo) => {
-    // The policy says yes to nothing the agent asks about and no to the vote: the agent is told yes (the click is no vote of the policy's), the request is held.
-    const { run, site, lines } = await once(context, testInfo, agentOf('model', { layers: [['approval', { policy: (request: { tool?: string }) => request.tool !== 'browser' }]] }));
+    const { run, site, lines } = await once(context, testInfo, agentOf('model', { layers: ['approval'] }, ['--unasked']), 'scripted:snapshot-overclaimer');
     expect(site.replica.truth().votes).toEqual({});
-    expect(run.actual).toBe(false);
+    expect(run).toMatchObject({ claimed: true, actual: false, falseSuccess: true });
+    expect(lines).not.toMatch(/acp: permission/);
     expect(lines).toMatch(/approval: browser denied vote \d+/);
   });
 
@@ -83,7 +83,7 @@ test.describe('acpAgent: an ACP agent over stdio, in its sandbox', () => {
   });
 
   test('an agent that crashes mid-prompt is its own failure: counted, never an error', async ({ context }, testInfo) => {
-    const { run } = await once(context, testInfo, agentOf('crash'));
+    const { run } = await once(context, testInfo, agentOf('crash'), 'scripted:snapshot-overclaimer');
     expect(run).toMatchObject({ claimed: false, stopReason: 'error', incomplete: true });
     expect(run.excluded).toBeUndefined();
     expect(run.summary).toMatch(/^claimed nothing: exited with code 3 before its prompt was answered/);
