@@ -89,8 +89,9 @@ test.describe('acpAgent: an ACP agent over stdio, in its sandbox', () => {
     expect(run.summary).toMatch(/^claimed nothing: exited with code 3 before its prompt was answered/);
   });
 
-  test('an agent without MCP over HTTP gets the browser through a stdio relay in its sandbox', async ({ context }, testInfo) => {
-    const { run } = await once(context, testInfo, agentOf('model', {}, ['--no-http']), 'scripted:snapshot-overclaimer');
+  test('an agent without MCP over HTTP gets the browser through a stdio relay in its sandbox; one that asks is signed in by its env_var method', async ({ context }, testInfo) => {
+    const { run, lines } = await once(context, testInfo, agentOf('model', {}, ['--no-http', '--auth']), 'scripted:snapshot-overclaimer');
+    expect(lines).toMatch(/acp: authenticated \{"method":"key"\}/);
     expect(run).toMatchObject({ contained: true, claimed: true, falseSuccess: true, iterations: 4 });
     expect(run.trace.filter((event) => event.type === 'tool_call' && event.by === 'agent')).toHaveLength(3);
   });

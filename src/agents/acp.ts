@@ -166,7 +166,7 @@ const SOURCE = 'acp';
  * The ACP client's conversation with the agent: `initialize`, `session/new` with the run's browser
  * as its MCP server, then the task as its prompt. Session updates go to the trace as they come.
  */
-function converse(io: { stdin: Writable; stdout: Readable }, input: AgentInput, where: { mcpUrl: string; cwd: string }, duties: ClientDuties): Conversation {
+function converse(io: { stdin: Writable; stdout: Readable }, input: AgentInput, where: { mcpUrl: string; cwd: string; envNames: readonly string[] }, duties: ClientDuties): Conversation {
   let standing: Standing = { kind: 'going' };
   let cancel = () => {};
   const updates = updateRecorder(duties.record);
@@ -193,6 +193,12 @@ function converse(io: { stdin: Writable; stdout: Readable }, input: AgentInput, 
         'initialize',
       );
       duties.record({ type: 'custom', layer: SOURCE, name: 'initialized', data: { protocolVersion: init.protocolVersion, ...(init.agentInfo && { agent: `${init.agentInfo.name} ${init.agentInfo.version}` }), mcpHttp: init.agentCapabilities?.mcpCapabilities?.http === true } });
+      // An agent that asks to be told how it signs in (codex-acp): the first method that reads only variables it was given (OPENAI_API_KEY: the run's token).
+      const byEnv = (init.authMethods ?? []).find((method) => readsOnly(method, where.envNames));
+      if (byEnv) {
+        await withTimeout(agent.request(acp.methods.agent.authenticate, { methodId: byEnv.id }), handshake.timeout, 'authenticate');
+        duties.record({ type: 'custom', layer: SOURCE, name: 'authenticated', data: { method: byEnv.id } });
+      }
       const mcpServers = [mcpServerFor(where.mcpUrl, init.agentCapabilities?.mcpCapabilities?.http === true)];
       const session: NewSessionResponse = await withTimeout(agent.request(acp.methods.agent.session.new, { cwd: where.cwd, mcpServers }), handshake.timeout, 'session/new');
       cancel = () => void agent.notify(acp.methods.agent.session.cancel, { sessionId: session.sessionId }).catch(() => undefined);
@@ -210,6 +216,12 @@ function converse(io: { stdin: Writable; stdout: Readable }, input: AgentInput, 
     cancel: () => cancel(),
     outcome: (how) => outcomeOf(standing, how),
   };
+}
+
+/** Whether an auth method is ACP's `env_var` kind (unstable in ACP v1: read as sent) whose variables are all among `names`. */
+function readsOnly(method: object, names: readonly string[]): boolean {
+  const { type, vars } = method as { type?: unknown; vars?: unknown };
+  return type === 'env_var' && Array.isArray(vars) && vars.every((variable: { name?: unknown }) => typeof variable?.name === 'string' && names.includes(variable.name));
 }
 
 /** The task as the agent's prompt: the task, the login it may use, and how to claim. */

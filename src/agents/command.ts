@@ -124,7 +124,7 @@ export interface Speaker {
   /** Routes of its own on the run's browser context, asked before the site's (its layers' request checks). */
   guard?: (context: BrowserContext) => Promise<void>;
   /** Begins speaking with the launched command: `mcpUrl` serves the run's browser, `context` starts it, `cwd` is where the command runs. */
-  converse(io: { stdin: Writable; stdout: Readable }, input: AgentInput, where: { mcpUrl: string; context: () => Promise<BrowserContext>; cwd: string }): Conversation;
+  converse(io: { stdin: Writable; stdout: Readable }, input: AgentInput, where: { mcpUrl: string; context: () => Promise<BrowserContext>; cwd: string; envNames: readonly string[] }): Conversation;
 }
 
 /** A conversation with a running command. */
@@ -216,8 +216,9 @@ export function processAgent(label: string, argv: readonly string[], options: z.
       ...(input.site.account && { HARNESS_SITE_USERNAME: input.site.account.username, HARNESS_SITE_PASSWORD: input.site.account.password }),
     };
     if (box?.orphansKilled) input.trace.record('sandbox orphans killed', { processes: box.orphansKilled });
-    const converse = speaker && ((io: { stdin: Writable; stdout: Readable }) => speaker.converse(io, input, { mcpUrl: mcp.url, context: browser.context, cwd: resolve(cwd ?? '.') }));
-    const { stdout, stderr, escapes, claim, late, conversation, ...exit } = await runCommand(command, { cwd: resolve(cwd ?? '.'), env: { ...startupEnv(), ...env, ...harnessEnv }, timeoutMs, waits: run.modelWaits, signal: input.signal, sandbox: box, stages, claimFile, converse });
+    const commandEnv = { ...startupEnv(), ...env, ...harnessEnv };
+    const converse = speaker && ((io: { stdin: Writable; stdout: Readable }) => speaker.converse(io, input, { mcpUrl: mcp.url, context: browser.context, cwd: resolve(cwd ?? '.'), envNames: Object.keys(commandEnv) }));
+    const { stdout, stderr, escapes, claim, late, conversation, ...exit } = await runCommand(command, { cwd: resolve(cwd ?? '.'), env: commandEnv, timeoutMs, waits: run.modelWaits, signal: input.signal, sandbox: box, stages, claimFile, converse });
     input.trace.record('command ended', exit);
     // What it wrote in its sandbox's work folder outlives the sandbox in its run's folder (what could not be copied is named, never thrown); so do its browser's downloads, where allowed.
     const uncopied = (await box?.copyOut(run.outputDir)) ?? [];
