@@ -1,5 +1,5 @@
 import type { BrowserContext, TestInfo } from '@playwright/test';
-import { acpAgent, claimFromMessage, type AcpAgentOptions } from '../src/agents/acp.ts';
+import { acpAgent, browserToolIn, claimFromMessage, type AcpAgentOptions } from '../src/agents/acp.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { transcript } from '../src/harness/transcript.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
@@ -101,6 +101,13 @@ test.describe('acpAgent: options and claims', () => {
   test('a layer other than permissions and approval is bad input, named', () => {
     expect(() => acpAgent(['node', fixture], { layers: ['verify'] })).toThrow('acpAgent() options: layers[0]: "verify" runs inside harness-eval\'s own loop; an ACP agent\'s run takes permissions and approval only');
     expect(() => acpAgent(['node', fixture], { layers: ['nope' as never] })).toThrow(/acpAgent\(\) options: layers\[0\]: unknown layer "nope"/);
+  });
+
+  test('a permission request names a Playwright MCP tool however its host prefixes or titles it', () => {
+    for (const name of ['browser_click', 'mcp_playwright_browser_click', 'mcp__playwright__browser_click', 'browser_click (playwright MCP Server)']) expect(browserToolIn(name), name).toBe('browser_click');
+    expect(browserToolIn('mcp__playwright__browser_navigate_back')).toBe('browser_navigate_back');
+    expect(browserToolIn('run_shell_command')).toBeUndefined();
+    expect(browserToolIn('mybrowser_clicker')).toBeUndefined();
   });
 
   test('the claim in a final message: a JSON object with a boolean success, wherever it ends', () => {

@@ -130,7 +130,7 @@ interface PermissionAsk {
  * would send, on the browser's page, as it judges the built-in harness's. Allowed when every layer let it through.
  */
 async function permit(ask: PermissionAsk, layers: readonly Layer[], view: ReturnType<typeof layerView>, context: () => Promise<BrowserContext>): Promise<{ allowed: boolean; why?: string }> {
-  const browserTool = OFFERED_TOOLS.find((name) => new RegExp(`\\b${name}\\b`).test(ask.tool));
+  const browserTool = browserToolIn(ask.tool);
   const args = typeof ask.rawInput === 'object' && ask.rawInput !== null ? (ask.rawInput as Record<string, unknown>) : {};
   const call = builtInTwin(ask.toolCallId, browserTool ?? ask.tool, args);
   const effect = (browserTool ? BROWSER_READS.has(browserTool) : READ_KINDS.has(ask.kind ?? '')) ? 'read' : 'act';
@@ -140,6 +140,15 @@ async function permit(ask: PermissionAsk, layers: readonly Layer[], view: Return
   const chain = layers.reduceRight<() => Promise<ToolOutcome>>((next, layer) => (layer.aroundTool ? () => layer.aroundTool!(view.run, call, next, 'model') : next), async () => ({ ok: true, output: {} }));
   const outcome = await chain();
   return outcome.ok ? { allowed: true } : { allowed: false, why: outcome.error };
+}
+
+/**
+ * The Playwright MCP tool a permission request names, however its host prefixes or titles it
+ * (`browser_click`, Gemini CLI's `mcp_playwright_browser_click`, Claude Code's
+ * `mcp__playwright__browser_click`, `browser_click (playwright MCP Server)`), if any.
+ */
+export function browserToolIn(tool: string): string | undefined {
+  return OFFERED_TOOLS.find((name) => new RegExp(`(?<![A-Za-z0-9])${name}(?![A-Za-z0-9_])`).test(tool));
 }
 
 /** The built-in tool call a Playwright MCP call is the twin of, where its target can be resolved; else the call as it is. */
