@@ -1,0 +1,39 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { acpAgent } from '../src/agents/acp.ts';
+import { evaluate } from '../src/eval/evaluate.ts';
+import { recordedHn } from '../src/sites/hn/site.ts';
+import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
+import { expect, test } from './support.ts';
+
+/**
+ * The nightly audit's (`npm run audit`, HARNESS_AUDIT=full): the three agent CLIs, unmodified, as
+ * ACP agents through acpAgent(), in their sandbox, against a scripted double through the gateway.
+ * Each is looked for in HARNESS_CLI_DIR (default ~/.cache/he-clis), installed there at its pinned
+ * version (`npm install --prefix <dir>/<folder> <package>@<version>`), and skipped, saying so, where
+ * it is not. What they show today: the handshake (and ACP's env_var sign-in), the run's Playwright
+ * MCP as the model's tools under the CLI's own prefix, every model call through the gateway, and
+ * the run contained.
+ */
+const cliDir = process.env.HARNESS_CLI_DIR || join(homedir(), '.cache', 'he-clis');
+const CLIS = [
+  { name: 'gemini-cli', folder: '_google_gemini-cli_0.61.0', bin: 'gemini', args: ['--acp', '-m', 'gemini-2.5-flash'], env: { GEMINI_CLI_TRUST_WORKSPACE: 'true' }, agent: 'gemini-cli 0.61.0', prefix: 'mcp_playwright_' },
+  { name: 'claude-agent-acp', folder: '_zed-industries_claude-agent-acp_0.23.1', bin: 'claude-agent-acp', args: [], env: {}, agent: '@zed-industries/claude-agent-acp 0.23.1', prefix: 'mcp__playwright__' },
+] as const;
+
+for (const cli of CLIS) {
+  test(`${cli.name} over ACP: signed in, offered the run's browser as MCP tools, its model calls through the gateway, contained`, async ({ context }, testInfo) => {
+    test.skip(process.env.HARNESS_AUDIT === undefined, 'the nightly audit’s (npm run audit)');
+    const program = join(cliDir, cli.folder, 'node_modules', '.bin', cli.bin);
+    test.skip(!existsSync(program), `${cli.name} is not installed at ${program}`);
+    test.setTimeout(120_000);
+    const agent = acpAgent([program, ...cli.args], { name: cli.name, account: true, env: cli.env, timeoutMs: 60_000, layers: ['approval'] });
+    const run = await evaluate({ context, site: recordedHn(), agent, model: 'scripted:snapshot-diligent', task: upvoteFirstPost, outputDir: testInfo.outputPath('run'), attach: async (name, body, contentType) => void (await testInfo.attach(name, { body, contentType })) });
+    expect(run.contained).toBe(true);
+    expect(run.trace).toContainEqual(expect.objectContaining({ type: 'custom', layer: 'acp', name: 'initialized', data: expect.objectContaining({ agent: cli.agent }) }));
+    const offered = run.trace.flatMap((event) => (event.type === 'model_request' ? (event.offered ?? []) : []));
+    expect(offered).toContain(`${cli.prefix}browser_snapshot`);
+    expect(run.trace.filter((event) => event.type === 'model_request').length).toBeGreaterThan(0);
+  });
+}
