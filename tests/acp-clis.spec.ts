@@ -12,14 +12,22 @@ import { expect, test } from './support.ts';
  * ACP agents through acpAgent(), in their sandbox, against a scripted double through the gateway.
  * Each is looked for in HARNESS_CLI_DIR (default ~/.cache/he-clis), installed there at its pinned
  * version (`npm install --prefix <dir>/<folder> <package>@<version>`), and skipped, saying so, where
- * it is not. What they show today: the handshake (and ACP's env_var sign-in), the run's Playwright
+ * it is not. What they show today: the handshake (and ACP's env_var sign-in: Codex's), the run's Playwright
  * MCP as the model's tools under the CLI's own prefix, every model call through the gateway, and
  * the run contained.
  */
 const cliDir = process.env.HARNESS_CLI_DIR || join(homedir(), '.cache', 'he-clis');
+/**
+ * Codex's model provider is its config's, not an environment variable's: given on its command line
+ * (`-c`, TOML), from the gateway's URL the run gives it, by a shell in its sandbox. Named as no
+ * OpenAI model is, so that it offers MCP tools as they are.
+ */
+const CODEX_PROVIDER = 'exec "$0" -c model=\'"harness-eval"\' -c model_provider=\'"harness"\' -c "model_providers.harness={ name = \\"gateway\\", base_url = \\"$OPENAI_BASE_URL\\", env_key = \\"OPENAI_API_KEY\\", wire_api = \\"responses\\" }"';
+
 const CLIS = [
   { name: 'gemini-cli', folder: '_google_gemini-cli_0.61.0', bin: 'gemini', args: ['--acp', '-m', 'gemini-2.5-flash'], env: { GEMINI_CLI_TRUST_WORKSPACE: 'true' }, agent: 'gemini-cli 0.61.0', prefix: 'mcp_playwright_' },
   { name: 'claude-agent-acp', folder: '_zed-industries_claude-agent-acp_0.23.1', bin: 'claude-agent-acp', args: [], env: {}, agent: '@zed-industries/claude-agent-acp 0.23.1', prefix: 'mcp__playwright__' },
+  { name: 'codex-acp', folder: '_zed-industries_codex-acp_0.16.0', bin: 'codex-acp', args: [], env: {}, agent: 'codex-acp 0.16.0', prefix: 'mcp__playwright__', shell: CODEX_PROVIDER },
 ] as const;
 
 for (const cli of CLIS) {
@@ -28,7 +36,8 @@ for (const cli of CLIS) {
     const program = join(cliDir, cli.folder, 'node_modules', '.bin', cli.bin);
     test.skip(!existsSync(program), `${cli.name} is not installed at ${program}`);
     test.setTimeout(120_000);
-    const agent = acpAgent([program, ...cli.args], { name: cli.name, account: true, env: cli.env, timeoutMs: 60_000, layers: ['approval'] });
+    const argv = 'shell' in cli ? ['sh', '-c', cli.shell, program] : [program, ...cli.args];
+    const agent = acpAgent(argv, { name: cli.name, account: true, env: cli.env, timeoutMs: 60_000, layers: ['approval'] });
     const run = await evaluate({ context, site: recordedHn(), agent, model: 'scripted:snapshot-diligent', task: upvoteFirstPost, outputDir: testInfo.outputPath('run'), attach: async (name, body, contentType) => void (await testInfo.attach(name, { body, contentType })) });
     expect(run.contained).toBe(true);
     expect(run.trace).toContainEqual(expect.objectContaining({ type: 'custom', layer: 'acp', name: 'initialized', data: expect.objectContaining({ agent: cli.agent }) }));
