@@ -188,7 +188,8 @@ function converse(io: { stdin: Writable; stdout: Readable }, input: AgentInput, 
       .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
         updates.flush();
         const tool = params.toolCall.name ?? params.toolCall.title ?? 'a tool';
-        const { allowed, why } = await duties.permit({ toolCallId: params.toolCall.toolCallId, tool, kind: params.toolCall.kind, rawInput: params.toolCall.rawInput });
+        // A request the layers could not judge is refused: judging it, not the agent, failed, and nothing is granted unjudged.
+        const { allowed, why } = await duties.permit({ toolCallId: params.toolCall.toolCallId, tool, kind: params.toolCall.kind, rawInput: params.toolCall.rawInput }).catch((error: unknown) => ({ allowed: false, why: `not judged: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` }));
         const option = pick(params.options, allowed);
         duties.record({ type: 'custom', layer: SOURCE, name: 'permission', data: { toolCallId: params.toolCall.toolCallId, tool: cut(tool, 200), decision: allowed ? 'allowed' : 'refused', option: option ? `${option.kind} (${option.optionId})` : 'none: cancelled', ...(why && { why: cut(why, 500) }) } });
         return { outcome: option ? { outcome: 'selected' as const, optionId: option.optionId } : { outcome: 'cancelled' as const } };

@@ -25,7 +25,7 @@ export function transcript(trace: readonly TraceEvent[]): string {
         case 'harness_note':
           return `${at} harness (${event.layer}): ${event.message}`;
         case 'harness_approval':
-          return `${at} approval: ${event.tool ?? 'continue'} ${event.decision} ${event.action}${event.requestId ? ` (request ${event.requestId})` : ''}`;
+          return `${at} approval: ${event.tool ? `${event.tool} ` : ''}${event.decision} ${event.action}${event.requestId ? ` (request ${event.requestId})` : ''}`;
         case 'harness_denied':
           return `${at} ${event.layer}: denied ${event.tool}: ${event.reason}`;
         case 'harness_verification':
