@@ -58,13 +58,11 @@ export function acpAgent(argv: readonly string[], options: AcpAgentOptions = {})
 /** One run's side of the protocol: its layers' view of the run, its browser's guard, and its ACP client. */
 function acpRun(run: AgentRun, record: (event: TraceEventBody) => void, layers: readonly Layer[]): Speaker {
   const view = layerView(run, record);
-  let context: BrowserContext | undefined;
   const checks = layers.some((layer) => layer.checkRequest);
   return {
     // Every request of the agent's browser meets the layers' checks, as the built-in harness's does: what the agent does past its permission requests is held too.
-    async guard(started) {
-      context = started;
-      if (checks) await started.route('**/*', (route) => routeChecked(route, run.site, undefined, (request) => firstRefusal(layers, view.run, request)));
+    async guard(context) {
+      if (checks) await context.route('**/*', (route) => routeChecked(route, run.site, undefined, (request) => firstRefusal(layers, view.run, request)));
     },
     converse: (io, input, where) => converse(io, input, where, { record, permit: (request) => permit(request, layers, view, where.context) }),
   };
@@ -77,17 +75,14 @@ function layerView(run: AgentRun, record: (event: TraceEventBody) => void) {
   const parts = {
     site: run.site,
     task: run.task.prompt,
-    taskId: { name: run.task.name, revision: run.task.revision },
     attempt: 1,
-    signal: run.signal,
     record(event: TraceEventBody) {
       recorded.push(event);
       record(event);
     },
-    trace: { of: (type: TraceEventBody['type']) => recorded.filter((event) => event.type === type), events: recorded },
+    trace: { of: (type: TraceEventBody['type']) => recorded.filter((event) => event.type === type) },
     // A store's request waiting for a decision cannot pause an ACP agent: it is refused, and the request stays filed.
     stop: () => undefined,
-    stopped: undefined,
     get page() {
       if (!state.page) throw new Error('the run’s browser has no page');
       return state.page;
