@@ -126,7 +126,7 @@ interface PermissionAsk {
  */
 async function permit(ask: PermissionAsk, layers: readonly Layer[], view: ReturnType<typeof layerView>, context: () => Promise<BrowserContext>): Promise<{ allowed: boolean; why?: string }> {
   const browserTool = browserToolIn(ask.tool);
-  const args = typeof ask.rawInput === 'object' && ask.rawInput !== null ? (ask.rawInput as Record<string, unknown>) : {};
+  const args = argumentsOf(ask.rawInput);
   const call = builtInTwin(ask.toolCallId, browserTool ?? ask.tool, args);
   const effect = (browserTool ? BROWSER_READS.has(browserTool) : READ_KINDS.has(ask.kind ?? '')) ? 'read' : 'act';
   const offered: Tool[] = [{ name: call.name, description: ask.tool, parameters: z.object({}), effect, execute: async () => ({}) }];
@@ -144,6 +144,14 @@ async function permit(ask: PermissionAsk, layers: readonly Layer[], view: Return
  */
 export function browserToolIn(tool: string): string | undefined {
   return OFFERED_TOOLS.find((name) => new RegExp(`(?<![A-Za-z0-9])${name}(?![A-Za-z0-9_])`).test(tool));
+}
+
+/** A call's arguments from its raw input: as they are, or inside an MCP call's description (codex-acp's `{ server, tool, arguments }`). */
+function argumentsOf(rawInput: unknown): Record<string, unknown> {
+  if (typeof rawInput !== 'object' || rawInput === null || Array.isArray(rawInput)) return {};
+  const { tool, arguments: inner } = rawInput as { tool?: unknown; arguments?: unknown };
+  if (typeof tool === 'string' && typeof inner === 'object' && inner !== null && !Array.isArray(inner)) return inner as Record<string, unknown>;
+  return rawInput as Record<string, unknown>;
 }
 
 /** The built-in tool call a Playwright MCP call is the twin of, where its target can be resolved; else the call as it is. */
@@ -182,11 +190,16 @@ function converse(io: { stdin: Writable; stdout: Readable }, input: AgentInput, 
       .onNotification(acp.methods.client.session.update, ({ params }) => updates.take(params.update))
       .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
         updates.flush();
-        const tool = params.toolCall.name ?? params.toolCall.title ?? 'a tool';
+        // The call as the agent's updates said it before (its input: codex-acp's request carries an approval envelope as its raw input, and
+        // is titled `Approve MCP tool call`), else as the request says it. The SDK may start this handler before the update sent just before it: those go first.
+        await new Promise((resolve) => setImmediate(resolve));
+        const known = updates.toolCall(params.toolCall.toolCallId);
+        const tool = params.toolCall.name ?? params.toolCall.title ?? known?.tool ?? 'a tool';
+        const ask = { toolCallId: params.toolCall.toolCallId, tool: [...new Set([tool, known?.tool].filter(Boolean))].join(' · '), kind: params.toolCall.kind ?? known?.kind, rawInput: known?.rawInput ?? params.toolCall.rawInput };
         // A request the layers could not judge is refused: judging it, not the agent, failed, and nothing is granted unjudged.
-        const { allowed, why } = await duties.permit({ toolCallId: params.toolCall.toolCallId, tool, kind: params.toolCall.kind, rawInput: params.toolCall.rawInput }).catch((error: unknown) => ({ allowed: false, why: `not judged: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` }));
+        const { allowed, why } = await duties.permit(ask).catch((error: unknown) => ({ allowed: false, why: `not judged: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` }));
         const option = pick(params.options, allowed);
-        duties.record({ type: 'custom', layer: SOURCE, name: 'permission', data: { toolCallId: params.toolCall.toolCallId, tool: cut(tool, 200), decision: allowed ? 'allowed' : 'refused', option: option ? `${option.kind} (${option.optionId})` : 'none: cancelled', ...(why && { why: cut(why, 500) }) } });
+        duties.record({ type: 'custom', layer: SOURCE, name: 'permission', data: { toolCallId: params.toolCall.toolCallId, tool: cut(ask.tool, 200), decision: allowed ? 'allowed' : 'refused', option: option ? `${option.kind} (${option.optionId})` : 'none: cancelled', ...(why && { why: cut(why, 500) }) } });
         return { outcome: option ? { outcome: 'selected' as const, optionId: option.optionId } : { outcome: 'cancelled' as const } };
       });
     const stream = acp.ndJsonStream(Writable.toWeb(io.stdin) as WritableStream<Uint8Array>, Readable.toWeb(io.stdout) as ReadableStream<Uint8Array>);
@@ -298,6 +311,8 @@ interface Update {
  */
 function updateRecorder(record: (event: TraceEventBody) => void) {
   let open: { name: 'message' | 'thought'; text: string } | undefined;
+  /** What the updates said of each tool call: its name or title, kind and input, as a permission request about it may not. */
+  const calls = new Map<string, { tool?: string; kind?: string; rawInput?: unknown }>();
   /** The agent's messages since its last tool call: its final message, once its turn ended. */
   let sinceTool = '';
   const flush = () => {
@@ -317,6 +332,8 @@ function updateRecorder(record: (event: TraceEventBody) => void) {
     flush();
     if (kind === 'tool_call' || kind === 'tool_call_update') {
       sinceTool = '';
+      const seen = calls.get(update.toolCallId ?? '') ?? {};
+      calls.set(update.toolCallId ?? '', { tool: update.name ?? update.title ?? seen.tool, kind: update.kind ?? seen.kind, rawInput: update.rawInput ?? seen.rawInput });
       const data = {
         toolCallId: update.toolCallId ?? '',
         ...(update.name || update.title ? { tool: cut(update.name ?? update.title ?? '', 200) } : {}),
@@ -331,7 +348,7 @@ function updateRecorder(record: (event: TraceEventBody) => void) {
       record({ type: 'custom', layer: SOURCE, name: 'plan', data: { entries: jsonText(update.entries) } });
     }
   };
-  return { take, flush, finalMessage: () => sinceTool };
+  return { take, flush, finalMessage: () => sinceTool, toolCall: (id: string) => calls.get(id) };
 }
 
 /** The text of a content block, or of a list of them (a tool call's content: `{ type: 'content', content }`); other blocks as their type. */
