@@ -222,6 +222,8 @@ function converse(io: { stdin: Writable; stdout: Readable }, input: AgentInput, 
       cancel = () => void agent.notify(acp.methods.agent.session.cancel, { sessionId: session.sessionId }).catch(() => undefined);
       const prompt: ContentBlock[] = [{ type: 'text', text: promptOf(input) }];
       const answer: PromptResponse = await agent.request(acp.methods.agent.session.prompt, { sessionId: session.sessionId, prompt });
+      // Its last updates, sent before its answer, may be handled after it: they go first.
+      await new Promise((resolve) => setImmediate(resolve));
       updates.flush();
       standing = { kind: 'answered', stopReason: answer.stopReason, message: updates.finalMessage() };
     });
