@@ -182,6 +182,8 @@ function converse(io: { stdin: Writable; stdout: Readable }, input: AgentInput, 
   let standing: Standing = { kind: 'going' };
   let cancel = () => {};
   const updates = updateRecorder(duties.record);
+  let silent = false;
+  io.stdout.once('end', () => (silent = true));
   const done = (async () => {
     // Loaded with the first ACP run.
     const acp = await import('@agentclientprotocol/sdk');
@@ -227,10 +229,14 @@ function converse(io: { stdin: Writable; stdout: Readable }, input: AgentInput, 
       updates.flush();
       standing = { kind: 'answered', stopReason: answer.stopReason, message: updates.finalMessage() };
     });
-  })().catch((error: unknown) => {
-    updates.flush();
-    if (standing.kind === 'going') standing = { kind: 'failed', error: error instanceof Error ? error.message.split('\n')[0]! : String(error) };
-  });
+  })().then(
+    () => 'over' as const,
+    (error: unknown) => {
+      updates.flush();
+      if (standing.kind === 'going') standing = { kind: 'failed', error: error instanceof Error ? error.message.split('\n')[0]! : String(error) };
+      return silent ? ('lost' as const) : ('over' as const);
+    },
+  );
   return {
     done,
     cancel: () => cancel(),

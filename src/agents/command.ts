@@ -129,8 +129,8 @@ export interface Speaker {
 
 /** A conversation with a running command. */
 export interface Conversation {
-  /** Settles when its work is over (its prompt answered, or the connection lost): the command is then ended as at a time limit. */
-  done: Promise<void>;
+  /** Settles when its work is over (`over`: its prompt answered or failed), or the command stopped speaking (`lost`): it is then ended as at a time limit, at once when over, after a moment to end by itself when lost. */
+  done: Promise<'over' | 'lost'>;
   /** At a time limit, before the command is ended: asks it to stop (ACP's `session/cancel`). */
   cancel(): void;
   /** Once the command ended, what it claimed, or why nothing; `how` is how the command ended. */
@@ -530,7 +530,8 @@ async function runCommand(argv: string[], { cwd, env, timeoutMs, waits, signal, 
     void conversation.done.then(end);
     setTimeout(end, TERM_GRACE_MS).unref();
   };
-  void conversation?.done.then(() => stop('closed'));
+  // A command that stopped speaking has mostly ended (a crash): a moment for its exit to be seen, so that the run says how it ended.
+  void conversation?.done.then((how) => (how === 'over' ? stop('closed') : setTimeout(() => stop('closed'), TERM_GRACE_MS).unref()));
   // At the limit, the time waited on the model since moves it on (a wait in progress included).
   let timer: ReturnType<typeof setTimeout> | undefined;
   const arm = (ms: number) => {
