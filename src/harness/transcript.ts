@@ -27,6 +27,10 @@ export function transcript(trace: readonly TraceEvent[]): string {
           return `${at} harness logged in (${event.ok ? 'ok' : 'refused'}) at ${event.from}`;
         case 'harness_note':
           return `${at} harness (${event.layer}): ${event.message}`;
+        case 'harness_approval':
+          return `${at} approval: ${event.tool ? `${event.tool} ` : ''}${event.decision} ${event.action}${event.requestId ? ` (request ${event.requestId})` : ''}`;
+        case 'harness_denied':
+          return `${at} ${event.layer}: denied ${event.tool}: ${event.reason}`;
         case 'harness_verification':
           return `${at} verify: ${event.ok ? 'confirmed' : 'rejected'}: ${event.detail}`;
         case 'harness_unverified':
