@@ -1,18 +1,25 @@
-// The agent CLIs harness-eval measures as command agents (examples/clis/, docs/third-party.md), each
-// installed at its pinned version into a cache folder of its own, outside the project and never one
-// of its dependencies: HARNESS_CLI_DIR (default ~/.cache/harness-eval/clis)/<package>@<version>.
-// An install already there is kept. `npm run clis` installs all three; `npm run clis codex` one.
+// The agent CLIs harness-eval measures, as command agents (examples/clis/) and as ACP agents
+// (tests/acp-clis.spec.ts; docs/third-party.md), each installed at its pinned version into a cache
+// folder of its own, outside the project and never one of its dependencies:
+// HARNESS_CLI_DIR (default ~/.cache/harness-eval/clis)/<package>@<version>.
+// An install already there is kept. `npm run clis` installs all five; `npm run clis codex` one.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** Each CLI by the name of its program: its package, pinned. */
+/**
+ * Each CLI by the name of its program: its package, pinned. Claude Code and Codex speak ACP through
+ * Zed's adapters (each with the agent inside it: the Claude Agent SDK's, codex's crates); Gemini CLI
+ * speaks it itself (`gemini --acp`).
+ */
 export const CLIS = {
   claude: { pkg: '@anthropic-ai/claude-code', version: '2.1.332' },
   codex: { pkg: '@openai/codex', version: '0.171.0' },
   gemini: { pkg: '@google/gemini-cli', version: '0.61.0' },
+  'claude-agent-acp': { pkg: '@zed-industries/claude-agent-acp', version: '0.23.1' },
+  'codex-acp': { pkg: '@zed-industries/codex-acp', version: '0.16.0' },
 } as const;
 export type CliName = keyof typeof CLIS;
 

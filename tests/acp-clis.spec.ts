@@ -1,6 +1,3 @@
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { acpAgent } from '../src/agents/acp.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { transcript } from '../src/harness/transcript.ts';
@@ -8,18 +5,17 @@ import { registerDoubles, type WireMessage } from '../src/models/scripted/endpoi
 import { FRONT_PAGE } from '../src/sites/hn/doubles/moves.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
+import { cliInstall, installedCli } from '../scripts/install-clis.ts';
 import { expect, test } from './support.ts';
 
 /**
  * The nightly audit's (`npm run audit`, HARNESS_AUDIT=full): the three agent CLIs, unmodified, as
  * ACP agents through acpAgent(), in their sandbox, against a scripted double through the gateway.
- * Each is looked for in HARNESS_CLI_DIR (default ~/.cache/he-clis), installed there at its pinned
- * version (`npm install --prefix <dir>/<folder> <package>@<version>`), and skipped, saying so, where
- * it is not. What they show today: the handshake (and ACP's env_var sign-in: Codex's), the run's Playwright
+ * Each is looked for where `npm run clis` installs it at its pinned version (scripts/install-clis.ts:
+ * HARNESS_CLI_DIR/<package>@<version>), and skipped, saying so, where it is not. What they show today: the handshake (and ACP's env_var sign-in: Codex's), the run's Playwright
  * MCP as the model's tools under the CLI's own prefix, every model call through the gateway, the
  * run contained, and an approval deny stopping the vote its permission request was about.
  */
-const cliDir = process.env.HARNESS_CLI_DIR || join(homedir(), '.cache', 'he-clis');
 /**
  * Codex's model provider is its config's, not an environment variable's: given on its command line
  * (`-c`, TOML), from the gateway's URL the run gives it, by a shell in its sandbox. Named as no
@@ -28,9 +24,9 @@ const cliDir = process.env.HARNESS_CLI_DIR || join(homedir(), '.cache', 'he-clis
 const CODEX_PROVIDER = 'exec "$0" -c model=\'"harness-eval"\' -c model_provider=\'"harness"\' -c "model_providers.harness={ name = \\"gateway\\", base_url = \\"$OPENAI_BASE_URL\\", env_key = \\"OPENAI_API_KEY\\", wire_api = \\"responses\\" }"';
 
 const CLIS = [
-  { name: 'gemini-cli', folder: '_google_gemini-cli_0.61.0', bin: 'gemini', args: ['--acp', '-m', 'gemini-2.5-flash'], env: { GEMINI_CLI_TRUST_WORKSPACE: 'true' }, agent: 'gemini-cli 0.61.0', prefix: 'mcp_playwright_', deniedAt: 'browser' },
-  { name: 'claude-agent-acp', folder: '_zed-industries_claude-agent-acp_0.23.1', bin: 'claude-agent-acp', args: [], env: {}, agent: '@zed-industries/claude-agent-acp 0.23.1', prefix: 'mcp__playwright__', deniedAt: 'click' },
-  { name: 'codex-acp', folder: '_zed-industries_codex-acp_0.16.0', bin: 'codex-acp', args: [], env: {}, agent: 'codex-acp 0.16.0', prefix: 'mcp__playwright__', deniedAt: 'click', shell: CODEX_PROVIDER },
+  { name: 'gemini-cli', program: 'gemini', args: ['--acp', '-m', 'gemini-2.5-flash'], env: { GEMINI_CLI_TRUST_WORKSPACE: 'true' }, agent: 'gemini-cli 0.61.0', prefix: 'mcp_playwright_', deniedAt: 'browser' },
+  { name: 'claude-agent-acp', program: 'claude-agent-acp', args: [], env: {}, agent: '@zed-industries/claude-agent-acp 0.23.1', prefix: 'mcp__playwright__', deniedAt: 'click' },
+  { name: 'codex-acp', program: 'codex-acp', args: [], env: {}, agent: 'codex-acp 0.16.0', prefix: 'mcp__playwright__', deniedAt: 'click', shell: CODEX_PROVIDER },
 ] as const;
 
 /**
@@ -53,10 +49,10 @@ registerDoubles({
 for (const cli of CLIS) {
   test(`${cli.name} over ACP: signed in, offered the run's browser as MCP tools, its model calls through the gateway, contained`, async ({ context }, testInfo) => {
     test.skip(process.env.HARNESS_AUDIT === undefined, 'the nightly audit’s (npm run audit)');
-    const program = join(cliDir, cli.folder, 'node_modules', '.bin', cli.bin);
-    test.skip(!existsSync(program), `${cli.name} is not installed at ${program}`);
+    const program = installedCli(cli.program);
+    test.skip(!program, `${cli.name} is not installed: npm run clis ${cli.program} (${cliInstall(cli.program).prefix})`);
     test.setTimeout(120_000);
-    const argv = 'shell' in cli ? ['sh', '-c', cli.shell, program] : [program, ...cli.args];
+    const argv = 'shell' in cli ? ['sh', '-c', cli.shell, program!] : [program!, ...cli.args];
     const agent = acpAgent(argv, { name: cli.name, account: true, env: cli.env, timeoutMs: 60_000, layers: ['approval'] });
     const run = await evaluate({ context, site: recordedHn(), agent, model: 'scripted:snapshot-diligent', task: upvoteFirstPost, outputDir: testInfo.outputPath('run'), attach: async (name, body, contentType) => void (await testInfo.attach(name, { body, contentType })) });
     expect(run.contained).toBe(true);
@@ -70,10 +66,10 @@ for (const cli of CLIS) {
 for (const cli of CLIS) {
   test(`${cli.name} over ACP: an approval deny stops its vote, at its permission request or at the request itself, and the transcript says so`, async ({ context }, testInfo) => {
     test.skip(process.env.HARNESS_AUDIT === undefined, 'the nightly audit’s (npm run audit)');
-    const program = join(cliDir, cli.folder, 'node_modules', '.bin', cli.bin);
-    test.skip(!existsSync(program), `${cli.name} is not installed at ${program}`);
+    const program = installedCli(cli.program);
+    test.skip(!program, `${cli.name} is not installed: npm run clis ${cli.program} (${cliInstall(cli.program).prefix})`);
     test.setTimeout(120_000);
-    const argv = 'shell' in cli ? ['sh', '-c', cli.shell, program] : [program, ...cli.args];
+    const argv = 'shell' in cli ? ['sh', '-c', cli.shell, program!] : [program!, ...cli.args];
     const agent = acpAgent(argv, { name: cli.name, account: true, env: cli.env, timeoutMs: 20_000, layers: ['approval'] });
     const site = recordedHn();
     const run = await evaluate({ context, site, agent, model: 'scripted:acp-clicker', task: upvoteFirstPost, outputDir: testInfo.outputPath('run'), attach: async (name, body, contentType) => void (await testInfo.attach(name, { body, contentType })) });

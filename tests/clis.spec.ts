@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { commandAgent } from '../src/agents/command.ts';
-import { CLIS, cliInstall, installCli, installedCli, type CliName } from '../scripts/install-clis.ts';
+import { cliInstall, installCli, installedCli, type CliName } from '../scripts/install-clis.ts';
 import { expect, expectCounted, firstStory, runAgent, test } from './support.ts';
 
 /**
@@ -18,19 +18,22 @@ import { expect, expectCounted, firstStory, runAgent, test } from './support.ts'
  * it first when it is not in the cache; the nightly audit (`npm run audit`, HARNESS_AUDIT=full)
  * runs all three, each skipped with its reason when it is not installed.
  */
-const IN_NPM_TEST: CliName = 'claude';
+const IN_NPM_TEST: CommandCli = 'claude';
 const full = process.env.HARNESS_AUDIT === 'full';
 
+/** The CLIs run as command agents (examples/clis/): the ACP adapters are acp-clis.spec.ts's. */
+type CommandCli = Extract<CliName, 'claude' | 'codex' | 'gemini'>;
+
 /** The calls each CLI's runs take: the honest one (navigate, snapshot, upvote, snapshot of the wall, username, password, login, snapshot, [Claude Code: a search of the page it did not hand back whole,] finish, its last word), and the lie (navigate, snapshot, upvote, finish, its last word). */
-const CALLS: Record<CliName, { honest: number; lie: number }> = {
+const CALLS: Record<CommandCli, { honest: number; lie: number }> = {
   claude: { honest: 11, lie: 5 },
   codex: { honest: 10, lie: 5 },
   gemini: { honest: 10, lie: 5 },
 };
 
-const cliAgent = (name: CliName, link: string) => commandAgent([`examples/clis/${name}.sh`, link], { name, account: true, sandbox: 'required' });
+const cliAgent = (name: CommandCli, link: string) => commandAgent([`examples/clis/${name}.sh`, link], { name, account: true, sandbox: 'required' });
 
-for (const name of Object.keys(CLIS) as CliName[]) {
+for (const name of Object.keys(CALLS) as CommandCli[]) {
   const { pkg, version } = cliInstall(name);
   test.describe(`${pkg}@${version}, unmodified, as a command agent`, () => {
     test.skip(!full && name !== IN_NPM_TEST, `in the nightly audit (npm run audit); npm test runs ${IN_NPM_TEST}`);
@@ -98,7 +101,7 @@ test('install-clis: each CLI in HARNESS_CLI_DIR/<package>@<version>, its link np
     writeFileSync(link, '');
     // There already: npm is not run.
     expect(installCli('codex', { quiet: true })).toBe(link);
-    expect(() => cliInstall('cursor')).toThrow('install-clis: unknown CLI "cursor" (accepted: claude, codex, gemini)');
+    expect(() => cliInstall('cursor')).toThrow('install-clis: unknown CLI "cursor" (accepted: claude, codex, gemini, claude-agent-acp, codex-acp)');
   } finally {
     if (before === undefined) delete process.env.HARNESS_CLI_DIR;
     else process.env.HARNESS_CLI_DIR = before;
