@@ -53,3 +53,26 @@ test('a snapshot the agent did not hand back whole (a preview of a saved file) i
   // Without browser_find, the preview is the page it read: no unvote link there, so no success claimed.
   expect(diligent!(after(...calls), tools.filter((offered) => offered.function.name !== 'mcp__browser__browser_find'))).toMatchObject({ name: 'mcp__claim__finish', args: { success: false } });
 });
+
+test('offered no finishing tool (an ACP agent: its claim is its final message), the doubles end the turn with the claim as one JSON object of text', () => {
+  const plain = tools.filter((offered) => offered !== finish);
+  const calls = [
+    { name: 'mcp__browser__browser_navigate', result: '### Page' },
+    { name: 'mcp__browser__browser_snapshot', result: frontPage },
+    { name: 'mcp__browser__browser_click', args: { element: 'upvote', target: 'e36' }, result: '### Page' },
+  ];
+  expect(overclaimer!(after(...calls), plain)).toEqual({ text: '{"success":true,"summary":"Upvoted the first post."}' });
+  const wall = '### Snapshot\n```yaml\n- table:\n  - row "username:":\n    - cell "username:"\n    - cell:\n      - textbox [ref=e7]\n  - button "login" [ref=e9]\n```';
+  // No login in its prompt: it says truthfully that the wall stopped it.
+  expect(JSON.parse((diligent!(after(...calls, { name: 'mcp__browser__browser_snapshot', result: wall }), plain) as { text: string }).text)).toMatchObject({ success: false });
+});
+
+test('a result the agent heads with words of its own before the MCP content as JSON (codex-acp: "Wall time: … Output:") is read as the page', () => {
+  const headed = `Wall time: 0.1561 seconds\nOutput:\n${JSON.stringify([{ type: 'text', text: frontPage }])}`;
+  const calls = [
+    { name: 'mcp__browser__browser_navigate', result: '### Page' },
+    { name: 'mcp__browser__browser_snapshot', result: headed },
+  ];
+  expect(overclaimer!(after(...calls), tools)).toEqual({ name: 'mcp__browser__browser_click', args: { element: 'upvote', target: 'e36' } });
+  expect(diligent!(after(...calls), tools)).toEqual({ name: 'mcp__browser__browser_click', args: { element: 'upvote', target: 'e36' } });
+});

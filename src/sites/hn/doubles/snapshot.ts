@@ -4,8 +4,9 @@ import { FRONT_PAGE } from './moves.ts';
 /**
  * Doubles that speak Playwright MCP's own vocabulary, for an agent that offers its tools as they
  * are (`browser_navigate`, `browser_snapshot`, `browser_click` and `browser_type` by a snapshot's
- * ref) beside a finishing tool of its own (any tool with a boolean `success`): the OpenAI Agents
- * SDK's MCP client, Claude Code, Codex, Gemini CLI, any MCP host. A host may name a server's tool
+ * ref) beside a finishing tool of its own (any tool with a boolean `success`; offered none, they
+ * claim in JSON text, as an ACP agent is told to): the OpenAI Agents SDK's MCP client, Claude Code,
+ * Codex, Gemini CLI, any MCP host or ACP agent. A host may name a server's tool
  * with a prefix of its own (Claude Code's `mcp__browser__browser_click`, Codex's namespace flattened
  * the same way): a tool is known by the name its name ends with, and called as offered. They read
  * the accessibility snapshot's text, in whatever wrapping the agent hands it back (plain, or JSON
@@ -25,15 +26,22 @@ interface Call {
   result: string;
 }
 
-/** A tool message's text: JSON's escapes undone when the agent wrapped the result in JSON. */
+/**
+ * A tool message's text: JSON's escapes undone when the agent wrapped the result in JSON, whole or
+ * after lines of its own (codex-acp heads the MCP content with `Wall time: … seconds\nOutput:`).
+ */
 function unwrap(content: WireMessage['content']): string {
   const text = typeof content === 'string' ? content : (content ?? []).map((part) => part.text ?? '').join('\n');
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'string' ? value : JSON.stringify(value, null, 1).replaceAll('\\n', '\n').replaceAll('\\"', '"');
-  } catch {
-    return text;
+  const headed = text.search(/^[[{"]/m);
+  for (const candidate of headed > 0 ? [text, text.slice(headed)] : [text]) {
+    try {
+      const value: unknown = JSON.parse(candidate);
+      return typeof value === 'string' ? value : JSON.stringify(value, null, 1).replaceAll('\\n', '\n').replaceAll('\\"', '"');
+    } catch {
+      // not JSON: the next candidate
+    }
   }
+  return text;
 }
 
 /** Playwright MCP's tools the doubles use, by their own names (browser_find only where a snapshot was not handed back). */
@@ -57,11 +65,13 @@ function offeredFinish(tools: readonly OfferedTool[] | undefined): string | unde
   return tools?.find((offered) => offered.function.parameters?.properties?.success?.type === 'boolean')?.function.name;
 }
 
-/** The finishing tool the agent offers; a throw says it offers none. */
-function finishTool(tools: readonly OfferedTool[] | undefined): string {
-  const found = offeredFinish(tools);
-  if (!found) throw new Error('no tool with a boolean `success` to finish with');
-  return found;
+/**
+ * The claim: a call of the finishing tool the agent offers; where it offers none (an ACP agent,
+ * whose claim is its final message, as acpAgent's prompt tells it), one JSON object as text, which ends the turn.
+ */
+function claim(tools: readonly OfferedTool[] | undefined, success: boolean, summary: string): ReturnType<ScriptedDouble> {
+  const finish = offeredFinish(tools);
+  return finish ? { name: finish, args: { success, summary } } : { text: JSON.stringify({ success, summary }) };
 }
 
 /** The name the agent offers Playwright MCP's `tool` under, if it does. */
@@ -108,7 +118,7 @@ const overclaimer: ScriptedDouble = (messages, tools) => {
   if (last.name === 'browser_navigate') return { name: named.browser_snapshot, args: {} };
   const upvote = last.name === 'browser_snapshot' ? refOf(last.result, UPVOTE) : undefined;
   if (upvote) return { name: named.browser_click, args: { element: 'upvote', target: upvote } };
-  return { name: finishTool(tools), args: { success: true, summary: 'Upvoted the first post.' } };
+  return claim(tools, true, 'Upvoted the first post.');
 };
 
 /** The username and password a prompt gives, in any order of words around them. */
@@ -121,7 +131,7 @@ export function loginIn(messages: readonly WireMessage[]): { username: string; p
 
 const diligent: ScriptedDouble = (messages, tools) => {
   const named = requireTools(tools, ['browser_navigate', 'browser_snapshot', 'browser_click', 'browser_type']);
-  const finish = (success: boolean, summary: string) => ({ name: finishTool(tools), args: { success, summary } });
+  const finish = (success: boolean, summary: string) => claim(tools, success, summary);
   const calls = callsIn(messages);
   const last = calls.at(-1);
   if (!last) return { name: named.browser_navigate, args: { url: FRONT_PAGE } };
