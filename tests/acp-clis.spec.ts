@@ -52,16 +52,9 @@ registerDoubles({
   },
 });
 
-/** The CLI's program where `npm run clis` installed it, its test skipped, naming the command, where it did not. */
-function programOf(cli: (typeof CLIS)[number]): string {
-  const program = installedCli(cli.program);
-  test.skip(!program, `${cli.name} is not installed: npm run clis ${cli.program} (${cliInstall(cli.program).prefix})`);
-  return program!;
-}
-
 /** The CLI as an ACP agent, run by its link from the cache outside the project, its permission requests through `approval`'s default (deny) where layered. */
 function agentOf(cli: (typeof CLIS)[number], { timeoutMs, layers = [] }: { timeoutMs: number; layers?: AcpAgentOptions['layers'] }) {
-  const program = programOf(cli);
+  const program = installedCli(cli.program)!;
   const argv = 'shell' in cli ? ['sh', '-c', cli.shell, program] : [program, ...cli.args];
   return acpAgent(argv, { name: cli.name, account: true, env: cli.env, timeoutMs, layers });
 }
@@ -69,6 +62,7 @@ function agentOf(cli: (typeof CLIS)[number], { timeoutMs, layers = [] }: { timeo
 for (const cli of CLIS) {
   test.describe(`${cli.name} over ACP`, () => {
     test.skip(process.env.HARNESS_AUDIT === undefined, 'the nightly audit’s (npm run audit)');
+    test.skip(!installedCli(cli.program), `${cli.name} is not installed: npm run clis ${cli.program}`);
     test.setTimeout(120_000);
 
     test('the honest double signs in at the login wall and upvotes, its claim its final message: a success, every call counted, contained, the CLI and its version named', async ({ context }, testInfo) => {
