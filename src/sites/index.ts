@@ -10,6 +10,7 @@ export type { StateChange } from '../core/state.ts';
 export type { Evidence, Postcondition, SessionView, Verdict } from '../core/task.ts';
 export { idleBoundMs, requestsInFlight, sessionCookies } from './site.ts';
 export { routeSite, type CrashesPage, type SiteHandler } from './route.ts';
+export { forwardTo, freePort, proxySite, spawnApp, type AppInstance, type ProxySite, type ProxySiteOptions, type SpawnAppOptions, type SpawnedApp } from './app.ts';
 export { serveSite, serveHttp, type HttpServer, type SiteServer } from '../serve.ts';
 export { boundAtStart, notFound, type NotFound } from '../eval/postconditions.ts';
 export { fieldChanged, nothingElseTouched, recordAdded, recordRemoved, type RecordPick, type Records } from '../eval/records.ts';
