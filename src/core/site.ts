@@ -143,3 +143,6 @@ export interface SiteFactory<State = unknown, Change extends StateChange = State
   /** Why this site cannot be used here (no account for the live site), or undefined: its runs skip with the reason. */
   unavailable?(): string | undefined;
 }
+
+/** A factory that makes its sites at once (HN's, a replayed recording): a caller may use `create()`'s site without awaiting it. */
+export type SyncSiteFactory<State = unknown, Change extends StateChange = StateChange> = Omit<SiteFactory<State, Change>, 'create'> & { create(): Site<State, Change> };

@@ -13,7 +13,6 @@ import { politeFetch, politenessSchema, type Politeness } from './polite-fetch.t
 import type { HnSite, HnSiteFactory } from './site.ts';
 import { hnDiff, type HnChange, type HnComment, type HnSnapshot } from './snapshot.ts';
 import { idleBoundMs, requestsInFlight, sessionCookies } from '../site.ts';
-import type { SiteFactory } from '../../core/site.ts';
 
 export const liveOptionsSchema = politenessSchema
   .extend({

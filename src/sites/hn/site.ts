@@ -7,7 +7,7 @@ import { fulfillFromReplica, routeReplica } from './adapters/route.ts';
 import { HN_ORIGIN, parseReplicaOptions, type ReplicaOptionsInput } from './options.ts';
 import { createReplica, type HnReplica } from './replica.ts';
 import { hnDiff, type HnChange, type HnSnapshot } from './snapshot.ts';
-import type { Site, SiteFactory } from '../../core/site.ts';
+import type { Site, SyncSiteFactory } from '../../core/site.ts';
 
 export type { Site, SiteFactory } from '../site.ts';
 export type { HnChange, HnSnapshot } from './snapshot.ts';
@@ -16,7 +16,7 @@ export type { HnChange, HnSnapshot } from './snapshot.ts';
 export type HnSite = Site<HnSnapshot, HnChange>;
 
 /** HN's factories make their sites at once: a test may call `create()` without awaiting it. */
-export type HnSiteFactory = Omit<SiteFactory<HnSnapshot, HnChange>, 'create'> & { create(): HnSite };
+export type HnSiteFactory = SyncSiteFactory<HnSnapshot, HnChange>;
 
 /**
  * `hn.recorded()`: the replica on the project's fixture pages, or on any capture, with faults.
