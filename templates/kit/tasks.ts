@@ -6,7 +6,7 @@ import { nothingElseTouched, recordAdded, recordRemoved } from 'harness-eval/sit
 import { notes, ORIGIN, type AppChange, type AppState, type Note } from './site.ts';
 
 /** Signs the page in as the site's account from outside the page: no password is typed into it. */
-async function signIn(page: Page, site: Site): Promise<void> {
+export async function signIn(page: Page, site: Site): Promise<void> {
   const { username, password } = site.account;
   const response = await site.fetch(
     new Request(`${site.origin}/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ username, password }), redirect: 'manual' }),
