@@ -117,6 +117,20 @@ test.describe('proxySite', () => {
     }
   });
 
+  test('over a server the runs share (a start that answers its address, no stop), dispose leaves it running for the next run', async () => {
+    const shared = await echo();
+    try {
+      const over = () => proxySite({ name: 'shared', origin: ORIGIN, account: { username: 'ada', password: 'pw' }, start: async () => ({ url: shared.url }), state: async () => 0, diff: () => [], classify: () => undefined });
+      for (const run of [over(), over()]) {
+        expect(((await (await run.fetch(new Request(`${ORIGIN}/`))).json()) as { pid: number }).pid).toBe(shared.pid);
+        await run.dispose!();
+      }
+      expect(alive(shared.pid)).toBe(true);
+    } finally {
+      await shared.stop();
+    }
+  });
+
   test('an origin that is not one is bad input, in one line', () => {
     expect(() => proxySite({ origin: 'https://app.example/path' } as never)).toThrow(/^proxySite: origin: expected an origin such as https:\/\/app\.example, got "https:\/\/app\.example\/path"$/);
   });
