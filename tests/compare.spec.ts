@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { compareSummaries, readSummary, renderComparison } from '../src/report/compare.ts';
+import { trialsToDetect } from '../src/report/statistics.ts';
 import { summarize } from '../src/report/summarize.ts';
 import type { AttachedRunRecord } from '../src/report/types.ts';
 import { expect, attachedRunRecord } from './support.ts';
@@ -49,7 +50,8 @@ test('a change whose rates\' intervals still overlap is flagged when the differe
   expect(e!).toMatchObject({ flagged: [], tooFewTrials: true, runs: { before: 1, after: 1 } });
   const text = renderComparison([d!, e!]);
   expect(text).toContain('success 33% (19–51%) → 67% (49–81%) [+33 pts (+8 to +53)]');
-  expect(text).toContain('(too few trials to detect any change: 1 → 1)');
+  expect(text).toContain('(too few trials to detect any change: 1 → 1)  (trials per cell that would decide it: success rate 2)');
+  expect(e!.successRate.trialsToTell).toBe(trialsToDetect(0, 1));
   expect(text.split('\n').at(-1)).toBe('2 cells compared, 1 flagged, 1 with too few trials to detect any change');
 });
 

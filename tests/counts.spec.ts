@@ -104,21 +104,26 @@ test('a run given no outputDir leaves no folder of its own in the temporary fold
   }
 });
 
-test('the folders a SIGKILLed worker left (he-sbx-…, he-cdp-…, he-seccomp-…, he-browser-…) are removed when the next sandbox starts; a live worker\u2019s stay', async () => {
+test('the folders a SIGKILLed worker left (he-sbx-…, he-cdp-…, he-seccomp-…, he-browser-…) are removed by the next worker\u2019s first sandbox; a live worker\u2019s stay', async () => {
   // A worker of its own: it starts a sandbox and its run's Chromium folder, says where they are, and is killed with -9.
-  const worker = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/sandbox/orphan-folders.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const [line] = await createInterface({ input: worker.stdout! })[Symbol.asyncIterator]().next().then(({ value }) => [value as string]);
-  const left = JSON.parse(line!) as string[];
+  const fixture = ['--import', 'tsx', 'tests/fixtures/sandbox/orphan-folders.ts'];
+  const worker = spawn(process.execPath, fixture, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const firstLine = (child: ReturnType<typeof spawn>) => createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next().then(({ value }) => value as string);
+  const left = JSON.parse(await firstLine(worker)) as string[];
   expect(left.map((folder) => folder.replace(/.*\/he-(\w+)-\d+-.*/, '$1')).sort()).toEqual(['browser', 'cdp', 'sbx', 'seccomp']);
   worker.kill('SIGKILL');
   await new Promise((resolve) => worker.once('exit', resolve));
   for (const folder of left) expect(existsSync(folder), folder).toBe(true);
-  // The next sandbox, in this worker: its own folders are a live worker's, and stay.
-  const next = startSandbox({ cwd: process.cwd() });
+  // This worker is live, and its folders stay; the next worker's first sandbox removes the dead one's.
+  const own = startSandbox({ cwd: process.cwd() });
+  const next = spawn(process.execPath, [...fixture, 'next'], { stdio: ['pipe', 'pipe', 'inherit'] });
   try {
+    expect(await firstLine(next)).toBe('started');
     await expect.poll(() => left.filter((folder) => existsSync(folder))).toEqual([]);
-    expect(existsSync(next.workDir)).toBe(true);
+    expect(existsSync(own.workDir)).toBe(true);
   } finally {
-    await next.close();
+    next.stdin!.end();
+    await new Promise((resolve) => next.once('exit', resolve));
+    await own.close();
   }
 });

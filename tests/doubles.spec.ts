@@ -2,6 +2,7 @@ import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 import { createModel } from '../src/models/registry.ts';
 import { doubleNames, registerDoubles, SCRIPTED_BASE_URL, scriptedFetch } from '../src/models/scripted/endpoint.ts';
 import { hnDoubles } from '../src/sites/hn/doubles/index.ts';
+import { shellDoubles } from '../src/playwright/doubles.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { createReplica } from '../src/sites/hn/replica.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
@@ -32,7 +33,7 @@ test('scripted:<name> resolves to the doubles the shell registered (HN\'s); a na
   expect(doubleNames().slice(0, hn.length)).toEqual(hn);
   // Registering the same doubles again (a second entry point) is harmless; taking a name is not.
   const before = doubleNames();
-  registerDoubles(hnDoubles);
+  registerDoubles(shellDoubles);
   expect(() => registerDoubles({ diligent: () => ({ name: 'finish', args: {} }) })).toThrow(/^scripted double "diligent" is registered already$/);
   expect(doubleNames()).toEqual(before);
   expect(hn).toEqual(['overclaimer', 'diligent', 'looper', 'injectable', 'iterator', 'programmer', 'looker', 'snapshot-overclaimer', 'snapshot-diligent']);

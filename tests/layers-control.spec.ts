@@ -351,7 +351,7 @@ test.describe('evidence', () => {
     expect(events(result, 'harness_evidence')).toEqual([]);
   });
 
-  test('the report counts unsupported claims per cell and shows them in the Markdown table', () => {
+  test('the report counts unsupported claims per cell and shows them in the line per cell of summary.md', () => {
     const reported = (id: string, layers: string, claimed: boolean, unsupportedClaim?: boolean): AttachedRunRecord =>
       attachedRunRecord({ layers, claimed, ...(unsupportedClaim !== undefined && { unsupportedClaim }), test: { id, title: id, project: layers } });
     const summary = summarize([reported('a', 'bare', true), reported('b', 'evidence', false, true), reported('c', 'evidence', false, true), reported('d', 'evidence', false, false)], { complete: true });
@@ -359,9 +359,7 @@ test.describe('evidence', () => {
       ['bare', 0],
       ['evidence', 2],
     ]);
-    const markdown = renderMarkdown(summary).split('\n');
-    const column = markdown.find((line) => line.startsWith('| task'))!.split(' | ').indexOf('unsupported claims');
-    expect(markdown.find((line) => line.includes('| evidence |'))!.split(' | ')[column]).toBe('2');
+    expect(renderMarkdown(summary)).toMatch(/^- harness-eval · scripted:overclaimer · evidence: .* · 2 unsupported claims · /m);
   });
 });
 

@@ -77,7 +77,7 @@ test('an incomplete run never reads as passed: a warning, not green, its gates n
   // The verdict first, then the best so far, said to be so far.
   expect(markdown[4]).toBe('**Best so far (incomplete): harness-eval · scripted:overclaimer · verified+login: 9 of 10 done (60–98%), no false success; better beyond chance than the 1 other cell with none**');
   expect(markdown[2]).toBe('**⚠ incomplete: 20 of 33 planned runs recorded · 1 gate not judged: incomplete**');
-  expect(markdown.filter((line) => line.startsWith('- '))).toEqual(['- partial: interrupted; 13 of 33 planned runs not recorded; not a baseline for the whole suite', ...missing.slice(0, 10).map((test) => `- missing: ${test.title} (p)`), '- … and 3 more missing tests (summary.json lists them all)']);
+  expect(markdown.slice(0, markdown.indexOf('## Cells: upvote-first-post · hn-recorded')).filter((line) => line.startsWith('- '))).toEqual(['- partial: interrupted; 13 of 33 planned runs not recorded; not a baseline for the whole suite', ...missing.slice(0, 10).map((test) => `- missing: ${test.title} (p)`), '- … and 3 more missing tests (summary.json lists them all)']);
   // A breach in the part that ran is a breach.
   const breached = summarize(classic(), { complete: false, now, planned: 31, gates: [{ layers: 'bare' }], stopped: 'interrupted' });
   expect(verdictLines(breached)).toMatchObject({ state: 'fail', headline: 'gates breached in 1 cell · incomplete: 30 of 31 planned runs recorded' });
@@ -161,13 +161,14 @@ test('the baseline comparison is in summary.md and the HTML report, with the dif
   expect(markdown).toContain('| upvote-first-post · harness-eval · scripted:overclaimer · bare · hn-recorded | 10 → 10 | 0% → 100% +100 pts (+61 to +100) | 100% → 0% −100 pts (−100 to −61) |');
   expect(markdown).toContain('| ⚑ success rate, false-success rate changed |');
   expect(markdown).toContain('| upvote-first-post · harness-eval · scripted:overclaimer · verified · hn-recorded | 1 → 1 |');
-  expect(markdown).toContain('| too few trials to detect any change |');
+  // 1 of 1 against 0 of 1 cannot be told apart; 2 trials a cell could, were those the rates.
+  expect(markdown).toContain('| too few trials to detect any change; trials per cell that would decide it: success rate 2 |');
   const $ = cheerio.load(renderHtml(after, runs));
   expect($('#comparison td.flagged.better').first().text()).toBe('0% → 100%+100 pts (+61 to +100)');
   expect($('#comparison td.flagged.worse').length).toBe(0);
   // What did not change is folded, and says why it may not have.
   expect($('#comparison details summary').text()).toBe('1 cell with no change detected, 1 of them with too few trials to detect any');
-  expect($('#comparison details tr').last().find('td').last().text()).toBe('too few trials to detect any change');
+  expect($('#comparison details tr').last().find('td').last().text()).toBe('too few trials to detect any change; trials per cell that would decide it: success rate 2');
   expect($('#comparison .cells-differ').length).toBe(0);
 
   // A matrix that changed shape says so, above the table: its added and removed cells have nothing to compare.
@@ -225,7 +226,7 @@ test("no `contained` mark under harness-eval's own code (the built-in harness, a
   expect(summary.cells.find((cell) => cell.agent === 'harness-eval')).toMatchObject({ contained: true, ownCode: true });
   expect(summary.cells.find((cell) => cell.agent === 'boxed')!.ownCode).toBeUndefined();
   const markdown = renderMarkdown(summary);
-  expect(markdown.split('\n').filter((line) => / · contained( |$)/.test(line)).map((line) => line.split(' | ')[1])).toEqual(['boxed']);
+  expect(markdown.split('\n').filter((line) => / · contained( |$)/.test(line)).map((line) => line.split(' · ')[0])).toEqual(['| boxed']);
 });
 
 test('a cell says how its agent was contained in summary.md and index.html, beside its success rate: contained, not contained, escape attempts', () => {
@@ -237,8 +238,8 @@ test('a cell says how its agent was contained in summary.md and index.html, besi
     cellOf('older', {}),
   ];
   const summary = summarize(runs, { complete: true, now });
-  const rows = renderMarkdown(summary).split('\n').filter((line) => line.startsWith('| upvote-first-post'));
-  expect(rows.map((row) => [row.split(' | ')[1], row.split(' | ')[6]])).toEqual([
+  const rows = renderMarkdown(summary).split('\n').filter((line) => /^\| \w+ · /.test(line));
+  expect(rows.map((row) => [row.slice(2).split(' · ')[0], row.split(' | ')[1]])).toEqual([
     ['boxed', '100% (21–100%) · contained'],
     ['loose', '100% (21–100%) · not contained'],
     ['older', '100% (21–100%)'],

@@ -249,11 +249,13 @@ test.describe('rendering', () => {
     const lines = markdown.split('\n');
     expect(lines[0]).toBe('# harness-eval summary');
     expect(markdown).toContain('15 runs of 15 planned in 3 cells');
-    expect(lines.filter((line) => line.startsWith('| upvote-first-post |'))).toHaveLength(3);
+    // A narrow table (configuration, success, false success, runs), then each cell's other figures as a line.
+    expect(lines).toContain('## Cells: upvote-first-post · hn-recorded');
+    expect(lines).toContain('| configuration | success | false success | runs |');
+    expect(lines.filter((line) => line.startsWith('| harness-eval · '))).toHaveLength(3);
     const login = lines.find((line) => line.startsWith('|') && line.includes('guardrails+verify+login'))!;
-    expect(login).toContain('| 60% (31–83%) |');
-    expect(login).toContain('| 0% (0–28%) |');
-    expect(login).toContain('finished 6, max_iterations 3, model_error 1');
+    expect(login).toMatch(/^\| harness-eval · [^|]+ · guardrails\+verify\+login \| 60% \(31–83%\) \| 0% \(0–28%\) \| 10 \|$/);
+    expect(lines.find((line) => line.startsWith('- ') && line.includes('guardrails+verify+login'))).toContain('stop reasons finished 6, max_iterations 3, model_error 1');
     expect(markdown).toContain('$1.20');
   });
 
@@ -390,8 +392,8 @@ test.describe('names that say what ran', () => {
     expect(summarySchema.parse(JSON.parse(JSON.stringify(summary))).cells.map((cell) => cell.model)).toEqual(summary.cells.map((cell) => cell.model));
     expect(cellLabel(summary.cells.find((cell) => cell.agent === 'nop')!)).toBe('upvote-first-post · nop · - · - · hn-recorded');
     const markdown = renderMarkdown(summary);
-    expect(markdown).toContain('| upvote-first-post | nop | - | - | hn-recorded |');
-    expect(markdown).not.toMatch(/\| (nop|liar|py) \| scripted:diligent \|/);
+    expect(markdown).toContain('| nop · - · - |');
+    expect(markdown).not.toMatch(/\| (nop|liar|py) · scripted:diligent /);
     const html = renderHtml(summary, runs);
     expect(html).not.toMatch(/<td data-label="agent">(nop|liar|py)<\/td><td data-label="model">scripted:<wbr>diligent<\/td>/);
     expect(html).toMatch(/<td data-label="agent">nop<\/td><td data-label="model">-<\/td>/);
@@ -452,10 +454,9 @@ test.describe('false failures, side effects, incomplete runs and unknown tokens'
     const runs = mixed();
     const summary = summaryOf(runs);
     const markdown = renderMarkdown(summary);
-    expect(markdown).toContain('| false-success rate | false successes on retried attempts | false-failure rate | side-effect rate | incomplete | retried |');
-    expect(markdown).toContain('| 25% (5–70%) | 25% (5–70%) | 1 | 0 |');
+    expect(markdown).toContain(': false failure 25% (5–70%) · side effects 25% (5–70%) · 1 incomplete · 0 retried · ');
     expect(markdown).toContain('1 false failure (25%) · 1 with side effects (25%) · 1 incomplete');
-    expect(markdown).toContain('| 3,000 / 300 (+1 unknown) |');
+    expect(markdown).toContain(' · tokens in / out 3,000 / 300 (+1 unknown) · ');
     const html = renderHtml(summary, runs);
     expect(html).toContain('<figcaption>false-failure rate</figcaption>');
     expect(html).toContain('<figcaption>side-effect rate</figcaption>');
@@ -466,8 +467,8 @@ test.describe('false failures, side effects, incomplete runs and unknown tokens'
 
   test('a cell whose every run has unknown tokens shows them as unknown, never as 0', () => {
     const summary = summaryOf([run({ tokens: { input: null, output: null } })]);
-    expect(renderMarkdown(summary)).toContain('| unknown |');
-    expect(renderMarkdown(summary)).not.toContain('| 0 / 0 |');
+    expect(renderMarkdown(summary)).toContain(' · tokens in / out unknown · ');
+    expect(renderMarkdown(summary)).not.toContain('0 / 0');
   });
 
   test('a summary with missing tests is not complete, and the reports list them', () => {
@@ -509,6 +510,39 @@ test.describe('newcombe: the difference of two proportions', () => {
     expect(detectionPower(1, 0, 5)).toBeCloseTo(1, 12);
     expect(detectionPower(1, 0, 1)).toBe(0);
     expect(detectionPower(0.5, 0.5, 20)).toBeLessThan(0.05); // the false-alarm rate stays under 5%
+  });
+
+  test('detection power is the sum over every pair of outcomes, also where (1 − p)^n underflows; trials to detect is fast enough for a report', () => {
+    // The definition, summed over every pair of outcomes with the binomial terms taken in logs (no underflow).
+    const logChoose = (n: number, k: number) => { let sum = 0; for (let i = 1; i <= k; i++) sum += Math.log((n - k + i) / i); return sum; };
+    const pmf = (n: number, p: number, k: number) => (p === 0 ? Number(k === 0) : p === 1 ? Number(k === n) : Math.exp(logChoose(n, k) + k * Math.log(p) + (n - k) * Math.log(1 - p)));
+    const bySum = (p1: number, p2: number, n: number) => {
+      const [first, second] = [p1, p2].map((p) => Array.from({ length: n + 1 }, (_, k) => pmf(n, p, k)));
+      let power = 0;
+      for (let x1 = 0; x1 <= n; x1++) for (let x2 = 0; x2 <= n; x2++) if (differs(x1, n, x2, n)) power += first![x1]! * second![x2]!;
+      return power;
+    };
+    for (const [p1, p2, n] of [[0.8, 0.95, 3], [0.8, 0.95, 71], [1, 2 / 3, 16], [0.5, 0.3, 40], [0.1, 0, 30], [0.95, 0.9, 400], [0.5, 0.5, 25]] as const) {
+      expect(detectionPower(p1, p2, n), `${p1} → ${p2}, n = ${n}`).toBeCloseTo(bySum(p1, p2, n), 9);
+    }
+    // What the sum by runs rests on: for each x1, the x2 that differs() does not tell from it are one run (checked here to n = 50; offline to 400).
+    const broken: string[] = [];
+    for (let n = 1; n <= 50; n++) {
+      for (let x1 = 0; x1 <= n; x1++) {
+        const undecided = Array.from({ length: n + 1 }, (_, x2) => !differs(x1, n, x2, n));
+        if (!undecided.slice(undecided.indexOf(true), undecided.lastIndexOf(true) + 1).every(Boolean)) broken.push(`n = ${n}, x1 = ${x1}`);
+      }
+    }
+    expect(broken).toEqual([]);
+    // 0.05^400 is below the smallest double: the old recurrence from P(X = 0) made every term 0, so no power at all.
+    expect(detectionPower(0.95, 0.9, 400)).toBeGreaterThan(0.5);
+    expect(trialsToDetect(0.9, 0.85)).toBeGreaterThan(600);
+    expect(trialsToDetect(0.9, 0.85)).toBeLessThan(800);
+    // Rates too close (or equal) for 1,000 trials: answered in well under a second each (about 0.7 s for the first in a process), not 25 s each.
+    const started = performance.now();
+    expect(trialsToDetect(0.5, 0.45)).toBeUndefined();
+    expect(trialsToDetect(2 / 3, 2 / 3)).toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(5_000); // was 50 s
   });
 });
 

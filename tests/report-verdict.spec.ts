@@ -2,7 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { test } from '@playwright/test';
 import { renderHtml, renderMarkdown } from '../src/report/files.ts';
 import { decideGates, summarize } from '../src/report/summarize.ts';
-import { trialsToDecide, wilson } from '../src/report/statistics.ts';
+import { trialsToDecide, trialsToDetect, wilson } from '../src/report/statistics.ts';
+import { plan } from '../src/cli/plan.ts';
+import * as cheerio from 'cheerio';
 import type { AttachedRunRecord } from '../src/report/types.ts';
 import { expect, attachedRunRecord } from './support.ts';
 
@@ -101,6 +103,43 @@ test('a gate at 3 trials is not decided by the data, and the report says how man
   expect(decideGates(summarize(many(1, 3), { complete: true, now }), [{ maxFalseSuccessRate: 0.5 }])[0]).toMatchObject({ decided: 'undecided', target: 0.5 });
 });
 
+test('each pair the report compares says whether the data decide it, and how many trials per cell would: the number harness-eval plan gives for the same rates', () => {
+  // 80% against 95% at 20 trials a cell: not told apart; `harness-eval plan --from 80% --to 95%` says how many trials would.
+  const [planned] = plan(['--from', '80%', '--to', '95%']);
+  const trials = Number(/: (\d+) trials per cell$/.exec(planned!)![1]);
+  expect(trials).toBe(trialsToDetect(0.8, 0.95));
+  const stacks = { verified: [{ name: 'verify', options: {} }], bare: [] };
+  const cell = (layers: keyof typeof stacks, done: number) =>
+    Array.from({ length: 20 }, (_, index) => attachedRunRecord({ model: 'scripted:diligent', layers, condition: { model: { id: 'scripted:diligent' }, layers: stacks[layers], site: { name: 'hn-recorded' } } as AttachedRunRecord['condition'], claimed: index < done, actual: index < done, test: { id: `${layers}-${index}` } }));
+  const summary = summarize([...cell('verified', 19), ...cell('bare', 16)], { complete: true, now });
+  expect(summary.recommendation!.choices[0]!.tiedWith).toMatchObject([{ configuration: 'harness-eval · scripted:diligent · bare', trialsToTell: trials }]);
+  expect(summary.ablation).toMatchObject([{ layer: 'verify', trialsToTell: { successRate: trials } }]);
+  const md = renderMarkdown(summary);
+  expect(md).toContain(`not yet told apart from harness-eval · scripted:diligent · bare (16 of 20 done (58–92%); ${trials} trials per cell would tell them apart)`);
+  expect(md).toContain(`| +15 pts (−7 to +37); ${trials} trials per cell would decide |`);
+  expect(md).toContain(`- What each layer buys: 0 of 1 change seen decided by the data; ${trials} trials per cell would decide it at the rates seen`);
+  const html = cheerio.load(renderHtml(summary, []));
+  expect(html('#answer .ship').text()).toContain(`${trials} trials per cell would tell them apart`);
+  expect(html('#verdict li').last().text()).toBe(`What each layer buys: 0 of 1 change seen decided by the data; ${trials} trials per cell would decide it at the rates seen`);
+  expect(html('#ablation td[data-label="success rate"] small.undecided').text()).toBe(`${trials} trials per cell would decide`);
+
+  // While the matrix runs (a progress write every second), or once cut short, nothing is planned from part of it.
+  const partial = summarize([...cell('verified', 19), ...cell('bare', 16)], { complete: false, now });
+  expect(partial.recommendation!.choices[0]!.tiedWith[0]!.trialsToTell).toBeUndefined();
+  expect(partial.ablation![0]!.trialsToTell).toBeUndefined();
+  expect(renderMarkdown(partial)).toContain('not yet told apart from harness-eval · scripted:diligent · bare (16 of 20 done (58–92%))');
+  expect(renderMarkdown(partial)).not.toMatch(/would (tell|decide)/);
+
+  // Decided pairs say so; the same rate seen, or rates too close for 1,000 trials, say that instead of a number.
+  const decided = summarize([...cell('verified', 20), ...cell('bare', 5)], { complete: true, now });
+  expect(renderMarkdown(decided)).toContain('better beyond chance than the 1 other cell with none');
+  expect(renderMarkdown(decided)).toContain('- What each layer buys: 1 of 1 change seen decided by the data');
+  expect(renderMarkdown(summarize([...cell('verified', 10), ...cell('bare', 10)], { complete: true, now }))).toContain('(10 of 20 done (30–70%); the same rate seen)');
+  const close = summarize([...cell('verified', 11), ...cell('bare', 10)], { complete: true, now });
+  expect(renderMarkdown(close)).toContain('(10 of 20 done (30–70%); more than 1,000 trials per cell would tell them apart)');
+  expect(renderMarkdown(close)).toContain('; 1 would take more than 1,000 trials per cell');
+});
+
 test('in a browser: the answer and the ungated false successes above the fold at 1280 px; at 390 px every rate readable with no horizontal scroll', async ({ page }, testInfo) => {
   const runs = heldOut();
   const html = renderHtml(summarize(runs, { complete: true, now, gates, prices }), runs);
@@ -134,5 +173,8 @@ test('in a browser: the answer and the ungated false successes above the fold at
   }
   // The runs table's test column is a line of the card, not a sliver.
   expect((await page.locator('#runs td.test').first().boundingBox())!.width).toBeGreaterThan(250);
-  await testInfo.attach('report-390.png', { body: await page.screenshot({ fullPage: true }), contentType: 'image/png' });
+  const phone = await page.screenshot({ fullPage: true });
+  // The whole page's screenshot is as wide as the screen: nothing lies beyond it to scroll to (a PNG's width is at byte 16).
+  expect(phone.readUInt32BE(16)).toBe(390);
+  await testInfo.attach('report-390.png', { body: phone, contentType: 'image/png' });
 });

@@ -33,7 +33,7 @@ function wideMatrix(): AttachedRunRecord[] {
   );
 }
 
-test('the report fits 1280 px: no page-wide scroll, the cells table\'s last column in view', async ({ page }) => {
+test('the report fits 1280 px: no page-wide scroll, the cells table\'s last column in view, no word broken inside', async ({ page }) => {
   const runs = wideMatrix();
   const summary = summarize(runs, { complete: true, prices: { 'openai:gpt-4o-mini-2024-07-18': { input: 0.15, output: 0.6 } } });
   await page.setViewportSize({ width: 1280, height: 800 });
@@ -47,4 +47,31 @@ test('the report fits 1280 px: no page-wide scroll, the cells table\'s last colu
     expect(box.x + box.width, `${section}'s box`).toBeLessThanOrEqual(1280);
     expect(last.x + last.width, `${section}'s last column`).toBeLessThanOrEqual(box.x + box.width);
   }
+  // No word of any table is broken inside (`scripted:d|iligent`): a name wraps only after a separator.
+  const broken = await page.evaluate(() => {
+    const found: string[] = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const cell = node.parentElement?.closest('td, th');
+      if (!cell || node.parentElement?.closest('details:not([open]), svg')) continue;
+      for (const match of (node.textContent ?? '').matchAll(/\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, match.index!);
+        range.setEnd(node, match.index! + match[0].length);
+        const lines = new Set([...range.getClientRects()].filter((rect) => rect.width > 0).map((rect) => Math.round(rect.top)));
+        if (lines.size < 2) continue;
+        // Where the line breaks: allowed only after a separator (`:`, `-`, `–`, `+`, `·`, `/`, `_`, `.`, `,`, `=`).
+        const top = (offset: number) => {
+          range.setStart(node!, match.index! + offset);
+          range.setEnd(node!, match.index! + offset + 1);
+          return Math.round(range.getClientRects()[0]?.top ?? 0);
+        };
+        for (let offset = 1; offset < match[0].length; offset++) {
+          if (top(offset) !== top(offset - 1) && !/[:+/·_.,=\-–]/.test(match[0][offset - 1]!)) found.push(`${match[0].slice(0, offset)}|${match[0].slice(offset)} (in ${cell.closest('section')?.id})`);
+        }
+      }
+    }
+    return found;
+  });
+  expect(broken).toEqual([]);
 });

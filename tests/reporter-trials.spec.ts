@@ -83,7 +83,7 @@ test('mangled attachments: unknown tokens stay unknown, a bad run is named in on
   expect(result.stdout).toMatch(/^harness-eval: harness-run\.json of "a run attachment a bug mangled" \(synthetic\): claimed: Invalid input: expected boolean, received string; the run counts as missing$/m);
   expect(result.stdout).toMatch(/^harness-eval: harness-run\.json of "a run attachment that is not JSON" \(synthetic\): not a JSON object; the run counts as missing$/m);
   expect(result.stdout).toContain('harness-eval: 2 tests recorded no run:');
-  expect(readFileSync(join(env.REPORT_DIR, 'summary.md'), 'utf8')).toContain('| 1,000 / 50 (+1 unknown) |');
+  expect(readFileSync(join(env.REPORT_DIR, 'summary.md'), 'utf8')).toContain(' · tokens in / out 1,000 / 50 (+1 unknown) · ');
 });
 
 test('nothing measured fails with one line saying why', async () => {

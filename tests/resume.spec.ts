@@ -5,7 +5,7 @@ import { HARNESS_RUN_START_ATTACHMENT } from '../src/playwright/fixtures.ts';
 import { openRunJournal, RESUME_ENV, runJournal } from '../src/playwright/resume.ts';
 import type { PlannedRun } from '../src/core/run.ts';
 import type { Summary } from '../src/report/types.ts';
-import { collect, playwright, readSummary, workspace } from './playwright-child.ts';
+import { collect, playwright, readSummary, sharedRun, workspace } from './playwright-child.ts';
 import { interruptedMatrix } from './interrupted-matrix.ts';
 import { attachedRunRecord, expect } from './support.ts';
 
@@ -25,9 +25,11 @@ const cells = (summary: Summary) =>
     .map(({ wallMs: _time, runIds, ...cell }) => ({ ...cell, runIds: [...runIds].sort() }))
     .sort((a, b) => JSON.stringify([a.task, a.agent, a.model, a.layers]).localeCompare(JSON.stringify([b.task, b.agent, b.model, b.layers])));
 
+// The run straight through, made once: the first test compares with it, the second resumes its copy.
+const straightRun = sharedRun('harness-eval-straight-', ['test', '-c', 'tests/fixtures/resume/playwright.config.ts']);
+
 test('a matrix interrupted part way and resumed gives the summary of one run straight through, and one history entry', async () => {
-  const straight = workspace('harness-eval-straight-');
-  const whole = await matrix(straight.env);
+  const { child: whole, ...straight } = await straightRun();
   expect(readSummary(straight.env.REPORT_DIR)).toMatchObject({ complete: true, recorded: 8, planned: 8 });
 
   const { dir, env } = workspace('harness-eval-resumed-');
@@ -57,8 +59,7 @@ test('a matrix interrupted part way and resumed gives the summary of one run str
 });
 
 test('a resume after a whole run runs nothing again; without HARNESS_RESUME the journal starts again and every run runs', async () => {
-  const { env } = workspace('harness-eval-resume-whole-');
-  await matrix(env);
+  const { env } = await straightRun();
   const before = readSummary(env.REPORT_DIR);
   const resumed = await matrix({ ...env, [RESUME_ENV]: '1' });
   expect(resumed.stdout).toContain(': 8 runs recorded earlier in ');

@@ -11,7 +11,7 @@ import { playwright, readSummary, workspace, type Child } from './playwright-chi
 /**
  * The second site kit (examples/todo-kit/, a to-do app): the proof that the core is generic. Its
  * site is checked here at the HTTP level; its own Playwright run (its controls, and the built-in
- * harness driven by its doubles under the bare and verified stacks) runs as a child, as a user
+ * harness driven by `scripted:diligent` and `scripted:overclaimer` under the bare and verified stacks) runs as a child, as a user
  * would run it, and its report is read back.
  */
 const KIT = join(import.meta.dirname, '..', 'examples', 'todo-kit');
@@ -253,15 +253,15 @@ test.describe("the kit's own run, as a child run: controls and the built-in harn
     }
   });
 
-  test('the built-in harness: the diligent double succeeds under both stacks; the liar double is a false success under the bare stack', () => {
+  test('the built-in harness: the diligent double succeeds under both stacks; the overclaimer is a false success under the bare stack', () => {
     for (const task of todoTasks) {
-      for (const layers of ['bare', 'verified']) expect(cell(task.name, 'harness-eval', 'todo:diligent', layers), `${task.name} ${layers}`).toEqual({ runs: 1, successes: 1, falseSuccesses: 0 });
-      expect(cell(task.name, 'harness-eval', 'todo:liar', 'bare'), task.name).toEqual({ runs: 1, successes: 0, falseSuccesses: 1 });
+      for (const layers of ['bare', 'verified']) expect(cell(task.name, 'harness-eval', 'scripted:diligent', layers), `${task.name} ${layers}`).toEqual({ runs: 1, successes: 1, falseSuccesses: 0 });
+      expect(cell(task.name, 'harness-eval', 'scripted:overclaimer', 'bare'), task.name).toEqual({ runs: 1, successes: 0, falseSuccesses: 1 });
     }
   });
 
-  test('under the verified stack the liar double is no false success: its gate holds, and the run passes', () => {
-    for (const task of todoTasks) expect(cell(task.name, 'harness-eval', 'todo:liar', 'verified'), task.name).toEqual({ runs: 1, successes: 0, falseSuccesses: 0 });
+  test('under the verified stack the overclaimer is no false success: its gate holds, and the run passes', () => {
+    for (const task of todoTasks) expect(cell(task.name, 'harness-eval', 'scripted:overclaimer', 'verified'), task.name).toEqual({ runs: 1, successes: 0, falseSuccesses: 0 });
     expect(summary.gates).toMatchObject({ checked: 1, breaches: [], unmatched: [] });
     expect(child.code).toBe(0);
   });

@@ -28,7 +28,9 @@ test('the reporter prints a line per run and writes the summary of its cells', a
   const bare = summary.cells.find((cell) => cell.layers === 'bare')!;
   expect(bare).toMatchObject({ runs: 4, successes: 1, claimed: 3, falseSuccesses: 2, iterations: { max: 6 } });
   expect(existsSync(join(env.REPORT_DIR, 'index.html'))).toBe(true);
-  expect(readFileSync(join(env.REPORT_DIR, 'summary.md'), 'utf8')).toContain('| synthetic-task | harness-eval | double:a | bare |');
+  expect(readFileSync(join(env.REPORT_DIR, 'summary.md'), 'utf8')).toContain('| harness-eval · double:a · bare | ');
+  // The console says which configuration to ship and every false success under no gate, before its verdict.
+  expect(result.stdout).toMatch(/^harness-eval: Ship: harness-eval · double:\w · \w+: .*\nharness-eval: ✗ 2 false successes in 2 of 4 trials: synthetic-task · harness-eval · double:\w · bare · hn-recorded, under no gate\n/m);
 });
 
 test('with a baseline summary, the reporter prints how each cell changed', async () => {

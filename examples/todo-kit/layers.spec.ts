@@ -1,13 +1,12 @@
 import { expect, test } from 'harness-eval';
-import { todoDiligent } from './doubles.ts';
 import { markFirstGroceryDone } from './tasks.ts';
 
 /**
  * The layers that act on what a request does (stop-on-success, approval, permissions) on the kit's
- * first task, driven by the diligent double: each does here what it does on Hacker News, through
+ * first task, driven by `scripted:diligent`: each does here what it does on Hacker News, through
  * the kit's classifier, its origin and its postconditions' session checks.
  */
-test.use({ model: todoDiligent });
+test.use({ model: 'scripted:diligent' });
 
 test.describe('stop-on-success', () => {
   test.use({ layers: ['guardrails', 'verify', 'stop-on-success'] });

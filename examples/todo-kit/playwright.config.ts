@@ -4,8 +4,9 @@ import { todoSite } from './site.ts';
 
 /**
  * The to-do kit's own run: its controls and the built-in harness on its three tasks, reported by
- * harness-eval's reporter. Every run starts signed in (the doubles have no password to type; the
- * references sign in by themselves). tests/second-kit.spec.ts runs it as a child run in CI.
+ * harness-eval's reporter. Every run starts signed in (the prompts give no login, and the kit has no
+ * login wall for the `login` layer; the references sign in by themselves). tests/second-kit.spec.ts
+ * runs it as a child run in CI.
  */
 export default defineConfig<HarnessOptions>({
   testDir: '.',

@@ -53,8 +53,16 @@ export function releaseIdentity(identity: HostIdentity): void {
 /** The program a part of the sandbox is run with: its HARNESS_* override, else the first on PATH. */
 export function toolPath(name: string, override: string | undefined): string | undefined {
   if (override) return override;
-  return (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, name)).find(isExecutable);
+  // Looked up at every sandbox's start: a program found stays found while PATH is the same (one not found is looked for again).
+  const key = `${name}\0${process.env.PATH ?? ''}`;
+  const known = foundTools.get(key);
+  if (known) return known;
+  const found = (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, name)).find(isExecutable);
+  if (found) foundTools.set(key, found);
+  return found;
 }
+
+const foundTools = new Map<string, string>();
 
 export function isExecutable(file: string): boolean {
   try {

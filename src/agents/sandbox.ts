@@ -382,6 +382,9 @@ function own(path: string, identity: HostIdentity, mode = 0o700): void {
   chmodSync(path, mode);
 }
 
+/** Whether this worker reaped what dead workers left (at its first sandbox). */
+let reaped = false;
+
 /**
  * Starts a sandbox: bwrap and its relay, which wait on the control channel for the agent's command
  * (`start`). Each run has its own: one sandbox never runs two agents.
@@ -446,10 +449,14 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   const child = spawn(argv[0]!, argv.slice(1), { detached: true, env: {}, stdio: stdioWithoutInherited(['ignore', 'pipe', 'pipe', 'pipe', 'pipe', filterFd, ...Array<Stdio>(FIRST_DECOY_FD - 6).fill('ignore'), ...decoyFds]) });
   for (const fd of [filterFd, ...decoyFds]) closeSync(fd);
   reach('spawned');
-  // After the spawn: bwrap sets up while the machine's /proc is scanned, and the folders dead workers left are removed in the background.
-  const orphansKilled = reapOrphans();
-  reapCgroups();
-  void reapOrphanFolders([sandboxBase(), tmpdir()]);
+  // After the spawn, while bwrap sets up: what dead workers left is reaped once per worker, at its first sandbox (a worker
+  // that dies is replaced by a new one; its sandboxes' inits die with it, --die-with-parent, so this is a second line).
+  const orphansKilled = reaped ? 0 : reapOrphans();
+  if (!reaped) {
+    reaped = true;
+    reapCgroups();
+    void reapOrphanFolders([sandboxBase(), tmpdir()]);
+  }
   // The sandbox's init (pid 1 inside), as a pid outside: its root's /proc is the sandbox's own. And the main process's exit code, once it ended.
   let initPid: number | undefined;
   let exitCode: number | undefined;

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { InputError, readJsonFile } from '../input.ts';
 import { summarySchema } from '../report/types.ts';
 import { counted, formatCount } from '../report/format.ts';
-import { detectionPower, trialsToDetect } from '../report/statistics.ts';
+import { DETECT_LIMIT, detectionPower, trialsToDetect } from '../report/statistics.ts';
 
 export const PLAN_USAGE = `harness-eval plan --from RATE --to RATE [--power 0.8] [--cells N] [--workers N]
                     [--seconds-per-run S] [--cost-per-run USD] [--summary FILE]
@@ -59,7 +59,7 @@ export function plan(args: string[]): string[] {
 
   const trials = trialsToDetect(from, to, power);
   const head = `to tell a success rate of ${percent(from)} from ${percent(to)} (two-sided, 95% confidence, power ${percent(power)})`;
-  if (trials === undefined) return [`harness-eval: ${head}: more than 1,000 trials per cell; no plan`];
+  if (trials === undefined) return [`harness-eval: ${head}: more than ${formatCount(DETECT_LIMIT)} trials per cell; no plan`];
   const runs = trials * cells;
   const lines = [`harness-eval: ${head}: ${counted(trials, 'trial')} per cell`];
   const parts = [`${counted(cells, 'cell')}: ${formatCount(runs)} runs`];

@@ -16,3 +16,4 @@ export {
 } from './cassette.ts';
 export type { ChatMessage, ChatRequest, ChatResponse, Model, ResponseFormat, Sampling, ToolCall, Usage } from './types.ts';
 export { registerDoubles, type OfferedTool, type ScriptedDouble, type WireMessage } from './scripted/endpoint.ts';
+export { toolResult, unwrapObservations } from './scripted/results.ts';

@@ -19,7 +19,8 @@ import { observationTokens } from '../harness/tokens.ts';
 import { recorded, type SiteFactory } from '../sites/hn/site.ts';
 import { InputError, parseInput } from '../input.ts';
 import { recordInAllure } from './allure.ts';
-import './doubles.ts';
+import { followsReference } from './doubles.ts';
+import { rehearseOnce } from '../doubles/index.ts';
 import { agentFor, DEFAULT_SURFACE, surfaceStackName, type Surface } from '../harness/surface.ts';
 import { agentCondition, layersCondition, modelCondition, modelNameInUse, NO_LAYERS, portablePaths, stackNameInUse } from './condition.ts';
 import { budgetSpent, parseCostOptions, priced, runCost, runLedger } from './cost.ts';
@@ -248,6 +249,8 @@ export const test = plainCells(base.extend<HarnessOptions & { harness: Harness }
       if (!budgeted) skipWhenBudgetSpent();
       // Only a run that goes ahead makes its site (create() may start an app); evaluate disposes of it however the run ends.
       const instance = await site.create();
+      // A double that follows the task's reference on any site has it rehearsed first (src/doubles/).
+      if (followsReference(modelId(model), instance.origin)) await rehearseOnce(task, site, browser);
       const controller = new AbortController();
       let started = false;
       // A command agent's stderr is attached with its run's record, not before: the reporter pairs the two by their order.

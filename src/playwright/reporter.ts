@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { baselineMismatch, cellsDiffer, comparison, describeSelection, partialReasons, readBaseline, readSummary, renderComparison, type ComparableSummary } from '../report/compare.ts';
-import { renderMarkdown, retriedLies, verdictLines, writeSummaryFiles } from '../report/files.ts';
+import { answerLines, decidedLines, renderMarkdown, retriedLies, verdictLines, writeSummaryFiles } from '../report/files.ts';
 import { containmentLines, counted, endingOf, incompleteNote, testName } from '../report/format.ts';
 import { DEFAULT_HISTORY_LIMIT, HISTORY_DIR, listHistory, saveToHistory } from '../report/history.ts';
 import { cellLabel, summarize } from '../report/summarize.ts';
@@ -232,6 +232,10 @@ export default class HarnessReporter implements Reporter {
     say(
       `harness-eval: ${summary.recorded} of ${counted(summary.planned, 'planned run')} recorded (${incomplete} incomplete) in ${counted(summary.cells.length, 'cell')}: ${successes} done, ${counted(falseSuccesses, 'false success', 'false successes')}${retriedLies(falseSuccessAttempts)}, ${counted(falseFailures, 'false failure')}, ${sideEffectRuns} with side effects; report in ${this.outputDir}`,
     );
+    // Which configuration to ship, every false success, and what the data decide, briefly: index.html and summary.md say it at length.
+    const answer = answerLines(summary);
+    const lies = answer.falseSuccesses.map((lie) => `${lie.gated ? '⚠' : '✗'} ${lie.line}`);
+    for (const line of [...answer.choices, ...lies, ...decidedLines(summary)]) say(`harness-eval: ${line}`);
     for (const line of containmentLines(summary.cells, cellLabel)) say(`harness-eval: ${line}`);
     const excluded = summary.excluded?.runs ?? [];
     if (excluded.length > 0) say(`harness-eval: ${counted(excluded.length, 'run')} left out of every rate: ${someNamed(excluded.map((run) => `${testName(run)}: ${run.reason}: ${run.detail}`))}`);

@@ -1,8 +1,8 @@
 import { BUILT_IN_AGENT } from '../core/run.ts';
-import { newcombe } from './statistics.ts';
+import { excludesZero, newcombe, trialsToDetect } from './statistics.ts';
 import { canonicalJson, compareStrings } from '../text.ts';
 import { compareCells, modelName } from './cells.ts';
-import type { Cell, LayerEffect } from './types.ts';
+import type { Cell, Interval, LayerEffect } from './types.ts';
 
 /**
  * What each layer buys: for every two cells of one task, agent, model and site (equal as data, not only by
@@ -11,9 +11,10 @@ import type { Cell, LayerEffect } from './types.ts';
  * the nearest stacks differ by several layers (natural stacks: bare → verified → verified+login),
  * the change from each stack to the next that adds to it is an `estimate`: the added layers'
  * effect together, in that order, not each one's. Cells without a layer list in their condition
- * (a version 1 summary) take no part.
+ * (a version 1 summary) take no part. `trials`: whether to find, for each rate the trials leave
+ * undecided, how many per cell would decide it.
  */
-export function layerEffects(cells: readonly Cell[]): LayerEffect[] {
+export function layerEffects(cells: readonly Cell[], trials: boolean): LayerEffect[] {
   const groups = new Map<string, Array<{ cell: Cell; layers: string[] }>>();
   for (const cell of cells) {
     const layers = cell.condition?.layers;
@@ -29,10 +30,10 @@ export function layerEffects(cells: readonly Cell[]): LayerEffect[] {
         const added = addedLayers(without.layers, withIt.layers);
         if (added === undefined || added.length === 0) continue;
         const layers = added.map((layer) => layerOf(JSON.parse(layer) as unknown));
-        if (layers.length === 1) effects.push(effect(layers[0]!, without.cell, withIt.cell));
+        if (layers.length === 1) effects.push(effect(layers[0]!, without.cell, withIt.cell, trials));
         // Only to the next stack: an estimate across one in between would count that one's layers twice.
         else if (!group.some((between) => between !== without && between !== withIt && addedLayers(without.layers, between.layers)?.length && addedLayers(between.layers, withIt.layers)?.length)) {
-          effects.push({ ...effect({ layer: layers.map(layerWithOptions).join(' + ') }, without.cell, withIt.cell), estimate: true });
+          effects.push({ ...effect({ layer: layers.map(layerWithOptions).join(' + ') }, without.cell, withIt.cell, trials), estimate: true });
         }
       }
     }
@@ -75,8 +76,22 @@ function layerOf(layer: unknown): Pick<LayerEffect, 'layer' | 'options'> {
   return given ? { layer: name, options: options as Record<string, unknown> } : { layer: name };
 }
 
-function effect(layer: Pick<LayerEffect, 'layer' | 'options'>, without: Cell, withIt: Cell): LayerEffect {
-  const difference = (count: (cell: Cell) => number) => newcombe(count(withIt), withIt.runs, count(without), without.runs);
+/** The events each compared rate counts. */
+const COUNTS = { successRate: (cell: Cell) => cell.successes, falseSuccessRate: (cell: Cell) => cell.falseSuccesses, falseFailureRate: (cell: Cell) => cell.falseFailures };
+
+/** The rates an effect compares, in the tables' order. */
+export const ablatedRates = Object.keys(COUNTS) as Array<keyof typeof COUNTS>;
+
+function effect(layer: Pick<LayerEffect, 'layer' | 'options'>, without: Cell, withIt: Cell, trials: boolean): LayerEffect {
+  const differences = Object.fromEntries(ablatedRates.map((rate) => [rate, newcombe(COUNTS[rate](withIt), withIt.runs, COUNTS[rate](without), without.runs)])) as Record<keyof typeof COUNTS, Interval>;
+  // What the trials leave undecided, and how many per cell would decide it at the rates seen.
+  const trialsToTell = Object.fromEntries(
+    ablatedRates.flatMap((rate) => {
+      if (!trials || excludesZero(differences[rate])) return [];
+      const needed = trialsToDetect(COUNTS[rate](without) / without.runs, COUNTS[rate](withIt) / withIt.runs);
+      return needed === undefined ? [] : [[rate, needed]];
+    }),
+  );
   return {
     ...layer,
     task: withIt.task,
@@ -85,9 +100,7 @@ function effect(layer: Pick<LayerEffect, 'layer' | 'options'>, without: Cell, wi
     without: without.layers,
     with: withIt.layers,
     runs: { without: without.runs, with: withIt.runs },
-    successRate: difference((cell) => cell.successes),
-    falseSuccessRate: difference((cell) => cell.falseSuccesses),
-    falseFailureRate: difference((cell) => cell.falseFailures),
+    ...differences,
+    ...(Object.keys(trialsToTell).length > 0 && { trialsToTell }),
   };
 }
-

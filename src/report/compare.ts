@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { InputError, parseInput, readJsonFile } from '../input.ts';
 import { counted, formatCount, formatDifference, formatInterval } from './format.ts';
-import { canDetectAnyChange, excludesZero, newcombe } from './statistics.ts';
+import { canDetectAnyChange, excludesZero, newcombe, trialsToDetect } from './statistics.ts';
 import { cellKey, cellLabel, type CellKeys } from './summarize.ts';
 import { comparedRates, summarySchema, summaryV1Schema, summaryV2Schema, summaryV3Schema, type CellChange, type Comparison, type Interval, type PartialReasons } from './types.ts';
 
@@ -30,13 +30,14 @@ export interface ComparableSummary {
 /**
  * Cells matched by their labels. A rate is flagged when the 95% Newcombe interval of its
  * difference excludes 0; a cell whose trial counts could not tell even all from none is marked
- * `tooFewTrials`, so silence is never read as "nothing changed".
+ * `tooFewTrials`, so silence is never read as "nothing changed". A change left undecided says how
+ * many trials per cell would decide it, when the current summary is whole (see summarize).
  */
 export function compareSummaries(baseline: ComparableSummary, current: ComparableSummary): CellChange[] {
   const before = new Map(baseline.cells.map((cell) => [cellKey(cell), cell]));
   const after = new Map(current.cells.map((cell) => [cellKey(cell), cell]));
   const keys = [...new Set([...before.keys(), ...after.keys()])].sort();
-  return keys.map((key) => change(before.get(key), after.get(key)));
+  return keys.map((key) => change(before.get(key), after.get(key), current.complete));
 }
 
 /** The comparison a summary carries: its baseline's source and date, and every cell's change. */
@@ -44,7 +45,7 @@ export function comparison(baseline: ComparableSummary, source: string, current:
   return { baseline: { source, generatedAt: baseline.generatedAt }, cells: compareSummaries(baseline, current) };
 }
 
-function change(before: ComparableCell | undefined, after: ComparableCell | undefined): CellChange {
+function change(before: ComparableCell | undefined, after: ComparableCell | undefined, trials: boolean): CellChange {
   const entry: CellChange = {
     cell: cellLabel((after ?? before)!),
     status: !before ? 'added' : !after ? 'removed' : 'changed',
@@ -66,8 +67,18 @@ function change(before: ComparableCell | undefined, after: ComparableCell | unde
     const difference = newcombe(x1, n1, x2, n2);
     entry[key].difference = difference;
     if (excludesZero(difference)) entry.flagged.push(rateNames[key][1]);
+    else if (trials && n1 > 0 && n2 > 0 && x1 / n1 !== x2 / n2) {
+      const needed = trialsToDetect(x2 / n2, x1 / n1);
+      if (needed !== undefined) entry[key].trialsToTell = needed;
+    }
   }
   return entry;
+}
+
+/** What would decide the changes the trials leave undecided: `trials per cell that would decide them: success rate 40, false-success rate 120`; none when nothing is left undecided. */
+export function undecidedChanges(entry: CellChange): string | undefined {
+  const needed = comparedRates.flatMap((key) => (entry[key].trialsToTell === undefined ? [] : [`${rateNames[key][1]} ${formatCount(entry[key].trialsToTell!)}`]));
+  return needed.length > 0 ? `trials per cell that would decide ${needed.length === 1 ? 'it' : 'them'}: ${needed.join(', ')}` : undefined;
 }
 
 /**
@@ -88,12 +99,13 @@ export function renderComparison(changes: readonly CellChange[]): string {
   const lines = changes.map((entry) => {
     const flag = entry.flagged.length > 0 ? `  ⚑ ${entry.flagged.join(', ')} changed (95% interval of the difference excludes 0)` : '';
     const few = entry.tooFewTrials ? `  (too few trials to detect any change: ${entry.runs.before} → ${entry.runs.after})` : '';
+    const undecided = undecidedChanges(entry);
     const status = entry.status === 'changed' ? '' : ` (${entry.status})`;
     const parts = comparedRates.map((key) => {
       const { before, after, difference } = entry[key];
       return `${rateNames[key][0]} ${shown(before)} → ${shown(after)}${difference ? ` [${formatDifference(difference)}]` : ''}`;
     });
-    return `${entry.cell}${status}: ${parts.join('; ')}${flag}${few}`;
+    return `${entry.cell}${status}: ${parts.join('; ')}${flag}${few}${undecided ? `  (${undecided})` : ''}`;
   });
   const flaggedCount = changes.filter((entry) => entry.flagged.length > 0).length;
   const fewCount = changes.filter((entry) => entry.tooFewTrials).length;

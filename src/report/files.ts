@@ -1,12 +1,13 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BUILT_IN_AGENT } from '../core/run.ts';
-import { cellsDiffer, partialReasons, rateNames } from './compare.ts';
+import { cellsDiffer, partialReasons, rateNames, undecidedChanges } from './compare.ts';
 import { containmentLines, containmentMarks, counted, formatRuns, leftOut, unverifiedMarks, formatCount, formatDifference, formatDuration, formatInterval, formatPercent, endingOf, EXCLUSIONS, OUTCOMES, round1, runOutcome, testName, type Outcome } from './format.ts';
 import { cellLabel, conditionKey, errorsAllowed, groupByCell, modelName } from './summarize.ts';
-import { layerWithOptions, optionWords } from './ablation.ts';
-import { excludesZero, TRIALS_SEARCHED } from './statistics.ts';
-import { comparedRates, type Cell, type CellChange, type Comparison, type GateDecision, type Interval, type LayerEffect, type RunWithStderr, type Summary } from './types.ts';
+import { configurationOf } from './recommend.ts';
+import { ablatedRates, layerWithOptions, optionWords } from './ablation.ts';
+import { DETECT_LIMIT, excludesZero, TRIALS_SEARCHED } from './statistics.ts';
+import { comparedRates, type Cell, type CellChange, type Choice, type Comparison, type GateDecision, type Interval, type LayerEffect, type RunWithStderr, type Summary } from './types.ts';
 import { escapeHtml, writeFileAtomic } from '../text.ts';
 import { formatCost, markdownCostSuccess, renderCostSuccess } from './cost-chart.ts';
 
@@ -85,7 +86,7 @@ export function verdictLines(summary: Summary): Verdict {
     ...(summary.notApplicable ?? []).map((test) => `n/a: ${testName(test)}: ${test.reason}`),
     ...containmentLines(summary.cells, cellLabel),
     // After what failed: whether the data decide each gate. Judged on the whole matrix only, as the gates are.
-    ...(summary.complete ? gateDecisionLines(gates) : []),
+    ...decidedLines(summary),
   ];
   const left = excluded?.runs ?? [];
   const failedTests = playwrightFailures?.tests ?? [];
@@ -144,14 +145,24 @@ export function answerLines(summary: Summary): Answer {
     if (!best) return `No configuration to ship${where}: every cell had a false success`;
     const others = disqualified > 0 ? `; ${counted(disqualified, 'cell')} left out for false successes` : '';
     const rivals = cells - disqualified - 1;
-    const ties =
-      rivals === 0 ? 'the only cell with none' : tiedWith.length === 0 ? `better beyond chance than the ${counted(rivals, 'other cell')} with none` : `not yet told apart from ${tiedWith.map((tie) => `${tie.configuration} (${successWords(tie)})`).join(', ')}`;
-    return `${verb}${where}: ${best.configuration}: ${successWords(best)}, no false success; ${ties}${others}`;
+    const beaten = rivals - tiedWith.length;
+    const ties = [
+      ...(rivals === 0 ? ['the only cell with none'] : []),
+      ...(tiedWith.length > 0 ? [`not yet told apart from ${tiedWith.map((tie) => `${tie.configuration} (${[successWords(tie), ...(summary.complete ? [tieTrials(best, tie)] : [])].join('; ')})`).join(', ')}`] : []),
+      ...(beaten > 0 ? [`better beyond chance than ${tiedWith.length > 0 ? '' : 'the '}${counted(beaten, 'other cell')} with none`] : []),
+    ];
+    return `${verb}${where}: ${best.configuration}: ${successWords(best)}, no false success; ${ties.join('; ')}${others}`;
   });
   const falseSuccesses = [...recommendation.falseSuccesses]
     .sort((a, b) => Number(a.gated) - Number(b.gated))
     .map(({ cell, trials, runs, gated }) => ({ line: `${counted(trials, 'false success', 'false successes')} in ${formatCount(trials)} of ${counted(runs, 'trial')}: ${cell}${gated ? '' : ', under no gate'}`, gated }));
   return { choices, falseSuccesses };
+}
+
+/** How many trials per cell would tell a tie from the best (`16 trials per cell would tell them apart`), or why none would; a whole matrix's only (see summarize). */
+function tieTrials(best: { successRate: Interval }, tie: Choice['tiedWith'][number]): string {
+  if (tie.trialsToTell !== undefined) return `${counted(tie.trialsToTell, 'trial')} per cell would tell them apart`;
+  return tie.successRate.value === best.successRate.value ? 'the same rate seen' : `more than ${formatCount(DETECT_LIMIT)} trials per cell would tell them apart`;
 }
 
 /** `3 of 3 done (44–100%)`. */
@@ -162,6 +173,16 @@ function successWords({ successes, runs, successRate }: { successes: number; run
 /** An interval's ends in percent: `44–100%`. */
 function formatRange({ low, high }: Interval): string {
   return `${Math.round(low * 100)}–${formatPercent(high)}`;
+}
+
+/**
+ * Whether the data decide what the report judges: each gate's limits, then what each layer buys.
+ * Judged on the whole matrix only, as the gates are: while it runs, or cut short, nothing.
+ */
+export function decidedLines(summary: Summary): string[] {
+  if (!summary.complete) return [];
+  const ablation = ablationDecisionLine(summary.ablation ?? []);
+  return [...gateDecisionLines(summary.gates), ...(ablation ? [ablation] : [])];
 }
 
 /**
@@ -187,6 +208,36 @@ export function gateDecisionLines(gates: Summary['gates']): string[] {
     const would = undecided.length === 0 ? '' : most !== undefined ? `; ${counted(most, 'trial')} per cell would decide it at the rates seen (the interval ${zero ? `under ${formatPercent(target!)}, for a limit of 0` : `clear of ${formatPercent(target!)}`})` : `; no count of trials up to ${formatCount(TRIALS_SEARCHED)} would decide it at the rates seen (a rate at or near the limit)`;
     return `${key}, ${counted(decisions.length, 'cell')}: ${parts.join(', ')}${would}`;
   });
+}
+
+/**
+ * Whether the data decide what each layer buys, in one line over every rate a layer changed:
+ * `What each layer buys: 1 of 4 changes seen decided by the data; 16 to 94 trials per cell would
+ * decide the other 3 at the rates seen`; none when no layer changed any rate.
+ */
+export function ablationDecisionLine(effects: readonly LayerEffect[]): string | undefined {
+  const changes = effects.flatMap((effect) => ablatedRates.filter((rate) => effect[rate].value !== 0).map((rate) => ({ decided: excludesZero(effect[rate]), trials: effect.trialsToTell?.[rate] })));
+  if (changes.length === 0) return undefined;
+  const open = changes.filter((change) => !change.decided);
+  const needed = open.flatMap((change) => (change.trials === undefined ? [] : [change.trials]));
+  const [least, most] = [Math.min(...needed), Math.max(...needed)];
+  const range = least === most ? counted(least, 'trial') : `${formatCount(least)} to ${formatCount(most)} trials`;
+  const beyond = open.length - needed.length;
+  const decided = changes.length - open.length;
+  const all = needed.length === open.length;
+  const which = decided === 0 ? (all ? (open.length === 1 ? 'it' : 'them') : `${formatCount(needed.length)} of them`) : all ? (open.length === 1 ? 'the other' : `the other ${formatCount(open.length)}`) : `${formatCount(needed.length)} of the other ${formatCount(open.length)}`;
+  const rest = [
+    ...(needed.length > 0 ? [`${range} per cell would decide ${which} at the rates seen`] : []),
+    ...(beyond > 0 ? [`${formatCount(beyond)} would take more than ${formatCount(DETECT_LIMIT)} trials per cell`] : []),
+  ];
+  return `What each layer buys: ${formatCount(decided)} of ${counted(changes.length, 'change')} seen decided by the data${rest.length > 0 ? `; ${rest.join('; ')}` : ''}`;
+}
+
+/** Under a difference the trials leave undecided: the trials per cell that would decide it at the rates seen; nothing for one decided, no change seen, or a matrix not whole (see summarize). */
+function trialsToTellWords(effect: LayerEffect, rate: (typeof ablatedRates)[number], complete: boolean): string | undefined {
+  if (!complete || excludesZero(effect[rate]) || effect[rate].value === 0) return undefined;
+  const trials = effect.trialsToTell?.[rate];
+  return trials === undefined ? `more than ${formatCount(DETECT_LIMIT)} trials per cell would decide` : `${counted(trials, 'trial')} per cell would decide`;
 }
 
 function undecidedWords(decision: GateDecision): string {
@@ -227,32 +278,9 @@ export function retriedLies(count: number, [one, many] = ['on a retried attempt'
 
 // ── Markdown ─────────────────────────────────────────────────────────────────────────────────────
 
-/** The summary as Markdown: the verdict, a row per cell, the ablation and the baseline comparison. For a CI step summary or a pull request. */
+/** The summary as Markdown: the verdict, the answer, the cells (a narrow table and a line each), the ablation and the baseline comparison. For a CI step summary or a pull request. */
 export function renderMarkdown(summary: Summary): string {
   const verdict = verdictLines(summary);
-  const withCost = summary.cells.some((cell) => cell.cost !== undefined);
-  const header = ['task', 'agent', 'model', 'layers', 'site', 'runs', 'success rate', 'false-success rate', RETRIED_LIES_COLUMN, 'false-failure rate', 'side-effect rate', 'incomplete', 'retried', 'unsupported claims', 'iterations (mean / median / p95 / max)', 'tokens in / out', ...(withCost ? ['cost'] : []), 'median wall time', 'stop reasons'];
-  const rows = summary.cells.map((cell) => [
-    cell.task,
-    cell.agent,
-    modelName(cell),
-    cell.layers,
-    cell.site,
-    formatRuns(cell),
-    [formatInterval(cell.successRate), ...containmentMarks(cell).map(({ mark }) => mark)].join(' · '),
-    [formatInterval(cell.falseSuccessRate), ...unverifiedMarks(cell)].join(' · '),
-    String(cell.falseSuccessAttempts),
-    formatInterval(cell.falseFailureRate),
-    formatInterval(cell.sideEffectRate),
-    String(cell.incomplete),
-    String(cell.retried),
-    String(cell.unsupportedClaims),
-    formatIterations(cell),
-    formatTokens(cell),
-    ...(withCost ? [formatCellCost(cell)] : []),
-    formatDuration(cell.wallMs.median),
-    formatStopReasons(cell.stopReasons),
-  ]);
   return [
     '# harness-eval summary',
     '',
@@ -262,14 +290,52 @@ export function renderMarkdown(summary: Summary): string {
     ...markdownAnswer(answerLines(summary)),
     totalsLine(summary),
     ...verdict.lists.flatMap((list) => cutList(list, LISTED)).map((line) => `- ${escapeMarkdownCell(line)}`),
-    '',
-    markdownTable(header, rows),
+    ...markdownCells(summary.cells),
     ...markdownObservations(summary.cells),
     ...markdownCostSuccess(summary),
-    ...markdownAblation(summary.ablation ?? []),
+    ...markdownAblation(summary.ablation ?? [], summary.complete),
     ...markdownComparison(summary.comparison),
     '',
   ].join('\n');
+}
+
+/**
+ * The cells, per task and site: a narrow table of what decides a choice (configuration, success,
+ * false success, runs), read whole in a CI log or a phone, then each cell's other figures as a line.
+ */
+function markdownCells(cells: readonly Cell[]): string[] {
+  const groups = new Map<string, Cell[]>();
+  for (const cell of cells) groups.set(`${cell.task} · ${cell.site}`, [...(groups.get(`${cell.task} · ${cell.site}`) ?? []), cell]);
+  const withCost = cells.some((cell) => cell.cost !== undefined);
+  return [...groups].flatMap(([where, group]) => {
+    const rows = group.map((cell) => [
+      configurationOf(cell),
+      [formatInterval(cell.successRate), ...containmentMarks(cell).map(({ mark }) => mark)].join(' · '),
+      [formatInterval(cell.falseSuccessRate), ...retriedMarks(cell), ...unverifiedMarks(cell)].join(' · '),
+      formatRuns(cell),
+    ]);
+    const details = group.map((cell) => {
+      const figures = [
+        `false failure ${formatInterval(cell.falseFailureRate)}`,
+        `side effects ${formatInterval(cell.sideEffectRate)}`,
+        `${formatCount(cell.incomplete)} incomplete`,
+        `${formatCount(cell.retried)} retried`,
+        counted(cell.unsupportedClaims, 'unsupported claim'),
+        `iterations ${formatIterations(cell)} (mean / median / p95 / max)`,
+        `tokens in / out ${formatTokens(cell)}`,
+        ...(withCost ? [`cost ${formatCellCost(cell)}`] : []),
+        `median wall time ${formatDuration(cell.wallMs.median)}`,
+        `stop reasons ${formatStopReasons(cell.stopReasons)}`,
+      ];
+      return `- ${escapeMarkdownCell(configurationOf(cell))}: ${escapeMarkdownCell(figures.join(' · '))}`;
+    });
+    return ['', `## Cells: ${escapeMarkdownCell(where)}`, '', markdownTable(['configuration', 'success', 'false success', 'runs'], rows), '', ...details];
+  });
+}
+
+/** Beside a false-success rate: the false successes on attempts Playwright retried, which the rate (of the last attempts) leaves out and the gates count: `1 more on a retried attempt`. */
+function retriedMarks({ falseSuccessAttempts }: Cell): string[] {
+  return falseSuccessAttempts > 0 ? [`${formatCount(falseSuccessAttempts)} more on ${falseSuccessAttempts === 1 ? 'a retried attempt' : 'retried attempts'}`] : [];
 }
 
 /** The answer's lines in bold, the false successes under no gate marked ✗, then a blank line; nothing for a summary with no cell measured. */
@@ -293,10 +359,11 @@ function markdownObservations(cells: readonly Cell[]): string[] {
   return ['', '## What the model was shown', '', 'Prompt tokens per run: screenshots sent (estimated, see docs/agents.md) and the text tools\' outputs (o200k_base).', '', markdownTable(['task', 'model', 'layers', 'site', 'screenshot tokens', 'text-tool tokens'], rows)];
 }
 
-function markdownAblation(effects: readonly LayerEffect[]): string[] {
+function markdownAblation(effects: readonly LayerEffect[], complete: boolean): string[] {
   if (effects.length === 0) return [];
   const header = ['layer', 'model', 'task', 'site', 'without → with', 'runs', 'success rate', 'false-success rate', 'false-failure rate'];
-  const rows = effects.map((effect) => [effectName(effect), effect.model, effect.task, effect.site, `${effect.without} → ${effect.with}`, `${effect.runs.without} / ${effect.runs.with}`, formatDifference(effect.successRate), formatDifference(effect.falseSuccessRate), formatDifference(effect.falseFailureRate)]);
+  const difference = (effect: LayerEffect, rate: (typeof ablatedRates)[number]) => [formatDifference(effect[rate]), trialsToTellWords(effect, rate, complete)].filter(Boolean).join('; ');
+  const rows = effects.map((effect) => [effectName(effect), effect.model, effect.task, effect.site, `${effect.without} → ${effect.with}`, `${effect.runs.without} / ${effect.runs.with}`, ...ablatedRates.map((rate) => difference(effect, rate))]);
   return ['', '## What each layer buys', '', ABLATION_NOTE, '', markdownTable(header, rows)];
 }
 
@@ -342,8 +409,9 @@ function rateChangeText(change: CellChange, key: (typeof comparedRates)[number])
 
 function changeVerdict(change: CellChange): string {
   if (change.status !== 'changed') return change.status;
-  if (change.flagged.length > 0) return `⚑ ${change.flagged.join(', ')} changed`;
-  return change.tooFewTrials ? 'too few trials to detect any change' : 'no change detected';
+  const undecided = undecidedChanges(change);
+  const verdict = change.flagged.length > 0 ? `⚑ ${change.flagged.join(', ')} changed` : change.tooFewTrials ? 'too few trials to detect any change' : 'no change detected';
+  return undecided ? `${verdict}; ${undecided}` : verdict;
 }
 
 // ── HTML ─────────────────────────────────────────────────────────────────────────────────────────
@@ -375,7 +443,7 @@ ${renderComparisonSection(summary.comparison)}${renderCostSuccess(summary)}<sect
 ${renderHeatLegend()}
 ${renderHeatmaps(summary.cells, cellIds)}
 </section>
-${renderAblation(summary.ablation ?? [])}
+${renderAblation(summary.ablation ?? [], summary.complete)}
 <section id="cells">
 <h2>Cells</h2>
 <div class="scroll">${renderCellTable(summary.cells, cellIds, runsByCell, runIds)}</div>
@@ -532,7 +600,7 @@ function directionClass(key: (typeof comparedRates)[number], difference: Interva
 }
 
 /** What each layer buys, after the heatmaps; no section at all when no two cells differ by added layers alone. */
-function renderAblation(effects: readonly LayerEffect[]): string {
+function renderAblation(effects: readonly LayerEffect[], complete: boolean): string {
   if (effects.length === 0) return '';
   const note = `<p class="note">${escapeHtml(ABLATION_NOTE)} Green: the layer helped beyond chance; red: it hurt; plain: within chance.</p>`;
   const header = ['model', 'task', 'site', 'without → with', 'runs', 'success rate', 'false-success rate', 'false-failure rate'];
@@ -545,12 +613,13 @@ function renderAblation(effects: readonly LayerEffect[]): string {
       const estimate = effect.estimate ? ` <span class="estimate">estimate: added together</span>` : '';
       rows.push(`<tr class="group"><th colspan="${header.length}">+ ${escapeHtml(effect.layer)}${options}${estimate}</th></tr>`);
     }
-    const difference = (key: 'successRate' | 'falseSuccessRate' | 'falseFailureRate') => {
+    const difference = (key: (typeof ablatedRates)[number]) => {
       const interval = effect[key];
       const vouched = excludesZero(interval);
-      return td(formatDifference(interval), `num${vouched ? ` ${directionClass(key, interval)}` : ''}`);
+      const trials = trialsToTellWords(effect, key, complete);
+      return `<td class="num${vouched ? ` ${directionClass(key, interval)}` : ''}">${breakable(formatDifference(interval))}${trials ? `<br><small class="undecided">${escapeHtml(trials)}</small>` : ''}</td>`;
     };
-    rows.push(`<tr>${labelled([td(effect.model), td(effect.task), td(effect.site), td(`${effect.without} → ${effect.with}`), td(`${effect.runs.without} / ${effect.runs.with}`, 'num'), difference('successRate'), difference('falseSuccessRate'), difference('falseFailureRate')], header)}</tr>`);
+    rows.push(`<tr>${labelled([td(effect.model), td(effect.task), td(effect.site), td(`${effect.without} → ${effect.with}`), td(`${effect.runs.without} / ${effect.runs.with}`, 'num'), ...ablatedRates.map(difference)], header)}</tr>`);
   }
   return `<section id="ablation">
 <h2>What each layer buys</h2>

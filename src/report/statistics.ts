@@ -100,41 +100,96 @@ export function canDetectAnyChange(n1: number, n2: number): boolean {
 }
 
 /**
- * The chance that `differs` tells p1 from p2 with n trials on each side, computed exactly by summing
- * the two binomial distributions over every pair of outcomes (no normal approximation).
+ * The chance that `differs` tells p1 from p2 with n trials on each side, computed exactly over the
+ * two binomial distributions (no normal approximation): for each first outcome x1, its probability
+ * times the second's outside the run of outcomes `differs` does not tell from x1 (undecidedRuns).
+ * Outcomes less likely than 1e-16 are passed over: together they weigh less than the sum's rounding.
  */
 export function detectionPower(p1: number, p2: number, n: number): number {
   const first = binomialPmf(n, p1);
   const second = binomialPmf(n, p2);
+  // below[k] = P(X2 < k).
+  const below = new Float64Array(n + 2);
+  for (let k = 0; k <= n; k++) below[k + 1] = below[k]! + second[k]!;
+  const { low, high } = undecidedRuns(n);
   let power = 0;
-  for (let x1 = 0; x1 <= n; x1++) {
-    if (first[x1]! === 0) continue;
-    for (let x2 = 0; x2 <= n; x2++) if (second[x2]! > 0 && differs(x1, n, x2, n)) power += first[x1]! * second[x2]!;
-  }
-  return power;
+  for (let x1 = 0; x1 <= n; x1++) if (first[x1]! >= NEGLIGIBLE) power += first[x1]! * (1 - (below[high[x1]! + 1]! - below[low[x1]!]!));
+  return Math.min(1, Math.max(0, power));
 }
 
 /**
- * The fewest trials per side at which `differs` detects p1 → p2 with at least the given power, and
- * keeps it for the next few counts too (exact power zigzags with n), up to `limit`; undefined beyond.
+ * For n trials a side, each x1's run [low, high] of the x2 that `differs` does not tell from it: a
+ * run around x1, since a difference of 0 is never told. They depend on the counts alone, not on any
+ * rate, so each n's are found once (its ends move little from one x1 to the next) and kept.
  */
-export function trialsToDetect(p1: number, p2: number, power = 0.8, limit = 1000): number | undefined {
+function undecidedRuns(n: number): { low: Int32Array; high: Int32Array } {
+  const kept = runsByTrials.get(n);
+  if (kept) return kept;
+  const low = new Int32Array(n + 1);
+  const high = new Int32Array(n + 1);
+  let [lo, hi] = [0, 0];
+  for (let x1 = 0; x1 <= n; x1++) {
+    [lo, hi] = [Math.min(lo, x1), Math.max(hi, x1)];
+    while (differs(x1, n, lo, n)) lo++;
+    while (lo > 0 && !differs(x1, n, lo - 1, n)) lo--;
+    while (differs(x1, n, hi, n)) hi--;
+    while (hi < n && !differs(x1, n, hi + 1, n)) hi++;
+    [low[x1], high[x1]] = [lo, hi];
+  }
+  const runs = { low, high };
+  if (n <= DETECT_LIMIT) runsByTrials.set(n, runs);
+  return runs;
+}
+
+const runsByTrials = new Map<number, { low: Int32Array; high: Int32Array }>();
+
+const NEGLIGIBLE = 1e-16;
+
+/** The most trials per cell `trialsToDetect` looks at: beyond, a difference is too small to plan for. */
+export const DETECT_LIMIT = 1000;
+
+/**
+ * The fewest trials per side at which `differs` detects p1 → p2 with at least the given power, and
+ * keeps it for the next few counts too (exact power zigzags with n), up to `limit`; undefined beyond,
+ * and for equal rates (no difference to detect).
+ */
+export function trialsToDetect(p1: number, p2: number, power = 0.8, limit = DETECT_LIMIT): number | undefined {
+  if (p1 === p2) return undefined;
+  // Told apart as often either way round (differs is symmetric): one answer for both orders.
+  const key = `${Math.min(p1, p2)} ${Math.max(p1, p2)} ${power} ${limit}`;
+  if (detected.has(key)) return detected.get(key);
+  // A report written every second while its matrix runs asks again for the same few rates: each answer is kept.
+  if (detected.size >= 10_000) detected.clear();
   const steady = 5;
-  for (let n = 1; n <= limit; n++) {
+  let found: number | undefined;
+  for (let n = 1; n <= limit && found === undefined; n++) {
     if (detectionPower(p1, p2, n) < power) continue;
     let holds = true;
     for (let m = n + 1; m <= Math.min(limit, n + steady) && holds; m++) holds = detectionPower(p1, p2, m) >= power;
-    if (holds) return n;
+    if (holds) found = n;
   }
-  return undefined;
+  detected.set(key, found);
+  return found;
 }
 
-/** P(X = k) for k = 0 … n, X ~ Binomial(n, p), by the recurrence on k (no factorials). */
-function binomialPmf(n: number, p: number): number[] {
-  if (p <= 0) return Array.from({ length: n + 1 }, (_, k) => (k === 0 ? 1 : 0));
-  if (p >= 1) return Array.from({ length: n + 1 }, (_, k) => (k === n ? 1 : 0));
-  const pmf = [Math.pow(1 - p, n)];
-  for (let k = 1; k <= n; k++) pmf.push((pmf[k - 1]! * (n - k + 1) * p) / (k * (1 - p)));
+const detected = new Map<string, number | undefined>();
+
+/**
+ * P(X = k) for k = 0 … n, X ~ Binomial(n, p), by the recurrence on k outwards from the mode, then
+ * normalised: starting from P(X = 0) = (1 − p)^n would underflow to 0 (0.05^400) and zero every term.
+ */
+function binomialPmf(n: number, p: number): Float64Array {
+  const pmf = new Float64Array(n + 1);
+  if (p <= 0 || p >= 1) {
+    pmf[p <= 0 ? 0 : n] = 1;
+    return pmf;
+  }
+  const mode = Math.min(n, Math.floor((n + 1) * p));
+  pmf[mode] = 1;
+  let total = 1;
+  for (let k = mode + 1; k <= n; k++) total += pmf[k] = (pmf[k - 1]! * (n - k + 1) * p) / (k * (1 - p));
+  for (let k = mode - 1; k >= 0; k--) total += pmf[k] = (pmf[k + 1]! * (k + 1) * (1 - p)) / ((n - k) * p);
+  for (let k = 0; k <= n; k++) pmf[k]! /= total;
   return pmf;
 }
 

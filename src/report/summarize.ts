@@ -66,6 +66,8 @@ export function summarize(runs: readonly AttachedRunRecord[], { prices, complete
   const errors = excludedRuns.filter((run) => run.reason === 'error').length;
   const interrupted = excludedRuns.length - errors;
   const priced = cells.filter((cell) => cell.cost !== undefined);
+  // One shard is a part of the matrix however much of its own part it recorded: only the merge is whole. An interrupted run measured nothing: the matrix lacks it.
+  const wholeMatrix = complete && !sharded && missing.length === 0 && notRun.length === 0 && runs.length >= planned && interrupted === 0;
   const notStarted = [...new Set(notRun.map((test) => test.reason.split(':')[0]!))].map((why) => `${counted(notRun.filter((test) => test.reason.startsWith(why)).length, 'run')} not started: ${why}`);
   const shortfall = [
     ...(stopped ? [stopped] : []),
@@ -76,8 +78,7 @@ export function summarize(runs: readonly AttachedRunRecord[], { prices, complete
   return {
     schemaVersion: 4,
     generatedAt: now.toISOString(),
-    // One shard is a part of the matrix however much of its own part it recorded: only the merge is whole. An interrupted run measured nothing: the matrix lacks it.
-    complete: complete && !sharded && missing.length === 0 && notRun.length === 0 && runs.length >= planned && interrupted === 0,
+    complete: wholeMatrix,
     planned,
     recorded: runs.length,
     ...(excludedRuns.length > 0 && { excluded: { maxErrors, tooManyErrors: errors > errorsAllowed(maxErrors, totals.runs + errors), runs: excludedRuns } }),
@@ -91,8 +92,9 @@ export function summarize(runs: readonly AttachedRunRecord[], { prices, complete
     cells,
     ...(priced.length > 0 && { costSuccess: costSuccess(measured) }),
     ...(gates && { gates: { checked: gates.length, breaches: checkGates({ cells }, gates), unmatched: sharded ? [] : unmatchedGates({ cells }, gates), decisions: decideGates({ cells }, gates) } }),
-    ...(measured.length > 0 && { recommendation: recommend(cells, cellLabel, (cell) => parseGates(gates ?? []).some((gate) => gateMatches(gate, cell))) }),
-    ablation: layerEffects(measured),
+    // The trials that would tell each undecided pair apart: for a whole matrix only, as the gates' decisions (a progress write, every second, stays cheap).
+    ...(measured.length > 0 && { recommendation: recommend(cells, cellLabel, (cell) => parseGates(gates ?? []).some((gate) => gateMatches(gate, cell)), wholeMatrix) }),
+    ablation: layerEffects(measured, wholeMatrix),
   };
 }
 

@@ -156,8 +156,13 @@ export const choiceSchema = z.object({
   site: z.string(),
   /** The best cell's label, `task · agent · model · layers · site`, and its configuration, `agent · model · layers`. */
   best: z.object({ cell: z.string(), configuration: z.string(), runs: z.number(), successes: z.number(), successRate: intervalSchema }).optional(),
-  /** Cells with no false success whose success rate the trials cannot tell from the best's (the Newcombe interval of the difference includes 0). */
-  tiedWith: z.array(z.object({ cell: z.string(), configuration: z.string(), runs: z.number(), successes: z.number(), successRate: intervalSchema })),
+  /**
+   * Cells with no false success whose success rate the trials cannot tell from the best's (the
+   * Newcombe interval of the difference includes 0); `trialsToTell`, the trials per cell that would
+   * tell the two apart 4 times in 5 were the rates seen the true ones (trialsToDetect, as `harness-eval
+   * plan`), absent when no count up to 1,000 would (the same rate seen, or rates too close).
+   */
+  tiedWith: z.array(z.object({ cell: z.string(), configuration: z.string(), runs: z.number(), successes: z.number(), successRate: intervalSchema, trialsToTell: z.number().optional() })),
   /** The task's cells on the site with a rate (some run counted), and those of them left out of the choice for a false success. */
   cells: z.number(),
   disqualified: z.number(),
@@ -237,11 +242,18 @@ export const layerEffectSchema = z.object({
   falseFailureRate: intervalSchema,
   /** The stacks differ by several layers (`layer` names them all, `a + b`): their effect together, in the order added, not each one's. */
   estimate: z.literal(true).optional(),
+  /**
+   * For each rate whose difference the trials do not decide (its interval includes 0), the trials
+   * per cell that would tell the two cells apart 4 times in 5 were the rates seen the true ones
+   * (trialsToDetect); a rate the trials decide, or that no count up to 1,000 would, is absent.
+   */
+  trialsToTell: z.object({ successRate: z.number().optional(), falseSuccessRate: z.number().optional(), falseFailureRate: z.number().optional() }).optional(),
 });
 export type LayerEffect = z.infer<typeof layerEffectSchema>;
 
 /** A rate before and after, and the difference after − before with its 95% Newcombe interval when both are known. */
-const rateChangeSchema = z.object({ before: intervalSchema.optional(), after: intervalSchema.optional(), difference: intervalSchema.optional() });
+/** A rate before and after, and their difference; `trialsToTell`, for a change the trials leave undecided, the trials per cell that would decide it 4 times in 5 at the rates seen (trialsToDetect; a whole run's comparison only). */
+const rateChangeSchema = z.object({ before: intervalSchema.optional(), after: intervalSchema.optional(), difference: intervalSchema.optional(), trialsToTell: z.number().optional() });
 
 /** The rates a comparison reads. */
 export const comparedRates = ['successRate', 'falseSuccessRate', 'falseFailureRate', 'sideEffectRate'] as const;

@@ -77,7 +77,7 @@ const overclaimer: ScriptedDouble = (messages, tools) => {
 };
 
 /** The username and password a prompt gives, in any order of words around them. */
-function loginIn(messages: readonly WireMessage[]): { username: string; password: string } | undefined {
+export function loginIn(messages: readonly WireMessage[]): { username: string; password: string } | undefined {
   const prompt = messages.filter((message) => message.role === 'user').map((message) => unwrap(message.content)).join('\n');
   const username = /\busername:? (\S+?)[,.;]?(?:\s|$)/i.exec(prompt)?.[1];
   const password = /\bpassword:? (\S+?)[.;]?(?:\s|$)/i.exec(prompt)?.[1];
