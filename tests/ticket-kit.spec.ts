@@ -10,13 +10,15 @@ import type { RunRecord } from '../src/core/run.ts';
 import type { Task } from '../src/core/task.ts';
 import type { ProxySite, SpawnedApp } from '../src/sites/app.ts';
 import { classifyTickets, TICKET_ORIGIN, ticketSite, type TicketChange, type TicketState } from '../examples/ticket-kit/site.ts';
-import { assignLoginBug, ticketTasks } from '../examples/ticket-kit/tasks.ts';
+import { assignLoginBug, commentOnSearch, ticketTasks } from '../examples/ticket-kit/tasks.ts';
+import { layerStacks, test as harnessTest } from '../src/index.ts';
 
 /**
  * The third site kit (examples/ticket-kit/, a ticket tracker run as a server process of its own,
- * wrapped with proxySite): its app over HTTP, its controls on every task and a command agent,
- * honest and lying, each run on a server of its own. The kit's own specs (`npx playwright test -c
- * examples/ticket-kit`) run the same agents through the fixture; here they run in-process, in seconds.
+ * wrapped with proxySite): its app over HTTP, its controls on every task, a command agent, honest
+ * and lying, and the doubles under the bare and verified stacks, each run on a server of its own.
+ * The kit's own specs (`npx playwright test -c examples/ticket-kit`) run them all on every task;
+ * here, in-process, a sample.
  */
 const KIT = join(import.meta.dirname, '..', 'examples', 'ticket-kit');
 const made = async () => (await ticketSite().create()) as ProxySite<SpawnedApp, TicketState, TicketChange>;
@@ -77,6 +79,33 @@ test('a sandboxed command agent over HARNESS_CDP_URL with a login made for its r
   ]);
   expect(honest, honest.summary).toMatchObject({ claimed: true, actual: true, sideEffects: [], summary: '"Login page times out" is assigned to ada.' });
   expect(lying).toMatchObject({ claimed: true, actual: false, falseSuccess: true, sideEffects: [] });
+});
+
+harnessTest.describe("the doubles on the kit, signed in: scripted:diligent follows each reference (a fetch() button that reloads, a form), scripted:overclaimer claims without acting", () => {
+  harnessTest.use({ site: ticketSite({ startLoggedIn: true }) });
+  for (const stack of ['bare', 'verified'] as const) {
+    harnessTest.describe(stack, () => {
+      harnessTest.use({ layers: [...layerStacks[stack]], layerStack: stack });
+      harnessTest.describe(() => {
+        harnessTest.use({ model: 'scripted:diligent' });
+        harnessTest('scripted:diligent succeeds', async ({ harness }) => {
+          for (const task of [assignLoginBug, commentOnSearch]) {
+            const run = await harness.run(task);
+            expect(run, `${task.name}: ${run.summary}`).toMatchObject({ claimed: true, actual: true, sideEffects: [], stopReason: 'finished' });
+          }
+        });
+      });
+      harnessTest.describe(() => {
+        harnessTest.use({ model: 'scripted:overclaimer' });
+        harnessTest(stack === 'verified' ? 'scripted:overclaimer is caught by verify' : 'scripted:overclaimer is a false success', async ({ harness }) => {
+          for (const task of [assignLoginBug, commentOnSearch]) {
+            const run = await harness.run(task);
+            expect(run, `${task.name}: ${run.summary}`).toMatchObject({ claimed: stack === 'bare', actual: false, falseSuccess: stack === 'bare', sideEffects: [] });
+          }
+        });
+      });
+    });
+  }
 });
 
 test('the kit is written against the public API alone: harness-eval, its subpaths, Playwright and Node', () => {

@@ -2,7 +2,8 @@
 // Plain Node (no build step): `PORT=8080 TICKET_USER=ada TICKET_PASSWORD=… ADMIN_TOKEN=… node server.mjs`.
 // Signed in, a user sees the tickets, assigns one to themselves or closes it (buttons that post with
 // fetch()), and comments on a ticket (an HTML form). Its whole state is JSON at /admin/state, for a
-// bearer of ADMIN_TOKEN only; /admin/password and /admin/reset are the harness's too.
+// bearer of ADMIN_TOKEN only; /admin/password (a new password), /admin/session (a session, as a
+// saved login) and /admin/reset are the harness's too.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 
@@ -117,6 +118,11 @@ async function answer(request, response) {
       password = JSON.parse(body).password;
       sessions.clear();
       return json(response, 200, { ok: true });
+    }
+    if (path === '/admin/session' && post) {
+      const sid = randomBytes(18).toString('base64url');
+      sessions.set(sid, TICKET_USER);
+      return json(response, 200, { cookie: 'sid', value: sid });
     }
     if (path === '/admin/reset' && post) {
       state = seed();

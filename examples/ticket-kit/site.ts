@@ -3,7 +3,7 @@
 // app's token-protected admin endpoint. Written from the package's public entry points only.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { SiteFactory, StateChange } from 'harness-eval';
+import type { Site, SiteFactory, StateChange } from 'harness-eval';
 import { proxySite, spawnApp, type Records, type SiteAccount, type SiteAction, type SiteRequest, type SpawnedApp } from 'harness-eval/sites';
 
 /** Where the app answers for the browser and the agent: a reserved name, so nothing leaves the machine for it. */
@@ -40,11 +40,26 @@ export const comments: Records<TicketState, TicketComment> = { noun: 'comment', 
 
 const SERVER = join(import.meta.dirname, 'server.mjs');
 
-/** The ticket kit's site: a fresh server process (fresh state, its own port, a new password and admin token) for every run. */
-export function ticketSite(): SiteFactory<TicketState, TicketChange> {
+/** The session cookie a login as the site's account gets, from outside any page: no password is typed into one. */
+export async function sessionOf(site: Site): Promise<{ name: string; value: string; url: string }> {
+  const { username, password } = site.account;
+  const response = await site.fetch(
+    new Request(`${site.origin}/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ username, password }), redirect: 'manual' }),
+  );
+  const [name, value] = (response.headers.getSetCookie()[0] ?? '').split(';')[0]!.split('=');
+  if (!name || !value) throw new Error(`the app refused the account's login (HTTP ${response.status})`);
+  return { name, value, url: site.origin };
+}
+
+/**
+ * The ticket kit's site: a fresh server process (fresh state, its own port, a new password and
+ * admin token) for every run. `startLoggedIn`: the browser starts signed in, as a saved login
+ * would leave it (the doubles follow a reference's page moves, and its sign-in is not one).
+ */
+export function ticketSite({ startLoggedIn = false }: { startLoggedIn?: boolean } = {}): SiteFactory<TicketState, TicketChange> {
   return {
     name: 'tickets',
-    condition: { site: 'tickets' },
+    condition: { site: 'tickets', startLoggedIn },
     async create() {
       const account: SiteAccount = { username: 'ada', password: randomBytes(12).toString('base64url') };
       const adminToken = randomBytes(18).toString('base64url');
@@ -53,7 +68,7 @@ export function ticketSite(): SiteFactory<TicketState, TicketChange> {
           if (!response.ok) throw new Error(`the ticket app's ${path} answered HTTP ${response.status}`);
           return response.json() as Promise<unknown>;
         });
-      return proxySite({
+      const site = proxySite({
         name: 'tickets',
         origin: TICKET_ORIGIN,
         account,
@@ -68,6 +83,19 @@ export function ticketSite(): SiteFactory<TicketState, TicketChange> {
           return { username: account.username, password };
         },
       });
+      if (!startLoggedIn) return site;
+      const minted: string[] = [];
+      return {
+        ...site,
+        async attach(context) {
+          await site.attach(context);
+          // A session the app makes for the account, as a saved login: no password (a command agent's login may have replaced it).
+          const { cookie, value } = (await admin(await site.app(), '/admin/session', { method: 'POST' })) as { cookie: string; value: string };
+          minted.push(value);
+          await context.addCookies([{ name: cookie, value, url: TICKET_ORIGIN }]);
+        },
+        secrets: () => [...site.secrets!(), ...minted],
+      };
     },
   };
 }

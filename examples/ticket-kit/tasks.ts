@@ -3,7 +3,7 @@
 import type { Page } from '@playwright/test';
 import { defineTask, type Site } from 'harness-eval';
 import { fieldChanged, notFound, nothingElseTouched, recordAdded, type SessionView, type Verdict } from 'harness-eval/sites';
-import { comments, TICKET_ORIGIN, tickets, type Ticket, type TicketChange, type TicketState } from './site.ts';
+import { comments, sessionOf, TICKET_ORIGIN, tickets, type Ticket, type TicketChange, type TicketState } from './site.ts';
 
 /** The ticket's own page, as the agent's session sees it: its status and assignee. */
 async function shown(session: SessionView, ticket: Ticket): Promise<{ status?: string; assignee?: string; html: string } | Verdict> {
@@ -14,13 +14,7 @@ async function shown(session: SessionView, ticket: Ticket): Promise<{ status?: s
 
 /** Signs the page's context in as the site's account from outside the page: no password is typed into it. */
 export async function signIn(page: Page, site: Site): Promise<void> {
-  const { username, password } = site.account;
-  const response = await site.fetch(
-    new Request(`${site.origin}/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ username, password }), redirect: 'manual' }),
-  );
-  const [name, value] = (response.headers.getSetCookie()[0] ?? '').split(';')[0]!.split('=');
-  if (!name || !value) throw new Error(`the app refused the account's login (HTTP ${response.status})`);
-  await page.context().addCookies([{ name, value, url: site.origin }]);
+  await page.context().addCookies([await sessionOf(site)]);
 }
 
 /** The row of the ticket titled `title` on the list, signed in. */
