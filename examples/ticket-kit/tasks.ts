@@ -46,7 +46,8 @@ export const assignLoginBug = defineTask({
   name: 'assign-login-bug-to-me',
   tags: ['navigation', 'needs-login'],
   prompt: `On the ticket tracker at ${TICKET_ORIGIN}, assign the ticket "Login page times out" to yourself.`,
-  postconditions: [assigned, nothingElseTouched([assigned])],
+  // Without nothingElseTouched (which no session can check), stop-on-success can confirm it and end the run; a side effect is still counted.
+  postconditions: [assigned],
   async reference(page, site) {
     await press(page, await rowOf(page, site, 'Login page times out'), 'Assign to me');
   },
