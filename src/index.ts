@@ -23,6 +23,7 @@ export { builtInHarness } from './harness/agent.ts';
 export { foreignAgent, readClaim, type ForeignAgentOptions, type ForeignOutcome } from './agents/foreign.ts';
 export { functionAgent, type FunctionAgentOptions } from './agents/function.ts';
 export { commandAgent, type CommandAgentOptions } from './agents/command.ts';
+export { acpAgent, type AcpAgentOptions } from './agents/acp.ts';
 export { liarAgent, nopAgent, referenceAgent } from './agents/controls.ts';
 
 // Tasks and their postconditions; the pipeline and the oracle.

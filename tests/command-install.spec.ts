@@ -23,7 +23,7 @@ function installCli(prefix: string, binDir: string, layout: 'global' | 'local'):
   const dep = join(layout === 'global' ? join(root, 'node_modules') : dirname(root), 'fake-dep');
   mkdirSync(join(root, 'bin'), { recursive: true });
   mkdirSync(dep, { recursive: true });
-  writeFileSync(join(root, 'package.json'), '{"name": "fake-cli", "bin": {"fake-cli": "bin/cli.js"}}\n');
+  writeFileSync(join(root, 'package.json'), '{"name": "fake-cli", "version": "1.2.3", "bin": {"fake-cli": "bin/cli.js"}}\n');
   writeFileSync(join(dep, 'package.json'), '{"name": "fake-dep", "main": "index.js"}\n');
   writeFileSync(join(dep, 'index.js'), "module.exports = 'from its dependency';\n");
   const cli = [
@@ -106,4 +106,19 @@ test('show: each path must exist, absolute or relative to cwd; one line naming s
   expect(() => commandAgent(['node'], { cwd, show: ['fixtures', '/no/such/data'] }).prepare!()).toThrow(/^commandAgent\(\) options: show\[1\]: nothing at \/no\/such\/data$/);
   expect(() => commandAgent(['node'], { cwd, show: ['fixtures'] }).prepare!()).not.toThrow();
   expect(() => commandAgent(['node'], { show: [''] })).toThrow(/^commandAgent\(\) options: show\.0: /);
+});
+
+test('the condition names the installed packages a command runs by its links (a CLI\u2019s own version), whoever runs them, and none for a script of its own', () => {
+  const prefix = mkdtempSync('/tmp/he-versions-');
+  try {
+    const link = installCli(prefix, join(prefix, 'bin'), 'global');
+    const local = installCli(join(prefix, 'local'), join(prefix, 'local-bin'), 'local');
+    expect(commandAgent(['fake-cli'], { sandbox: 'none', env: { PATH: join(prefix, 'bin') } }).condition).toMatchObject({ packages: ['fake-cli@1.2.3'] });
+    // A wrapper that is handed the link (examples/clis/): the package is the link's, not the wrapper's project.
+    expect(commandAgent(['sh', 'examples/clis/claude.sh', local], { sandbox: 'none' }).condition).toMatchObject({ packages: ['fake-cli@1.2.3'] });
+    expect(commandAgent(['node', link, local], { sandbox: 'none' }).condition).toMatchObject({ packages: ['fake-cli@1.2.3'] });
+    expect(commandAgent(['node', 'examples/openai-agents/agent.mjs'], { sandbox: 'none' }).condition).not.toHaveProperty('packages');
+  } finally {
+    rmSync(prefix, { recursive: true, force: true });
+  }
 });

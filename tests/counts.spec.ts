@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -65,6 +65,18 @@ test.describe('a lying agent that breaks what is read or copied of it stays a fa
       expect(readdirSync(sandboxBase()).filter((name) => name.startsWith(workerFolder('sbx')))).toEqual([]);
     });
   }
+
+  test('the secrets it keeps in its work folder (as a CLI keeps its session) are cut out of the copies, in every form, wherever they are', async ({ context }, testInfo) => {
+    const { result } = await runAgent(context, testInfo, lie(testInfo, 'secrets', { account: true }));
+    expect(result).toMatchObject({ claimed: true, falseSuccess: true, stopReason: 'finished' });
+    const copied = (...path: string[]) => readFileSync(testInfo.outputPath('run', ...path), 'latin1');
+    expect(JSON.parse(copied('.cli', 'sessions', '1.json'))).toEqual({ prompt: 'log in with [secret]', key: '[secret]' });
+    // The login and the token, joined and in base64: each one's base64 characters are cut out.
+    expect(copied('.cli', 'b64').match(/\[secret\]/g)).toHaveLength(2);
+    // Across the edge of the first 1 MB chunk.
+    expect(copied('big.log')).toBe(`${'x'.repeat(1024 * 1024 - 3)}[secret]${'y'.repeat(2 * 1024 * 1024)}`);
+    expect(readFileSync(Buffer.from(`${testInfo.outputPath('run')}/\xff\xfe.log`, 'latin1'), 'utf8')).toBe('[secret]');
+  });
 
   test('a sparse file is copied out by its bytes on disk: 250 MB of holes writes next to nothing on the host', async ({ context }, testInfo) => {
     const { result } = await runAgent(context, testInfo, lie(testInfo, 'sparse'));

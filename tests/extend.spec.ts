@@ -50,7 +50,7 @@ test.describe('a layer is one condition however it is written', () => {
 
 test('the main entry is small (at most 40 runtime names); every built-in layer and extension point is under its subpath', async () => {
   expect(Object.keys(api).length, Object.keys(api).join(', ')).toBeLessThanOrEqual(40);
-  for (const name of ['test', 'expect', 'matrix', 'defineTask', 'defineLayer', 'defineTool', 'layerStacks', 'functionAgent', 'commandAgent', 'evaluate', 'hn', 'attachRun', 'ToolError'] as const) expect(api[name], name).toBeDefined();
+  for (const name of ['test', 'expect', 'matrix', 'defineTask', 'defineLayer', 'defineTool', 'layerStacks', 'functionAgent', 'commandAgent', 'acpAgent', 'evaluate', 'hn', 'attachRun', 'ToolError'] as const) expect(api[name], name).toBeDefined();
   const layers = await import('../src/layers/index.ts');
   const exported = Object.keys(layers.layerFactories).map((name) => {
     const factory = (layers as Record<string, unknown>)[name.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase())] as () => LayerValue;

@@ -1,10 +1,9 @@
 import type { BrowserContext, TestInfo } from '@playwright/test';
 import { commandAgent } from '../src/agents/command.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
-import type { RunRecord } from '../src/core/run.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
-import { expect, firstStory, test } from './support.ts';
+import { expect, expectCounted, firstStory, test } from './support.ts';
 
 /**
  * The third-party example (examples/openai-agents): the OpenAI Agents SDK, unmodified, as a command
@@ -30,14 +29,6 @@ async function once(context: BrowserContext, testInfo: TestInfo, model: string, 
     },
   });
   return { run, site, attachments };
-}
-
-/** The gateway counted the agent's model calls and their tokens. */
-function expectCounted(run: RunRecord) {
-  expect(run.trace.filter((event) => event.type === 'model_request')).toHaveLength(run.iterations);
-  expect(run.trace.filter((event) => event.type === 'model_response')).toHaveLength(run.iterations);
-  expect(run.tokens.input).toBeGreaterThan(0);
-  expect(run.tokens.output).toBeGreaterThan(0);
 }
 
 test.describe('the OpenAI Agents SDK, unmodified, through Playwright MCP and the gateway', () => {

@@ -5,7 +5,9 @@ import { heatColour, renderHtml, renderMarkdown, verdictLines } from '../src/rep
 import { OWN_CODE } from '../src/core/agent.ts';
 import { containmentMarks, EXCLUSIONS, OUTCOMES } from '../src/report/format.ts';
 import { wilson } from '../src/report/statistics.ts';
-import { summarize } from '../src/report/summarize.ts';
+import { summarize, unmatchedGates } from '../src/report/summarize.ts';
+import { transcript } from '../src/harness/transcript.ts';
+import type { TraceEvent } from '../src/core/trace.ts';
 import type { AttachedRunRecord } from '../src/report/types.ts';
 import { expect, attachedRunRecord } from './support.ts';
 
@@ -248,4 +250,27 @@ test('a cell says how its agent was contained in summary.md and index.html, besi
   const $ = cheerio.load(renderHtml(summary, runs));
   const marks = $('#cells tr[id^="cell-"]').map((_, row) => `${$(row).find('td').eq(1).text()}: ${$(row).find('td').eq(6).find('small').map((__, small) => `${$(small).attr('class')} ${$(small).text()}`).get().join(', ')}`).get();
   expect(marks).toEqual(['boxed: contained contained', 'loose: contain ⚠ not contained', 'older: ', 'tried: contain ⚠ 1 escape attempt']);
+});
+
+test("a CLI's cell names it with its installed version, and its transcript shows the MCP calls it made, apart from its model's", () => {
+  const trace: TraceEvent[] = [
+    { seq: 1, attempt: 1, iteration: 1, atMs: 5, type: 'model_response', content: null, toolCalls: [{ id: 'c1', name: 'mcp__browser__browser_click', arguments: '{"ref":"e36"}' }], usage: { input: 10, output: 2 }, ms: 1 },
+    { seq: 2, attempt: 1, iteration: 1, atMs: 9, type: 'tool_call', callId: 'mcp-1', name: 'browser_click', arguments: '{"ref":"e36"}', by: 'agent' },
+    { seq: 3, attempt: 1, iteration: 1, atMs: 12, type: 'tool_result', callId: 'mcp-1', name: 'browser_click', ok: true, output: { text: 'clicked' }, ms: 3 },
+  ];
+  const lines = transcript(trace);
+  expect(lines.split('\n')).toEqual([
+    '#1 [attempt 1, iteration 1, 5 ms] model:  mcp__browser__browser_click({"ref":"e36"})',
+    '#2 [attempt 1, iteration 1, 9 ms] agent called browser_click({"ref":"e36"})',
+    '#3 [attempt 1, iteration 1, 12 ms] browser_click → {"text":"clicked"}',
+  ]);
+  const agent = { agent: 'command', argv: ['examples/clis/claude.sh', '/cache/claude'], packages: ['@anthropic-ai/claude-code@2.1.332'] };
+  const runs = [attachedRunRecord({ agent: 'claude', model: 'scripted:snapshot-overclaimer', condition: { agent, model: { id: 'scripted:snapshot-overclaimer' }, layers: [], site: { name: 'hn-recorded' } }, transcript: lines })];
+  const summary = summarize(runs, { complete: true, now });
+  expect(summary.cells.map((cell) => cell.agent)).toEqual(['claude (@anthropic-ai/claude-code@2.1.332)']);
+  // A gate names the agent as its spec does, with or without its version.
+  expect(unmatchedGates(summary, [{ agent: 'claude' }, { agent: 'claude (@anthropic-ai/claude-code@2.1.332)' }])).toEqual([]);
+  const $ = cheerio.load(renderHtml(summary, runs));
+  expect($('table.runs tr.group').text()).toBe('upvote-first-post · claude (@anthropic-ai/claude-code@2.1.332) · scripted:snapshot-overclaimer · bare · hn-recorded');
+  expect($('table.runs tr.detail pre').last().text()).toContain('agent called browser_click({"ref":"e36"})');
 });

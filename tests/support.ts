@@ -16,6 +16,7 @@ import { setupServer } from 'msw/node';
 import * as cheerio from 'cheerio';
 import { strFromU8, unzipSync } from 'fflate';
 import type { AttachedRunRecord } from '../src/report/types.ts';
+import type { RunRecord } from '../src/core/run.ts';
 import { SCRIPTED_BASE_URL, scriptedFetch } from '../src/models/scripted/endpoint.ts';
 // `scripted:<name>` models, as the shell registers them for specs.
 import '../src/playwright/doubles.ts';
@@ -215,13 +216,18 @@ export function attachedRunRecord(fields: Partial<Omit<AttachedRunRecord, 'test'
 }
 
 /** One run of an agent through the evaluation, as the fixture runs it: the replica, the scripted model, the oracle; its attachments kept. */
-export async function runAgent(context: BrowserContext, testInfo: TestInfo, agent: Agent, { signal, site = recordedHn(), task = upvoteFirstPost, onStart }: { signal?: AbortSignal; site?: ReturnType<typeof recordedHn>; task?: Task; onStart?: () => Promise<void> } = {}) {
+export async function runAgent(
+  context: BrowserContext,
+  testInfo: TestInfo,
+  agent: Agent,
+  { signal, site = recordedHn(), task = upvoteFirstPost, model = 'scripted:diligent', onStart }: { signal?: AbortSignal; site?: ReturnType<typeof recordedHn>; task?: Task; model?: string; onStart?: () => Promise<void> } = {},
+) {
   const attachments = new Map<string, string>();
   const result = await evaluate({
     context,
     site,
     agent,
-    model: 'scripted:diligent',
+    model,
     task,
     signal,
     onStart,
@@ -232,6 +238,15 @@ export async function runAgent(context: BrowserContext, testInfo: TestInfo, agen
     },
   });
   return { result, site, attachments };
+}
+
+/** The gateway counted every model call of a foreign agent's run, with its tokens, and refused none. */
+export function expectCounted(run: RunRecord) {
+  base.expect(run.trace.filter((event) => event.type === 'model_request')).toHaveLength(run.iterations);
+  base.expect(run.trace.filter((event) => event.type === 'model_response')).toHaveLength(run.iterations);
+  base.expect(run.trace.filter((event) => event.type === 'model_request_refused' || event.type === 'model_error')).toEqual([]);
+  base.expect(run.tokens.input).toBeGreaterThan(0);
+  base.expect(run.tokens.output).toBeGreaterThan(0);
 }
 
 /** The task's postconditions as `verify` checks them: bound to `start`, each that checks itself run on `session`, all to hold. */

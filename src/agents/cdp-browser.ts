@@ -52,6 +52,8 @@ export interface CdpBrowserOptions {
   sandbox?: { identity: HostIdentity; view: View };
   /** Downloads allowed, within their cap; off (refused) when not given. */
   downloads?: Downloads;
+  /** Routes of the run's own on its context, after the site's, so asked first (an ACP agent's layers' request checks). */
+  guard?: (context: BrowserContext) => Promise<void>;
 }
 
 /**
@@ -63,7 +65,7 @@ export interface CdpBrowserOptions {
  * downloads folder. A session of its own watches every download (refused, past the cap: an
  * escape attempt each) and every crash.
  */
-export async function launchCdpBrowser(site: Pick<Site, 'attach' | 'origin'>, { sandbox, downloads }: CdpBrowserOptions = {}): Promise<CdpBrowser> {
+export async function launchCdpBrowser(site: Pick<Site, 'attach' | 'origin'>, { sandbox, downloads, guard }: CdpBrowserOptions = {}): Promise<CdpBrowser> {
   // Short: Chromium cannot start when its user-data-dir's socket path is too long (a long TMPDIR).
   const dir = await mkdtemp(join(sandbox ? sandboxBase() : tmpdir(), workerFolder('cdp')));
   const userDataDir = join(dir, 'profile');
@@ -77,7 +79,7 @@ export async function launchCdpBrowser(site: Pick<Site, 'attach' | 'origin'>, { 
   const attempts = reach.attempts;
   const attempt = (detail: string) => void (attempts.some((seen) => seen.detail === detail) || attempts.push({ kind: 'browser', detail }));
   const start = () =>
-    (started ??= startChromium({ dir, userDataDir, site, reach, sandbox, downloads: downloads && { ...downloads, dir: downloadsDir } }).then((running) => {
+    (started ??= startChromium({ dir, userDataDir, site, reach, sandbox, guard, downloads: downloads && { ...downloads, dir: downloadsDir } }).then((running) => {
       // Crashed or closed by a client (Browser.crash, Browser.close): the agent's doing, noted; the run goes on and is judged.
       running.context.on('close', () => closing || events.push({ name: 'browser ended' }));
       watch(running.session, downloads, { attempt, event: (event) => events.push(event), downloadsDir: running.root + downloadsDir });
@@ -133,7 +135,7 @@ interface Started {
  * all, keys included, and a page can read file:///proc/self/environ. Sandboxed, it runs in
  * bubblewrap (sandbox.ts) and its DevTools port is reached through a Unix socket in its sandbox.
  */
-async function startChromium({ dir, userDataDir, site, reach, sandbox, downloads }: { dir: string; userDataDir: string; site: Pick<Site, 'attach' | 'origin'>; reach: BrowserReach; sandbox: CdpBrowserOptions['sandbox']; downloads: (Downloads & { dir: string }) | undefined }): Promise<Started> {
+async function startChromium({ dir, userDataDir, site, reach, sandbox, guard, downloads }: { dir: string; userDataDir: string; site: Pick<Site, 'attach' | 'origin'>; reach: BrowserReach; sandbox: CdpBrowserOptions['sandbox']; guard: CdpBrowserOptions['guard']; downloads: (Downloads & { dir: string }) | undefined }): Promise<Started> {
   const launch = chromiumAsFound();
   const wrapper = sandbox ? await sandboxedChromium(launch.executablePath ?? chromium.executablePath(), dir, userDataDir, { ...sandbox, ...(downloads && { downloads }) }) : undefined;
   const context = await chromium.launchPersistentContext(userDataDir, {
@@ -148,6 +150,7 @@ async function startChromium({ dir, userDataDir, site, reach, sandbox, downloads
     // Guarded as the test's browser is (reach.ts), before the site, so the site's route is asked first: what its agent sends elsewhere is refused and named.
     await reach.guard(context);
     await site.attach(context);
+    await guard?.(context);
     const session = await context.browser()!.newBrowserCDPSession();
     await session.send('Browser.setDownloadBehavior', downloads ? { behavior: 'allow', downloadPath: downloads.dir, eventsEnabled: true } : { behavior: 'deny', eventsEnabled: true });
     await session.send('Target.setDiscoverTargets', { discover: true });

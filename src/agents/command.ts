@@ -1,13 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { channel } from 'node:diagnostics_channel';
-import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readSync, realpathSync, statSync, type BigIntStats } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, statSync, type BigIntStats } from 'node:fs';
 import { lstat, open, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { basename, delimiter, dirname, join, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { redact } from '../harness/trace.ts';
 import { InputError, parseInput } from '../input.ts';
-import type { Agent, AgentRun, Containment } from '../core/agent.ts';
+import type { BrowserContext } from '@playwright/test';
+import type { Readable, Writable } from 'node:stream';
+import type { Agent, AgentInput, AgentRun, Containment } from '../core/agent.ts';
 import type { Site } from '../core/site.ts';
 import { launchCdpBrowser, type CdpBrowser } from './cdp-browser.ts';
 import { serveMcp, type McpEndpoint } from './mcp-surface.ts';
@@ -101,26 +103,68 @@ const stagesChannel = channel(COMMAND_AGENT_STAGES);
  * is killed; stdout and stderr are attached to the test, redacted.
  */
 export function commandAgent(argv: readonly string[], options: CommandAgentOptions = {}): Agent {
-  const command = parseInput(argvSchema, argv, 'commandAgent() argv');
+  return processAgent('commandAgent', argv, parseInput(commandAgentOptionsSchema, options, 'commandAgent() options'));
+}
+
+/**
+ * What speaks with a command over its stdin and stdout while it runs (acp.ts's ACP client): the
+ * command then gets a pipe as its stdin, and its work is over when the conversation is.
+ */
+export interface Protocol {
+  /** What its condition holds beside a command's (`agent: 'acp'`, its layers). */
+  condition: Record<string, unknown>;
+  /** The names of the layers it runs, as the run records them. */
+  layers: readonly string[];
+  /** Its part of one run, made as the run is set up (before the browser starts): `record` writes the run's trace. */
+  forRun(run: AgentRun, record: (event: TraceEventBody) => void): Speaker;
+}
+
+/** A protocol's part of one run. */
+export interface Speaker {
+  /** Routes of its own on the run's browser context, asked before the site's (its layers' request checks). */
+  guard?: (context: BrowserContext) => Promise<void>;
+  /** Begins speaking with the launched command: `mcpUrl` serves the run's browser, `context` starts it, `cwd` is where the command runs. */
+  converse(io: { stdin: Writable; stdout: Readable }, input: AgentInput, where: { mcpUrl: string; context: () => Promise<BrowserContext>; cwd: string; envNames: readonly string[] }): Conversation;
+}
+
+/** A conversation with a running command. */
+export interface Conversation {
+  /** Settles when its work is over (`over`: its prompt answered or failed), or the command stopped speaking (`lost`): it is then ended as at a time limit, at once when over, after a moment to end by itself when lost. */
+  done: Promise<'over' | 'lost'>;
+  /** At a time limit, before the command is ended: asks it to stop (ACP's `session/cancel`). */
+  cancel(): void;
+  /** Once the command ended, what it claimed, or why nothing; `how` is how the command ended. */
+  outcome(how: CommandEnd): ForeignOutcome;
+}
+
+/** How a command that was spoken to ended: ended by the harness once its conversation was over, killed at a time limit, or by itself. */
+export type CommandEnd = { kind: 'closed' } | { kind: 'killed'; by: 'timeoutMs' | 'signal' } | { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null };
+
+/**
+ * A command as the agent, sandboxed, with the run's environment, browser and gateway: a command
+ * agent (`label` commandAgent), or, with a `protocol`, an agent spoken to over stdio (acpAgent).
+ */
+export function processAgent(label: string, argv: readonly string[], options: z.output<typeof commandAgentOptionsSchema>, protocol?: Protocol): Agent {
+  const command = parseInput(argvSchema, argv, `${label}() argv`);
   // A NUL byte cannot reach a program (node throws a stack at spawn): named here, in one line.
   const nul = command.findIndex((arg) => arg.includes('\0'));
-  if (nul !== -1) throw new InputError(`commandAgent() argv[${nul}]: contains a NUL byte`);
-  const { cwd, env, timeoutMs, account, sandbox, gateway, limits: givenLimits, expose, show, downloads, ...named } = parseInput(commandAgentOptionsSchema, options, 'commandAgent() options');
+  if (nul !== -1) throw new InputError(`${label}() argv[${nul}]: contains a NUL byte`);
+  const { cwd, env, timeoutMs, account, sandbox, gateway, limits: givenLimits, expose, show, downloads, ...named } = options;
   const limits = { ...DEFAULT_SANDBOX_LIMITS, ...givenLimits };
   // A program that is not there is bad input, not a run: named before each run starts (prepare), never
   // here, where a spec file's collection would fail and lose every test of the file.
   const path = env.PATH ?? process.env.PATH;
   const shownPaths = show.map((given) => resolve(cwd ?? '.', given));
   const check = () => {
-    findProgram(command[0]!, cwd, path);
+    findProgram(label, command[0]!, cwd, path);
     const missing = shownPaths.findIndex((shown) => !existsSync(shown));
-    if (missing !== -1) throw new InputError(`commandAgent() options: show[${missing}]: nothing at ${shownPaths[missing]}`);
+    if (missing !== -1) throw new InputError(`${label}() options: show[${missing}]: nothing at ${shownPaths[missing]}`);
   };
   const program = { argv: command, cwd, path, show: shownPaths };
   const name = named.name ?? defaultName(command);
   // The environment's names only: its values may be keys, and the condition is written to every report.
   // The folder as a path, however it was written: the fixture records it relative to the config's folder.
-  const base = { agent: 'command', argv: command, ...(cwd && { cwd: resolve(cwd) }), ...(timeoutMs && { timeoutMs }), account, ...(Object.keys(env).length > 0 && { envKeys: Object.keys(env).sort() }), ...(downloads && { downloads }) };
+  const base = { agent: 'command', ...protocol?.condition, argv: command, ...(cwd && { cwd: resolve(cwd) }), ...(timeoutMs && { timeoutMs }), account, ...(Object.keys(env).length > 0 && { envKeys: Object.keys(env).sort() }), ...(downloads && { downloads }) };
   // In its sandbox's work folder, else its run's: the one folder it may write.
   const claimFileOf = (run: AgentRun, box: Sandbox | undefined) => join(box?.workDir ?? run.outputDir, 'agent-claim.json');
   const setUp = async (run: AgentRun, endpoints: Promise<RunEndpoints>, canaries: Canaries, record: (event: TraceEventBody) => void) => {
@@ -128,7 +172,8 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
     const contained = sandboxed(sandbox, program);
     // The sandbox first, before anything is awaited: bwrap, its namespaces and its relay start while the rest of the run is set up and the page opens.
     mkdirSync(run.outputDir, { recursive: true });
-    const box = contained ? startSandbox({ cwd: resolve(cwd ?? '.'), shown: shownFolders(program), limits, expose, canaries }) : undefined;
+    const box = contained ? startSandbox({ cwd: resolve(cwd ?? '.'), shown: shownFolders(program), limits, expose, canaries, stdin: protocol !== undefined }) : undefined;
+    const speaker = protocol?.forRun(run, record);
     let browser: CdpBrowser | undefined;
     let mcp: McpEndpoint | undefined;
     const close = async () => {
@@ -138,7 +183,7 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
     };
     try {
       await rm(claimFileOf(run, box), { force: true });
-      browser = await launchCdpBrowser(run.site, { ...(box && { sandbox: { identity: box.identity, view: box.view } }), ...(downloads && { downloads }) });
+      browser = await launchCdpBrowser(run.site, { ...(box && { sandbox: { identity: box.identity, view: box.view } }), ...(downloads && { downloads }), ...(speaker?.guard && { guard: speaker.guard }) });
       // The same Chromium over MCP: Playwright MCP drives it from this process, writing only in the run's folder.
       const { context } = browser;
       mcp = await serveMcp(() => openMcpBrowser({ context, outputDir: join(run.outputDir, 'playwright-mcp'), images: true }), { record });
@@ -149,10 +194,10 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
       await close();
       throw error;
     }
-    return { box, browser, mcp, close, stages, canaries };
+    return { box, browser, mcp, close, stages, canaries, speaker };
   };
-  const agent = foreignAgent({ name, condition: base, account, gateway, issueCredential: true, prepare: check, containment: (site) => containment(sandbox, account, site, program), setUp }, async (input, run, prepared) => {
-    const { box, browser, mcp, stages, canaries } = prepared!;
+  const agent = foreignAgent({ name, condition: base, layers: protocol?.layers, account, gateway, issueCredential: true, prepare: check, containment: (site) => containment(label, sandbox, account, site, program), setUp }, async (input, run, prepared) => {
+    const { box, browser, mcp, stages, canaries, speaker } = prepared!;
     const claimFile = claimFileOf(run, box);
     const harnessEnv: Record<string, string> = {
       HARNESS_TASK: input.task,
@@ -171,19 +216,21 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
       ...(input.site.account && { HARNESS_SITE_USERNAME: input.site.account.username, HARNESS_SITE_PASSWORD: input.site.account.password }),
     };
     if (box?.orphansKilled) input.trace.record('sandbox orphans killed', { processes: box.orphansKilled });
-    const { stdout, stderr, escapes, claim, late, ...exit } = await runCommand(command, { cwd: resolve(cwd ?? '.'), env: { ...startupEnv(), ...env, ...harnessEnv }, timeoutMs, waits: run.modelWaits, signal: input.signal, sandbox: box, stages, claimFile });
+    const commandEnv = { ...startupEnv(), ...env, ...harnessEnv };
+    const converse = speaker && ((io: { stdin: Writable; stdout: Readable }) => speaker.converse(io, input, { mcpUrl: mcp.url, context: browser.context, cwd: resolve(cwd ?? '.'), envNames: Object.keys(commandEnv) }));
+    const { stdout, stderr, escapes, claim, late, conversation, ...exit } = await runCommand(command, { cwd: resolve(cwd ?? '.'), env: commandEnv, timeoutMs, waits: run.modelWaits, signal: input.signal, sandbox: box, stages, claimFile, converse });
     input.trace.record('command ended', exit);
     // What it wrote in its sandbox's work folder outlives the sandbox in its run's folder (what could not be copied is named, never thrown); so do its browser's downloads, where allowed.
-    const uncopied = (await box?.copyOut(run.outputDir)) ?? [];
+    const secrets = [...run.secrets, input.model.apiKey];
+    const uncopied = (await box?.copyOut(run.outputDir, secrets)) ?? [];
     await browser.keepDownloads(join(run.outputDir, 'downloads'));
     for (const failure of browser.failures) input.trace.record('browser failed to start', { reason: failure });
     for (const { name, data } of browser.events) input.trace.record(name, data);
-    const secrets = [...run.secrets, input.model.apiKey];
     // Looked for before the output is redacted (the canaries are secrets of the run): a decoy it printed was found and read.
     const printed = [stdout, stderr].flatMap((output, i) => canariesReaching(canaryList(canaries), output.head.toString('utf8'), 'an artifact', i === 0 ? 'agent-stdout.txt' : 'agent-stderr.txt'));
     await attachOutput(run, 'agent-stdout.txt', stdout, secrets);
     await attachOutput(run, 'agent-stderr.txt', stderr, secrets);
-    const outcome = outcomeOf(exit, claim, late, timeoutMs);
+    const outcome = conversation ? spokenOutcome(label, exit, claimOf(claim, late), conversation) : outcomeOf(exit, claim, late, timeoutMs);
     const attempts = [...(escapes?.attempts ?? []), ...printed, ...browser.attempts, ...uncopied, ...(outcome.escapes?.attempts ?? [])];
     const seen = attempts.length > 0 || escapes ? { processesLeft: escapes?.processesLeft ?? 0, attempts } : undefined;
     const hit = attempts.filter((attempt) => attempt.kind === 'limit').map((attempt) => attempt.detail);
@@ -193,7 +240,11 @@ export function commandAgent(argv: readonly string[], options: CommandAgentOptio
   });
   // What runs includes where it runs: a sandbox can change what an agent manages (no network but the run's, no writes outside its folder).
   // Its limits and what it is shown too, sandboxed: what it may use or read can change what it manages. The gateway's settings, where given.
-  const condition = () => ({ ...base, ...(gateway && { gateway }), ...(sandboxed(sandbox, program) ? { sandbox: 'bwrap', limits, ...(shownPaths.length > 0 && { show: shownPaths }) } : { sandbox: 'none' }) });
+  // The installed packages it runs, by name and version: the agent's own version is part of what ran.
+  const condition = () => {
+    const packages = installedPackages(program);
+    return { ...base, ...(packages.length > 0 && { packages }), ...(gateway && { gateway }), ...(sandboxed(sandbox, program) ? { sandbox: 'bwrap', limits, ...(shownPaths.length > 0 && { show: shownPaths }) } : { sandbox: 'none' }) };
+  };
   return Object.defineProperty(agent, 'condition', { get: condition });
 }
 
@@ -217,10 +268,45 @@ function sandboxed(mode: SandboxMode, program: Program): boolean {
  * file, the folder it is named in and the installed package its link leads to; and `show`.
  */
 function shownFolders({ argv, cwd, path, show }: Program): string[] {
-  const isFile = (file: string | undefined): file is string => file !== undefined && statSync(file, { throwIfNoEntry: false })?.isFile() === true;
-  const named = [programPath(argv[0]!, cwd, path), ...argv.slice(1).map((arg) => resolve(cwd ?? '.', arg))].filter(isFile);
+  const named = namedFiles({ argv, cwd, path });
   const files = [...named, ...named.map((file) => interpreterOf(file, cwd, path)).filter(isFile)];
   return [...new Set([process.cwd(), ...files.flatMap((file) => [dirname(file), installOf(realpathSync(file))]), ...show])];
+}
+
+const isFile = (file: string | undefined): file is string => file !== undefined && statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+
+/** The files a command names: its program (looked up on PATH) and each argument that is a file. */
+function namedFiles({ argv, cwd, path }: Pick<Program, 'argv' | 'cwd' | 'path'>): string[] {
+  return [programPath(argv[0]!, cwd, path), ...argv.slice(1).map((arg) => resolve(cwd ?? '.', arg))].filter(isFile);
+}
+
+/**
+ * The installed packages the command's files lead to (a link into a node_modules folder: an npm
+ * CLI's), each as `name@version` from its package.json: the agent's own version, read from its
+ * install, never by running it outside its sandbox. Part of the condition: another version is
+ * another cell.
+ */
+function installedPackages(program: Program): string[] {
+  const found = namedFiles(program).flatMap((file) => {
+    const real = realpathSync(file);
+    if (!real.split(sep).includes('node_modules')) return [];
+    for (let folder = dirname(real); folder !== dirname(folder); folder = dirname(folder)) {
+      const manifest = readManifest(join(folder, 'package.json'));
+      if (manifest) return [`${manifest.name}@${manifest.version}`];
+    }
+    return [];
+  });
+  return [...new Set(found)];
+}
+
+/** A package.json's name and version, if it is there and names both. */
+function readManifest(file: string): { name: string; version: string } | undefined {
+  try {
+    const { name, version } = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
+    return typeof name === 'string' && typeof version === 'string' ? { name, version } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -282,14 +368,14 @@ function unreachableFolder(program: Program): string | undefined {
 }
 
 /** How a run of the command is contained on `site`, checked before it starts: an InputError when it cannot run as asked. */
-function containment(mode: SandboxMode, account: boolean, site: Site, program: Program): Containment {
+function containment(label: string, mode: SandboxMode, account: boolean, site: Site, program: Program): Containment {
   if (account && !site.issueCredential) {
-    throw new InputError(`commandAgent() account: ${site.name} cannot make a login for one run, and a command agent is never given the site's own password (use a function agent for trusted code)`);
+    throw new InputError(`${label}() account: ${site.name} cannot make a login for one run, and a command agent is never given the site's own password (use a function agent for trusted code)`);
   }
-  if (mode === 'none') return { contained: false, reason: "not contained: commandAgent's sandbox is 'none'" };
+  if (mode === 'none') return { contained: false, reason: `not contained: ${label}'s sandbox is 'none'` };
   const unavailable = sandboxUnavailable() ?? unreachableFolder(program);
   if (unavailable === undefined) return { contained: true, reason: `contained: a bubblewrap sandbox (${identityWords()}; its own PID, user, mount and network namespaces; a seccomp filter; limits, ${totalMemoryWords()}; only the run\u2019s endpoints on its loopback)` };
-  if (mode === 'required') throw new InputError(`commandAgent() sandbox 'required': ${unavailable}`);
+  if (mode === 'required') throw new InputError(`${label}() sandbox 'required': ${unavailable}`);
   return { contained: false, reason: `not contained: ${unavailable}` };
 }
 
@@ -303,9 +389,9 @@ function identityWords(): string {
   return process.getuid?.() === 0 ? 'a uid of its run\u2019s own, not root' : `the test user\u2019s uid ${process.getuid?.()}: what that user can read outside its masked secret files, it can read`;
 }
 
-/** How a command ended: by itself (its exit code or signal), or killed at a time limit. */
-type Exit = { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null } | { kind: 'killed'; by: 'timeoutMs' | 'signal' } | { kind: 'unstarted'; message: string };
-type Ended = Exit & { stdout: Output; stderr: Output; escapes?: Escapes; claim: ClaimRead; late: boolean };
+/** How a command ended: by itself (its exit code or signal), killed at a time limit, ended once its conversation was over, or not started. */
+type Exit = CommandEnd | { kind: 'unstarted'; message: string };
+type Ended = Exit & { stdout: Output; stderr: Output; escapes?: Escapes; claim: ClaimRead; late: boolean; conversation?: Conversation };
 
 /** The claim file as it was when the main process ended: its bytes, none, or why it could not be read. */
 type ClaimRead = { kind: 'read'; bytes: Buffer; stat: BigIntStats } | { kind: 'missing' } | { kind: 'unreadable'; why: string };
@@ -374,6 +460,8 @@ const LATE_CLAIM = 'was written after its main process ended';
 function outcomeOf(ended: Exit, claim: ClaimRead, late: boolean, timeoutMs: number | undefined): ForeignOutcome {
   // Not there, or not executable (gone since the check before the run): bad input, never a run.
   if (ended.kind === 'unstarted') throw new InputError(`commandAgent: ${ended.message}`);
+  // Only a command spoken to is ended by the harness once its work is over.
+  if (ended.kind === 'closed') throw new Error('a command agent has no conversation to close');
   const read = claimOf(claim, late);
   if (ended.kind === 'killed') {
     if (read) return { ...read, stopReason: 'timeout' };
@@ -383,6 +471,16 @@ function outcomeOf(ended: Exit, claim: ClaimRead, late: boolean, timeoutMs: numb
   if (ended.code === 0) return { reason: 'wrote no claim file' };
   const how = ended.signal ? `was killed by ${ended.signal}` : `exited with code ${ended.code}`;
   return { reason: `${how} and wrote no claim file`, stopReason: 'error' };
+}
+
+/**
+ * How a command spoken to ended: its claim file, where it wrote one, wins (as a command agent's,
+ * standing however it ended); else what the conversation made of it.
+ */
+function spokenOutcome(label: string, ended: Exit, fromFile: ForeignOutcome | undefined, conversation: Conversation): ForeignOutcome {
+  if (ended.kind === 'unstarted') throw new InputError(`${label}: ${ended.message}`);
+  if (fromFile) return ended.kind === 'killed' && fromFile.claim ? { ...fromFile, stopReason: 'timeout' } : fromFile;
+  return conversation.outcome(ended);
 }
 
 /** The claim in the claim file, why there is none (`reason`), or the worst case with its escape attempt; undefined when there is no claim file. */
@@ -421,6 +519,8 @@ interface RunOptions {
   stages: Partial<Record<CommandStage, number>>;
   /** Where it writes its claim: read once, when its main process ends. */
   claimFile: string;
+  /** Speaks with it over its stdin and stdout (it then gets a pipe as its stdin); its work is over when the conversation is. */
+  converse?: (io: { stdin: Writable; stdout: Readable }) => Conversation;
 }
 
 /** A started command, sandboxed or in its own process group: how to end it, and what it left. */
@@ -436,24 +536,41 @@ interface Launched {
 
 /**
  * Runs the command and waits for its main process; at `timeoutMs` or when `signal` aborts, it gets
- * SIGTERM, then SIGKILL. When it ends by itself, what it left running is killed too: nothing of
- * it outlives the run.
+ * SIGTERM, then SIGKILL (a command spoken to is asked to cancel first, and given TERM_GRACE_MS to).
+ * A command spoken to is ended the same way once its conversation is over. When it ends by itself,
+ * what it left running is killed too: nothing of it outlives the run.
  */
-async function runCommand(argv: string[], { cwd, env, timeoutMs, waits, signal, sandbox, stages, claimFile }: RunOptions): Promise<Ended> {
+async function runCommand(argv: string[], { cwd, env, timeoutMs, waits, signal, sandbox, stages, claimFile, converse }: RunOptions): Promise<Ended> {
   const started = Date.now();
   stages.launched = performance.now();
-  const launched = sandbox ? launchSandboxed(sandbox, { argv, env }) : launchInGroup(argv, cwd, env);
+  const launched = sandbox ? launchSandboxed(sandbox, { argv, env }) : launchInGroup(argv, cwd, env, converse !== undefined);
   const { child } = launched;
   const stdout = capture(child.stdout!);
   const stderr = capture(child.stderr!);
-  let killedBy: 'timeoutMs' | 'signal' | undefined;
+  // A write to a command that has gone (EPIPE) is its end, which `ended` reports: no uncaught error.
+  child.stdin?.on('error', () => undefined);
+  const conversation = converse?.({ stdin: child.stdin!, stdout: child.stdout! });
+  let killedBy: 'timeoutMs' | 'signal' | 'closed' | undefined;
   let finished = false;
-  const stop = (by: 'timeoutMs' | 'signal') => {
-    if (killedBy || finished) return;
-    killedBy = by;
+  let ending = false;
+  const end = () => {
+    if (ending || finished) return;
+    ending = true;
+    child.stdin?.end();
     launched.terminate();
     setTimeout(() => launched.kill(), TERM_GRACE_MS).unref();
   };
+  const stop = (by: 'timeoutMs' | 'signal' | 'closed') => {
+    if (killedBy || finished) return;
+    killedBy = by;
+    if (by === 'closed' || !conversation) return end();
+    conversation.cancel();
+    // Its cancelled prompt answered, or the grace over: ended either way.
+    void conversation.done.then(end);
+    setTimeout(end, TERM_GRACE_MS).unref();
+  };
+  // A command that stopped speaking has mostly ended (a crash): a moment for its exit to be seen, so that the run says how it ended.
+  void conversation?.done.then((how) => (how === 'over' ? stop('closed') : setTimeout(() => stop('closed'), TERM_GRACE_MS).unref()));
   // At the limit, the time waited on the model since moves it on (a wait in progress included).
   let timer: ReturnType<typeof setTimeout> | undefined;
   const arm = (ms: number) => {
@@ -482,12 +599,13 @@ async function runCommand(argv: string[], { cwd, env, timeoutMs, waits, signal, 
   stages.drained = performance.now();
   child.stdout!.destroy();
   child.stderr!.destroy();
-  return { ...(killedBy ? { kind: 'killed', by: killedBy } : exit), stdout: stdout.output(), stderr: stderr.output(), claim, late, ...(escapes && { escapes }) };
+  const how: Exit = killedBy === 'closed' ? { kind: 'closed' } : killedBy ? { kind: 'killed', by: killedBy } : exit;
+  return { ...how, stdout: stdout.output(), stderr: stderr.output(), claim, late, ...(escapes && { escapes }), ...(conversation && { conversation }) };
 }
 
-/** The command in its own process group: ending the group ends what it started, unless it left the group (setsid). */
-function launchInGroup(argv: string[], cwd: string, env: Record<string, string>): Launched {
-  const child = spawn(argv[0]!, argv.slice(1), { cwd, env, detached: true, stdio: stdioWithoutInherited(['ignore', 'pipe', 'pipe']) });
+/** The command in its own process group: ending the group ends what it started, unless it left the group (setsid). `stdin`: a pipe, else none. */
+function launchInGroup(argv: string[], cwd: string, env: Record<string, string>, stdin = false): Launched {
+  const child = spawn(argv[0]!, argv.slice(1), { cwd, env, detached: true, stdio: stdioWithoutInherited([stdin ? 'pipe' : 'ignore', 'pipe', 'pipe']) });
   const exited = processExit(child).then(toExit(argv[0]!));
   return {
     child,
@@ -579,8 +697,8 @@ function spawnProblem(program: string, error: NodeJS.ErrnoException): string {
  * The program as spawn would find it: a path (relative to `cwd`) that is an executable file, or a
  * name on PATH. Throws an InputError naming what is wrong.
  */
-function findProgram(program: string, cwd: string | undefined, path: string | undefined): void {
-  if (cwd !== undefined && !statSync(resolve(cwd), { throwIfNoEntry: false })?.isDirectory()) throw new InputError(`commandAgent() options: cwd: no folder at ${resolve(cwd)}`);
+function findProgram(label: string, program: string, cwd: string | undefined, path: string | undefined): void {
+  if (cwd !== undefined && !statSync(resolve(cwd), { throwIfNoEntry: false })?.isDirectory()) throw new InputError(`${label}() options: cwd: no folder at ${resolve(cwd)}`);
   const executable = (file: string) => {
     if (!statSync(file, { throwIfNoEntry: false })?.isFile()) return false;
     accessSync(file, constants.X_OK);
@@ -601,7 +719,7 @@ function findProgram(program: string, cwd: string | undefined, path: string | un
     }
     throw denied ?? Object.assign(new Error(), { code: 'ENOENT' });
   } catch (error) {
-    throw new InputError(`commandAgent: ${spawnProblem(program, error as NodeJS.ErrnoException)}`);
+    throw new InputError(`${label}: ${spawnProblem(program, error as NodeJS.ErrnoException)}`);
   }
 }
 

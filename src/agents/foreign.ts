@@ -49,6 +49,8 @@ interface Closable {
 export interface ForeignAgentOptions<SetUp extends Closable | undefined = undefined> {
   name: string;
   condition: Record<string, unknown>;
+  /** The names of harness-eval's layers it runs (an ACP agent's permission requests go through them): none by default. */
+  layers?: readonly string[];
   /** Give the agent the site's account (`HARNESS_SITE_USERNAME`/`HARNESS_SITE_PASSWORD` for a command). */
   account?: boolean;
   /** Checks the agent can run at all (a command's program is there), before the run starts: an InputError fails the test, and no run is counted. */
@@ -109,7 +111,8 @@ export function foreignAgent<SetUp extends Closable | undefined = undefined>(
       const trace = new Trace(secrets);
       let calls = 0;
       const record = (event: TraceEventBody) => trace.append(event, { attempt: 1, iteration: calls });
-      record({ type: 'run_start', task: run.task.prompt, model: run.model.id, layers: [] });
+      const layers = [...(options.layers ?? [])];
+      record({ type: 'run_start', task: run.task.prompt, model: run.model.id, layers });
       record({ type: 'attempt_start' });
       const timeLimit = run.signal ?? new AbortController().signal;
       // A limit of the gateway ends the run as the time limit does: the agent is stopped.
@@ -176,7 +179,7 @@ export function foreignAgent<SetUp extends Closable | undefined = undefined>(
       const result: AgentResult = {
         task: run.task.prompt,
         model: run.model.id,
-        layers: [],
+        layers,
         claimed,
         // A reason may quote what the agent wrote (a claim file that is not JSON): no terminal control of it either.
         summary: printable([outcome.claim ? outcome.claim.summary : `claimed nothing: ${outcome.reason}`, limit && `limit reached: ${limit}`, rateLimited && `rate limited: ${rateLimited}`].filter(Boolean).join('; ')),

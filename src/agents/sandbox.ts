@@ -11,6 +11,7 @@ import { DEFAULT_SANDBOX_LIMITS, folderUsage, PATH_MAX, rlimits, tmpfsFull, usag
 import { cgroupLimitsHit, makeCgroup, reapCgroups, removeCgroup } from './sandbox-cgroup.ts';
 import type { Canaries } from './foreign.ts';
 import { closedFolders, mountArgs, readText, unopenable, viewOf, type View } from './sandbox-mounts.ts';
+import { redactFiles } from './redact-files.ts';
 import { seccompFilter, seccompPython } from './seccomp.ts';
 
 export type { Escapes };
@@ -168,6 +169,8 @@ export interface SandboxOptions {
   canaries?: Canaries;
   /** Secret-looking files (`.env`…) to leave in view, as paths relative to `cwd`. */
   expose?: readonly string[];
+  /** Give the agent bwrap's stdin, a pipe (`child.stdin`), for a protocol spoken over stdio (ACP); else /dev/null. */
+  stdin?: boolean;
 }
 
 /** What the relay starts in the sandbox, once the run's endpoints are up. */
@@ -198,8 +201,11 @@ export interface Sandbox {
   view: View;
   /** The one folder the agent may write (its claim goes there); its HOME. Its identity's own, removed by `close()`. */
   workDir: string;
-  /** Once it ended: copies what the agent left in its work folder to `destination` (copyFolder); never throws, and answers what it could not copy, as escape attempts. */
-  copyOut(destination: string): Promise<EscapeAttempt[]>;
+  /**
+   * Once it ended: copies what the agent left in its work folder to `destination` (copyFolder), every form of `secrets` cut
+   * out of the copies (redact-files.ts); never throws, and answers what it could not copy, as escape attempts.
+   */
+  copyOut(destination: string, secrets: readonly string[]): Promise<EscapeAttempt[]>;
   /** Processes of runs whose worker died, killed as this sandbox started. */
   orphansKilled: number;
   /** When each stage was reached (performance.now()): what bench:sandbox breaks a run down by. */
@@ -235,7 +241,8 @@ export interface Sandbox {
  *   export NAME='value' …   the agent's whole environment (the relay's own is empty)
  *   start <cwd> <argv>…     once every port listens (by then they do: the socats had the page's
  *                           opening to bind), answers `starting` and runs the agent in `cwd`, stdin
- *                           /dev/null, stdout and stderr bwrap's, fd 3 closed; answers `unstarted
+ *                           /dev/null (bwrap's, a pipe, once `relay_stdin=1` was said), stdout and stderr
+ *                           bwrap's, fd 3 closed; answers `unstarted
  *                           <status>` when it could not start (sh's 127: not found, 126: not
  *                           executable), stops every process the agent left (SIGSTOP), then says
  *                           `exited`, and waits for a line: what the agent left is counted from
@@ -286,7 +293,8 @@ start() {
     done
   done
   echo starting >&3
-  (trap - $signals; trap 'echo "unstarted $?" >&3' EXIT; cd "$1" && unset PWD OLDPWD && shift && exec "$@" </dev/null 3>&-)
+  [ -n "$relay_stdin" ] || exec </dev/null
+  (trap - $signals; trap 'echo "unstarted $?" >&3' EXIT; cd "$1" && unset PWD OLDPWD && shift && exec "$@" 3>&-)
   status=$?
   # What the agent left stops where it is, at once: its claim stays as its main process left it.
   kill -STOP -1 2>/dev/null
@@ -446,7 +454,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   const filterFd = openSync(filter.path, 'r');
   const decoyFds = decoyFiles.map(({ file }) => openSync(file, 'r'));
   // Its own environment is empty: bwrap's init stays in the sandbox as pid 1, and /proc/1/environ would show the worker's keys.
-  const child = spawn(argv[0]!, argv.slice(1), { detached: true, env: {}, stdio: stdioWithoutInherited(['ignore', 'pipe', 'pipe', 'pipe', 'pipe', filterFd, ...Array<Stdio>(FIRST_DECOY_FD - 6).fill('ignore'), ...decoyFds]) });
+  const child = spawn(argv[0]!, argv.slice(1), { detached: true, env: {}, stdio: stdioWithoutInherited([options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe', 'pipe', filterFd, ...Array<Stdio>(FIRST_DECOY_FD - 6).fill('ignore'), ...decoyFds]) });
   for (const fd of [filterFd, ...decoyFds]) closeSync(fd);
   reach('spawned');
   // After the spawn, while bwrap sets up: what dead workers left is reaped once per worker, at its first sandbox (a worker
@@ -603,7 +611,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
     start({ argv, env }) {
       program = argv[0]!;
       const exports = Object.entries({ ...env, HOME: workDir, TMPDIR: '/tmp' }).map(([name, value]) => `${name}=${relayWord(value)}`);
-      control.write(`export ${exports.join(' ')}\nstart ${[options.cwd, ...argv].map(relayWord).join(' ')}\n`);
+      control.write(`${options.stdin ? 'relay_stdin=1\n' : ''}export ${exports.join(' ')}\nstart ${[options.cwd, ...argv].map(relayWord).join(' ')}\n`);
     },
     mainEnded,
     async finish() {
@@ -630,7 +638,12 @@ export function startSandbox(options: SandboxOptions): Sandbox {
       return { exit, escapes: { processesLeft: left, attempts: [...attempts] } };
     },
     sandboxExit,
-    copyOut: (destination) => copyFolder(workDir, destination, limits.workDirBytes),
+    async copyOut(destination, secrets) {
+      const attempts = await copyFolder(workDir, destination, limits.workDirBytes);
+      // The whole folder it was copied into (the rest of it the harness wrote, redacted already).
+      await redactFiles([destination], secrets).catch(() => 0);
+      return attempts;
+    },
     terminate: () => processes().forEach((pid) => signal(pid, 'SIGTERM')),
     kill,
     async close() {

@@ -344,32 +344,15 @@ export class RunContext {
     this.unrouteRequests.push(() => context.unroute('**/*', handler).catch(() => {}));
   }
 
-  private async routeRequest(route: Route): Promise<void> {
-    const request = route.request();
-    const site = this.site;
-    const seen = { navigation: request.isNavigationRequest(), resourceType: request.resourceType(), call: this.calling.at(-1) };
-    let hops = 0;
-    const check = (hop: Hop) => this.checkRequest({ ...hop, ...seen, redirected: hops++ > 0, onSite: site !== undefined && new URL(hop.url).origin === site.origin });
-    if (site && new URL(request.url()).origin === site.origin) {
-      const hopCheck = async (hop: Hop) => (await check(hop))?.error;
-      return site.serve ? site.serve(route, hopCheck) : serveRoute(route, (sent) => site.fetch(sent), site.origin, { check: hopCheck });
-    }
-    const body = request.postData();
-    if (!(await check({ method: request.method(), url: request.url(), ...(body !== null && { body }) }))) return route.fallback();
-    // A page load answered 204 No Content leaves the page where it was (an aborted one would show an error page).
-    return seen.navigation ? route.fulfill({ status: 204 }) : route.abort('blockedbyclient');
+  private routeRequest(route: Route): Promise<void> {
+    return routeChecked(route, this.site, this.calling.at(-1), (request) => this.checkRequest(request));
   }
 
   /** The layers' verdict on one request: the first refusal, charged to the call in progress when it was a page load or an action. */
-  private async checkRequest(request: Omit<BrowserRequest, 'action'>): Promise<RequestRefusal | undefined> {
-    const seen: BrowserRequest = { ...request, ...(request.onSite && { action: this.site!.classify(request) }) };
-    for (const layer of this.current.layers) {
-      const refusal = await layer.checkRequest?.(this, seen);
-      if (!refusal) continue;
-      if (seen.call && (seen.navigation || seen.action) && !this.refusals.has(seen.call)) this.refusals.set(seen.call, refusal);
-      return refusal;
-    }
-    return undefined;
+  private async checkRequest(request: BrowserRequest): Promise<RequestRefusal | undefined> {
+    const refusal = await firstRefusal(this.current.layers, this, request);
+    if (refusal && request.call && (request.navigation || request.action) && !this.refusals.has(request.call)) this.refusals.set(request.call, refusal);
+    return refusal;
   }
 
   /** The browser tools and the site's own, bound to `page`, as the layers shape them (the session's page is `page` already). */
@@ -549,4 +532,37 @@ export class RunContext {
     if (!this.session) throw new Error('no attempt has begun');
     return this.session;
   }
+}
+
+/**
+ * A routed request put to `check` (the layers' `checkRequest`), as the site's classifier sees it. The site's requests are
+ * answered hop by hop (the site's `serve`, else from its `fetch`), so that a redirect's every hop is checked too:
+ * Playwright does not route the request a fulfilled redirect leads to. Others it hands on (`fallback`), or refuses.
+ * `call` is the tool call in progress it is charged to, if any.
+ */
+export async function routeChecked(route: Route, site: SiteView | undefined, call: ToolCall | undefined, check: (request: BrowserRequest) => Promise<RequestRefusal | undefined>): Promise<void> {
+  const request = route.request();
+  const seen = { navigation: request.isNavigationRequest(), resourceType: request.resourceType(), call };
+  let hops = 0;
+  const checkHop = (hop: Hop) => {
+    const onSite = site !== undefined && new URL(hop.url).origin === site.origin;
+    return check({ ...hop, ...seen, redirected: hops++ > 0, onSite, ...(onSite && { action: site.classify(hop) }) });
+  };
+  if (site && new URL(request.url()).origin === site.origin) {
+    const hopCheck = async (hop: Hop) => (await checkHop(hop))?.error;
+    return site.serve ? site.serve(route, hopCheck) : serveRoute(route, (sent) => site.fetch(sent), site.origin, { check: hopCheck });
+  }
+  const body = request.postData();
+  if (!(await checkHop({ method: request.method(), url: request.url(), ...(body !== null && { body }) }))) return route.fallback();
+  // A page load answered 204 No Content leaves the page where it was (an aborted one would show an error page).
+  return seen.navigation ? route.fulfill({ status: 204 }) : route.abort('blockedbyclient');
+}
+
+/** The first refusal of `layers`' `checkRequest`, in stack order. */
+export async function firstRefusal(layers: readonly Layer[], run: RunView, request: BrowserRequest): Promise<RequestRefusal | undefined> {
+  for (const layer of layers) {
+    const refusal = await layer.checkRequest?.(run, request);
+    if (refusal) return refusal;
+  }
+  return undefined;
 }

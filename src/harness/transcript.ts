@@ -18,12 +18,19 @@ export function transcript(trace: readonly TraceEvent[]): string {
         }
         case 'model_response':
           return `${at} model: ${event.content ?? ''}${event.toolCalls.map((call) => ` ${call.name}(${call.arguments})`).join('')}`;
+        // What an agent of its own did (a command or ACP agent's MCP calls, as the run's MCP surface saw them): the model's calls are in its responses above.
+        case 'tool_call':
+          return event.by === 'agent' ? `${at} agent called ${event.name}(${event.arguments})` : undefined;
         case 'tool_result':
           return `${at} ${event.name} → ${event.ok ? JSON.stringify(event.output) : `error: ${event.error}`}`;
         case 'harness_auto_login':
           return `${at} harness logged in (${event.ok ? 'ok' : 'refused'}) at ${event.from}`;
         case 'harness_note':
           return `${at} harness (${event.layer}): ${event.message}`;
+        case 'harness_approval':
+          return `${at} approval: ${event.tool ? `${event.tool} ` : ''}${event.decision} ${event.action}${event.requestId ? ` (request ${event.requestId})` : ''}`;
+        case 'harness_denied':
+          return `${at} ${event.layer}: denied ${event.tool}: ${event.reason}`;
         case 'harness_verification':
           return `${at} verify: ${event.ok ? 'confirmed' : 'rejected'}: ${event.detail}`;
         case 'harness_unverified':

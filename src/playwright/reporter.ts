@@ -6,7 +6,7 @@ import { baselineMismatch, cellsDiffer, comparison, describeSelection, partialRe
 import { answerLines, decidedLines, renderMarkdown, retriedLies, verdictLines, writeSummaryFiles } from '../report/files.ts';
 import { containmentLines, counted, endingOf, incompleteNote, testName } from '../report/format.ts';
 import { DEFAULT_HISTORY_LIMIT, HISTORY_DIR, listHistory, saveToHistory } from '../report/history.ts';
-import { cellLabel, summarize } from '../report/summarize.ts';
+import { agentLabel, cellLabel, summarize } from '../report/summarize.ts';
 import { countTrials, parsePlanAttachment, parseRunAttachment, parseStartAttachment, type Attempt, type ParsedAttachment, type TestRecord } from '../report/trials.ts';
 import { gateSchema, maxErrorsSchema, type FailedTest, type Gate, type NotApplicableTest, type NotRunTest, type PlaywrightFailures, type Summary } from '../report/types.ts';
 import { z } from 'zod';
@@ -465,7 +465,7 @@ export default class HarnessReporter implements Reporter {
       const extra = run.excluded
         ? [run.excluded.detail, 'out of every rate']
         : [...(run.sideEffects.length > 0 ? [counted(run.sideEffects.length, 'side effect')] : []), ...(run.incomplete ? [incompleteNote(run)] : [])];
-      say(`${count} ${cellLabel({ ...run, model: run.modelCalls === 0 ? null : run.model })}: ${endingOf(run)}${extra.map((note) => `, ${note}`).join('')}, ${counted(run.iterations, 'iteration')}, ${run.stopReason}${retry}, ${givenBack.has(run.test.run) ? 'given back (recorded earlier, not run again)' : seconds}`);
+      say(`${count} ${cellLabel({ ...run, agent: agentLabel(run.agent, run.condition.agent), model: run.modelCalls === 0 ? null : run.model })}: ${endingOf(run)}${extra.map((note) => `, ${note}`).join('')}, ${counted(run.iterations, 'iteration')}, ${run.stopReason}${retry}, ${givenBack.has(run.test.run) ? 'given back (recorded earlier, not run again)' : seconds}`);
     }
     // Failures keep their whole message: the matchers' lines say what was claimed and found.
     if (result.status === 'failed' || result.status === 'timedOut') say(indent(result.error?.message ?? result.status));

@@ -776,9 +776,10 @@ const RUN_COLUMNS = ['test', 'outcome', 'stop reason', 'iterations', 'side effec
 
 function renderRunTable(cells: readonly Cell[], cellIds: ReadonlyMap<string, string>, runsByCell: ReadonlyMap<string, RunWithStderr[]>, runIds: ReadonlyMap<RunWithStderr, string>): string {
   const rows: string[] = [];
+  const cellsByKey = new Map(cells.map((cell) => [conditionKey(cell), cell]));
   for (const [key, cellRuns] of orderedRunGroups(cells, runsByCell)) {
-    // One heading row per cell instead of a cell column: it keeps a 10,000-run page a few MB smaller.
-    const label = escapeHtml(cellLabel(cellRuns[0]!));
+    // One heading row per cell instead of a cell column: it keeps a 10,000-run page a few MB smaller. Named as the summary names its cell (a CLI with its version).
+    const label = escapeHtml(cellLabel(cellsByKey.get(key) ?? cellRuns[0]!));
     rows.push(`<tr class="group"><th colspan="${RUN_COLUMNS.length}">${cellIds.has(key) ? `<a href="#${cellIds.get(key)}">${label}</a>` : label}</th></tr>`);
     for (const run of sortRuns(cellRuns)) rows.push(renderRunRows(run, runIds.get(run)!));
   }

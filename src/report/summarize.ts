@@ -162,7 +162,7 @@ const conditionParts = ['task', 'agent', 'model', 'layers', 'site'] as const;
 function labelConditions(groups: readonly AttachedRunRecord[][]): CellKeys[] {
   const firsts = groups.map((group) => group.reduce((least, run) => (compareCells(run, least) < 0 ? run : least)));
   const sites = siteLabels(firsts);
-  const labels: CellKeys[] = firsts.map(({ task, agent, model, layers, site, condition }) => ({ task, agent, model, layers, site: sites.get(siteKey(site, condition.site)) ?? site }));
+  const labels: CellKeys[] = firsts.map(({ task, agent, model, layers, site, condition }) => ({ task, agent: agentLabel(agent, condition.agent), model, layers, site: sites.get(siteKey(site, condition.site)) ?? site }));
   const byLabel = new Map<string, number[]>();
   labels.forEach((label, index) => byLabel.set(cellKey(label), [...(byLabel.get(cellKey(label)) ?? []), index]));
   for (const indices of byLabel.values()) {
@@ -177,6 +177,12 @@ function labelConditions(groups: readonly AttachedRunRecord[][]): CellKeys[] {
   const counts = new Map<string, number>();
   for (const label of modelless) counts.set(cellKey(label), (counts.get(cellKey(label)) ?? 0) + 1);
   return modelless.map((label, index) => (counts.get(cellKey(label))! > 1 ? labels[index]! : label));
+}
+
+/** An agent's name, with the installed packages it ran where its condition names them (a CLI's own version: `claude (@anthropic-ai/claude-code@2.1.332)`). */
+export function agentLabel(agent: string, condition: unknown): string {
+  const packages = typeof condition === 'object' && condition !== null ? (condition as { packages?: unknown }).packages : undefined;
+  return Array.isArray(packages) && packages.length > 0 ? `${agent} (${packages.join(', ')})` : agent;
 }
 
 /** Whether a cell's agent called no model: some run's trace was read, and none recorded a model call (the controls, a command agent that never called the gateway). */
@@ -435,10 +441,11 @@ function parseGates(gates: readonly Gate[]) {
   return gates.map((gate, index) => parseInput(gateSchema, gate, `gates[${index}]`));
 }
 
-/** What a gate's key may say for a cell's name: its label (a model as shown), the label without the `#hash` that told two conditions apart, a site's without its setting. */
+/** What a gate's key may say for a cell's name: its label (a model as shown), the label without the `#hash` that told two conditions apart, a site's without its setting, an agent's without its packages. */
 function namesFor(cell: CellKeys, key: (typeof conditionKeys)[number]): string[] {
   const label = key === 'model' ? modelName(cell) : cell[key];
-  return [label, label.replace(/#[0-9a-f]{6}$/, ''), ...(key === 'site' ? [label.replace(/ \(.*\)$/, '')] : [])];
+  const unhashed = label.replace(/#[0-9a-f]{6}$/, '');
+  return [label, unhashed, ...(key === 'site' || key === 'agent' ? [unhashed.replace(/ \(.*\)$/, '')] : [])];
 }
 
 function gateMatches(gate: Partial<CellNames>, cell: CellKeys): boolean {

@@ -23,10 +23,11 @@ export interface OfferedTool {
 
 /**
  * A scripted double: a deterministic stand-in for a model (a site kit's: they know its pages). From
- * the conversation so far and the tools offered, it answers its next tool call; a throw says it
- * cannot act with these tools.
+ * the conversation so far and the tools offered, it answers its next tool call, or text, which ends
+ * the agent's turn (an agent whose finishing tool does not end its loop, as a CLI's does not); a
+ * throw says it cannot act with these tools.
  */
-export type ScriptedDouble = (messages: readonly WireMessage[], tools: readonly OfferedTool[] | undefined) => { name: string; args: Record<string, unknown> };
+export type ScriptedDouble = (messages: readonly WireMessage[], tools: readonly OfferedTool[] | undefined) => { name: string; args: Record<string, unknown> } | { text: string };
 
 /** The doubles `scripted:<name>` resolves to, as the shell registered them. */
 const registered = new Map<string, ScriptedDouble>();
@@ -76,14 +77,16 @@ const scriptedHandlers = ({ http, HttpResponse }: Msw): RequestHandler[] => [
       const message = `scripted:${body.model}: ${error instanceof Error ? error.message : String(error)}`;
       return HttpResponse.json({ error: { message, type: 'invalid_request_error', code: 'unusable_tools' } }, { status: 400 });
     }
-    const toolCalls = [{ id: `call_${turn}_0`, type: 'function', function: { name: action.name, arguments: JSON.stringify(action.args) } }];
+    const toolCalls = 'text' in action ? undefined : [{ id: `call_${turn}_0`, type: 'function', function: { name: action.name, arguments: JSON.stringify(action.args) } }];
+    const message = 'text' in action ? { role: 'assistant', content: action.text } : { role: 'assistant', content: null, tool_calls: toolCalls };
+    const completion = tokens(toolCalls ?? message.content);
     return HttpResponse.json({
       id: `chatcmpl-scripted-${turn}`,
       object: 'chat.completion',
       created: 0,
       model: body.model,
-      choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: toolCalls } }],
-      usage: { prompt_tokens: tokens(body.messages), completion_tokens: tokens(toolCalls), total_tokens: tokens(body.messages) + tokens(toolCalls) },
+      choices: [{ index: 0, finish_reason: toolCalls ? 'tool_calls' : 'stop', message }],
+      usage: { prompt_tokens: tokens(body.messages), completion_tokens: completion, total_tokens: tokens(body.messages) + completion },
     });
   }),
 ];
