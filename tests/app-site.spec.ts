@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { evaluate } from '../src/eval/evaluate.ts';
@@ -32,6 +34,21 @@ test.describe('spawnApp', () => {
     for (const app of apps) expect(alive(app.pid)).toBe(false);
     // Stopping twice is nothing.
     await apps[0]!.stop();
+  });
+
+  test("holds its port while the app runs, by a lock file naming this process that another worker's spawnApp skips; released when the app stops or dies", async () => {
+    const apps = await Promise.all(Array.from({ length: 6 }, () => echo()));
+    const lock = (app: SpawnedApp) => join(tmpdir(), `harness-eval-port-${app.port}.lock`);
+    try {
+      expect(new Set(apps.map((app) => app.port)).size).toBe(6);
+      for (const app of apps) expect(readFileSync(lock(app), 'utf8')).toBe(String(process.pid));
+      // An app that dies on its own lets its port go too.
+      process.kill(-apps[0]!.pid, 'SIGKILL');
+      await expect.poll(() => existsSync(lock(apps[0]!))).toBe(false);
+    } finally {
+      await Promise.all(apps.map((app) => app.stop()));
+    }
+    for (const app of apps) expect(existsSync(lock(app))).toBe(false);
   });
 
   test('an app that exits before it answers, or a program that is not there, fails in one line with the end of its output', async () => {

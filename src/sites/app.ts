@@ -1,7 +1,10 @@
 // A team's own web app as a site: a server that runs apart from the harness (a process, a
 // container, a shared dev server), reached through a forwarding handler at a reserved origin.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
 import type { Site, SiteAccount, SiteAction, SiteRequest } from '../core/site.ts';
 import type { StateChange } from '../core/state.ts';
@@ -146,13 +149,13 @@ const OUTPUT_TAIL = 2_000;
 const STOP_GRACE_MS = 5_000;
 
 /**
- * Starts one instance of an app on a port of its own (the OS's choice: runs in parallel never
- * share one) and waits until it answers on 127.0.0.1. An app that exits first, or does not answer
+ * Starts one instance of an app on a port of its own (the OS's choice, held while it runs: runs in
+ * parallel never share one) and waits until it answers on 127.0.0.1. An app that exits first, or does not answer
  * in time, fails in one line with the end of its output.
  */
 export async function spawnApp(options: SpawnAppOptions): Promise<SpawnedApp> {
   const { command, args = [], cwd, env = {}, ready = '/', timeoutMs = 20_000 } = options;
-  const port = await freePort();
+  const port = await holdPort();
   const fill = (value: string) => value.replaceAll('{port}', String(port));
   const child = spawn(command, args.map(fill), {
     cwd,
@@ -170,11 +173,15 @@ export async function spawnApp(options: SpawnAppOptions): Promise<SpawnedApp> {
     child.once('error', (error) => resolve(`could not start: ${error.message}`));
   });
   running.add(child);
-  void exited.then(() => running.delete(child));
+  void exited.then(() => {
+    running.delete(child);
+    releasePort(port);
+  });
   if (!exitHook) {
     exitHook = true;
     process.once('exit', () => {
       for (const app of running) killGroup(app, 'SIGKILL');
+      for (const held of heldPorts.keys()) releasePort(held);
     });
   }
   const url = `http://127.0.0.1:${port}`;
@@ -220,6 +227,49 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
     process.kill(-child.pid!, signal);
   } catch {
     // Already gone.
+  }
+}
+
+/** Ports this process's apps hold until they exit, each with its lock file. */
+const heldPorts = new Map<number, string>();
+/** Tries at a port no app holds before giving up: each try is the OS's choice of a free one. */
+const PORT_TRIES = 50;
+
+/**
+ * A port for one app, held until the app exits: free on 127.0.0.1 now (the OS's choice), and
+ * claimed by a lock file in the system's temporary folder, so that no other app of this process or
+ * of another harness process (a worker) is handed it while this one starts or runs: two runs never
+ * share an app. A lock whose process is gone is cleared.
+ */
+async function holdPort(): Promise<number> {
+  for (let tries = 0; tries < PORT_TRIES; tries++) {
+    const port = await freePort();
+    const lock = join(tmpdir(), `harness-eval-port-${port}.lock`);
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx' });
+    } catch {
+      clearStale(lock);
+      continue;
+    }
+    heldPorts.set(port, lock);
+    return port;
+  }
+  throw new Error(`spawnApp: no port free of other apps in ${PORT_TRIES} tries`);
+}
+
+function releasePort(port: number): void {
+  const lock = heldPorts.get(port);
+  if (lock === undefined) return;
+  heldPorts.delete(port);
+  rmSync(lock, { force: true });
+}
+
+/** Removes a lock left by a process that is gone (killed before it could). */
+function clearStale(lock: string): void {
+  try {
+    process.kill(Number(readFileSync(lock, 'utf8')), 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') rmSync(lock, { force: true });
   }
 }
 
