@@ -75,11 +75,12 @@ test.describe('forwardTo', () => {
     expect((await sent('https://evil.example')).headers).toMatchObject({ origin: 'https://evil.example', referer: 'https://evil.example/form?x=1' });
   });
 
-  test("never follows a redirect: an absolute Location to the app points back at the origin, another site's is kept; a cookie's Domain is dropped; a compressed body arrives decoded", async () => {
+  test("never follows a redirect: an absolute Location to the app (by 127.0.0.1 or localhost) points back at the origin, another site's is kept; a cookie's Domain is dropped; a compressed body arrives decoded", async () => {
     const forward = forwardTo(async () => app.url, ORIGIN);
     const get = (path: string) => forward(new Request(ORIGIN + path));
     const redirect = await get('/redirect');
     expect([redirect.status, redirect.headers.get('location')]).toEqual([302, `${ORIGIN}/landing?x=1`]);
+    expect((await get('/localhost')).headers.get('location')).toBe(`${ORIGIN}/landing`);
     expect((await get('/elsewhere')).headers.get('location')).toBe('https://other.example/');
     expect((await get('/cookie')).headers.getSetCookie()).toEqual(['sid=session-token-1234567; Path=/; HttpOnly', 'flag=1; Path=/']);
     const gzip = await get('/gzip');

@@ -43,9 +43,16 @@ export function forwardTo(base: string | (() => Promise<string>), origin: string
     for (const [name, value] of answer.headers) if (!RESPONSE_HEADERS_NOT_FORWARDED.includes(name) && name !== 'set-cookie') out.set(name, value);
     for (const cookie of answer.headers.getSetCookie()) out.append('set-cookie', cookie.replace(/;\s*domain=[^;]*/gi, ''));
     const location = out.get('location');
-    if (location !== null && sameOrigin(location, target.origin)) out.set('location', origin + location.slice(target.origin.length));
+    const own = location === null ? undefined : ownOrigins(target).find((one) => sameOrigin(location, one));
+    if (location !== null && own !== undefined) out.set('location', origin + location.slice(own.length));
     return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers: out });
   };
+}
+
+/** The app's own address, and the other name of its host on this machine (`localhost` for 127.0.0.1, and back): an app may write either in a redirect. */
+function ownOrigins(target: URL): string[] {
+  const other = { '127.0.0.1': 'localhost', localhost: '127.0.0.1' }[target.hostname];
+  return other === undefined ? [target.origin] : [target.origin, `${target.protocol}//${other}${target.port ? `:${target.port}` : ''}`];
 }
 
 /** Whether `url` is `origin` itself or a path under it. */
@@ -130,6 +137,8 @@ export interface SpawnAppOptions {
   ready?: string;
   /** How long the app may take to answer, in ms. Default 20 000. */
   timeoutMs?: number;
+  /** The host it listens on: `localhost` for an app that listens there only (on `::1`, as Vite's dev server may). Default `127.0.0.1`. */
+  host?: string;
 }
 
 /** A spawned app: its port and process, stopped by `stop()` (its whole process group). */
@@ -154,7 +163,7 @@ const STOP_GRACE_MS = 5_000;
  * in time, fails in one line with the end of its output.
  */
 export async function spawnApp(options: SpawnAppOptions): Promise<SpawnedApp> {
-  const { command, args = [], cwd, env = {}, ready = '/', timeoutMs = 20_000 } = options;
+  const { command, args = [], cwd, env = {}, ready = '/', timeoutMs = 20_000, host = '127.0.0.1' } = options;
   const port = await holdPort();
   const fill = (value: string) => value.replaceAll('{port}', String(port));
   const child = spawn(command, args.map(fill), {
@@ -184,7 +193,7 @@ export async function spawnApp(options: SpawnAppOptions): Promise<SpawnedApp> {
       for (const held of heldPorts.keys()) releasePort(held);
     });
   }
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${host}:${port}`;
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
     killGroup(child, 'SIGTERM');
