@@ -149,6 +149,20 @@ test.describe('proxySite', () => {
     }
   });
 
+  test('an app that dies during the run says so where it is next used: the end state, a request', async () => {
+    const starts: SpawnedApp[] = [];
+    const one = site(starts);
+    try {
+      await one.snapshot();
+      process.kill(-starts[0]!.pid, 'SIGKILL');
+      await expect.poll(() => starts[0]!.ended()).toBe('was killed by SIGKILL');
+      await expect(one.snapshot()).rejects.toThrow(/^echo: the app was killed by SIGKILL$/);
+      await expect(one.fetch(new Request(`${ORIGIN}/`))).rejects.toThrow(/^echo: the app was killed by SIGKILL$/);
+    } finally {
+      await one.dispose!();
+    }
+  });
+
   test('an origin that is not one is bad input, in one line', () => {
     expect(() => proxySite({ origin: 'https://app.example/path' } as never)).toThrow(/^proxySite: origin: expected an origin such as https:\/\/app\.example, got "https:\/\/app\.example\/path"$/);
   });

@@ -17,6 +17,8 @@ import { idleBoundMs, requestsInFlight, sessionCookies } from './site.ts';
 export interface AppInstance {
   url: string;
   stop?(): Promise<void> | void;
+  /** Why the app is gone, if it is (`exited with code 1: …`): said when it no longer answers. */
+  ended?(): string | undefined;
 }
 
 /**
@@ -101,7 +103,16 @@ export function proxySite<App extends AppInstance, State, Change extends StateCh
   const inFlight = requestsInFlight();
   const sessions = sessionCookies();
   const forward = forwardTo(async () => (await app()).url, origin);
-  const handle: SiteHandler = (request) => inFlight.track(async () => sessions.observe(await forward(request)));
+  /** `use`'s answer; an app that is gone says why, not only that it did not answer. */
+  const whileUp = async <T>(use: () => Promise<T>): Promise<T> => {
+    try {
+      return await use();
+    } catch (error) {
+      const ended = (await app()).ended?.();
+      throw ended === undefined ? error : new Error(`${name}: the app ${ended}`);
+    }
+  };
+  const handle: SiteHandler = (request) => inFlight.track(() => whileUp(async () => sessions.observe(await forward(request))));
   const { issueCredential } = options;
   return {
     name,
@@ -113,7 +124,7 @@ export function proxySite<App extends AppInstance, State, Change extends StateCh
       await routeSite(context, handle, origin);
     },
     fetch: handle,
-    snapshot: async () => options.state(await app()),
+    snapshot: () => whileUp(async () => options.state(await app())),
     diff: options.diff,
     idle: () => inFlight.idle(idleBoundMs(latencyMs)),
     secrets: () => [...(options.secrets ?? []), ...sessions.secrets()],
@@ -146,6 +157,7 @@ export interface SpawnedApp extends AppInstance {
   port: number;
   pid: number;
   stop(): Promise<void>;
+  ended(): string | undefined;
 }
 
 /** Apps still running: killed when the process exits, so a worker that dies leaves none behind. */
@@ -181,8 +193,11 @@ export async function spawnApp(options: SpawnAppOptions): Promise<SpawnedApp> {
     child.once('exit', (code, signal) => resolve(signal ? `was killed by ${signal}` : `exited with code ${code}`));
     child.once('error', (error) => resolve(`could not start: ${error.message}`));
   });
+  let gone: string | undefined;
+  const lastLines = () => output.trim().split('\n').slice(-5).join(' | ');
   running.add(child);
-  void exited.then(() => {
+  void exited.then((why) => {
+    gone = why;
     running.delete(child);
     releasePort(port);
   });
@@ -206,10 +221,11 @@ export async function spawnApp(options: SpawnAppOptions): Promise<SpawnedApp> {
   const problem = await answering(`${url}${ready.startsWith('/') ? ready : `/${ready}`}`, exited, timeoutMs);
   if (problem !== undefined) {
     await stop();
-    const tail = output.trim().split('\n').slice(-5).join(' | ');
+    const tail = lastLines();
     throw new Error(`spawnApp: ${[command, ...args].join(' ')} ${problem}${tail ? `: ${tail}` : ''}`);
   }
-  return { url, port, pid: child.pid!, stop };
+  const ended = () => (gone === undefined ? undefined : `${gone}${lastLines() ? `: ${lastLines()}` : ''}`);
+  return { url, port, pid: child.pid!, stop, ended };
 }
 
 /** Undefined once `url` answers below 500; else why not (the app exited, or the time ran out). */
