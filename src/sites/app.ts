@@ -26,7 +26,7 @@ export interface AppInstance {
  * at `base`, as it was sent: hop-by-hop and transport headers dropped (fetch sets `host` and
  * `content-length` anew), redirects never followed (the harness follows them, checking each hop),
  * an `Origin` or `Referer` of `origin` shown as `base`'s (a CSRF check then sees its own site),
- * an absolute `Location` to `base` pointed back at `origin`, and a `Set-Cookie`'s `Domain` dropped
+ * an absolute `Location` to `base` (by 127.0.0.1 or localhost) pointed back at `origin`, a `Set-Cookie`'s `Domain` dropped
  * (the app's host is not the origin's). `base` may be a function: the app's address once it runs.
  */
 export function forwardTo(base: string | (() => Promise<string>), origin: string): SiteHandler {
