@@ -32,7 +32,7 @@ async function plainProcess(index: number): Promise<void> {
   for (const { name, use } of runs.filter((_, i) => i % PROCESSES === index)) {
     const { model, layers, site } = use as Pick<HarnessOptions, 'model' | 'layers' | 'site'>;
     const context = await browser.newContext();
-    const run = await evaluate({ context, site: site.create(), model, layers, task: upvoteFirstPost });
+    const run = await evaluate({ context, site: await site.create(), model, layers, task: upvoteFirstPost });
     await context.close();
     if (run.stopReason === 'error' || !run.judged) throw new Error(`plain run in ${name}: ${run.summary}`);
     console.log(JSON.stringify({ cell: name, success: run.claimed && run.actual, falseSuccess: run.falseSuccess }));

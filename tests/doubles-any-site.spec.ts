@@ -139,10 +139,10 @@ test.describe('a rehearsal', () => {
       [typing, 'its reference calls keyboard.press(), which no browser tool does'],
     ] as const) {
       expect((await rehearse(task, todoSite(), browser))?.unusable).toBe(why);
-      const run = await evaluate({ context, site: todoSite().create(), model: 'scripted:diligent', task });
+      const run = await evaluate({ context, site: await todoSite().create(), model: 'scripted:diligent', task });
       expect(run.excluded?.detail).toContain(`scripted:diligent: cannot follow the task: ${why}`);
       // The overclaimer needs no reference: it opens the site and claims.
-      const lied = await evaluate({ context, site: todoSite().create(), model: 'scripted:overclaimer', task });
+      const lied = await evaluate({ context, site: await todoSite().create(), model: 'scripted:overclaimer', task });
       expect(lied).toMatchObject({ claimed: true, falseSuccess: true });
     }
   });

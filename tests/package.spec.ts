@@ -83,6 +83,8 @@ test('the packed tarball, installed in a fresh project, runs the README quick st
     expect(shipped).toContain('fixtures/hn/2025/news.html');
     // The README links to docs/: the pages ship with it.
     expect(shipped).toContain('docs/architecture.md');
+    // `harness-eval init kit` copies it from dist/cli/ at ../../templates/kit/.
+    expect(shipped).toContain('templates/kit/site.ts');
     expect(shipped.filter((path) => path.startsWith('src/') || path.startsWith('tests/') || path.startsWith('specs/'))).toEqual([]);
 
     const project = join(dir, 'hn-eval');

@@ -18,8 +18,11 @@ const KIT = join(import.meta.dirname, '..', 'examples', 'todo-kit');
 
 const form = (fields: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
 
+/** A fresh kit site: the kit makes it at once (a factory's `create()` may also answer a promise). */
+const madeSite = (options: Parameters<typeof todoSite>[0] = {}) => todoSite(options).create() as TodoSite;
+
 /** A fresh kit site, answered outside any browser, with a cookie jar of one session. */
-function client(site: TodoSite = todoSite().create()) {
+function client(site: TodoSite = madeSite()) {
   let cookie = '';
   const send = async (path: string, init: RequestInit = {}) => {
     const response = await site.fetch(new Request(TODO_ORIGIN + path, { ...init, headers: { ...(init.headers as Record<string, string>), cookie }, redirect: 'manual' }));
@@ -98,7 +101,7 @@ test.describe('the to-do site over HTTP', () => {
   });
 
   test('idle waits for the answers in flight, within its bound, and says how many are left', async () => {
-    const site = todoSite().create();
+    const site = madeSite();
     let body!: ReadableStreamDefaultController<Uint8Array>;
     const slow = site.fetch(new Request(`${TODO_ORIGIN}/lists/1/items`, { method: 'POST', body: new ReadableStream({ start: (controller) => void (body = controller) }), duplex: 'half' } as RequestInit));
     expect(await site.idle()).toMatchObject({ settled: false, pending: 1 });
@@ -126,7 +129,7 @@ test.describe('the to-do site over HTTP', () => {
 
 test.describe('the to-do site in a browser, at its origin', () => {
   test('signed in from the start, a Done button posts, follows the 303 back to the list, and the list shows the item done', async ({ context, page }) => {
-    const site = todoSite({ startLoggedIn: true }).create();
+    const site = madeSite({ startLoggedIn: true });
     await site.attach(context);
     const start = await site.snapshot();
     await page.goto(`${TODO_ORIGIN}/lists/1`);
@@ -137,7 +140,7 @@ test.describe('the to-do site in a browser, at its origin', () => {
   });
 
   test('signed out, the same button leads to the login page and changes nothing', async ({ context, page }) => {
-    const site = todoSite().create();
+    const site = madeSite();
     await site.attach(context);
     const start = await site.snapshot();
     await page.goto(`${TODO_ORIGIN}/lists/1`);

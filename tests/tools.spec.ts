@@ -94,3 +94,32 @@ test('the browser tools alone name nothing of a site; each says where it puts pa
   const pageText = Object.fromEntries([...browserTools(page, {}), ...hnTools(page)].filter((tool) => tool.pageText).map((tool) => [tool.name, String(tool.pageText)]));
   expect(pageText).toEqual({ navigate: '/^title$/', get_text: '/^text$/', click: '/^title$/', get_stories: '/^stories\\.\\d+\\.title$/' });
 });
+
+test.describe("click waits for what a button's script sends (fetch(), then a reload or the page rewritten), whatever way the script is attached", () => {
+  const APP = 'https://app.example';
+  for (const [then, after] of [
+    ['location.reload()', 'a reload'],
+    ["document.querySelector('#n').textContent = String(Number(document.querySelector('#n').textContent) + 1)", 'the page rewritten in place'],
+  ] as const) {
+    test(after, async ({ page }) => {
+      let count = 0;
+      await page.route(`${APP}/**`, async (route) => {
+        if (route.request().method() === 'POST') {
+          // Slow enough that a read right after the click would see the page before the script's work.
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          count += 1;
+          return route.fulfill({ status: 200, body: '{}' });
+        }
+        await route.fulfill({
+          contentType: 'text/html',
+          body: `<title>Count</title><p id="n">${count}</p><button id="add">Add</button><script>document.querySelector('#add').addEventListener('click', async () => { await fetch('/add', { method: 'POST' }); ${then}; });</script>`,
+        });
+      });
+      const { call } = tools(page);
+      await call('navigate', { url: `${APP}/` });
+      expect(await call('click', { selector: '#add' })).toMatchObject({ ok: true, output: { title: 'Count' } });
+      expect(await call('get_text')).toMatchObject({ ok: true, output: { text: expect.stringMatching(/^1\b/) } });
+      expect(count).toBe(1);
+    });
+  }
+});

@@ -4,8 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { BrowserContext } from '@playwright/test';
 import { z } from 'zod';
-import type { Site, SiteFactory, StateChange } from 'harness-eval';
-// The generic "serve a handler at an origin in a browser context" adapter lives in HN's kit today.
+import type { Site, SiteAction, SiteFactory, SiteRequest, StateChange } from 'harness-eval';
 import { routeSite } from 'harness-eval/sites';
 import { createApp, FORMS, SESSION_COOKIE, type TodoSnapshot } from './app.ts';
 import { parse } from './input.ts';
@@ -22,10 +21,6 @@ export interface TodoChange extends StateChange {
   /** The item's text. */
   text: string;
 }
-
-// The package's entry does not export these two contract types yet: read them off `Site`.
-type SiteRequest = Parameters<Site['classify']>[0];
-type SiteAction = NonNullable<ReturnType<Site['classify']>>;
 
 export type TodoSite = Site<TodoSnapshot, TodoChange>;
 

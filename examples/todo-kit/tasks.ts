@@ -1,15 +1,13 @@
 // The to-do kit's postconditions and its three tasks, each with its reference solution.
 import type { Locator, Page } from '@playwright/test';
 import { z } from 'zod';
-import { defineTask, type Evidence, type Postcondition, type Site, type Verdict } from 'harness-eval';
+import { defineTask, type Evidence, type Postcondition, type SessionView, type Site, type Verdict } from 'harness-eval';
 import { escapeHtml, type TodoList, type TodoSnapshot } from './app.ts';
 import { parse } from './input.ts';
 import { TODO_ORIGIN, type TodoChange } from './site.ts';
 
 export type TodoPostcondition = Postcondition<TodoSnapshot, TodoChange>;
 type TodoEvidence = Evidence<TodoSnapshot, TodoChange>;
-// The package's entry does not export SessionView yet: read it off the postcondition's check.
-type SessionView = Parameters<NonNullable<TodoPostcondition['check']>>[0];
 
 /** What a postcondition is once bound to its target: judged, expected and checked on that target alone. */
 interface Bound {

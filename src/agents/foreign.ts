@@ -98,7 +98,7 @@ export function foreignAgent<SetUp extends Closable | undefined = undefined>(
     containment: options.containment,
     async run(given) {
       const startedAt = Date.now();
-      const credential = options.issueCredential ? given.site.issueCredential?.() : undefined;
+      const credential = options.issueCredential ? await given.site.issueCredential?.() : undefined;
       const canaries = makeCanaries();
       const decoys = canaryList(canaries);
       // The run's login and its canaries are secrets like the site's own password; the run's secrets

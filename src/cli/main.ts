@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { approvals, APPROVALS_USAGE } from './approvals.ts';
+import { initKit, INIT_USAGE } from './init.ts';
 import { plan, PLAN_USAGE } from './plan.ts';
 import { InputError, readJsonFile } from '../input.ts';
 import { baselineMismatch, compareSummaries, partialReasons, readSummary, renderComparison, shortfallOf } from '../report/compare.ts';
@@ -12,6 +13,7 @@ import type { HnSnapshot } from '../sites/hn/snapshot.ts';
 const usage = `Usage:
   harness-eval hn serve [--port 8080] [--host 127.0.0.1] [--capture FILE|DIR] [fault options]
   harness-eval record hn --out DIR [--origin https://news.ycombinator.com] [--login] [--delay-ms 1000]
+  ${INIT_USAGE}
   harness-eval report [--dir reports]                 list the summaries kept in reports/history, newest first
   harness-eval report OLD NEW [--dir reports]         compare two: each a number from that list, a history name, or a summary.json
   harness-eval report --baseline OLD.json NEW.json
@@ -212,6 +214,7 @@ export async function main(argv: string[]): Promise<number> {
     else if (first === 'doctor') return await doctor(argv.slice(1));
     else if (first === 'export') await exportRuns(argv.slice(1));
     else if (first === 'plan') console.log(plan(argv.slice(1)).join('\n'));
+    else if (first === 'init') console.log(initKit(argv.slice(1)).join('\n'));
     else if (first === '--help' || first === '-h') console.log(usage);
     // No command is a usage error, as an unknown one is: a script that forgot its arguments must not pass.
     else if (first === undefined) throw new InputError(`no command given\n${usage}`);

@@ -95,8 +95,9 @@ export interface Site<State = unknown, Change extends StateChange = StateChange>
    * A login made for one run of untrusted code (a command agent): the account with a random
    * password of this run; from then on the site's own password no longer signs in, so an agent
    * that found it elsewhere gets nowhere. Absent where a site cannot make one (the live site).
+   * May be async: a real app makes the login over its own HTTP.
    */
-  issueCredential?(): SiteAccount;
+  issueCredential?(): SiteAccount | Promise<SiteAccount>;
   /**
    * Answers one request the browser sent to the site's origin (a Playwright route), as `attach`'s
    * route does, following the site's redirects itself and putting the request and each hop to
@@ -129,12 +130,19 @@ export interface Site<State = unknown, Change extends StateChange = StateChange>
   dispose?(): Promise<void>;
 }
 
-/** How a spec or a matrix names a site: a fresh site (fresh state) is made for every run. */
+/**
+ * How a spec or a matrix names a site: a fresh site (fresh state) is made for every run. `create()`
+ * may be async (it may start the app); it is called only for a run that goes ahead, and every site
+ * it returns is disposed once, however the run ends.
+ */
 export interface SiteFactory<State = unknown, Change extends StateChange = StateChange> {
   readonly name: string;
   /** What the site is, as data (capture, faults, starting state): runs pool into one cell only when it is equal. */
   readonly condition: Record<string, unknown>;
-  create(): Site<State, Change>;
+  create(): Site<State, Change> | Promise<Site<State, Change>>;
   /** Why this site cannot be used here (no account for the live site), or undefined: its runs skip with the reason. */
   unavailable?(): string | undefined;
 }
+
+/** A factory that makes its sites at once (HN's, a replayed recording): a caller may use `create()`'s site without awaiting it. */
+export type SyncSiteFactory<State = unknown, Change extends StateChange = StateChange> = Omit<SiteFactory<State, Change>, 'create'> & { create(): Site<State, Change> };

@@ -116,7 +116,7 @@ const samePage = (one: string, other: string) => URL.canParse(one) && URL.canPar
  * the task does not apply to the site (its run will be skipped anyway).
  */
 export async function rehearse(task: Task, factory: SiteFactory, browser: Browser): Promise<Plan | undefined> {
-  const site = factory.create();
+  const site = await factory.create();
   const context = await browser.newContext({ acceptDownloads: false, serviceWorkers: 'block' });
   const reach = new BrowserReach(site.origin);
   try {

@@ -97,13 +97,18 @@ export class TaskNotApplicable extends Error {
  * throws TaskNotApplicable before the run begins.
  */
 export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
-  if (options.outputDir !== undefined) return evaluateIn(options, options.outputDir);
-  // A folder of the run's own: a command agent writes in it, and must never share it with another run. No one else has its path: it goes with the run.
-  const outputDir = await mkdtemp(join(tmpdir(), 'harness-eval-'));
+  // The site is put back (the live site unvotes what the run voted) however the run ends, also when it never began: its factory may have started an app.
   try {
-    return await evaluateIn(options, outputDir);
+    if (options.outputDir !== undefined) return await evaluateIn(options, options.outputDir);
+    // A folder of the run's own: a command agent writes in it, and must never share it with another run. No one else has its path: it goes with the run.
+    const outputDir = await mkdtemp(join(tmpdir(), 'harness-eval-'));
+    try {
+      return await evaluateIn(options, outputDir);
+    } finally {
+      await rm(outputDir, { recursive: true, force: true }).catch(() => undefined);
+    }
   } finally {
-    await rm(outputDir, { recursive: true, force: true }).catch(() => undefined);
+    await options.site.dispose?.();
   }
 }
 
@@ -122,7 +127,7 @@ async function evaluateIn(options: EvaluateOptions, outputDir: string): Promise<
   // Every context the run uses reaches the site and nothing else; guarded before the site is attached, so the site's route is asked first.
   const reach = new BrowserReach(site.origin);
   await reach.guard(context);
-  // The site is put back (the live site unvotes what the run voted), and the guard taken off, however the run ends.
+  // The guard is taken off however the run ends (evaluate puts the site back).
   try {
     await site.attach(context);
     // A resumed run (durable) is judged from the site as it was when the run first began.
@@ -256,7 +261,6 @@ async function evaluateIn(options: EvaluateOptions, outputDir: string): Promise<
     };
   } finally {
     await reach.release();
-    await site.dispose?.();
   }
 }
 

@@ -225,9 +225,7 @@ export const test = plainCells(base.extend<HarnessOptions & { harness: Harness }
 
     /** Run `number` of this test, in `runContext`; `budgeted`: the budget was checked for it already (trials check it once for all). */
     const runIn = async (runContext: BrowserContext, { task, maxIterations }: ReturnType<typeof toTask>, number: number, budgeted = false): Promise<RunRecord> => {
-      const instance = site.create();
-      // No secret leaves in a record: a site's options may carry its account, a model's a key.
-      const secrets = [instance.account.password, ...modelSecrets()];
+      // No secret leaves in a record: a model's options may carry a key (a site's condition holds no password).
       const planned: PlannedRun = redact(
         {
           task: task.name,
@@ -238,7 +236,7 @@ export const test = plainCells(base.extend<HarnessOptions & { harness: Harness }
           condition: conditionOf(task),
           test: { id: testInfo.testId, title: testInfo.titlePath.slice(1).join(' › '), project: testInfo.project.name, repeatEachIndex: testInfo.repeatEachIndex, retry: testInfo.retry, run: number },
         },
-        secrets,
+        modelSecrets(),
       );
       // Resumed: a run recorded by an earlier invocation is given back as it was, not run again (resume.ts).
       const earlier = journal?.recorded(planned);
@@ -249,6 +247,8 @@ export const test = plainCells(base.extend<HarnessOptions & { harness: Harness }
       }
       // After the journal: a run given back costs nothing now.
       if (!budgeted) skipWhenBudgetSpent();
+      // Only a run that goes ahead makes its site (create() may start an app); evaluate disposes of it however the run ends.
+      const instance = await site.create();
       // A double that follows the task's reference on any site has it rehearsed first (src/doubles/).
       if (followsReference(modelId(model), instance.origin)) await rehearseOnce(task, site, browser);
       const controller = new AbortController();

@@ -1,4 +1,4 @@
-import type { Page } from '@playwright/test';
+import type { Page, Request as PageRequest } from '@playwright/test';
 import { z } from 'zod';
 import { defineTool, ToolError, type Tool } from './registry.ts';
 import { readFirstElement } from './first-element.ts';
@@ -23,6 +23,8 @@ export const TEXT_LIMIT = 4000;
 
 /** How long a click on a scripted link waits for the request it sends. */
 const SCRIPTED_CLICK_MS = 2000;
+/** After the requests a click's script sent are answered, how long a page it then loads takes to start. */
+const SCRIPT_NAVIGATES_MS = 100;
 
 /** What a page action answers: where the browser is now. */
 const landedSchema = z.object({ url: z.string(), title: z.string() });
@@ -32,6 +34,41 @@ const landedSchema = z.object({ url: z.string(), title: z.string() });
  * `page.title()` reads it in Playwright's, and each world costs a new page about 7 ms to set up.
  */
 const titleOf = (page: Page) => page.evaluate(() => document.title);
+
+/**
+ * What a click's script does after the click returns, however the script is attached (a listener,
+ * not only HN's `onclick`): the requests it sent (`fetch()`), and a page it loads on their answers
+ * (a reload). `settled()` waits for those requests, then for that page, within SCRIPTED_CLICK_MS.
+ */
+function scriptWatch(page: Page) {
+  const sent: PageRequest[] = [];
+  let navigations = 0;
+  let loads = 0;
+  const onRequest = (request: PageRequest) => {
+    if (!request.isNavigationRequest()) sent.push(request);
+    else if (request.frame() === page.mainFrame()) navigations += 1;
+  };
+  const onLoad = () => void (loads += 1);
+  page.on('request', onRequest);
+  page.on('load', onLoad);
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  return {
+    async settled() {
+      if (sent.length === 0) return;
+      const deadline = Date.now() + SCRIPTED_CLICK_MS;
+      await Promise.race([Promise.all(sent.map((request) => request.response().then((response) => response?.finished(), () => undefined))), pause(SCRIPTED_CLICK_MS)]);
+      const quiet = Date.now() + SCRIPT_NAVIGATES_MS;
+      // The navigations counted so far include the click's own, whose load waitForLoadState saw.
+      const loaded = () => loads >= navigations;
+      while (Date.now() < deadline && !(loaded() && (navigations > 0 || Date.now() >= quiet))) await pause(10);
+      if (navigations > 0) await page.waitForLoadState('load');
+    },
+    stop() {
+      page.off('request', onRequest);
+      page.off('load', onLoad);
+    },
+  };
+}
 
 /** The first element matching `selector`; a tool error when none does. */
 export async function firstMatch(page: Page, selector: string) {
@@ -135,9 +172,15 @@ export function browserTools(page: Page, state: ToolState, { textLimit = TEXT_LI
         // for it, so that nothing the click did is still in flight when the run ends.
         const before = page.url();
         const backgroundRequest = scripted ? page.waitForEvent('requestfinished', { timeout: SCRIPTED_CLICK_MS }).catch(() => undefined) : undefined;
-        await target.click();
-        await page.waitForLoadState('load');
-        if (page.url() === before) await backgroundRequest;
+        const script = scriptWatch(page);
+        try {
+          await target.click();
+          await page.waitForLoadState('load');
+          if (page.url() === before) await backgroundRequest;
+          await script.settled();
+        } finally {
+          script.stop();
+        }
         return { clicked, url: page.url(), title: await titleOf(page) };
       },
     }),

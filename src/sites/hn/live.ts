@@ -10,10 +10,9 @@ import { storyOf, storyRowsOn } from './capture.ts';
 import { withSetCookies } from '../../http.ts';
 import { accountSchema, HN_ORIGIN, type Account } from './options.ts';
 import { politeFetch, politenessSchema, type Politeness } from './polite-fetch.ts';
-import type { HnSite } from './site.ts';
+import type { HnSite, HnSiteFactory } from './site.ts';
 import { hnDiff, type HnChange, type HnComment, type HnSnapshot } from './snapshot.ts';
 import { idleBoundMs, requestsInFlight, sessionCookies } from '../site.ts';
-import type { SiteFactory } from '../../core/site.ts';
 
 export const liveOptionsSchema = politenessSchema
   .extend({
@@ -30,7 +29,7 @@ export type LiveOptions = z.input<typeof liveOptionsSchema>;
  * nightly runs find the site as they left it.
  * Without an account (options, or `HN_USERNAME` and `HN_PASSWORD`) it is unavailable: runs skip.
  */
-export function live(options: LiveOptions = {}): SiteFactory<HnSnapshot, HnChange> {
+export function live(options: LiveOptions = {}): HnSiteFactory {
   const { account, ...politeness } = parseInput(liveOptionsSchema, options, 'hn.live() options');
   // One pace for every run of this site in the process: the agent's traffic and the oracle's share it.
   const fetchSite = politeFetch(HN_ORIGIN, politeness);

@@ -7,7 +7,7 @@ import { fulfillFromReplica, routeReplica } from './adapters/route.ts';
 import { HN_ORIGIN, parseReplicaOptions, type ReplicaOptionsInput } from './options.ts';
 import { createReplica, type HnReplica } from './replica.ts';
 import { hnDiff, type HnChange, type HnSnapshot } from './snapshot.ts';
-import type { Site, SiteFactory } from '../../core/site.ts';
+import type { Site, SyncSiteFactory } from '../../core/site.ts';
 
 export type { Site, SiteFactory } from '../site.ts';
 export type { HnChange, HnSnapshot } from './snapshot.ts';
@@ -15,11 +15,14 @@ export type { HnChange, HnSnapshot } from './snapshot.ts';
 /** A Hacker News site: its snapshots are `HnSnapshot`s, its changes the `HnChange` kinds (votes, hides, favorites, comments, submissions, profiles). */
 export type HnSite = Site<HnSnapshot, HnChange>;
 
+/** HN's factories make their sites at once: a test may call `create()` without awaiting it. */
+export type HnSiteFactory = SyncSiteFactory<HnSnapshot, HnChange>;
+
 /**
  * `hn.recorded()`: the replica on the project's fixture pages, or on any capture, with faults.
  * Options are checked here, when a config or spec names the site, not when a test runs.
  */
-export function recorded({ startLoggedIn = false, ...options }: RecordedOptions = {}): SiteFactory<HnSnapshot, HnChange> {
+export function recorded({ startLoggedIn = false, ...options }: RecordedOptions = {}): HnSiteFactory {
   const parsed = parseReplicaOptions(options);
   const varied = options.capture !== undefined || options.faults !== undefined || options.stateFile !== undefined || options.account !== undefined || startLoggedIn;
   // Every option with its default, so that two spellings of one site are one cell. The account's
