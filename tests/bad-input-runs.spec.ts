@@ -97,7 +97,9 @@ const fs = require('fs'), path = require('path');
   const login = await fetch(process.env.HARNESS_SITE_URL + '/login', { method: 'POST', redirect: 'manual', body: new URLSearchParams({ acct: process.env.HARNESS_SITE_USERNAME, pw: process.env.HARNESS_SITE_PASSWORD, goto: 'news' }) });
   const cookie = login.headers.getSetCookie()[0].split(';')[0].split('=').slice(1).join('=');
   const told = { password: process.env.HARNESS_SITE_PASSWORD, token: process.env.OPENAI_API_KEY, cookie };
-  fs.writeFileSync(path.join(path.dirname(process.env.HARNESS_CLAIM_FILE), 'told.json'), JSON.stringify(told));
+  // Spelt backwards: the copy-out cuts the run's secrets out of what it copies, as it knows them.
+  const backwards = Object.fromEntries(Object.entries(told).map(([name, value]) => [name, [...value].reverse().join('')]));
+  fs.writeFileSync(path.join(path.dirname(process.env.HARNESS_CLAIM_FILE), 'told.json'), JSON.stringify(backwards));
   for (const value of Object.values(told)) {
     const bytes = Buffer.from(value);
     console.log(value, bytes.toString('base64'), bytes.toString('base64url'), encodeURIComponent(value), new URLSearchParams({ v: value }).toString(), bytes.toString('hex'), bytes.toString('hex').toUpperCase());
@@ -107,7 +109,8 @@ const fs = require('fs'), path = require('path');
   fs.writeFileSync(process.env.HARNESS_CLAIM_FILE, JSON.stringify({ success: false, summary: 'token ' + Buffer.from(told.token).toString('base64') + ' cookie ' + encodeURIComponent(told.cookie) }));
 })();`;
     const { result, attachments } = await runAgent(context, testInfo, script(source, { account: true }));
-    const told = JSON.parse(readFileSync(join(testInfo.outputPath('run'), 'told.json'), 'utf8')) as Record<string, string>;
+    const backwards = JSON.parse(readFileSync(join(testInfo.outputPath('run'), 'told.json'), 'utf8')) as Record<string, string>;
+    const told = Object.fromEntries(Object.entries(backwards).map(([name, value]) => [name, [...value].reverse().join('')]));
     expect(told.token).toMatch(/.{8}/);
     expect(told.cookie).toMatch(/&[0-9a-f]{40}$/);
     const stdout = attachments.get('agent-stdout.txt')!;

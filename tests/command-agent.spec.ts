@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { chromium, expect, test } from '@playwright/test';
+import { chromium, expect, test, type TestInfo } from '@playwright/test';
 import { commandAgent, OUTPUT_CAP_BYTES, type CommandAgentOptions } from '../src/agents/command.ts';
 import { DEFAULT_SANDBOX_LIMITS } from '../src/agents/sandbox-limits.ts';
 import { launchCdpBrowser } from '../src/agents/cdp-browser.ts';
@@ -24,6 +24,12 @@ const run = promisify(execFile);
 const agents = new URL('fixtures/agents/', import.meta.url).pathname;
 /** In harness-eval's own environment, never in an agent's: the provider's real key, the live site's password, any other secret. */
 const PARENT_SECRETS = { OPENAI_API_KEY: 'sk-parent-real-key-7f3a91', HN_PASSWORD: 'parent-hn-pw-3c8e', AWS_SECRET_ACCESS_KEY: 'parent-aws-secret-55d1' };
+
+/** The environment print-env.mjs wrote beside its claim, spelt backwards: the copy of its env.json has its run's secrets cut out. */
+function printedEnv(testInfo: TestInfo): Record<string, string> {
+  const backwards = JSON.parse(readFileSync(testInfo.outputPath('run', 'env-backwards.json'), 'utf8')) as Record<string, string>;
+  return Object.fromEntries(Object.entries(backwards).map(([name, value]) => [name, [...value].reverse().join('')]));
+}
 
 test.describe('serveSite: any site over plain HTTP on 127.0.0.1', () => {
   test('the replica: a Python urllib client with a cookie jar logs in, keeps the session and votes', async () => {
@@ -202,7 +208,8 @@ test.describe('commandAgent: a command in any language', () => {
     Object.assign(process.env, PARENT_SECRETS);
     try {
       const without = await runAgent(context, testInfo, command('print-env.mjs'));
-      const env = JSON.parse(readFileSync(testInfo.outputPath('run', 'env.json'), 'utf8')) as Record<string, string>;
+      const env = printedEnv(testInfo);
+      expect(JSON.parse(readFileSync(testInfo.outputPath('run', 'env.json'), 'utf8'))).toMatchObject({ OPENAI_API_KEY: '[secret]' });
       // It claims success and did nothing: a false success, as the oracle finds.
       expect(without.result).toMatchObject({ claimed: true, actual: false, falseSuccess: true, stopReason: 'finished' });
       expect(Object.keys(env).filter((name) => name.startsWith('HARNESS_') || name.startsWith('HN_')).sort()).toEqual(['HARNESS_CDP_URL', 'HARNESS_CLAIM_FILE', 'HARNESS_MCP_URL', 'HARNESS_SITE_URL', 'HARNESS_TASK']);
@@ -216,7 +223,7 @@ test.describe('commandAgent: a command in any language', () => {
       expect(without.attachments.get('agent-stdout.txt')).not.toContain(env.OPENAI_API_KEY);
 
       const withAccount = await runAgent(context, testInfo, command('print-env.mjs', { account: true }));
-      const accountEnv = JSON.parse(readFileSync(testInfo.outputPath('run', 'env.json'), 'utf8')) as Record<string, string>;
+      const accountEnv = printedEnv(testInfo);
       // The replica's account with a login made for the run: never the site's own password (HN_PASSWORD in harness-eval's environment sets that one).
       const { username, password } = withAccount.site.account;
       expect(accountEnv.HARNESS_SITE_USERNAME).toBe(username);

@@ -159,13 +159,14 @@ test.describe('its own Chromium (HARNESS_CDP_URL, HARNESS_MCP_URL), which it dri
 
   test('its decoys are marked nowhere in mountinfo, and the decoy .env holds a key per provider, each of its provider\u2019s shape and each a canary', async ({ context }, testInfo) => {
     const cwd = project(testInfo, `sk-real-${randomBytes(12).toString('hex')}`);
-    const script = 'cat /proc/self/mountinfo > "$HOME/mountinfo.txt"; cp .env "$HOME/env.txt"; grep KEY .env; echo \'{"success":false,"summary":"looked"}\' > "$HARNESS_CLAIM_FILE"';
+    const script = 'cat /proc/self/mountinfo > "$HOME/mountinfo.txt"; rev .env > "$HOME/env.txt"; grep KEY .env; echo \'{"success":false,"summary":"looked"}\' > "$HARNESS_CLAIM_FILE"';
     const { result, attachments } = await runAgent(context, testInfo, commandAgent(['/bin/sh', '-c', script], { sandbox: 'required', cwd }));
     expect(result).toMatchObject({ contained: true, claimed: false });
     const mounts = readFileSync(testInfo.outputPath('run', 'mountinfo.txt'), 'utf8').trim().split('\n').map((line) => line.split(' '));
     // A mount's fields: its id, its parent's, the device, its root (the file or folder it shows), where it is. None shows a file of the run's elsewhere.
     expect(mounts.filter(([, , , root, at]) => root !== at && /decoy|he-sbx-/.test(root!))).toEqual([]);
-    const keys = Object.fromEntries(readFileSync(testInfo.outputPath('run', 'env.txt'), 'utf8').trim().split('\n').map((line) => line.split('=')));
+    // Spelt backwards (rev): the copy-out cuts the run's canaries out of what it copies.
+    const keys = Object.fromEntries(readFileSync(testInfo.outputPath('run', 'env.txt'), 'utf8').trim().split('\n').map((line) => [...line].reverse().join('').split('=')));
     expect(keys).toMatchObject({
       OPENAI_API_KEY: expect.stringMatching(/^sk-proj-[\w-]{74}T3BlbkFJ[\w-]{74}$/),
       ANTHROPIC_API_KEY: expect.stringMatching(/^sk-ant-api03-[\w-]{93}AA$/),

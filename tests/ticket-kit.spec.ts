@@ -17,7 +17,7 @@ import { layerStacks, test as harnessTest } from '../src/index.ts';
  * The third site kit (examples/ticket-kit/, a ticket tracker run as a server process of its own,
  * wrapped with proxySite): its app over HTTP, its controls on every task, a command agent, honest
  * and lying, and the doubles under the bare and verified stacks, each run on a server of its own.
- * The kit's own specs (`npx playwright test -c examples/ticket-kit`) run them all on every task;
+ * The kit's own specs (`playwright test -c examples/ticket-kit`, from the project) run them all on every task;
  * here, in-process, a sample.
  */
 const KIT = join(import.meta.dirname, '..', 'examples', 'ticket-kit');

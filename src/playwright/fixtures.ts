@@ -321,18 +321,33 @@ export const test = plainCells(base.extend<HarnessOptions & { harness: Harness }
       }
     };
 
+    // Runs this test started that have not settled: going before they are in flight (their site is made, their task rehearsed, first).
+    let going = 0;
+    const settling = async <T>(work: () => Promise<T>): Promise<T> => {
+      going++;
+      try {
+        return await work();
+      } finally {
+        going--;
+      }
+    };
+
     const run = async (request: RunRequest): Promise<RunRecord> => {
       const task = toTask(request);
       // Runs share the test's browser context (its pages, cookies and trace): two at once would act on each other's pages.
-      if (inFlight.size > 0) throw new InputError(`harness.run(): run ${runs} of this test is still going: runs share the test's browser context, so await each run before starting the next`);
-      return runIn(context, task, ++runs);
+      if (going > 0) throw new InputError(`harness.run(): run ${runs} of this test is still going: runs share the test's browser context, so await each run before starting the next`);
+      return settling(() => runIn(context, task, ++runs));
     };
 
     const trials = async (request: RunRequest, count: number): Promise<RunRecord[]> => {
       parseInput(z.number().int().positive(), count, 'harness.trials() count');
       const task = toTask(request);
-      if (inFlight.size > 0) throw new InputError(`harness.trials(): run ${runs} of this test is still going: await it before starting trials`);
+      if (going > 0) throw new InputError(`harness.trials(): run ${runs} of this test is still going: await it before starting trials`);
       skipWhenBudgetSpent();
+      return settling(() => trialsOf(task, count));
+    };
+
+    const trialsOf = async (task: ReturnType<typeof toTask>, count: number): Promise<RunRecord[]> => {
       const numbers = Array.from({ length: count }, () => ++runs);
       // Planned before any starts: a trial the test never got to (its worker died) is missing, never dropped.
       await serial(() => testInfo.attach(HARNESS_RUN_PLAN_ATTACHMENT, { body: JSON.stringify({ runs: numbers }), contentType: 'application/json' }));
