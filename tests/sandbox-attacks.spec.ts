@@ -440,3 +440,35 @@ test('run by a user who is not root, the sandbox holds that user\u2019s uid, and
   // Its init, the relay, the shell and what it runs: a handful, never the machine's.
   expect(Number(seen.match(/processes (\d+)/)![1])).toBeLessThan(8);
 });
+
+test('the agent starts only once every port listens; a socat that cannot listen ends the sandbox before the agent runs, saying so', async () => {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
+  try {
+    // Listening: the agent reaches the port at its first try.
+    const box = startSandbox({ cwd: process.cwd() });
+    await box.forward([url]);
+    box.start({ argv: ['/usr/bin/python3', '-c', `import socket; socket.create_connection(('127.0.0.1', ${new URL(url).port}))`], env: { PATH: '/usr/bin:/bin' } });
+    await box.mainEnded;
+    expect((await box.finish()).exit).toEqual({ code: 0, signal: null });
+    await box.close();
+    // A socat that ends at once (HARNESS_SOCAT=/bin/false): the agent never starts, and the sandbox ends in moments.
+    const before = process.env.HARNESS_SOCAT;
+    process.env.HARNESS_SOCAT = '/bin/false';
+    const broken = startSandbox({ cwd: process.cwd() });
+    if (before === undefined) delete process.env.HARNESS_SOCAT;
+    else process.env.HARNESS_SOCAT = before;
+    let stderr = '';
+    broken.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    await broken.forward([url]);
+    broken.start({ argv: ['/bin/sh', '-c', 'echo started >&2'], env: { PATH: '/usr/bin:/bin' } });
+    await broken.mainEnded;
+    expect((await broken.finish()).exit).toEqual({ code: 1, signal: null });
+    await broken.close();
+    expect(stderr).toContain("harness-eval: the sandbox's socat could not listen on a port of");
+    expect(stderr).not.toContain('started');
+  } finally {
+    server.close();
+  }
+});

@@ -119,6 +119,8 @@ export function foreignAgent<SetUp extends Closable | undefined = undefined>(
       const limitStop = new AbortController();
       const signal = AbortSignal.any([timeLimit, limitStop.signal]);
       // Started together: none needs another but the setUp, which waits for the gateway's and the server's URLs (they take milliseconds, the page far longer) where it needs them.
+      // The page first: the browser opens it while the worker starts the rest (a sandbox's spawn holds the worker for milliseconds).
+      const sessionOpening = run.openSession(1);
       const gatewayStarting = startGateway({
         model: run.model,
         signal,
@@ -140,8 +142,9 @@ export function foreignAgent<SetUp extends Closable | undefined = undefined>(
       const endpoints = Promise.all([gatewayStarting, serverStarting]).then(([gateway, server]) => ({ site: server.url, model: gateway.endpoint }));
       // Its failure is the gateway's or the server's, which startAll reports: a setUp that never awaits it must not leave it unhandled.
       endpoints.catch(() => undefined);
-      const setUpStarting = Promise.resolve(options.setUp?.(run, endpoints, canaries, record));
-      const [setUp, gateway, server, session] = await startAll([setUpStarting, gatewayStarting, serverStarting, run.openSession(1)]);
+      // Its throw is startAll's to report, as a rejection: the page, the gateway and the server are then closed with the rest.
+      const setUpStarting = Promise.resolve().then(() => options.setUp?.(run, endpoints, canaries, record));
+      const [setUp, gateway, server, session] = await startAll([setUpStarting, gatewayStarting, serverStarting, sessionOpening]);
       let outcome: ForeignOutcome;
       try {
         outcome = await body(

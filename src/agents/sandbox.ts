@@ -239,8 +239,9 @@ export interface Sandbox {
  *   listen <port>…          one socat per port: 127.0.0.1:<port> inside, piped to the Unix socket
  *                           s<port> in its folder; answers `socats <pid>…` (as pids in the sandbox)
  *   export NAME='value' …   the agent's whole environment (the relay's own is empty)
- *   start <cwd> <argv>…     once every port listens (by then they do: the socats had the page's
- *                           opening to bind), answers `starting` and runs the agent in `cwd`, stdin
+ *   start <cwd> <argv>…     sent once every port listens (the worker reads the sandbox's
+ *                           /proc/<init>/net/tcp from outside: by then they do, the socats had the
+ *                           page's opening to bind), answers `starting` and runs the agent in `cwd`, stdin
  *                           /dev/null (bwrap's, a pipe, once `relay_stdin=1` was said), stdout and stderr
  *                           bwrap's, fd 3 closed; answers `unstarted
  *                           <status>` when it could not start (sh's 127: not found, 126: not
@@ -263,35 +264,15 @@ unset PWD
 signals='HUP INT QUIT USR1 USR2 PIPE ALRM TERM'
 trap '' $signals
 echo up >&3
-ports=
 pids=
 listen() {
-  ports=$*
   for port; do
     "$socat" TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork,nodelay UNIX-CONNECT:s$port </dev/null >/dev/null 2>&1 3>&- &
     pids="$pids $!"
   done
   echo "socats$pids" >&3
 }
-listening() {
-  n=0
-  while read -r _ address _ state _; do
-    case $state:$address in 0A:0100007F:*) ;; *) continue ;; esac
-    address=$((0x\${address#*:}))
-    for port; do [ "$port" != "$address" ] || n=$((n + 1)); done
-  done </proc/net/tcp
-  [ "$n" -eq $# ]
-}
 start() {
-  until listening $ports; do
-    # A moment for the socats to bind: a busy loop would take the CPU they need on a loaded machine.
-    sleep 0.001
-    for pid in $pids; do
-      state=Z
-      read -r _ _ state _ 2>/dev/null </proc/$pid/stat
-      [ "$state" != Z ] || { echo "harness-eval: the sandbox's socat could not listen on a port of $ports" >&2; exit 1; }
-    done
-  done
   echo starting >&3
   [ -n "$relay_stdin" ] || exec </dev/null
   (trap - $signals; trap 'echo "unstarted $?" >&3' EXIT; cd "$1" && unset PWD OLDPWD && shift && exec "$@" 3>&-)
@@ -502,6 +483,31 @@ export function startSandbox(options: SandboxOptions): Sandbox {
       return processes().length; // the sandbox ended meanwhile, and everything in it
     }
   };
+  /** The ports the relay's socats were told to listen on. */
+  let forwarded: number[] = [];
+  /**
+   * Answers true once every forwarded port listens in the sandbox's network namespace, false once a
+   * socat or the sandbox ended first. Read from outside: before the agent starts, the namespace's
+   * only TCP sockets in use are the socats' listening ones, counted in its `/proc/<init>/net/sockstat`
+   * (its `net/tcp`, which the relay's sh read, walks every socket of the machine's: 5 ms a run here).
+   */
+  const whenListening = async (): Promise<boolean> => {
+    const ended = (pid: number) => {
+      const state = readText(`${sandboxProc()}/${pid}/stat`)?.replace(/^.*\) /s, '')[0];
+      return state === undefined || state === 'Z';
+    };
+    for (;;) {
+      if (stages.sandboxExited !== undefined) return false;
+      // Once the relay said which socats it started: its `listen` is done.
+      if (initPid !== undefined && (forwarded.length === 0 || listeners.size > 0)) {
+        const inUse = Number(/^TCP: inuse (\d+)/m.exec(readText(`/proc/${initPid}/net/sockstat`) ?? '')?.[1] ?? 0);
+        if (inUse >= forwarded.length) return true;
+        if ([...listeners].some(ended)) return false;
+      }
+      // A moment for the socats to bind: a busy loop would take the CPU they need on a loaded machine.
+      await sleep(1);
+    }
+  };
   /** Whether the relay still has a child other than its socats: the agent's main process. */
   const mainRuns = () => {
     const proc = sandboxProc();
@@ -606,12 +612,17 @@ export function startSandbox(options: SandboxOptions): Sandbox {
         ),
       );
       control.write(`listen ${ports.join(' ')}\n`);
+      forwarded = ports;
       reach('forwarded');
     },
     start({ argv, env }) {
       program = argv[0]!;
       const exports = Object.entries({ ...env, HOME: workDir, TMPDIR: '/tmp' }).map(([name, value]) => `${name}=${relayWord(value)}`);
-      control.write(`${options.stdin ? 'relay_stdin=1\n' : ''}export ${exports.join(' ')}\nstart ${[options.cwd, ...argv].map(relayWord).join(' ')}\n`);
+      // The environment at once, read by the relay while the worker looks for the ports; `start` once they listen.
+      control.write(`${options.stdin ? 'relay_stdin=1\n' : ''}export ${exports.join(' ')}\n`);
+      void whenListening().then((listens) =>
+        control.write(listens ? `start ${[options.cwd, ...argv].map(relayWord).join(' ')}\n` : `echo "harness-eval: the sandbox's socat could not listen on a port of ${forwarded.join(' ')}" >&2; exit 1\n`),
+      );
     },
     mainEnded,
     async finish() {
