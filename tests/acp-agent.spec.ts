@@ -71,6 +71,13 @@ test.describe('acpAgent: an ACP agent over stdio, in its sandbox', () => {
     await timeLimit(context, testInfo, 'deaf');
   });
 
+  test('an agent that floods its stdout (a message with no end) is heard no more: a limit, named, its run counted', async ({ context }, testInfo) => {
+    const { run } = await once(context, testInfo, agentOf('flood'), 'scripted:snapshot-overclaimer');
+    expect(run).toMatchObject({ claimed: false, stopReason: 'limit', incomplete: true });
+    expect(run.excluded).toBeUndefined();
+    expect(run.escapes?.attempts).toContainEqual({ kind: 'limit', detail: `an ACP message of more than ${8 * 1024 * 1024} bytes` });
+  });
+
   test('an agent that crashes mid-prompt is its own failure: counted, never an error', async ({ context }, testInfo) => {
     const { run } = await once(context, testInfo, agentOf('crash'), 'scripted:snapshot-overclaimer');
     expect(run).toMatchObject({ claimed: false, stopReason: 'error', incomplete: true });

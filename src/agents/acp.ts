@@ -1,4 +1,4 @@
-import { Readable, Writable } from 'node:stream';
+import { Readable, Transform, Writable } from 'node:stream';
 import type { BrowserContext, Page } from '@playwright/test';
 import { z } from 'zod';
 import type { ContentBlock, McpServer, NewSessionResponse, PromptResponse } from '@agentclientprotocol/sdk';
@@ -168,8 +168,32 @@ interface ClientDuties {
   permit(ask: PermissionAsk): Promise<{ allowed: boolean; why?: string }>;
 }
 
-/** Where the conversation stands: answered (the prompt's stop reason and the final message), failed (why), or still going. */
-type Standing = { kind: 'going' } | { kind: 'answered'; stopReason: string; message: string } | { kind: 'failed'; error: string };
+/** Where the conversation stands: answered (the prompt's stop reason and the final message), failed (why; `limit` when the agent flooded it), or still going. */
+type Standing = { kind: 'going' } | { kind: 'answered'; stopReason: string; message: string } | { kind: 'failed'; error: string; limit?: boolean };
+
+/** What the worker reads of an agent over ACP: a line (one message) and in all. Past either the agent is flooding it, and is heard no more. */
+const ACP_LINE_BYTES = 8 * 1024 * 1024;
+const ACP_TOTAL_BYTES = 256 * 1024 * 1024;
+
+/** The agent's stdout as the SDK reads it, held to the caps above: past one, the stream fails with `flooded` saying which. */
+function capped(stdout: Readable, flooded: (why: string) => void): Readable {
+  let total = 0;
+  let line = 0;
+  const guard = new Transform({
+    transform(chunk: Buffer, _encoding, next) {
+      total += chunk.length;
+      const end = chunk.lastIndexOf(10);
+      line = end === -1 ? line + chunk.length : chunk.length - end - 1;
+      const why = total > ACP_TOTAL_BYTES ? `more than ${ACP_TOTAL_BYTES} bytes over ACP` : line > ACP_LINE_BYTES ? `an ACP message of more than ${ACP_LINE_BYTES} bytes` : undefined;
+      if (why === undefined) return next(null, chunk);
+      flooded(why);
+      stdout.unpipe(guard);
+      stdout.resume();
+      next(new Error(why));
+    },
+  });
+  return stdout.pipe(guard);
+}
 
 /** The source of the run's ACP events in the trace (`custom` events of this layer name). */
 const SOURCE = 'acp';
@@ -183,6 +207,7 @@ function converse(io: { stdin: Writable; stdout: Readable }, input: AgentInput, 
   let cancel = () => {};
   const updates = updateRecorder(duties.record);
   let silent = false;
+  let flooded: string | undefined;
   io.stdout.once('end', () => (silent = true));
   const done = (async () => {
     // Loaded with the first ACP run.
@@ -204,7 +229,8 @@ function converse(io: { stdin: Writable; stdout: Readable }, input: AgentInput, 
         duties.record({ type: 'custom', layer: SOURCE, name: 'permission', data: { toolCallId: params.toolCall.toolCallId, tool: cut(ask.tool, 200), decision: allowed ? 'allowed' : 'refused', option: option ? `${option.kind} (${option.optionId})` : 'none: cancelled', ...(why && { why: cut(why, 500) }) } });
         return { outcome: option ? { outcome: 'selected' as const, optionId: option.optionId } : { outcome: 'cancelled' as const } };
       });
-    const stream = acp.ndJsonStream(Writable.toWeb(io.stdin) as WritableStream<Uint8Array>, Readable.toWeb(io.stdout) as ReadableStream<Uint8Array>);
+    const heard = capped(io.stdout, (why) => (flooded ??= why));
+    const stream = acp.ndJsonStream(Writable.toWeb(io.stdin) as WritableStream<Uint8Array>, Readable.toWeb(heard) as ReadableStream<Uint8Array>);
     await app.connectWith(stream, async (agent) => {
       const handshake = { timeout: HANDSHAKE_MS } as const;
       const init = await withTimeout(
@@ -233,8 +259,9 @@ function converse(io: { stdin: Writable; stdout: Readable }, input: AgentInput, 
     () => 'over' as const,
     (error: unknown) => {
       updates.flush();
-      if (standing.kind === 'going') standing = { kind: 'failed', error: error instanceof Error ? error.message.split('\n')[0]! : String(error) };
-      return silent ? ('lost' as const) : ('over' as const);
+      if (flooded) standing = { kind: 'failed', error: flooded, limit: true };
+      else if (standing.kind === 'going') standing = { kind: 'failed', error: error instanceof Error ? error.message.split('\n')[0]! : String(error) };
+      return silent && !flooded ? ('lost' as const) : ('over' as const);
     },
   );
   return {
@@ -312,6 +339,9 @@ interface Update {
   entries?: unknown;
 }
 
+/** The most text held of a message or thought being streamed: more than the trace keeps. */
+const HELD_CHARS = 4 * TEXT_CHARS;
+
 /**
  * Session updates as the run's trace, each a `custom` event of source `acp`: the agent's messages
  * and thoughts (their chunks joined into one event each), its tool calls with their inputs, their
@@ -333,8 +363,9 @@ function updateRecorder(record: (event: TraceEventBody) => void) {
       const name = kind === 'agent_message_chunk' ? 'message' : 'thought';
       if (open?.name !== name) flush();
       const text = textOf(update.content);
-      open = { name, text: (open?.text ?? '') + text };
-      if (name === 'message') sinceTool += text;
+      // Held to a bound (an agent can stream text without end): the start of what the trace keeps, the end where a claim is.
+      open = { name, text: ((open?.text ?? '') + text).slice(0, HELD_CHARS) };
+      if (name === 'message') sinceTool = (sinceTool + text).slice(-HELD_CHARS);
       return;
     }
     flush();
@@ -377,6 +408,8 @@ function jsonText(value: unknown): string {
 /** The run's outcome from where the conversation stood when the command ended. */
 function outcomeOf(standing: Standing, how: CommandEnd): ForeignOutcome {
   if (how.kind === 'killed') return { reason: how.by === 'timeoutMs' ? 'cancelled and ended at its time limit' : 'cancelled and ended at the run’s time limit', stopReason: 'timeout' };
+  // A flood is the agent's doing: a limit it hit, named, and its run judged and counted.
+  if (standing.kind === 'failed' && standing.limit) return { reason: `hit its limit: ${standing.error}`, stopReason: 'limit', escapes: { processesLeft: 0, attempts: [{ kind: 'limit', detail: standing.error }] } };
   if (standing.kind === 'answered') {
     const claimed = claimFromMessage(standing.message);
     if (standing.stopReason === 'end_turn' || claimed.claim) return claimed;
