@@ -53,6 +53,9 @@ function said(move: PlannedMove): string {
 /** Page text, whitespace collapsed, as it is compared with the plan's lines. */
 const flat = (text: string) => text.replace(/\s+/g, ' ').trim();
 
+/** How many times the diligent double reads the page before it says the task's outcome is not there. */
+const LOOKS = 4;
+
 export const diligent: Follower = (plan, history) => {
   if (plan.unusable !== undefined) throw new Error(`cannot follow the task: ${plan.unusable}`);
   const steps = history.steps;
@@ -80,13 +83,16 @@ export const diligent: Follower = (plan, history) => {
   }
   const next = plan.moves[since.length];
   if (next) return next.name === 'navigate' ? act('navigate', { url: onAgent(String((next.args as { url: string }).url), plan, history) }) : act(next.name, next.args);
-  const read = since[plan.moves.length];
+  const reads = since.slice(plan.moves.length);
+  const read = reads.at(-1);
   if (!read) return act('get_text');
   if (plan.impossible !== undefined) return finish(false, `The task cannot be done: ${plan.impossible}.`);
   const page = flat(readableText(read.result));
   const missing = [...plan.shows, ...(plan.answer === undefined ? [] : [plan.answer])].filter((line) => !page.includes(flat(line)));
   const left = plan.hides.filter((line) => page.includes(flat(line)));
   if (missing.length > 0 || left.length > 0) {
+    // A page a script reloads after its request may still be the old one: a careful user looks again, a few times.
+    if (reads.length < LOOKS) return act('get_text');
     const wrong = [...missing.map((line) => `does not show "${line}"`), ...left.map((line) => `still shows "${line}"`)].join(', ');
     return finish(false, `I made the task's moves, but the page ${wrong}: the task is not done.`);
   }
