@@ -99,6 +99,8 @@ test.describe("click waits for what a button's script sends (fetch(), then a rel
   const APP = 'https://app.example';
   for (const [then, after] of [
     ['location.reload()', 'a reload'],
+    ["location.href = '/?again'", 'another page loaded'],
+    ["document.querySelector('form').submit()", 'a form submitted'],
     ["document.querySelector('#n').textContent = String(Number(document.querySelector('#n').textContent) + 1)", 'the page rewritten in place'],
   ] as const) {
     test(after, async ({ page }) => {
@@ -112,7 +114,7 @@ test.describe("click waits for what a button's script sends (fetch(), then a rel
         }
         await route.fulfill({
           contentType: 'text/html',
-          body: `<title>Count</title><p id="n">${count}</p><button id="add">Add</button><script>document.querySelector('#add').addEventListener('click', async () => { await fetch('/add', { method: 'POST' }); ${then}; });</script>`,
+          body: `<title>Count</title><p id="n">${count}</p><button id="add">Add</button><form action="/"></form><script>document.querySelector('#add').addEventListener('click', async () => { await fetch('/add', { method: 'POST' }); ${then}; });</script>`,
         });
       });
       const { call } = tools(page);

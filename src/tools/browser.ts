@@ -23,7 +23,7 @@ export const TEXT_LIMIT = 4000;
 
 /** How long a click on a scripted link waits for the request it sends. */
 const SCRIPTED_CLICK_MS = 2000;
-/** After the requests a click's script sent are answered, how long a page it then loads takes to start. */
+/** After the requests a click's script sent are answered, how long the page may take to say whether its script navigates. */
 const SCRIPT_NAVIGATES_MS = 100;
 
 /** What a page action answers: where the browser is now. */
@@ -39,6 +39,10 @@ const titleOf = (page: Page) => page.evaluate(() => document.title);
  * What a click's script does after the click returns, however the script is attached (a listener,
  * not only HN's `onclick`): the requests it sent (`fetch()`), and a page it loads on their answers
  * (a reload). `settled()` waits for those requests, then for that page, within SCRIPTED_CLICK_MS.
+ * Whether the script navigates is the page's to say: the click's look at its element starts counting
+ * the document's Navigation API `navigate` events, and once the answers' handlers
+ * ran (two timer turns later) the count says whether a page is coming. A fixed wait for one cost
+ * every scripted click 100 ms, a vote on HN included.
  */
 function scriptWatch(page: Page) {
   const sent: PageRequest[] = [];
@@ -57,10 +61,17 @@ function scriptWatch(page: Page) {
       if (sent.length === 0) return;
       const deadline = Date.now() + SCRIPTED_CLICK_MS;
       await Promise.race([Promise.all(sent.map((request) => request.response().then((response) => response?.finished(), () => undefined))), pause(SCRIPTED_CLICK_MS)]);
-      const quiet = Date.now() + SCRIPT_NAVIGATES_MS;
+      // A document that is gone (the evaluate fails) was navigated away; a page too busy to answer in
+      // SCRIPT_NAVIGATES_MS is left to the navigation requests counted below.
+      const scriptNavigates = await Promise.race([
+        page
+          .evaluate(() => new Promise<boolean>((resolve) => setTimeout(() => setTimeout(() => resolve(Number((window as { __harnessNavigations?: number }).__harnessNavigations) > 0)))))
+          .catch(() => true),
+        pause(SCRIPT_NAVIGATES_MS).then(() => false),
+      ]);
       // The navigations counted so far include the click's own, whose load waitForLoadState saw.
       const loaded = () => loads >= navigations;
-      while (Date.now() < deadline && !(loaded() && (navigations > 0 || Date.now() >= quiet))) await pause(10);
+      while (Date.now() < deadline && !(loaded() && (navigations > 0 || !scriptNavigates))) await pause(10);
       if (navigations > 0) await page.waitForLoadState('load');
     },
     stop() {
@@ -157,6 +168,17 @@ export function browserTools(page: Page, state: ToolState, { textLimit = TEXT_LI
       pageText: /^title$/,
       async execute({ selector }) {
         const first = await readFirstElement(page, selector, (node) => {
+          // From now on the pages this document's scripts load (a reload, a form's submit()) are counted,
+          // for scriptWatch: here, since this look in the page comes before the click anyway.
+          const counted = window as { __harnessNavigations?: number };
+          if (counted.__harnessNavigations === undefined) {
+            counted.__harnessNavigations = 0;
+            const navigation = (globalThis as unknown as { navigation: EventTarget }).navigation;
+            navigation.addEventListener('navigate', (event) => {
+              // A same-document one (a hash, pushState) loads no page to wait for.
+              if (!(event as Event & { destination: { sameDocument: boolean } }).destination.sameDocument) counted.__harnessNavigations = (counted.__harnessNavigations ?? 0) + 1;
+            });
+          }
           const link = node.closest('a') ?? node;
           const box = node.getBoundingClientRect();
           // Playwright's isVisible: a non-empty box, and not hidden by display or visibility.
