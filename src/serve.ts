@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocal } from './loopback.ts';
 import { REQUEST_HEADERS_NOT_FORWARDED, RESPONSE_HEADERS_NOT_FORWARDED } from './http.ts';
 import type { EscapeAttempt } from './core/agent.ts';
 import type { Site } from './core/site.ts';
@@ -45,11 +45,7 @@ export async function serveHttp(handler: HttpHandler, { port = 0, host = '127.0.
       res.end(`Internal error: ${error instanceof Error ? error.message : String(error)}`);
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  base = `http://${host}:${(server.address() as AddressInfo).port}`;
+  base = `http://${host}:${await listenLocal(server, port, host)}`;
   return {
     url: base,
     server,

@@ -1,5 +1,6 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
+import { listenLocal } from '../loopback.ts';
 import type { Duplex } from 'node:stream';
 
 /** A CDP command as a client sends it (what the relay looks at; the rest passes as it is). */
@@ -99,12 +100,9 @@ export async function serveCdp({ connect, rewrite, failed }: CdpRelayOptions): P
       client.on('data', read);
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
+  const port = await listenLocal(server);
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `http://127.0.0.1:${port}`,
     async close() {
       for (const socket of sockets) socket.destroy();
       server.closeAllConnections();

@@ -1,6 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocal } from '../loopback.ts';
 import { z } from 'zod';
 import type { EscapeAttempt, ModelEndpoint } from '../core/agent.ts';
 import { race } from '../harness/limits.ts';
@@ -480,11 +480,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // One more connection is closed at once (net.Server's own check), never queued.
   server.maxConnections = limits.maxConnections;
   server.on('drop', () => hit(`gateway connections (${limits.maxConnections})`));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const origin = `http://127.0.0.1:${await listenLocal(server)}`;
 
   return {
     // Ollama's clients send no key, but keep the path of OLLAMA_HOST: the token goes there.

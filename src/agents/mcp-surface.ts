@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocal } from '../loopback.ts';
 import type { TraceEventBody } from '../core/trace.ts';
 import { mcpAnswer, type McpBrowser } from '../tools/mcp.ts';
 
@@ -91,11 +91,7 @@ export async function serveMcp(open: () => Promise<McpBrowser>, { maxSessions = 
     if (id !== undefined && !existing) return refuse(response, 404, 'Session not found');
     (existing ? existing.handleRequest(request, response) : begin(request, response)).catch((error: unknown) => refuse(response, 500, error instanceof Error ? error.message : String(error)));
   });
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = http.address() as AddressInfo;
+  const port = await listenLocal(http);
   hosts = [`127.0.0.1:${port}`, `localhost:${port}`];
   return {
     url: `http://127.0.0.1:${port}/mcp`,

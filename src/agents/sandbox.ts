@@ -12,6 +12,7 @@ import { cgroupLimitsHit, makeCgroup, reapCgroups, removeCgroup } from './sandbo
 import type { Canaries } from './foreign.ts';
 import { closedFolders, mountArgs, readText, unopenable, viewOf, type View } from './sandbox-mounts.ts';
 import { redactFiles } from './redact-files.ts';
+import { handOver } from '../loopback.ts';
 import { seccompFilter, seccompPython } from './seccomp.ts';
 
 export type { Escapes };
@@ -603,6 +604,8 @@ export function startSandbox(options: SandboxOptions): Sandbox {
         ports.map((port) =>
           listen(`s${port}`, (inside) => {
             reach('connected');
+            // To a server of this process, the connection itself (loopback.ts); to another's (an app of the team's), piped.
+            if (handOver(port, inside)) return;
             const upstream = connect({ port, host: '127.0.0.1', noDelay: true });
             track(upstream);
             inside.pipe(upstream).pipe(inside);
