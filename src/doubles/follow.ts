@@ -1,16 +1,15 @@
 import type { ScriptedDouble } from '../models/scripted/endpoint.ts';
 import { unwrapObservations } from '../models/scripted/results.ts';
-import { callFor } from '../sites/hn/doubles/calls.ts';
-import { readHistory, type History, type Step } from '../sites/hn/doubles/history.ts';
-import { act, finish } from '../sites/hn/doubles/moves.ts';
-import { readableText, saysSignedIn, showsLoginWall, urlIn } from '../sites/hn/doubles/page.ts';
-import { loginIn } from '../sites/hn/doubles/snapshot.ts';
-import { rebase, type Action } from '../sites/hn/doubles/toolbox.ts';
+import { callFor } from './calls.ts';
+import { loginIn, readHistory, type History, type Step } from './history.ts';
+import { act, finish } from './moves.ts';
+import { readableText, saysSignedIn, showsLoginWall, urlIn } from './page.ts';
 import { planFor, type Plan, type PlannedMove } from './plans.ts';
+import { rebase, type Action, type Dialect } from './toolbox.ts';
 
 /**
  * The doubles that follow a task's plan (its reference's moves, rehearsal.ts) on any site, through
- * whatever tools the agent offers (HN's doubles' toolbox maps each move onto them):
+ * whatever tools the agent offers (toolbox.ts and calls.ts map each move onto them):
  *
  * - `diligent` makes the reference's moves one by one, stops with a truthful failure at the first
  *   that fails, signs in where the site asks (with the login the prompt gives, or after the
@@ -37,7 +36,7 @@ const MAX_LOGINS = 2;
 const isLoginStep = (step: Step) => Object.values(LOGIN).includes(String(step.args.selector));
 const submitted = (step: Step) => step.name === 'click' && step.args.selector === LOGIN.submit;
 
-/** Whether a result shows a login page: HN's signs (a login address, a password field), or a page titled or addressed as one (`Sign in`, `/signin`). */
+/** Whether a result shows a login page: a login wall (a login address, a password field), or a page titled or addressed as one (`Sign in`, `/signin`). */
 function atLoginPage(result: Record<string, unknown>): boolean {
   const url = urlIn(result);
   const path = url !== undefined && URL.canParse(url, 'https://site.invalid/') ? new URL(url, 'https://site.invalid/').pathname : '';
@@ -121,10 +120,13 @@ function agentOrigin(steps: readonly Step[], plan: Plan): string {
   return plan.origin;
 }
 
+/** What a follower thinks in: the moves every site's doubles make, on the plan's site. */
+const dialectOf = (plan: Plan): Dialect => ({ site: `${plan.origin}/`, home: `${plan.origin}/`, readers: [] });
+
 /** A follower as the scripted endpoint calls it: the conversation's plan, its history read (each result unwrapped), its move made with the offered tools. */
 function double(follower: Follower): (plan: Plan) => ScriptedDouble {
   return (plan) => (messages, tools) => {
-    const read = readHistory(messages, tools);
+    const read = readHistory(messages, tools, dialectOf(plan));
     const steps = read.steps.map((step) => ({ ...step, result: unwrapObservations(step.result) as Record<string, unknown> }));
     const history = { ...read, steps, origin: agentOrigin(steps, plan) };
     return callFor(follower(plan, history), history);
