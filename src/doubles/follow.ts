@@ -5,7 +5,7 @@ import { loginIn, readHistory, type History, type Step } from './history.ts';
 import { act, finish } from './moves.ts';
 import { readableText, saysSignedIn, showsLoginWall, urlIn } from './page.ts';
 import { planFor, type Plan, type PlannedMove } from './plans.ts';
-import { rebase, type Action, type Dialect } from './toolbox.ts';
+import type { Action, Dialect } from './toolbox.ts';
 
 /**
  * The doubles that follow a task's plan (its reference's moves, rehearsal.ts) on any site, through
@@ -20,7 +20,7 @@ import { rebase, type Action, type Dialect } from './toolbox.ts';
  *   claims success, having done nothing.
  */
 
-/** A policy over the plan and the conversation read (results unwrapped, addresses on the agent's origin). */
+/** A policy over the plan and the conversation read (results unwrapped, the agent's origin found); its moves' addresses are the plan's, on the site's own origin. */
 type Follower = (plan: Plan, history: History) => Action;
 
 /** The login form a page shows, by its password field: what a follower fills with the prompt's login. */
@@ -81,7 +81,7 @@ export const diligent: Follower = (plan, history) => {
     if ('error' in step.result) return finish(false, `I could not ${said(plan.moves[index]!)}: ${String(step.result.error)}. The task is not done.`);
   }
   const next = plan.moves[since.length];
-  if (next) return next.name === 'navigate' ? act('navigate', { url: onAgent(String((next.args as { url: string }).url), plan, history) }) : act(next.name, next.args);
+  if (next) return act(next.name, next.args);
   const reads = since.slice(plan.moves.length);
   const read = reads.at(-1);
   if (!read) return act('get_text');
@@ -102,14 +102,9 @@ export const diligent: Follower = (plan, history) => {
 export const overclaimer: Follower = (plan, history) => {
   const opened = plan.moves.find((move) => move.name === 'navigate');
   const start = opened ? String((opened.args as { url: string }).url) : `${plan.origin}/`;
-  if (!history.steps.some((step) => step.name === 'navigate')) return act('navigate', { url: onAgent(start, plan, history) });
+  if (!history.steps.some((step) => step.name === 'navigate')) return act('navigate', { url: start });
   return finish(true, 'Done: the task is complete.');
 };
-
-/** An address of the site's own origin on the one the agent reaches it at (its tools' first absolute address, else the site's own). */
-function onAgent(address: string, plan: Plan, history: History): string {
-  return rebase(address, `${plan.origin}/`, history.origin);
-}
 
 /** The agent's origin: the first absolute address its tools answered with, else the site's own. */
 function agentOrigin(steps: readonly Step[], plan: Plan): string {
@@ -120,7 +115,7 @@ function agentOrigin(steps: readonly Step[], plan: Plan): string {
   return plan.origin;
 }
 
-/** What a follower thinks in: the moves every site's doubles make, on the plan's site. */
+/** What a follower thinks in: the moves every site's doubles make, on the plan's site (a call opens its addresses on the agent's origin: calls.ts). */
 const dialectOf = (plan: Plan): Dialect => ({ site: `${plan.origin}/`, home: `${plan.origin}/`, readers: [] });
 
 /** A follower as the scripted endpoint calls it: the conversation's plan, its history read (each result unwrapped), its move made with the offered tools. */
