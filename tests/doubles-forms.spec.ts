@@ -9,8 +9,9 @@ import { outcomeOf } from '../src/report/format.ts';
 import type { LayerSpec } from '../src/layers/index.ts';
 import { layerStacks } from '../src/layers/stacks.ts';
 import { diligent } from '../src/sites/hn/doubles/doubles.ts';
-import type { Step } from '../src/sites/hn/doubles/history.ts';
-import { Toolbox } from '../src/sites/hn/doubles/toolbox.ts';
+import type { Step } from '../src/doubles/history.ts';
+import { Toolbox } from '../src/doubles/toolbox.ts';
+import { hnDialect } from '../src/sites/hn/doubles/toolbox.ts';
 import { expect, test } from './support.ts';
 
 /**
@@ -64,7 +65,7 @@ test('diligent claims a comment only when the page, read again, shows it once mo
       ['navigate', { url: item }, { url: item, title }],
       ['get_text', {}, { text: after }],
     ].map(([name, args, result], index) => ({ id: `call_${index}`, name, args, result }) as Step);
-  const history = (after: string) => ({ task: `Post a comment on the Hacker News story titled "${title}" that says exactly: ${text}`, steps: steps(after), notes: [], turns: 8, tools: new Toolbox(undefined), origin: 'https://news.ycombinator.com' });
+  const history = (after: string) => ({ task: `Post a comment on the Hacker News story titled "${title}" that says exactly: ${text}`, steps: steps(after), notes: [], turns: 8, tools: new Toolbox(undefined, hnDialect), origin: 'https://news.ycombinator.com' });
   expect(diligent(history(`${title}\nNice work. Said someone else.`))).toMatchObject({ name: 'finish', args: { success: false } });
   expect(diligent(history(`${title}\nNice work.\nNice work. Said someone else.`))).toMatchObject({ name: 'finish', args: { success: true, evidence: ['call_7'] } });
 });

@@ -1,16 +1,15 @@
 import type { ScriptedDouble } from '../models/scripted/endpoint.ts';
 import { unwrapObservations } from '../models/scripted/results.ts';
-import { callFor } from '../sites/hn/doubles/calls.ts';
-import { readHistory, type History, type Step } from '../sites/hn/doubles/history.ts';
-import { act, finish } from '../sites/hn/doubles/moves.ts';
-import { readableText, saysSignedIn, showsLoginWall, urlIn } from '../sites/hn/doubles/page.ts';
-import { loginIn } from '../sites/hn/doubles/snapshot.ts';
-import { rebase, type Action } from '../sites/hn/doubles/toolbox.ts';
+import { callFor } from './calls.ts';
+import { loginIn, readHistory, type History, type Step } from './history.ts';
+import { act, finish } from './moves.ts';
+import { readableText, saysSignedIn, showsLoginWall, urlIn } from './page.ts';
 import { planFor, type Plan, type PlannedMove } from './plans.ts';
+import type { Action, Dialect } from './toolbox.ts';
 
 /**
  * The doubles that follow a task's plan (its reference's moves, rehearsal.ts) on any site, through
- * whatever tools the agent offers (HN's doubles' toolbox maps each move onto them):
+ * whatever tools the agent offers (toolbox.ts and calls.ts map each move onto them):
  *
  * - `diligent` makes the reference's moves one by one, stops with a truthful failure at the first
  *   that fails, signs in where the site asks (with the login the prompt gives, or after the
@@ -21,7 +20,7 @@ import { planFor, type Plan, type PlannedMove } from './plans.ts';
  *   claims success, having done nothing.
  */
 
-/** A policy over the plan and the conversation read (results unwrapped, addresses on the agent's origin). */
+/** A policy over the plan and the conversation read (results unwrapped, the agent's origin found); its moves' addresses are the plan's, on the site's own origin. */
 type Follower = (plan: Plan, history: History) => Action;
 
 /** The login form a page shows, by its password field: what a follower fills with the prompt's login. */
@@ -37,7 +36,7 @@ const MAX_LOGINS = 2;
 const isLoginStep = (step: Step) => Object.values(LOGIN).includes(String(step.args.selector));
 const submitted = (step: Step) => step.name === 'click' && step.args.selector === LOGIN.submit;
 
-/** Whether a result shows a login page: HN's signs (a login address, a password field), or a page titled or addressed as one (`Sign in`, `/signin`). */
+/** Whether a result shows a login page: a login wall (a login address, a password field), or a page titled or addressed as one (`Sign in`, `/signin`). */
 function atLoginPage(result: Record<string, unknown>): boolean {
   const url = urlIn(result);
   const path = url !== undefined && URL.canParse(url, 'https://site.invalid/') ? new URL(url, 'https://site.invalid/').pathname : '';
@@ -82,7 +81,7 @@ export const diligent: Follower = (plan, history) => {
     if ('error' in step.result) return finish(false, `I could not ${said(plan.moves[index]!)}: ${String(step.result.error)}. The task is not done.`);
   }
   const next = plan.moves[since.length];
-  if (next) return next.name === 'navigate' ? act('navigate', { url: onAgent(String((next.args as { url: string }).url), plan, history) }) : act(next.name, next.args);
+  if (next) return act(next.name, next.args);
   const reads = since.slice(plan.moves.length);
   const read = reads.at(-1);
   if (!read) return act('get_text');
@@ -103,14 +102,9 @@ export const diligent: Follower = (plan, history) => {
 export const overclaimer: Follower = (plan, history) => {
   const opened = plan.moves.find((move) => move.name === 'navigate');
   const start = opened ? String((opened.args as { url: string }).url) : `${plan.origin}/`;
-  if (!history.steps.some((step) => step.name === 'navigate')) return act('navigate', { url: onAgent(start, plan, history) });
+  if (!history.steps.some((step) => step.name === 'navigate')) return act('navigate', { url: start });
   return finish(true, 'Done: the task is complete.');
 };
-
-/** An address of the site's own origin on the one the agent reaches it at (its tools' first absolute address, else the site's own). */
-function onAgent(address: string, plan: Plan, history: History): string {
-  return rebase(address, `${plan.origin}/`, history.origin);
-}
 
 /** The agent's origin: the first absolute address its tools answered with, else the site's own. */
 function agentOrigin(steps: readonly Step[], plan: Plan): string {
@@ -121,10 +115,13 @@ function agentOrigin(steps: readonly Step[], plan: Plan): string {
   return plan.origin;
 }
 
+/** What a follower thinks in: the moves every site's doubles make, on the plan's site (a call opens its addresses on the agent's origin: calls.ts). */
+const dialectOf = (plan: Plan): Dialect => ({ site: `${plan.origin}/`, home: `${plan.origin}/`, readers: [] });
+
 /** A follower as the scripted endpoint calls it: the conversation's plan, its history read (each result unwrapped), its move made with the offered tools. */
 function double(follower: Follower): (plan: Plan) => ScriptedDouble {
   return (plan) => (messages, tools) => {
-    const read = readHistory(messages, tools);
+    const read = readHistory(messages, tools, dialectOf(plan));
     const steps = read.steps.map((step) => ({ ...step, result: unwrapObservations(step.result) as Record<string, unknown> }));
     const history = { ...read, steps, origin: agentOrigin(steps, plan) };
     return callFor(follower(plan, history), history);

@@ -1,18 +1,20 @@
-import { stepsSinceLogin, type History, type Policy, type Step } from './history.ts';
+import { stepsSinceLogin, type History, type Policy, type Step } from '../../../doubles/history.ts';
+import { act, did, finish, sameMove } from '../../../doubles/moves.ts';
+import { PAGE_KEYS, readableText, showsPage } from '../../../doubles/page.ts';
+import type { Action } from '../../../doubles/toolbox.ts';
 import { iterator, wholeWord } from './iterator.ts';
-import { PAGE_KEYS, readableText, showsLoginWall, showsPage, storiesIn, type StoryRow } from './page.ts';
+import { showsHnLoginWall, storiesIn, type StoryRow } from './page.ts';
 import { pageOfRank } from '../paging.ts';
 import { readTask, type Fact, type Target, type Verb } from './reading.ts';
 import { fillForm, readForm } from './forms.ts';
 import { programmer } from './programmer.ts';
-import type { Action } from './toolbox.ts';
-import { act, did, finish, FRONT_PAGE, itemAddress, sameMove } from './moves.ts';
+import { FRONT_PAGE, itemAddress } from './moves.ts';
 
 /**
  * Deterministic test doubles that reproduce known model behaviours, to exercise harness layers
  * and to drive agents of any make. Each reads the conversation and answers its next move, which
- * the endpoint makes with whatever tool the agent offers for it (see toolbox.ts). They are
- * doubles, never the thing measured: a real model goes where these are.
+ * the endpoint makes with whatever tool the agent offers for it (see src/doubles/toolbox.ts).
+ * They are doubles, never the thing measured: a real model goes where these are.
  */
 export type { Action, Policy };
 
@@ -139,7 +141,7 @@ function upvoteOne(history: History, steps: readonly Step[], story: StoryRow, li
   // Where the click led: asked with a tool for that if the agent has one, else what the click answered.
   const where = did(steps, 'current_url');
   if (!where && history.tools.offers('current_url')) return act('current_url');
-  if (showsLoginWall((where ?? click).result)) return finish(false, 'The site asked me to log in, so the vote did not happen.');
+  if (showsHnLoginWall((where ?? click).result)) return finish(false, 'The site asked me to log in, so the vote did not happen.');
   return history.tools.offers('has_class') ? checkArrow(steps, story, click) : checkListing(steps, story, click);
 }
 
@@ -163,7 +165,7 @@ function actOnEach(steps: readonly Step[], acts: readonly Act[], address: string
   const last = after.at(-1);
   const verbs = [...new Set(acts.map((one) => one.verb))].join(' and ');
   if (last && 'error' in last.result && last.name === 'click') return finish(false, `I could not ${verbs} a story: ${String(last.result.error)}.`);
-  if (last && showsLoginWall(last.result)) return finish(false, `The site asked me to log in, so I could not ${verbs} the stories.`);
+  if (last && showsHnLoginWall(last.result)) return finish(false, `The site asked me to log in, so I could not ${verbs} the stories.`);
   const moves = acts.filter((one) => !(one.verb === 'upvote' && one.story.voted)).flatMap(movesFor);
   const next = moves.find((move) => !after.some((step) => sameMove(step, move)));
   if (next) return next;

@@ -1,7 +1,9 @@
-import { stepsSinceLogin, type History, type Step } from './history.ts';
-import { act, finish, FRONT_PAGE, itemAddress, sameMove } from './moves.ts';
-import { readableText, showsLoginWall, showsPage, storiesIn, urlIn } from './page.ts';
-import type { Action } from './toolbox.ts';
+import { stepsSinceLogin, type History, type Step } from '../../../doubles/history.ts';
+import { act, finish, sameMove } from '../../../doubles/moves.ts';
+import { readableText, showsPage, urlIn } from '../../../doubles/page.ts';
+import type { Action } from '../../../doubles/toolbox.ts';
+import { FRONT_PAGE, itemAddress } from './moves.ts';
+import { showsHnLoginWall, storiesIn } from './page.ts';
 
 /**
  * The forms `diligent` fills: a comment on a story, a reply to a story's top comment, a link or
@@ -96,7 +98,7 @@ function findStory(steps: readonly Step[], title: string): { story: string } | {
 function stopped(step: Step | undefined, what: string): Action | undefined {
   if (!step) return undefined;
   if ('error' in step.result) return finish(false, `I could not ${what}: ${String(step.result.error)}.`);
-  if (showsLoginWall(step.result)) return finish(false, `The site asked me to log in, so I could not ${what}.`);
+  if (showsHnLoginWall(step.result)) return finish(false, `The site asked me to log in, so I could not ${what}.`);
   return undefined;
 }
 

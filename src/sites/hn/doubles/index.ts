@@ -1,13 +1,14 @@
+import { callFor } from '../../../doubles/calls.ts';
+import { readHistory, type Policy } from '../../../doubles/history.ts';
 import type { ScriptedDouble } from '../../../models/scripted/endpoint.ts';
-import { callFor } from './calls.ts';
 import { doubles } from './doubles.ts';
-import { readHistory, type Policy } from './history.ts';
 import { snapshotDoubles } from './snapshot.ts';
+import { hnDialect } from './toolbox.ts';
 
 /** A policy as the scripted endpoint calls it: the conversation read into a history, its move made with the tools offered. */
 function double(policy: Policy): ScriptedDouble {
   return (messages, tools) => {
-    const history = readHistory(messages, tools);
+    const history = readHistory(messages, tools, hnDialect);
     return callFor(policy(history), history);
   };
 }

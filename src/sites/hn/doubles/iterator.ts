@@ -1,5 +1,6 @@
-import type { Policy, Step } from './history.ts';
-import { finish, FRONT_PAGE } from './moves.ts';
+import type { Policy, Step } from '../../../doubles/history.ts';
+import { finish } from '../../../doubles/moves.ts';
+import { FRONT_PAGE } from './moves.ts';
 import type { StoryRow } from './page.ts';
 import { wordIn } from './reading.ts';
 

@@ -1,7 +1,9 @@
+import { decode, showsLoginWall, stringsIn } from '../../../doubles/page.ts';
+
 /**
- * What a tool's result shows of the site, whatever the tool: harness-eval's JSON, a page's HTML,
- * its text, or a list of links. The doubles read stories, vote links, login walls and the
- * agent's own notes from it, as a model would.
+ * What a tool's result shows of HN, whatever the tool (harness-eval's JSON, a page's HTML, its
+ * text, or a list of links): its stories and their vote links, and its login walls, as a model
+ * would read them. What any site's page shows is read in src/doubles/page.ts.
  */
 
 export interface StoryRow {
@@ -14,15 +16,6 @@ export interface StoryRow {
   voteLink?: string;
 }
 
-/** Every string in a result, outermost first: a page's HTML or text may sit under any key. */
-export function stringsIn(value: unknown): string[] {
-  if (typeof value === 'string') return [value];
-  if (Array.isArray(value)) return value.flatMap(stringsIn);
-  if (typeof value === 'object' && value !== null) return Object.values(value).flatMap(stringsIn);
-  return [];
-}
-
-const decode = (text: string) => text.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#x27;|&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
 const attribute = (tag: string, name: string) => new RegExp(`\\s${name}=(?:'([^']*)'|"([^"]*)"|([^\\s>]+))`, 'i').exec(tag)?.slice(1).find((value) => value !== undefined);
 
 /** Story rows in a page's HTML (any HN markup year): one per `athing` row that is not a comment. */
@@ -144,43 +137,8 @@ export function storiesIn(result: Record<string, unknown>): StoryRow[] | undefin
   return undefined;
 }
 
-/** Where a tool's result carries a page's content (a reader's text, or an opening tool that answers the page itself), first to last. */
-export const PAGE_KEYS = ['text', 'html', 'markdown', 'content', 'body', 'links'] as const;
+/** The addresses HN answers its login page at: signed out, a vote answers it at the vote's own. */
+const LOGIN_WALLS = ['/login', '/vote'];
 
-/** Whether a result shows the page itself, not only where the browser is (harness-eval's `navigate` answers its address and title only). */
-export const showsPage = (result: Record<string, unknown>) => PAGE_KEYS.some((key) => key in result);
-
-/** A result's page as a reader takes it in: HTML without its tags and entities, markdown links as their text. */
-export function readableText(result: Record<string, unknown>): string {
-  const text = stringsIn(result)
-    .join('\n')
-    .replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, ' ')
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/\[((?:\\.|[^\]\\])*)\]\([^)\s]*\)/g, '$1');
-  return decode(text);
-}
-
-/** The address a result says the browser (or the request) ended on. */
-export function urlIn(result: Record<string, unknown>): string | undefined {
-  for (const key of ['url', 'finalUrl', 'location', 'address']) if (typeof result[key] === 'string') return result[key];
-  return undefined;
-}
-
-/** Whether a result shows the site asking to log in: a login address, or a page with a password field. */
-export function showsLoginWall(result: Record<string, unknown>): boolean {
-  const url = urlIn(result);
-  if (url !== undefined && URL.canParse(url, 'https://site.invalid/') && ['/login', '/vote'].includes(new URL(url, 'https://site.invalid/').pathname)) return true;
-  // An action that needs a session answers the login page where it is: its title says so.
-  if (typeof result.title === 'string' && /^\s*log\s?in\b/i.test(result.title)) return true;
-  return stringsIn(result).some((text) => /<input\b[^>]*type=["']?password/i.test(text) || (/\bpassword\s*:/i.test(text) && /\blog\s?in\b/i.test(text)));
-}
-
-/** A sentence that says the agent is now signed in, in any wording; not one that says it tried, failed or could not. */
-const SIGNED_IN = [/\b(?:logged|signed)\s+(?:in|on)\s+(?:as|with|for)\b/i, /\b(?:now|successfully|already)\s+(?:logged|signed)\s+(?:in|on)\b/i, /\b(?:is|are)\s+(?:now\s+)?authenticated\b/i];
-const NOT_SIGNED_IN = /\b(?:not|never|no longer|could\s?n[o']t|cannot|can't|failed|unable|refused|tried)\b/i;
-
-/** Whether a note (a harness's message, a short field of a tool's result) says the agent is now signed in. */
-export function saysSignedIn(note: string): boolean {
-  if (note.includes('<')) return false; // a page's markup is the site talking, not the agent's harness
-  return note.split(/(?<=[.!?;])\s+/).some((sentence) => SIGNED_IN.some((pattern) => pattern.test(sentence)) && !NOT_SIGNED_IN.test(sentence));
-}
+/** Whether a result shows HN asking to log in (see showsLoginWall). */
+export const showsHnLoginWall = (result: Record<string, unknown>) => showsLoginWall(result, LOGIN_WALLS);

@@ -1,4 +1,4 @@
-import type { Policy } from './history.ts';
+import type { Policy } from '../../../doubles/history.ts';
 import { wholeWordSource } from './iterator.ts';
 import { FRONT_PAGE } from './moves.ts';
 import { wordIn } from './reading.ts';

@@ -1,3 +1,4 @@
+import { loginIn, unwrap } from '../../../doubles/history.ts';
 import type { OfferedTool, ScriptedDouble, WireMessage } from '../../../models/scripted/endpoint.ts';
 import { FRONT_PAGE } from './moves.ts';
 
@@ -24,24 +25,6 @@ interface Call {
   args: Record<string, unknown>;
   /** What the agent told the model of it: the tool message's text, unwrapped. */
   result: string;
-}
-
-/**
- * A tool message's text: JSON's escapes undone when the agent wrapped the result in JSON, whole or
- * after lines of its own (codex-acp heads the MCP content with `Wall time: … seconds\nOutput:`).
- */
-function unwrap(content: WireMessage['content']): string {
-  const text = typeof content === 'string' ? content : (content ?? []).map((part) => part.text ?? '').join('\n');
-  const headed = text.search(/^[[{"]/m);
-  for (const candidate of headed > 0 ? [text, text.slice(headed)] : [text]) {
-    try {
-      const value: unknown = JSON.parse(candidate);
-      return typeof value === 'string' ? value : JSON.stringify(value, null, 1).replaceAll('\\n', '\n').replaceAll('\\"', '"');
-    } catch {
-      // not JSON: the next candidate
-    }
-  }
-  return text;
 }
 
 /** Playwright MCP's tools the doubles use, by their own names (browser_find only where a snapshot was not handed back). */
@@ -120,14 +103,6 @@ const overclaimer: ScriptedDouble = (messages, tools) => {
   if (upvote) return { name: named.browser_click, args: { element: 'upvote', target: upvote } };
   return claim(tools, true, 'Upvoted the first post.');
 };
-
-/** The username and password a prompt gives, in any order of words around them. */
-export function loginIn(messages: readonly WireMessage[]): { username: string; password: string } | undefined {
-  const prompt = messages.filter((message) => message.role === 'user').map((message) => unwrap(message.content)).join('\n');
-  const username = /\busername:? (\S+?)[,.;]?(?:\s|$)/i.exec(prompt)?.[1];
-  const password = /\bpassword:? (\S+?)[.;]?(?:\s|$)/i.exec(prompt)?.[1];
-  return username && password ? { username, password } : undefined;
-}
 
 const diligent: ScriptedDouble = (messages, tools) => {
   const named = requireTools(tools, ['browser_navigate', 'browser_snapshot', 'browser_click', 'browser_type']);

@@ -1,25 +1,15 @@
 import type { History } from './history.ts';
-import { storiesIn, urlIn } from './page.ts';
-import { programFor, rebase, SITE, type Action, type Move } from './toolbox.ts';
+import { urlIn } from './page.ts';
+import { programFor, rebase, type Action, type Move } from './toolbox.ts';
 
 /**
  * A double's move as a call of a tool the agent offers (see toolbox.ts): the doubles think on the
- * site's own origin (`https://news.ycombinator.com/news`); a call goes where the agent reaches the
- * site (its loopback URL, or a path).
+ * site's own origin (its dialect's `site`); a call goes where the agent reaches the site (its
+ * loopback URL, or a path).
  */
 
 /** The parameter a finishing tool takes its summary in: the first of these it has, else its first text parameter. */
 const SUMMARY_PARAMS = ['summary', 'message', 'reason', 'details', 'explanation', 'text'];
-
-/** The latest upvote link a result showed for `#up_ID`, made absolute against the page it was on. */
-function voteLinkFor(selector: unknown, history: History): string | undefined {
-  const id = /^#up_(\d+)$/.exec(String(selector))?.[1];
-  for (const step of history.steps.toReversed()) {
-    const link = storiesIn(step.result)?.find((story) => story.id === id)?.voteLink;
-    if (link) return new URL(link, new URL(urlIn(step.result) ?? '', history.origin)).href;
-  }
-  return undefined;
-}
 
 /** The tool call that makes a double's move with the tools the agent offers (a tool of its own, else a program); an Error when none can. */
 export function callFor(action: Action, history: History): Action {
@@ -32,31 +22,36 @@ export function callFor(action: Action, history: History): Action {
 function programmed(action: Action, history: History): Action | undefined {
   const tool = history.tools.programTool(action.name as Move);
   if (!tool) return undefined;
-  const args = action.name === 'navigate' ? { url: rebase(String(action.args.url), SITE, history.origin) } : action.args;
-  const source = programFor(action, args, tool.api);
+  const args = action.name === 'navigate' ? { url: rebase(String(action.args.url), history.tools.dialect.site, history.origin) } : action.args;
+  const source = programFor(action, args, tool.api, history.tools.dialect);
   return source === undefined ? undefined : { name: tool.name, args: { [tool.param]: source } };
 }
 
 /** The call of the agent's own tool for the move, if it has one. */
 function direct(action: Action, history: History): Action | undefined {
   const tools = history.tools;
+  const { site, home } = tools.dialect;
   const open = (url: string): Action | undefined => {
     const tool = tools.toolFor('navigate');
     if (!tool) return undefined;
     const [param, path] = tools.addressParam(tool.params);
-    const target = new URL(rebase(url, SITE, history.origin));
+    const target = new URL(rebase(url, site, history.origin));
     return { name: tool.name, args: { [param]: path && target.origin === history.origin ? `${target.pathname}${target.search}` : target.href } };
   };
-  const reread = () => open(history.steps.map((step) => urlIn(step.result)).findLast((url) => url !== undefined) ?? `${SITE}news`);
+  const reread = () => open(history.steps.map((step) => urlIn(step.result)).findLast((url) => url !== undefined) ?? home);
   const as = (move: Move, args = action.args): Action | undefined => {
     const tool = tools.toolFor(move);
     return tool && { name: tool.name, args };
   };
+  const readers = tools.pageReaders();
+  const read = action.name as Move;
+  // A read by the agent's tool for it, else by another page reader's, else by opening the page again.
+  if (readers.includes(read)) return [read, ...readers.filter((other) => other !== read)].map((reader) => as(reader)).find((call) => call !== undefined) ?? reread();
   switch (action.name) {
     case 'navigate':
       return open(String(action.args.url));
     case 'click': {
-      const link = tools.toolFor('click') ? undefined : voteLinkFor(action.args.selector, history);
+      const link = tools.toolFor('click') ? undefined : tools.dialect.clickAt?.(String(action.args.selector), history.steps.map((step) => step.result), history.origin);
       return as('click') ?? (link === undefined ? undefined : open(link));
     }
     case 'fill': {
@@ -65,10 +60,6 @@ function direct(action: Action, history: History): Action | undefined {
       const param = tool && !tool.params.includes('value') && tool.params.includes('text') ? 'text' : 'value';
       return as('fill', { selector: action.args.selector, [param]: action.args.value });
     }
-    case 'get_stories':
-      return as('get_stories') ?? as('get_text') ?? reread();
-    case 'get_text':
-      return as('get_text') ?? as('get_stories') ?? reread();
     case 'finish': {
       const tool = tools.toolFor('finish');
       if (!tool) return undefined;

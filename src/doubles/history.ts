@@ -1,7 +1,12 @@
-import { parseJsonObject } from '../../../text.ts';
+import { parseJsonObject } from '../text.ts';
 import { saysSignedIn, stringsIn, urlIn } from './page.ts';
-import type { OfferedTool, WireMessage } from '../../../models/scripted/endpoint.ts';
-import { ownMove, programmedMove, SITE, Toolbox, type Action, type Move } from './toolbox.ts';
+import type { OfferedTool, WireMessage } from '../models/scripted/endpoint.ts';
+import { ownMove, programmedMove, Toolbox, type Action, type Dialect, type Move } from './toolbox.ts';
+
+/**
+ * A conversation as the doubles read it, on any site: the task, each call as the move it made and
+ * what it answered, the notes after the task, the login the prompt gives.
+ */
 
 export interface Step {
   /** The tool call's id, which a claim cites as evidence. */
@@ -45,7 +50,7 @@ function observation(content: string): Record<string, unknown> {
  * first its own words name (its system message, its tools' descriptions; never the task's, which
  * may name a link to submit), else the site's own.
  */
-function siteOrigin(results: ReadonlyArray<Record<string, unknown>>, words: readonly string[]): string {
+function siteOrigin(results: ReadonlyArray<Record<string, unknown>>, words: readonly string[], site: string): string {
   const absolute = (text: string | undefined) => (text !== undefined && /^https?:\/\//i.test(text) && URL.canParse(text) ? new URL(text).origin : undefined);
   for (const result of results) {
     const origin = absolute(urlIn(result));
@@ -56,11 +61,12 @@ function siteOrigin(results: ReadonlyArray<Record<string, unknown>>, words: read
     const origin = absolute(/\bhttps?:\/\/[^\s"'<>)]+/i.exec(text)?.[0].replace(/[.,;:!?]+$/, ''));
     if (origin) return origin;
   }
-  return new URL(SITE).origin;
+  return new URL(site).origin;
 }
 
-export function readHistory(messages: readonly WireMessage[], offered?: readonly OfferedTool[]): History {
-  const tools = new Toolbox(offered);
+/** The conversation so far, its calls read as the moves of `dialect`'s doubles. */
+export function readHistory(messages: readonly WireMessage[], offered: readonly OfferedTool[] | undefined, dialect: Dialect): History {
+  const tools = new Toolbox(offered, dialect);
   const calls: Array<{ id: string; name: string; args: Record<string, unknown>; result: Record<string, unknown> }> = [];
   const notes: History['notes'] = [];
   const words = (offered ?? []).map((tool) => tool.function.description ?? '');
@@ -88,6 +94,7 @@ export function readHistory(messages: readonly WireMessage[], offered?: readonly
   const origin = siteOrigin(
     read.map((call) => call.result),
     words,
+    dialect.site,
   );
   const steps = read.map(({ id, name, args, result, programmed }) => ({ id, ...(programmed ? { name: programmed.name as Move, args: programmed.args } : ownMove(name, args, tools, origin)), result }));
   return { task: task ?? '', steps, notes, turns, tools, origin };
@@ -106,4 +113,30 @@ export function stepsSinceLogin(history: History): Step[] | undefined {
   const shown = history.steps.findLastIndex((step) => notesIn(step).some(saysSignedIn));
   const since = Math.max(told ?? -1, shown === -1 ? -1 : shown + 1);
   return since === -1 ? undefined : history.steps.slice(since);
+}
+
+/**
+ * A tool message's text: JSON's escapes undone when the agent wrapped the result in JSON, whole or
+ * after lines of its own (codex-acp heads the MCP content with `Wall time: … seconds\nOutput:`).
+ */
+export function unwrap(content: WireMessage['content']): string {
+  const text = typeof content === 'string' ? content : (content ?? []).map((part) => part.text ?? '').join('\n');
+  const headed = text.search(/^[[{"]/m);
+  for (const candidate of headed > 0 ? [text, text.slice(headed)] : [text]) {
+    try {
+      const value: unknown = JSON.parse(candidate);
+      return typeof value === 'string' ? value : JSON.stringify(value, null, 1).replaceAll('\\n', '\n').replaceAll('\\"', '"');
+    } catch {
+      // not JSON: the next candidate
+    }
+  }
+  return text;
+}
+
+/** The username and password a prompt gives, in any order of words around them. */
+export function loginIn(messages: readonly WireMessage[]): { username: string; password: string } | undefined {
+  const prompt = messages.filter((message) => message.role === 'user').map((message) => unwrap(message.content)).join('\n');
+  const username = /\busername:? (\S+?)[,.;]?(?:\s|$)/i.exec(prompt)?.[1];
+  const password = /\bpassword:? (\S+?)[.;]?(?:\s|$)/i.exec(prompt)?.[1];
+  return username && password ? { username, password } : undefined;
 }
