@@ -2,6 +2,17 @@ import type { BrowserContext, Page, Route } from '@playwright/test';
 import type { StateChange } from './state.ts';
 import type { Tool } from './tool.ts';
 
+/**
+ * What a site throws (from `snapshot`, a request) once it no longer answers because what serves it
+ * is gone: a team's own app that exited. Once the agent's work began (or it claimed), the run is
+ * still judged and counted: nothing the task asked for can be shown, and the site going down is a
+ * side effect (an agent that brings its site down must not take its run out of the counts). Before
+ * it, the run is left out as an error: the agent did nothing that could have.
+ */
+export class SiteDown extends Error {
+  override name = 'SiteDown';
+}
+
 /** The account a run signs in with. */
 export interface SiteAccount {
   username: string;

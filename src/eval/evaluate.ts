@@ -14,10 +14,10 @@ import { WaitClock } from '../models/waits.ts';
 import { openCassette, type CassetteOptions } from '../models/cassette.ts';
 import { createModel, modelSecrets, type ModelSpec } from '../models/registry.ts';
 import type { LayerSpec } from '../layers/index.ts';
-import type { Site, SiteIdle } from '../core/site.ts';
+import { SiteDown, type Site, type SiteIdle } from '../core/site.ts';
 import { AgentActivity } from './activity.ts';
 import { checkLayersApply } from './agent.ts';
-import { judge, unjudgeable, type Judgement } from './oracle.ts';
+import { judge, unjudgeable, wentDown, type Judgement } from './oracle.ts';
 import type { Task } from '../core/task.ts';
 import { BrowserReach, browserContainment } from '../reach.ts';
 
@@ -231,8 +231,10 @@ async function evaluateIn(options: EvaluateOptions, outputDir: string): Promise<
       const end = await site.snapshot();
       judgement = await judge(task.postconditions, { start, end, diff: site.diff(start, end), user: site.account.username, answer: result.answer });
     } catch (error) {
+      // Gone once the agent was at work or claimed (its app exited): judged as not done, the going a side effect; it may be the agent's doing.
+      if (error instanceof SiteDown && (activity.work !== undefined || result.claimed)) judgement = wentDown(site.name, error.message);
       // The site no longer answers (the browser or its worker is going): the run is kept, unjudged.
-      unjudged = `the site could not be judged after the run: ${error instanceof Error ? error.message : String(error)}`;
+      else unjudged = `the site could not be judged after the run: ${error instanceof Error ? error.message : String(error)}`;
     }
     const excluded = exclusion(stoppedBy, result, activity, unjudged);
     // What the agent tried against its containment, and what its browser was refused.

@@ -32,3 +32,16 @@ export async function judge<State, Change extends StateChange>(postconditions: r
     .map(({ kind, id, detail }) => ({ kind, id, detail }));
   return { actual: verdicts.length > 0 && verdicts.every((verdict) => verdict.holds), verdicts, sideEffects };
 }
+
+/**
+ * The judgement on a site that went down after the agent's work began (`SiteDown`): no
+ * postcondition can be shown to hold, so the task is not done; and the site going down is a change
+ * no task asks for, a side effect. Counted, never left out: the agent may have brought it down.
+ */
+export function wentDown(site: string, why: string): Judgement {
+  return {
+    actual: false,
+    verdicts: [{ description: 'the site still answers', holds: false, detail: why }],
+    sideEffects: [{ kind: 'site down', id: site, detail: `the site went down during the run: ${why}` }],
+  };
+}

@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
-import type { Site, SiteAccount, SiteAction, SiteRequest } from '../core/site.ts';
+import { SiteDown, type Site, type SiteAccount, type SiteAction, type SiteRequest } from '../core/site.ts';
 import type { StateChange } from '../core/state.ts';
 import { REQUEST_HEADERS_NOT_FORWARDED, RESPONSE_HEADERS_NOT_FORWARDED, type SiteHandler } from '../http.ts';
 import { InputError } from '../input.ts';
@@ -89,6 +89,9 @@ export interface ProxySiteOptions<App extends AppInstance, State, Change extends
 /** A site over an app of its own: `app()` is the run's instance (started if it was not). */
 export type ProxySite<App extends AppInstance, State, Change extends StateChange> = Site<State, Change> & { app(): Promise<App> };
 
+/** After a request to the app fails, how long its exit may take to be seen before the failure is taken as the request's own. */
+const APP_EXIT_MS = 500;
+
 /**
  * A `Site` that forwards to a running app (`forwardTo`): started on first use, its session cookies
  * kept as secrets, its requests in flight counted for the end snapshot, its state read by `state`,
@@ -103,13 +106,16 @@ export function proxySite<App extends AppInstance, State, Change extends StateCh
   const inFlight = requestsInFlight();
   const sessions = sessionCookies();
   const forward = forwardTo(async () => (await app()).url, origin);
-  /** `use`'s answer; an app that is gone says why, not only that it did not answer. */
+  /** `use`'s answer; an app that is gone says why (SiteDown), not only that it did not answer. */
   const whileUp = async <T>(use: () => Promise<T>): Promise<T> => {
     try {
       return await use();
     } catch (error) {
-      const ended = (await app()).ended?.();
-      throw ended === undefined ? error : new Error(`${name}: the app ${ended}`);
+      const running = await app();
+      // A connection refused may come before the app's exit is seen: a moment for it.
+      for (let waited = 0; running.ended && running.ended() === undefined && waited < APP_EXIT_MS; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+      const ended = running.ended?.();
+      throw ended === undefined ? error : new SiteDown(`${name}: the app ${ended}`);
     }
   };
   const handle: SiteHandler = (request) => inFlight.track(() => whileUp(async () => sessions.observe(await forward(request))));

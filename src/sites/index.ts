@@ -4,6 +4,7 @@
  * plain HTTP, to wait for it to settle and to keep its session tokens secret; and the
  * postconditions over a kit's records its tasks are written with (docs/tasks.md).
  */
+export { SiteDown } from '../core/site.ts';
 export type { HopCheck, LoginWall, SignedIn, Site, SiteAccount, SiteAction, SiteFactory, SiteIdle, SiteProgramApi, SiteProgramFunction, SiteRequest, SyncSiteFactory } from '../core/site.ts';
 export type { Tool, ToolOutput } from '../core/tool.ts';
 export type { StateChange } from '../core/state.ts';
