@@ -7,7 +7,7 @@ import { expect, test } from '@playwright/test';
 import { commandAgent, type CommandAgentOptions } from '../src/agents/command.ts';
 import { functionAgent } from '../src/agents/function.ts';
 import { sandboxBase, startSandbox } from '../src/agents/sandbox.ts';
-import { workerFolder } from '../src/agents/sandbox-identity.ts';
+import { ownFolder, reapFolders } from '../src/leftovers.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
 import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
@@ -62,7 +62,7 @@ test.describe('a lying agent that breaks what is read or copied of it stays a fa
       expect(attachments.get('agent-stdout.txt')).toMatch(/^found OPENAI_API_KEY=\[secret\]/);
       expect(attachments.get('agent-stderr.txt')).toMatch(/^working on it\n/);
       // And the run removed its sandbox's folder, however deep the agent nested in it.
-      expect(readdirSync(sandboxBase()).filter((name) => name.startsWith(workerFolder('sbx')))).toEqual([]);
+      expect(readdirSync(sandboxBase()).filter((name) => name.startsWith(ownFolder('sbx')))).toEqual([]);
     });
   }
 
@@ -112,6 +112,22 @@ test('a run given no outputDir leaves no folder of its own in the temporary fold
   } finally {
     if (before === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = before;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("what a process killed with -9 left in the temporary folder (a run's own folder, a runner's ledger and slots) is removed by the next one; a live process's stays", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'he-leftovers-'));
+  try {
+    const gone = spawn(process.execPath, ['-e', '']);
+    await new Promise((resolve) => gone.once('exit', resolve));
+    const kinds = ['run', 'ledger', 'slots'] as const;
+    const dead = kinds.map((kind) => mkdtempSync(join(dir, `he-${kind}-${gone.pid}-`)));
+    const live = kinds.map((kind) => mkdtempSync(join(dir, ownFolder(kind))));
+    await reapFolders([dir]);
+    expect(dead.filter((folder) => existsSync(folder))).toEqual([]);
+    expect(live.filter((folder) => existsSync(folder))).toEqual(live);
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { Containment } from '../core/agent.ts';
 import { containmentSwitch } from '../reach.ts';
 import { bwrapPath, isolation, sandboxUnavailable, shellQuote, unreachable } from './sandbox.ts';
-import { asIdentity, runIdentity, workerFolder } from './sandbox-identity.ts';
+import { asIdentity, runIdentity } from './sandbox-identity.ts';
+import { ownFolder } from '../leftovers.ts';
 import { DEFAULT_SANDBOX_LIMITS, rlimits, type SandboxLimits } from './sandbox-limits.ts';
 import { inside, mountArgs, secretFiles } from './sandbox-mounts.ts';
 import { seccompFilter } from './seccomp.ts';
@@ -81,7 +82,7 @@ function launcher({ command, shown }: BrowserProgram, project: string): { path: 
     ...command,
     containmentSwitch(containment),
   ];
-  const dir = mkdtempSync(join(tmpdir(), workerFolder('browser')));
+  const dir = mkdtempSync(join(tmpdir(), ownFolder('browser')));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const path = join(dir, 'chromium');
   // Descriptors 3 and 4 are Playwright's pipe to Chromium: the filter goes above them.

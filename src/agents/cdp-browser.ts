@@ -11,7 +11,8 @@ import { BrowserReach } from '../reach.ts';
 import type { Site } from '../core/site.ts';
 import { serveCdp, type CdpCommand } from './cdp-relay.ts';
 import { SANDBOXED_DEVTOOLS_PORT, SANDBOXED_DEVTOOLS_SOCKET, sandboxBase, sandboxedChromium, startupEnv } from './sandbox.ts';
-import { workerFolder, type HostIdentity } from './sandbox-identity.ts';
+import type { HostIdentity } from './sandbox-identity.ts';
+import { ownFolder } from '../leftovers.ts';
 import { tmpfsFull } from './sandbox-limits.ts';
 import type { View } from './sandbox-mounts.ts';
 
@@ -67,7 +68,7 @@ export interface CdpBrowserOptions {
  */
 export async function launchCdpBrowser(site: Pick<Site, 'attach' | 'origin'>, { sandbox, downloads, guard }: CdpBrowserOptions = {}): Promise<CdpBrowser> {
   // Short: Chromium cannot start when its user-data-dir's socket path is too long (a long TMPDIR).
-  const dir = await mkdtemp(join(sandbox ? sandboxBase() : tmpdir(), workerFolder('cdp')));
+  const dir = await mkdtemp(join(sandbox ? sandboxBase() : tmpdir(), ownFolder('cdp')));
   const userDataDir = join(dir, 'profile');
   // In the sandbox, a tmpfs of the cap's size; unsandboxed, a folder of the run's, held to the cap by watching.
   const downloadsDir = join(dir, 'downloads');

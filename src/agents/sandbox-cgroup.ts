@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { alive } from './sandbox-identity.ts';
+import { alive } from '../leftovers.ts';
 
 /**
  * A run's cgroup (v2), where the machine delegates one: the kernel holds the run's memory in total

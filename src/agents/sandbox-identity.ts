@@ -1,8 +1,7 @@
-import { execFile } from 'node:child_process';
 import { accessSync, constants, readdirSync, statSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { delimiter, join, relative } from 'node:path';
 import { inside } from './sandbox-mounts.ts';
+import { alive } from '../leftovers.ts';
 
 /**
  * The host identity a sandbox holds. As root (as CI runs), each run gets a uid and gid of its own,
@@ -150,51 +149,3 @@ export function reapOrphans(): number {
   return killed;
 }
 
-/** What a folder a worker makes for its runs is named (`he-sbx-<pid>-…`, then mkdtemp's letters): its pid names the worker, as a run uid does. */
-export function workerFolder(kind: 'sbx' | 'cdp' | 'seccomp' | 'browser'): string {
-  return `he-${kind}-${process.pid}-`;
-}
-
-const WORKER_FOLDER = /^he-(?:sbx|cdp|seccomp|browser)-(\d+)-/;
-
-/**
- * Removes from each of `dirs` the folders (`workerFolder`) of workers that are gone: a worker killed
- * with -9 removes none of its runs' folders (their work folders, Chromium profiles, the seccomp
- * filter), as it kills none of their processes. Never a live worker's (a pid reused since keeps a
- * dead one's); in the background, and never throwing: a folder it cannot remove stays.
- */
-export async function reapOrphanFolders(dirs: readonly string[]): Promise<void> {
-  await Promise.all(
-    [...new Set(dirs)].flatMap((dir) => {
-      let names: string[];
-      try {
-        names = readdirSync(dir);
-      } catch {
-        return []; // no such folder: nothing left in it
-      }
-      const gone = names.filter((name) => {
-        const pid = Number(WORKER_FOLDER.exec(name)?.[1] ?? process.pid);
-        return pid !== process.pid && !alive(pid);
-      });
-      return gone.map((name) => removeFolder(join(dir, name)));
-    }),
-  );
-}
-
-/**
- * Removes a folder an agent wrote in, never throwing. Node's rm names each file by its path, and an
- * agent can nest folders past PATH_MAX (ENAMETOOLONG): then GNU rm, which walks by descriptors.
- */
-export async function removeFolder(path: string): Promise<void> {
-  await rm(path, { recursive: true, force: true }).catch(() => new Promise((resolve) => execFile('rm', ['-rf', '--one-file-system', '--', path], () => resolve(undefined))));
-}
-
-/** Whether process `pid` is there (EPERM: another user's, there all the same). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

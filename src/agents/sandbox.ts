@@ -6,7 +6,8 @@ import { constants as osConstants, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { EscapeAttempt, Escapes } from '../core/agent.ts';
-import { asIdentity, identityUnavailable, isExecutable, mountPath, prlimitPath, reapOrphanFolders, reapOrphans, releaseIdentity, removeFolder, runIdentity, toolPath, unsharePath, workerFolder, type HostIdentity } from './sandbox-identity.ts';
+import { asIdentity, identityUnavailable, isExecutable, mountPath, prlimitPath, reapOrphans, releaseIdentity, runIdentity, toolPath, unsharePath, type HostIdentity } from './sandbox-identity.ts';
+import { ownFolder, reapFolders, removeFolder } from '../leftovers.ts';
 import { DEFAULT_SANDBOX_LIMITS, folderUsage, PATH_MAX, rlimits, tmpfsFull, usageIn, WORK_DIR_ENTRIES, type SandboxLimits } from './sandbox-limits.ts';
 import { cgroupLimitsHit, makeCgroup, reapCgroups, removeCgroup } from './sandbox-cgroup.ts';
 import type { Canaries } from './foreign.ts';
@@ -387,7 +388,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   const identity: HostIdentity = { ...runIdentity(), cgroup: makeCgroup(limits) };
   // Short: a Unix socket's path is limited to 108 bytes. Made at once, with no await: bwrap starts before the worker turns to anything else (the page's opening).
   // Its parent only to pass through; its socket folder the run's own, so another run's agent (another uid) cannot name a socket in it.
-  const runDir = mkdtempSync(join(sandboxBase(), workerFolder('sbx')));
+  const runDir = mkdtempSync(join(sandboxBase(), ownFolder('sbx')));
   chmodSync(runDir, 0o711);
   const [socketDir, workDir] = [join(runDir, 'net'), join(runDir, 'work')];
   for (const folder of [socketDir, workDir]) {
@@ -445,7 +446,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   if (!reaped) {
     reaped = true;
     reapCgroups();
-    void reapOrphanFolders([sandboxBase(), tmpdir()]);
+    void reapFolders([sandboxBase(), tmpdir()]);
   }
   // The sandbox's init (pid 1 inside), as a pid outside: its root's /proc is the sandbox's own. And the main process's exit code, once it ended.
   let initPid: number | undefined;

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { workerFolder } from './sandbox-identity.ts';
+import { ownFolder } from '../leftovers.ts';
 
 /**
  * The seccomp filter every sandbox runs under (bwrap --seccomp), built by libseccomp through its
@@ -62,7 +62,7 @@ function build(): { path: string } | { error: string } {
     return { error: `no seccomp filter (${python}: ${why}; Debian package python3-seccomp)` };
   }
   // In this process's own folder: the temporary folder, which every sandbox masks.
-  const dir = mkdtempSync(join(tmpdir(), workerFolder('seccomp')));
+  const dir = mkdtempSync(join(tmpdir(), ownFolder('seccomp')));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const path = join(dir, 'filter.bpf');
   writeFileSync(path, run.stdout, { mode: 0o600 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { ModelWaits } from '../core/model.ts';
 import { parseJsonObject } from '../text.ts';
+import { ownFolder } from '../leftovers.ts';
 
 /**
  * Slots: at most `limit` calls at once to one endpoint, across every worker of a run. A run's
@@ -126,7 +127,7 @@ export interface SlotCoordinator {
  */
 export function startSlotCoordinator(): SlotCoordinator {
   const slots = new Slots();
-  const dir = mkdtempSync(join(tmpdir(), 'harness-eval-slots-'));
+  const dir = mkdtempSync(join(tmpdir(), ownFolder('slots')));
   const path = join(dir, 'slots.sock');
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {

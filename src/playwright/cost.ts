@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { InputError, parseInput } from '../input.ts';
+import { ownFolder } from '../leftovers.ts';
 import { modelSchemes } from '../models/registry.ts';
 import type { SharedBudget } from '../models/spend.ts';
 import { priceOf, tokensCost } from '../report/cost.ts';
@@ -60,7 +61,7 @@ export const BUDGET_SPENT = 'budget spent';
  */
 export function openRunLedger(env: NodeJS.ProcessEnv = process.env): () => void {
   if (env[LEDGER_ENV]) return () => undefined;
-  const dir = mkdtempSync(join(tmpdir(), 'harness-eval-ledger-'));
+  const dir = mkdtempSync(join(tmpdir(), ownFolder('ledger')));
   env[LEDGER_ENV] = dir;
   return () => {
     delete env[LEDGER_ENV];
