@@ -25,8 +25,9 @@ export interface Child {
  * interrupt the child as Ctrl-C would, or kill it with another signal.
  */
 export function playwright(args: string[], env: Record<string, string>, onOutput?: (stdout: string, kill: (signal?: NodeJS.Signals) => void) => void): Promise<Child> {
-  // The child reports where the test says, and has no API key: an openai: model must skip.
-  const { OPENAI_API_KEY: _key, PLAYWRIGHT_JSON_OUTPUT_NAME: _json, ...inherited } = process.env;
+  // The child reports where the test says, and has no API key: an openai: model must skip. It is a runner of
+  // its own: its reporter makes its own slot coordinator and cost ledger, never one a test of this worker left advertised.
+  const { OPENAI_API_KEY: _key, PLAYWRIGHT_JSON_OUTPUT_NAME: _json, HARNESS_EVAL_SLOTS: _slots, HARNESS_EVAL_LEDGER: _ledger, ...inherited } = process.env;
   // A child given its own TMPDIR (the secrets audit's) still reuses the compiled TypeScript in
   // Playwright's cache, where it would otherwise compile all of src/ again in every process.
   const child = spawn(process.execPath, [cli, ...args], { env: { PLAYWRIGHT_TRANSFORM_CACHE_DIR: transformCache, ...inherited, ...env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -58,6 +58,9 @@ function printed(dir: string, results: ReadonlyArray<{ title: string; result: Pa
     const reporter = new HarnessReporter({ outputDir: dir, history: 0 });
     reporter.onBegin(config, { allTests: () => tests } as unknown as Suite);
     results.forEach(({ result }, index) => reporter.onTestEnd(tests[index]!, { status: 'passed', attachments: [], annotations: [], duration: 5, retry: 0, ...result } as unknown as TestResult));
+    // Its slot coordinator, advertised in this worker's environment by onBegin, goes with it: Playwright hands a worker's
+    // environment on to the projects that depend on this one, whose child runs would find the coordinator gone.
+    void reporter.onExit();
   } finally {
     console.log = log;
     set(saved);
