@@ -4,6 +4,7 @@ import { readableText, showsPage, urlIn } from '../../../doubles/page.ts';
 import type { Action } from '../../../doubles/toolbox.ts';
 import { FRONT_PAGE, itemAddress } from './moves.ts';
 import { showsHnLoginWall, storiesIn } from './page.ts';
+import { HN_ORIGIN } from '../options.ts';
 
 /**
  * The forms `diligent` fills: a comment on a story, a reply to a story's top comment, a link or
@@ -45,9 +46,9 @@ export function readForm(prompt: string): Form | undefined {
   return undefined;
 }
 
-const SUBMIT = 'https://news.ycombinator.com/submit';
-const NEWEST = 'https://news.ycombinator.com/newest';
-const LOGIN = 'https://news.ycombinator.com/login';
+const SUBMIT = `${HN_ORIGIN}/submit`;
+const NEWEST = `${HN_ORIGIN}/newest`;
+const LOGIN = `${HN_ORIGIN}/login`;
 const COMMENT_FORM = 'form[action="comment"]';
 const PROFILE_FORM = 'form.profileform';
 

@@ -2,6 +2,7 @@ import { urlIn } from '../../../doubles/page.ts';
 import { READ_TEXT, type Dialect } from '../../../doubles/toolbox.ts';
 import { FRONT_PAGE } from './moves.ts';
 import { storiesIn } from './page.ts';
+import { HN_ORIGIN } from '../options.ts';
 
 /**
  * HN's dialect of the doubles' moves (src/doubles/toolbox.ts): they think on HN's own origin, list
@@ -16,7 +17,7 @@ declare module '../../../doubles/toolbox.ts' {
 }
 
 /** The site's own origin, where the doubles' addresses point. */
-const SITE = 'https://news.ycombinator.com/';
+const SITE = `${HN_ORIGIN}/`;
 
 /** The latest upvote link a result showed for `#up_ID`, made absolute against the page it was on. */
 function voteLinkFor(selector: string, results: ReadonlyArray<Record<string, unknown>>, origin: string): string | undefined {
