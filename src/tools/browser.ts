@@ -69,9 +69,11 @@ function scriptWatch(page: Page) {
           .catch(() => true),
         pause(SCRIPT_NAVIGATES_MS).then(() => false),
       ]);
-      // The navigations counted so far include the click's own, whose load waitForLoadState saw.
+      // The navigations counted so far include the click's own, whose load waitForLoadState saw. A page said to be coming whose
+      // request is not seen in SCRIPT_NAVIGATES_MS never comes (a page that crashed fails the evaluate too).
       const loaded = () => loads >= navigations;
-      while (Date.now() < deadline && !(loaded() && (navigations > 0 || !scriptNavigates))) await pause(10);
+      const quiet = Date.now() + SCRIPT_NAVIGATES_MS;
+      while (Date.now() < deadline && !(loaded() && (navigations > 0 || !scriptNavigates || Date.now() >= quiet))) await pause(10);
       if (navigations > 0) await page.waitForLoadState('load');
     },
     stop() {
