@@ -16,17 +16,23 @@ export function ownFolder(kind: FolderKind): string {
   return `he-${kind}-${process.pid}-`;
 }
 
+/** The folders this process reaped already. */
+const reaped = new Set<string>();
+
 const OWN_FOLDER = /^he-(?:sbx|cdp|seccomp|browser|run|ledger|slots)-(\d+)-/;
 
 /**
  * Removes from each of `dirs` the folders (`ownFolder`) of processes that are gone: a process
  * killed with -9 removes none of its runs' folders (their work folders, Chromium profiles, the
  * seccomp filter), as it kills none of their processes. Never a live process's (a pid reused since
- * keeps a dead one's); never throwing: a folder it cannot remove stays.
+ * keeps a dead one's); never throwing: a folder it cannot remove stays. Each folder once a process:
+ * what dies after this one started is the next process's to remove.
  */
 export async function reapFolders(dirs: readonly string[]): Promise<void> {
   await Promise.all(
     [...new Set(dirs)].flatMap((dir) => {
+      if (reaped.has(dir)) return [];
+      reaped.add(dir);
       let names: string[];
       try {
         names = readdirSync(dir);

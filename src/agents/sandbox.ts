@@ -242,7 +242,7 @@ export interface Sandbox {
  *                           s<port> in its folder; answers `socats <pid>…` (as pids in the sandbox)
  *   export NAME='value' …   the agent's whole environment (the relay's own is empty)
  *   start <cwd> <argv>…     sent once every port listens (the worker reads the sandbox's
- *                           /proc/<init>/net/tcp from outside: by then they do, the socats had the
+ *                           /proc/<init>/net/sockstat from outside: by then they do, the socats had the
  *                           page's opening to bind), answers `starting` and runs the agent in `cwd`, stdin
  *                           /dev/null (bwrap's, a pipe, once `relay_stdin=1` was said), stdout and stderr
  *                           bwrap's, fd 3 closed; answers `unstarted

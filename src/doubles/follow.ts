@@ -1,7 +1,7 @@
 import type { ScriptedDouble } from '../models/scripted/endpoint.ts';
 import { unwrapObservations } from '../models/scripted/results.ts';
 import { callFor } from './calls.ts';
-import { loginIn, readHistory, type History, type Step } from './history.ts';
+import { loginIn, originIn, readHistory, type History, type Step } from './history.ts';
 import { act, finish } from './moves.ts';
 import { readableText, saysSignedIn, showsLoginWall, urlIn } from './page.ts';
 import { planFor, type Plan, type PlannedMove } from './plans.ts';
@@ -108,11 +108,7 @@ export const overclaimer: Follower = (plan, history) => {
 
 /** The agent's origin: the first absolute address its tools answered with, else the site's own. */
 function agentOrigin(steps: readonly Step[], plan: Plan): string {
-  for (const step of steps) {
-    const url = urlIn(step.result);
-    if (url !== undefined && /^https?:\/\//i.test(url) && URL.canParse(url)) return new URL(url).origin;
-  }
-  return plan.origin;
+  return originIn(steps.map((step) => step.result)) ?? plan.origin;
 }
 
 /** What a follower thinks in: the moves every site's doubles make, on the plan's site (a call opens its addresses on the agent's origin: calls.ts). */

@@ -45,17 +45,26 @@ function observation(content: string): Record<string, unknown> {
   return parseJsonObject(content) ?? { text: content };
 }
 
+/** An absolute http(s) address's origin, else undefined. */
+const absolute = (text: string | undefined) => (text !== undefined && /^https?:\/\//i.test(text) && URL.canParse(text) ? new URL(text).origin : undefined);
+
+/** The origin of the first absolute address the tools answered with, if one did. */
+export function originIn(results: ReadonlyArray<Record<string, unknown>>): string | undefined {
+  for (const result of results) {
+    const origin = absolute(urlIn(result));
+    if (origin) return origin;
+  }
+  return undefined;
+}
+
 /**
  * The origin the agent reaches the site at: the first address its tools answered with, else the
  * first its own words name (its system message, its tools' descriptions; never the task's, which
  * may name a link to submit), else the site's own.
  */
 function siteOrigin(results: ReadonlyArray<Record<string, unknown>>, words: readonly string[], site: string): string {
-  const absolute = (text: string | undefined) => (text !== undefined && /^https?:\/\//i.test(text) && URL.canParse(text) ? new URL(text).origin : undefined);
-  for (const result of results) {
-    const origin = absolute(urlIn(result));
-    if (origin) return origin;
-  }
+  const answered = originIn(results);
+  if (answered) return answered;
   for (const text of words) {
     // A sentence's full stop after an address is not part of it.
     const origin = absolute(/\bhttps?:\/\/[^\s"'<>)]+/i.exec(text)?.[0].replace(/[.,;:!?]+$/, ''));

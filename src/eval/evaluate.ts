@@ -97,19 +97,13 @@ export class TaskNotApplicable extends Error {
  * its agent is `excluded` (see `exclusion`). A task that does not apply to the site as it starts
  * throws TaskNotApplicable before the run begins.
  */
-/** Whether this process removed what dead ones left in the temporary folder (at its first run given no folder). */
-let reaped = false;
-
 export async function evaluate(options: EvaluateOptions): Promise<RunRecord> {
   // The site is put back (the live site unvotes what the run voted) however the run ends, also when it never began: its factory may have started an app.
   try {
     if (options.outputDir !== undefined) return await evaluateIn(options, options.outputDir);
     // A folder of the run's own: a command agent writes in it, and must never share it with another run. No one else has its path: it goes with the run,
     // and a process killed during the run leaves it to the next process's first such run to remove.
-    if (!reaped) {
-      reaped = true;
-      void reapFolders([tmpdir()]);
-    }
+    void reapFolders([tmpdir()]);
     const outputDir = await mkdtemp(join(tmpdir(), ownFolder('run')));
     try {
       return await evaluateIn(options, outputDir);

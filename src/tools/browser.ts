@@ -65,7 +65,7 @@ function scriptWatch(page: Page) {
       // SCRIPT_NAVIGATES_MS is left to the navigation requests counted below.
       const scriptNavigates = await Promise.race([
         page
-          .evaluate(() => new Promise<boolean>((resolve) => setTimeout(() => setTimeout(() => resolve(Number((window as { __harnessNavigations?: number }).__harnessNavigations) > 0)))))
+          .evaluate(() => new Promise<boolean>((resolve) => setTimeout(() => setTimeout(() => resolve(((window as { __harnessNavigations?: number }).__harnessNavigations ?? 0) > 0)))))
           .catch(() => true),
         pause(SCRIPT_NAVIGATES_MS).then(() => false),
       ]);
