@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { expect, test } from '@playwright/test';
 import { commandAgent, type CommandAgentOptions } from '../src/agents/command.ts';
 import { functionAgent } from '../src/agents/function.ts';
-import { sandboxBase, startSandbox } from '../src/agents/sandbox.ts';
+import { closeSandboxAhead, sandboxBase, startSandbox } from '../src/agents/sandbox.ts';
 import { ownFolder, reapFolders } from '../src/leftovers.ts';
 import { evaluate } from '../src/eval/evaluate.ts';
 import { recordedHn } from '../src/sites/hn/site.ts';
@@ -61,7 +61,8 @@ test.describe('a lying agent that breaks what is read or copied of it stays a fa
       expect(result.escapes?.attempts).toEqual(expect.arrayContaining([printed, ...attempts]));
       expect(attachments.get('agent-stdout.txt')).toMatch(/^found OPENAI_API_KEY=\[secret\]/);
       expect(attachments.get('agent-stderr.txt')).toMatch(/^working on it\n/);
-      // And the run removed its sandbox's folder, however deep the agent nested in it.
+      // And the run removed its sandbox's folder, however deep the agent nested in it (the one started ahead for a next run closed first).
+      await closeSandboxAhead();
       expect(readdirSync(sandboxBase()).filter((name) => name.startsWith(ownFolder('sbx')))).toEqual([]);
     });
   }

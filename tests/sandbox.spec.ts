@@ -295,9 +295,10 @@ test('each run publishes its stages on COMMAND_AGENT_STAGES in the order they ha
     for (const stage of chain) expect(stages[stage], stage).toEqual(expect.any(Number));
     for (let i = 1; i < chain.length; i++) expect(stages[chain[i]!], `${chain[i - 1]} before ${chain[i]}`).toBeGreaterThanOrEqual(stages[chain[i - 1]!]!);
   };
-  inOrder(sandboxed!, ['setUp', 'spawned', 'forwarded', 'launched', 'starting', 'agentExited', 'exited', 'killed', 'drained', 'closed']);
-  // The relay's first word races the ports being handed over; either way it comes before the agent starts.
+  inOrder(sandboxed!, ['setUp', 'forwarded', 'launched', 'starting', 'agentExited', 'exited', 'killed', 'drained', 'closed']);
+  // The relay's first word races the ports being handed over; either way it comes before the agent starts. A sandbox started ahead (an earlier run's) was spawned before its run's setUp.
   inOrder(sandboxed!, ['spawned', 'relayUp', 'starting']);
+  inOrder(sandboxed!, ['spawned', 'forwarded']);
   expect(Object.keys(plain!).sort()).toEqual(['closed', 'drained', 'exited', 'killed', 'launched', 'setUp']);
   inOrder(plain!, ['setUp', 'launched', 'exited', 'killed', 'drained', 'closed']);
 });

@@ -14,10 +14,11 @@ import type { Site } from '../core/site.ts';
 import { launchCdpBrowser, type CdpBrowser } from './cdp-browser.ts';
 import { serveMcp, type McpEndpoint } from './mcp-surface.ts';
 import { openMcpBrowser } from '../tools/mcp.ts';
-import { canaryList, foreignAgent, readClaim, type Canaries, type ForeignOutcome, type RunEndpoints } from './foreign.ts';
+import { foreignAgent, readClaim, type ForeignOutcome, type RunEndpoints } from './foreign.ts';
+import { canaryList, makeCanaries, type Canaries } from './canaries.ts';
 import { gatewayOptionsSchema } from './gateway.ts';
 import { cgroupParent } from './sandbox-cgroup.ts';
-import { processExit, sandboxModeSchema, stdioWithoutInherited, sandboxUnavailable, startSandbox, startupEnv, unreachable, type AgentCommand, type AgentExit, type Sandbox, type SandboxMode, type SandboxStage } from './sandbox.ts';
+import { canariesAhead, processExit, sandboxModeSchema, stdioWithoutInherited, sandboxUnavailable, startSandbox, startupEnv, unreachable, type AgentCommand, type AgentExit, type Sandbox, type SandboxMode, type SandboxStage } from './sandbox.ts';
 import { DEFAULT_SANDBOX_LIMITS, sandboxLimitsSchema } from './sandbox-limits.ts';
 import { closedFolders, inside, maskedFolders } from './sandbox-mounts.ts';
 import { canariesReaching } from '../serve.ts';
@@ -196,7 +197,7 @@ export function processAgent(label: string, argv: readonly string[], options: z.
     }
     return { box, browser, mcp, close, stages, canaries, speaker };
   };
-  const agent = foreignAgent({ name, condition: base, layers: protocol?.layers, account, gateway, issueCredential: true, prepare: check, containment: (site) => containment(label, sandbox, account, site, program), setUp }, async (input, run, prepared) => {
+  const agent = foreignAgent({ name, condition: base, layers: protocol?.layers, account, gateway, issueCredential: true, prepare: check, containment: (site) => containment(label, sandbox, account, site, program), canaries: () => (sandboxed(sandbox, program) ? canariesAhead() : makeCanaries()), setUp }, async (input, run, prepared) => {
     const { box, browser, mcp, stages, canaries, speaker } = prepared!;
     const claimFile = claimFileOf(run, box);
     const harnessEnv: Record<string, string> = {

@@ -1,7 +1,7 @@
 import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import type { Canaries } from './foreign.ts';
+import type { Canaries } from './canaries.ts';
 
 /**
  * What a sandbox sees of the filesystem: the host read-only; the temporary folders (where every

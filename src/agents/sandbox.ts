@@ -10,7 +10,7 @@ import { asIdentity, identityUnavailable, isExecutable, mountPath, prlimitPath, 
 import { ownFolder, reapFolders, removeFolder } from '../leftovers.ts';
 import { DEFAULT_SANDBOX_LIMITS, folderUsage, PATH_MAX, rlimits, tmpfsFull, usageIn, WORK_DIR_ENTRIES, type SandboxLimits } from './sandbox-limits.ts';
 import { cgroupLimitsHit, makeCgroup, reapCgroups, removeCgroup } from './sandbox-cgroup.ts';
-import type { Canaries } from './foreign.ts';
+import { makeCanaries, type Canaries } from './canaries.ts';
 import { closedFolders, mountArgs, readText, unopenable, viewOf, type View } from './sandbox-mounts.ts';
 import { redactFiles } from './redact-files.ts';
 import { handOver } from '../loopback.ts';
@@ -376,14 +376,96 @@ function own(path: string, identity: HostIdentity, mode = 0o700): void {
 /** Whether this worker reaped what dead workers left (at its first sandbox). */
 let reaped = false;
 
+/** A sandbox as started, with what it was started with: what tells whether a run can take it, started ahead. */
+interface Pending {
+  box: Sandbox;
+  identity: HostIdentity;
+  runDir: string;
+  /** Its decoys' canaries: a run takes the sandbox started ahead only with them (canariesAhead). */
+  canaries: Canaries | undefined;
+  /** Whether a run was given its canaries (canariesAhead): no other run is. */
+  promised?: boolean;
+  /** What it was started with: its command line, its limits, its seccomp filter, whether it has a stdin. */
+  key: string;
+  /** Whether it keeps the worker alive: not while it waits ahead, unused. */
+  hold(held: boolean): void;
+  /** Called once its agent starts. */
+  onStarting?: () => void;
+}
+
+/**
+ * The sandbox this process started ahead for its next run, one at most: started as a run's agent
+ * starts (the worker then waits on the agent, and bwrap's start no longer slows the next run's
+ * page: bench:sandbox), with canaries of its own, which the next run is given (canariesAhead);
+ * taken by that run if its sandbox has the same command line (the same programs, limits,
+ * temporary folders, shown folders and secret files), closed by a run whose has not. It holds no
+ * agent; it dies with the worker (--die-with-parent), its folder removed at the worker's exit.
+ */
+let ahead: Pending | undefined;
+
+/** Closes the sandbox started ahead, if any: what a run leaves is then nothing but what it made (a test of leftovers, a worker's end). */
+export async function closeSandboxAhead(): Promise<void> {
+  const pending = ahead;
+  ahead = undefined;
+  await pending?.box.close();
+}
+
+/** Canaries for a run: those of the sandbox started ahead, which only a run with them can take, given to one run; else new ones. */
+export function canariesAhead(): Canaries {
+  if (ahead?.canaries === undefined || ahead.promised) return makeCanaries();
+  ahead.promised = true;
+  return ahead.canaries;
+}
+
 /**
  * Starts a sandbox: bwrap and its relay, which wait on the control channel for the agent's command
- * (`start`). Each run has its own: one sandbox never runs two agents.
+ * (`start`). Each run has its own: one sandbox never runs two agents. The one started ahead is
+ * taken where it fits; another is started ahead as this one's agent starts.
  */
 export function startSandbox(options: SandboxOptions): Sandbox {
-  const limits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
   const filter = seccompFilter();
   if ('error' in filter) throw new Error(filter.error);
+  const limits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
+  const view = viewOf(options.cwd, [options.cwd, ...(options.shown ?? [])], options.expose ?? [], options.canaries);
+  const fits =
+    ahead !== undefined &&
+    ahead.canaries === options.canaries &&
+    ahead.box.stages.sandboxExited === undefined &&
+    ahead.key === keyOf(commandLine(limits, view, ahead.identity, ahead.runDir), limits, filter.path, options);
+  if (ahead && !fits) void ahead.box.close();
+  const pending = fits ? ahead! : spawnSandbox(options, limits, view, filter.path);
+  ahead = undefined;
+  pending.hold(true);
+  pending.onStarting = () =>
+    startAhead(() => {
+      const canaries = options.canaries && makeCanaries();
+      return spawnSandbox({ ...options, canaries }, limits, viewOf(options.cwd, view.shown, options.expose ?? [], canaries), filter.path);
+    });
+  return pending.box;
+}
+
+/** What a sandbox is started with beyond its command line: its limits (its cgroup's too), its seccomp filter, whether it has a stdin. */
+const keyOf = (argv: readonly string[], limits: SandboxLimits, filter: string, options: SandboxOptions) => JSON.stringify([argv, limits, filter, options.stdin === true]);
+
+/** bwrap's whole command line, from prlimit on, for a sandbox of `identity` in `runDir` showing `view`. */
+function commandLine(limits: SandboxLimits, view: View, identity: HostIdentity, runDir: string): string[] {
+  // As root, the folders on the way to what it is shown that only their owners may enter: opened to its uid (those it only passes through emptied).
+  const closed = identity.own ? closedFolders(view.shown) : [];
+  const socketDir = join(runDir, 'net');
+  return [
+    ...rlimits(limits, identity),
+    ...asIdentity(identity, closed),
+    bwrapPath(),
+    ...isolation(5),
+    ...mountArgs({ shown: view.shown, closed, decoys: view.decoys.map(({ path }, i) => ({ path, fd: FIRST_DECOY_FD + i })), workDir: join(runDir, 'work'), own: [socketDir], tmpBytes: limits.tmpBytes, shmBytes: limits.shmBytes }),
+    '--chdir', socketDir,
+    '--json-status-fd', '4',
+    '--', '/bin/sh', '-c', RELAY, 'harness-eval-relay', socatPath()!,
+  ];
+}
+
+/** Spawns a sandbox's bwrap: its relay then waits for its command. */
+function spawnSandbox(options: SandboxOptions, limits: SandboxLimits, view: View, filter: string): Pending {
   // Its cgroup, where the machine delegates one: its Chromium, started as this identity, joins it too.
   const identity: HostIdentity = { ...runIdentity(), cgroup: makeCgroup(limits) };
   // Short: a Unix socket's path is limited to 108 bytes. Made at once, with no await: bwrap starts before the worker turns to anything else (the page's opening).
@@ -395,8 +477,6 @@ export function startSandbox(options: SandboxOptions): Sandbox {
     mkdirSync(folder);
     own(folder, identity);
   }
-  const view = viewOf(options.cwd, [options.cwd, ...(options.shown ?? [])], options.expose ?? [], options.canaries);
-  const decoyFiles = writeDecoys(view, runDir);
   const sockets = new Set<Socket>();
   const track = (socket: Socket) => {
     sockets.add(socket);
@@ -422,20 +502,9 @@ export function startSandbox(options: SandboxOptions): Sandbox {
   let listeners = new Set<number>();
   const stages: Partial<Record<SandboxStage, number>> = {};
   const reach = (stage: SandboxStage) => void (stages[stage] ??= performance.now());
-  // As root, the folders on the way to what it is shown that only their owners may enter: opened to its uid (those it only passes through emptied).
-  const closed = identity.own ? closedFolders(view.shown) : [];
-  const argv = [
-    ...rlimits(limits, identity),
-    ...asIdentity(identity, closed),
-    bwrapPath(),
-    ...isolation(5),
-    ...mountArgs({ shown: view.shown, closed, decoys: decoyFiles.map(({ path }, i) => ({ path, fd: FIRST_DECOY_FD + i })), workDir, own: [socketDir], tmpBytes: limits.tmpBytes, shmBytes: limits.shmBytes }),
-    '--chdir', socketDir,
-    '--json-status-fd', '4',
-    '--', '/bin/sh', '-c', RELAY, 'harness-eval-relay', socatPath()!,
-  ];
-  const filterFd = openSync(filter.path, 'r');
-  const decoyFds = decoyFiles.map(({ file }) => openSync(file, 'r'));
+  const argv = commandLine(limits, view, identity, runDir);
+  const filterFd = openSync(filter, 'r');
+  const decoyFds = writeDecoys(view, runDir).map(({ file }) => openSync(file, 'r'));
   // Its own environment is empty: bwrap's init stays in the sandbox as pid 1, and /proc/1/environ would show the worker's keys.
   const child = spawn(argv[0]!, argv.slice(1), { detached: true, env: {}, stdio: stdioWithoutInherited([options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe', 'pipe', filterFd, ...Array<Stdio>(FIRST_DECOY_FD - 6).fill('ignore'), ...decoyFds]) });
   for (const fd of [filterFd, ...decoyFds]) closeSync(fd);
@@ -573,6 +642,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
         started = true;
         reach('starting');
         watch = setInterval(check, WATCH_MS).unref();
+        pending.onStarting?.();
       }
       return;
     }
@@ -592,7 +662,7 @@ export function startSandbox(options: SandboxOptions): Sandbox {
     }),
   );
   void mainEnded.then(() => clearInterval(watch));
-  return {
+  const box: Sandbox = {
     child,
     identity,
     view,
@@ -672,6 +742,35 @@ export function startSandbox(options: SandboxOptions): Sandbox {
       releaseIdentity(identity);
     },
   };
+  const pending: Pending = {
+    box,
+    identity,
+    runDir,
+    canaries: options.canaries,
+    key: keyOf(argv, limits, filter, options),
+    hold(held) {
+      for (const handle of [child, ...child.stdio]) {
+        if (handle && 'ref' in handle) (held ? handle.ref : handle.unref).call(handle);
+      }
+    },
+  };
+  return pending;
+}
+
+let exitHooked = false;
+
+/** Starts the sandbox for this process's next run (one at most), once the current one's agent starts. */
+function startAhead(start: () => Pending): void {
+  if (ahead) return;
+  ahead = start();
+  ahead.hold(false);
+  if (exitHooked) return;
+  exitHooked = true;
+  // Never taken: its bwrap dies with the worker, and its folder is removed here (a killed worker's, by the next worker: reapFolders).
+  process.once('exit', () => {
+    ahead?.box.kill();
+    if (ahead) rmSync(ahead.runDir, { recursive: true, force: true });
+  });
 }
 
 /**
