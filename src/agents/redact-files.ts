@@ -1,5 +1,6 @@
 import { lstat, open, readdir, rename } from 'node:fs/promises';
 import { SECRET_MARK, secretForms } from '../harness/redact.ts';
+import { atMost } from '../queue.ts';
 
 /**
  * What an agent left in its work folder, copied into its run's folder, with the run's secrets cut
@@ -9,6 +10,8 @@ import { SECRET_MARK, secretForms } from '../harness/redact.ts';
  */
 
 const CHUNK_BYTES = 1024 * 1024;
+/** How many files are read at once. */
+const FILES_AT_ONCE = 8;
 const SLASH = Buffer.from('/');
 
 /** Cuts every form of `secrets` out of each regular file of `paths` and the folders among them (links are never followed); answers how many files changed. */
@@ -16,13 +19,17 @@ export async function redactFiles(paths: readonly string[], secrets: readonly st
   const forms = [...new Set(secrets.filter((secret) => secret.length >= 4).flatMap((secret) => secretForms(secret)))].map((form) => Buffer.from(form, 'utf8')).sort((a, b) => b.length - a.length);
   if (forms.length === 0) return 0;
   let changed = 0;
+  // A few files at once: each is several round trips to the thread pool; a folder is listed without holding a place, so nested ones cannot wait on each other.
+  const pooled = atMost(FILES_AT_ONCE);
   // Paths as bytes: a name that is no UTF-8 (an agent's) is still reached.
   const visit = async (path: Buffer): Promise<void> => {
-    const stat = await lstat(path).catch(() => undefined);
-    if (stat?.isDirectory()) for (const name of await readdir(path, { encoding: 'buffer' }).catch(() => [])) await visit(Buffer.concat([path, SLASH, name]));
-    else if (stat?.isFile() && (await redactFile(path, forms))) changed++;
+    const stat = await pooled(() => lstat(path).catch(() => undefined));
+    if (stat?.isDirectory()) {
+      const names = await pooled(() => readdir(path, { encoding: 'buffer' }).catch(() => []));
+      await Promise.all(names.map((name) => visit(Buffer.concat([path, SLASH, name]))));
+    } else if (stat?.isFile() && (await pooled(() => redactFile(path, forms)))) changed++;
   };
-  for (const path of paths) await visit(Buffer.from(path));
+  await Promise.all(paths.map((path) => visit(Buffer.from(path))));
   return changed;
 }
 

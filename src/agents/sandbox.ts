@@ -14,6 +14,7 @@ import { makeCanaries, type Canaries } from './canaries.ts';
 import { closedFolders, mountArgs, readText, unopenable, viewOf, type View } from './sandbox-mounts.ts';
 import { redactFiles } from './redact-files.ts';
 import { handOver } from '../loopback.ts';
+import { atMost } from '../queue.ts';
 import { seccompFilter, seccompPython } from './seccomp.ts';
 
 export type { Escapes };
@@ -802,6 +803,8 @@ function sleep(ms: number): Promise<void> {
 
 /** A chunk of a sparse file as it is copied: one that is all zeros is left a hole. */
 const COPY_CHUNK_BYTES = 1024 * 1024;
+/** How many files of a work folder are copied at once. */
+const COPIES_AT_ONCE = 8;
 const ZEROS = Buffer.alloc(COPY_CHUNK_BYTES);
 const SLASH = Buffer.from('/');
 
@@ -822,31 +825,37 @@ async function copyFolder(from: string, to: string, maxBytes: number): Promise<E
     if (seen) seen.more++;
     else skipped.set(reason, { first: path.toString('utf8'), more: 0 });
   };
+  // Files at once, a few: each is several round trips to the thread pool, and one at a time they were most of a short run's end (bench:sandbox).
+  const pooled = atMost(COPIES_AT_ONCE);
   const walk = async (source: Buffer, target: Buffer, relative: Buffer): Promise<void> => {
-    for (const entry of await readdir(source, { withFileTypes: true, encoding: 'buffer' })) {
+    const entries = await pooled(() => readdir(source, { withFileTypes: true, encoding: 'buffer' }));
+    await Promise.all(entries.map(async (entry) => {
       const { name } = entry;
       const [next, into, path] = [Buffer.concat([source, SLASH, name]), Buffer.concat([target, SLASH, name]), relative.length === 0 ? name : Buffer.concat([relative, SLASH, name])];
       try {
         if (Math.max(next.length, into.length) >= PATH_MAX) skip('a name past PATH_MAX', path);
         else if (entry.isSymbolicLink()) skip('a symbolic link', path);
         else if (entry.isDirectory()) {
-          await mkdir(into).catch((error: NodeJS.ErrnoException) => {
-            if (error.code !== 'EEXIST') throw error;
-          });
+          await pooled(() =>
+            mkdir(into).catch((error: NodeJS.ErrnoException) => {
+              if (error.code !== 'EEXIST') throw error;
+            }),
+          );
           await walk(next, into, path);
         } else if (!entry.isFile()) skip('a special file (a named pipe, a socket or a device)', path);
-        else {
-          const { size, mode } = await lstat(next);
-          if (size > left) skip(`past the work folder's limit (${maxBytes} bytes)`, path);
-          else {
-            left -= size;
-            await copyBytes(next, into, size, mode);
-          }
-        }
+        else
+          await pooled(async () => {
+            const { size, mode } = await lstat(next);
+            if (size > left) skip(`past the work folder's limit (${maxBytes} bytes)`, path);
+            else {
+              left -= size;
+              await copyBytes(next, into, size, mode);
+            }
+          });
       } catch (error) {
         skip(`a file it could not copy (${(error as NodeJS.ErrnoException).code ?? 'an error'})`, path);
       }
-    }
+    }));
   };
   try {
     await mkdir(to, { recursive: true });
@@ -871,13 +880,17 @@ async function copyBytes(from: Buffer, to: Buffer, size: number, mode: number): 
     await target.chmod(mode & 0o777);
     try {
       const chunk = Buffer.allocUnsafe(COPY_CHUNK_BYTES);
+      // How far the copy is written: holes at its end are made by truncate.
+      let written = 0;
       for (let at = 0; at < size; ) {
         const { bytesRead } = await source.read(chunk, 0, Math.min(COPY_CHUNK_BYTES, size - at), at);
         if (bytesRead === 0) break;
-        if (!chunk.subarray(0, bytesRead).equals(ZEROS.subarray(0, bytesRead))) await target.write(chunk, 0, bytesRead, at);
         at += bytesRead;
+        if (chunk.subarray(0, bytesRead).equals(ZEROS.subarray(0, bytesRead))) continue;
+        await target.write(chunk, 0, bytesRead, at - bytesRead);
+        written = at;
       }
-      await target.truncate(size);
+      if (written !== size) await target.truncate(size);
     } finally {
       await target.close();
     }
