@@ -3,7 +3,7 @@ import type { StopReason, TraceEventBody } from '../core/trace.ts';
 import { claimSchema, type Agent, type AgentClaim, type AgentInput, type AgentResult, type AgentRun, type Containment, type ModelEndpoint } from '../core/agent.ts';
 import type { Site } from '../core/site.ts';
 import type { EscapeAttempt, Escapes } from '../core/agent.ts';
-import { canariesReaching, serveSite, type Canary } from '../serve.ts';
+import { canariesReaching, serveSite } from '../serve.ts';
 import { InputError } from '../input.ts';
 import { cut, TEXT_CHARS } from '../report/caps.ts';
 import { startGateway, type GatewaySettings } from './gateway.ts';
@@ -24,7 +24,6 @@ export type ForeignOutcome = (
       stopReason?: Extract<StopReason, 'timeout' | 'error' | 'limit'>;
     }
 ) & { escapes?: Escapes };
-
 
 /** What a run starts and ends: its gateway, the site's server, its session, a foreign agent's setUp. */
 interface Closable {

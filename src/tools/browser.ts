@@ -58,6 +58,9 @@ function scriptWatch(page: Page) {
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   return {
     async settled() {
+      // The click's handlers ran before it returned, but the requests they sent reach this process as events, later: a
+      // round trip through the page (two timer turns) lets them arrive, where a busy machine would otherwise read none.
+      if (sent.length === 0) await page.evaluate(() => new Promise((resolve) => setTimeout(() => setTimeout(resolve)))).catch(() => undefined);
       if (sent.length === 0) return;
       const deadline = Date.now() + SCRIPTED_CLICK_MS;
       await Promise.race([Promise.all(sent.map((request) => request.response().then((response) => response?.finished(), () => undefined))), pause(SCRIPTED_CLICK_MS)]);
