@@ -9,7 +9,8 @@ import { join } from 'node:path';
  * a worker's sandboxes (`sbx`), Chromiums (`cdp`, `browser`) and seccomp filter, a run's own
  * folder (`run`, evaluate's when it is given none), a runner's cost ledger and slot coordinator.
  */
-export type FolderKind = 'sbx' | 'cdp' | 'seccomp' | 'browser' | 'run' | 'ledger' | 'slots';
+const KINDS = ['sbx', 'cdp', 'seccomp', 'browser', 'run', 'ledger', 'slots'] as const;
+export type FolderKind = (typeof KINDS)[number];
 
 /** What such a folder is named (`he-sbx-<pid>-`, then mkdtemp's letters): its pid names the process that made it, as a run uid does. */
 export function ownFolder(kind: FolderKind): string {
@@ -19,7 +20,7 @@ export function ownFolder(kind: FolderKind): string {
 /** The folders this process reaped already. */
 const reaped = new Set<string>();
 
-const OWN_FOLDER = /^he-(?:sbx|cdp|seccomp|browser|run|ledger|slots)-(\d+)-/;
+const OWN_FOLDER = new RegExp(`^he-(?:${KINDS.join('|')})-(\\d+)-`);
 
 /**
  * Removes from each of `dirs` the folders (`ownFolder`) of processes that are gone: a process

@@ -15,7 +15,7 @@ import { runAgent } from './support.ts';
 
 test.skip(sandboxUnavailable() !== undefined, 'needs bubblewrap');
 
-/** Runs `agent` once, and the stages its run published. */
+/** The stages the run `run` makes published. */
 async function stagesOf(run: () => Promise<unknown>): Promise<Record<string, number>> {
   let published: CommandAgentStages | undefined;
   const listener = (message: unknown) => void (published = message as CommandAgentStages);

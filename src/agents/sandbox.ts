@@ -380,8 +380,6 @@ let reaped = false;
 /** A sandbox as started, with what it was started with: what tells whether a run can take it, started ahead. */
 interface Pending {
   box: Sandbox;
-  identity: HostIdentity;
-  runDir: string;
   /** Its decoys' canaries: a run takes the sandbox started ahead only with them (canariesAhead). */
   canaries: Canaries | undefined;
   /** Whether a run was given its canaries (canariesAhead): no other run is. */
@@ -390,8 +388,6 @@ interface Pending {
   key: string;
   /** Whether it keeps the worker alive: not while it waits ahead, unused. */
   hold(held: boolean): void;
-  /** Called once its agent starts. */
-  onStarting?: () => void;
 }
 
 /**
@@ -432,18 +428,16 @@ export function startSandbox(options: SandboxOptions): Sandbox {
     ahead !== undefined &&
     ahead.canaries === options.canaries &&
     ahead.box.stages.sandboxExited === undefined &&
-    ahead.key === keyOf(commandLine(limits, view, ahead.identity, ahead.runDir), limits, filter.path, options);
+    ahead.key === keyOf(commandLine(limits, view, ahead.box.identity, runDirOf(ahead.box)), limits, filter.path, options);
   if (ahead && !fits) void ahead.box.close();
   const pending = fits ? ahead! : spawnSandbox(options, limits, view, filter.path);
   ahead = undefined;
   pending.hold(true);
-  pending.onStarting = () =>
-    startAhead(() => {
-      const canaries = options.canaries && makeCanaries();
-      return spawnSandbox({ ...options, canaries }, limits, viewOf(options.cwd, view.shown, options.expose ?? [], canaries), filter.path);
-    });
   return pending.box;
 }
+
+/** The folder a sandbox's own folders are in: its work folder's. */
+const runDirOf = (box: Sandbox) => dirname(box.workDir);
 
 /** What a sandbox is started with beyond its command line: its limits (its cgroup's too), its seccomp filter, whether it has a stdin. */
 const keyOf = (argv: readonly string[], limits: SandboxLimits, filter: string, options: SandboxOptions) => JSON.stringify([argv, limits, filter, options.stdin === true]);
@@ -643,7 +637,7 @@ function spawnSandbox(options: SandboxOptions, limits: SandboxLimits, view: View
         started = true;
         reach('starting');
         watch = setInterval(check, WATCH_MS).unref();
-        pending.onStarting?.();
+        startAhead(options, limits, view.shown, filter);
       }
       return;
     }
@@ -745,8 +739,6 @@ function spawnSandbox(options: SandboxOptions, limits: SandboxLimits, view: View
   };
   const pending: Pending = {
     box,
-    identity,
-    runDir,
     canaries: options.canaries,
     key: keyOf(argv, limits, filter, options),
     hold(held) {
@@ -760,17 +752,19 @@ function spawnSandbox(options: SandboxOptions, limits: SandboxLimits, view: View
 
 let exitHooked = false;
 
-/** Starts the sandbox for this process's next run (one at most), once the current one's agent starts. */
-function startAhead(start: () => Pending): void {
+/** Starts the sandbox for this process's next run (one at most), as the current one's agent starts: its options, with canaries of its own. */
+function startAhead(options: SandboxOptions, limits: SandboxLimits, shown: readonly string[], filter: string): void {
   if (ahead) return;
-  ahead = start();
+  const canaries = options.canaries && makeCanaries();
+  ahead = spawnSandbox({ ...options, canaries }, limits, viewOf(options.cwd, shown, options.expose ?? [], canaries), filter);
   ahead.hold(false);
   if (exitHooked) return;
   exitHooked = true;
   // Never taken: its bwrap dies with the worker, and its folder is removed here (a killed worker's, by the next worker: reapFolders).
   process.once('exit', () => {
-    ahead?.box.kill();
-    if (ahead) rmSync(ahead.runDir, { recursive: true, force: true });
+    if (!ahead) return;
+    ahead.box.kill();
+    rmSync(runDirOf(ahead.box), { recursive: true, force: true });
   });
 }
 

@@ -34,10 +34,9 @@ export interface History {
 /** A double: reads the conversation so far and answers its next move. */
 export type Policy = (history: History) => Action;
 
-/** A message's text: the string, or its text parts joined. */
-function textOf(message: WireMessage): string {
-  const content = message.content ?? '';
-  return typeof content === 'string' ? content : content.flatMap((part) => (part.type === 'text' ? [part.text ?? ''] : [])).join('');
+/** A message's text: the string, or its text parts a line each. */
+function textOf(content: WireMessage['content']): string {
+  return typeof content === 'string' ? content : (content ?? []).flatMap((part) => (part.type === 'text' ? [part.text ?? ''] : [])).join('\n');
 }
 
 /** A tool's answer, whatever its form: JSON stays an object, anything else is its text. */
@@ -87,10 +86,10 @@ export function readHistory(messages: readonly WireMessage[], offered: readonly 
       for (const call of message.tool_calls ?? []) calls.push({ id: call.id, name: call.function.name, args: parseJsonObject(call.function.arguments) ?? {}, result: {} });
     } else if (message.role === 'tool') {
       const call = calls.find((made) => made.id === message.tool_call_id);
-      if (call) call.result = observation(textOf(message));
-    } else if (message.role === 'system') words.unshift(textOf(message));
+      if (call) call.result = observation(textOf(message.content));
+    } else if (message.role === 'system') words.unshift(textOf(message.content));
     else if (message.role === 'user') {
-      const text = textOf(message);
+      const text = textOf(message.content);
       if (task === undefined) task = text;
       else notes.push({ text, afterStep: calls.length });
     }
@@ -129,7 +128,7 @@ export function stepsSinceLogin(history: History): Step[] | undefined {
  * after lines of its own (codex-acp heads the MCP content with `Wall time: … seconds\nOutput:`).
  */
 export function unwrap(content: WireMessage['content']): string {
-  const text = typeof content === 'string' ? content : (content ?? []).map((part) => part.text ?? '').join('\n');
+  const text = textOf(content);
   const headed = text.search(/^[[{"]/m);
   for (const candidate of headed > 0 ? [text, text.slice(headed)] : [text]) {
     try {

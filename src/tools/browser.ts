@@ -56,22 +56,25 @@ function scriptWatch(page: Page) {
   page.on('request', onRequest);
   page.on('load', onLoad);
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  /**
+   * Whether the page counted a navigation of its own, read two timer turns from now (after the handlers due by then ran): true
+   * for a document that is gone (navigated away); false for a page too busy to answer in SCRIPT_NAVIGATES_MS, left to the
+   * navigation requests counted.
+   */
+  const pageNavigates = () =>
+    Promise.race([
+      page.evaluate(() => new Promise<boolean>((resolve) => setTimeout(() => setTimeout(() => resolve(((window as { __harnessNavigations?: number }).__harnessNavigations ?? 0) > 0))))).catch(() => true),
+      pause(SCRIPT_NAVIGATES_MS).then(() => false),
+    ]);
   return {
     async settled() {
       // The click's handlers ran before it returned, but the requests they sent reach this process as events, later: a
-      // round trip through the page (two timer turns) lets them arrive, where a busy machine would otherwise read none.
-      if (sent.length === 0) await page.evaluate(() => new Promise((resolve) => setTimeout(() => setTimeout(resolve)))).catch(() => undefined);
+      // round trip through the page lets them arrive, where a busy machine would otherwise read none.
+      if (sent.length === 0) await pageNavigates();
       if (sent.length === 0) return;
       const deadline = Date.now() + SCRIPTED_CLICK_MS;
       await Promise.race([Promise.all(sent.map((request) => request.response().then((response) => response?.finished(), () => undefined))), pause(SCRIPTED_CLICK_MS)]);
-      // A document that is gone (the evaluate fails) was navigated away; a page too busy to answer in
-      // SCRIPT_NAVIGATES_MS is left to the navigation requests counted below.
-      const scriptNavigates = await Promise.race([
-        page
-          .evaluate(() => new Promise<boolean>((resolve) => setTimeout(() => setTimeout(() => resolve(((window as { __harnessNavigations?: number }).__harnessNavigations ?? 0) > 0)))))
-          .catch(() => true),
-        pause(SCRIPT_NAVIGATES_MS).then(() => false),
-      ]);
+      const scriptNavigates = await pageNavigates();
       // The navigations counted so far include the click's own, whose load waitForLoadState saw. A page said to be coming whose
       // request is not seen in SCRIPT_NAVIGATES_MS never comes (a page that crashed fails the evaluate too).
       const loaded = () => loads >= navigations;
