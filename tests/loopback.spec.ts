@@ -1,10 +1,12 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { createServer as createHttpServer } from 'node:http';
 import { connect, createServer, type Socket } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { handOver, listenLocal } from '../src/loopback.ts';
+import { handOver, listenLocal, portsAhead, takePortsAhead } from '../src/loopback.ts';
 
 /**
  * A sandbox's relay hands its agent's connections to the worker's own servers (loopback.ts): each
@@ -61,4 +63,35 @@ test('a connection handed to a server of this process is answered by it, past it
   expect(await relay.ask()).toBe('');
   expect(handed.at(-1)).toBe(false);
   await relay.close();
+});
+
+test('a port listened on ahead goes to a server only in its turn, in order, and the next listens take fresh ports', async () => {
+  const ahead = await portsAhead(2);
+  expect(new Set(ahead).size).toBe(2);
+  // No turn given: a fresh port, the ones ahead kept (and the same ones answered again).
+  const outOfTurn = createHttpServer();
+  expect(ahead).not.toContain(await listenLocal(outOfTurn));
+  expect(await portsAhead(2)).toEqual(ahead);
+  takePortsAhead(2);
+  const servers = [createHttpServer((_request, response) => response.end('first')), createHttpServer((_request, response) => response.end('second')), createHttpServer()];
+  const ports = [];
+  for (const server of servers) ports.push(await listenLocal(server));
+  expect(ports.slice(0, 2)).toEqual(ahead);
+  expect(ahead).not.toContain(ports[2]);
+  expect(await (await fetch(`http://127.0.0.1:${ahead[1]}/`)).text()).toBe('second');
+  await Promise.all([outOfTurn, ...servers].map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+test('sockets listening ahead keep no process alive; a server that took one is held as any other', async () => {
+  const fixture = ['--import', 'tsx', 'tests/fixtures/loopback/ports-ahead.ts'];
+  const idle = spawnSync(process.execPath, fixture, { encoding: 'utf8', timeout: 20_000 });
+  expect(idle.error).toBeUndefined();
+  expect(idle.stdout).toBe('two ports ahead\n');
+  const held = spawn(process.execPath, [...fixture, 'held'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise((resolve) => held.once('exit', resolve));
+  const [line] = (await once(held.stdout.setEncoding('utf8'), 'data')) as [string];
+  expect(line).toMatch(/^took the first port ahead: \d+\n$/);
+  // Still up when asked: its server holds it, and answers.
+  expect(await (await fetch(`http://127.0.0.1:${/\d+/.exec(line)![0]}/`)).text()).toBe('answered');
+  expect(await exited).toBe(0);
 });

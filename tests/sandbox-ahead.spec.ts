@@ -1,11 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { COMMAND_AGENT_STAGES, commandAgent, type CommandAgentStages } from '../src/agents/command.ts';
 import { canariesAhead, closeSandboxAhead, sandboxBase, sandboxUnavailable } from '../src/agents/sandbox.ts';
 import { ownFolder } from '../src/leftovers.ts';
+import { listenLocal, portsAhead, takePortsAhead } from '../src/loopback.ts';
 import { runAgent } from './support.ts';
 
 /**
@@ -55,6 +57,49 @@ test('a second run takes the sandbox its first started ahead: spawned before the
   // The canaries of the one started ahead go to one run: another run at once gets its own (and makes its own sandbox).
   const [first, second] = [canariesAhead(), canariesAhead()];
   expect(first.openai).not.toEqual(second.openai);
+});
+
+/** An agent that prints the TCP ports listening in its network (its sandbox's socats), then the ports of its four URLs: each line sorted. */
+const PORTS_SCRIPT = `
+awk 'NR > 1 && $4 == "0A" { split($2, a, ":"); print a[2] }' /proc/net/tcp | while read -r hex; do printf '%d\\n' "0x$hex"; done | sort -n | tr '\\n' ' '; echo
+for url in "$HARNESS_SITE_URL" "$HARNESS_CDP_URL" "$HARNESS_MCP_URL" "$OPENAI_BASE_URL"; do rest=\${url#http://127.0.0.1:}; echo "\${rest%%/*}"; done | sort -nu | tr '\\n' ' '; echo
+`;
+const portLines = (stdout: string | undefined) => (stdout ?? '').trim().split('\n').map((line) => line.trim());
+
+test('the sandbox started ahead pipes the next run\u2019s ports before that run begins: its socats listen ahead on the ports the run\u2019s four servers then take, and on no other', async ({ context }, testInfo) => {
+  const agent = commandAgent(['/bin/sh', '-c', PORTS_SCRIPT], { sandbox: 'required', cwd: project(testInfo).cwd });
+  await closeSandboxAhead();
+  for (const turn of ['fresh', 'ahead'] as const) {
+    let outcome: Awaited<ReturnType<typeof runAgent>> | undefined;
+    const stages = await stagesOf(async () => (outcome = await runAgent(context, testInfo, agent)));
+    if (turn === 'fresh') expect(stages.socatsStarted).toBeGreaterThan(stages.setUp!);
+    else expect(stages.socatsStarted).toBeLessThan(stages.setUp!);
+    const [listening, urls] = portLines(outcome!.attachments.get('agent-stdout.txt'));
+    expect(urls!.split(' ')).toHaveLength(4);
+    expect(listening).toBe(urls);
+  }
+});
+
+test('a run whose servers did not all take the ports piped ahead is piped the others as it starts: its agent reaches each of its servers', async ({ context }, testInfo) => {
+  const agent = commandAgent(['/bin/sh', '-c', `${PORTS_SCRIPT} exec node -e "fetch(process.env.HARNESS_SITE_URL + '/news').then((r) => { console.log('site', r.status); process.exit(0); })"`], { sandbox: 'required', cwd: project(testInfo).cwd });
+  await closeSandboxAhead();
+  await runAgent(context, testInfo, agent);
+  // A server of the worker's own takes the first port listening ahead before the run does.
+  const [taken] = await portsAhead(1);
+  takePortsAhead(1);
+  const other = createServer();
+  expect(await listenLocal(other)).toBe(taken);
+  try {
+    let outcome: Awaited<ReturnType<typeof runAgent>> | undefined;
+    const stages = await stagesOf(async () => (outcome = await runAgent(context, testInfo, agent)));
+    expect(stages.socatsStarted).toBeLessThan(stages.setUp!);
+    const [listening, urls, site] = portLines(outcome!.attachments.get('agent-stdout.txt'));
+    expect(urls!.split(' ')).not.toContain(String(taken));
+    expect(listening!.split(' ')).toEqual(expect.arrayContaining(urls!.split(' ')));
+    expect(site).toBe('site 200');
+  } finally {
+    other.close();
+  }
 });
 
 test('a run whose sandbox would differ does not take the one started ahead: a .env made since is masked by the run\u2019s own decoy, and the one ahead is closed', async ({ context }, testInfo) => {

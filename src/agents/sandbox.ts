@@ -13,7 +13,7 @@ import { cgroupLimitsHit, makeCgroup, reapCgroups, removeCgroup } from './sandbo
 import { makeCanaries, type Canaries } from './canaries.ts';
 import { closedFolders, mountArgs, readText, unopenable, viewOf, type View } from './sandbox-mounts.ts';
 import { redactFiles } from './redact-files.ts';
-import { handOver } from '../loopback.ts';
+import { handOver, portsAhead, takePortsAhead } from '../loopback.ts';
 import { atMost } from '../queue.ts';
 import { seccompFilter, seccompPython } from './seccomp.ts';
 
@@ -184,8 +184,12 @@ export interface AgentCommand {
   env: Record<string, string>;
 }
 
-/** A sandbox's stages, as reached: bwrap spawned, its relay up, the ports handed over, the agent starting (every port listens), its first connection out, its end, bwrap's end. */
-export type SandboxStage = 'spawned' | 'relayUp' | 'forwarded' | 'starting' | 'connected' | 'agentExited' | 'sandboxExited';
+/**
+ * A sandbox's stages, as reached: bwrap spawned, its relay up, its first socats started (ahead of
+ * the run, for a sandbox started ahead), the run's ports handed over, the agent starting (every
+ * port listens), its first connection out, its end, bwrap's end.
+ */
+export type SandboxStage = 'spawned' | 'relayUp' | 'socatsStarted' | 'forwarded' | 'starting' | 'connected' | 'agentExited' | 'sandboxExited';
 
 /** How a sandboxed agent ended, as seen from outside. */
 export interface SandboxEnd {
@@ -298,6 +302,9 @@ const LATE_WRITE_MS = 100;
 /** After the relay is told to go, how long bwrap may take to report and end before it is killed. */
 const END_MS = 2_000;
 
+/** How many servers a run's agent reaches: the site's, the gateway, its browser's CDP relay and its MCP server. */
+const RUN_PORTS = 4;
+
 /** The distinct TCP ports of the run's URLs (each on 127.0.0.1). */
 function portsOf(urls: readonly string[]): number[] {
   return [...new Set(urls.map((url) => Number(new URL(url).port)))];
@@ -388,6 +395,10 @@ interface Pending {
   key: string;
   /** Whether it keeps the worker alive: not while it waits ahead, unused. */
   hold(held: boolean): void;
+  /** Starts its socats on `ports` now: those of servers the next run starts (portsAhead), or not. */
+  listen(ports: readonly number[]): void;
+  /** The ports its socats listen on ahead, once told. */
+  ports?: readonly number[];
 }
 
 /**
@@ -407,10 +418,14 @@ export async function closeSandboxAhead(): Promise<void> {
   await pending?.box.close();
 }
 
-/** Canaries for a run: those of the sandbox started ahead, which only a run with them can take, given to one run; else new ones. */
+/**
+ * Canaries for a run: those of the sandbox started ahead, which only a run with them can take,
+ * given to one run, whose next servers take the ports it pipes already; else new ones.
+ */
 export function canariesAhead(): Canaries {
   if (ahead?.canaries === undefined || ahead.promised) return makeCanaries();
   ahead.promised = true;
+  if (ahead.ports) takePortsAhead(ahead.ports.length);
   return ahead.canaries;
 }
 
@@ -549,10 +564,20 @@ function spawnSandbox(options: SandboxOptions, limits: SandboxLimits, view: View
       return processes().length; // the sandbox ended meanwhile, and everything in it
     }
   };
-  /** The ports the relay's socats were told to listen on. */
-  let forwarded: number[] = [];
+  /** The ports the relay's socats were told to listen on (some ahead, maybe, for servers not yet started), and how many of its `listen`s it answered. */
+  let listening: number[] = [];
+  let listensAsked = 0;
+  let listensAnswered = 0;
+  /** Tells the relay to start a socat for each port not yet listened on. */
+  const listenInside = (ports: readonly number[]) => {
+    const fresh = ports.filter((port) => !listening.includes(port));
+    if (fresh.length === 0) return;
+    listening = [...listening, ...fresh];
+    listensAsked += 1;
+    control.write(`listen ${fresh.join(' ')}\n`);
+  };
   /**
-   * Answers true once every forwarded port listens in the sandbox's network namespace, false once a
+   * Answers true once every port listened on listens in the sandbox's network namespace, false once a
    * socat or the sandbox ended first. Read from outside: before the agent starts, the namespace's
    * only TCP sockets in use are the socats' listening ones, counted in its `/proc/<init>/net/sockstat`
    * (its `net/tcp`, which the relay's sh read, walks every socket of the machine's: 5 ms a run here).
@@ -564,10 +589,10 @@ function spawnSandbox(options: SandboxOptions, limits: SandboxLimits, view: View
     };
     for (;;) {
       if (stages.sandboxExited !== undefined) return false;
-      // Once the relay said which socats it started: its `listen` is done.
-      if (initPid !== undefined && (forwarded.length === 0 || listeners.size > 0)) {
+      // Once the relay said which socats it started: its `listen`s are done.
+      if (initPid !== undefined && listensAnswered === listensAsked) {
         const inUse = Number(/^TCP: inuse (\d+)/m.exec(readText(`/proc/${initPid}/net/sockstat`) ?? '')?.[1] ?? 0);
-        if (inUse >= forwarded.length) return true;
+        if (inUse >= listening.length) return true;
         if ([...listeners].some(ended)) return false;
       }
       // A moment for the socats to bind: a busy loop would take the CPU they need on a loaded machine.
@@ -632,12 +657,16 @@ function spawnSandbox(options: SandboxOptions, limits: SandboxLimits, view: View
     const [kind, ...words] = text.split(' ');
     if (!started) {
       if (kind === 'up') reach('relayUp');
-      if (kind === 'socats') listeners = new Set(words.map(Number));
+      if (kind === 'socats') {
+        listeners = new Set(words.map(Number));
+        listensAnswered += 1;
+        reach('socatsStarted');
+      }
       if (kind === 'starting') {
         started = true;
         reach('starting');
         watch = setInterval(check, WATCH_MS).unref();
-        startAhead(options, limits, view.shown, filter);
+        startAhead(options, limits, view.shown, filter, mainEnded);
       }
       return;
     }
@@ -680,8 +709,7 @@ function spawnSandbox(options: SandboxOptions, limits: SandboxLimits, view: View
           }),
         ),
       );
-      control.write(`listen ${ports.join(' ')}\n`);
-      forwarded = ports;
+      listenInside(ports);
       reach('forwarded');
     },
     start({ argv, env }) {
@@ -690,7 +718,7 @@ function spawnSandbox(options: SandboxOptions, limits: SandboxLimits, view: View
       // The environment at once, read by the relay while the worker looks for the ports; `start` once they listen.
       control.write(`${options.stdin ? 'relay_stdin=1\n' : ''}export ${exports.join(' ')}\n`);
       void whenListening().then((listens) =>
-        control.write(listens ? `start ${[options.cwd, ...argv].map(relayWord).join(' ')}\n` : `echo "harness-eval: the sandbox's socat could not listen on a port of ${forwarded.join(' ')}" >&2; exit 1\n`),
+        control.write(listens ? `start ${[options.cwd, ...argv].map(relayWord).join(' ')}\n` : `echo "harness-eval: the sandbox's socat could not listen on a port of ${listening.join(' ')}" >&2; exit 1\n`),
       );
     },
     mainEnded,
@@ -746,6 +774,7 @@ function spawnSandbox(options: SandboxOptions, limits: SandboxLimits, view: View
         if (handle && 'ref' in handle) (held ? handle.ref : handle.unref).call(handle);
       }
     },
+    listen: listenInside,
   };
   return pending;
 }
@@ -753,11 +782,20 @@ function spawnSandbox(options: SandboxOptions, limits: SandboxLimits, view: View
 let exitHooked = false;
 
 /** Starts the sandbox for this process's next run (one at most), as the current one's agent starts: its options, with canaries of its own. */
-function startAhead(options: SandboxOptions, limits: SandboxLimits, shown: readonly string[], filter: string): void {
+function startAhead(options: SandboxOptions, limits: SandboxLimits, shown: readonly string[], filter: string, agentEnded: Promise<void>): void {
   if (ahead) return;
   const canaries = options.canaries && makeCanaries();
-  ahead = spawnSandbox({ ...options, canaries }, limits, viewOf(options.cwd, shown, options.expose ?? [], canaries), filter);
-  ahead.hold(false);
+  const pending = spawnSandbox({ ...options, canaries }, limits, viewOf(options.cwd, shown, options.expose ?? [], canaries), filter);
+  ahead = pending;
+  pending.hold(false);
+  // Its socats start once this run's agent ended, on the ports of the next run's four servers: not while that run's page opens, nor while this agent starts.
+  void agentEnded
+    .then(() => portsAhead(RUN_PORTS))
+    .then((ports) => {
+      if (ahead !== pending || pending.box.stages.sandboxExited !== undefined) return;
+      pending.listen(ports);
+      pending.ports = ports;
+    });
   if (exitHooked) return;
   exitHooked = true;
   // Never taken: its bwrap dies with the worker, and its folder is removed here (a killed worker's, by the next worker: reapFolders).
