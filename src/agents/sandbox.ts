@@ -666,7 +666,7 @@ function spawnSandbox(options: SandboxOptions, limits: SandboxLimits, view: View
         started = true;
         reach('starting');
         watch = setInterval(check, WATCH_MS).unref();
-        startAhead(options, limits, view.shown, filter, mainEnded);
+        startAhead(options, limits, view.shown, filter);
       }
       return;
     }
@@ -782,20 +782,18 @@ function spawnSandbox(options: SandboxOptions, limits: SandboxLimits, view: View
 let exitHooked = false;
 
 /** Starts the sandbox for this process's next run (one at most), as the current one's agent starts: its options, with canaries of its own. */
-function startAhead(options: SandboxOptions, limits: SandboxLimits, shown: readonly string[], filter: string, agentEnded: Promise<void>): void {
+function startAhead(options: SandboxOptions, limits: SandboxLimits, shown: readonly string[], filter: string): void {
   if (ahead) return;
   const canaries = options.canaries && makeCanaries();
   const pending = spawnSandbox({ ...options, canaries }, limits, viewOf(options.cwd, shown, options.expose ?? [], canaries), filter);
   ahead = pending;
   pending.hold(false);
-  // Its socats start once this run's agent ended, on the ports of the next run's four servers: not while that run's page opens, nor while this agent starts.
-  void agentEnded
-    .then(() => portsAhead(RUN_PORTS))
-    .then((ports) => {
-      if (ahead !== pending || pending.box.stages.sandboxExited !== undefined) return;
-      pending.listen(ports);
-      pending.ports = ports;
-    });
+  // Its socats start with it, on the ports of the next run's four servers: not while that run's page opens (bench:sandbox).
+  void portsAhead(RUN_PORTS).then((ports) => {
+    if (ahead !== pending || pending.box.stages.sandboxExited !== undefined) return;
+    pending.listen(ports);
+    pending.ports = ports;
+  });
   if (exitHooked) return;
   exitHooked = true;
   // Never taken: its bwrap dies with the worker, and its folder is removed here (a killed worker's, by the next worker: reapFolders).
