@@ -285,6 +285,13 @@ test.describe('limits', () => {
     expect(readIfThere(testInfo.outputPath('run', 'hog.json'))).toBeUndefined();
   });
 
+  test('its Chromium, past the total with the agent\u2019s own processes small: the run ends \'limit\', naming it, and is judged and counted', async ({ context }, testInfo) => {
+    test.skip('parent' in cgroupParent(), 'the fallback: where cgroup v2 holds a run\u2019s memory, the kernel ends it');
+    const { result } = await runAgent(context, testInfo, escape('browser-hog.mjs', { env: { HOG_MB: '1200' }, limits: { totalMemoryBytes: 1024 * MB } }));
+    expect(result).toMatchObject({ contained: true, stopReason: 'limit', claimed: true, judged: true, falseSuccess: true });
+    expect(result.escapes?.attempts).toContainEqual({ kind: 'limit', detail: `memory in total (${1024 * MB} bytes)` });
+  });
+
   test('an agent that holds connections to the site past its limit has the rest dropped, and the run ends \'limit\'', async ({ context }, testInfo) => {
     const { result } = await runAgent(context, testInfo, escape('connections.py', { limits: { connections: 16 }, env: { CONNECTIONS: '24' } }));
     expect(result).toMatchObject({ contained: true, stopReason: 'limit' });

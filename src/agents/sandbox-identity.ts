@@ -16,6 +16,8 @@ export interface HostIdentity {
   own: boolean;
   /** The run's cgroup (sandbox-cgroup.ts), where the machine delegates one: every process of the run starts in it. */
   cgroup?: string;
+  /** Whether a process of the run's runs outside its agent's sandbox (its Chromium: sandboxedChromium); until then, that sandbox's /proc holds all the run runs but bwrap. */
+  outside?: boolean;
 }
 
 /**

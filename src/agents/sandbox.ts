@@ -628,10 +628,10 @@ function spawnSandbox(options: SandboxOptions, limits: SandboxLimits, view: View
     const proc = sandboxProc();
     if (proc === undefined) return;
     try {
-      // Counted in the sandbox first (a few entries). As root, on the whole machine too, where bwrap and its Chromium count: near a limit, and every
-      // 4th look (2 s) where no cgroup holds its memory (its Chromium's grows outside the sandbox); a look at hundreds of processes is not taken every 500 ms a run.
+      // Counted in the sandbox first (a few entries). As root, on the whole machine too, where bwrap and its Chromium count: near a limit, and, once
+      // its Chromium started, every 4th look (2 s) where no cgroup holds its memory (it grows outside the sandbox); a look at hundreds of processes is not taken every 500 ms a run.
       const inSandbox = usageIn(proc);
-      const near = inSandbox.tasks * 2 >= limits.processes || (identity.cgroup === undefined && (looks++ % 4 === 0 || inSandbox.residentBytes * 2 >= limits.totalMemoryBytes));
+      const near = inSandbox.tasks * 2 >= limits.processes || (identity.cgroup === undefined && identity.outside === true && (looks++ % 4 === 0 || inSandbox.residentBytes * 2 >= limits.totalMemoryBytes));
       const run = identity.own && near ? usageIn('/proc', identity.uid) : inSandbox;
       if (identity.own && run.tasks >= limits.processes) attempt('limit', `processes (${limits.processes})`);
       if (identity.cgroup === undefined && run.residentBytes > limits.totalMemoryBytes) {
@@ -1016,8 +1016,9 @@ export async function sandboxedChromium(executable: string, dir: string, profile
   if ('error' in filter) throw new Error(filter.error);
   const problem = unreachable(executable, 'Chromium');
   if (problem) throw new Error(problem);
-  // Its identity's, as the agent's folders are: the uid names the worker whose run made it.
+  // Its identity's, as the agent's folders are: the uid names the worker whose run made it. Its memory is the run's, outside the agent's sandbox.
   own(dir, identity);
+  identity.outside = true;
   mkdirSync(profile, { recursive: true });
   const decoys = writeDecoys(view, dir);
   // Descriptors 3 and 4 are Playwright's pipe to Chromium; the filter and bwrap's info go above them, the decoys where an agent's go.
