@@ -529,8 +529,8 @@ interface Launched {
   child: ChildProcess;
   /** Settles when its main process ended (in a sandbox, before what it left is killed), or it could not start. */
   ended: Promise<void>;
-  /** Once it ended: ends what it left, and answers how its main process ended, with what a sandbox saw it try. */
-  finish(): Promise<{ exit: Exit; escapes?: Escapes }>;
+  /** Once it ended and `claimRead` settled (a sandbox ends beside the read where nothing is left to write the claim): ends what it left, and answers how its main process ended, with what a sandbox saw it try. */
+  finish(claimRead: Promise<unknown>): Promise<{ exit: Exit; escapes?: Escapes }>;
   terminate(): void;
   kill(): void;
 }
@@ -591,8 +591,9 @@ async function runCommand(argv: string[], { cwd, env, timeoutMs, waits, signal, 
   clearTimeout(timer);
   signal.removeEventListener('abort', onAbort);
   // Read once, as the main process left it (sandboxed, what it left is stopped meanwhile); written again by what it left, seen once the sandbox is gone, it is no claim.
-  const claim = await readClaimFile(claimFile);
-  const { exit, escapes } = await launched.finish();
+  const claimRead = readClaimFile(claimFile);
+  const { exit, escapes } = await launched.finish(claimRead);
+  const claim = await claimRead;
   stages.killed = performance.now();
   const late = escapes !== undefined && (await claimChanged(claimFile, claim));
   // Everything is gone: the pipes close at once, unless something outside still holds them.
@@ -611,7 +612,9 @@ function launchInGroup(argv: string[], cwd: string, env: Record<string, string>,
   return {
     child,
     ended: exited.then(() => undefined),
-    async finish() {
+    async finish(claimRead) {
+      // Read as its main process left it, before what it left is killed (a later write of the claim is seen: claimChanged).
+      await claimRead;
       killGroup(child, 'SIGKILL');
       return { exit: await exited };
     },
@@ -626,8 +629,8 @@ function launchSandboxed(sandbox: Sandbox, command: AgentCommand): Launched {
   return {
     child: sandbox.child,
     ended: sandbox.mainEnded,
-    async finish() {
-      const { exit, escapes } = await sandbox.finish();
+    async finish(claimRead) {
+      const { exit, escapes } = await sandbox.finish(claimRead);
       return { exit: toExit(command.argv[0]!)(exit), escapes };
     },
     terminate: sandbox.terminate,
