@@ -399,7 +399,7 @@ interface Pending {
   key: string;
   /** Whether it keeps the worker alive: not while it waits ahead, unused. */
   hold(held: boolean): void;
-  /** Starts its socats on `ports` now: those of servers the next run starts (portsAhead), or not. */
+  /** Starts socats on `ports` now, before its run: the ports the next run's servers take (portsAhead), if that run takes this sandbox. */
   listen(ports: readonly number[]): void;
   /** The ports its socats listen on ahead, once told. */
   ports?: readonly number[];
@@ -769,8 +769,8 @@ function spawnSandbox(options: SandboxOptions, limits: SandboxLimits, view: View
       for (const socket of sockets) socket.destroy();
       await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
       // A work folder of a few entries (the last look's count) at once: through the thread pool, entry by entry, removing it was 4 ms of a short run's end (bench:sandbox).
-      if (usage && !usage.unmeasured && usage.entries <= SMALL_FOLDER_ENTRIES) rmSync(runDir, { recursive: true, force: true });
-      else await removeFolder(runDir);
+      const small = usage !== undefined && !usage.unmeasured && usage.entries <= SMALL_FOLDER_ENTRIES;
+      if (!small || !removedAtOnce(runDir)) await removeFolder(runDir);
       if (identity.cgroup) removeCgroup(identity.cgroup);
       releaseIdentity(identity);
     },
@@ -843,6 +843,16 @@ function sleep(ms: number): Promise<void> {
 
 /** A work folder with at most this many entries is removed at once, not through the thread pool. */
 const SMALL_FOLDER_ENTRIES = 64;
+
+/** Removes `path` at once, answering whether it could (a name past PATH_MAX made since cannot be: removeFolder). */
+function removedAtOnce(path: string): boolean {
+  try {
+    rmSync(path, { recursive: true, force: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** A chunk of a sparse file as it is copied: one that is all zeros is left a hole. */
 const COPY_CHUNK_BYTES = 1024 * 1024;
