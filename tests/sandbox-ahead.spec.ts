@@ -64,6 +64,7 @@ const PORTS_SCRIPT = `
 awk 'NR > 1 && $4 == "0A" { split($2, a, ":"); print a[2] }' /proc/net/tcp | while read -r hex; do printf '%d\\n' "0x$hex"; done | sort -n | tr '\\n' ' '; echo
 for url in "$HARNESS_SITE_URL" "$HARNESS_CDP_URL" "$HARNESS_MCP_URL" "$OPENAI_BASE_URL"; do rest=\${url#http://127.0.0.1:}; echo "\${rest%%/*}"; done | sort -nu | tr '\\n' ' '; echo
 `;
+const STALE_PORT_AGENT = new URL('fixtures/agents/stale-port.mjs', import.meta.url).pathname;
 const portLines = (stdout: string | undefined) => (stdout ?? '').trim().split('\n').map((line) => line.trim());
 
 test('the sandbox started ahead pipes the next run\u2019s ports before that run begins: its socats listen ahead on the ports the run\u2019s four servers then take, and on no other', async ({ context }, testInfo) => {
@@ -72,31 +73,33 @@ test('the sandbox started ahead pipes the next run\u2019s ports before that run 
   for (const turn of ['fresh', 'ahead'] as const) {
     let outcome: Awaited<ReturnType<typeof runAgent>> | undefined;
     const stages = await stagesOf(async () => (outcome = await runAgent(context, testInfo, agent)));
-    if (turn === 'fresh') expect(stages.socatsStarted).toBeGreaterThan(stages.setUp!);
-    else expect(stages.socatsStarted).toBeLessThan(stages.setUp!);
+    if (turn === 'fresh') expect(stages.socatsAsked).toBeGreaterThan(stages.setUp!);
+    else expect(stages.socatsAsked).toBeLessThan(stages.setUp!);
     const [listening, urls] = portLines(outcome!.attachments.get('agent-stdout.txt'));
     expect(urls!.split(' ')).toHaveLength(4);
     expect(listening).toBe(urls);
   }
 });
 
-test('a run whose servers did not all take the ports piped ahead is piped the others as it starts: its agent reaches each of its servers', async ({ context }, testInfo) => {
-  const agent = commandAgent(['/bin/sh', '-c', `${PORTS_SCRIPT} exec node -e "fetch(process.env.HARNESS_SITE_URL + '/news').then((r) => { console.log('site', r.status); process.exit(0); })"`], { sandbox: 'required', cwd: project(testInfo).cwd });
+test('a run whose servers did not all take the ports piped ahead is piped the others as it starts: its agent reaches each of its servers, and the port another server took leads nowhere', async ({ context }, testInfo) => {
   await closeSandboxAhead();
-  await runAgent(context, testInfo, agent);
-  // A server of the worker's own takes the first port listening ahead before the run does.
+  const agent = (stalePort = 0) => commandAgent(['/bin/sh', '-c', `${PORTS_SCRIPT} exec node ${STALE_PORT_AGENT}`], { sandbox: 'required', cwd: project(testInfo).cwd, env: { STALE_PORT: String(stalePort) } });
+  // The sandbox started ahead is taken by a run of the same command line: the same STALE_PORT, the first port listening ahead.
   const [taken] = await portsAhead(1);
+  await runAgent(context, testInfo, agent(taken));
+  // A server of the worker's own takes that port before the run does.
   takePortsAhead(1);
-  const other = createServer();
+  const other = createServer((_request, response) => response.end('another server of the worker'));
   expect(await listenLocal(other)).toBe(taken);
   try {
     let outcome: Awaited<ReturnType<typeof runAgent>> | undefined;
-    const stages = await stagesOf(async () => (outcome = await runAgent(context, testInfo, agent)));
-    expect(stages.socatsStarted).toBeLessThan(stages.setUp!);
-    const [listening, urls, site] = portLines(outcome!.attachments.get('agent-stdout.txt'));
+    const stages = await stagesOf(async () => (outcome = await runAgent(context, testInfo, agent(taken))));
+    expect(stages.socatsAsked).toBeLessThan(stages.setUp!);
+    const [listening, urls, site, stale] = portLines(outcome!.attachments.get('agent-stdout.txt'));
     expect(urls!.split(' ')).not.toContain(String(taken));
-    expect(listening!.split(' ')).toEqual(expect.arrayContaining(urls!.split(' ')));
+    expect(listening!.split(' ')).toEqual(expect.arrayContaining([...urls!.split(' '), String(taken)]));
     expect(site).toBe('site 200');
+    expect(stale).toBe('stale nothing');
   } finally {
     other.close();
   }

@@ -185,11 +185,11 @@ export interface AgentCommand {
 }
 
 /**
- * A sandbox's stages, as reached: bwrap spawned, its relay up, its first socats started (ahead of
- * the run, for a sandbox started ahead), the run's ports handed over, the agent starting (every
+ * A sandbox's stages, as reached: bwrap spawned, its relay up, its relay told to start its first
+ * socats (ahead of the run, for a sandbox started ahead), the run's ports handed over, the agent starting (every
  * port listens), its first connection out, its end, bwrap's end.
  */
-export type SandboxStage = 'spawned' | 'relayUp' | 'socatsStarted' | 'forwarded' | 'starting' | 'connected' | 'agentExited' | 'sandboxExited';
+export type SandboxStage = 'spawned' | 'relayUp' | 'socatsAsked' | 'forwarded' | 'starting' | 'connected' | 'agentExited' | 'sandboxExited';
 
 /** How a sandboxed agent ended, as seen from outside. */
 export interface SandboxEnd {
@@ -419,6 +419,8 @@ let ahead: Pending | undefined;
 export async function closeSandboxAhead(): Promise<void> {
   const pending = ahead;
   ahead = undefined;
+  // Its ports are no run's now: a run given its canaries and never started leaves no turn to the next listens.
+  takePortsAhead(0);
   await pending?.box.close();
 }
 
@@ -579,6 +581,7 @@ function spawnSandbox(options: SandboxOptions, limits: SandboxLimits, view: View
     listening = [...listening, ...fresh];
     listensAsked += 1;
     control.write(`listen ${fresh.join(' ')}\n`);
+    reach('socatsAsked');
   };
   /**
    * Answers true once every port listened on listens in the sandbox's network namespace, false once a
@@ -666,7 +669,6 @@ function spawnSandbox(options: SandboxOptions, limits: SandboxLimits, view: View
       if (kind === 'socats') {
         listeners = new Set(words.map(Number));
         listensAnswered += 1;
-        reach('socatsStarted');
       }
       if (kind === 'starting') {
         started = true;
