@@ -22,7 +22,7 @@ import { upvoteFirstPost } from '../src/sites/hn/suite.ts';
 // `scripted:<name>` resolves to HN's doubles once the shell registers them, as the fixtures do.
 import '../src/playwright/doubles.ts';
 
-const ROUNDS = Number(process.env.ROUNDS ?? 21);
+const ROUNDS = Number(process.env.ROUNDS ?? 41);
 const WARMUP = Number(process.env.WARMUP ?? 3);
 const TARGET = 1.1;
 const unavailable = sandboxUnavailable();
