@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -52,10 +52,23 @@ export async function reapFolders(dirs: readonly string[]): Promise<void> {
 /**
  * Removes a folder an agent wrote in, never throwing. Node's rm names each file by its path, and an
  * agent can nest folders past PATH_MAX (ENAMETOOLONG): then GNU rm, which walks by descriptors.
+ * One known to hold few `entries` (SMALL_FOLDER_ENTRIES at most) is removed at once: through the
+ * thread pool, entry by entry, removing a sandbox's was 4 ms of a short run's end (bench:sandbox).
  */
-export async function removeFolder(path: string): Promise<void> {
+export async function removeFolder(path: string, entries = Infinity): Promise<void> {
+  if (entries <= SMALL_FOLDER_ENTRIES) {
+    try {
+      rmSync(path, { recursive: true, force: true });
+      return;
+    } catch {
+      // a name past PATH_MAX made since: as any other folder
+    }
+  }
   await rm(path, { recursive: true, force: true }).catch(() => new Promise((resolve) => execFile('rm', ['-rf', '--one-file-system', '--', path], () => resolve(undefined))));
 }
+
+/** A folder with at most this many entries is removed at once, not through the thread pool. */
+const SMALL_FOLDER_ENTRIES = 64;
 
 /** Whether process `pid` is there (EPERM: another user's, there all the same). */
 export function alive(pid: number): boolean {

@@ -187,8 +187,6 @@ export function foreignAgent<SetUp extends Closable | undefined = undefined>(
   };
 }
 
-
-
 /** The sandbox's escapes with the attempts the run saw besides (each once), or a record of them alone. */
 function withAttempts(escapes: Escapes | undefined, found: readonly EscapeAttempt[]): Escapes | undefined {
   const attempts = [...(escapes?.attempts ?? [])];

@@ -186,8 +186,8 @@ export interface AgentCommand {
 
 /**
  * A sandbox's stages, as reached: bwrap spawned, its relay up, its relay told to start its first
- * socats (ahead of the run, for a sandbox started ahead), the run's ports handed over, the agent starting (every
- * port listens), its first connection out, its end, bwrap's end.
+ * socats (ahead of the run, for a sandbox started ahead), the run's ports handed over, the agent
+ * starting (every port listens), its first connection out, its end, bwrap's end.
  */
 export type SandboxStage = 'spawned' | 'relayUp' | 'socatsAsked' | 'forwarded' | 'starting' | 'connected' | 'agentExited' | 'sandboxExited';
 
@@ -401,8 +401,6 @@ interface Pending {
   hold(held: boolean): void;
   /** Starts socats on `ports` now, before its run: the ports the next run's servers take (portsAhead), if that run takes this sandbox. */
   listen(ports: readonly number[]): void;
-  /** The ports its socats listen on ahead, once told. */
-  ports?: readonly number[];
 }
 
 /**
@@ -431,7 +429,7 @@ export async function closeSandboxAhead(): Promise<void> {
 export function canariesAhead(): Canaries {
   if (ahead?.canaries === undefined || ahead.promised) return makeCanaries();
   ahead.promised = true;
-  if (ahead.ports) takePortsAhead(ahead.ports.length);
+  if (ahead.box.stages.socatsAsked !== undefined) takePortsAhead(RUN_PORTS);
   return ahead.canaries;
 }
 
@@ -770,9 +768,8 @@ function spawnSandbox(options: SandboxOptions, limits: SandboxLimits, view: View
       control.destroy();
       for (const socket of sockets) socket.destroy();
       await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-      // A work folder of a few entries (the last look's count) at once: through the thread pool, entry by entry, removing it was 4 ms of a short run's end (bench:sandbox).
-      const small = usage !== undefined && !usage.unmeasured && usage.entries <= SMALL_FOLDER_ENTRIES;
-      if (!small || !removedAtOnce(runDir)) await removeFolder(runDir);
+      // Its work folder's entries as the last look counted them (none measured: any number).
+      await removeFolder(runDir, usage === undefined || usage.unmeasured ? Infinity : usage.entries);
       if (identity.cgroup) removeCgroup(identity.cgroup);
       releaseIdentity(identity);
     },
@@ -801,11 +798,7 @@ function startAhead(options: SandboxOptions, limits: SandboxLimits, shown: reado
   ahead = pending;
   pending.hold(false);
   // Its socats start with it, on the ports of the next run's four servers: not while that run's page opens (bench:sandbox).
-  void portsAhead(RUN_PORTS).then((ports) => {
-    if (ahead !== pending || pending.box.stages.sandboxExited !== undefined) return;
-    pending.listen(ports);
-    pending.ports = ports;
-  });
+  void portsAhead(RUN_PORTS).then((ports) => ahead === pending && pending.box.stages.sandboxExited === undefined && pending.listen(ports));
   if (exitHooked) return;
   exitHooked = true;
   // Never taken: its bwrap dies with the worker, and its folder is removed here (a killed worker's, by the next worker: reapFolders).
@@ -841,19 +834,6 @@ export function lineReader(max: number, onLine: (line: string) => void, onFlood:
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
-
-/** A work folder with at most this many entries is removed at once, not through the thread pool. */
-const SMALL_FOLDER_ENTRIES = 64;
-
-/** Removes `path` at once, answering whether it could (a name past PATH_MAX made since cannot be: removeFolder). */
-function removedAtOnce(path: string): boolean {
-  try {
-    rmSync(path, { recursive: true, force: true });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** A chunk of a sparse file as it is copied: one that is all zeros is left a hole. */
