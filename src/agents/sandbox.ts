@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, closeSync, constants, lchownSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { lstat, mkdir, open, readdir, writeFile } from 'node:fs/promises';
+import { chmodSync, closeSync, lchownSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { constants as osConstants, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -12,9 +12,8 @@ import { DEFAULT_SANDBOX_LIMITS, folderUsage, PATH_MAX, rlimits, tmpfsFull, usag
 import { cgroupLimitsHit, makeCgroup, reapCgroups, removeCgroup } from './sandbox-cgroup.ts';
 import { makeCanaries, type Canaries } from './canaries.ts';
 import { closedFolders, mountArgs, readText, unopenable, viewOf, type View } from './sandbox-mounts.ts';
-import { redactFiles } from './redact-files.ts';
+import { copyOut } from './copy-out.ts';
 import { handOver, portsAhead, takePortsAhead } from '../loopback.ts';
-import { atMost } from '../queue.ts';
 import { seccompFilter, seccompPython } from './seccomp.ts';
 
 export type { Escapes };
@@ -209,8 +208,8 @@ export interface Sandbox {
   /** The one folder the agent may write (its claim goes there); its HOME. Its identity's own, removed by `close()`. */
   workDir: string;
   /**
-   * Once it ended: copies what the agent left in its work folder to `destination` (copyFolder), every form of `secrets` cut
-   * out of the copies (redact-files.ts); never throws, and answers what it could not copy, as escape attempts.
+   * Once it ended: copies what the agent left in its work folder to `destination`, every form of `secrets` cut out of the
+   * copies (copy-out.ts); never throws, and answers what it could not copy, as escape attempts.
    */
   copyOut(destination: string, secrets: readonly string[]): Promise<EscapeAttempt[]>;
   /** Processes of runs whose worker died, killed as this sandbox started. */
@@ -754,12 +753,7 @@ function spawnSandbox(options: SandboxOptions, limits: SandboxLimits, view: View
       return { exit, escapes: { processesLeft: left, attempts: [...attempts] } };
     },
     sandboxExit,
-    async copyOut(destination, secrets) {
-      const attempts = await copyFolder(workDir, destination, limits.workDirBytes);
-      // The whole folder it was copied into (the rest of it the harness wrote, redacted already).
-      await redactFiles([destination], secrets).catch(() => 0);
-      return attempts;
-    },
+    copyOut: (destination, secrets) => copyOut(workDir, destination, limits.workDirBytes, secrets),
     terminate: () => processes().forEach((pid) => signal(pid, 'SIGTERM')),
     kill,
     async close() {
@@ -834,104 +828,6 @@ export function lineReader(max: number, onLine: (line: string) => void, onFlood:
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
-
-/** A chunk of a sparse file as it is copied: one that is all zeros is left a hole. */
-const COPY_CHUNK_BYTES = 1024 * 1024;
-/** How many files of a work folder are copied at once. */
-const COPIES_AT_ONCE = 8;
-const ZEROS = Buffer.alloc(COPY_CHUNK_BYTES);
-const SLASH = Buffer.from('/');
-
-/**
- * Copies the folders and regular files under `from` to `to`, never following a link (the agent
- * made them: a link could name any file the worker can read), up to `maxBytes` of their sizes in
- * all, never their setuid or setgid bits. A sparse file is copied by the bytes it holds: its holes,
- * and its runs of zeros, stay holes.
- * Names are taken as bytes (one that is not UTF-8 is copied too). It never throws: what it cannot
- * copy (a name past PATH_MAX, a special file, a link, a file past the limit, one it cannot read)
- * is skipped, and answered as an escape attempt per reason, naming the first such path.
- */
-async function copyFolder(from: string, to: string, maxBytes: number): Promise<EscapeAttempt[]> {
-  let left = maxBytes;
-  const skipped = new Map<string, { first: string; more: number }>();
-  const skip = (reason: string, path: Buffer) => {
-    const seen = skipped.get(reason);
-    if (seen) seen.more++;
-    else skipped.set(reason, { first: path.toString('utf8'), more: 0 });
-  };
-  // Files at once, a few: each is several round trips to the thread pool, and one at a time they were most of a short run's end (bench:sandbox).
-  const pooled = atMost(COPIES_AT_ONCE);
-  const walk = async (source: Buffer, target: Buffer, relative: Buffer): Promise<void> => {
-    const entries = await pooled(() => readdir(source, { withFileTypes: true, encoding: 'buffer' }));
-    await Promise.all(entries.map(async (entry) => {
-      const { name } = entry;
-      const [next, into, path] = [Buffer.concat([source, SLASH, name]), Buffer.concat([target, SLASH, name]), relative.length === 0 ? name : Buffer.concat([relative, SLASH, name])];
-      try {
-        if (Math.max(next.length, into.length) >= PATH_MAX) skip('a name past PATH_MAX', path);
-        else if (entry.isSymbolicLink()) skip('a symbolic link', path);
-        else if (entry.isDirectory()) {
-          await pooled(() =>
-            mkdir(into).catch((error: NodeJS.ErrnoException) => {
-              if (error.code !== 'EEXIST') throw error;
-            }),
-          );
-          await walk(next, into, path);
-        } else if (!entry.isFile()) skip('a special file (a named pipe, a socket or a device)', path);
-        else
-          await pooled(async () => {
-            const { size, mode } = await lstat(next);
-            if (size > left) skip(`past the work folder's limit (${maxBytes} bytes)`, path);
-            else {
-              left -= size;
-              await copyBytes(next, into, size, mode);
-            }
-          });
-      } catch (error) {
-        skip(`a file it could not copy (${(error as NodeJS.ErrnoException).code ?? 'an error'})`, path);
-      }
-    }));
-  };
-  try {
-    await mkdir(to, { recursive: true });
-    await walk(Buffer.from(from), Buffer.from(to), Buffer.alloc(0));
-  } catch (error) {
-    skip(`its work folder, which could not be read (${(error as NodeJS.ErrnoException).code ?? 'an error'})`, Buffer.from('.'));
-  }
-  return [...skipped].map(([reason, { first, more }]) => ({ kind: 'copy', detail: `${reason}, not copied: ${JSON.stringify(first.length > 100 ? `${first.slice(0, 100)}\u2026` : first)}${more > 0 ? ` and ${more} more` : ''}` }));
-}
-
-/**
- * A file's bytes, chunk by chunk: a chunk of zeros is not written, so a sparse file's copy holds
- * what it held. Its permissions, never its setuid, setgid or sticky bits: the copy is the worker's
- * (root's, in CI), and a setuid shell the agent left would be a root shell on the host (fs.copyFile
- * keeps every bit).
- */
-async function copyBytes(from: Buffer, to: Buffer, size: number, mode: number): Promise<void> {
-  const source = await open(from, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  try {
-    const target = await open(to, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, mode & 0o777);
-    // An existing copy (a run before in the same folder) keeps its mode through O_CREAT: set it.
-    await target.chmod(mode & 0o777);
-    try {
-      const chunk = Buffer.allocUnsafe(COPY_CHUNK_BYTES);
-      // How far the copy is written: holes at its end are made by truncate.
-      let written = 0;
-      for (let at = 0; at < size; ) {
-        const { bytesRead } = await source.read(chunk, 0, Math.min(COPY_CHUNK_BYTES, size - at), at);
-        if (bytesRead === 0) break;
-        at += bytesRead;
-        if (chunk.subarray(0, bytesRead).equals(ZEROS.subarray(0, bytesRead))) continue;
-        await target.write(chunk, 0, bytesRead, at - bytesRead);
-        written = at;
-      }
-      if (written !== size) await target.truncate(size);
-    } finally {
-      await target.close();
-    }
-  } finally {
-    await source.close();
-  }
 }
 
 function signal(pid: number, name: NodeJS.Signals): void {
