@@ -5,8 +5,9 @@
  * rounds of each first, not counted, then ROUNDS rounds, each arm first in half of them (ABBA), so
  * that a slow spell of a shared machine, or what one run leaves the next (a network namespace torn
  * down in the kernel), falls on both arms alike. It prints the ratio of the median wall times
- * (target ≤ 1.10), the milliseconds the sandbox adds per run, the worker's CPU per run, and where
- * a run's time goes: each stage's median, in ms since the run began, in each arm.
+ * (target ≤ 1.10) with its 95% interval (the rounds resampled), the milliseconds the sandbox adds
+ * per run, the worker's CPU per run, and where a run's time goes: each stage's median, in ms since
+ * the run began, in each arm.
  */
 import { chromium, type Browser } from '@playwright/test';
 import { subscribe } from 'node:diagnostics_channel';
@@ -91,6 +92,16 @@ await browser.close();
 
 const wall = (which: Arm) => median(runs[which].map((run) => run.wallMs));
 const ratio = wall('sandboxed') / wall('plain');
+// How far one run's ratio can be trusted: the rounds drawn again with replacement (each round's two runs together), the ratio of
+// their medians each time; the 2.5th and 97.5th percentiles of RESAMPLES draws. A seeded draw: the same runs print the same interval.
+const RESAMPLES = 2000;
+let seed = 1;
+const draw = () => ((seed = (seed * 48271) % 2147483647) % ROUNDS);
+const ratios = Array.from({ length: RESAMPLES }, () => {
+  const rounds = Array.from({ length: ROUNDS }, draw);
+  return median(rounds.map((i) => runs.sandboxed[i]!.wallMs)) / median(rounds.map((i) => runs.plain[i]!.wallMs));
+}).sort((a, b) => a - b);
+const [low, high] = [ratios[Math.floor(RESAMPLES * 0.025)]!, ratios[Math.floor(RESAMPLES * 0.975)]!];
 const paired = median(runs.sandboxed.map((run, i) => run.wallMs - runs.plain[i]!.wallMs));
 const cpu = (which: Arm) => median(runs[which].map((run) => run.workerCpuMs));
 // The fastest run of each arm: on a shared machine, the nearest to what a quiet one gives.
@@ -100,7 +111,7 @@ console.log(`  sandboxed (bubblewrap)  median ${ms(wall('sandboxed'))} ms (faste
 console.log(`  unsandboxed             median ${ms(wall('plain'))} ms (fastest ${ms(fastest('plain'))}), the worker's CPU ${ms(cpu('plain'))} ms`);
 console.log(`  the sandbox adds ${ms(wall('sandboxed') - wall('plain'))} ms a run (difference of medians; median of the rounds' differences ${ms(paired)} ms)`);
 // Three decimals: 1.104 is not met, and two would print it as 1.10.
-console.log(`  ratio ${ratio.toFixed(3)} (target ≤ ${TARGET.toFixed(2)}: ${ratio <= TARGET ? 'met' : 'NOT met'})`);
+console.log(`  ratio ${ratio.toFixed(3)} (target ≤ ${TARGET.toFixed(2)}: ${ratio <= TARGET ? 'met' : 'NOT met'}); 95% interval ${low.toFixed(3)}–${high.toFixed(3)}${low <= TARGET && TARGET < high ? ': the target is inside it, this run alone cannot tell' : ''}`);
 // Stages in the order a sandboxed run reaches them; a stage one arm has not is left blank.
 const stage = (which: Arm, name: string) => {
   const values = runs[which].flatMap((run) => (run.stages[name] === undefined ? [] : [run.stages[name]]));
