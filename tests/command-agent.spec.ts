@@ -161,6 +161,17 @@ test.describe('commandAgent: a command in any language', () => {
     expect(garbled.result.summary).toMatch(/^the claim file is not JSON \(.*\): taken as a claimed success$/);
   });
 
+  test('an argument longer than a file name may be (a prompt, as CLIs take one) is an argument: the run and its condition, sandboxed or not', async ({ context }, testInfo) => {
+    const prompt = 'upvote the first post on the front page '.repeat(10);
+    const claim = 'require("fs").writeFileSync(process.env.HARNESS_CLAIM_FILE, JSON.stringify({ success: false, summary: process.argv[1].length + " characters of prompt" }))';
+    for (const sandbox of ['required', 'none'] as const) {
+      const agent = commandAgent([process.execPath, '-e', claim, prompt], { sandbox });
+      const { result } = await runAgent(context, testInfo, agent);
+      expect(result).toMatchObject({ contained: sandbox === 'required', stopReason: 'finished', summary: `${prompt.length} characters of prompt` });
+      expect(agent.condition).toMatchObject({ argv: [process.execPath, '-e', claim, prompt], sandbox: sandbox === 'required' ? 'bwrap' : 'none' });
+    }
+  });
+
   test('a command that fails without a claim: stopReason error, with its exit code', async ({ context }, testInfo) => {
     const failing = await runAgent(context, testInfo, commandAgent([process.execPath, '-e', 'console.error("boom"); process.exit(3)']));
     expect(failing.result).toMatchObject({ claimed: false, stopReason: 'error', incomplete: true, summary: 'claimed nothing: exited with code 3 and wrote no claim file' });

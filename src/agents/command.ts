@@ -274,7 +274,14 @@ function shownFolders({ argv, cwd, path, show }: Program): string[] {
   return [...new Set([process.cwd(), ...files.flatMap((file) => [dirname(file), installOf(realpathSync(file))]), ...show])];
 }
 
-const isFile = (file: string | undefined): file is string => file !== undefined && statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+/** Whether `file` names a file: an argument that names none (a prompt longer than a file's name may be: ENAMETOOLONG) is only an argument. */
+function isFile(file: string | undefined): file is string {
+  try {
+    return file !== undefined && statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false;
+  }
+}
 
 /** The files a command names: its program (looked up on PATH) and each argument that is a file. */
 function namedFiles({ argv, cwd, path }: Pick<Program, 'argv' | 'cwd' | 'path'>): string[] {
