@@ -10,6 +10,9 @@
  * the run began, in each arm.
  */
 import { chromium, type Browser } from '@playwright/test';
+import { uniformInt } from 'pure-rand/distribution/uniformInt';
+import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
+import { quantileSorted } from 'simple-statistics';
 import { subscribe } from 'node:diagnostics_channel';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -95,13 +98,12 @@ const ratio = wall('sandboxed') / wall('plain');
 // How far one run's ratio can be trusted: the rounds drawn again with replacement (each round's two runs together), the ratio of
 // their medians each time; the 2.5th and 97.5th percentiles of RESAMPLES draws. A seeded draw: the same runs print the same interval.
 const RESAMPLES = 2000;
-let seed = 1;
-const draw = () => ((seed = (seed * 48271) % 2147483647) % ROUNDS);
+const rng = xoroshiro128plus(1);
 const ratios = Array.from({ length: RESAMPLES }, () => {
-  const rounds = Array.from({ length: ROUNDS }, draw);
+  const rounds = Array.from({ length: ROUNDS }, () => uniformInt(rng, 0, ROUNDS - 1));
   return median(rounds.map((i) => runs.sandboxed[i]!.wallMs)) / median(rounds.map((i) => runs.plain[i]!.wallMs));
 }).sort((a, b) => a - b);
-const [low, high] = [ratios[Math.floor(RESAMPLES * 0.025)]!, ratios[Math.floor(RESAMPLES * 0.975)]!];
+const [low, high] = [quantileSorted(ratios, 0.025), quantileSorted(ratios, 0.975)];
 const paired = median(runs.sandboxed.map((run, i) => run.wallMs - runs.plain[i]!.wallMs));
 const cpu = (which: Arm) => median(runs[which].map((run) => run.workerCpuMs));
 // The fastest run of each arm: on a shared machine, the nearest to what a quiet one gives.

@@ -170,6 +170,8 @@ test.describe('commandAgent: a command in any language', () => {
       expect(result).toMatchObject({ contained: sandbox === 'required', stopReason: 'finished', summary: `${prompt.length} characters of prompt` });
       expect(agent.condition).toMatchObject({ argv: [process.execPath, '-e', claim, prompt], sandbox: sandbox === 'required' ? 'bwrap' : 'none' });
     }
+    // A program's name as long, looked up on PATH: named in the condition, never a stat's throw.
+    expect(commandAgent(['p'.repeat(300)]).condition).toMatchObject({ argv: ['p'.repeat(300)] });
   });
 
   test('a command that fails without a claim: stopReason error, with its exit code', async ({ context }, testInfo) => {

@@ -20,7 +20,7 @@ import { gatewayOptionsSchema } from './gateway.ts';
 import { cgroupParent } from './sandbox-cgroup.ts';
 import { canariesAhead, processExit, sandboxModeSchema, stdioWithoutInherited, sandboxUnavailable, startSandbox, startupEnv, unreachable, type AgentCommand, type AgentExit, type Sandbox, type SandboxMode, type SandboxStage } from './sandbox.ts';
 import { DEFAULT_SANDBOX_LIMITS, sandboxLimitsSchema } from './sandbox-limits.ts';
-import { closedFolders, inside, maskedFolders } from './sandbox-mounts.ts';
+import { closedFolders, inside, isFile, maskedFolders } from './sandbox-mounts.ts';
 import { canariesReaching } from '../serve.ts';
 import type { Escapes } from '../core/agent.ts';
 import type { TraceEventBody } from '../core/trace.ts';
@@ -270,22 +270,16 @@ function sandboxed(mode: SandboxMode, program: Program): boolean {
  */
 function shownFolders({ argv, cwd, path, show }: Program): string[] {
   const named = namedFiles({ argv, cwd, path });
-  const files = [...named, ...named.map((file) => interpreterOf(file, cwd, path)).filter(isFile)];
+  const files = [...named, ...named.map((file) => interpreterOf(file, cwd, path)).filter(namesFile)];
   return [...new Set([process.cwd(), ...files.flatMap((file) => [dirname(file), installOf(realpathSync(file))]), ...show])];
 }
 
-/** Whether `file` names a file: an argument that names none (a prompt longer than a file's name may be: ENAMETOOLONG) is only an argument. */
-function isFile(file: string | undefined): file is string {
-  try {
-    return file !== undefined && statSync(file, { throwIfNoEntry: false })?.isFile() === true;
-  } catch {
-    return false;
-  }
-}
+/** Whether `file` names a file, or a link to one: an argument that names none (a prompt longer than a file's name may be) is only an argument. */
+const namesFile = (file: string | undefined): file is string => file !== undefined && isFile(file, true);
 
 /** The files a command names: its program (looked up on PATH) and each argument that is a file. */
 function namedFiles({ argv, cwd, path }: Pick<Program, 'argv' | 'cwd' | 'path'>): string[] {
-  return [programPath(argv[0]!, cwd, path), ...argv.slice(1).map((arg) => resolve(cwd ?? '.', arg))].filter(isFile);
+  return [programPath(argv[0]!, cwd, path), ...argv.slice(1).map((arg) => resolve(cwd ?? '.', arg))].filter(namesFile);
 }
 
 /**
@@ -325,7 +319,7 @@ function readManifest(file: string): { name: string; version: string } | undefin
  */
 function programPath(program: string, cwd: string | undefined, path: string | undefined): string | undefined {
   if (program.includes('/')) return resolve(cwd ?? '.', program);
-  const found = (path ?? '').split(delimiter).filter(Boolean).map((dir) => resolve(cwd ?? '.', dir, program)).filter((file) => statSync(file, { throwIfNoEntry: false })?.isFile());
+  const found = (path ?? '').split(delimiter).filter(Boolean).map((dir) => resolve(cwd ?? '.', dir, program)).filter((file) => isFile(file, true));
   const seen = (file: string) => !maskedFolders().some((folder) => inside(file, folder)) && closedFolders([dirname(file)]).length === 0;
   return found.find(seen) ?? found[0];
 }
@@ -698,7 +692,7 @@ async function attachOutput(run: AgentRun, name: string, { head, total }: Output
 /** A spawn that failed, in one line: `no-such-program: command not found`, `./agent.sh: not executable (EACCES)`. */
 function spawnProblem(program: string, error: NodeJS.ErrnoException): string {
   // A file that is there and still ENOENT: the interpreter its #! line names is not.
-  if (error.code === 'ENOENT' && program.includes('/') && statSync(program, { throwIfNoEntry: false })?.isFile()) return `${program}: cannot start (ENOENT: the interpreter its #! line names is not there)`;
+  if (error.code === 'ENOENT' && program.includes('/') && isFile(program, true)) return `${program}: cannot start (ENOENT: the interpreter its #! line names is not there)`;
   if (error.code === 'ENOENT') return `${program}: ${program.includes('/') ? 'no such file' : 'command not found'}`;
   if (error.code === 'EACCES') return `${program}: not executable (EACCES)`;
   return `${program}: cannot start (${error.code ?? error.message.split('\n')[0]})`;

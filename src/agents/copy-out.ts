@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, readdir } from 'node:fs/promises';
 import type { EscapeAttempt } from '../core/agent.ts';
-import { SECRET_MARK, secretForms } from '../harness/redact.ts';
+import { everyForm, SECRET_MARK } from '../harness/redact.ts';
 import { atMost } from '../queue.ts';
 import { PATH_MAX } from './sandbox-limits.ts';
 
@@ -29,7 +29,10 @@ const SLASH = Buffer.from('/');
  * is skipped, and answered as an escape attempt per reason, naming the first such path.
  */
 export async function copyOut(from: string, to: string, maxBytes: number, secrets: readonly string[]): Promise<EscapeAttempt[]> {
-  const forms = [...new Set(secrets.filter((secret) => secret.length >= 4).flatMap((secret) => secretForms(secret)))].map((form) => Buffer.from(form, 'utf8')).sort((a, b) => b.length - a.length);
+  // Longest first, in bytes: where two start together, the longer is cut (firstForm), and the longest sets what a chunk holds back.
+  const forms = everyForm(secrets).map((form) => Buffer.from(form, 'utf8')).sort((a, b) => b.length - a.length);
+  // A secret has no zero byte, so none spans a hole; were one to have one, holes would be written out rather than a cut missed.
+  const holes = !forms.some((form) => form.includes(0));
   let left = maxBytes;
   const skipped = new Map<string, { first: string; more: number }>();
   const skip = (reason: string, path: Buffer) => {
@@ -62,7 +65,7 @@ export async function copyOut(from: string, to: string, maxBytes: number, secret
               if (size > left) skip(`past the work folder's limit (${maxBytes} bytes)`, path);
               else {
                 left -= size;
-                await copyFile(next, into, size, mode, forms);
+                await copyFile(next, into, size, mode, forms, holes);
               }
             });
         } catch (error) {
@@ -81,12 +84,12 @@ export async function copyOut(from: string, to: string, maxBytes: number, secret
 }
 
 /**
- * A file's bytes, chunk by chunk, each form of a secret cut out: a chunk of zeros is not written,
- * so a sparse file's copy holds what it held (a secret has no zero byte: none spans a hole). Its
- * permissions, never its setuid, setgid or sticky bits: the copy is the worker's (root's, in CI),
- * and a setuid shell the agent left would be a root shell on the host (fs.copyFile keeps every bit).
+ * A file's bytes, chunk by chunk, each form of a secret cut out: where `holes`, a chunk of zeros is
+ * not written, so a sparse file's copy holds what it held. Its permissions, never its setuid, setgid
+ * or sticky bits: the copy is the worker's (root's, in CI), and a setuid shell the agent left would
+ * be a root shell on the host (fs.copyFile keeps every bit).
  */
-async function copyFile(from: Buffer, to: Buffer, size: number, mode: number, forms: readonly Buffer[]): Promise<void> {
+async function copyFile(from: Buffer, to: Buffer, size: number, mode: number, forms: readonly Buffer[], holes: boolean): Promise<void> {
   const source = await open(from, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     const target = await open(to, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, mode & 0o777);
@@ -94,7 +97,6 @@ async function copyFile(from: Buffer, to: Buffer, size: number, mode: number, fo
     await target.chmod(mode & 0o777);
     try {
       const cut = redactor(forms);
-      const holes = !forms.some((form) => form.includes(0));
       const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
       // Where the copy's next bytes go (a mark is not as long as what it replaces), and how far it is written: holes at its end are made by truncate.
       let position = 0;

@@ -81,10 +81,13 @@ function gitConfigs(dotGit: string): string[] {
   return [join(own, 'config'), ...(common ? [join(resolve(own, common), 'config')] : [])];
 }
 
-/** Whether `path` is a regular file (not a link): false where it cannot be looked at (a part of it is a file, or closed to us). */
-function isFile(path: string): boolean {
+/**
+ * Whether `path` is a regular file (not a link, unless `follow`): false where it cannot be looked
+ * at (a part of it is a file, a name longer than a file's name may be, or closed to us).
+ */
+export function isFile(path: string, follow = false): boolean {
   try {
-    return lstatSync(path, { throwIfNoEntry: false })?.isFile() === true;
+    return (follow ? statSync : lstatSync)(path, { throwIfNoEntry: false })?.isFile() === true;
   } catch {
     return false;
   }

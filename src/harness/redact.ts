@@ -61,6 +61,11 @@ function lowerEscapes(text: string): string {
   return text.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
 }
 
+/** Every form of every secret long enough to count, each once: what a stream of bytes is cut by (agents/copy-out.ts). */
+export function everyForm(secrets: readonly string[]): string[] {
+  return [...new Set(secrets.filter((secret) => secret.length >= MIN_SECRET).flatMap((secret) => secretForms(secret)))];
+}
+
 /** `text` with every form of every secret replaced. */
 export function redactText(text: string, secrets: readonly string[]): string {
   let out = text;
